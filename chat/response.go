@@ -1,0 +1,111 @@
+package chat
+
+// FinishReason says why a generation ended, normalised across providers.
+type FinishReason string
+
+// The normalised finish reasons. Providers map their own values onto these; a value they cannot
+// map is passed through unchanged.
+const (
+	FinishStop          FinishReason = "stop"
+	FinishLength        FinishReason = "length"
+	FinishToolCalls     FinishReason = "tool_calls"
+	FinishContentFilter FinishReason = "content_filter"
+	FinishError         FinishReason = "error"
+)
+
+// Prompt is a request to a model: the conversation so far and the options for this call.
+type Prompt struct {
+	Messages []Message
+	// Options may be nil, meaning the model's defaults.
+	Options *Options
+}
+
+// Response is a model's answer. A streamed response is a sequence of Responses each holding
+// deltas; [Aggregate] joins them.
+type Response struct {
+	// ID is the provider's id of the response, when it sends one.
+	ID string
+	// Model is the model that answered, as the provider reports it.
+	Model string
+	// Generations are the alternative answers; usually exactly one.
+	Generations []Generation
+	// Usage counts the tokens of the request and answer.
+	Usage Usage
+	// Raw is the provider's own response value (or, in a stream, chunk), for fields wield does
+	// not map. It is not carried across aggregation.
+	Raw any
+}
+
+// Generation is one answer of a response.
+type Generation struct {
+	// Index is the generation's position among the alternatives; streams use it to join deltas.
+	Index int
+	// Message is the assistant's message: text, tool calls and reasoning.
+	Message Message
+	// FinishReason is why generation stopped; empty in stream chunks before the last.
+	FinishReason FinishReason
+}
+
+// Usage counts tokens. Zero means not reported.
+type Usage struct {
+	InputTokens  int `json:"inputTokens,omitempty"`
+	OutputTokens int `json:"outputTokens,omitempty"`
+	TotalTokens  int `json:"totalTokens,omitempty"`
+	// CachedInputTokens is the part of InputTokens served from the provider's prompt cache.
+	CachedInputTokens int `json:"cachedInputTokens,omitempty"`
+	// ReasoningTokens is the part of OutputTokens spent on thinking.
+	ReasoningTokens int `json:"reasoningTokens,omitempty"`
+}
+
+// Add returns the sum of u and v, for usage over several model calls.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:       u.InputTokens + v.InputTokens,
+		OutputTokens:      u.OutputTokens + v.OutputTokens,
+		TotalTokens:       u.TotalTokens + v.TotalTokens,
+		CachedInputTokens: u.CachedInputTokens + v.CachedInputTokens,
+		ReasoningTokens:   u.ReasoningTokens + v.ReasoningTokens,
+	}
+}
+
+// Result returns the first generation, or nil if there is none.
+func (r *Response) Result() *Generation {
+	if r == nil || len(r.Generations) == 0 {
+		return nil
+	}
+	return &r.Generations[0]
+}
+
+// Text returns the text of the first generation.
+func (r *Response) Text() string {
+	if g := r.Result(); g != nil {
+		return g.Message.Content
+	}
+	return ""
+}
+
+// ToolCalls returns the tool calls of every generation, in order. Some providers put text and
+// tool calls in separate generations; looking only at the first would miss calls.
+func (r *Response) ToolCalls() []ToolCall {
+	if r == nil {
+		return nil
+	}
+	var calls []ToolCall
+	for _, g := range r.Generations {
+		calls = append(calls, g.Message.ToolCalls...)
+	}
+	return calls
+}
+
+// HasToolCalls reports whether any generation asks for a tool call.
+func (r *Response) HasToolCalls() bool {
+	if r == nil {
+		return false
+	}
+	for _, g := range r.Generations {
+		if len(g.Message.ToolCalls) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,54 @@
+package tool
+
+import (
+	"context"
+	"maps"
+)
+
+// Context is application data for tools, such as a tenant id or the current user. It travels in
+// a [context.Context] and is never part of a schema or of a request to a model.
+type Context map[string]any
+
+type contextKey struct{}
+
+// WithContext returns ctx carrying tc. Keys already present in ctx's tool context are kept unless
+// tc sets them too, so a per-call context merged over a default one wins.
+func WithContext(ctx context.Context, tc Context) context.Context {
+	if len(tc) == 0 {
+		return ctx
+	}
+	if prev := ContextFrom(ctx); len(prev) > 0 {
+		merged := make(Context, len(prev)+len(tc))
+		maps.Copy(merged, prev)
+		maps.Copy(merged, tc)
+		tc = merged
+	}
+	return context.WithValue(ctx, contextKey{}, tc)
+}
+
+// ContextFrom returns the tool context carried by ctx, or nil. The map must not be modified.
+func ContextFrom(ctx context.Context) Context {
+	tc, _ := ctx.Value(contextKey{}).(Context)
+	return tc
+}
+
+// Call identifies the model's tool call a tool is running for.
+type Call struct {
+	// ID is the model's id for the call (may be empty for models that do not send one).
+	ID string
+	// Name is the tool name the model used.
+	Name string
+}
+
+type callKey struct{}
+
+// WithCall returns ctx carrying c; the runtime sets it before calling a tool.
+func WithCall(ctx context.Context, c Call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// CallFrom returns the tool call ctx was set up for, if any.
+func CallFrom(ctx context.Context) (Call, bool) {
+	c, ok := ctx.Value(callKey{}).(Call)
+	return c, ok
+}
