@@ -7,6 +7,7 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -61,4 +62,21 @@ func Env(t testing.TB, name string) string {
 		Missing(t, "$"+name)
 	}
 	return v
+}
+
+// Path returns $PATH with the installed tools' directories first, so scripts of npm packages
+// run on the Node the test command installed.
+func Path() string {
+	d := ToolsDir()
+	return filepath.Join(d, "bin") + string(os.PathListSeparator) +
+		filepath.Join(d, "node_modules", ".bin") + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// Command returns a command running the installed program name with args, with [Path] as its
+// $PATH. It skips or fails t if the program is not installed.
+func Command(t testing.TB, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(Bin(t, name), args...)
+	cmd.Env = append(os.Environ(), "PATH="+Path())
+	return cmd
 }
