@@ -114,6 +114,12 @@ func decodeError(err error) error {
 	}
 	var syn *jsontext.SyntacticError
 	if errors.As(err, &syn) {
+		if errors.Is(err, jsontext.ErrDuplicateName) {
+			return &ArgumentError{Issues: []Issue{{
+				Path:    string(syn.JSONPointer.Parent()),
+				Message: "duplicate property " + strconv.Quote(syn.JSONPointer.LastToken()),
+			}}}
+		}
 		msg := "invalid JSON"
 		if syn.Err != nil {
 			msg = syn.Err.Error()

@@ -97,7 +97,8 @@ func newInput(t reflect.Type, explicit json.RawMessage) (*input, error) {
 			return nil, err
 		}
 		in.schema, in.validator = bytes.Clone(inf.raw), v
-		in.none = derefType(t).Kind() == reflect.Struct && derefType(t).NumField() == 0
+		// Nothing to decode into a struct without JSON fields (the v2 codec rejects those).
+		in.none = derefType(t).Kind() == reflect.Struct && len(jsonFields(derefType(t))) == 0
 	}
 	if t != nil {
 		in.decode = decodeOptions(t)

@@ -97,7 +97,7 @@ func methods(obj any, opts []Option) ([]Tool, []skipped, error) {
 			skip(m.Name, notRegistered, true)
 			continue
 		}
-		sig, reason := methodSignature(m.Type)
+		sig, reason := methodSignature(v.Method(i).Type())
 		if reason != "" {
 			if registered {
 				return nil, nil, fmt.Errorf("tool: method %s of %v is registered as a tool but %s", m.Name, t, reason)
@@ -172,13 +172,13 @@ func methodSignature(ft reflect.Type) (signature, string) {
 		sig.ctx = true
 		params = params[1:]
 	}
+	if slices.Contains(params, ctxType) {
+		return sig, "takes context.Context after its parameters; it must come first"
+	}
 	switch len(params) {
 	case 0:
 	case 1:
 		p := params[0]
-		if p == ctxType {
-			return sig, "takes context.Context after its parameters; it must come first"
-		}
 		if et := derefType(p); et.Kind() != reflect.Struct || isLeafType(et) {
 			return sig, fmt.Sprintf("takes a %v; a tool method takes at most one struct, whose fields are the parameters", p)
 		}

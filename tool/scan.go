@@ -21,10 +21,12 @@ type pathSeg struct {
 	index int
 }
 
-type insert struct {
-	at   int // offset just after the object's '{'
-	text []byte
-	more bool // the object has members, so a comma follows
+// edit is a change Prepare makes to the arguments: a default inserted into an object (end ==
+// at, just after its '{') or an integral number in an integer slot rewritten as an integer.
+type edit struct {
+	at, end int
+	text    []byte
+	more    bool // an insert into an object with members: a comma follows
 }
 
 type vstate struct {
@@ -38,7 +40,7 @@ type vstate struct {
 	quiet   int  // inside anyOf, oneOf or not: failures are counted, not reported
 	failed  bool // a failure happened while quiet
 	depth   int
-	inserts []insert
+	edits   []edit
 	scratch []byte
 }
 
@@ -181,10 +183,10 @@ func (st *vstate) quietValid(n *vnode, pos int) bool {
 	saved := st.failed
 	st.quiet++
 	st.failed = false
-	nins := len(st.inserts)
+	nedits := len(st.edits)
 	st.value(n, pos)
 	ok := !st.failed
-	st.inserts = st.inserts[:nins] // defaults apply only outside alternatives
+	st.edits = st.edits[:nedits] // edits apply only outside alternatives
 	st.quiet--
 	st.failed = saved
 	return ok
@@ -388,6 +390,7 @@ func (st *vstate) number(n *vnode, pos int) int {
 		return end
 	}
 	lit := d[pos:end]
+	plainLit := plainInt
 	var f float64
 	if n.needNum || !plainInt || len(lit) > 15 {
 		var err error
@@ -410,6 +413,12 @@ func (st *vstate) number(n *vnode, pos int) int {
 	}
 	if !st.typeOK(n, kind, pos, end) {
 		return end
+	}
+	if !plainLit && kind == tInteger && n.types&tNumber == 0 && n.types != 0 && st.quiet == 0 &&
+		math.Abs(f) <= 1<<53 {
+		// An integer written as 2.0 or 1e3 is valid for the schema but not for Go's integer
+		// types: hand the decoder the plain integer.
+		st.addRewrite(pos, end, strconv.AppendFloat(nil, f, 'f', -1, 64))
 	}
 	if n.hasEnum || n.hasConst {
 		st.checkEnum(n, func(sc scalar) bool { return sc.kind == tNumber && sc.n == f }, string(lit))
@@ -701,6 +710,9 @@ func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
+	if w, ok := strings.CutSuffix(what, "y"); ok {
+		return strconv.Itoa(n) + " " + w + "ies"
+	}
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
@@ -743,6 +755,9 @@ func (st *vstate) object(n *vnode, pos int) int {
 				var vn *vnode
 				switch {
 				case idx >= 0:
+					if seen&(1<<idx) != 0 && st.report() {
+						st.fail("duplicate property " + strconv.Quote(n.props[idx].name))
+					}
 					seen |= 1 << idx
 					vn = n.props[idx].node
 				default:
@@ -864,40 +879,52 @@ func unexpectedProperty(n *vnode, key []byte) string {
 }
 
 func (st *vstate) addDefault(at int, p *vprop, more bool) {
-	for _, in := range st.inserts {
-		if in.at == at && string(in.text[:len(p.quoted)]) == string(p.quoted) {
+	for _, e := range st.edits {
+		if e.at == at && e.end == at && string(e.text[:len(p.quoted)]) == string(p.quoted) {
 			return // the object was visited twice (through $ref or allOf)
 		}
 	}
-	text := make([]byte, 0, len(p.quoted)+len(p.def)+1)
+	text := make([]byte, 0, len(p.quoted)+len(p.def))
 	text = append(append(text, p.quoted...), p.def...)
-	st.inserts = append(st.inserts, insert{at: at, text: text, more: more})
+	st.edits = append(st.edits, edit{at: at, end: at, text: text, more: more})
 }
 
-// applyInserts returns a copy of the data with the defaults inserted. Inserts at one offset go
-// in the order they were found; each is followed by a comma unless it ends an empty object.
-func (st *vstate) applyInserts() []byte {
-	size := len(st.data)
-	for _, in := range st.inserts {
-		size += len(in.text) + 1
-	}
-	out := make([]byte, 0, size)
-	last := 0
-	// Inserts were recorded when their object closed, so inner objects come first: sort by
-	// offset, keeping the order within one offset.
-	ins := st.inserts
-	for i := 1; i < len(ins); i++ {
-		for j := i; j > 0 && ins[j].at < ins[j-1].at; j-- {
-			ins[j], ins[j-1] = ins[j-1], ins[j]
+// addRewrite replaces data[at:end] with text.
+func (st *vstate) addRewrite(at, end int, text []byte) {
+	for _, e := range st.edits {
+		if e.at == at && e.end == end {
+			return
 		}
 	}
-	for k, in := range ins {
-		out = append(out, st.data[last:in.at]...)
-		last = in.at
-		out = append(out, in.text...)
-		lastAtOffset := k+1 == len(ins) || ins[k+1].at != in.at
-		if !lastAtOffset || in.more {
-			out = append(out, ',')
+	st.edits = append(st.edits, edit{at: at, end: end, text: text})
+}
+
+// applyEdits returns a copy of the data with the edits made. Inserts at one offset go in the
+// order they were found, separated by commas, and followed by one if the object has members.
+func (st *vstate) applyEdits() []byte {
+	size := len(st.data)
+	for _, e := range st.edits {
+		size += len(e.text) + 1
+	}
+	out := make([]byte, 0, size)
+	// Edits were recorded as values ended, so inner ones come first: sort by offset, keeping
+	// the order within one offset.
+	es := st.edits
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && es[j].at < es[j-1].at; j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+	last := 0
+	for k, e := range es {
+		out = append(out, st.data[last:e.at]...)
+		out = append(out, e.text...)
+		last = e.end
+		if e.end == e.at {
+			nextInsertHere := k+1 < len(es) && es[k+1].at == e.at && es[k+1].end == e.at
+			if nextInsertHere || e.more {
+				out = append(out, ',')
+			}
 		}
 	}
 	return append(out, st.data[last:]...)

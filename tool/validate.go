@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -91,6 +92,9 @@ func CompileSchema(schema json.RawMessage) (*Validator, error) {
 
 func compileSchema(s *jsonschema.Schema) (*Validator, error) {
 	resolved, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err == nil {
+		err = checkTypeNames(reflect.ValueOf(s), map[*jsonschema.Schema]bool{})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("tool: invalid JSON Schema: %w", err)
 	}
@@ -104,6 +108,52 @@ func compileSchema(s *jsonschema.Schema) (*Validator, error) {
 	}
 	v.defaults = c.defaults
 	return v, nil
+}
+
+var schemaPtrType = reflect.TypeFor[*jsonschema.Schema]()
+
+// checkTypeNames rejects unknown names in "type", which jsonschema-go accepts and then never
+// matches: a schema in another dialect ("dict", "float") would reject every argument.
+func checkTypeNames(v reflect.Value, seen map[*jsonschema.Schema]bool) error {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() || v.Type() != schemaPtrType {
+			return nil
+		}
+		s := v.Interface().(*jsonschema.Schema)
+		if seen[s] {
+			return nil
+		}
+		seen[s] = true
+		for _, name := range append([]string{s.Type}, s.Types...) {
+			if _, ok := typeBit(name); name != "" && !ok {
+				return fmt.Errorf("unknown type %q", name)
+			}
+		}
+		e := v.Elem()
+		for i := range e.NumField() {
+			if err := checkTypeNames(e.Field(i), seen); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		if v.Type().Elem() == schemaPtrType {
+			for i := range v.Len() {
+				if err := checkTypeNames(v.Index(i), seen); err != nil {
+					return err
+				}
+			}
+		}
+	case reflect.Map:
+		if v.Type().Elem() == schemaPtrType {
+			for it := v.MapRange(); it.Next(); {
+				if err := checkTypeNames(it.Value(), seen); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Schema returns the schema the validator checks against; it must not be modified.
@@ -140,8 +190,8 @@ func (v *Validator) Prepare(args []byte) ([]byte, error) {
 	if st.err != nil {
 		return nil, st.err
 	}
-	if len(st.inserts) > 0 {
-		return st.applyInserts(), nil
+	if len(st.edits) > 0 {
+		return st.applyEdits(), nil
 	}
 	return args, nil
 }
