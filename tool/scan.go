@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -880,7 +881,7 @@ func unexpectedProperty(n *vnode, key []byte) string {
 
 func (st *vstate) addDefault(at int, p *vprop, more bool) {
 	for _, e := range st.edits {
-		if e.at == at && e.end == at && string(e.text[:len(p.quoted)]) == string(p.quoted) {
+		if e.at == at && e.end == at && bytes.HasPrefix(e.text, p.quoted) {
 			return // the object was visited twice (through $ref or allOf)
 		}
 	}

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -95,6 +96,9 @@ func compileSchema(s *jsonschema.Schema) (*Validator, error) {
 	if err == nil {
 		err = checkTypeNames(reflect.ValueOf(s), map[*jsonschema.Schema]bool{})
 	}
+	if err == nil {
+		err = checkInPlaceCycles(s)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("tool: invalid JSON Schema: %w", err)
 	}
@@ -151,6 +155,80 @@ func checkTypeNames(v reflect.Value, seen map[*jsonschema.Schema]bool) error {
 					return err
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// checkInPlaceCycles rejects schemas that apply themselves to the same value without end, such
+// as {"$ref":"#"}: validating with them never finishes (in jsonschema-go either). It looks for a
+// cycle among the keywords that apply a subschema to the value itself.
+func checkInPlaceCycles(root *jsonschema.Schema) error {
+	var all []*jsonschema.Schema
+	seen := map[*jsonschema.Schema]bool{}
+	var collect func(v reflect.Value)
+	collect = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() || v.Type() != schemaPtrType {
+				return
+			}
+			s := v.Interface().(*jsonschema.Schema)
+			if seen[s] {
+				return
+			}
+			seen[s] = true
+			all = append(all, s)
+			e := v.Elem()
+			for i := range e.NumField() {
+				collect(e.Field(i))
+			}
+		case reflect.Slice:
+			if v.Type().Elem() == schemaPtrType {
+				for i := range v.Len() {
+					collect(v.Index(i))
+				}
+			}
+		case reflect.Map:
+			if v.Type().Elem() == schemaPtrType {
+				for it := v.MapRange(); it.Next(); {
+					collect(it.Value())
+				}
+			}
+		}
+	}
+	collect(reflect.ValueOf(root))
+	state := map[*jsonschema.Schema]int{}
+	var visit func(s *jsonschema.Schema) error
+	visit = func(s *jsonschema.Schema) error {
+		if s == nil {
+			return nil
+		}
+		switch state[s] {
+		case 1:
+			return errors.New("the schema applies itself to the same value endlessly (through $ref, allOf, anyOf, oneOf, not or if)")
+		case 2:
+			return nil
+		}
+		state[s] = 1
+		next := slices.Concat(s.AllOf, s.AnyOf, s.OneOf, []*jsonschema.Schema{s.Not, s.If, s.Then, s.Else})
+		if s.Ref != "" {
+			next = append(next, lookupRef(root, s.Ref))
+		}
+		for _, d := range s.DependentSchemas {
+			next = append(next, d)
+		}
+		for _, n := range next {
+			if err := visit(n); err != nil {
+				return err
+			}
+		}
+		state[s] = 2
+		return nil
+	}
+	for _, s := range all {
+		if err := visit(s); err != nil {
+			return err
 		}
 	}
 	return nil

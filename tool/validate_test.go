@@ -254,6 +254,8 @@ func TestCompileSchemaErrors(t *testing.T) {
 		`{"$ref":"#/$defs/missing"}`,
 		`{"type":"object","properties":{"a":{"type":"integer","default":"x"}}}`,
 		`{"pattern":"("}`,
+		`{"$ref":"#"}`,
+		`{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/b"}]},"b":{"anyOf":[{"not":{"$ref":"#/$defs/a"}}]}},"properties":{"x":{"$ref":"#/$defs/a"}}}`,
 	} {
 		if _, err := CompileSchema(json.RawMessage(schema)); err == nil {
 			t.Errorf("CompileSchema(%s) succeeded", schema)
