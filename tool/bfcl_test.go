@@ -165,7 +165,7 @@ func TestBFCL(t *testing.T) {
 	conv := &bfclConverter{t: t}
 	var stats bfclStats
 	tools := map[string]*bfclTool{} // by name and converted schema
-	seen := map[string]*bfclTool{}   // by name and BFCL schema
+	seen := map[string]*bfclTool{}  // by name and BFCL schema
 
 	build := func(fn map[string]any, sourceStrings bool) *bfclTool {
 		params := fn["parameters"].(map[string]any)
