@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // The invoke benchmark: a model's JSON arguments to the text of the result, through a Func
@@ -72,5 +73,28 @@ func BenchmarkInvoke(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+	// The machines this runs on are shared, so the two sub-benchmarks above may see different
+	// loads. This one alternates batches of both and reports their ratio, which load affects
+	// alike.
+	b.Run("ratio", func(b *testing.B) {
+		const batch = 64
+		var direct, tool time.Duration
+		for i := 0; i < b.N; i += batch {
+			start := time.Now()
+			for range batch {
+				directCall(ctx, weatherCall)
+			}
+			mid := time.Now()
+			for range batch {
+				weather.Call(ctx, weatherCall)
+			}
+			direct += mid.Sub(start)
+			tool += time.Since(mid)
+		}
+		n := float64((b.N + batch - 1) / batch * batch)
+		b.ReportMetric(float64(direct.Nanoseconds())/n, "direct-ns/op")
+		b.ReportMetric(float64(tool.Nanoseconds())/n, "tool-ns/op")
+		b.ReportMetric(float64(tool)/float64(direct), "tool/direct")
 	})
 }

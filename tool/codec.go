@@ -50,14 +50,44 @@ var (
 	})
 
 	decodeDurations = jsonv2.WithUnmarshalers(durationUnmarshaler)
-	// Results: durations as strings, map keys sorted (stable text helps prompt caching), and
-	// invalid UTF-8 from the tool replaced rather than failing the call.
-	encodeOptions = jsonv2.JoinOptions(
-		jsonv2.WithMarshalers(durationMarshaler),
+	// Results: map keys sorted (stable text helps prompt caching), and invalid UTF-8 from the
+	// tool replaced rather than failing the call; durations as strings when there may be any
+	// (custom marshalers cost a lookup per value, so only types that need them pay for them).
+	baseEncodeOptions = jsonv2.JoinOptions(
 		jsonv2.Deterministic(true),
 		jsontext.AllowInvalidUTF8(true),
 	)
+	encodeOptions = jsonv2.JoinOptions(baseEncodeOptions, jsonv2.WithMarshalers(durationMarshaler))
 )
+
+// encodeOptionsFor returns the options for encoding results of type t.
+func encodeOptionsFor(t reflect.Type) jsonv2.Options {
+	if containsType(t, durationType, map[reflect.Type]bool{}) || containsKind(t, reflect.Interface, map[reflect.Type]bool{}) {
+		return encodeOptions
+	}
+	return baseEncodeOptions
+}
+
+func containsKind(t reflect.Type, k reflect.Kind, seen map[reflect.Type]bool) bool {
+	if t.Kind() == k {
+		return true
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return containsKind(t.Elem(), k, seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if containsKind(t.Field(i).Type, k, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // decodeOptions returns the options needed to decode t: none unless it holds durations, so
 // the common case takes the codec's fastest path.

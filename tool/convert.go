@@ -59,7 +59,7 @@ func convertAny(result any) (string, error) {
 	case resultNone:
 		return Done, nil
 	}
-	return marshalResult(result)
+	return marshalResult(result, encodeOptions)
 }
 
 func convertBytes(b []byte) string {
@@ -69,8 +69,8 @@ func convertBytes(b []byte) string {
 	return `"` + base64.StdEncoding.EncodeToString(b) + `"`
 }
 
-func marshalResult(v any) (string, error) {
-	b, err := jsonv2.Marshal(v, encodeOptions)
+func marshalResult(v any, opts jsonv2.Options) (string, error) {
+	b, err := jsonv2.Marshal(v, opts)
 	if err != nil {
 		return "", fmt.Errorf("tool: encoding result: %w", err)
 	}

@@ -54,6 +54,7 @@ func Func[In, Out any](name, description string, fn func(context.Context, In) (O
 		input:     in,
 		converter: cfg.converter,
 		outKind:   resultKindOf(outType),
+		encode:    encodeOptionsFor(outType),
 	}
 	return t, nil
 }
@@ -147,6 +148,7 @@ type funcTool[In, Out any] struct {
 	input     *input
 	converter ResultConverter
 	outKind   resultKind
+	encode    jsonv2.Options
 }
 
 func (t *funcTool[In, Out]) Definition() Definition { return t.def }
@@ -180,7 +182,7 @@ func (t *funcTool[In, Out]) Call(ctx context.Context, args string) (string, erro
 	case resultAny:
 		return convertAny(any(out))
 	}
-	return marshalResult(&out)
+	return marshalResult(&out, t.encode)
 }
 
 func noCancel() {}

@@ -393,7 +393,12 @@ func (st *vstate) number(n *vnode, pos int) int {
 	lit := d[pos:end]
 	plainLit := plainInt
 	var f float64
-	if n.needNum || !plainInt || len(lit) > 15 {
+	if plainInt && len(lit) <= 15 {
+		// Up to 15 digits, an integer is exact in a float64: no need for ParseFloat.
+		if n.needNum {
+			f = parseSmallInt(lit)
+		}
+	} else {
 		var err error
 		f, err = strconv.ParseFloat(unsafe.String(unsafe.SliceData(lit), len(lit)), 64)
 		if err != nil {
@@ -506,6 +511,22 @@ func (st *vstate) scanString(pos int) (end int, esc bool) {
 			i += size
 		}
 	}
+}
+
+// parseSmallInt parses an integer literal of at most 15 digits (and a sign).
+func parseSmallInt(lit []byte) float64 {
+	neg := lit[0] == '-'
+	if neg {
+		lit = lit[1:]
+	}
+	var v int64
+	for _, c := range lit {
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		return -float64(v)
+	}
+	return float64(v)
 }
 
 func utf16IsSurrogate(r rune) bool { return r >= 0xD800 && r <= 0xDFFF }
@@ -648,7 +669,6 @@ func (st *vstate) array(n *vnode, pos int) int {
 	if st.depth++; st.depth > maxDepth {
 		return st.syntaxError(pos, "nesting too deep")
 	}
-	defer func() { st.depth-- }()
 	check := n != anyNode && st.typeOK(n, tArray, pos, pos+1)
 	i := skipWS(d, pos+1)
 	count := 0
@@ -704,6 +724,7 @@ func (st *vstate) array(n *vnode, pos int) int {
 			}
 		}
 	}
+	st.depth-- // not on syntax errors, which end the scan
 	return i
 }
 
@@ -722,7 +743,6 @@ func (st *vstate) object(n *vnode, pos int) int {
 	if st.depth++; st.depth > maxDepth {
 		return st.syntaxError(pos, "nesting too deep")
 	}
-	defer func() { st.depth-- }()
 	check := n != anyNode && st.typeOK(n, tObject, pos, pos+1)
 	var seen, seenExtra uint64
 	count := 0
@@ -804,6 +824,7 @@ func (st *vstate) object(n *vnode, pos int) int {
 			i = skipWS(d, i+1)
 		}
 	}
+	st.depth-- // not on syntax errors, which end the scan
 	if !check {
 		return i
 	}
