@@ -30,16 +30,20 @@ func (f ConverterFunc) ConvertResult(ctx context.Context, result any) (string, e
 	return f(ctx, result)
 }
 
-// DefaultConverter is the converter tools use unless given another with [WithConverter]:
+// DefaultConverter is the converter tools use unless given another with [WithConverter]; custom
+// converters can delegate to it with DefaultConverter{}.ConvertResult:
 //   - a string is sent as is, and so is a json.RawMessage (it already is JSON);
 //   - a []byte is sent as text when it is valid UTF-8 (a tool returning bytes returns file
 //     contents, rendered output and the like, and the base64 string JSON would make of them is
 //     useless to a model); other bytes are sent as a base64 JSON string, the only lossless text;
 //   - nil and struct{} are "no result" and sent as [Done];
 //   - anything else is sent as JSON (durations as "1h30m", map keys sorted, HTML not escaped).
-var DefaultConverter ResultConverter = ConverterFunc(func(_ context.Context, result any) (string, error) {
+type DefaultConverter struct{}
+
+// ConvertResult converts result as described on [DefaultConverter].
+func (DefaultConverter) ConvertResult(_ context.Context, result any) (string, error) {
 	return convertAny(result)
-})
+}
 
 func convertAny(result any) (string, error) {
 	switch r := result.(type) {

@@ -72,6 +72,7 @@ type SkippedMethod struct {
 	Reason string
 }
 
+// String is "Method: reason".
 func (s SkippedMethod) String() string { return s.Method + ": " + s.Reason }
 
 // OnSkip has [Methods] report each exported method it does not turn into a tool to fn, so a

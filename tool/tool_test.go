@@ -280,12 +280,12 @@ func TestDefaultConverter(t *testing.T) {
 		{"bad \xff utf8", "bad \xff utf8"},
 		{[]string{"bad \xff"}, `["bad ` + "\ufffd" + `"]`},
 	} {
-		got, err := DefaultConverter.ConvertResult(context.Background(), tc.in)
+		got, err := DefaultConverter{}.ConvertResult(context.Background(), tc.in)
 		if err != nil || got != tc.want {
 			t.Errorf("ConvertResult(%#v) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
-	if _, err := DefaultConverter.ConvertResult(context.Background(), make(chan int)); err == nil {
+	if _, err := (DefaultConverter{}).ConvertResult(context.Background(), make(chan int)); err == nil {
 		t.Error("a channel converted without error")
 	}
 }

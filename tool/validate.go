@@ -35,6 +35,7 @@ type Issue struct {
 	Message string
 }
 
+// Error lists the issues, or the syntax problem and its offset.
 func (e *ArgumentError) Error() string {
 	var b strings.Builder
 	if e.Syntax {
