@@ -98,11 +98,11 @@ func newInput(t reflect.Type, explicit json.RawMessage) (*input, error) {
 			return nil, err
 		}
 		in.schema, in.validator = bytes.Clone(inf.raw), v
-		// Nothing to decode into a struct without JSON fields (the v2 codec rejects those).
-		in.none = derefType(t).Kind() == reflect.Struct && len(jsonFields(derefType(t))) == 0
 	}
 	if t != nil {
 		in.decode = decodeOptions(t)
+		// Nothing to decode into a struct without JSON fields (the v2 codec rejects those).
+		in.none = derefType(t).Kind() == reflect.Struct && len(jsonFields(derefType(t))) == 0
 	}
 	return in, nil
 }

@@ -157,6 +157,12 @@ func TestFuncInputKinds(t *testing.T) {
 	if got := string(raw.Definition().InputSchema); got != `{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}` {
 		t.Errorf("explicit schema %s", got)
 	}
+	// An explicit schema for a function that ignores its arguments.
+	ping := Must(Func("ping", "", func(context.Context, struct{}) (string, error) { return "pong", nil },
+		WithInputSchema(json.RawMessage(`{"type":"object","properties":{"verbose":{"type":"boolean"}}}`))))
+	if got, err := ping.Call(ctx, `{"verbose":true}`); err != nil || got != "pong" {
+		t.Errorf("ping = %q, %v", got, err)
+	}
 }
 
 type textResult string
