@@ -37,14 +37,14 @@ func (r *Result) ToolResults() []chat.ToolResult {
 
 // callState is one call of a response as it goes through Execute.
 type callState struct {
-	call    chat.ToolCall
-	tool    tool.Tool // nil for an unknown tool
-	def     tool.Definition
-	meta    tool.Metadata
-	refused *LimitError // set when a limit refuses the call and the model is to be told
-	result  chat.ToolResult
-	errType string // error.type of a failed call; empty on success
-	errText string
+	call        chat.ToolCall
+	tool        tool.Tool // nil for an unknown tool
+	description string
+	meta        tool.Metadata
+	refused     *LimitError // set when a limit refuses the call and the model is to be told
+	result      chat.ToolResult
+	errType     string // error.type of a failed call; empty on success
+	errText     string
 }
 
 // turnEnd wraps the error that ends a turn as the cause of the turn's context, so Execute can tell
@@ -113,7 +113,7 @@ func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Respon
 			st.refused = breaches[i]
 		}
 		if j := find(c.Name); j >= 0 {
-			st.tool, st.def, st.meta = tools[j], defs[j], tools[j].Metadata()
+			st.tool, st.description, st.meta = tools[j], defs[j].Description, tools[j].Metadata()
 		}
 	}
 

@@ -112,20 +112,21 @@ func (m *Manager) resolve(ctx context.Context, opts *chat.Options) ([]tool.Tool,
 	n := len(opts.Tools) + len(opts.ToolNames)
 	tools := make([]tool.Tool, 0, n)
 	defs := make([]tool.Definition, 0, n)
-	var seen nameSet
+	var seen names
 	for i, t := range opts.Tools {
 		if t == nil {
 			return nil, nil, fmt.Errorf("toolcall: Options.Tools[%d] is nil", i)
 		}
 		d := t.Definition()
-		if !seen.add(d.Name) {
+		if seen.has(defs, d.Name) {
 			return nil, nil, fmt.Errorf("%w %q", ErrDuplicateTool, d.Name)
 		}
 		tools = append(tools, t)
 		defs = append(defs, d)
+		seen.added(defs, d.Name)
 	}
 	for _, name := range opts.ToolNames {
-		if seen.has(name) {
+		if seen.has(defs, name) {
 			continue
 		}
 		if m.cfg.Resolver == nil {
@@ -139,12 +140,15 @@ func (m *Manager) resolve(ctx context.Context, opts *chat.Options) ([]tool.Tool,
 			return nil, nil, fmt.Errorf("toolcall: resolving tool %q: the resolver returned no tool", name)
 		}
 		d := t.Definition()
-		if !seen.add(d.Name) {
+		if seen.has(defs, d.Name) {
 			return nil, nil, fmt.Errorf("%w %q (resolved from %q)", ErrDuplicateTool, d.Name, name)
 		}
-		seen.add(name) // the name asked for, when the resolver maps it to another
 		tools = append(tools, t)
 		defs = append(defs, d)
+		seen.added(defs, d.Name)
+		if name != d.Name {
+			seen.alias(name) // the resolver mapped the name to a tool of another name
+		}
 	}
 	return tools, defs, nil
 }
@@ -155,44 +159,53 @@ func (m *Manager) Definitions(ctx context.Context, opts *chat.Options) ([]tool.D
 	return defs, err
 }
 
-// nameSet is a set of tool names: a slice while small (requests usually offer a handful of tools,
-// and a map would cost more than scanning), a map beyond.
-type nameSet struct {
-	list []string
-	m    map[string]struct{}
+// names tracks the tool names collected by resolve. Requests usually offer a handful of tools,
+// for which scanning the definitions costs less than a map; past nameSetSliceMax a map takes over.
+type names struct {
+	index   map[string]struct{}
+	aliases []string
 }
 
 const nameSetSliceMax = 16
 
-func (s *nameSet) has(name string) bool {
-	if s.m != nil {
-		_, ok := s.m[name]
+func (s *names) has(defs []tool.Definition, name string) bool {
+	if s.index != nil {
+		_, ok := s.index[name]
 		return ok
 	}
-	for _, n := range s.list {
-		if n == name {
+	for _, d := range defs {
+		if d.Name == name {
+			return true
+		}
+	}
+	for _, a := range s.aliases {
+		if a == name {
 			return true
 		}
 	}
 	return false
 }
 
-// add adds name and reports whether it was new.
-func (s *nameSet) add(name string) bool {
-	if s.has(name) {
-		return false
-	}
-	if s.m == nil && len(s.list) < nameSetSliceMax {
-		s.list = append(s.list, name)
-		return true
-	}
-	if s.m == nil {
-		s.m = make(map[string]struct{}, 2*nameSetSliceMax)
-		for _, n := range s.list {
-			s.m[n] = struct{}{}
+// added records that name was appended to defs.
+func (s *names) added(defs []tool.Definition, name string) {
+	if s.index == nil && len(defs) > nameSetSliceMax {
+		s.index = make(map[string]struct{}, 2*len(defs))
+		for _, d := range defs {
+			s.index[d.Name] = struct{}{}
 		}
-		s.list = nil
+		for _, a := range s.aliases {
+			s.index[a] = struct{}{}
+		}
 	}
-	s.m[name] = struct{}{}
-	return true
+	if s.index != nil {
+		s.index[name] = struct{}{}
+	}
+}
+
+// alias records a name that resolved to a tool of another name.
+func (s *names) alias(name string) {
+	s.aliases = append(s.aliases, name)
+	if s.index != nil {
+		s.index[name] = struct{}{}
+	}
 }

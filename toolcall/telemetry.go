@@ -34,6 +34,7 @@ var durationBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 
 var (
 	attrOperation = semconv.GenAIOperationNameExecuteTool
 	attrToolType  = semconv.GenAIToolTypeKey.String("function")
+	spanKind      = trace.WithSpanKind(trace.SpanKindInternal) // built once: options are interfaces
 )
 
 // startSpan starts the execute_tool span of one call as a child of the span in ctx.
@@ -47,23 +48,20 @@ func (m *Manager) startSpan(ctx context.Context, c *callState) (context.Context,
 	if c.call.ID != "" {
 		attrs = append(attrs, semconv.GenAIToolCallID(c.call.ID))
 	}
-	if c.tool != nil {
-		if d := c.def.Description; d != "" {
-			attrs = append(attrs, semconv.GenAIToolDescription(d))
-		}
+	if c.description != "" {
+		attrs = append(attrs, semconv.GenAIToolDescription(c.description))
 	}
 	if m.cfg.RecordContent {
 		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(c.call.Arguments))
 	}
-	return m.tracer.Start(ctx, "execute_tool "+c.call.Name,
-		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(attrs...))
+	return m.tracer.Start(ctx, "execute_tool "+c.call.Name, spanKind, trace.WithAttributes(attrs...))
 }
 
 // endSpan records the outcome of a call on its span and in the duration metric, then ends the span.
 func (m *Manager) endSpan(ctx context.Context, span trace.Span, c *callState, elapsed time.Duration) {
 	if span.IsRecording() {
-		if m.cfg.RecordContent && c.errType == "" {
+		if m.cfg.RecordContent {
+			// What the model reads, error texts included.
 			span.SetAttributes(semconv.GenAIToolCallResultKey.String(c.result.Content))
 		}
 		if c.errType != "" {
