@@ -48,8 +48,11 @@ type callState struct {
 }
 
 // turnEnd wraps the error that ends a turn as the cause of the turn's context, so Execute can tell
-// it from a cancellation by the caller.
-type turnEnd struct{ err error }
+// it from a cancellation by the caller (whose cause may itself be an outer Execute's turnEnd).
+type turnEnd struct {
+	turn *turn
+	err  error
+}
 
 func (e *turnEnd) Error() string { return e.err.Error() }
 func (e *turnEnd) Unwrap() error { return e.err }
@@ -138,8 +141,7 @@ func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Respon
 	}
 
 	if cause := context.Cause(turnCtx); cause != nil {
-		var end *turnEnd
-		if errors.As(cause, &end) {
+		if end, ok := cause.(*turnEnd); ok && end.turn == t {
 			if t.debug {
 				log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", end.err)
 			}
@@ -265,13 +267,13 @@ func (m *Manager) fail(ctx context.Context, t *turn, st *callState, cause error,
 		text = "The call was cancelled: " + st.errText
 	case tool.IsFatal(cause):
 		st.errType = errTypeFatal
-		t.cancel(&turnEnd{ee})
+		t.cancel(&turnEnd{t, ee})
 		text = cause.Error()
 	default:
 		var err error
 		text, err = m.processor.Process(ctx, ee)
 		if err != nil {
-			t.cancel(&turnEnd{err})
+			t.cancel(&turnEnd{t, err})
 			text = err.Error()
 		}
 	}

@@ -814,3 +814,31 @@ func TestExecuteLogsNoContentByDefault(t *testing.T) {
 		t.Errorf("debug log without RecordContent:\n%s", out)
 	}
 }
+
+func TestNestedExecuteSeesCancellation(t *testing.T) {
+	// A tool that runs its own tool calls (an agent as a tool): when the outer turn ends with a
+	// fatal error, the inner Execute reports a cancellation, not the outer turn's error as its own.
+	m := New(Config{})
+	started, exited := make(chan string, 1), make(chan string, 1)
+	innerErr := make(chan error, 1)
+	agent := newTool("agent", func(ctx context.Context, _ string) (string, error) {
+		_, err := m.Execute(ctx, prompt(blockingTool(started, exited)), response(call("i1", "block", "{}")))
+		innerErr <- err
+		return "", err
+	})
+	fatal := newTool("fatal", func(context.Context, string) (string, error) {
+		<-started
+		return "", tool.Fatal(errors.New("outer failure"))
+	})
+	_, err := m.Execute(context.Background(), prompt(agent, fatal), response(call("1", "agent", "{}"), call("2", "fatal", "{}")))
+	if !tool.IsFatal(err) {
+		t.Fatalf("outer error %v, want the fatal error", err)
+	}
+	inner := <-innerErr
+	if !errors.Is(inner, context.Canceled) {
+		t.Errorf("inner error %v does not match context.Canceled", inner)
+	}
+	if !strings.HasPrefix(inner.Error(), "toolcall: tool calls interrupted: context canceled") {
+		t.Errorf("inner error text %q", inner)
+	}
+}
