@@ -24,7 +24,7 @@
 //
 // Some failures always end the turn, returning an error from Execute and cancelling the calls still
 // running: an error marked with [tool.Fatal] (returned as a *[tool.ExecutionError]), the caller's
-// context being cancelled or expiring (errors.Is(err, context.Canceled) holds), and, by default, a
+// context being cancelled or expiring (errors.Is(err, ctx.Err()) holds), and, by default, a
 // breached call limit ([LimitError]).
 //
 // # Limits

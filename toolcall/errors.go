@@ -36,6 +36,7 @@ type PanicError struct {
 	Stack []byte
 }
 
+// Error says the tool panicked and with what.
 func (e *PanicError) Error() string { return fmt.Sprintf("the tool panicked: %v", e.Value) }
 
 // LimitError reports a call that would exceed a per-turn limit (see [Limits]).
@@ -48,6 +49,7 @@ type LimitError struct {
 	CallID string
 }
 
+// Error names the limit exceeded.
 func (e *LimitError) Error() string {
 	if e.Tool != "" {
 		return fmt.Sprintf("toolcall: tool call limit (%d) exceeded for tool %q in this turn", e.Limit, e.Tool)
@@ -73,8 +75,11 @@ func (e *LimitError) modelText() string {
 // It sees every failure that can go back to the model: unknown tools ([ErrUnknownTool]), arguments
 // that are not a JSON object ([ErrInvalidArguments]), tool errors, panics (*[PanicError]) and
 // timeouts ([ErrTimeout]). Errors marked with [tool.Fatal] and the cancellation of the caller's
-// context end the turn without consulting it. It is called from several goroutines at once.
+// context end the turn without consulting it. It is called from several goroutines at once and
+// must not panic.
 type ErrorProcessor interface {
+	// Process returns the text sent to the model for the failed call, or an error ending the turn.
+	// ctx is the call's context.
 	Process(ctx context.Context, err *tool.ExecutionError) (string, error)
 }
 

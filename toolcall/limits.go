@@ -4,7 +4,8 @@ import (
 	"github.com/wield-ai/wield/chat"
 )
 
-// Default per-turn limits, as in Spring AI 2.0.1: generous for legitimate iterative use
+// DefaultPerToolLimit and DefaultTotalLimit are the per-turn limits used when [Limits] leaves them
+// zero, as in Spring AI 2.0.1: generous for legitimate iterative use
 // (pagination, retries) while stopping a runaway loop long before it gets expensive.
 const (
 	DefaultPerToolLimit = 40
@@ -15,8 +16,10 @@ const (
 type LimitBehavior int
 
 const (
-	// LimitFail ends the turn: Execute runs none of the response's calls and returns a
-	// *[LimitError]. It is the default, as Spring AI's THROW.
+	// LimitFail ends the turn: Execute returns a *[LimitError] and runs none of the response's
+	// calls. It is the default, as Spring AI's THROW; unlike Spring AI, which first runs the calls
+	// before the one over the limit, the whole response is refused, so a turn that fails has no
+	// half-done side effects.
 	LimitFail LimitBehavior = iota
 	// LimitTellModel skips the call and gives the model an error result saying the limit was
 	// reached; the response's other calls still run (Spring AI's RETURN_ERROR_RESPONSE).

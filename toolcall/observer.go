@@ -8,6 +8,7 @@ import (
 )
 
 // Observer sees each tool call start and finish; the client's event stream uses it.
+// It must not panic: it runs on the goroutines executing the calls.
 //
 // Both methods are called for every call Execute starts, including unknown tools, calls refused by
 // a limit and failed calls; ToolFinished gets the result sent to the model (for a call cut short by
@@ -15,7 +16,9 @@ import (
 // Observer must be safe for concurrent use. ctx is the call's context: it carries the call's span
 // and [tool.CallFrom].
 type Observer interface {
+	// ToolStarted is called before the call runs.
 	ToolStarted(ctx context.Context, call chat.ToolCall)
+	// ToolFinished is called with the call's result and how long it took.
 	ToolFinished(ctx context.Context, call chat.ToolCall, result chat.ToolResult, elapsed time.Duration)
 }
 
