@@ -363,7 +363,11 @@ func checkArguments(args string) error {
 	if !json.Valid(b) {
 		var v any
 		err := json.Unmarshal(b, &v)
-		return fmt.Errorf("%w: the arguments are not valid JSON (%v); send a JSON object", ErrInvalidArguments, err)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("%w: the arguments are not valid JSON: %v (at offset %d); send a JSON object", ErrInvalidArguments, se, se.Offset)
+		}
+		return fmt.Errorf("%w: the arguments are not valid JSON: %v; send a JSON object", ErrInvalidArguments, err)
 	}
 	if first := strings.TrimLeft(args, " \t\r\n"); first[0] != '{' {
 		return fmt.Errorf("%w: the arguments must be a JSON object, not %s", ErrInvalidArguments, jsonKind(first[0]))
