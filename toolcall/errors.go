@@ -14,8 +14,6 @@ import (
 var (
 	// ErrUnknownTool is the cause when the model calls a tool the request did not offer.
 	ErrUnknownTool = errors.New("unknown tool")
-	// ErrInvalidArguments is the cause when the model's arguments are not a JSON object.
-	ErrInvalidArguments = errors.New("invalid arguments")
 	// ErrTimeout is the cause when a call outlives its tool's [tool.Metadata.Timeout].
 	ErrTimeout = errors.New("tool call timed out")
 	// ErrNoToolCalls is returned by Execute for a response without tool calls.
@@ -73,8 +71,8 @@ func (e *LimitError) modelText() string {
 // that ends the turn and is returned by [Manager.Execute].
 //
 // It sees every failure that can go back to the model: unknown tools ([ErrUnknownTool]), arguments
-// that are not a JSON object ([ErrInvalidArguments]), tool errors, panics (*[PanicError]) and
-// timeouts ([ErrTimeout]). Errors marked with [tool.Fatal] and the cancellation of the caller's
+// the tool rejects (*[tool.ArgumentError] from tools built by the tool package), other tool errors,
+// panics (*[PanicError]) and timeouts ([ErrTimeout]). Errors marked with [tool.Fatal] and the cancellation of the caller's
 // context end the turn without consulting it. It is called from several goroutines at once and
 // must not panic.
 type ErrorProcessor interface {

@@ -2,7 +2,6 @@ package toolcall_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -12,24 +11,12 @@ import (
 	"github.com/wield-ai/wield/toolcall"
 )
 
-// weather is a hand-written tool: it implements tool.Tool directly.
-type weather struct{}
-
-func (weather) Definition() tool.Definition {
-	return tool.Definition{
-		Name:        "currentWeather",
-		Description: "Get the weather in a city",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`),
-	}
+// WeatherIn is the input of the weather tool; its JSON Schema is inferred by tool.Func.
+type WeatherIn struct {
+	City string `json:"city" jsonschema:"the city, in English"`
 }
 
-func (weather) Metadata() tool.Metadata { return tool.Metadata{Timeout: 5 * time.Second} }
-
-func (weather) Call(_ context.Context, args string) (string, error) {
-	var in struct{ City string }
-	if err := json.Unmarshal([]byte(args), &in); err != nil {
-		return "", err
-	}
+func currentWeather(_ context.Context, in WeatherIn) (string, error) {
 	temps := map[string]int{"Paris": 18, "Rome": 24}
 	t, ok := temps[in.City]
 	if !ok {
@@ -38,18 +25,22 @@ func (weather) Call(_ context.Context, args string) (string, error) {
 	return fmt.Sprintf("%d°C in %s", t, in.City), nil
 }
 
+var weather = tool.Must(tool.Func("currentWeather", "Get the weather in a city", currentWeather,
+	tool.WithTimeout(5*time.Second)))
+
 func ExampleManager_Execute() {
 	m := toolcall.New(toolcall.Config{})
 	p := &chat.Prompt{
-		Messages: []chat.Message{chat.User("What's the weather in Paris, Rome and Atlantis?")},
-		Options:  &chat.Options{Tools: []tool.Tool{weather{}}},
+		Messages: []chat.Message{chat.User("What's the weather in Paris, Rome, Atlantis and Oslo?")},
+		Options:  &chat.Options{Tools: []tool.Tool{weather}},
 	}
-	// The model's answer asks for three calls; they run in parallel.
+	// The model's answer asks for four calls; they run in parallel.
 	resp := &chat.Response{Generations: []chat.Generation{{
 		Message: chat.Assistant("",
 			chat.ToolCall{ID: "call_1", Name: "currentWeather", Arguments: `{"city":"Paris"}`},
 			chat.ToolCall{ID: "call_2", Name: "currentWeather", Arguments: `{"city":"Rome"}`},
-			chat.ToolCall{ID: "call_3", Name: "currentWeather", Arguments: `{"city":"Atlantis"}`}),
+			chat.ToolCall{ID: "call_3", Name: "currentWeather", Arguments: `{"city":"Atlantis"}`},
+			chat.ToolCall{ID: "call_4", Name: "currentWeather", Arguments: `{"town":"Oslo"}`}),
 		FinishReason: chat.FinishToolCalls,
 	}}}
 
@@ -59,7 +50,7 @@ func ExampleManager_Execute() {
 		return
 	}
 	// The history to send back to the model: the prompt, the assistant's calls and one tool
-	// message with the results in the model's order; the failed call is an error result the model
+	// message with the results in the model's order; the failed calls are error results the model
 	// can act on.
 	for _, msg := range res.History {
 		fmt.Println(msg.Role, len(msg.ToolCalls), "calls", len(msg.ToolResults), "results")
@@ -70,11 +61,12 @@ func ExampleManager_Execute() {
 	fmt.Println("return direct:", res.ReturnDirect)
 	// Output:
 	// user 0 calls 0 results
-	// assistant 3 calls 0 results
-	// tool 0 calls 3 results
+	// assistant 4 calls 0 results
+	// tool 0 calls 4 results
 	// call_1 error=false: 18°C in Paris
 	// call_2 error=false: 24°C in Rome
 	// call_3 error=true: no weather station in "Atlantis"; known cities: Paris, Rome
+	// call_4 error=true: invalid arguments: /: unexpected property "town" (allowed: "city"); /: missing required property "city"
 	// return direct: false
 }
 
@@ -82,7 +74,7 @@ func ExampleAlwaysFail() {
 	m := toolcall.New(toolcall.Config{ErrorProcessor: toolcall.AlwaysFail()})
 	p := &chat.Prompt{
 		Messages: []chat.Message{chat.User("Weather in Atlantis?")},
-		Options:  &chat.Options{Tools: []tool.Tool{weather{}}},
+		Options:  &chat.Options{Tools: []tool.Tool{weather}},
 	}
 	resp := &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("",
 		chat.ToolCall{ID: "call_1", Name: "currentWeather", Arguments: `{"city":"Atlantis"}`})}}}
@@ -97,7 +89,7 @@ func ExampleAlwaysFail() {
 }
 
 func ExampleManager_Definitions() {
-	r, err := tool.NewStaticResolver(weather{})
+	r, err := tool.NewStaticResolver(weather)
 	if err != nil {
 		panic(err)
 	}
@@ -124,7 +116,7 @@ func (printer) ToolFinished(_ context.Context, c chat.ToolCall, r chat.ToolResul
 
 func ExampleWithObserver() {
 	m := toolcall.New(toolcall.Config{})
-	p := &chat.Prompt{Options: &chat.Options{Tools: []tool.Tool{weather{}}}}
+	p := &chat.Prompt{Options: &chat.Options{Tools: []tool.Tool{weather}}}
 	resp := &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("",
 		chat.ToolCall{ID: "call_1", Name: "currentWeather", Arguments: `{"city":"Rome"}`})}}}
 

@@ -2,7 +2,6 @@ package toolcall
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/tool"
@@ -224,10 +222,6 @@ func (m *Manager) runCall(t *turn, st *callState) {
 		if strings.TrimSpace(args) == "" {
 			args = "{}" // streamed calls of tools without parameters may carry no arguments at all
 		}
-		if err := checkArguments(args); err != nil {
-			m.fail(ctx, t, st, err, errTypeInvalidArguments)
-			break
-		}
 		out, err := m.invoke(ctx, st, args)
 		if err != nil {
 			m.fail(ctx, t, st, err, classify(err))
@@ -329,7 +323,10 @@ func (m *Manager) invoke(ctx context.Context, st *callState, args string) (strin
 // classify returns the error.type of a tool's error.
 func classify(err error) string {
 	var pe *PanicError
+	var ae *tool.ArgumentError
 	switch {
+	case errors.As(err, &ae):
+		return errTypeInvalidArguments
 	case errors.As(err, &pe):
 		return errTypePanic
 	case errors.Is(err, ErrTimeout):
@@ -353,40 +350,6 @@ func unknownTool(name string, available []tool.Definition) error {
 		b.WriteString(d.Name)
 	}
 	return fmt.Errorf("%w %q; the available tools are: %s", ErrUnknownTool, name, b.String())
-}
-
-// checkArguments verifies that args is a JSON object, so that every tool, not only those that
-// validate their input, answers malformed arguments with an error the model can act on.
-func checkArguments(args string) error {
-	// json.Valid only reads its argument: viewing the string's bytes avoids a copy per call.
-	b := unsafe.Slice(unsafe.StringData(args), len(args))
-	if !json.Valid(b) {
-		var v any
-		err := json.Unmarshal(b, &v)
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return fmt.Errorf("%w: the arguments are not valid JSON: %v (at offset %d); send a JSON object", ErrInvalidArguments, se, se.Offset)
-		}
-		return fmt.Errorf("%w: the arguments are not valid JSON: %v; send a JSON object", ErrInvalidArguments, err)
-	}
-	if first := strings.TrimLeft(args, " \t\r\n"); first[0] != '{' {
-		return fmt.Errorf("%w: the arguments must be a JSON object, not %s", ErrInvalidArguments, jsonKind(first[0]))
-	}
-	return nil
-}
-
-func jsonKind(c byte) string {
-	switch c {
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // contextError is the error Execute returns when the caller's context ends the turn.

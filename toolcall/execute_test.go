@@ -308,21 +308,22 @@ func TestExecuteFailuresGoBackToTheModel(t *testing.T) {
 		gotArgs.Store(args)
 		return "done", nil
 	})
+	weather := weatherFunc()
 	tests := []struct {
 		name string
 		call chat.ToolCall
 		want string
 	}{
-		{"unknown tool", call("1", "weather", "{}"),
-			`unknown tool "weather"; the available tools are: boom, failing, silent, noargs`},
-		{"malformed JSON", call("2", "noargs", `{"city": "Paris"`),
-			"invalid arguments: the arguments are not valid JSON: unexpected end of JSON input (at offset 16); send a JSON object"},
-		{"bad JSON token", call("9", "noargs", `{"city": Paris}`),
-			"invalid arguments: the arguments are not valid JSON: invalid character 'P' looking for beginning of value (at offset 10); send a JSON object"},
-		{"array arguments", call("3", "noargs", `[1,2]`),
-			"invalid arguments: the arguments must be a JSON object, not an array"},
-		{"string arguments", call("4", "noargs", ` "Paris"`),
-			"invalid arguments: the arguments must be a JSON object, not a string"},
+		{"unknown tool", call("1", "forecast", "{}"),
+			`unknown tool "forecast"; the available tools are: boom, failing, silent, noargs, weather`},
+		// Invalid arguments: the validating tool's own text, which tells the model what to fix.
+		{"malformed JSON", call("2", "weather", `{"city": "Paris"`),
+			"arguments are not valid JSON: unexpected end of input in object at offset 16"},
+		{"bad JSON token", call("9", "weather", `{"city": Paris}`),
+			"arguments are not valid JSON: invalid character 'P' looking for the beginning of a value at offset 9"},
+		{"array arguments", call("3", "weather", `[1,2]`), "invalid arguments: /: expected object, got an array"},
+		{"wrong type", call("4", "weather", `{"city":1}`), "invalid arguments: /city: expected string, got 1"},
+		{"missing property", call("10", "weather", `{}`), `invalid arguments: /: missing required property "city"`},
 		{"tool error", call("5", "failing", "{}"), `city "Atlantis" not found; try a real city`},
 		{"blank tool error", call("6", "silent", "{}"), "The tool failed without saying why."},
 		{"panic", call("7", "boom", "{}"), "the tool panicked: assignment to entry in nil map"},
@@ -332,7 +333,7 @@ func TestExecuteFailuresGoBackToTheModel(t *testing.T) {
 		calls = append(calls, tt.call)
 	}
 	calls = append(calls, call("8", "noargs", ""))
-	p := prompt(boom, failing, silent, noargs)
+	p := prompt(boom, failing, silent, noargs, weather)
 	res, err := New(Config{Logger: debugLogger(logs)}).Execute(context.Background(), p, response(calls...))
 	if err != nil {
 		t.Fatal(err)
@@ -418,10 +419,11 @@ func TestErrorProcessor(t *testing.T) {
 		{
 			name:      "always fail on invalid arguments",
 			processor: AlwaysFail(),
-			call:      call("c3", "failing", "[]"),
+			call:      call("c3", "weather", `{"city":true}`),
 			wantErr: func(t *testing.T, err error) {
 				var ee *tool.ExecutionError
-				if !errors.As(err, &ee) || !errors.Is(err, ErrInvalidArguments) {
+				var ae *tool.ArgumentError
+				if !errors.As(err, &ee) || !errors.As(err, &ae) || len(ae.Issues) != 1 || ae.Issues[0].Path != "/city" {
 					t.Errorf("error %v is not an ExecutionError for invalid arguments", err)
 				}
 			},
@@ -441,7 +443,7 @@ func TestErrorProcessor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := prompt(failing)
+			p := prompt(failing, weatherFunc())
 			res, err := New(Config{ErrorProcessor: tt.processor}).Execute(context.Background(), p, response(tt.call))
 			if tt.wantErr != nil {
 				if err == nil {
@@ -616,6 +618,8 @@ func waitGoroutines(before int) int {
 
 func TestExecuteReturnDirect(t *testing.T) {
 	direct := echoTool("direct").with(tool.Metadata{ReturnDirect: true})
+	directFunc := tool.Must(tool.Func("directFunc", "a validating return-direct tool",
+		func(_ context.Context, in struct{ N int }) (int, error) { return in.N, nil }, tool.ReturnDirect()))
 	direct2 := echoTool("direct2").with(tool.Metadata{ReturnDirect: true})
 	plain := echoTool("plain")
 	failingDirect := newTool("failingDirect", func(context.Context, string) (string, error) {
@@ -632,12 +636,13 @@ func TestExecuteReturnDirect(t *testing.T) {
 		{"not direct", []chat.ToolCall{call("1", "plain", "{}")}, false},
 		{"direct tool failed", []chat.ToolCall{call("1", "direct", "{}"), call("2", "failingDirect", "{}")}, false},
 		{"unknown tool beside direct", []chat.ToolCall{call("1", "direct", "{}"), call("2", "ghost", "{}")}, false},
-		{"direct with invalid arguments", []chat.ToolCall{call("1", "direct", "[")}, false},
+		{"direct, validated", []chat.ToolCall{call("1", "directFunc", `{"N":1}`), call("2", "direct", "{}")}, true},
+		{"direct with invalid arguments", []chat.ToolCall{call("1", "directFunc", `{"N":"one"}`)}, false},
 	}
 	m := New(Config{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := prompt(direct, direct2, plain, failingDirect)
+			p := prompt(direct, direct2, plain, failingDirect, directFunc)
 			res, err := m.Execute(context.Background(), p, response(tt.calls...))
 			if err != nil {
 				t.Fatal(err)

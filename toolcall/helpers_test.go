@@ -131,3 +131,12 @@ func waitFor(t *testing.T, ch <-chan struct{}, what string) {
 		t.Fatalf("%s did not happen", what)
 	}
 }
+
+// weatherFunc is a tool built with tool.Func: it validates its arguments.
+func weatherFunc() tool.Tool {
+	type in struct {
+		City string `json:"city" jsonschema:"the city"`
+	}
+	return tool.Must(tool.Func("weather", "Get the weather in a city",
+		func(_ context.Context, in in) (string, error) { return "sunny in " + in.City, nil }))
+}

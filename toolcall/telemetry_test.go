@@ -178,19 +178,21 @@ func TestTelemetryTurnEnding(t *testing.T) {
 		<-ctx.Done()
 		return "", ctx.Err()
 	})
-	panicked := make(chan struct{})
+	panicked, rejected := make(chan struct{}), make(chan struct{})
 	fatal := newTool("fatal", func(context.Context, string) (string, error) {
 		<-started
-		<-panicked // the panic is reported as such, not as a consequence of the turn ending
+		<-panicked // the failures are reported as such, not as consequences of the turn ending
+		<-rejected
 		return "", tool.Fatal(errors.New("stop everything"))
 	})
 	panics := newTool("panics", func(context.Context, string) (string, error) { panic("boom") })
-	p := prompt(block, fatal, panics)
+	p := prompt(block, fatal, panics, weatherFunc())
 	p.Messages = append(p.Messages, chat.ToolMessage(chat.ToolResult{Name: "panics"}))
 	m.cfg.Limits = Limits{Tools: map[string]int{"panics": 2}, OnExceeded: LimitTellModel}
-	ctx := WithObserver(context.Background(), finishObserver{"1": panicked})
+	ctx := WithObserver(context.Background(), finishObserver{"1": panicked, "5": rejected})
 	_, err := m.Execute(ctx, p, response(
-		call("1", "panics", "{}"), call("2", "panics", "{}"), call("3", "block", "{}"), call("4", "fatal", "{}")))
+		call("1", "panics", "{}"), call("2", "panics", "{}"), call("3", "block", "{}"), call("4", "fatal", "{}"),
+		call("5", "weather", `{"city":1}`)))
 	if !tool.IsFatal(err) {
 		t.Fatalf("Execute error %v, want the fatal error", err)
 	}
@@ -202,7 +204,7 @@ func TestTelemetryTurnEnding(t *testing.T) {
 			t.Errorf("span %s (call %s) status %+v", s.Name(), attrs["gen_ai.tool.call.id"], s.Status())
 		}
 	}
-	want := map[string]string{"1": "panic", "2": "limit_exceeded", "3": "canceled", "4": "fatal"}
+	want := map[string]string{"1": "panic", "2": "limit_exceeded", "3": "canceled", "4": "fatal", "5": "invalid_arguments"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("error types by call: %v, want %v", got, want)
 	}
