@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strings"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
@@ -97,13 +98,7 @@ func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, 
 func (a *Advisor) store(ctx context.Context, id string, fresh []chat.Message, resp *client.Response) error {
 	msgs := fresh
 	if resp != nil && resp.Chat != nil && len(resp.Chat.Generations) > 0 {
-		answer := resp.Chat.Generations[0].Message
-		answer.Role = chat.RoleAssistant
-		// Providers may put tool calls in a generation of their own; keep them with the answer.
-		if len(resp.Chat.Generations) > 1 {
-			answer.ToolCalls = resp.Chat.ToolCalls()
-		}
-		msgs = append(msgs[:len(msgs):len(msgs)], answer)
+		msgs = append(msgs[:len(msgs):len(msgs)], answerMessage(resp.Chat))
 	}
 	if err := a.mem.Add(ctx, id, msgs...); err != nil {
 		return fmt.Errorf("memory: storing conversation %q: %w", id, err)
@@ -152,4 +147,25 @@ func (a *Advisor) Stream(ctx context.Context, req *client.Request, next client.S
 			}
 		}
 	}
+}
+
+// answerMessage is the assistant message of a response. Some providers split one answer into
+// generations (text in one, tool calls in another); they are joined as the tool loop joins them,
+// so that stored calls stay with the text and reasoning around them.
+func answerMessage(resp *chat.Response) chat.Message {
+	if len(resp.Generations) == 1 {
+		msg := resp.Generations[0].Message
+		msg.Role = chat.RoleAssistant
+		return msg
+	}
+	msg := chat.Message{Role: chat.RoleAssistant, ToolCalls: resp.ToolCalls()}
+	var texts []string
+	for _, g := range resp.Generations {
+		if g.Message.Content != "" {
+			texts = append(texts, g.Message.Content)
+		}
+		msg.Reasoning = append(msg.Reasoning, g.Message.Reasoning...)
+	}
+	msg.Content = strings.Join(texts, "\n")
+	return msg
 }
