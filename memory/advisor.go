@@ -24,9 +24,11 @@ type AdvisorConfig struct {
 	ConversationID string
 }
 
-// Advisor gives a client chat memory: before each model call it loads the conversation named
-// by the request's [client.ParamConversationID] parameter and sends it before the new
-// messages; after the call it stores the new messages and the answer, in one append.
+// Advisor gives a client chat memory. Before the rest of the chain runs it stores the request's
+// new messages in the conversation named by the [client.ParamConversationID] parameter, then
+// sends the conversation (as the Memory's Get returns it, after the request's system messages);
+// after, it stores the answer. A call that fails leaves the new messages stored without an
+// answer, as in any chat whose reply was lost.
 //
 // Outside the tool loop (the default order) it runs once per turn, so it stores the user's
 // message and the final answer only. Inside the loop it runs on every iteration and stores
@@ -67,10 +69,10 @@ func (a *Advisor) conversation(req *client.Request) string {
 	return a.id
 }
 
-// prepare loads the conversation and returns the request to send and the new messages to store.
-func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, out *client.Request, fresh []chat.Message, err error) {
+// prepare stores the new messages and returns the request with the conversation.
+func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, out *client.Request, err error) {
 	id = a.conversation(req)
-	var system []chat.Message
+	var system, fresh []chat.Message
 	for _, m := range req.Prompt.Messages {
 		if m.Role == chat.RoleSystem {
 			system = append(system, m)
@@ -78,11 +80,15 @@ func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, 
 			fresh = append(fresh, m)
 		}
 	}
+	// Stored before loading, so that the window sees new tool results next to their call.
+	if err := a.mem.Add(ctx, id, fresh...); err != nil {
+		return "", nil, fmt.Errorf("memory: storing conversation %q: %w", id, err)
+	}
 	hist, err := a.mem.Get(ctx, id)
 	if err != nil {
-		return "", nil, nil, fmt.Errorf("memory: loading conversation %q: %w", id, err)
+		return "", nil, fmt.Errorf("memory: loading conversation %q: %w", id, err)
 	}
-	msgs := make([]chat.Message, 0, len(system)+len(hist)+len(fresh))
+	msgs := make([]chat.Message, 0, len(system)+len(hist))
 	msgs = append(msgs, system...)
 	for _, m := range hist {
 		if m.Role == chat.RoleSystem && len(system) > 0 {
@@ -90,17 +96,15 @@ func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, 
 		}
 		msgs = append(msgs, m)
 	}
-	msgs = append(msgs, fresh...)
-	return id, req.WithMessages(msgs), fresh, nil
+	return id, req.WithMessages(msgs), nil
 }
 
-// store appends the new messages and the answer.
-func (a *Advisor) store(ctx context.Context, id string, fresh []chat.Message, resp *client.Response) error {
-	msgs := fresh
-	if resp != nil && resp.Chat != nil && len(resp.Chat.Generations) > 0 {
-		msgs = append(msgs[:len(msgs):len(msgs)], answerMessage(resp.Chat))
+// store appends the answer.
+func (a *Advisor) store(ctx context.Context, id string, resp *client.Response) error {
+	if resp == nil || resp.Chat == nil || len(resp.Chat.Generations) == 0 {
+		return nil
 	}
-	if err := a.mem.Add(ctx, id, msgs...); err != nil {
+	if err := a.mem.Add(ctx, id, answerMessage(resp.Chat)); err != nil {
 		return fmt.Errorf("memory: storing conversation %q: %w", id, err)
 	}
 	return nil
@@ -108,7 +112,7 @@ func (a *Advisor) store(ctx context.Context, id string, fresh []chat.Message, re
 
 // Call implements [client.CallAdvisor].
 func (a *Advisor) Call(ctx context.Context, req *client.Request, next client.CallNext) (*client.Response, error) {
-	id, out, fresh, err := a.prepare(ctx, req)
+	id, out, err := a.prepare(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +120,7 @@ func (a *Advisor) Call(ctx context.Context, req *client.Request, next client.Cal
 	if err != nil {
 		return nil, err
 	}
-	if err := a.store(ctx, id, fresh, resp); err != nil {
+	if err := a.store(ctx, id, resp); err != nil {
 		return nil, err
 	}
 	return resp, nil
@@ -126,7 +130,7 @@ func (a *Advisor) Call(ctx context.Context, req *client.Request, next client.Cal
 // arrives, before it is passed on.
 func (a *Advisor) Stream(ctx context.Context, req *client.Request, next client.StreamNext) iter.Seq2[*client.Event, error] {
 	return func(yield func(*client.Event, error) bool) {
-		id, out, fresh, err := a.prepare(ctx, req)
+		id, out, err := a.prepare(ctx, req)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -137,7 +141,7 @@ func (a *Advisor) Stream(ctx context.Context, req *client.Request, next client.S
 				return
 			}
 			if ev.Done != nil {
-				if err := a.store(ctx, id, fresh, ev.Done); err != nil {
+				if err := a.store(ctx, id, ev.Done); err != nil {
 					yield(nil, err)
 					return
 				}
