@@ -78,6 +78,9 @@ type Model struct {
 	prompts   []*chat.Prompt
 	info      chat.Info
 	chunkSize int
+	repeat    bool
+	discard   bool
+	requests  int
 }
 
 // DefaultChunkSize is how many characters of text or tool-call arguments a streamed chunk holds
@@ -118,6 +121,24 @@ func (m *Model) WithChunkSize(n int) *Model {
 	return m
 }
 
+// Repeat makes the script start over when it runs out instead of failing, for benchmarks and
+// load tests. Call ids keep counting up.
+func (m *Model) Repeat() *Model {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.repeat = true
+	return m
+}
+
+// DiscardPrompts stops recording prompts, so a long benchmark does not grow without bound;
+// [Model.Requests] still counts them.
+func (m *Model) DiscardPrompts() *Model {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.discard = true
+	return m
+}
+
 // Info implements [chat.Describer].
 func (m *Model) Info() chat.Info {
 	m.mu.Lock()
@@ -146,7 +167,7 @@ func (m *Model) Prompt(i int) *chat.Prompt {
 func (m *Model) Requests() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.prompts)
+	return m.requests
 }
 
 // Remaining returns how many scripted replies have not been used.
@@ -158,13 +179,18 @@ func (m *Model) Remaining() int {
 
 // take records p and returns the next reply with call ids assigned.
 func (m *Model) take(p *chat.Prompt) (Reply, chat.Info, int, error) {
-	rec := clonePrompt(p)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.prompts = append(m.prompts, rec)
+	m.requests++
+	if !m.discard {
+		m.prompts = append(m.prompts, clonePrompt(p))
+	}
+	if m.repeat && m.next >= len(m.replies) {
+		m.next = 0
+	}
 	if m.next >= len(m.replies) {
 		return Reply{}, m.info, m.chunkSize, fmt.Errorf("%w: request %d, but %d replies were scripted (last message: %s)",
-			ErrScriptEnded, len(m.prompts), len(m.replies), lastMessage(p))
+			ErrScriptEnded, m.requests, len(m.replies), lastMessage(p))
 	}
 	r := m.replies[m.next]
 	m.next++

@@ -269,3 +269,22 @@ func Example() {
 	// It is sunny in Paris.
 	// 2 prompts recorded
 }
+
+func TestRepeatAndDiscard(t *testing.T) {
+	m := chattest.New(chattest.Calls(chattest.Call("t", `{}`)), chattest.Text("b")).Repeat().DiscardPrompts()
+	var got []string
+	for range 5 {
+		r, err := m.Call(context.Background(), prompt("q"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.HasToolCalls() {
+			got = append(got, r.ToolCalls()[0].ID)
+		} else {
+			got = append(got, r.Text())
+		}
+	}
+	if strings.Join(got, " ") != "call_1 b call_2 b call_3" || m.Requests() != 5 || len(m.Prompts()) != 0 {
+		t.Fatalf("replies %v, requests %d, prompts %d", got, m.Requests(), len(m.Prompts()))
+	}
+}

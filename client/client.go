@@ -284,8 +284,8 @@ var defaultToolAdvisor = NewToolCallingAdvisor(ToolLoopConfig{})
 // modelPrompt is the prompt the model is sent: tool names resolved into tools and the tool
 // context removed.
 func (rt *runtime) modelPrompt(ctx context.Context, req *Request) (*chat.Prompt, error) {
-	if req.Prompt.Options == nil {
-		return &chat.Prompt{Messages: req.Prompt.Messages}, nil
+	if req.Prompt.Options == nil || (len(req.Prompt.Options.ToolNames) == 0 && req.Prompt.Options.ToolContext == nil) {
+		return &req.Prompt, nil // nothing to hide from the model
 	}
 	o := *req.Prompt.Options
 	if len(o.ToolNames) > 0 {

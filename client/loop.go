@@ -266,9 +266,9 @@ func (a *ToolCallingAdvisor) next(ctx context.Context, base *Request, resp *Resp
 	return base.WithMessages(msgs), nil
 }
 
-// finish builds the turn's response.
+// finish turns the last call's response, which the loop owns, into the turn's response.
 func (a *ToolCallingAdvisor) finish(resp *Response, loop *Loop, calls int) *Response {
-	out := *resp
+	out := resp
 	out.Usage = loop.Usage
 	out.ModelCalls = calls
 	switch {
@@ -279,7 +279,7 @@ func (a *ToolCallingAdvisor) finish(resp *Response, loop *Loop, calls int) *Resp
 	default:
 		out.Outcome = OutcomeAnswer
 	}
-	return &out
+	return out
 }
 
 // direct builds the response of a return-direct round from the tool results.

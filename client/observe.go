@@ -36,6 +36,12 @@ const (
 	attrOutcome       = attribute.Key("wield.tool_loop.outcome")
 )
 
+// Start options built once: each would allocate per span.
+var (
+	chatSpanKind = trace.WithSpanKind(trace.SpanKindClient)
+	loopSpanKind = trace.WithSpanKind(trace.SpanKindInternal)
+)
+
 // telemetry holds the client's tracer, instruments and logger.
 type telemetry struct {
 	tracer   trace.Tracer
@@ -106,7 +112,7 @@ func (t *telemetry) startChat(ctx context.Context, p *chat.Prompt, stream bool) 
 	if model != "" {
 		name = "chat " + model
 	}
-	ctx, span := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient))
+	ctx, span := t.tracer.Start(ctx, name, chatSpanKind)
 	if span.IsRecording() {
 		attrs := make([]attribute.KeyValue, 0, 3)
 		attrs = append(attrs, attrOperation.String("chat"))
@@ -238,7 +244,7 @@ type loopSpan struct {
 // startLoop starts the loop's span, an invoke_agent span in GenAI terms: one run of the model
 // and its tools until an answer.
 func (t *telemetry) startLoop(ctx context.Context, req *Request) (context.Context, loopSpan) {
-	ctx, span := t.tracer.Start(ctx, "invoke_agent", trace.WithSpanKind(trace.SpanKindInternal))
+	ctx, span := t.tracer.Start(ctx, "invoke_agent", loopSpanKind)
 	if span.IsRecording() {
 		attrs := make([]attribute.KeyValue, 0, 3)
 		attrs = append(attrs, attrOperation.String("invoke_agent"))

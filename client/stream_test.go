@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,13 +97,13 @@ func TestStreamTextOnly(t *testing.T) {
 }
 
 func TestStreamConsumerStopsDuringTools(t *testing.T) {
-	var cancelled atomic.Bool
+	cancelled := make(chan struct{})
 	started := make(chan struct{})
 	slow := newTool("slow", func(ctx context.Context, _ string) (string, error) {
 		close(started)
 		select {
 		case <-ctx.Done():
-			cancelled.Store(true)
+			close(cancelled)
 			return "", ctx.Err()
 		case <-time.After(10 * time.Second):
 			return "late", nil
@@ -120,7 +119,9 @@ func TestStreamConsumerStopsDuringTools(t *testing.T) {
 			break
 		}
 	}
-	if !cancelled.Load() {
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
 		t.Fatal("the running tool was not cancelled when the consumer stopped")
 	}
 	if m.Requests() != 1 {
