@@ -81,6 +81,7 @@ type Request struct {
 
 	rt           *runtime
 	memoryInLoop bool
+	untraced     bool // see telemetry.startChat
 }
 
 // Param returns the parameter key, or nil.

@@ -316,7 +316,7 @@ func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, erro
 	if err != nil {
 		return nil, err
 	}
-	ctx, call := rt.obs.startChat(ctx, p, false)
+	ctx, call := rt.obs.startChat(ctx, p, false, req.untraced)
 	resp, err := rt.model.Call(ctx, p)
 	if err == nil && resp == nil {
 		err = ErrNoResponse
@@ -337,7 +337,7 @@ func (rt *runtime) streamModel(ctx context.Context, req *Request) iter.Seq2[*Eve
 			yield(nil, err)
 			return
 		}
-		ctx, call := rt.obs.startChat(ctx, p, true)
+		ctx, call := rt.obs.startChat(ctx, p, true, req.untraced)
 		var agg chat.Aggregator
 		for chunk, err := range rt.model.Stream(ctx, p) {
 			if err != nil {

@@ -190,13 +190,14 @@ func (a *ToolCallingAdvisor) eligible(resp *Response) bool {
 }
 
 // start sets up a turn's loop state and runs the initialize hook.
-func (a *ToolCallingAdvisor) start(ctx context.Context, req *Request, init func(context.Context, *Request) (*Request, error)) (*Request, *Loop, error) {
+func (a *ToolCallingAdvisor) start(ctx context.Context, req *Request, span loopSpan, init func(context.Context, *Request) (*Request, error)) (*Request, *Loop, error) {
 	loop := &Loop{MaxIterations: a.cfg.MaxIterations, History: !a.cfg.DisableHistory && !req.memoryInLoop}
 	if !loop.History {
 		loop.system = leadingSystem(req.Prompt.Messages)
 	}
 	r := req.Clone()
 	r.Loop = loop
+	r.untraced = span.off
 	if r.Prompt.Options == nil {
 		r.Prompt.Options = &chat.Options{}
 	}
@@ -321,7 +322,7 @@ func (a *ToolCallingAdvisor) Call(ctx context.Context, req *Request, next CallNe
 	defer func() { span.end(resp, err) }()
 
 	h := &a.cfg.Hooks
-	r, loop, err := a.start(ctx, req, h.InitializeLoop)
+	r, loop, err := a.start(ctx, req, span, h.InitializeLoop)
 	if err != nil {
 		return nil, err
 	}

@@ -98,21 +98,31 @@ type chatCall struct {
 	t     *telemetry
 	span  trace.Span
 	start time.Time
-	model string
-	steam bool
+	model    string
+	steam    bool
+	untraced bool
 }
 
 // startChat starts the span of one model call, named "chat {model}".
-func (t *telemetry) startChat(ctx context.Context, p *chat.Prompt, stream bool) (context.Context, chatCall) {
+//
+// untraced is set inside a loop whose own span showed that no tracer provider is installed (a
+// span that neither records nor has a valid context): a child span could not record either, so
+// it is not created at all.
+func (t *telemetry) startChat(ctx context.Context, p *chat.Prompt, stream, untraced bool) (context.Context, chatCall) {
 	model := t.model
 	if p.Options != nil && p.Options.Model != "" {
 		model = p.Options.Model
 	}
-	name := "chat"
-	if model != "" {
-		name = "chat " + model
+	var span trace.Span
+	if untraced {
+		span = trace.SpanFromContext(ctx)
+	} else {
+		name := "chat"
+		if model != "" {
+			name = "chat " + model
+		}
+		ctx, span = t.tracer.Start(ctx, name, chatSpanKind)
 	}
-	ctx, span := t.tracer.Start(ctx, name, chatSpanKind)
 	if span.IsRecording() {
 		attrs := make([]attribute.KeyValue, 0, 3)
 		attrs = append(attrs, attrOperation.String("chat"))
@@ -124,7 +134,7 @@ func (t *telemetry) startChat(ctx context.Context, p *chat.Prompt, stream bool) 
 		}
 		span.SetAttributes(attrs...)
 	}
-	return ctx, chatCall{t: t, span: span, start: time.Now(), model: model, steam: stream}
+	return ctx, chatCall{t: t, span: span, start: time.Now(), model: model, steam: stream, untraced: untraced}
 }
 
 // end finishes the model call's span, records its metrics and logs it.
@@ -171,7 +181,9 @@ func (c chatCall) end(ctx context.Context, resp *chat.Response, err error) {
 		}
 		c.span.SetAttributes(attrs...)
 	}
-	c.span.End()
+	if !c.untraced {
+		c.span.End()
+	}
 
 	t := c.t
 	if t.duration != nil && t.duration.Enabled(ctx) {
@@ -239,6 +251,9 @@ type loopSpan struct {
 	ctx   context.Context
 	span  trace.Span
 	start time.Time
+	// off reports that no tracer provider is installed: the span neither records nor has a valid
+	// context, and neither would its children.
+	off bool
 }
 
 // startLoop starts the loop's span, an invoke_agent span in GenAI terms: one run of the model
@@ -260,7 +275,8 @@ func (t *telemetry) startLoop(ctx context.Context, req *Request) (context.Contex
 		}
 		span.SetAttributes(attrs...)
 	}
-	return ctx, loopSpan{t: t, ctx: ctx, span: span, start: time.Now()}
+	off := !span.IsRecording() && !span.SpanContext().IsValid()
+	return ctx, loopSpan{t: t, ctx: ctx, span: span, start: time.Now(), off: off}
 }
 
 func (l loopSpan) end(resp *Response, err error) {

@@ -48,7 +48,7 @@ func (a *ToolCallingAdvisor) Stream(ctx context.Context, req *Request, next Stre
 			finalize = h.FinalizeLoop
 		}
 
-		r, loop, err := a.start(ctx, req, init)
+		r, loop, err := a.start(ctx, req, span, init)
 		if err != nil {
 			yield(nil, err)
 			return
