@@ -95,9 +95,9 @@ func newTelemetry(model chat.Model, tp trace.TracerProvider, mp metric.MeterProv
 
 // chatCall is one model call being observed.
 type chatCall struct {
-	t     *telemetry
-	span  trace.Span
-	start time.Time
+	t        *telemetry
+	span     trace.Span
+	start    time.Time
 	model    string
 	steam    bool
 	untraced bool
