@@ -73,4 +73,3 @@ func main() {
 		log.Fatal(err)
 	}
 }
-
