@@ -38,8 +38,10 @@ type ToolLoopHooks struct {
 	// per-turn state, augment the system prompt.
 	InitializeLoop func(ctx context.Context, req *Request) (*Request, error)
 	// BeforeCall runs before each model call; the request it returns is what the rest of the
-	// chain and the model receive, and what the next iteration starts from: inject or remove
-	// tools, change options, add per-iteration context.
+	// chain and the model receive for this iteration: inject or remove tools, change options,
+	// add per-iteration context. Each iteration starts again from the loop's own request (as
+	// InitializeLoop left it, with the messages of the iteration), so a hook that adds a tool
+	// adds it once per call, never cumulatively.
 	BeforeCall func(ctx context.Context, req *Request) (*Request, error)
 	// AfterCall runs after each model call, before the loop decides whether to run tools: record
 	// observations or transform the response.
@@ -251,20 +253,21 @@ func (a *ToolCallingAdvisor) after(ctx context.Context, cur *Request, resp *Resp
 	return resp, nil
 }
 
-// next computes the request of the next iteration.
-func (a *ToolCallingAdvisor) next(ctx context.Context, base *Request, resp *Response, result *toolcall.Result, loop *Loop,
+// next computes the request of the next iteration from the loop's request r; sent is the
+// request of the iteration that just ended.
+func (a *ToolCallingAdvisor) next(ctx context.Context, r, sent *Request, resp *Response, result *toolcall.Result, loop *Loop,
 	hook func(context.Context, *Request, *Response, *toolcall.Result) ([]chat.Message, error)) (*Request, error) {
 	var msgs []chat.Message
 	if hook != nil {
 		var err error
-		if msgs, err = hook(ctx, base, resp, result); err != nil {
+		if msgs, err = hook(ctx, sent, resp, result); err != nil {
 			return nil, fmt.Errorf("client: tool loop: next instructions: %w", err)
 		}
 	} else {
 		msgs = loop.NextMessages(result)
 	}
 	loop.Iteration++
-	return base.WithMessages(msgs), nil
+	return r.WithMessages(msgs), nil
 }
 
 // finish turns the last call's response, which the loop owns, into the turn's response.
@@ -349,7 +352,7 @@ func (a *ToolCallingAdvisor) Call(ctx context.Context, req *Request, next CallNe
 			}
 			if result.ReturnDirect {
 				final = direct(resp, result, loop, calls)
-			} else if r, err = a.next(ctx, base, resp, result, loop, h.NextInstructions); err != nil {
+			} else if r, err = a.next(ctx, r, base, resp, result, loop, h.NextInstructions); err != nil {
 				return nil, err
 			}
 		}

@@ -107,7 +107,7 @@ func (a *ToolCallingAdvisor) Stream(ctx context.Context, req *Request, next Stre
 				}
 				if result.ReturnDirect {
 					final = direct(resp, result, loop, calls)
-				} else if r, err = a.next(ctx, base, resp, result, loop, nextHook); err != nil {
+				} else if r, err = a.next(ctx, r, base, resp, result, loop, nextHook); err != nil {
 					yield(nil, err)
 					return
 				}
