@@ -70,7 +70,14 @@ func (a *ToolCallingAdvisor) Stream(ctx context.Context, req *Request, next Stre
 				case ev.Done != nil:
 					resp = ev.Done
 				case ev.Chunk != nil:
-					if c := textOnly(ev.Chunk); c != nil && !yield(&Event{Chunk: c}, nil) {
+					c := textOnly(ev.Chunk)
+					if c == nil {
+						continue
+					}
+					if c != ev.Chunk {
+						ev = &Event{Chunk: c}
+					}
+					if !yield(ev, nil) {
 						err = context.Canceled
 						return
 					}
