@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/wield-ai/wield/chat"
 )
 
 // Exit codes, documented on the package.
@@ -44,6 +46,8 @@ type app struct {
 	stdoutTTY, stderrTTY bool
 	// started is set once a command's own code runs: errors before that are usage errors.
 	started bool
+	// modelOverride, when set by tests, builds every model instead of the providers.
+	modelOverride func(modelSpec) (chat.Model, error)
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
@@ -53,8 +57,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) strin
 	}
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+func isTerminal(s any) bool {
+	f, ok := s.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
@@ -116,7 +120,7 @@ Exit codes: 0 success, 1 an error, 2 a usage error, 3 nothing configured, 130 in
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(a.toolsCommand(), a.genCommand())
+	root.AddCommand(a.chatCommand(), a.toolsCommand(), a.genCommand())
 	return root
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,7 +40,7 @@ const sourceBuiltin = "built-in"
 func (a *app) loadCatalog(ctx context.Context, f toolFlags, onAlarm func(builtin.Alarm)) (*catalog, error) {
 	c := &catalog{sources: map[string]string{}}
 	if f.builtin {
-		c.alarms = &builtin.DateTime{OnAlarm: onAlarm}
+		c.alarms = &builtin.DateTime{OnAlarm: onAlarm, Location: a.location()}
 		tools, err := c.alarms.Tools()
 		if err != nil {
 			return nil, err
@@ -55,6 +56,20 @@ func (a *app) loadCatalog(ctx context.Context, f toolFlags, onAlarm func(builtin
 		}
 	}
 	return c, nil
+}
+
+// location is the user's time zone: $TZ as this app's environment has it, else the local one.
+func (a *app) location() *time.Location {
+	tz := strings.TrimPrefix(a.getenv("TZ"), ":")
+	if tz == "" {
+		return time.Local
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "wield: TZ=%s is not a time zone (%v); using %s\n", tz, err, time.Local)
+		return time.Local
+	}
+	return loc
 }
 
 func (c *catalog) add(source string, tools []tool.Tool) error {
