@@ -143,3 +143,16 @@ func rangeArgs(lo, hi int) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+// groupCommand makes cmd, a command that only holds subcommands, print its help when run alone
+// and fail with a usage error when given an unknown subcommand.
+func groupCommand(cmd *cobra.Command) *cobra.Command {
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
+		}
+		return cmd.Help()
+	}
+	return cmd
+}

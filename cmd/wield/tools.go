@@ -27,7 +27,7 @@ the MCP servers in --mcp-config.`,
   wield tools search --mcp-config mcp.json "read a file"`,
 	}
 	cmd.AddCommand(a.toolsListCommand(), a.toolsCallCommand())
-	return cmd
+	return groupCommand(cmd)
 }
 
 func (a *app) toolsListCommand() *cobra.Command {
