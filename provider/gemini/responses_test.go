@@ -3,7 +3,12 @@ package gemini
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
@@ -121,6 +126,129 @@ func TestParseJSONPath(t *testing.T) {
 	} {
 		if got := parseJSONPath(tt.in); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("parseJSONPath(%q) = %#v, want %#v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestCandidates proves several candidates stay apart in a stream: text and calls per
+// generation, call indexes counted per candidate, and the stream complete only when every
+// candidate has finished.
+func TestCandidates(t *testing.T) {
+	events := []string{
+		`{"candidates":[{"content":{"role":"model","parts":[{"text":"Rome "}]},"index":0},{"content":{"role":"model","parts":[{"functionCall":{"name":"weather","args":{"location":"Oslo"}}}]},"index":1}],"responseId":"two"}`,
+		`{"candidates":[{"content":{"role":"model","parts":[{"text":"is warm."}]},"finishReason":"STOP","index":0},{"content":{"role":"model","parts":[{"functionCall":{"name":"weather","args":{"location":"Bergen"}}}]},"index":1}],"responseId":"two"}`,
+		`{"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":1}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":9,"totalTokenCount":12},"responseId":"two"}`,
+	}
+	body := ""
+	for _, e := range events {
+		body += "data: " + e + "\r\n\r\n"
+	}
+	sse := http.Header{"Content-Type": {"text/event-stream"}}
+	t.Run("complete", func(t *testing.T) {
+		srv := replay.NewServer(t, replay.Exchange{Header: sse, Body: []byte(body)})
+		m, _ := newTestModel(t, srv, Config{})
+		resp, err := chat.Aggregate(m.Stream(context.Background(), &chat.Prompt{
+			Messages: []chat.Message{chat.User("weather?")}, Options: &chat.Options{N: 2}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []chat.Generation{
+			{Index: 0, FinishReason: chat.FinishStop, Message: chat.Message{Role: chat.RoleAssistant, Content: "Rome is warm."}},
+			{Index: 1, FinishReason: chat.FinishToolCalls, Message: chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{
+				{Index: 0, ID: syntheticIDPrefix + "two-1-0", Name: "weather", Arguments: `{"location":"Oslo"}`},
+				{Index: 1, ID: syntheticIDPrefix + "two-1-1", Name: "weather", Arguments: `{"location":"Bergen"}`},
+			}}},
+		}
+		if !reflect.DeepEqual(resp.Generations, want) {
+			t.Fatalf("generations %s", jsonString(resp.Generations))
+		}
+		if len(resp.ToolCalls()) != 2 || resp.Usage.TotalTokens != 12 {
+			t.Fatalf("calls %d usage %+v", len(resp.ToolCalls()), resp.Usage)
+		}
+		var sent map[string]any
+		_ = json.Unmarshal(srv.Requests()[0].Body, &sent)
+		if sent["generationConfig"].(map[string]any)["candidateCount"] != 2.0 {
+			t.Fatalf("candidateCount not sent: %s", srv.Requests()[0].Body)
+		}
+	})
+	t.Run("one candidate unfinished", func(t *testing.T) {
+		cut := "data: " + events[0] + "\r\n\r\ndata: " + events[1] + "\r\n\r\n"
+		srv := replay.NewServer(t, replay.Exchange{Header: sse, Body: []byte(cut)})
+		m, _ := newTestModel(t, srv, Config{})
+		if _, err := chat.Aggregate(m.Stream(context.Background(), weatherPrompt)); err == nil {
+			t.Fatal("a stream with an unfinished candidate ended without error")
+		}
+	})
+}
+
+// TestThoughtsJoined proves thought pieces streamed over several events become one Reasoning
+// item, yielded with the first answer text, and never mixed into the answer.
+func TestThoughtsJoined(t *testing.T) {
+	srv := replay.NewServer(t, load(t, "adk-text-stream-gemini-2.5-flash")...)
+	m, _ := newTestModel(t, srv, Config{})
+	var items, chunkWithItem, chunk int
+	for c, err := range m.Stream(context.Background(), weatherPrompt) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunk++
+		if r := c.Generations[0].Message.Reasoning; len(r) > 0 {
+			items += len(r)
+			chunkWithItem = chunk
+			if c.Text() == "" || strings.Contains(c.Text(), "**") {
+				t.Fatalf("reasoning yielded with text %q", c.Text())
+			}
+			if !strings.HasPrefix(r[0].Text, "**Calculating Prime Sum**") || !strings.Contains(r[0].Text, "**Verifying Prime Sum**") {
+				t.Fatalf("reasoning %q", r[0].Text)
+			}
+		}
+	}
+	if items != 1 || chunkWithItem != 4 {
+		t.Fatalf("%d reasoning items, in chunk %d", items, chunkWithItem)
+	}
+}
+
+// TestConcurrentUse runs calls and streams on one Model at once (meaningful under -race).
+func TestConcurrentUse(t *testing.T) {
+	call := load(t, "vercel-tool-call-gemini-3-pro-preview")[0]
+	stream := load(t, "vercel-tool-call-gemini3-stream-gemini-3-pro-preview")[0]
+	const n = 8
+	// Requests may arrive in any order; the server answers by the kind of request instead.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ex := call
+		if strings.Contains(r.URL.Path, "streamGenerateContent") {
+			ex = stream
+		}
+		w.Header().Set("Content-Type", ex.Header.Get("Content-Type"))
+		_, _ = w.Write(ex.Body)
+	}))
+	defer srv.Close()
+	m, err := New(context.Background(), Config{APIKey: "k", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			var resp *chat.Response
+			var err error
+			if i%2 == 0 {
+				resp, err = m.Call(context.Background(), weatherPrompt)
+			} else {
+				resp, err = chat.Aggregate(m.Stream(context.Background(), weatherPrompt))
+			}
+			if err == nil && (len(resp.ToolCalls()) != 1 || resp.ToolCalls()[0].Signature == "") {
+				err = fmt.Errorf("response %d: %+v", i, resp.ToolCalls())
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 }
