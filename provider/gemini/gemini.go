@@ -8,12 +8,12 @@ import (
 	"iter"
 	"net/http"
 	"os"
-	"sync"
 	"time"
 
 	"google.golang.org/genai"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/bodywatch"
 	"github.com/wield-ai/wield/internal/httpretry"
 )
 
@@ -143,55 +143,15 @@ func retryingClient(base *http.Client, cfg *Config) *http.Client {
 	if base != nil {
 		*c = *base
 	}
-	c.Transport = &watchTransport{base: &httpretry.Transport{
+	// The SDK reports a stream cut inside an event as a JSON error about the partial event; the
+	// watch keeps the read error that is the real cause.
+	c.Transport = &bodywatch.Transport{Base: &httpretry.Transport{
 		Base:       c.Transport,
 		MaxRetries: cfg.MaxRetries,
 		Hint:       retryInfoHint,
 		Sleep:      cfg.sleep,
 	}}
 	return c
-}
-
-// bodyWatch records why reading a response body failed. The SDK reports a stream cut in the
-// middle of an event as a JSON error about the partial event; the read error is the real cause.
-type bodyWatch struct {
-	mu  sync.Mutex
-	err error
-}
-
-type watchKey struct{}
-
-func (w *bodyWatch) failed() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
-}
-
-type watchTransport struct{ base http.RoundTripper }
-
-func (t *watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(req)
-	if w, ok := req.Context().Value(watchKey{}).(*bodyWatch); ok && err == nil {
-		resp.Body = &watchedBody{ReadCloser: resp.Body, w: w}
-	}
-	return resp, err
-}
-
-type watchedBody struct {
-	io.ReadCloser
-	w *bodyWatch
-}
-
-func (b *watchedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil && err != io.EOF {
-		b.w.mu.Lock()
-		if b.w.err == nil {
-			b.w.err = err
-		}
-		b.w.mu.Unlock()
-	}
-	return n, err
 }
 
 // Info names the provider and the configured model.
@@ -236,8 +196,7 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		watch := &bodyWatch{}
-		ctx = context.WithValue(ctx, watchKey{}, watch)
+		ctx, watch := bodywatch.With(ctx)
 		inYield := false
 		defer func() {
 			if r := recover(); r != nil {
@@ -250,7 +209,7 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 		d := newDecoder()
 		for chunk, err := range m.client.Models.GenerateContentStream(ctx, req.model, req.contents, req.config) {
 			if err != nil {
-				if cause := watch.failed(); cause != nil {
+				if cause := watch.Err(); cause != nil {
 					err = fmt.Errorf("stream broken off: %w", cause)
 				}
 				inYield = true
