@@ -227,7 +227,7 @@ func TestResponseFormat(t *testing.T) {
 
 func TestRequestErrors(t *testing.T) {
 	weather := fantasyWeather(t)
-	bad := &goTool[sumIn, sumOut]{def: tool.Definition{Name: "bad", InputSchema: json.RawMessage(`[1]`)}}
+	bad := rawTool{Name: "bad", InputSchema: json.RawMessage(`[1]`)}
 	tests := []struct {
 		name string
 		cfg  Config

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"google.golang.org/genai"
+
+	"github.com/wield-ai/wield/tool"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -18,6 +19,12 @@ var update = flag.Bool("update", false, "rewrite golden files")
 type address struct {
 	Street string `json:"street" jsonschema:"street and number"`
 	Zip    string `json:"zip,omitempty"`
+}
+
+// category is a recursive type: wield infers it with $defs and $ref.
+type category struct {
+	Name string     `json:"name"`
+	Subs []category `json:"subs,omitempty"`
 }
 
 // booking is a tool input using what wield's schema inference produces: descriptions, optional
@@ -32,11 +39,13 @@ type booking struct {
 	Address  address           `json:"address"`
 	Previous []address         `json:"previous,omitempty"`
 	Notes    any               `json:"notes,omitempty"`
+	Category *category         `json:"category,omitempty"`
+	Unit     string            `json:"unit,omitempty" enum:"C,F" default:"C"`
 }
 
 func inferred[T any](t *testing.T) string {
 	t.Helper()
-	s, err := jsonschema.For[T](nil)
+	s, err := tool.SchemaFor[T]()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,49 +13,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
 
-// goTool is a real Go function exposed as a tool, its input schema inferred from In with
-// google/jsonschema-go, as wield's typed tools infer it.
-type goTool[In, Out any] struct {
-	def tool.Definition
-	fn  func(context.Context, In) (Out, error)
-}
-
+// newTool is a real Go function exposed as a typed tool, its input schema inferred by wield.
 func newTool[In, Out any](t testing.TB, name, description string, fn func(context.Context, In) (Out, error)) tool.Tool {
 	t.Helper()
-	s, err := jsonschema.For[In](nil)
+	tl, err := tool.Func(name, description, fn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &goTool[In, Out]{def: tool.Definition{Name: name, Description: description, InputSchema: raw}, fn: fn}
-}
-
-func (g *goTool[In, Out]) Definition() tool.Definition { return g.def }
-func (g *goTool[In, Out]) Metadata() tool.Metadata     { return tool.Metadata{} }
-func (g *goTool[In, Out]) Call(ctx context.Context, args string) (string, error) {
-	var in In
-	if err := json.Unmarshal([]byte(args), &in); err != nil {
-		return "", fmt.Errorf("invalid arguments: %w", err)
-	}
-	out, err := g.fn(ctx, in)
-	if err != nil {
-		return "", err
-	}
-	if s, ok := any(out).(string); ok {
-		return s, nil
-	}
-	b, err := json.Marshal(out)
-	return string(b), err
+	return tl
 }
 
 type cityIn struct {
@@ -279,4 +249,14 @@ func dropEmpty(v any) any {
 func jsonString(v any) string {
 	b, _ := json.MarshalIndent(v, "", "  ")
 	return string(b)
+}
+
+// rawTool has whatever definition a test gives it, as a tool from elsewhere (an MCP server)
+// might.
+type rawTool tool.Definition
+
+func (r rawTool) Definition() tool.Definition { return tool.Definition(r) }
+func (rawTool) Metadata() tool.Metadata       { return tool.Metadata{} }
+func (rawTool) Call(context.Context, string) (string, error) {
+	return "", nil
 }

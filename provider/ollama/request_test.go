@@ -130,7 +130,7 @@ func TestToolChoice(t *testing.T) {
 
 func TestRequestErrors(t *testing.T) {
 	weather := weatherTool(t)
-	bad := &goTool[cityIn, string]{def: tool.Definition{Name: "bad", InputSchema: json.RawMessage(`{"type":"string"}`)}}
+	bad := rawTool{Name: "bad", InputSchema: json.RawMessage(`{"type":"string"}`)}
 	tests := []struct {
 		name  string
 		model string
@@ -165,6 +165,12 @@ func TestRequestErrors(t *testing.T) {
 	}
 }
 
+// route is recursive: wield infers it with $defs and $ref.
+type route struct {
+	Via  string `json:"via"`
+	Next *route `json:"next,omitempty"`
+}
+
 type place struct {
 	Name string `json:"name" jsonschema:"the place"`
 	Kind string `json:"kind,omitempty"`
@@ -172,6 +178,7 @@ type place struct {
 
 // trip is a tool input with what wield's schema inference produces.
 type trip struct {
+	Route   *route            `json:"route,omitempty" jsonschema:"how to get there"`
 	To      place             `json:"to"`
 	Stops   []place           `json:"stops"`
 	Nights  *int              `json:"nights"`
