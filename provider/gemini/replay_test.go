@@ -71,9 +71,9 @@ func mcpWeather(t testing.TB) tool.Tool {
 	})
 }
 
-// loopCase is a recorded conversation replayed through the Model with real Go tools: each model
-// answer is appended to the history, its tool calls run and their results sent back, and the next
-// user turn is added when the model answers in text.
+// loopCase is a recorded conversation replayed through the Model with real Go tools: the calls
+// of each answer run through toolcall.Manager, which appends the answer and the results to the
+// history, and the next user turn is added when the model answers in text.
 type loopCase struct {
 	dir    string
 	stream bool
@@ -155,10 +155,8 @@ func TestReplayLoops(t *testing.T) {
 			srv := replay.NewServer(t, exs...)
 			m, _ := newTestModel(t, srv, Config{SchemaMode: tc.mode})
 			opts := tc.opts
-			var tools []tool.Tool
 			if tc.tools != nil {
-				tools = tc.tools(t)
-				opts.Tools = tools
+				opts.Tools = tc.tools(t)
 			}
 			var history []chat.Message
 			if tc.system != "" {
@@ -180,12 +178,11 @@ func TestReplayLoops(t *testing.T) {
 				}
 				checkRequest(t, i, srv.Requests()[i], exs[i], tc.inventedIDs)
 				parseRecorded(t, exs[i]).check(t, resp)
-				history = append(history, resp.Generations[0].Message)
 				switch {
 				case resp.HasToolCalls():
-					history = append(history, runTools(t, tools, resp.ToolCalls()))
+					history = execute(t, p, resp)
 				case nextTurn < len(tc.turns):
-					history = append(history, chat.User(tc.turns[nextTurn]))
+					history = append(history, resp.Generations[0].Message, chat.User(tc.turns[nextTurn]))
 					nextTurn++
 				case i < len(exs)-1:
 					t.Fatalf("conversation ended after %d of %d exchanges", i+1, len(exs))

@@ -301,7 +301,7 @@ func TestEchoOnSamePart(t *testing.T) {
 	if _, ok := resp.Raw.(*genai.GenerateContentResponse); !ok {
 		t.Fatalf("raw is %T", resp.Raw)
 	}
-	history = append(history, g.Message, runTools(t, opts.Tools, resp.ToolCalls()))
+	history = execute(t, &chat.Prompt{Messages: history, Options: opts}, resp)
 	if _, err := m.Call(context.Background(), &chat.Prompt{Messages: history, Options: opts}); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
 )
 
 // newTool is a real Go function exposed as a typed tool, its input schema inferred by wield.
@@ -42,28 +43,15 @@ func weatherTool(t testing.TB) tool.Tool {
 	})
 }
 
-// runTools executes the calls of a response and returns the tool message answering them.
-func runTools(t testing.TB, tools []tool.Tool, calls []chat.ToolCall) chat.Message {
+// execute runs the tool calls of resp with toolcall.Manager, as the tool loop does, and returns
+// the history to send next.
+func execute(t testing.TB, p *chat.Prompt, resp *chat.Response) []chat.Message {
 	t.Helper()
-	var results []chat.ToolResult
-	for _, c := range calls {
-		var tl tool.Tool
-		for _, x := range tools {
-			if x.Definition().Name == c.Name {
-				tl = x
-			}
-		}
-		if tl == nil {
-			t.Fatalf("model called unknown tool %q", c.Name)
-		}
-		out, err := tl.Call(context.Background(), c.Arguments)
-		r := chat.ToolResult{ID: c.ID, Name: c.Name, Content: out}
-		if err != nil {
-			r.Content, r.IsError = err.Error(), true
-		}
-		results = append(results, r)
+	res, err := toolcall.New(toolcall.Config{}).Execute(context.Background(), p, resp)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return chat.ToolMessage(results...)
+	return res.History
 }
 
 // load reads a case. The docs-* cases are documentation examples written pretty-printed; an

@@ -220,9 +220,8 @@ func TestToolLoop(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				history = append(history, resp.Generations[0].Message)
 				if resp.HasToolCalls() {
-					history = append(history, runTools(t, tools, resp.ToolCalls()))
+					history = execute(t, p, resp)
 				} else if i == 0 {
 					t.Fatal("no tool call")
 				}

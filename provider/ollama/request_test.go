@@ -320,7 +320,7 @@ func TestThinking(t *testing.T) {
 		resp.Usage != (chat.Usage{InputTokens: 30, OutputTokens: 12, TotalTokens: 42}) {
 		t.Fatalf("response %s", jsonString(resp))
 	}
-	history = append(history, resp.Generations[0].Message, runTools(t, tools, resp.ToolCalls()))
+	history = execute(t, p, resp)
 	if _, err := m.Call(context.Background(), &chat.Prompt{Messages: history, Options: p.Options}); err != nil {
 		t.Fatal(err)
 	}
