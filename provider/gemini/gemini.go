@@ -8,6 +8,7 @@ import (
 	"iter"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"google.golang.org/genai"
@@ -84,7 +85,8 @@ func New(ctx context.Context, cfg Config) (*Model, error) {
 	if cfg.BaseURL != "" {
 		cc.HTTPOptions.BaseURL = cfg.BaseURL
 	}
-	vertex := cc.Backend == genai.BackendVertexAI || cc.Backend == genai.BackendEnterprise
+	vertex := cc.Backend == genai.BackendVertexAI || cc.Backend == genai.BackendEnterprise ||
+		(cc.Backend == genai.BackendUnspecified && vertexFromEnv())
 	if cc.APIKey == "" && cc.Credentials == nil && !vertex {
 		cc.APIKey = envAPIKey()
 		if cc.APIKey == "" {
@@ -99,14 +101,14 @@ func New(ctx context.Context, cfg Config) (*Model, error) {
 	if cc.HTTPClient == nil && vertex && cc.APIKey == "" {
 		probe, err := genai.NewClient(ctx, &cc)
 		if err != nil {
-			return nil, fmt.Errorf("gemini: %w", err)
+			return nil, clientError(err)
 		}
 		cc = probe.ClientConfig()
 	}
 	cc.HTTPClient = retryingClient(cc.HTTPClient, &cfg)
 	client, err := genai.NewClient(ctx, &cc)
 	if err != nil {
-		return nil, fmt.Errorf("gemini: %w", err)
+		return nil, clientError(err)
 	}
 	provider := "gcp.gemini"
 	if client.ClientConfig().Backend == genai.BackendVertexAI {
@@ -129,6 +131,26 @@ func NewWithClient(client *genai.Client, cfg Config) (*Model, error) {
 		provider = "gcp.vertex_ai"
 	}
 	return &Model{client: client, cfg: cfg, info: chat.Info{Provider: provider, Model: cfg.Model}}, nil
+}
+
+// clientError reports a failure to build the SDK client without the configuration dump the SDK
+// appends, which holds the API key.
+func clientError(err error) error {
+	msg, _, dumped := strings.Cut(err.Error(), " ClientConfig:")
+	if !dumped {
+		return fmt.Errorf("gemini: %w", err)
+	}
+	return errors.New("gemini: " + strings.TrimSuffix(strings.TrimSpace(msg), "."))
+}
+
+// vertexFromEnv reports whether the SDK's environment selects Vertex AI.
+func vertexFromEnv() bool {
+	for _, k := range []string{"GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_GENAI_USE_VERTEXAI"} {
+		if v, ok := os.LookupEnv(k); ok {
+			return strings.EqualFold(v, "true") || v == "1"
+		}
+	}
+	return false
 }
 
 func envAPIKey() string {

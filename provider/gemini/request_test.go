@@ -444,3 +444,19 @@ func TestInfo(t *testing.T) {
 		t.Fatalf("NewWithClient: %v %+v", err, w)
 	}
 }
+
+// TestClientErrorHidesKey proves a configuration the SDK rejects is reported without the API key
+// the SDK's message dumps.
+func TestClientErrorHidesKey(t *testing.T) {
+	_, err := New(context.Background(), Config{APIKey: "secret-key-123", ClientConfig: &genai.ClientConfig{Project: "p", Location: "l", Backend: genai.BackendGeminiAPI}})
+	if err == nil || strings.Contains(err.Error(), "secret-key-123") || !strings.Contains(err.Error(), "project and location are not supported") {
+		t.Fatalf("err = %v", err)
+	}
+	t.Setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
+	t.Setenv("GEMINI_API_KEY", "")
+	t.Setenv("GOOGLE_API_KEY", "")
+	m, err := New(context.Background(), Config{BaseURL: "http://127.0.0.1:1", HTTPClient: http.DefaultClient})
+	if err != nil || m.Info().Provider != "gcp.vertex_ai" {
+		t.Fatalf("vertex from the environment: %v", err)
+	}
+}
