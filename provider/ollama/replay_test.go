@@ -227,16 +227,23 @@ func TestToolLoop(t *testing.T) {
 				}
 			}
 			checkRequest(t, srv.Requests()[0], exs[0], false, nil)
-			checkRequest(t, srv.Requests()[1], exs[1], false, func(want map[string]any) {
-				want["stream"] = stream // the follow-up example is not streamed
-				msgs := want["messages"].([]any)
-				msgs[0].(map[string]any)["content"] = "what is the weather in tokyo?"
-				fn := msgs[1].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)
-				fn["arguments"] = map[string]any{"city": "Tokyo"}
-			})
+			checkRequest(t, srv.Requests()[1], exs[1], false, followupAsTokyo(stream))
 			if resp.Text() != "The current temperature in Toronto is 11°C." {
 				t.Fatalf("final answer %q", resp.Text())
 			}
 		})
+	}
+}
+
+// followupAsTokyo reads the documentation's follow-up request (about Toronto) as the follow-up
+// of the documentation's tool call (about Tokyo): the user's question and the call's arguments
+// are this conversation's, and "stream" is as the run sets it. The rest must match as recorded.
+func followupAsTokyo(stream bool) func(want map[string]any) {
+	return func(want map[string]any) {
+		want["stream"] = stream
+		msgs := want["messages"].([]any)
+		msgs[0].(map[string]any)["content"] = "what is the weather in tokyo?"
+		fn := msgs[1].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)
+		fn["arguments"] = map[string]any{"city": "Tokyo"}
 	}
 }
