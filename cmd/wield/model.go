@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider/gemini"
+	"github.com/wield-ai/wield/provider/ollama"
 )
 
 // modelFlags choose the model.
@@ -36,8 +38,6 @@ type provider struct {
 	name         string
 	defaultModel string
 	keyVars      []string // environment variables holding an API key, in order of preference
-	// new builds the model.
-	new func(ctx context.Context, s modelSpec) (chat.Model, error)
 }
 
 // providers are the model providers in the order their API keys are looked for.
@@ -211,11 +211,18 @@ func (a *app) newModel(ctx context.Context, s modelSpec) (chat.Model, error) {
 	if a.modelOverride != nil {
 		return a.modelOverride(s)
 	}
-	p := providerNamed(s.provider)
-	if p == nil || p.new == nil {
+	var (
+		m   chat.Model
+		err error
+	)
+	switch s.provider {
+	case "gemini":
+		m, err = gemini.New(ctx, gemini.Config{Model: s.name, APIKey: s.apiKey, BaseURL: s.baseURL})
+	case "ollama":
+		m, err = ollama.New(ollama.Config{Model: s.name, BaseURL: s.baseURL})
+	default:
 		return nil, fmt.Errorf("provider %s is not available in this build of wield", s.provider)
 	}
-	m, err := p.new(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s, err)
 	}
