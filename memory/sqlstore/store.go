@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -48,6 +49,7 @@ type Store struct {
 	ownDB   bool // Close closes db
 
 	qAppend, qReplaceConv, qDeleteConv, qDeleteMsgs, qMessages, qConversations string
+	inserts sync.Map // number of rows → INSERT statement
 
 	// beforeCommit, when set by tests, runs inside every write transaction after its rows are
 	// written and before it commits.
@@ -294,23 +296,35 @@ const insertBatch = 200
 func (s *Store) insert(ctx context.Context, tx *sql.Tx, id string, first int64, rows []row) error {
 	for len(rows) > 0 {
 		n := min(len(rows), insertBatch)
-		var q strings.Builder
-		q.WriteString("INSERT INTO wield_messages (conversation_id, seq, role, message) VALUES ")
 		args := make([]any, 0, 4*n)
 		for i, r := range rows[:n] {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(?, ?, ?, ?)")
 			// PostgreSQL text cannot hold NUL; JSON escapes it, and the role is a plain name.
 			args = append(args, id, first+int64(i), strings.ReplaceAll(r.role, "\x00", ""), string(r.json))
 		}
-		if _, err := tx.ExecContext(ctx, s.rebind(q.String()), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, s.insertQuery(n), args...); err != nil {
 			return err
 		}
 		rows, first = rows[n:], first+int64(n)
 	}
 	return nil
+}
+
+// insertQuery returns the INSERT of n messages, built once per n.
+func (s *Store) insertQuery(n int) string {
+	if q, ok := s.inserts.Load(n); ok {
+		return q.(string)
+	}
+	var q strings.Builder
+	q.WriteString("INSERT INTO wield_messages (conversation_id, seq, role, message) VALUES ")
+	for i := range n {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?)")
+	}
+	query := s.rebind(q.String())
+	s.inserts.Store(n, query)
+	return query
 }
 
 // write runs fn in a transaction and commits it, retrying when PostgreSQL reports a

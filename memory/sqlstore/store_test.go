@@ -24,7 +24,7 @@ import (
 type backend struct {
 	name string
 	// dsn returns a fresh, empty database for t: a SQLite path or a PostgreSQL URL.
-	dsn func(t *testing.T) string
+	dsn func(t testing.TB) string
 }
 
 var backends = []backend{
@@ -32,13 +32,13 @@ var backends = []backend{
 	{"Postgres", postgresDSN},
 }
 
-func sqliteDSN(t *testing.T) string {
+func sqliteDSN(t testing.TB) string {
 	return filepath.Join(t.TempDir(), "chat.db")
 }
 
 // postgresDSN returns the URL of a schema of its own on the test server, dropped after t, so
 // tests (and several checkouts) sharing the server never see each other's tables.
-func postgresDSN(t *testing.T) string {
+func postgresDSN(t testing.TB) string {
 	base := testenv.Env(t, "WIELD_TEST_POSTGRES_URL")
 	ctx := context.WithoutCancel(t.Context())
 	conn, err := pgx.Connect(ctx, base)
