@@ -49,7 +49,8 @@ type Store struct {
 	ownDB   bool // Close closes db
 
 	qAppend, qReplaceConv, qDeleteConv, qDeleteMsgs, qMessages, qConversations string
-	inserts                                                                    sync.Map // number of rows → INSERT statement
+
+	inserts sync.Map // number of rows → INSERT statement
 
 	// beforeCommit, when set by tests, runs inside every write transaction after its rows are
 	// written and before it commits.
