@@ -21,6 +21,7 @@ type Doc struct {
 // schema is the part of a JSON Schema that documents parameters.
 type schema struct {
 	Description string             `json:"description"`
+	Enum        []any              `json:"enum"`
 	Properties  map[string]*schema `json:"properties"`
 	Items       json.RawMessage    `json:"items"`
 }
@@ -56,6 +57,11 @@ func (d *Doc) walk(s *schema, depth int) {
 		}
 		if p.Description != "" {
 			d.ParamDescriptions = append(d.ParamDescriptions, p.Description)
+		}
+		for _, v := range p.Enum {
+			if s, ok := v.(string); ok && s != "" {
+				d.ParamDescriptions = append(d.ParamDescriptions, s)
+			}
 		}
 		d.walk(p, depth+1)
 	}
