@@ -150,3 +150,24 @@ func splitIdentifier(dst []string, word string) []string {
 	}
 	return dst
 }
+
+// memoized returns an analyzer that remembers the stems it computed, for the many repeated words
+// of one indexing run; stemming dominates the cost of analysis. The result is not safe for
+// concurrent use. Analyzers other than *TextAnalyzer are returned as they are.
+func memoized(an Analyzer) Analyzer {
+	ta, ok := an.(*TextAnalyzer)
+	if !ok || ta.Stem == nil {
+		return an
+	}
+	c := *ta
+	stems := make(map[string]string)
+	c.Stem = func(w string) string {
+		s, ok := stems[w]
+		if !ok {
+			s = ta.Stem(w)
+			stems[w] = s
+		}
+		return s
+	}
+	return &c
+}

@@ -3,13 +3,11 @@ package toolsearch
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
-	"io"
+	"hash/maphash"
 	"slices"
 
 	"github.com/wield-ai/wield/tool"
@@ -85,7 +83,8 @@ func sortDefs(defs []tool.Definition) ([]tool.Definition, error) {
 }
 
 // Fingerprint identifies a tool set by its tools' names and descriptions, whatever their order.
-// A session is re-indexed when the fingerprint of its tools changes.
+// A session is re-indexed when the fingerprint of its tools changes. Fingerprints are comparable
+// within one process only: they are keys of in-memory state, not values to store.
 func Fingerprint(defs []tool.Definition) string {
 	return digest(defs, false)
 }
@@ -96,30 +95,30 @@ func contentKey(defs []tool.Definition) string {
 	return digest(defs, true)
 }
 
+// digestSeeds key the digest's two 64-bit hash lanes. maphash is several times faster than a
+// cryptographic hash on the large catalogs this runs on at every request; its seeds are chosen
+// once per process, which is all the stability in-memory keys need.
+var digestSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// digest hashes each tool on its own and adds the hashes up: addition does not care about
+// order, so no sorting is needed, and a tool listed twice counts twice.
 func digest(defs []tool.Definition, schemas bool) string {
-	idx := make([]int, len(defs))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int {
-		return cmp.Or(cmp.Compare(defs[a].Name, defs[b].Name),
-			cmp.Compare(defs[a].Description, defs[b].Description))
-	})
-	h := sha256.New()
-	for _, i := range idx {
-		writeField(h, defs[i].Name)
-		writeField(h, defs[i].Description)
-		if schemas {
-			writeField(h, string(defs[i].InputSchema))
+	var sum [2]uint64
+	for _, d := range defs {
+		for lane, seed := range digestSeeds {
+			// Fields are hashed apart and chained, so text moved from one field to the next
+			// changes the hash.
+			x := mix(maphash.String(seed, d.Name))
+			x = mix(x + maphash.String(seed, d.Description))
+			if schemas {
+				x = mix(x + maphash.Bytes(seed, d.InputSchema))
+			}
+			sum[lane] += x
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// writeField writes s with its length first, so that no two different lists of fields hash alike.
-func writeField(h hash.Hash, s string) {
-	var n [8]byte
-	binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-	h.Write(n[:])
-	io.WriteString(h, s)
+	var out [24]byte
+	binary.LittleEndian.PutUint64(out[:8], uint64(len(defs)))
+	binary.LittleEndian.PutUint64(out[8:], sum[0])
+	binary.LittleEndian.PutUint64(out[16:], sum[1])
+	return hex.EncodeToString(out[:])
 }

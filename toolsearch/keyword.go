@@ -111,7 +111,7 @@ func (k *KeywordIndex) IndexTools(ctx context.Context, session string, defs []to
 }
 
 func (k *KeywordIndex) build(defs []tool.Definition) *bm25f.Index {
-	an := cachingAnalyzer{Analyzer: k.analyzer, seen: make(map[string][]string)}
+	an := cachingAnalyzer{Analyzer: memoized(k.analyzer), seen: make(map[string][]string)}
 	docs := make([]bm25f.Doc, len(defs))
 	for i, def := range defs {
 		d := tooldoc.Of(def)

@@ -244,6 +244,7 @@ func (h *HashingEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 	if an == nil {
 		an = English()
 	}
+	an = memoized(an)
 	out := make([][]float32, len(texts))
 	var terms []string
 	for i, t := range texts {
