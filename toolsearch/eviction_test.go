@@ -23,8 +23,8 @@ func held(s *sessions) []string {
 	return ids
 }
 
-// turn runs one whole turn in session id and returns what was evicted on the way.
-func turn(s *sessions, id string) []string {
+// runTurn runs one whole turn in session id and returns what was evicted on the way.
+func runTurn(s *sessions, id string) []string {
 	ss, gone := s.acquire(id)
 	return append(gone, s.release(ss)...)
 }
@@ -35,7 +35,7 @@ func TestLRU(t *testing.T) {
 	var gone []string
 	for _, id := range []string{"a", "b", "c", "a", "d", "e"} {
 		c.advance(time.Second)
-		gone = append(gone, turn(s, id)...)
+		gone = append(gone, runTurn(s, id)...)
 	}
 	if !slices.Equal(gone, []string{"b", "c"}) {
 		t.Errorf("evicted %v, want b then c", gone)
@@ -48,7 +48,7 @@ func TestLRU(t *testing.T) {
 func TestDefaultIsLRU1000(t *testing.T) {
 	s := newSessions(nil, nil)
 	for i := range DefaultMaxSessions + 5 {
-		turn(s, fmt.Sprint(i))
+		runTurn(s, fmt.Sprint(i))
 	}
 	if s.len() != DefaultMaxSessions {
 		t.Errorf("held %d sessions, want %d", s.len(), DefaultMaxSessions)
@@ -61,11 +61,11 @@ func TestDefaultIsLRU1000(t *testing.T) {
 func TestTTL(t *testing.T) {
 	c := &clock{t: time.Unix(0, 0)}
 	s := newSessions(TTL(time.Minute), c.now)
-	turn(s, "a")
+	runTurn(s, "a")
 	c.advance(40 * time.Second)
-	turn(s, "b")
+	runTurn(s, "b")
 	c.advance(30 * time.Second) // a idle 70s, b 30s
-	if gone := turn(s, "c"); !slices.Equal(gone, []string{"a"}) {
+	if gone := runTurn(s, "c"); !slices.Equal(gone, []string{"a"}) {
 		t.Errorf("evicted %v, want a", gone)
 	}
 	c.advance(2 * time.Minute)
@@ -82,7 +82,7 @@ func TestTTL(t *testing.T) {
 func TestNeverAndAlways(t *testing.T) {
 	never := newSessions(Never(), nil)
 	for i := range 50 {
-		if gone := turn(never, fmt.Sprint(i)); len(gone) != 0 {
+		if gone := runTurn(never, fmt.Sprint(i)); len(gone) != 0 {
 			t.Fatalf("Never evicted %v", gone)
 		}
 	}
@@ -106,11 +106,11 @@ func TestNeverAndAlways(t *testing.T) {
 func TestAny(t *testing.T) {
 	c := &clock{t: time.Unix(0, 0)}
 	s := newSessions(Any(LRU(2), nil, TTL(time.Minute)), c.now)
-	turn(s, "a")
-	turn(s, "b")
-	gone := turn(s, "c") // LRU evicts a
+	runTurn(s, "a")
+	runTurn(s, "b")
+	gone := runTurn(s, "c") // LRU evicts a
 	c.advance(2 * time.Minute)
-	gone = append(gone, turn(s, "d")...) // TTL evicts b and c
+	gone = append(gone, runTurn(s, "d")...) // TTL evicts b and c
 	if !slices.Equal(gone, []string{"a", "b", "c"}) {
 		t.Errorf("evicted %v", gone)
 	}
@@ -155,7 +155,7 @@ func TestNestedTurnsInOneSession(t *testing.T) {
 
 func TestRemove(t *testing.T) {
 	s := newSessions(Never(), nil)
-	turn(s, "a")
+	runTurn(s, "a")
 	ss, _ := s.acquire("b")
 	if !s.remove("a") || !s.remove("b") || s.remove("zzz") {
 		t.Error("remove reported wrongly")

@@ -118,6 +118,9 @@ func (s *searchTool) Call(ctx context.Context, args string) (string, error) {
 	if len(names) == 0 {
 		return fmt.Sprintf("No tool found for %q. Search again with other words.", a.Query), nil
 	}
+	if len(names) == 1 {
+		return "Found 1 tool, callable from your next step: " + names[0], nil
+	}
 	return fmt.Sprintf("Found %d tools, callable from your next step: %s", len(names), strings.Join(names, ", ")), nil
 }
 
