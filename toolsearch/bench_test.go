@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch/internal/topk"
 )
@@ -147,8 +149,8 @@ func BenchmarkIndexBuild(b *testing.B) {
 	}
 }
 
-// BenchmarkSessionMemory reports the heap a session's index holds: with a tool set of its own
-// (every session different) and with a tool set shared by every session.
+// BenchmarkSessionMemory reports the heap one more session's index holds: with a tool set of
+// its own (every session different), and with the tool set other sessions already have.
 func BenchmarkSessionMemory(b *testing.B) {
 	for _, n := range []int{100, 1000} {
 		s := newSynthetic(n, 1, 3)
@@ -170,6 +172,10 @@ func BenchmarkSessionMemory(b *testing.B) {
 							sets[j] = slices.Clone(s.tools)
 							sets[j][0].Name = fmt.Sprintf("renamed%d", j)
 						}
+					}
+					// A first session exists already, so a shared set is built before measuring.
+					if err := ix.IndexTools(ctx, "first", s.tools); err != nil {
+						b.Fatal(err)
 					}
 					before := heapInUse()
 					for j := range sessions {
@@ -212,4 +218,42 @@ func BenchmarkFingerprint(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkTurn measures the library's cost of one turn over a catalog of 1,000 tools with a
+// scripted model: the plain tool loop sending every tool (the baseline), and the advisor, which
+// fingerprints the catalog, searches and sends what it found. Model latency is not included.
+func BenchmarkTurn(b *testing.B) {
+	s := newSynthetic(1000, 1, 5)
+	tools := make([]any, len(s.tools))
+	for i, d := range s.tools {
+		tools[i] = tool.Must(tool.New(d, func(context.Context, map[string]any) (any, error) { return "ok", nil }))
+	}
+	target := s.tools[17]
+	query := strings.Join(strings.Fields(target.Description)[:6], " ")
+	ctx := context.Background()
+	b.Run("baseline-all-tools", func(b *testing.B) {
+		model := chattest.New(chattest.Calls(chattest.Call(target.Name, `{}`)), chattest.Text("done")).Repeat().DiscardPrompts()
+		c := client.New(model)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := c.Prompt("x").Tools(tools...).Call(ctx).Content(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("advisor", func(b *testing.B) {
+		model := chattest.New(
+			chattest.Calls(chattest.Call(SearchToolName, fmt.Sprintf(`{"query":%q}`, query))),
+			chattest.Calls(chattest.Call(target.Name, `{}`)),
+			chattest.Text("done"),
+		).Repeat().DiscardPrompts()
+		c := client.New(model, client.WithAdvisors(New(Config{})))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := c.Prompt("x").Tools(tools...).Param(client.ParamConversationID, "bench").Call(ctx).Content(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
