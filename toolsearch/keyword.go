@@ -26,10 +26,10 @@ const (
 // a tool's name says most about what it does in the fewest words; parameters say more about
 // what a tool takes than what it does.
 var (
-	DefaultNameField             = FieldParams{Weight: 2, B: DefaultB}
-	DefaultDescriptionField      = FieldParams{Weight: 1, B: DefaultB}
-	DefaultParamNamesField       = FieldParams{Weight: 0.5, B: DefaultB}
-	DefaultParamDescriptionField = FieldParams{Weight: 0.5, B: DefaultB}
+	DefaultNameField              = FieldParams{Weight: 2, B: DefaultB}
+	DefaultDescriptionField       = FieldParams{Weight: 1, B: DefaultB}
+	DefaultParamNamesField        = FieldParams{Weight: 0.5, B: DefaultB}
+	DefaultParamDescriptionsField = FieldParams{Weight: 0.5, B: DefaultB}
 )
 
 // KeywordOptions configure a [KeywordIndex]. The zero value gives the defaults.
@@ -82,7 +82,7 @@ func NewKeywordIndex(opts *KeywordOptions) *KeywordIndex {
 				field(opts.Name, DefaultNameField),
 				field(opts.Description, DefaultDescriptionField),
 				field(opts.ParamNames, DefaultParamNamesField),
-				field(opts.ParamDescriptions, DefaultParamDescriptionField),
+				field(opts.ParamDescriptions, DefaultParamDescriptionsField),
 			},
 		},
 		analyzer: opts.Analyzer,

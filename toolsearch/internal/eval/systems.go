@@ -114,7 +114,7 @@ func field(w float64, b float64) bm25f.Field { return bm25f.Field{Weight: w, B: 
 func defaults() [4]bm25f.Field {
 	f := func(p toolsearch.FieldParams) bm25f.Field { return field(p.Weight, p.B) }
 	return [4]bm25f.Field{f(toolsearch.DefaultNameField), f(toolsearch.DefaultDescriptionField),
-		f(toolsearch.DefaultParamNamesField), f(toolsearch.DefaultParamDescriptionField)}
+		f(toolsearch.DefaultParamNamesField), f(toolsearch.DefaultParamDescriptionsField)}
 }
 
 // Analyzers of the ablation, each adding one step to the one before.
