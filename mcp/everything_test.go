@@ -237,6 +237,7 @@ func waitForTools(t *testing.T, c *mcp.Client, want string) []tool.Tool {
 // TestEverythingBadArguments: arguments the server rejects, and arguments that are not a JSON
 // object, give errors the model can read; the connection stays usable.
 func TestEverythingBadArguments(t *testing.T) {
+	t.Parallel()
 	c := connect(t, nodeServer(t, "everything", "mcp-server-everything", "stdio"))
 	ctx := testContext(t)
 	tools, err := c.Tools(ctx)

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
@@ -168,3 +169,5 @@ func connect(t *testing.T, cfg mcp.ServerConfig) *mcp.Client {
 
 // tick paces polling loops that wait for another process to act.
 func tick() <-chan time.Time { return time.After(20 * time.Millisecond) }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -68,6 +68,7 @@ func getSum(t *testing.T, tools []tool.Tool) {
 // TestKillStdioServerMidCall kills a stdio server while a call runs: the call fails, and the next
 // call starts a new server process.
 func TestKillStdioServerMidCall(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var cmds []*exec.Cmd
 	c := connect(t, mcp.ServerConfig{
@@ -105,6 +106,7 @@ func TestKillStdioServerMidCall(t *testing.T) {
 // call while the server is down fails, and once a new server listens at the same address the next
 // call reconnects (the new server does not know the old session).
 func TestKillHTTPServerMidCall(t *testing.T) {
+	t.Parallel()
 	srv := startNodeHTTP(t, "mcp-server-everything", 0, "streamableHttp")
 	c := connect(t, mcp.ServerConfig{Name: "everything", Type: mcp.TypeHTTP, URL: "http://" + srv.Addr + "/mcp"})
 	tools, err := c.Tools(testContext(t))

@@ -157,8 +157,8 @@ func (e *ToolError) Error() string {
 
 // ResultText renders a tool result as the text a model reads:
 //
-//   - structuredContent, when present, as compact JSON (the content blocks then only repeat it
-//     for older clients);
+//   - structuredContent, when present and the content blocks are all text, as compact JSON (the
+//     text blocks then only repeat it for older clients);
 //   - otherwise each content block on its own line: text as is; an image or audio clip as
 //     "[image: image/png, 1024 bytes]"; a resource link as "[resource link: name <uri> (mime)]"
 //     followed by its description; an embedded text resource as "[resource: <uri> (mime)]" and
@@ -170,7 +170,7 @@ func ResultText(res *sdk.CallToolResult) string {
 	if res == nil {
 		return ""
 	}
-	if res.StructuredContent != nil {
+	if res.StructuredContent != nil && allText(res.Content) {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			return string(b)
 		}
@@ -180,6 +180,17 @@ func ResultText(res *sdk.CallToolResult) string {
 		parts = append(parts, contentText(c))
 	}
 	return strings.Join(parts, "\n")
+}
+
+// allText reports content with no blocks but text. Binary blocks are described rather than sent,
+// so a structuredContent that embeds their data (as some servers' does) must not replace them.
+func allText(content []sdk.Content) bool {
+	for _, c := range content {
+		if _, ok := c.(*sdk.TextContent); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func contentText(c sdk.Content) string {
@@ -280,12 +291,15 @@ func (s *Toolset) Tools(ctx context.Context) ([]tool.Tool, error) {
 	return all, nil
 }
 
-// Close closes every client of the set.
+// Close closes every client of the set, concurrently: a stdio server that ignores the end of its
+// input is given a grace period before it is stopped, and those should not add up.
 func (s *Toolset) Close() error {
-	var errs []error
-	for _, c := range s.clients {
-		errs = append(errs, c.Close())
+	errs := make([]error, len(s.clients))
+	var wg sync.WaitGroup
+	for i, c := range s.clients {
+		wg.Go(func() { errs[i] = c.Close() })
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
