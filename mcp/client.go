@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -62,6 +63,9 @@ type ServerConfig struct {
 	URL        string
 	Headers    map[string]string
 	HTTPClient *http.Client
+	// OAuth, when set, authorizes the requests to a streamable HTTP server (for example with
+	// auth.NewAuthorizationCodeHandler of the Go SDK). The legacy SSE transport does not support it.
+	OAuth auth.OAuthHandler
 	// MaxRetries is how many times a streamable HTTP connection tries to resume a broken event
 	// stream before the calls waiting on it fail: 0 means 2 (a few seconds), negative means none.
 	MaxRetries int
@@ -243,7 +247,7 @@ func (c *Client) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		return c.client.Connect(ctx, &sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: c.httpClient()}, nil)
 	default: // a URL without a type: streamable HTTP, else the legacy SSE transport
 		s, err := c.client.Connect(ctx, c.streamable(), nil)
-		if err == nil || ctx.Err() != nil {
+		if err == nil || ctx.Err() != nil || c.cfg.OAuth != nil {
 			return s, err
 		}
 		s, sseErr := c.client.Connect(ctx, &sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: c.httpClient()}, nil)
@@ -259,7 +263,7 @@ func (c *Client) streamable() *sdk.StreamableClientTransport {
 	if retries == 0 {
 		retries = 2
 	}
-	return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: c.httpClient(), MaxRetries: retries}
+	return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: c.httpClient(), MaxRetries: retries, OAuthHandler: c.cfg.OAuth}
 }
 
 func (c *Client) httpClient() *http.Client {
@@ -484,6 +488,8 @@ func (cfg *ServerConfig) validate() error {
 			return fmt.Errorf("mcp server %q: transport %q needs a url, not a command", name, cfg.Type)
 		case cfg.URL != "" && cfg.Type == TypeStdio:
 			return fmt.Errorf("mcp server %q: transport %q needs a command, not a url", name, cfg.Type)
+		case cfg.OAuth != nil && (cfg.Type == TypeSSE || cfg.Command != ""):
+			return fmt.Errorf("mcp server %q: OAuth needs the streamable HTTP transport", name)
 		}
 	}
 	for _, p := range append(slices.Clone(cfg.Include), cfg.Exclude...) {
