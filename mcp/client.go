@@ -7,9 +7,11 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -41,7 +43,7 @@ var ErrClosed = errors.New("mcp: client closed")
 // (a local server over stdio) or URL (a remote server over HTTP), or Transport for anything else.
 type ServerConfig struct {
 	// Name identifies the server in errors and logs; the configuration loader sets it to the
-	// server's key in the file.
+	// server's key in the file. Empty means the command's base name or the URL's host.
 	Name string
 
 	// Type is the transport: TypeStdio, TypeHTTP or TypeSSE. Empty means TypeStdio when Command is
@@ -121,6 +123,9 @@ type Client struct {
 // NewClient checks cfg and returns a client for it. It does not connect: the first call that needs
 // the server does. Use [Connect] to connect at once.
 func NewClient(cfg ServerConfig) (*Client, error) {
+	if cfg.Name == "" {
+		cfg.Name = cfg.defaultName()
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -469,6 +474,16 @@ func (cfg *ServerConfig) transportType() string {
 		return TypeStdio
 	}
 	return ""
+}
+
+func (cfg *ServerConfig) defaultName() string {
+	if cfg.Command != "" {
+		return filepath.Base(cfg.Command)
+	}
+	if u, err := url.Parse(cfg.URL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "mcp"
 }
 
 func (cfg *ServerConfig) validate() error {

@@ -93,18 +93,28 @@ func TestInspectorStdio(t *testing.T) {
 			t.Errorf("tools/list lacks %s: %v", want, names)
 		}
 	}
-	if text, isErr := callTool(t, target, "test_simple_text"); isErr || text != "This is a simple text response for testing." {
-		t.Errorf("test_simple_text = %q, isError %v", text, isErr)
-	}
-	if text, isErr := callTool(t, target, "json_schema_2020_12_tool", "name=Ada"); isErr || !strings.Contains(text, `"name":"Ada"`) {
-		t.Errorf("json_schema_2020_12_tool = %q, isError %v", text, isErr)
-	}
-	if text, isErr := callTool(t, target, "test_error_handling"); !isErr || !strings.Contains(text, "intentionally returns an error") {
-		t.Errorf("test_error_handling = %q, isError %v", text, isErr)
-	}
-	// The inspector cannot sample, so the tool fails cleanly.
-	if text, isErr := callTool(t, target, "test_sampling", "prompt=hi"); !isErr || !strings.Contains(text, "sampling failed") {
-		t.Errorf("test_sampling = %q, isError %v", text, isErr)
+	for _, tc := range []struct {
+		tool, arg string
+		isError   bool
+		want      string
+	}{
+		{tool: "test_simple_text", want: "This is a simple text response for testing."},
+		{tool: "json_schema_2020_12_tool", arg: "name=Ada", want: `"name":"Ada"`},
+		{tool: "test_error_handling", isError: true, want: "intentionally returns an error"},
+		// The inspector cannot sample, so the tool fails cleanly.
+		{tool: "test_sampling", arg: "prompt=hi", isError: true, want: "sampling failed"},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			t.Parallel()
+			var args []string
+			if tc.arg != "" {
+				args = append(args, tc.arg)
+			}
+			text, isErr := callTool(t, target, tc.tool, args...)
+			if isErr != tc.isError || !strings.Contains(text, tc.want) {
+				t.Errorf("%s = %q, isError %v; want %q, isError %v", tc.tool, text, isErr, tc.want, tc.isError)
+			}
+		})
 	}
 }
 

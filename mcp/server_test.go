@@ -594,3 +594,22 @@ func ExampleNewServer() {
 	fmt.Println(tools[0].Definition().Name, out, err)
 	// Output: currentWeather sunny <nil>
 }
+
+func TestClientDefaultName(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  mcp.ServerConfig
+		want string
+	}{
+		{mcp.ServerConfig{Command: "/usr/local/bin/mcp-server-git", Args: []string{"--repo", "."}}, "mcp-server-git"},
+		{mcp.ServerConfig{URL: "https://mcp.example.com:8443/mcp"}, "mcp.example.com:8443"},
+		{mcp.ServerConfig{Name: "named", URL: "https://mcp.example.com/mcp"}, "named"},
+	} {
+		c, err := mcp.NewClient(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Name() != tc.want {
+			t.Errorf("Name() = %q, want %q", c.Name(), tc.want)
+		}
+	}
+}
