@@ -158,11 +158,22 @@ func TestEverything(t *testing.T) {
 				srv := startNodeHTTP(t, "mcp-server-everything", 0, "streamableHttp")
 				cfg = mcp.ServerConfig{Name: "everything", Type: mcp.TypeHTTP, URL: "http://" + srv.Addr + "/mcp"}
 			}
+			// server-everything registers its capability-dependent tools once the session is
+			// initialized and announces them with notifications/tools/list_changed.
+			changed := make(chan struct{}, 10)
 			cfg.Options = everythingOptions()
+			cfg.Options.ToolListChangedHandler = func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} }
 			c := connect(t, cfg)
 			ctx := testContext(t)
-
-			tools := waitForTools(t, c, "trigger-sampling-request")
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				t.Fatal("no notifications/tools/list_changed")
+			}
+			tools, err := c.Tools(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var names []string
 			for _, tl := range tools {
 				def := tl.Definition()
@@ -209,28 +220,6 @@ func TestEverything(t *testing.T) {
 			}
 			wg.Wait()
 		})
-	}
-}
-
-// waitForTools returns the client's tools once want is among them. server-everything registers
-// its capability-dependent tools right after initialization and announces them with
-// notifications/tools/list_changed, which refreshes the client's list.
-func waitForTools(t *testing.T, c *mcp.Client, want string) []tool.Tool {
-	t.Helper()
-	ctx := testContext(t)
-	for {
-		tools, err := c.Tools(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if slices.Contains(toolNames(tools), want) {
-			return tools
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("tool %q never listed; have %v", want, toolNames(tools))
-		case <-tick():
-		}
 	}
 }
 
