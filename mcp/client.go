@@ -85,6 +85,10 @@ type ServerConfig struct {
 	// patterns. Patterns match the server's own tool names, before Prefix.
 	Include []string
 	Exclude []string
+	// ConnectTimeout bounds each connection: starting the server and the initialize handshake,
+	// so that a command that never answers cannot hang its caller. Zero means one minute (npx may
+	// download a server on its first run).
+	ConnectTimeout time.Duration
 	// Timeout bounds each tool call; zero leaves only the caller's context. A call that runs out
 	// of time is cancelled on the server and fails with an error the model sees.
 	Timeout time.Duration
@@ -195,8 +199,17 @@ func (c *Client) Session(ctx context.Context) (*sdk.ClientSession, error) {
 		return s, err
 	}
 
-	s, err := c.connect(ctx)
+	timeout := c.cfg.ConnectTimeout
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	connectCtx, cancel := context.WithTimeout(ctx, timeout)
+	s, err := c.connect(connectCtx)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(connectCtx.Err(), context.DeadlineExceeded) {
+			return nil, c.errorf("connecting: no answer within %v", timeout)
+		}
 		return nil, c.errorf("connecting: %w", err)
 	}
 	c.mu.Lock()
@@ -249,13 +262,13 @@ func (c *Client) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	case TypeHTTP:
 		return c.client.Connect(ctx, c.streamable(), nil)
 	case TypeSSE:
-		return c.client.Connect(ctx, &sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: c.httpClient()}, nil)
+		return c.client.Connect(ctx, c.sse(), nil)
 	default: // a URL without a type: streamable HTTP, else the legacy SSE transport
 		s, err := c.client.Connect(ctx, c.streamable(), nil)
 		if err == nil || ctx.Err() != nil || c.cfg.OAuth != nil {
 			return s, err
 		}
-		s, sseErr := c.client.Connect(ctx, &sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: c.httpClient()}, nil)
+		s, sseErr := c.client.Connect(ctx, c.sse(), nil)
 		if sseErr != nil {
 			return nil, fmt.Errorf("streamable HTTP: %w; SSE: %w", err, sseErr)
 		}
@@ -269,6 +282,41 @@ func (c *Client) streamable() *sdk.StreamableClientTransport {
 		retries = 2
 	}
 	return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: c.httpClient(), MaxRetries: retries, OAuthHandler: c.cfg.OAuth}
+}
+
+func (c *Client) sse() sdk.Transport {
+	return detachedTransport{&sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: c.httpClient()}}
+}
+
+// detachedTransport keeps a connection alive past the context it was opened with. The SSE client
+// ties its event stream to that context, which is the context of whichever call happened to
+// connect (a tool call with a timeout, say); the stream must outlive it. The context still bounds
+// the connecting itself.
+type detachedTransport struct{ sdk.Transport }
+
+func (t detachedTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := t.Transport.Connect(connCtx)
+	if !stop() && err == nil { // ctx ended while connecting
+		conn.Close()
+		err = ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &cancelOnClose{Connection: conn, cancel: cancel}, nil
+}
+
+type cancelOnClose struct {
+	sdk.Connection
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	defer c.cancel()
+	return c.Connection.Close()
 }
 
 func (c *Client) httpClient() *http.Client {

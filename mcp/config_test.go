@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -147,6 +148,20 @@ func TestSSE(t *testing.T) {
 			mustContain(t, "echo", call(t, tools, "echo", `{"message":"over sse"}`), "over sse")
 		})
 	}
+
+	// The event stream outlives the call that happened to open it.
+	c, err := mcp.NewClient(mcp.ServerConfig{Name: "everything", Type: mcp.TypeSSE, URL: "http://" + srv.Addr + "/sse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(testContext(t))
+	tools, err := c.Tools(ctx) // connects
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "get-sum after the connecting call", call(t, tools, "get-sum", `{"a":1,"b":1}`), "2")
 }
 
 func ExampleLoadConfig() {

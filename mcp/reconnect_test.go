@@ -102,31 +102,39 @@ func TestKillStdioServerMidCall(t *testing.T) {
 	}
 }
 
-// TestKillHTTPServerMidCall kills a streamable HTTP server while a call runs: the call fails, a
-// call while the server is down fails, and once a new server listens at the same address the next
-// call reconnects (the new server does not know the old session).
+// TestKillHTTPServerMidCall kills an HTTP server (streamable, and legacy SSE) while a call runs:
+// the call fails, a call while the server is down fails, and once a new server listens at the same
+// address the next call reconnects (the new server does not know the old session).
 func TestKillHTTPServerMidCall(t *testing.T) {
 	t.Parallel()
-	srv := startNodeHTTP(t, "mcp-server-everything", 0, "streamableHttp")
-	c := connect(t, mcp.ServerConfig{Name: "everything", Type: mcp.TypeHTTP, URL: "http://" + srv.Addr + "/mcp"})
-	tools, err := c.Tools(testContext(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := callInFlight(t, tools)
-	srv.Kill()
-	checkCutOff(t, <-done)
+	for _, tc := range []struct{ typ, mode, path string }{
+		{mcp.TypeHTTP, "streamableHttp", "/mcp"},
+		{mcp.TypeSSE, "sse", "/sse"},
+	} {
+		t.Run(tc.typ, func(t *testing.T) {
+			t.Parallel()
+			srv := startNodeHTTP(t, "mcp-server-everything", 0, tc.mode)
+			c := connect(t, mcp.ServerConfig{Name: "everything", Type: tc.typ, URL: "http://" + srv.Addr + tc.path})
+			tools, err := c.Tools(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := callInFlight(t, tools)
+			srv.Kill()
+			checkCutOff(t, <-done)
 
-	if _, err := toolByName(t, tools, "get-sum").Call(testContext(t), `{"a": 1, "b": 2}`); err == nil {
-		t.Fatal("call succeeded with the server down")
-	} else {
-		t.Logf("call with the server down: %v", err)
-	}
+			if _, err := toolByName(t, tools, "get-sum").Call(testContext(t), `{"a": 1, "b": 2}`); err == nil {
+				t.Fatal("call succeeded with the server down")
+			} else {
+				t.Logf("call with the server down: %v", err)
+			}
 
-	port, err := strconv.Atoi(srv.Addr[strings.LastIndexByte(srv.Addr, ':')+1:])
-	if err != nil {
-		t.Fatal(err)
+			port, err := strconv.Atoi(srv.Addr[strings.LastIndexByte(srv.Addr, ':')+1:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			startNodeHTTP(t, "mcp-server-everything", port, tc.mode)
+			getSum(t, tools)
+		})
 	}
-	startNodeHTTP(t, "mcp-server-everything", port, "streamableHttp")
-	getSum(t, tools)
 }
