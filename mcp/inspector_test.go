@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -118,23 +119,46 @@ func TestInspectorStdio(t *testing.T) {
 	}
 }
 
-// TestInspectorHTTP checks wield tools served over streamable HTTP with the MCP inspector, and
-// that its --strict check does catch schema problems (so its silence above means something).
+type forecastIn struct {
+	City  string     `json:"city" jsonschema:"the city"`
+	Days  int        `json:"days,omitempty" jsonschema:"how many days ahead"`
+	Units string     `json:"units,omitempty" enum:"C,F" jsonschema:"temperature unit"`
+	Tags  []string   `json:"tags,omitempty"`
+	From  *time.Time `json:"from,omitempty"`
+}
+
+type forecastOut struct {
+	City         string    `json:"city"`
+	Temperatures []float64 `json:"temperatures"`
+	Conditions   string    `json:"conditions"`
+}
+
+func forecast(_ context.Context, in forecastIn) (forecastOut, error) {
+	days := max(in.Days, 1)
+	out := forecastOut{City: in.City, Conditions: "sunny in " + in.City}
+	for i := range days {
+		out.Temperatures = append(out.Temperatures, 20+float64(i))
+	}
+	return out, nil
+}
+
+// TestInspectorHTTP checks wield tools (typed tool.Func tools, their schemas inferred) served over
+// streamable HTTP with the MCP inspector, and that its --strict check does catch schema problems
+// (so its silence means something).
 func TestInspectorHTTP(t *testing.T) {
 	t.Parallel()
-	weather := newTool("weather", `{"type":"object","properties":{"city":{"type":"string","description":"the city"},"days":{"type":"integer","minimum":1,"maximum":7}},"required":["city"],"additionalProperties":false}`,
-		func(_ context.Context, args string) (string, error) {
-			var in struct {
-				City string
-				Days int
-			}
-			if err := json.Unmarshal([]byte(args), &in); err != nil {
-				return "", err
-			}
-			return `{"temperature":21.5,"conditions":"sunny in ` + in.City + `"}`, nil
-		})
-	weather.def.OutputSchema = json.RawMessage(weatherOutput)
-	tools := []tool.Tool{echoTool("echo"), weather, newTool("rich", richSchema, func(context.Context, string) (string, error) { return "ok", nil })}
+	tools := []tool.Tool{
+		tool.Must(tool.Func("forecast", "Get the weather forecast", forecast)),
+		tool.Must(tool.Func("echo", "Echo a message", func(_ context.Context, in struct {
+			Message string `json:"message"`
+		}) (string, error) {
+			return in.Message, nil
+		})),
+		newTool("rich", richSchema, func(context.Context, string) (string, error) { return "ok", nil }),
+	}
+	if len(tools[0].Definition().OutputSchema) == 0 {
+		t.Fatal("tool.Func inferred no output schema for a struct result")
+	}
 
 	serve := func(tools ...tool.Tool) []string {
 		ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return mustServer(t, tools...) }, nil))
@@ -142,14 +166,17 @@ func TestInspectorHTTP(t *testing.T) {
 		return []string{ts.URL + "/mcp", "--transport", "http"}
 	}
 	target := serve(tools...)
-	if names := listTools(t, target...); strings.Join(names, ",") != "echo,rich,weather" {
+	if names := listTools(t, target...); strings.Join(names, ",") != "echo,forecast,rich" {
 		t.Errorf("tools/list = %v", names)
 	}
-	if text, isErr := callTool(t, target, "weather", "city=Paris", "days=2"); isErr || !strings.Contains(text, "sunny in Paris") {
-		t.Errorf("weather = %q, isError %v", text, isErr)
+	if text, isErr := callTool(t, target, "forecast", "city=Paris", "days=2", "units=C"); isErr || !strings.Contains(text, `"conditions":"sunny in Paris"`) {
+		t.Errorf("forecast = %q, isError %v", text, isErr)
 	}
-	if text, isErr := callTool(t, target, "weather", "days=2"); !isErr || !strings.Contains(text, "invalid arguments") {
-		t.Errorf("weather without city = %q, isError %v", text, isErr)
+	if text, isErr := callTool(t, target, "forecast", "days=2"); !isErr || !strings.Contains(text, "invalid arguments") {
+		t.Errorf("forecast without city = %q, isError %v", text, isErr)
+	}
+	if text, isErr := callTool(t, target, "forecast", "city=Oslo", "units=K"); !isErr || !strings.Contains(text, "units") {
+		t.Errorf("forecast with a bad unit = %q, isError %v", text, isErr)
 	}
 
 	// Control: a schema problem is reported, and an error-severity one fails --strict.

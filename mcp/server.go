@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wield-ai/wield/tool"
@@ -46,7 +46,9 @@ func NewServer(impl *sdk.Implementation, opts *sdk.ServerOptions, tools ...tool.
 //     ([tool.ReportProgress]) that sends notifications/progress;
 //   - Metadata.Timeout bounds each call; a panic in the tool becomes an isError result.
 //
-// An input schema that is not a JSON object schema is an error, and nothing is added.
+// An input schema that is not a JSON object schema, or a schema that does not compile, is an
+// error, and nothing is added. A [ResultTool]'s schemas are only checked for their type: a
+// proxied tool's server checks its own arguments, whatever its schema uses.
 func AddTools(s *sdk.Server, tools ...tool.Tool) error {
 	type entry struct {
 		def     *sdk.Tool
@@ -80,55 +82,62 @@ func serverTool(t tool.Tool, def tool.Definition) (*sdk.Tool, sdk.ToolHandler, e
 	if len(input) == 0 {
 		input = json.RawMessage(`{"type":"object"}`)
 	}
-	inSchema, err := objectSchema(input)
-	if err != nil {
+	if typ, err := schemaType(input); err != nil || typ != "object" {
+		if err == nil {
+			err = fmt.Errorf(`type must be "object", got %s`, typ)
+		}
 		return nil, nil, fmt.Errorf("mcp: tool %q: input schema: %w", def.Name, err)
 	}
+	_, passThrough := t.(ResultTool)
+	h := &handler{tool: t, name: def.Name, timeout: t.Metadata().Timeout}
+	var err error
+	if h.input, err = tool.CompileSchema(input); err != nil && !passThrough {
+		return nil, nil, fmt.Errorf("mcp: tool %q: input schema: %w", def.Name, err)
+	}
+	// A ResultTool (a proxied tool above all) may carry a schema wield cannot compile, one with
+	// remote references say; it is served as it is, and its own server checks the arguments.
 	st := &sdk.Tool{Name: def.Name, Description: def.Description, InputSchema: input}
-	h := &handler{tool: t, name: def.Name, timeout: t.Metadata().Timeout, input: resolve(inSchema)}
 	if len(def.OutputSchema) > 0 {
-		var out jsonschema.Schema
-		if err := json.Unmarshal(def.OutputSchema, &out); err != nil {
+		typ, err := schemaType(def.OutputSchema)
+		if err != nil {
 			return nil, nil, fmt.Errorf("mcp: tool %q: output schema: %w", def.Name, err)
 		}
-		if out.Type == "object" {
+		if typ == "object" {
 			st.OutputSchema = def.OutputSchema
 			h.structured = true
-			h.output = resolve(&out)
+			if h.output, err = tool.CompileSchema(def.OutputSchema); err != nil && !passThrough {
+				return nil, nil, fmt.Errorf("mcp: tool %q: output schema: %w", def.Name, err)
+			}
 		}
 	}
 	return st, h.handle, nil
 }
 
-// objectSchema parses a tool's input schema, which MCP requires to describe an object.
-func objectSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
+// schemaType returns the "type" keyword of a schema (a JSON string, or the JSON text of a list).
+func schemaType(schema json.RawMessage) (string, error) {
+	var s struct {
+		Type json.RawMessage `json:"type"`
 	}
-	if s.Type != "object" {
-		return nil, fmt.Errorf(`type must be "object", got %q`, s.Type)
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return "", err
 	}
-	return &s, nil
-}
-
-// resolve prepares s for validation. A schema the validator cannot resolve (one referring to
-// remote documents, say) is served without server-side validation: the tool still checks its input.
-func resolve(s *jsonschema.Schema) *jsonschema.Resolved {
-	r, err := s.Resolve(nil)
-	if err != nil {
-		return nil
+	var typ string
+	if json.Unmarshal(s.Type, &typ) == nil {
+		return typ, nil
 	}
-	return r
+	if len(s.Type) == 0 {
+		return "none", nil
+	}
+	return string(s.Type), nil
 }
 
 type handler struct {
 	tool       tool.Tool
 	name       string
 	timeout    time.Duration
-	input      *jsonschema.Resolved // nil: no validation
-	structured bool                 // results are sent as structuredContent
-	output     *jsonschema.Resolved
+	input      *tool.Validator // nil: no validation
+	structured bool            // results are sent as structuredContent
+	output     *tool.Validator
 }
 
 func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
@@ -136,8 +145,10 @@ func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (res *sd
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	if err := h.validate(args); err != nil {
-		return errorResult(fmt.Errorf("invalid arguments: %w", err)), nil
+	if h.input != nil {
+		if err := h.input.Validate(args); err != nil {
+			return errorResult(err), nil
+		}
 	}
 
 	ctx = tool.WithCall(ctx, tool.Call{Name: h.name})
@@ -178,13 +189,12 @@ func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (res *sd
 	}
 	res = &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out}}}
 	if h.structured {
-		var v any
-		if err := json.Unmarshal([]byte(out), &v); err != nil {
-			return errorResult(fmt.Errorf("tool %q declares an output schema but returned output that is not JSON: %w", h.name, err)), nil
+		if !json.Valid([]byte(out)) {
+			return errorResult(fmt.Errorf("tool %q declares an output schema but returned output that is not JSON (does a result converter change it?): %q", h.name, truncate(out, 200))), nil
 		}
 		if h.output != nil {
-			if err := h.output.Validate(v); err != nil {
-				return errorResult(fmt.Errorf("tool %q returned output that does not match its output schema: %w", h.name, err)), nil
+			if err := h.output.Validate([]byte(out)); err != nil {
+				return errorResult(fmt.Errorf("tool %q returned output that does not match its output schema: %s", h.name, issues(err))), nil
 			}
 		}
 		res.StructuredContent = json.RawMessage(out)
@@ -202,18 +212,21 @@ func RequestFrom(ctx context.Context) *sdk.CallToolRequest {
 	return req
 }
 
-func (h *handler) validate(args json.RawMessage) error {
-	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		return fmt.Errorf("not valid JSON: %w", err)
+// issues lists what a validation error found, without the wording meant for arguments.
+func issues(err error) string {
+	var ae *tool.ArgumentError
+	if !errors.As(err, &ae) || len(ae.Issues) == 0 {
+		return err.Error()
 	}
-	if _, ok := v.(map[string]any); !ok {
-		return errors.New("not a JSON object")
+	parts := make([]string, len(ae.Issues))
+	for i, is := range ae.Issues {
+		path := is.Path
+		if path == "" {
+			path = "/"
+		}
+		parts[i] = path + ": " + is.Message
 	}
-	if h.input == nil {
-		return nil
-	}
-	return h.input.Validate(v)
+	return strings.Join(parts, "; ")
 }
 
 // failure turns a tool's error into an isError result; a call the client cancelled gets no result

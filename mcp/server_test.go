@@ -169,6 +169,7 @@ func TestServeResults(t *testing.T) {
 	tools := []tool.Tool{
 		echoTool("echo"),
 		weather, notJSON, wrongShape,
+		tool.Must(tool.Func("forecast", "Get the weather forecast", forecast)),
 		newTool("rich", richSchema, func(_ context.Context, args string) (string, error) { return "valid: " + args, nil }),
 		newTool("fail", noArgs, func(context.Context, string) (string, error) {
 			return "", errors.New("the printer is on fire")
@@ -213,6 +214,9 @@ func TestServeResults(t *testing.T) {
 				{tool: "echo", args: `{"text":5}`, isError: true, text: "invalid arguments"},
 				{tool: "echo", args: `{"text":"hi","extra":1}`, isError: true, text: "invalid arguments"},
 				{tool: "weather", args: `{}`, text: `"conditions":"sunny"`, structured: `{"temperature":21.5,"conditions":"sunny"}`},
+				{tool: "forecast", args: `{"city":"Rome","days":2}`, text: `"city":"Rome"`,
+					structured: `{"city":"Rome","temperatures":[20,21],"conditions":"sunny in Rome"}`},
+				{tool: "forecast", args: `{"city":"Rome","units":"K"}`, isError: true, text: "invalid arguments: /units"},
 				{tool: "not_json", args: `{}`, isError: true, text: "not JSON"},
 				{tool: "wrong_shape", args: `{}`, isError: true, text: "does not match its output schema"},
 				{tool: "rich", args: `{"name":"Ada","contact":"phone","phone":"+44 1"}`, text: "valid:"},

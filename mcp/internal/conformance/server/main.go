@@ -1,6 +1,6 @@
 // Command server is an MCP server built on wield for the official MCP conformance suite
-// (@modelcontextprotocol/conformance, "conformance server"). Its tools are wield tools served
-// with mcp.AddTools; the prompts, resources and completions the suite also checks are the MCP
+// (@modelcontextprotocol/conformance, "conformance server"). Its tools are wield tools (tool.Func
+// with inferred schemas, tool.New, mcp.NewResultTool for media content) served with mcp.AddTools; the prompts, resources and completions the suite also checks are the MCP
 // SDK's own features, registered on the same server.
 //
 // Usage:
@@ -78,26 +78,6 @@ func newServer() (*sdk.Server, error) {
 	return server, nil
 }
 
-// textTool is a wield tool returning text, with a hand-written input schema.
-type textTool struct {
-	def tool.Definition
-	fn  func(ctx context.Context, args map[string]any) (string, error)
-}
-
-func (t *textTool) Definition() tool.Definition { return t.def }
-func (t *textTool) Metadata() tool.Metadata     { return tool.Metadata{} }
-func (t *textTool) Call(ctx context.Context, args string) (string, error) {
-	var in map[string]any
-	if err := json.Unmarshal([]byte(args), &in); err != nil {
-		return "", fmt.Errorf("arguments: %w", err)
-	}
-	return t.fn(ctx, in)
-}
-
-func newTextTool(name, desc, schema string, fn func(context.Context, map[string]any) (string, error)) tool.Tool {
-	return &textTool{def: tool.Definition{Name: name, Description: desc, InputSchema: json.RawMessage(schema)}, fn: fn}
-}
-
 // content returns a tool answering with fixed MCP content.
 func content(name, desc string, c ...sdk.Content) tool.Tool {
 	return mcp.NewResultTool(tool.Definition{Name: name, Description: desc}, func(context.Context, string) (*sdk.CallToolResult, error) {
@@ -106,21 +86,29 @@ func content(name, desc string, c ...sdk.Content) tool.Tool {
 }
 
 const (
-	noArgs        = `{"type":"object","properties":{}}`
-	promptArgs    = `{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the LLM"}},"required":["prompt"]}`
-	messageArgs   = `{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}`
 	schema2020    = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`
 	sleepBetween  = 50 * time.Millisecond
 	mixedResource = `{"test":"data","value":123}`
 )
 
+type none struct{}
+
+type samplingIn struct {
+	Prompt string `json:"prompt" jsonschema:"The prompt to send to the LLM"`
+}
+
+type elicitationIn struct {
+	Message string `json:"message" jsonschema:"The message to show the user"`
+}
+
 func tools() []tool.Tool {
 	png, _ := base64.StdEncoding.DecodeString(pngBase64)
 	wav, _ := base64.StdEncoding.DecodeString(wavBase64)
+	text := func(s string) func(context.Context, none) (string, error) {
+		return func(context.Context, none) (string, error) { return s, nil }
+	}
 	return []tool.Tool{
-		newTextTool("test_simple_text", "Returns simple text", noArgs, func(context.Context, map[string]any) (string, error) {
-			return "This is a simple text response for testing.", nil
-		}),
+		tool.Must(tool.Func("test_simple_text", "Returns simple text", text("This is a simple text response for testing."))),
 		content("test_image_content", "Returns an image", &sdk.ImageContent{Data: png, MIMEType: "image/png"}),
 		content("test_audio_content", "Returns audio", &sdk.AudioContent{Data: wav, MIMEType: "audio/wav"}),
 		content("test_embedded_resource", "Returns an embedded resource", &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{
@@ -131,7 +119,7 @@ func tools() []tool.Tool {
 			&sdk.ImageContent{Data: png, MIMEType: "image/png"},
 			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "test://mixed-content-resource", MIMEType: "application/json", Text: mixedResource}},
 		),
-		newTextTool("test_tool_with_logging", "Logs three messages while it runs", noArgs, func(ctx context.Context, _ map[string]any) (string, error) {
+		tool.Must(tool.Func("test_tool_with_logging", "Logs three messages while it runs", func(ctx context.Context, _ none) (string, error) {
 			session := mcp.RequestFrom(ctx).Session
 			for i, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 				if i > 0 {
@@ -142,8 +130,8 @@ func tools() []tool.Tool {
 				}
 			}
 			return "Tool with logging executed successfully", nil
-		}),
-		newTextTool("test_tool_with_progress", "Reports progress while it runs", noArgs, func(ctx context.Context, _ map[string]any) (string, error) {
+		})),
+		tool.Must(tool.Func("test_tool_with_progress", "Reports progress while it runs", func(ctx context.Context, _ none) (string, error) {
 			for i, p := range []float64{0, 50, 100} {
 				if i > 0 {
 					time.Sleep(sleepBetween)
@@ -151,14 +139,13 @@ func tools() []tool.Tool {
 				tool.ReportProgress(ctx, tool.Progress{Progress: p, Total: 100, Message: fmt.Sprintf("%.0f%% done", p)})
 			}
 			return fmt.Sprintf("Progress tool completed (token %v)", mcp.RequestFrom(ctx).Params.GetProgressToken()), nil
-		}),
-		newTextTool("test_error_handling", "Always fails", noArgs, func(context.Context, map[string]any) (string, error) {
+		})),
+		tool.Must(tool.Func("test_error_handling", "Always fails", func(context.Context, none) (string, error) {
 			return "", errors.New("This tool intentionally returns an error for testing")
-		}),
-		newTextTool("test_sampling", "Asks the client's model", promptArgs, func(ctx context.Context, in map[string]any) (string, error) {
-			prompt, _ := in["prompt"].(string)
+		})),
+		tool.Must(tool.Func("test_sampling", "Asks the client's model", func(ctx context.Context, in samplingIn) (string, error) {
 			res, err := mcp.RequestFrom(ctx).Session.CreateMessage(ctx, &sdk.CreateMessageParams{
-				Messages:  []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: prompt}}},
+				Messages:  []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: in.Prompt}}},
 				MaxTokens: 100,
 			})
 			if err != nil {
@@ -169,10 +156,9 @@ func tools() []tool.Tool {
 				text = tc.Text
 			}
 			return "LLM response: " + text, nil
-		}),
-		newTextTool("test_elicitation", "Asks the user", messageArgs, func(ctx context.Context, in map[string]any) (string, error) {
-			message, _ := in["message"].(string)
-			return elicit(ctx, message, &jsonschema.Schema{
+		})),
+		tool.Must(tool.Func("test_elicitation", "Asks the user", func(ctx context.Context, in elicitationIn) (string, error) {
+			return elicit(ctx, in.Message, &jsonschema.Schema{
 				Type: "object",
 				Properties: map[string]*jsonschema.Schema{
 					"username": {Type: "string", Description: "User's response"},
@@ -180,34 +166,39 @@ func tools() []tool.Tool {
 				},
 				Required: []string{"username", "email"},
 			}, "User response")
-		}),
-		newTextTool("test_elicitation_sep1034_defaults", "Asks the user, with defaults", noArgs, func(ctx context.Context, _ map[string]any) (string, error) {
+		})),
+		tool.Must(tool.Func("test_elicitation_sep1034_defaults", "Asks the user, with defaults", func(ctx context.Context, _ none) (string, error) {
 			return elicit(ctx, "Test defaults for primitives", json.RawMessage(`{"type":"object","properties":{
 				"name":{"type":"string","description":"User name","default":"John Doe"},
 				"age":{"type":"integer","description":"User age","default":30},
 				"score":{"type":"number","description":"User score","default":95.5},
 				"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},
 				"verified":{"type":"boolean","description":"Verification status","default":true}}}`), "Elicitation completed")
-		}),
-		newTextTool("test_elicitation_sep1330_enums", "Asks the user to choose", noArgs, func(ctx context.Context, _ map[string]any) (string, error) {
+		})),
+		tool.Must(tool.Func("test_elicitation_sep1330_enums", "Asks the user to choose", func(ctx context.Context, _ none) (string, error) {
 			return elicit(ctx, "Test enum schemas", json.RawMessage(`{"type":"object","properties":{
 				"untitledSingle":{"type":"string","enum":["option1","option2","option3"]},
 				"titledSingle":{"type":"string","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},
 				"legacyEnum":{"type":"string","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},
 				"untitledMulti":{"type":"array","minItems":1,"maxItems":3,"items":{"type":"string","enum":["option1","option2","option3"]}},
 				"titledMulti":{"type":"array","minItems":1,"maxItems":3,"items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`), "Elicitation completed")
-		}),
-		newTextTool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features", schema2020, func(_ context.Context, in map[string]any) (string, error) {
-			b, _ := json.Marshal(in)
+		})),
+		// A schema given as is (SEP-1613): tool.New serves it untouched and validates against it.
+		tool.Must(tool.New(tool.Definition{
+			Name:        "json_schema_2020_12_tool",
+			Description: "Tool with JSON Schema 2020-12 features",
+			InputSchema: json.RawMessage(schema2020),
+		}, func(_ context.Context, args map[string]any) (any, error) {
+			b, _ := json.Marshal(args)
 			return "JSON Schema 2020-12 tool called with: " + string(b), nil
-		}),
-		newTextTool("test_reconnection", "Closes its event stream so the client reconnects", noArgs, func(ctx context.Context, _ map[string]any) (string, error) {
+		})),
+		tool.Must(tool.Func("test_reconnection", "Closes its event stream so the client reconnects", func(ctx context.Context, _ none) (string, error) {
 			if extra := mcp.RequestFrom(ctx).Extra; extra != nil && extra.CloseSSEStream != nil {
 				extra.CloseSSEStream(sdk.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
 			}
 			time.Sleep(100 * time.Millisecond)
 			return "Reconnection test completed successfully.", nil
-		}),
+		})),
 	}
 }
 
