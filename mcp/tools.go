@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -157,8 +158,8 @@ func (e *ToolError) Error() string {
 
 // ResultText renders a tool result as the text a model reads:
 //
-//   - structuredContent, when present and the content blocks are all text, as compact JSON (the
-//     text blocks then only repeat it for older clients);
+//   - structuredContent, when present and the content blocks are all text, as JSON: the server's
+//     own text when it is exactly that JSON (keeping its field order), else compact JSON;
 //   - otherwise each content block on its own line: text as is; an image or audio clip as
 //     "[image: image/png, 1024 bytes]"; a resource link as "[resource link: name <uri> (mime)]"
 //     followed by its description; an embedded text resource as "[resource: <uri> (mime)]" and
@@ -171,6 +172,10 @@ func ResultText(res *sdk.CallToolResult) string {
 		return ""
 	}
 	if res.StructuredContent != nil && allText(res.Content) {
+		if len(res.Content) == 1 && sameJSON(res.Content[0].(*sdk.TextContent).Text, res.StructuredContent) {
+			// The server's own serialization: its field order, as the tool's author wrote it.
+			return res.Content[0].(*sdk.TextContent).Text
+		}
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			return string(b)
 		}
@@ -180,6 +185,20 @@ func ResultText(res *sdk.CallToolResult) string {
 		parts = append(parts, contentText(c))
 	}
 	return strings.Join(parts, "\n")
+}
+
+// sameJSON reports whether text is a JSON encoding of v, a decoded JSON value.
+func sameJSON(text string, v any) bool {
+	var w any
+	if err := json.Unmarshal([]byte(text), &w); err != nil {
+		return false
+	}
+	if raw, ok := v.(json.RawMessage); ok { // a result made in this process
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return false
+		}
+	}
+	return reflect.DeepEqual(w, v)
 }
 
 // allText reports content with no blocks but text. Binary blocks are described rather than sent,
