@@ -106,7 +106,10 @@ type ServerConfig struct {
 // server goes away. It is a [tool.Provider] of the server's tools and is safe for concurrent use.
 //
 // A server's tool list is fetched once and kept until the server announces a change
-// (notifications/tools/list_changed) or the connection is lost.
+// (notifications/tools/list_changed) or the connection is lost. Cancelling a call's context
+// cancels the call on the server; a progress receiver in it ([tool.WithProgress]) gets the
+// server's notifications/progress (best effort: a notification arriving together with the result
+// may be dropped).
 type Client struct {
 	cfg    ServerConfig
 	client *sdk.Client
