@@ -84,6 +84,15 @@ func (c *catalog) add(source string, tools []tool.Tool) error {
 	return nil
 }
 
+// definitions returns the tools' definitions.
+func (c *catalog) definitions() []tool.Definition {
+	defs := make([]tool.Definition, len(c.tools))
+	for i, t := range c.tools {
+		defs[i] = t.Definition()
+	}
+	return defs
+}
+
 // lookup finds a tool by name.
 func (c *catalog) lookup(name string) (tool.Tool, error) {
 	i := slices.IndexFunc(c.tools, func(t tool.Tool) bool { return t.Definition().Name == name })

@@ -107,19 +107,13 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		limits.Total = f.maxToolCalls
 		limits.OnExceeded = toolcall.LimitTellModel
 	}
-	opts := []client.Option{
-		client.WithManager(toolcall.New(toolcall.Config{Limits: limits})),
-		client.WithTools(cat.tools),
-	}
+	mgr := toolcall.New(toolcall.Config{Limits: limits})
+	opts := []client.Option{client.WithManager(mgr), client.WithTools(cat.tools)}
 	if f.system != "" {
 		opts = append(opts, client.WithSystem(f.system))
 	}
 	if f.toolSearch {
-		adv, err := a.toolSearchAdvisor(cat)
-		if err != nil {
-			return err
-		}
-		opts = append(opts, client.WithAdvisors(adv))
+		opts = append(opts, client.WithAdvisors(a.toolSearchAdvisor(mgr)))
 	}
 
 	// The conversation: kept in the session store when named, else in memory for this run.
@@ -151,17 +145,17 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		if strings.TrimSpace(prompt) == "" {
 			return usagef("the prompt is empty")
 		}
-		err := a.turn(ctx, c, disp, prompt)
+		err := a.turn(ctx, c, disp, conversation, prompt)
 		a.pendingAlarms(cat)
 		return err
 	}
-	return a.interactive(ctx, c, disp, cat)
+	return a.interactive(ctx, c, disp, cat, conversation)
 }
 
 // turn asks one question and shows the answer as it streams.
-func (a *app) turn(ctx context.Context, c *client.Client, disp display, prompt string) error {
+func (a *app) turn(ctx context.Context, c *client.Client, disp display, conversation, prompt string) error {
 	disp.waiting()
-	for ev, err := range c.Prompt(prompt).Stream(ctx).Events() {
+	for ev, err := range c.Prompt(prompt).Param(client.ParamConversationID, conversation).Stream(ctx).Events() {
 		if err != nil {
 			return disp.failed(err)
 		}
@@ -175,7 +169,7 @@ func (a *app) turn(ctx context.Context, c *client.Client, disp display, prompt s
 }
 
 // interactive reads one question per line until the end of input or /exit.
-func (a *app) interactive(ctx context.Context, c *client.Client, disp display, cat *catalog) error {
+func (a *app) interactive(ctx context.Context, c *client.Client, disp display, cat *catalog, conversation string) error {
 	promptTTY := isTerminal(a.stdin) && a.stderrTTY
 	if promptTTY {
 		fmt.Fprintln(a.stderr, "Ask anything; /exit or Ctrl-D ends the chat.")
@@ -221,7 +215,7 @@ func (a *app) interactive(ctx context.Context, c *client.Client, disp display, c
 			a.pendingAlarms(cat)
 			return nil
 		}
-		if err := a.turn(ctx, c, disp, line); err != nil {
+		if err := a.turn(ctx, c, disp, conversation, line); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}

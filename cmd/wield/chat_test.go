@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -252,3 +253,29 @@ var tokyo = func() *time.Location {
 	}
 	return loc
 }()
+
+func TestChatToolSearch(t *testing.T) {
+	m := chattest.New(
+		chattest.Calls(chattest.Call("toolSearchTool", `{"query":"set an alarm"}`)),
+		chattest.Calls(chattest.Call("setAlarm", `{"time":"2999-01-01T07:00:00"}`)),
+		chattest.Text("Your alarm is set."),
+	)
+	stdout, stderr, code := run(t, keyEnv(t), m, "", "chat", "--tool-search", "Wake me up in the year 2999")
+	if code != exitOK || stdout != "Your alarm is set.\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	var offered []string
+	for i, p := range m.Prompts() {
+		var names []string
+		for _, tl := range p.Options.Tools {
+			names = append(names, tl.Definition().Name)
+		}
+		offered = append(offered, fmt.Sprintf("%d:%s", i+1, strings.Join(names, ",")))
+	}
+	if got := strings.Join(offered, " "); !strings.HasPrefix(got, "1:toolSearchTool 2:toolSearchTool,setAlarm") {
+		t.Errorf("tools offered per request: %s", got)
+	}
+	if !strings.Contains(stderr, "tool toolSearchTool ") || !strings.Contains(stderr, "tool setAlarm done in") {
+		t.Errorf("stderr %q", stderr)
+	}
+}

@@ -209,3 +209,26 @@ func TestBinaryGen(t *testing.T) {
 		t.Fatalf("gen of a bad package: %+v", r)
 	}
 }
+
+func TestBinaryToolsSearch(t *testing.T) {
+	r := wield(t, cleanEnv(t), "", "tools", "search", "--json", "alarm")
+	var hits []struct {
+		Name   string  `json:"name"`
+		Score  float64 `json:"score"`
+		Source string  `json:"source"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &hits); err != nil || r.code != 0 {
+		t.Fatalf("exit %d, %v: %s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if len(hits) != 1 || hits[0].Name != "setAlarm" || hits[0].Source != "built-in" || hits[0].Score <= 0 {
+		t.Fatalf("hits %+v", hits)
+	}
+	r = wield(t, cleanEnv(t), "", "tools", "search", "current date")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "getCurrentDateTime ") {
+		t.Fatalf("search: %+v", r)
+	}
+	r = wield(t, cleanEnv(t), "", "tools", "search", "--max", "0", "x")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--max must be between 1 and 20") {
+		t.Fatalf("--max 0: %+v", r)
+	}
+}

@@ -26,7 +26,7 @@ the MCP servers in --mcp-config.`,
   wield tools call setAlarm '{"time":"2025-10-21T07:30:00"}'
   wield tools search --mcp-config mcp.json "read a file"`,
 	}
-	cmd.AddCommand(a.toolsListCommand(), a.toolsCallCommand())
+	cmd.AddCommand(a.toolsListCommand(), a.toolsCallCommand(), a.toolsSearchCommand())
 	return groupCommand(cmd)
 }
 
