@@ -113,7 +113,19 @@ func (d *DateTime) SetAlarm(ctx context.Context, in AlarmRequest) (string, error
 	if in.Label != "" {
 		msg += " (" + in.Label + ")"
 	}
-	return msg + ", in " + at.Sub(now).Round(time.Second).String() + ".", nil
+	return msg + ", " + until(now, at) + ".", nil
+}
+
+// until says how far at is from now: "in 10m0s", "in 3 days", "in about 974 years".
+func until(now, at time.Time) string {
+	if years := at.Year() - now.Year(); years > 1 {
+		return fmt.Sprintf("in about %d years", years)
+	}
+	d := at.Sub(now)
+	if d < 48*time.Hour {
+		return "in " + d.Round(time.Second).String()
+	}
+	return fmt.Sprintf("in %d days", int(d.Hours()/24))
 }
 
 func parseTime(s string, loc *time.Location) (time.Time, error) {

@@ -71,6 +71,8 @@ func TestSetAlarm(t *testing.T) {
 		{AlarmRequest{Time: "2025-10-20T14:10:00"}, "Alarm set for 2025-10-20T14:10:00+01:00, in 10m0s.", ""},
 		{AlarmRequest{Time: "2025-10-20T14:10"}, "Alarm set for 2025-10-20T14:10:00+01:00, in 10m0s.", ""},
 		{AlarmRequest{Time: " 2025-10-21T07:30:00Z ", Label: "wake up"}, "Alarm set for 2025-10-21T07:30:00Z (wake up), in 18h30m0s.", ""},
+		{AlarmRequest{Time: "2025-10-25T14:00:00"}, "Alarm set for 2025-10-25T14:00:00+01:00, in 5 days.", ""},
+		{AlarmRequest{Time: "2999-01-01T07:00:00"}, "Alarm set for 2999-01-01T07:00:00Z, in about 974 years.", ""},
 		{AlarmRequest{Time: "2025-10-20T13:59:59"}, "", "is not in the future"},
 		{AlarmRequest{Time: "tomorrow at 7"}, "", `time "tomorrow at 7" is not in ISO-8601 format`},
 		{AlarmRequest{}, "", "time is empty"},
