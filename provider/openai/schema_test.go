@@ -17,18 +17,18 @@ func TestStrictSchema(t *testing.T) {
 		name, in, want string
 		nullable       bool
 	}{{
-		name: "optional properties become nullable, order kept",
-		in:   `{"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":"integer","description":"n"}},"required":["zeta"]}`,
-		want: `{"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":["integer","null"],"description":"n"}},"required":["zeta","alpha"],"additionalProperties":false}`,
+		name:     "optional properties become nullable, order kept",
+		in:       `{"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":"integer","description":"n"}},"required":["zeta"]}`,
+		want:     `{"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":["integer","null"],"description":"n"}},"required":["zeta","alpha"],"additionalProperties":false}`,
 		nullable: true,
 	}, {
 		name: "all required stays as is apart from additionalProperties",
 		in:   `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`,
 		want: `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`,
 	}, {
-		name: "enums gain null",
-		in:   `{"type":"object","properties":{"unit":{"type":"string","enum":["c","f"]}}}`,
-		want: `{"type":"object","properties":{"unit":{"type":["string","null"],"enum":["c","f",null]}},"required":["unit"],"additionalProperties":false}`,
+		name:     "enums gain null",
+		in:       `{"type":"object","properties":{"unit":{"type":"string","enum":["c","f"]}}}`,
+		want:     `{"type":"object","properties":{"unit":{"type":["string","null"],"enum":["c","f",null]}},"required":["unit"],"additionalProperties":false}`,
 		nullable: true,
 	}, {
 		name: "refs, consts and unions are wrapped or extended",
@@ -39,9 +39,9 @@ func TestStrictSchema(t *testing.T) {
 			`"required":["p","k","u","n"],"additionalProperties":false}`,
 		nullable: true,
 	}, {
-		name: "nested objects and array items",
-		in:   `{"type":"object","properties":{"o":{"type":"object","properties":{"a":{"type":"boolean"}}},"l":{"type":"array","items":{"type":"object","properties":{"b":{"type":"string"}},"required":["b"]}}},"required":["o","l"]}`,
-		want: `{"type":"object","properties":{"o":{"type":"object","properties":{"a":{"type":["boolean","null"]}},"required":["a"],"additionalProperties":false},"l":{"type":"array","items":{"type":"object","properties":{"b":{"type":"string"}},"required":["b"],"additionalProperties":false}}},"required":["o","l"],"additionalProperties":false}`,
+		name:     "nested objects and array items",
+		in:       `{"type":"object","properties":{"o":{"type":"object","properties":{"a":{"type":"boolean"}}},"l":{"type":"array","items":{"type":"object","properties":{"b":{"type":"string"}},"required":["b"]}}},"required":["o","l"]}`,
+		want:     `{"type":"object","properties":{"o":{"type":"object","properties":{"a":{"type":["boolean","null"]}},"required":["a"],"additionalProperties":false},"l":{"type":"array","items":{"type":"object","properties":{"b":{"type":"string"}},"required":["b"],"additionalProperties":false}}},"required":["o","l"],"additionalProperties":false}`,
 		nullable: true,
 	}, {
 		name: "a tool without parameters",
