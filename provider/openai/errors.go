@@ -197,11 +197,11 @@ func fillFromBody(pe *chat.ProviderError, body []byte) {
 		}
 	}
 	const maxMessage = 1000
-	msg := strings.ToValidUTF8(string(body), "\uFFFD")
+	msg := body
 	if len(msg) > maxMessage {
-		msg = msg[:maxMessage] + "…"
+		msg = append(msg[:maxMessage:maxMessage], "…"...)
 	}
-	pe.Message = msg
+	pe.Message = strings.ToValidUTF8(string(msg), "\uFFFD")
 }
 
 // stringish renders a code that may be a string, a number or null.
