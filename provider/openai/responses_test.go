@@ -276,24 +276,7 @@ func TestResponsesReasoningLoop(t *testing.T) {
 	exs := loadCase(t, "responses", "vercel-reasoning-tool-loop-stream-gpt-5.1-codex-max")
 	srv := replay.NewServer(t, exs...)
 	m := newResponsesModel(t, srv.URL+"/v1", Config{Model: "gpt-5.1-codex-max", Store: ptr(false)})
-	calc := newTool("calculator", "A minimal calculator for basic arithmetic. Call it once per step.",
-		`{"type":"object","properties":{"a":{"type":"number","description":"First operand."},"b":{"type":"number","description":"Second operand."},"op":{"type":"string","enum":["add","subtract","multiply","divide"],"default":"add","description":"Arithmetic operation to perform."}},"required":["a","b","op"],"additionalProperties":false}`)
-	calc.fn = func(_ context.Context, args string) (string, error) {
-		var in struct {
-			A, B float64
-			Op   string
-		}
-		if err := json.Unmarshal([]byte(args), &in); err != nil {
-			return "", err
-		}
-		switch in.Op {
-		case "add":
-			return fmt.Sprint(in.A + in.B), nil
-		case "multiply":
-			return fmt.Sprint(in.A * in.B), nil
-		}
-		return "", fmt.Errorf("unsupported op %q", in.Op)
-	}
+	calc := calculatorTool()
 	opts := &chat.Options{Tools: []tool.Tool{calc}, Extra: map[string]any{ExtraReasoningSummary: "auto"}}
 	history := []chat.Message{chat.User("Compute (12 + 7) * 3 * 10 with the calculator, one step per call.")}
 	var results []string
@@ -361,6 +344,29 @@ func TestResponsesReasoningLoop(t *testing.T) {
 	if got := strings.Join(kinds, ","); got != "user,reasoning,function_call,function_call_output,function_call,function_call_output,function_call,function_call_output" {
 		t.Fatalf("last request input items: %s", got)
 	}
+}
+
+// calculatorTool is the tool of the vercel reasoning recordings, with a real implementation.
+func calculatorTool() *testTool {
+	calc := newTool("calculator", "A minimal calculator for basic arithmetic. Call it once per step.",
+		`{"type":"object","properties":{"a":{"type":"number","description":"First operand."},"b":{"type":"number","description":"Second operand."},"op":{"type":"string","enum":["add","subtract","multiply","divide"],"default":"add","description":"Arithmetic operation to perform."}},"required":["a","b","op"],"additionalProperties":false}`)
+	calc.fn = func(_ context.Context, args string) (string, error) {
+		var in struct {
+			A, B float64
+			Op   string
+		}
+		if err := json.Unmarshal([]byte(args), &in); err != nil {
+			return "", err
+		}
+		switch in.Op {
+		case "add":
+			return fmt.Sprint(in.A + in.B), nil
+		case "multiply":
+			return fmt.Sprint(in.A * in.B), nil
+		}
+		return "", fmt.Errorf("unsupported op %q", in.Op)
+	}
+	return calc
 }
 
 // TestResponsesReasoningSentBack checks which reasoning goes back, depending on storage.
