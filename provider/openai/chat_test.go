@@ -609,3 +609,22 @@ func jsonEqual(a, b any) bool {
 	_ = json.Unmarshal(jb, &vb)
 	return reflect.DeepEqual(va, vb)
 }
+
+// TestChatStreamLegacyFunctionCall reads a streamed legacy function_call (the deprecated shape of
+// the lcgo-legacy recording, streamed; built for this test) as one tool call.
+func TestChatStreamLegacyFunctionCall(t *testing.T) {
+	body := "data: " + `{"id":"c","model":"gpt-3.5-turbo-0125","choices":[{"index":0,"delta":{"role":"assistant","content":null,"function_call":{"name":"get_weather","arguments":""}},"finish_reason":null}]}` + "\n\n" +
+		"data: " + `{"id":"c","model":"gpt-3.5-turbo-0125","choices":[{"index":0,"delta":{"function_call":{"arguments":"{\"location\""}},"finish_reason":null}]}` + "\n\n" +
+		"data: " + `{"id":"c","model":"gpt-3.5-turbo-0125","choices":[{"index":0,"delta":{"function_call":{"arguments":":\"Boston\"}"}},"finish_reason":null}]}` + "\n\n" +
+		"data: " + `{"id":"c","model":"gpt-3.5-turbo-0125","choices":[{"index":0,"delta":{},"finish_reason":"function_call"}]}` + "\n\ndata: [DONE]\n\n"
+	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body)})
+	m := newChatModel(t, srv.URL, Config{Model: "gpt-3.5-turbo", DisableStreamUsage: true})
+	_, got, err := collect(t, m, &chat.Prompt{Messages: []chat.Message{chat.User("What's the weather like in Boston?")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertResponse(t, got, callResponse("c", "gpt-3.5-turbo-0125", chat.Usage{}, chat.ToolCall{Name: "get_weather", Arguments: `{"location":"Boston"}`}))
+	if strings.Contains(string(srv.Requests()[0].Body), "stream_options") {
+		t.Error("stream_options sent although DisableStreamUsage is set")
+	}
+}

@@ -48,9 +48,10 @@
 // A model's tool calls come back as [chat.ToolCall]s with the API's call ids; results go back as
 // one "tool" message (Chat Completions) or one function_call_output item (Responses) per
 // [chat.ToolResult], with the same id. The APIs have no error flag for results, so a result with
-// IsError set is sent as "Error: " followed by its text. Chat Completions' legacy function_call
-// answers are read as tool calls without id (finish reason tool_calls); calls without id get
-// synthetic ids when sent back, and their results the same ids.
+// IsError set is sent as "Error: " followed by its text. A refusal comes back as the message's
+// text. Chat Completions' legacy function_call answers are read as tool calls without id (finish
+// reason tool_calls); calls without id get synthetic ids when sent back, and their results the
+// same ids. Chat Completions has no way to send reasoning back, so the Chat model drops it.
 //
 // # Streams
 //
