@@ -146,6 +146,9 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := req.tools.checkChoice(o.ToolChoice); err != nil {
+		return nil, err
+	}
 	if len(req.tools.list) > 0 {
 		for _, t := range req.tools.list {
 			fn := shared.FunctionDefinitionParam{Name: t.name, Parameters: t.schema.params}
@@ -167,8 +170,6 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 		if o.ParallelToolCalls != nil {
 			params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
 		}
-	} else if o.ToolChoice != "" && o.ToolChoice != "auto" && o.ToolChoice != "none" {
-		return nil, fmt.Errorf("openai: ToolChoice %q without tools", o.ToolChoice)
 	}
 	if rf := o.ResponseFormat; rf != nil {
 		if len(rf.Schema) == 0 {

@@ -544,6 +544,8 @@ func TestChatOptionErrors(t *testing.T) {
 		{"duplicate tools", Config{Model: "m"}, &chat.Options{Tools: []tool.Tool{weatherTool(), weatherTool()}}, nil},
 		{"invalid schema", Config{Model: "m"}, &chat.Options{Tools: []tool.Tool{newTool("x", "", `[1]`)}}, nil},
 		{"tool choice without tools", Config{Model: "m"}, &chat.Options{ToolChoice: "weather"}, nil},
+		{"tool choice naming another tool", Config{Model: "m"}, &chat.Options{ToolChoice: "time", Tools: []tool.Tool{weatherTool()}}, nil},
+		{"tool required without tools", Config{Model: "m"}, &chat.Options{ToolChoice: "required"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -163,6 +163,9 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := req.tools.checkChoice(o.ToolChoice); err != nil {
+		return nil, err
+	}
 	if len(req.tools.list) > 0 {
 		for _, t := range req.tools.list {
 			fn := &responses.FunctionToolParam{Name: t.name, Parameters: t.schema.params, Strict: oai.Bool(t.schema.strict)}
@@ -181,8 +184,6 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 		if o.ParallelToolCalls != nil {
 			params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
 		}
-	} else if o.ToolChoice != "" && o.ToolChoice != "auto" && o.ToolChoice != "none" {
-		return nil, fmt.Errorf("openai: ToolChoice %q without tools", o.ToolChoice)
 	}
 	if rf := o.ResponseFormat; rf != nil {
 		if len(rf.Schema) == 0 {

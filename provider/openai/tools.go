@@ -58,3 +58,21 @@ func (ts toolSet) clean(name, args string) string {
 	}
 	return dropNulls(args, ts.byName[name].schema.original)
 }
+
+// checkChoice reports a ToolChoice naming a tool the request does not offer (or demanding a call
+// without tools), which the API would reject.
+func (ts toolSet) checkChoice(choice string) error {
+	switch choice {
+	case "", "auto", "none":
+		return nil
+	case "required":
+		if len(ts.list) == 0 {
+			return fmt.Errorf("openai: ToolChoice %q without tools", choice)
+		}
+		return nil
+	}
+	if ts.byName[choice] == nil {
+		return fmt.Errorf("openai: ToolChoice %q names no tool of the request", choice)
+	}
+	return nil
+}
