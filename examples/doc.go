@@ -8,6 +8,8 @@
 //   - usercontrolled: the loop driven by the application with toolcall.Manager, call and stream.
 //   - memory: chat memory outside the tool loop (default) and inside it.
 //   - observer: an advisor inside the loop observing every iteration, and the event stream.
+//   - toolsearch: the Tool Search Tool over a catalog of service tools.
+//   - augment: tool argument augmentation capturing the model's reasoning with each call.
 //
 // Each runs offline on a scripted model from package chattest, replaying what a real model
 // answers; each program's run function takes any chat.Model, so the same code runs against a
