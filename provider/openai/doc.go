@@ -70,11 +70,13 @@
 //
 // Reasoning items of the output are kept in [chat.Message.Reasoning], one entry per summary part
 // (one without text when the item has no summary), each with the item's id, the first with its
-// encrypted content; a function_call that follows reasoning keeps its item id (fc_…) in
-// [chat.ToolCall.Signature]. On the next turn the assistant message's reasoning items are sent
-// back as input items before its function calls, which carry their item ids again, so the model
-// continues its reasoning; reasoning of other providers is dropped, and so is the reasoning of
-// an assistant message without tool calls, which the API would ignore.
+// encrypted content. A function_call that follows reasoning is linked to it by its item id, kept
+// as one more entry without text: {ID: the item id (fc_…), Signature: the call id}. Being
+// entries of OpenAI's reasoning, these never reach other providers, as a call's own Signature
+// would. On the next turn the assistant message's reasoning items are sent back as input items
+// before its function calls, which carry their item ids again, so the model continues its
+// reasoning; reasoning of other providers is dropped, and so is the reasoning of an assistant
+// message without tool calls, which the API would ignore.
 //
 // Whether a reasoning item can be sent back depends on storage. Responses are stored by default
 // and the API finds a reasoning item by its id. With [Config.Store] false (zero data retention)

@@ -227,10 +227,13 @@ func responsesInput(msgs []chat.Message, stored bool) (responses.ResponseInputPa
 		case chat.RoleUser:
 			out = append(out, responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleUser))
 		case chat.RoleAssistant:
-			sentReasoning := false
+			var links map[string]string
 			if len(m.ToolCalls) > 0 {
-				items := reasoningItems(m.Reasoning, stored)
-				sentReasoning = len(items) > 0
+				var items []responses.ResponseInputItemUnionParam
+				items, links = reasoningItems(m.Reasoning, stored)
+				if len(items) == 0 {
+					links = nil
+				}
 				out = append(out, items...)
 			}
 			if m.Content != "" {
@@ -238,8 +241,8 @@ func responsesInput(msgs []chat.Message, stored bool) (responses.ResponseInputPa
 			}
 			for _, c := range m.ToolCalls {
 				fc := &responses.ResponseFunctionToolCallParam{CallID: c.ID, Name: c.Name, Arguments: callArguments(c.Arguments)}
-				if sentReasoning && strings.HasPrefix(c.Signature, "fc_") {
-					fc.ID = oai.String(c.Signature)
+				if id := links[c.ID]; id != "" {
+					fc.ID = oai.String(id)
 				}
 				out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCall: fc})
 			}
@@ -263,12 +266,18 @@ func responsesInput(msgs []chat.Message, stored bool) (responses.ResponseInputPa
 }
 
 // reasoningItems rebuilds reasoning items from the entries [reasoningEntries] made: consecutive
-// entries with one id are one item, their texts its summary parts.
-func reasoningItems(rs []chat.Reasoning, stored bool) []responses.ResponseInputItemUnionParam {
+// entries with one id are one item, their texts its summary parts. It also returns the item ids
+// of the function calls, by call id, from the entries [callLink] made.
+func reasoningItems(rs []chat.Reasoning, stored bool) ([]responses.ResponseInputItemUnionParam, map[string]string) {
 	var out []responses.ResponseInputItemUnionParam
 	var cur *responses.ResponseReasoningItemParam
+	links := map[string]string{}
 	for _, r := range rs {
 		if r.Provider != Provider || r.ID == "" {
+			continue
+		}
+		if r.Signature != "" {
+			links[r.Signature] = r.ID
 			continue
 		}
 		if cur == nil || cur.ID != r.ID {
@@ -283,7 +292,7 @@ func reasoningItems(rs []chat.Reasoning, stored bool) []responses.ResponseInputI
 		}
 	}
 	if stored {
-		return out
+		return out, links
 	}
 	kept := out[:0]
 	for _, item := range out {
@@ -291,7 +300,15 @@ func reasoningItems(rs []chat.Reasoning, stored bool) []responses.ResponseInputI
 			kept = append(kept, item)
 		}
 	}
-	return kept
+	return kept, links
+}
+
+// callLink records, among the reasoning entries, the item id of a function call that followed
+// reasoning: the API links the call to that reasoning by it. It is kept there rather than in
+// [chat.ToolCall.Signature] because reasoning entries carry their provider, so other providers
+// drop them, while a call's signature would reach them.
+func callLink(itemID, callID string) chat.Reasoning {
+	return chat.Reasoning{Provider: Provider, ID: itemID, Signature: callID}
 }
 
 // reasoningEntries keeps a reasoning item as chat entries: one per summary part (one without
@@ -332,12 +349,11 @@ func responsesResponse(r *responses.Response, tools toolSet) *chat.Response {
 				}
 			}
 		case "function_call":
-			call := chat.ToolCall{ID: item.CallID, Name: item.Name, Index: len(msg.ToolCalls),
-				Arguments: tools.clean(item.Name, item.Arguments.OfString)}
-			if hasReasoning {
-				call.Signature = item.ID
+			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{ID: item.CallID, Name: item.Name, Index: len(msg.ToolCalls),
+				Arguments: tools.clean(item.Name, item.Arguments.OfString)})
+			if hasReasoning && item.ID != "" {
+				msg.Reasoning = append(msg.Reasoning, callLink(item.ID, item.CallID))
 			}
-			msg.ToolCalls = append(msg.ToolCalls, call)
 		case "reasoning":
 			msg.Reasoning = append(msg.Reasoning, reasoningEntries(item.ID, item.EncryptedContent, item.Summary)...)
 		}
@@ -401,16 +417,13 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 		case "function_call":
 			c := st.call(ev.OutputIndex, ev.Item.Name)
 			d := chat.ToolCall{Index: c.index, ID: ev.Item.CallID, Name: ev.Item.Name}
-			if st.reasoning {
-				d.Signature = ev.Item.ID
-			}
 			if args := ev.Item.Arguments.OfString; args != "" && !c.held {
 				d.Arguments = args
 				c.sent += len(args)
 			} else if c.held {
 				c.args = append(c.args, args...)
 			}
-			return delta(chat.Message{ToolCalls: []chat.ToolCall{d}}), nil
+			return delta(chat.Message{ToolCalls: []chat.ToolCall{d}, Reasoning: st.link(ev)}), nil
 		}
 	case "response.function_call_arguments.delta":
 		c := st.calls[ev.OutputIndex]
@@ -432,10 +445,7 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 				// Announced only now: pass the call on whole.
 				c = st.call(ev.OutputIndex, ev.Item.Name)
 				d := chat.ToolCall{Index: c.index, ID: ev.Item.CallID, Name: ev.Item.Name, Arguments: st.tools.clean(ev.Item.Name, full)}
-				if st.reasoning {
-					d.Signature = ev.Item.ID
-				}
-				return delta(chat.Message{ToolCalls: []chat.ToolCall{d}}), nil
+				return delta(chat.Message{ToolCalls: []chat.ToolCall{d}, Reasoning: st.link(ev)}), nil
 			}
 			if c.held {
 				c.held = false
@@ -480,6 +490,14 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 		return nil, &ResponseError{Event: ev.Type, Code: ev.Code, Param: ev.Param, Message: ev.Message}
 	}
 	return nil, nil
+}
+
+// link returns the entry linking a function call to its item id when reasoning came before it.
+func (st *responsesStream) link(ev *responses.ResponseStreamEventUnion) []chat.Reasoning {
+	if !st.reasoning || ev.Item.ID == "" {
+		return nil
+	}
+	return []chat.Reasoning{callLink(ev.Item.ID, ev.Item.CallID)}
 }
 
 // call registers the function call at an output index, numbering calls in arrival order.

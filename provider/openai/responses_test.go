@@ -42,8 +42,8 @@ func vercelWeatherTool() *testTool {
 // among output items of unknown types (skipped), reasoning items, usage and finish reasons must
 // match the recording, and the requests must match where the request was recorded.
 func TestResponsesReplay(t *testing.T) {
-	weatherCall := func(id, callID string) chat.ToolCall {
-		return chat.ToolCall{ID: callID, Name: "get_weather", Arguments: `{"location":"San Francisco, CA","unit":"fahrenheit"}`, Signature: id}
+	weatherCall := func(callID string) chat.ToolCall {
+		return chat.ToolCall{ID: callID, Name: "get_weather", Arguments: `{"location":"San Francisco, CA","unit":"fahrenheit"}`}
 	}
 	cases := []struct {
 		name   string
@@ -75,7 +75,7 @@ func TestResponsesReplay(t *testing.T) {
 		prompt: &chat.Prompt{Messages: []chat.Message{chat.User("What is the weather in San Francisco?")}, Options: &chat.Options{Tools: []tool.Tool{vercelWeatherTool()}}},
 		want: func(*testing.T, []byte) *chat.Response {
 			w := callResponse("resp_01166e06cf473fc80169ab66eaadc8819680a3e03ef7363017", "gpt-5.4-2026-03-05", usage(461, 26),
-				weatherCall("", "call_heVrRaKZEJbsRvHvaEf5BLUI"))
+				weatherCall("call_heVrRaKZEJbsRvHvaEf5BLUI"))
 			return w
 		},
 	}, {
@@ -85,7 +85,7 @@ func TestResponsesReplay(t *testing.T) {
 		stream: true,
 		want: func(*testing.T, []byte) *chat.Response {
 			return callResponse("resp_05147bbe356953b60069ab6736cddc8196933842ce635db83f", "gpt-5.4-2026-03-05", usage(467, 26),
-				weatherCall("", "call_Q7pq6EfVGRnauPLWSSYBGJ1l"))
+				weatherCall("call_Q7pq6EfVGRnauPLWSSYBGJ1l"))
 		},
 	}, {
 		name:   "vercel-tool-search-function-call-gpt-5.4",
@@ -93,7 +93,7 @@ func TestResponsesReplay(t *testing.T) {
 		prompt: &chat.Prompt{Messages: []chat.Message{chat.User("What is the weather in San Francisco?")}},
 		want: func(*testing.T, []byte) *chat.Response {
 			w := callResponse("resp_04bd69550b37ba260069aa689530d0819094482b7c14059a0f", "gpt-5.4-2026-03-05", usage(640, 46),
-				weatherCall("", "call_ytqozXvUXG8NN1b0IODxzUaE"))
+				weatherCall("call_ytqozXvUXG8NN1b0IODxzUaE"))
 			w.Usage.ReasoningTokens = 20
 			return w
 		},
@@ -104,7 +104,7 @@ func TestResponsesReplay(t *testing.T) {
 		stream: true,
 		want: func(*testing.T, []byte) *chat.Response {
 			w := callResponse("resp_08a14073c7135dc10069aa68621de481908b2fc660fb4fc0af", "gpt-5.4-2026-03-05", usage(640, 46),
-				weatherCall("", "call_pddfxhfOx4gY56zn4vIIEbFp"))
+				weatherCall("call_pddfxhfOx4gY56zn4vIIEbFp"))
 			w.Usage.ReasoningTokens = 20
 			return w
 		},
@@ -224,14 +224,15 @@ func TestResponsesToolLoop(t *testing.T) {
 			}
 			rs := first.Result().Message.Reasoning
 			if tc.reasoningID != "" {
-				if len(rs) != 1 || rs[0] != (chat.Reasoning{Provider: "openai", ID: tc.reasoningID}) {
-					t.Fatalf("reasoning = %+v", rs)
+				if len(rs) != 2 || rs[0] != (chat.Reasoning{Provider: "openai", ID: tc.reasoningID}) ||
+					rs[1] != (chat.Reasoning{Provider: "openai", ID: "fc_0967f4efea4061d0016a3c1223286481a0b6b3834cdd7c6574", Signature: tc.callID}) {
+					t.Fatalf("reasoning and call link = %+v", rs)
 				}
-				if !strings.HasPrefix(calls[0].Signature, "fc_") {
-					t.Fatalf("the call after reasoning lost its item id: %+v", calls[0])
-				}
-			} else if len(rs) != 0 || calls[0].Signature != "" {
-				t.Fatalf("reasoning %+v signature %q from a model without reasoning", rs, calls[0].Signature)
+			} else if len(rs) != 0 {
+				t.Fatalf("reasoning %+v from a model without reasoning", rs)
+			}
+			if calls[0].Signature != "" {
+				t.Fatalf("call signature %q: OpenAI's item ids must not reach other providers", calls[0].Signature)
 			}
 			history = runTools(t, history, first, weather)
 			final := call()
@@ -376,9 +377,11 @@ func TestResponsesReasoningSentBack(t *testing.T) {
 			{Provider: "openai", ID: "rs_1", Text: "first part", Encrypted: "enc1"},
 			{Provider: "openai", ID: "rs_1", Text: "second part"},
 			{Provider: "openai", ID: "rs_2"},
+			{Provider: "openai", ID: "fc_1", Signature: "call_1"},
 			{Provider: "anthropic", Text: "not ours", Signature: "sig"},
+			{Provider: "gemini", ID: "fc_x", Signature: "call_2"},
 		},
-		ToolCalls: []chat.ToolCall{{ID: "call_1", Name: "f", Arguments: "{}", Signature: "fc_1"}, {ID: "call_2", Name: "g", Signature: "gemini-signature"}},
+		ToolCalls: []chat.ToolCall{{ID: "call_1", Name: "f", Arguments: "{}"}, {ID: "call_2", Name: "g", Signature: "Z2VtaW5pLXNpZ25hdHVyZQ=="}},
 	}
 	msgs := []chat.Message{chat.User("go"), assistant, chat.ToolMessage(chat.ToolResult{ID: "call_1", Name: "f", Content: "ok"}, chat.ToolResult{ID: "call_2", Name: "g", Content: "bad", IsError: true})}
 	for _, tc := range []struct {
@@ -409,7 +412,8 @@ func TestResponsesReasoningSentBack(t *testing.T) {
 	}
 	// Without tool calls, the reasoning is not needed back; nor are reasoning-less calls linked
 	// by item id.
-	items, err := responsesInput([]chat.Message{{Role: chat.RoleAssistant, Content: "hi", Reasoning: assistant.Reasoning}, chat.Assistant("", chat.ToolCall{ID: "c", Name: "f", Signature: "fc_9"})}, true)
+	items, err := responsesInput([]chat.Message{{Role: chat.RoleAssistant, Content: "hi", Reasoning: assistant.Reasoning},
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "c", Name: "f"}}, Reasoning: []chat.Reasoning{{Provider: "openai", ID: "fc_9", Signature: "c"}}}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -193,11 +193,13 @@ func TestSteadyValidation(t *testing.T) {
 		chat.System("You are a helpful assistant"),
 		chat.User("What's the weather in Florence and Boston?"),
 		{Role: chat.RoleAssistant, Content: "Let me check.", ToolCalls: []chat.ToolCall{
-			{ID: "call_1", Name: "weather", Arguments: `{"location":"Florence, Italy"}`, Signature: "fc_1"},
-			{ID: "call_2", Name: "getCurrentWeather", Arguments: `{"location":"Boston, MA","unit":"celsius"}`, Signature: "fc_2"},
+			{ID: "call_1", Name: "weather", Arguments: `{"location":"Florence, Italy"}`},
+			{ID: "call_2", Name: "getCurrentWeather", Arguments: `{"location":"Boston, MA","unit":"celsius"}`},
 		}, Reasoning: []chat.Reasoning{
 			{Provider: "openai", ID: "rs_1", Text: "**Checking two cities**", Encrypted: "gAAAAABencrypted"},
 			{Provider: "openai", ID: "rs_1", Text: "I will call both tools."},
+			{Provider: "openai", ID: "fc_1", Signature: "call_1"},
+			{Provider: "openai", ID: "fc_2", Signature: "call_2"},
 			{Provider: "anthropic", Text: "not sent", Signature: "sig"},
 		}},
 		chat.ToolMessage(
