@@ -13,6 +13,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/provider/gemini"
 	"github.com/wield-ai/wield/provider/ollama"
+	"github.com/wield-ai/wield/provider/openai"
 )
 
 // modelFlags choose the model.
@@ -216,6 +217,9 @@ func (a *app) newModel(ctx context.Context, s modelSpec) (chat.Model, error) {
 		err error
 	)
 	switch s.provider {
+	case "openai":
+		// Chat Completions, which OpenAI-compatible servers implement too.
+		m, err = openai.New(openai.Config{Model: s.name, APIKey: s.apiKey, BaseURL: s.baseURL})
 	case "gemini":
 		m, err = gemini.New(ctx, gemini.Config{Model: s.name, APIKey: s.apiKey, BaseURL: s.baseURL})
 	case "ollama":

@@ -41,8 +41,8 @@ func TestSnippetsCompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocks, lines := snippets(string(md))
-	if len(blocks) < 4 {
-		t.Fatalf("README.md has %d Go snippets; want at least 4", len(blocks))
+	if len(blocks) < 6 {
+		t.Fatalf("README.md has %d Go snippets; want at least 6: tools (2), the client, chat memory, MCP and tool search", len(blocks))
 	}
 	dir := t.TempDir()
 	replace := map[string]string{}
