@@ -120,7 +120,7 @@ Exit codes: 0 success, 1 an error, 2 a usage error, 3 nothing configured, 130 in
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(a.chatCommand(), a.toolsCommand(), a.mcpCommand(), a.genCommand())
+	root.AddCommand(a.chatCommand(), a.toolsCommand(), a.mcpCommand(), a.sessionsCommand(), a.genCommand())
 	return root
 }
 

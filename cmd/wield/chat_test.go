@@ -279,3 +279,30 @@ func TestChatToolSearch(t *testing.T) {
 		t.Errorf("stderr %q", stderr)
 	}
 }
+
+func TestSessionsCommand(t *testing.T) {
+	env := keyEnv(t)
+	if out, _, code := run(t, env, nil, "", "sessions", "list"); code != 0 || out != "" {
+		t.Fatalf("list before any session: %d %q", code, out)
+	}
+	for _, name := range []string{"work", "home"} {
+		if _, stderr, code := run(t, env, chattest.New(chattest.Text("ok")), "", "chat", "--session", name, "hi"); code != 0 {
+			t.Fatalf("chat: %s", stderr)
+		}
+	}
+	if out, _, code := run(t, env, nil, "", "sessions", "list"); code != 0 || out != "home\nwork\n" {
+		t.Fatalf("list: %d %q", code, out)
+	}
+	if _, stderr, code := run(t, env, nil, "", "sessions", "delete", "work"); code != 0 {
+		t.Fatalf("delete: %s", stderr)
+	}
+	if out, _, _ := run(t, env, nil, "", "sessions", "list"); out != "home\n" {
+		t.Fatalf("list after delete: %q", out)
+	}
+	if _, stderr, code := run(t, env, nil, "", "sessions", "delete", "work"); code != exitError || !strings.Contains(stderr, `no session named "work"`) {
+		t.Fatalf("delete twice: %d %q", code, stderr)
+	}
+	if _, _, code := run(t, env, nil, "", "sessions", "delete"); code != exitUsage {
+		t.Fatalf("delete without a name: %d", code)
+	}
+}
