@@ -83,7 +83,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	case errors.As(err, &cfg):
 		fmt.Fprintln(a.stderr, cfg.msg)
 		return exitConfig
-	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+	case ctx.Err() != nil:
 		fmt.Fprintln(a.stderr, "wield: interrupted")
 		return exitInterrupted
 	case errors.As(err, &usage) || !a.started:

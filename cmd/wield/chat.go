@@ -41,8 +41,9 @@ the prompt from standard input. Without PROMPT, chat reads one question per line
 input until end of input or /exit, keeping the conversation in between.
 
 The built-in tools (the date and time in your time zone, alarms) are on unless --builtin=false;
---mcp-config adds the tools of MCP servers. --session NAME keeps the conversation in
-` + sessionsHint + ` and resumes it on the next run with the same NAME.
+--mcp-config adds the tools of MCP servers. --session NAME keeps the conversation (your messages
+and the answers) in ` + sessionsHint + ` and resumes it on the next run with the same NAME; see
+wield sessions.
 
 The model is --model PROVIDER/NAME (openai, anthropic, gemini, ollama), or $WIELD_MODEL, or picked
 from the API keys in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY), or
