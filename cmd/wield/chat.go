@@ -80,6 +80,21 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 			return err
 		}
 	}
+	// One question (PROMPT, or - for standard input), or an interactive chat without one.
+	var prompt string
+	if len(args) == 1 {
+		prompt = args[0]
+		if prompt == "-" {
+			b, err := io.ReadAll(a.stdin)
+			if err != nil {
+				return err
+			}
+			prompt = string(b)
+		}
+		if strings.TrimSpace(prompt) == "" {
+			return usagef("the prompt is empty")
+		}
+	}
 	spec, err := a.resolveModel(ctx, f.model)
 	if err != nil {
 		return err
@@ -134,18 +149,7 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	opts = append(opts, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, historyWindow), memory.AdvisorConfig{ConversationID: conversation})))
 	c := client.New(model, opts...)
 
-	if len(args) == 1 {
-		prompt := args[0]
-		if prompt == "-" {
-			b, err := io.ReadAll(a.stdin)
-			if err != nil {
-				return err
-			}
-			prompt = string(b)
-		}
-		if strings.TrimSpace(prompt) == "" {
-			return usagef("the prompt is empty")
-		}
+	if prompt != "" {
 		err := a.turn(ctx, c, disp, conversation, prompt)
 		a.pendingAlarms(cat)
 		return err
