@@ -26,6 +26,9 @@ func wrapError(ctx context.Context, err error) error {
 	return fmt.Errorf("anthropic: %w", err)
 }
 
+// maxMessage bounds the part of a non-JSON error body kept as the message.
+const maxMessage = 512
+
 // providerError maps an SDK API error, from an HTTP error status or an `error` event inside a
 // stream, onto chat.ProviderError.
 func providerError(e *sdk.Error) *chat.ProviderError {
@@ -47,7 +50,11 @@ func providerError(e *sdk.Error) *chat.ProviderError {
 			pe.Message = body.Message
 		}
 	} else {
+		// Not Anthropic's JSON (a proxy's error page, say): keep the start of it.
 		pe.Message = strings.TrimSpace(raw)
+		if len(pe.Message) > maxMessage {
+			pe.Message = strings.ToValidUTF8(pe.Message[:maxMessage], "") + "…"
+		}
 	}
 	if pe.StatusCode < 400 {
 		// An error event inside a 200 stream: report the status Anthropic uses for its type, so

@@ -51,12 +51,15 @@ func fromMessage(msg *sdk.Message) (*chat.Response, error) {
 	}, nil
 }
 
-// compactArguments returns a tool_use input as compact JSON text; an absent or empty input is
-// "{}".
+// compactArguments returns a tool_use input, which must be a JSON object, as compact JSON text;
+// an absent input is "{}".
 func compactArguments(input json.RawMessage) (string, error) {
 	input = bytes.TrimSpace(input)
 	if len(input) == 0 || string(input) == "null" {
 		return "{}", nil
+	}
+	if input[0] != '{' {
+		return "", fmt.Errorf("input %.50q is not a JSON object", input)
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(input))
