@@ -2,7 +2,11 @@ module github.com/wield-ai/wield
 
 go 1.25.0
 
-require github.com/anthropics/anthropic-sdk-go v1.84.0
+require (
+	github.com/anthropics/anthropic-sdk-go v1.84.0
+	github.com/go-json-experiment/json v0.0.0-20251027170946-4849db3c2f7e
+	github.com/google/jsonschema-go v0.4.3
+)
 
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect

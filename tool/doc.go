@@ -3,12 +3,45 @@
 // sequential execution) and a Call that takes the model's JSON arguments and returns the text
 // sent back to the model.
 //
+// # Building tools
+//
 // Tools are usually built from Go code: [Func] turns a typed function into a tool with an
-// inferred, validated input schema, [Methods] turns the exported methods of a value into tools,
-// and [New] wraps a raw JSON Schema and a handler for tools known only at run time (MCP-style).
+// inferred input schema, [Methods] turns the exported methods of a value into tools, and [New]
+// wraps a raw JSON Schema and a [Handler] for tools known only at run time (MCP-style, or
+// placeholders). Options set return-direct, a timeout, sequential execution, a result converter
+// or an explicit input schema.
+//
+// Method tools take their names and descriptions from [RegisterMethods] and their parameter
+// docs from [RegisterType]; `wield gen`, a go generate step, writes those calls from
+// `//wield:tool` directives and doc comments. Without registrations a method's tool is named by
+// the method, in lowerCamel case.
+//
+// # Schemas and validation
+//
+// [SchemaFor] and [SchemaOf] infer JSON Schema 2020-12 from Go types (as
+// github.com/google/jsonschema-go values, the types the MCP Go SDK uses), cached per type; the
+// rules are on [SchemaOf]. Every call's arguments are validated against the tool's schema, and
+// defaults filled in, before the tool runs; bad arguments come back as an [*ArgumentError]
+// whose text tells the model what to correct, such as
+//
+//	invalid arguments: /unit: "K" is not one of ["C","F"]
+//
+// [CompileSchema] gives other packages the same [Validator]. It checks the JSON text in a single
+// pass for the common keywords and hands other schemas to jsonschema-go, whose verdicts it
+// matches (a differential test and a fuzz target hold it to that). Arguments are decoded and
+// results encoded with the encoding/json/v2 prototype (github.com/go-json-experiment/json), so
+// a validated call costs less than plain encoding/json without validation.
+//
+// # Results
+//
+// A tool's result becomes text through a [ResultConverter], by default [DefaultConverter]:
+// strings as they are, other values as JSON, no result as [Done].
+//
+// # Context
 //
 // Tool context ([WithContext], [ContextFrom]) carries application data such as a tenant id to the
-// tool without ever sending it to the model.
+// tool without ever sending it to the model; [CallFrom] tells a tool which model call it serves.
+// Errors marked with [Fatal] end the turn instead of going back to the model.
 //
 // This package is the leaf of wield: it imports no other wield package.
 package tool

@@ -12,6 +12,7 @@ type ExecutionError struct {
 	Err    error
 }
 
+// Error names the tool and the call, then the cause.
 func (e *ExecutionError) Error() string {
 	if e.CallID != "" {
 		return fmt.Sprintf("tool %q (call %s): %v", e.Tool, e.CallID, e.Err)
@@ -19,6 +20,7 @@ func (e *ExecutionError) Error() string {
 	return fmt.Sprintf("tool %q: %v", e.Tool, e.Err)
 }
 
+// Unwrap returns the cause, for errors.Is and errors.As.
 func (e *ExecutionError) Unwrap() error { return e.Err }
 
 // fatalError marks an error that must end the turn instead of going back to the model.

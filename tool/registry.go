@@ -1,0 +1,94 @@
+package tool
+
+import (
+	"maps"
+	"reflect"
+	"sync"
+	"sync/atomic"
+)
+
+// MethodDoc describes one method tool of a type. `wield gen` writes these from `//wield:tool`
+// directives and doc comments into a registration file calling [RegisterMethods]; they can also
+// be written by hand.
+type MethodDoc struct {
+	// Method is the Go method name.
+	Method string
+	// Name is the tool name; empty means the method name in lowerCamel case.
+	Name string
+	// Description tells the model what the tool does; empty means the tool name.
+	Description string
+	// ReturnDirect marks the tool's result as the final answer of a turn (see
+	// [Metadata.ReturnDirect]).
+	ReturnDirect bool
+}
+
+// TypeDoc documents a struct type for schema inference: `wield gen` writes it from the type's
+// doc comment and its fields' comments.
+type TypeDoc struct {
+	// Description is the object's description in the schema.
+	Description string
+	// Fields maps Go field names to property descriptions. A field's `jsonschema:"…"` tag, when
+	// present, wins over this.
+	Fields map[string]string
+}
+
+// registry is the one piece of global state of the package: documentation generated from
+// source, registered from init functions and read when tools are built.
+var registry struct {
+	mu      sync.RWMutex
+	methods map[reflect.Type]map[string]MethodDoc
+	types   map[reflect.Type]TypeDoc
+	// gen counts type registrations; cached schemas built under an older one are rebuilt.
+	gen atomic.Uint64
+}
+
+// RegisterMethods declares the method tools of type T (or *T) for [Methods]: once a type has
+// registered methods, only those become tools, with the names, descriptions and return-direct
+// settings given here, the way @Tool annotations select methods in Spring AI. Later
+// registrations of a method replace earlier ones. It is safe for concurrent use, but is meant
+// for init functions: tools already built keep what they were built with.
+func RegisterMethods[T any](methods ...MethodDoc) {
+	t := derefType(reflect.TypeFor[T]())
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if registry.methods == nil {
+		registry.methods = map[reflect.Type]map[string]MethodDoc{}
+	}
+	m := registry.methods[t]
+	if m == nil {
+		m = map[string]MethodDoc{}
+		registry.methods[t] = m
+	}
+	for _, d := range methods {
+		m[d.Method] = d
+	}
+}
+
+// RegisterType declares the documentation of struct type T used by schema inference (see
+// [SchemaOf]). It replaces an earlier registration of T. It is safe for concurrent use, but is
+// meant for init functions: schemas of tools already built do not change.
+func RegisterType[T any](doc TypeDoc) {
+	t := derefType(reflect.TypeFor[T]())
+	doc.Fields = maps.Clone(doc.Fields)
+	registry.mu.Lock()
+	if registry.types == nil {
+		registry.types = map[reflect.Type]TypeDoc{}
+	}
+	registry.types[t] = doc
+	// Schemas embed type docs anywhere in their tree, so every cached schema may be stale.
+	registry.gen.Add(1)
+	registry.mu.Unlock()
+}
+
+func lookupTypeDoc(t reflect.Type) TypeDoc {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	return registry.types[t]
+}
+
+// lookupMethodDocs returns the registered methods of t, or nil if t has none.
+func lookupMethodDocs(t reflect.Type) map[string]MethodDoc {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	return maps.Clone(registry.methods[t])
+}
