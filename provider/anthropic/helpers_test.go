@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -52,20 +51,9 @@ func (f funcTool) Call(ctx context.Context, args string) (string, error) {
 	return f.fn(ctx, args)
 }
 
-// newTool builds a tool whose arguments are decoded into In before fn runs.
+// newTool builds a typed Go tool with the recording's schema.
 func newTool[In any](name, description, schema string, fn func(context.Context, In) (string, error)) tool.Tool {
-	return funcTool{
-		def: tool.Definition{Name: name, Description: description, InputSchema: json.RawMessage(schema)},
-		fn: func(ctx context.Context, args string) (string, error) {
-			var in In
-			dec := json.NewDecoder(strings.NewReader(args))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&in); err != nil {
-				return "", fmt.Errorf("invalid arguments: %w", err)
-			}
-			return fn(ctx, in)
-		},
-	}
+	return tool.Must(tool.Func(name, description, fn, tool.WithInputSchema(json.RawMessage(schema))))
 }
 
 // expected is what a recorded response says, read with plain encoding/json (not the SDK), so the

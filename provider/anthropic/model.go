@@ -165,7 +165,13 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 				yield(nil, err)
 				return
 			}
-			if chunk != nil && !yield(chunk, nil) {
+			if chunk == nil {
+				continue
+			}
+			raw := new(sdk.MessageStreamEventUnion)
+			*raw = ev
+			chunk.Raw = raw
+			if !yield(chunk, nil) {
 				return
 			}
 		}

@@ -211,6 +211,15 @@ func TestInputSchema(t *testing.T) {
 			t.Errorf("number precision lost: %s", got)
 		}
 	}
+	// A schema inferred by tool.Func is an object already and passes unchanged.
+	inferred := tool.Must(tool.Func("get_weather", "Get weather", getWeatherTyped)).Definition().InputSchema
+	s, err := InputSchema(inferred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := asJSON(t, s); !jsonEqual(t, got, string(inferred)) {
+		t.Errorf("inferred schema changed:\n got %s\nwant %s", got, inferred)
+	}
 	for _, bad := range []string{`{"type":"array"}`, `[1]`, `{"required":"a"}`, `"object"`} {
 		if _, err := InputSchema(json.RawMessage(bad)); err == nil {
 			t.Errorf("InputSchema(%s): no error", bad)
@@ -353,3 +362,11 @@ func TestConstruction(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func getWeatherTyped(_ context.Context, in struct {
+	City  string `json:"city" jsonschema:"the city"`
+	Units string `json:"units,omitempty" jsonschema:"celsius or fahrenheit"`
+	Days  *int   `json:"days,omitempty"`
+}) (string, error) {
+	return in.City, nil
+}

@@ -36,7 +36,9 @@ type block struct {
 }
 
 // event applies one stream event and returns the delta to yield, or nil when it carries nothing
-// for the caller (ping, content_block_start of a text block, message_stop).
+// for the caller (ping, content_block_start of a text block, message_stop). The delta's Raw is
+// left for the caller to fill, and ev is not retained, so events that yield nothing are never
+// copied.
 func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, error) {
 	switch ev.Type {
 	case "message_start":
@@ -49,7 +51,7 @@ func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, er
 			output:      u.OutputTokens,
 			thinking:    u.OutputTokensDetails.ThinkingTokens,
 		}
-		return &chat.Response{ID: ev.Message.ID, Model: ev.Message.Model, Usage: s.usage.chat(), Raw: ev}, nil
+		return &chat.Response{ID: ev.Message.ID, Model: ev.Message.Model, Usage: s.usage.chat()}, nil
 
 	case "content_block_start":
 		if !s.started {
@@ -72,13 +74,13 @@ func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, er
 		switch cb.Type {
 		case "text":
 			if cb.Text != "" {
-				return s.text(cb.Text, ev), nil
+				return s.text(cb.Text), nil
 			}
 		case "tool_use":
 			b.toolIndex = s.tools
 			s.tools++
 			b.input = cb.JSON.Input.Raw()
-			return s.call(chat.ToolCall{ID: cb.ID, Name: cb.Name, Index: b.toolIndex}, ev), nil
+			return s.call(chat.ToolCall{ID: cb.ID, Name: cb.Name, Index: b.toolIndex}), nil
 		case "thinking":
 			b.thinking.WriteString(cb.Thinking)
 			b.signature.WriteString(cb.Signature)
@@ -96,13 +98,13 @@ func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, er
 		switch d.Type {
 		case "text_delta":
 			if b.kind == "text" && d.Text != "" {
-				return s.text(d.Text, ev), nil
+				return s.text(d.Text), nil
 			}
 		case "input_json_delta":
 			// The first fragment is usually empty, and a call without arguments sends only that.
 			if b.kind == "tool_use" && d.PartialJSON != "" {
 				b.hasArgs = true
-				return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: d.PartialJSON}, ev), nil
+				return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: d.PartialJSON}), nil
 			}
 		case "thinking_delta":
 			b.thinking.WriteString(d.Thinking)
@@ -124,13 +126,13 @@ func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, er
 				if err != nil {
 					return nil, malformed("tool_use %d input: %v", ev.Index, err)
 				}
-				return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: args}, ev), nil
+				return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: args}), nil
 			}
 		case "thinking":
 			r := chat.Reasoning{Provider: ProviderName, Text: b.thinking.String(), Signature: b.signature.String()}
-			return s.reasoning(r, ev), nil
+			return s.reasoning(r), nil
 		case "redacted_thinking":
-			return s.reasoning(chat.Reasoning{Provider: ProviderName, Encrypted: b.data}, ev), nil
+			return s.reasoning(chat.Reasoning{Provider: ProviderName, Encrypted: b.data}), nil
 		}
 		return nil, nil
 
@@ -153,7 +155,7 @@ func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, er
 			s.usage.thinking = u.OutputTokensDetails.ThinkingTokens
 		}
 		gen := chat.Generation{Message: chat.Message{Role: chat.RoleAssistant}, FinishReason: finishReason(ev.Delta.StopReason)}
-		return &chat.Response{Generations: []chat.Generation{gen}, Usage: s.usage.chat(), Raw: ev}, nil
+		return &chat.Response{Generations: []chat.Generation{gen}, Usage: s.usage.chat()}, nil
 
 	case "message_stop":
 		if !s.started {
@@ -177,18 +179,18 @@ func (s *streamState) open(i int64) (*block, error) {
 	return b, nil
 }
 
-func (s *streamState) text(t string, ev *sdk.MessageStreamEventUnion) *chat.Response {
-	return &chat.Response{Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant, Content: t}}}, Raw: ev}
+func (s *streamState) text(t string) *chat.Response {
+	return &chat.Response{Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant, Content: t}}}}
 }
 
-func (s *streamState) call(c chat.ToolCall, ev *sdk.MessageStreamEventUnion) *chat.Response {
+func (s *streamState) call(c chat.ToolCall) *chat.Response {
 	msg := chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{c}}
-	return &chat.Response{Generations: []chat.Generation{{Message: msg}}, Raw: ev}
+	return &chat.Response{Generations: []chat.Generation{{Message: msg}}}
 }
 
-func (s *streamState) reasoning(r chat.Reasoning, ev *sdk.MessageStreamEventUnion) *chat.Response {
+func (s *streamState) reasoning(r chat.Reasoning) *chat.Response {
 	msg := chat.Message{Role: chat.RoleAssistant, Reasoning: []chat.Reasoning{r}}
-	return &chat.Response{Generations: []chat.Generation{{Message: msg}}, Raw: ev}
+	return &chat.Response{Generations: []chat.Generation{{Message: msg}}}
 }
 
 // finish reports how the stream ended: the transport's or API's error, or ErrIncompleteStream
