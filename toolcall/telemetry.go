@@ -1,0 +1,81 @@
+package toolcall
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// instrumentationName names the tracer and meter of this package.
+const instrumentationName = "github.com/wield-ai/wield/toolcall"
+
+// Values of the error.type attribute on failed calls: a small, fixed set, so metrics stay
+// low-cardinality.
+const (
+	errTypeUnknownTool      = "unknown_tool"
+	errTypeInvalidArguments = "invalid_arguments"
+	errTypeTool             = "tool_error"
+	errTypePanic            = "panic"
+	errTypeTimeout          = "timeout"
+	errTypeLimit            = "limit_exceeded"
+	errTypeCanceled         = "canceled"
+	errTypeFatal            = "fatal"
+)
+
+// durationBuckets are the bucket boundaries the GenAI semantic conventions advise for
+// gen_ai.client.operation.duration.
+var durationBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
+
+var (
+	attrOperation = semconv.GenAIOperationNameExecuteTool
+	attrToolType  = semconv.GenAIToolTypeKey.String("function")
+	spanKind      = trace.WithSpanKind(trace.SpanKindInternal) // built once: options are interfaces
+)
+
+// startSpan starts the execute_tool span of one call as a child of the span in ctx.
+func (m *Manager) startSpan(ctx context.Context, c *callState) (context.Context, trace.Span) {
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs,
+		attrOperation,
+		semconv.GenAIToolName(c.call.Name),
+		attrToolType,
+	)
+	if c.call.ID != "" {
+		attrs = append(attrs, semconv.GenAIToolCallID(c.call.ID))
+	}
+	if c.description != "" {
+		attrs = append(attrs, semconv.GenAIToolDescription(c.description))
+	}
+	if m.cfg.RecordContent {
+		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(c.call.Arguments))
+	}
+	return m.tracer.Start(ctx, "execute_tool "+c.call.Name, spanKind, trace.WithAttributes(attrs...))
+}
+
+// endSpan records the outcome of a call on its span and in the duration metric, then ends the span.
+func (m *Manager) endSpan(ctx context.Context, span trace.Span, c *callState, elapsed time.Duration) {
+	if span.IsRecording() {
+		if m.cfg.RecordContent {
+			// What the model reads, error texts included.
+			span.SetAttributes(semconv.GenAIToolCallResultKey.String(c.result.Content))
+		}
+		if c.errType != "" {
+			span.SetAttributes(semconv.ErrorTypeKey.String(c.errType))
+			span.SetStatus(codes.Error, c.errText)
+		}
+	}
+	span.End()
+
+	if m.duration.Enabled(ctx) {
+		attrs := []attribute.KeyValue{attrOperation, semconv.GenAIToolName(c.call.Name)}
+		if c.errType != "" {
+			attrs = append(attrs, semconv.ErrorTypeKey.String(c.errType))
+		}
+		m.duration.Record(ctx, elapsed.Seconds(), metric.WithAttributes(attrs...))
+	}
+}
