@@ -11,6 +11,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
 )
 
 // The tools of the recordings, as real Go functions producing the results the recorded clients
@@ -236,11 +237,19 @@ func TestReplay(t *testing.T) {
 	}
 }
 
+// sdkRunnerErrors words failed calls the way anthropic-sdk-go's tool runner, which made most
+// of the recordings, does.
+var sdkRunnerErrors = toolcall.ErrorProcessorFunc(func(_ context.Context, err *tool.ExecutionError) (string, error) {
+	return "Error: " + err.Err.Error(), nil
+})
+
 // runLoop drives a tool loop by hand through every recorded exchange: call the model, check the
-// request and the answer against the recording, run the tools, send the results.
+// request and the answer against the recording, run the calls with toolcall.Manager, send the
+// history it returns.
 func runLoop(t *testing.T, m *Model, tc replayCase, exs []replay.Exchange, srv *replay.Server) *chat.Response {
 	t.Helper()
 	ctx := context.Background()
+	manager := toolcall.New(toolcall.Config{ErrorProcessor: sdkRunnerErrors})
 	var msgs []chat.Message
 	if tc.system != "" {
 		msgs = append(msgs, chat.System(tc.system))
@@ -269,33 +278,11 @@ func runLoop(t *testing.T, m *Model, tc replayCase, exs []replay.Exchange, srv *
 		if i == len(exs)-1 || !resp.HasToolCalls() {
 			break
 		}
-		msgs = append(msgs, resp.Result().Message)
-		msgs = append(msgs, runTools(ctx, t, tc.opts.Tools, resp.ToolCalls()))
+		res, err := manager.Execute(ctx, p, resp)
+		if err != nil {
+			t.Fatalf("exchange %d: executing %+v: %v", i+1, resp.ToolCalls(), err)
+		}
+		msgs = res.History
 	}
 	return resp
-}
-
-// runTools executes the calls with the given tools and returns the tool message; a failing tool
-// becomes an error result, as the recorded clients reported it.
-func runTools(ctx context.Context, t *testing.T, tools []tool.Tool, calls []chat.ToolCall) chat.Message {
-	t.Helper()
-	var results []chat.ToolResult
-	for _, c := range calls {
-		var found tool.Tool
-		for _, tl := range tools {
-			if tl.Definition().Name == c.Name {
-				found = tl
-			}
-		}
-		if found == nil {
-			t.Fatalf("model called unknown tool %q", c.Name)
-		}
-		out, err := found.Call(ctx, c.Arguments)
-		if err != nil {
-			results = append(results, chat.ToolResult{ID: c.ID, Name: c.Name, Content: "Error: " + err.Error(), IsError: true})
-			continue
-		}
-		results = append(results, chat.ToolResult{ID: c.ID, Name: c.Name, Content: out})
-	}
-	return chat.ToolMessage(results...)
 }
