@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"slices"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -111,7 +112,8 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 	if err != nil {
 		return nil, err
 	}
-	if _, err := sdk.CalculateNonStreamingTimeout(int(req.params.MaxTokens), req.params.Model, req.opts); err != nil {
+	opts := slices.Concat(m.client.Options, req.opts)
+	if _, err := sdk.CalculateNonStreamingTimeout(int(req.params.MaxTokens), req.params.Model, opts); err != nil {
 		return m.callStreaming(ctx, req)
 	}
 	msg, err := m.client.Messages.New(ctx, req.params, req.opts...)

@@ -3,11 +3,16 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -369,4 +374,49 @@ func getWeatherTyped(_ context.Context, in struct {
 	Days  *int   `json:"days,omitempty"`
 }) (string, error) {
 	return in.City, nil
+}
+
+// TestCallRequestTimeout: with a request timeout among the configured SDK options, the SDK sends
+// even a large max_tokens without streaming, and so does Call.
+func TestCallRequestTimeout(t *testing.T) {
+	srv := replay.NewServer(t, okExchange())
+	m := newTestModel(t, srv.URL, Config{MaxTokens: 64000, RequestOptions: []option.RequestOption{option.WithRequestTimeout(time.Hour)}})
+	if _, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}); err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]any
+	_ = json.Unmarshal(srv.Requests()[0].Body, &body)
+	if _, ok := body["stream"]; ok {
+		t.Errorf("streamed although the SDK would not refuse the request: %v", body)
+	}
+}
+
+// TestConcurrentUse: one Model serves many goroutines.
+func TestConcurrentUse(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(okBody))
+	}))
+	defer srv.Close()
+	m := newTestModel(t, srv.URL, Config{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 16 {
+		wg.Go(func() {
+			p := &chat.Prompt{Messages: []chat.Message{chat.User(fmt.Sprint("hi ", i))}, Options: &chat.Options{Tools: []tool.Tool{sdkWeather()}}}
+			resp, err := m.Call(context.Background(), p)
+			if err == nil && resp.Text() != "ok" {
+				err = fmt.Errorf("text %q", resp.Text())
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
 }
