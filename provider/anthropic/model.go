@@ -183,6 +183,6 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 	}
 }
 
-// ErrIncompleteStream is returned (wrapped) when a stream ends before its message_stop event. It
-// wraps io.ErrUnexpectedEOF, like a connection dropped in the middle of an event.
+// ErrIncompleteStream is the error of a stream that ends before its message_stop event. It wraps
+// io.ErrUnexpectedEOF, as does a connection dropped in the middle of an event.
 var ErrIncompleteStream = fmt.Errorf("anthropic: stream ended before message_stop: %w", io.ErrUnexpectedEOF)
