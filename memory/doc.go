@@ -1,3 +1,9 @@
-// Package memory keeps conversations between calls: a [Repository] stores every message of a
-// conversation, and the memory advisor loads and saves them around a client call.
+// Package memory keeps conversations between calls.
+//
+// A [Repository] stores every message of a conversation ([InMemory] here; SQL ones elsewhere).
+// A [Memory] is what the application and the memory advisor use: [Window] stores through a
+// repository and hands the model the most recent messages, cut by [Trim] so that a tool call is
+// never separated from its results. [Advisor] plugs a Memory into a client's advisor chain,
+// outside the tool loop by default (the user's message and the final answer are stored) or
+// inside it (every message, tool calls and results included).
 package memory

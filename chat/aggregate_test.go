@@ -1,0 +1,78 @@
+package chat
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestAggregatorEdgeCases(t *testing.T) {
+	t.Run("empty stream", func(t *testing.T) {
+		got, err := Aggregate(seq())
+		if err != nil || got == nil || len(got.Generations) != 0 || got.HasToolCalls() {
+			t.Fatalf("%+v %v", got, err)
+		}
+	})
+	t.Run("nil chunks are skipped", func(t *testing.T) {
+		got, err := Aggregate(seq(nil, gen(0, Message{Content: "a"}, ""), nil, gen(0, Message{Content: "b"}, FinishStop)))
+		if err != nil || got.Text() != "ab" || got.Result().FinishReason != FinishStop {
+			t.Fatalf("%+v %v", got, err)
+		}
+	})
+	t.Run("generations sorted by index whatever the arrival order", func(t *testing.T) {
+		got, _ := Aggregate(seq(gen(2, Message{Content: "c"}, ""), gen(0, Message{Content: "a"}, ""), gen(1, Message{Content: "b"}, "")))
+		var texts []string
+		for i, g := range got.Generations {
+			if g.Index != i {
+				t.Fatalf("generation %d has index %d", i, g.Index)
+			}
+			texts = append(texts, g.Message.Content)
+		}
+		if !reflect.DeepEqual(texts, []string{"a", "b", "c"}) {
+			t.Fatalf("texts = %v", texts)
+		}
+	})
+	t.Run("first id, name and signature kept", func(t *testing.T) {
+		got, _ := Aggregate(seq(
+			gen(0, Message{ToolCalls: []ToolCall{{Index: 0, ID: "c1", Name: "weather", Signature: "sig", Arguments: `{"a"`}}}, ""),
+			gen(0, Message{ToolCalls: []ToolCall{{Index: 0, ID: "c1", Arguments: `:1}`}}}, ""),
+		))
+		want := []ToolCall{{Index: 0, ID: "c1", Name: "weather", Signature: "sig", Arguments: `{"a":1}`}}
+		if !reflect.DeepEqual(got.ToolCalls(), want) {
+			t.Fatalf("calls = %+v", got.ToolCalls())
+		}
+	})
+	t.Run("calls of different generations stay apart", func(t *testing.T) {
+		got, _ := Aggregate(seq(
+			gen(0, Message{ToolCalls: []ToolCall{{Index: 0, ID: "a", Name: "x", Arguments: `{`}}}, ""),
+			gen(1, Message{ToolCalls: []ToolCall{{Index: 0, ID: "b", Name: "y", Arguments: `{}`}}}, ""),
+			gen(0, Message{ToolCalls: []ToolCall{{Index: 0, Arguments: `}`}}}, ""),
+		))
+		if len(got.Generations) != 2 || got.Generations[0].Message.ToolCalls[0].Arguments != "{}" ||
+			got.Generations[1].Message.ToolCalls[0].Name != "y" || len(got.ToolCalls()) != 2 {
+			t.Fatalf("%+v", got)
+		}
+	})
+	t.Run("response mid-stream and again", func(t *testing.T) {
+		var a Aggregator
+		a.Add(gen(0, Message{Content: "Hel"}, ""))
+		mid := a.Response()
+		a.Add(gen(0, Message{Content: "lo"}, FinishStop))
+		if mid.Text() != "Hel" || a.Response().Text() != "Hello" || a.Response().Text() != "Hello" {
+			t.Fatalf("mid %q, end %q", mid.Text(), a.Response().Text())
+		}
+		// The earlier snapshot does not change with later chunks.
+		if mid.Result().FinishReason != "" {
+			t.Fatal("snapshot changed")
+		}
+	})
+	t.Run("usage-only chunks and raw values", func(t *testing.T) {
+		got, _ := Aggregate(seq(
+			&Response{Raw: "provider chunk", Usage: Usage{InputTokens: 3}},
+			&Response{Usage: Usage{OutputTokens: 1, ReasoningTokens: 1}},
+			&Response{Usage: Usage{OutputTokens: 4, TotalTokens: 7}},
+		))
+		if got.Usage != (Usage{InputTokens: 3, OutputTokens: 4, TotalTokens: 7, ReasoningTokens: 1}) || got.Raw != nil {
+			t.Fatalf("%+v", got)
+		}
+	})
+}

@@ -1,0 +1,141 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/tool"
+)
+
+type WeatherRequest struct {
+	City string `json:"city"`
+}
+
+func getWeather(_ context.Context, in WeatherRequest) (string, error) {
+	return "sunny in " + in.City, nil
+}
+
+func Example() {
+	weather := tool.Must(tool.Func("currentWeather", "Get the weather in a city", getWeather))
+	model := chattest.New(
+		chattest.Calls(chattest.Call("currentWeather", `{"city":"Paris"}`)),
+		chattest.Text("It is sunny in Paris."),
+	)
+	c := client.New(model, client.WithSystem("Be brief."))
+	answer, err := c.Prompt("What is the weather in Paris?").Tools(weather).Call(context.Background()).Content()
+	fmt.Println(answer, err)
+	// Output: It is sunny in Paris. <nil>
+}
+
+func ExampleSpec_Stream() {
+	weather := tool.Must(tool.Func("currentWeather", "Get the weather in a city", getWeather))
+	model := chattest.New(
+		chattest.Calls(chattest.Call("currentWeather", `{"city":"Paris"}`)).WithText("Let me check. "),
+		chattest.Text("It is sunny."),
+	).WithChunkSize(100)
+	s := client.New(model).Prompt("Weather in Paris?").Tools(weather).Stream(context.Background())
+	for ev, err := range s.Events() {
+		switch {
+		case err != nil:
+			fmt.Println("error:", err)
+		case ev.Chunk != nil:
+			fmt.Printf("text %q\n", ev.Text())
+		case ev.Tool != nil && ev.Tool.Kind == client.ToolStarted:
+			fmt.Println("started", ev.Tool.Call.Name, ev.Tool.Call.Arguments)
+		case ev.Tool != nil:
+			fmt.Println("finished", ev.Tool.Call.Name, ev.Tool.Result.Content)
+		case ev.Done != nil:
+			fmt.Println("done:", ev.Done.Outcome)
+		}
+	}
+	// Output:
+	// text "Let me check. "
+	// started currentWeather {"city":"Paris"}
+	// finished currentWeather sunny in Paris
+	// text "It is sunny."
+	// done: answer
+}
+
+func ExampleEntity() {
+	type Forecast struct {
+		City  string  `json:"city"`
+		TempC float64 `json:"tempC"`
+	}
+	model := chattest.New(chattest.Text(`{"city":"Paris","tempC":21}`))
+	f, err := client.Entity[Forecast](context.Background(), client.New(model).Prompt("Forecast for Paris?"))
+	fmt.Printf("%+v %v\n", f, err)
+	// Output: {City:Paris TempC:21} <nil>
+}
+
+// logAdvisor runs inside the tool loop, once per model call.
+type logAdvisor struct{}
+
+func (logAdvisor) Order() int { return client.OrderToolCalling + 100 }
+
+func (logAdvisor) Call(ctx context.Context, req *client.Request, next client.CallNext) (*client.Response, error) {
+	fmt.Printf("iteration %d: %d messages\n", req.Loop.Iteration, len(req.Prompt.Messages))
+	return next(ctx, req)
+}
+
+func ExampleCallAdvisor() {
+	model := chattest.New(chattest.Calls(chattest.Call("currentWeather", `{"city":"Paris"}`)), chattest.Text("Sunny."))
+	weather := tool.Must(tool.Func("currentWeather", "Get the weather in a city", getWeather))
+	c := client.New(model, client.WithAdvisors(logAdvisor{}))
+	answer, _ := c.Prompt("Weather in Paris?").Tools(weather).Call(context.Background()).Content()
+	fmt.Println(answer)
+	// Output:
+	// iteration 0: 1 messages
+	// iteration 1: 3 messages
+	// Sunny.
+}
+
+// pinned is a custom tool advisor: it reuses the loop and, through a hook, offers an extra tool
+// from the second iteration on.
+type pinned struct {
+	*client.ToolCallingAdvisor
+}
+
+func newPinned(extra tool.Tool) *pinned {
+	return &pinned{client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: client.ToolLoopHooks{
+		BeforeCall: func(ctx context.Context, req *client.Request) (*client.Request, error) {
+			if req.Loop.Iteration == 0 {
+				return req, nil
+			}
+			o := req.Prompt.Options.Clone()
+			o.Tools = append(o.Tools, extra)
+			return req.WithOptions(o), nil
+		},
+	}})}
+}
+
+func ExampleToolLoopHooks() {
+	model := chattest.New(
+		chattest.Calls(chattest.Call("currentWeather", `{"city":"Paris"}`)),
+		chattest.Calls(chattest.Call("umbrella", `{}`)),
+		chattest.Text("No umbrella needed."),
+	)
+	weather := tool.Must(tool.Func("currentWeather", "Get the weather in a city", getWeather))
+	umbrella := tool.Must(tool.Func("umbrella", "Whether to take an umbrella",
+		func(context.Context, struct{}) (string, error) { return "no", nil }))
+	c := client.New(model, client.WithAdvisors(newPinned(umbrella))) // replaces the default loop
+	answer, _ := c.Prompt("Umbrella?").Tools(weather).Call(context.Background()).Content()
+	for i, p := range model.Prompts() {
+		fmt.Println(i, len(p.Options.Tools), "tools")
+	}
+	fmt.Println(answer)
+	// Output:
+	// 0 1 tools
+	// 1 2 tools
+	// 2 2 tools
+	// No umbrella needed.
+}
+
+var (
+	_ client.StreamAdvisor = (*client.ToolCallingAdvisor)(nil)
+	_ iter.Seq2[*client.Event, error]
+	_ chat.Model = (*chattest.Model)(nil)
+)

@@ -1,0 +1,101 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/tool"
+)
+
+// journal records what advisors saw, in order.
+type journal struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (j *journal) add(format string, args ...any) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.lines = append(j.lines, fmt.Sprintf(format, args...))
+}
+
+func (j *journal) String() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return strings.Join(j.lines, " ")
+}
+
+// recorder is an advisor that notes when it is entered and left, and how many messages it saw.
+type recorder struct {
+	name  string
+	order int
+	j     *journal
+}
+
+func (r *recorder) Order() int { return r.order }
+
+func (r *recorder) Call(ctx context.Context, req *client.Request, next client.CallNext) (*client.Response, error) {
+	r.j.add("%s>%d", r.name, len(req.Prompt.Messages))
+	resp, err := next(ctx, req)
+	r.j.add("<%s", r.name)
+	return resp, err
+}
+
+func (r *recorder) Stream(ctx context.Context, req *client.Request, next client.StreamNext) iter.Seq2[*client.Event, error] {
+	return func(yield func(*client.Event, error) bool) {
+		r.j.add("%s>%d", r.name, len(req.Prompt.Messages))
+		for ev, err := range next(ctx, req) {
+			if !yield(ev, err) {
+				return
+			}
+		}
+		r.j.add("<%s", r.name)
+	}
+}
+
+// callOnly is an advisor for the call path only.
+type callOnly struct{ r *recorder }
+
+func (c callOnly) Order() int { return c.r.order }
+func (c callOnly) Call(ctx context.Context, req *client.Request, next client.CallNext) (*client.Response, error) {
+	return c.r.Call(ctx, req, next)
+}
+
+// fnTool is a hand-written tool.
+type fnTool struct {
+	def  tool.Definition
+	meta tool.Metadata
+	fn   func(ctx context.Context, args string) (string, error)
+}
+
+func (t *fnTool) Definition() tool.Definition { return t.def }
+func (t *fnTool) Metadata() tool.Metadata     { return t.meta }
+func (t *fnTool) Call(ctx context.Context, args string) (string, error) {
+	return t.fn(ctx, args)
+}
+
+func newTool(name string, fn func(ctx context.Context, args string) (string, error)) *fnTool {
+	return &fnTool{
+		def: tool.Definition{Name: name, Description: "the " + name + " tool", InputSchema: []byte(`{"type":"object"}`)},
+		fn:  fn,
+	}
+}
+
+func constTool(name, result string) *fnTool {
+	return newTool(name, func(context.Context, string) (string, error) { return result, nil })
+}
+
+func toolNames(p *chat.Prompt) []string {
+	var names []string
+	if p.Options != nil {
+		for _, t := range p.Options.Tools {
+			names = append(names, t.Definition().Name)
+		}
+	}
+	return names
+}

@@ -1,0 +1,264 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/tool"
+)
+
+// Spec is one request being built: c.Prompt("…").Tools(…).Call(ctx). Its methods add to the
+// request and return the Spec; Call and Stream send it. A Spec is not safe for concurrent use.
+type Spec struct {
+	c         *Client
+	system    *string
+	msgs      []chat.Message
+	tools     toolSet
+	toolNames []string
+	toolCtx   tool.Context
+	opts      *chat.Options
+	advisors  []Advisor
+	params    map[string]any
+	noLoop    bool
+	err       error
+}
+
+// Prompt starts a request; each text is a user message.
+func (c *Client) Prompt(user ...string) *Spec {
+	s := &Spec{c: c}
+	for _, u := range user {
+		s.msgs = append(s.msgs, chat.User(u))
+	}
+	return s
+}
+
+// System replaces the client's default system message for this call; "" removes it.
+func (s *Spec) System(text string) *Spec {
+	s.system = &text
+	return s
+}
+
+// User adds a user message.
+func (s *Spec) User(text string) *Spec {
+	s.msgs = append(s.msgs, chat.User(text))
+	return s
+}
+
+// Messages adds messages, such as a conversation the caller keeps itself.
+func (s *Spec) Messages(msgs ...chat.Message) *Spec {
+	s.msgs = append(s.msgs, msgs...)
+	return s
+}
+
+// Tools adds tools for this call, after the client's defaults. Each argument is a [tool.Tool],
+// a []tool.Tool, a [tool.Provider], or a value whose methods become tools through
+// [tool.Methods]. Two tools with one name fail the call.
+func (s *Spec) Tools(tools ...any) *Spec {
+	if err := s.tools.add(tools...); err != nil && s.err == nil {
+		s.err = fmt.Errorf("client: tools: %w", err)
+	}
+	return s
+}
+
+// ToolNames adds names of tools to resolve through the manager's resolver.
+func (s *Spec) ToolNames(names ...string) *Spec {
+	s.toolNames = append(s.toolNames, names...)
+	return s
+}
+
+// ToolContext adds tool context for this call, merged over the client's; it reaches the tools
+// and never the model.
+func (s *Spec) ToolContext(tc tool.Context) *Spec {
+	if s.toolCtx == nil {
+		s.toolCtx = make(tool.Context, len(tc))
+	}
+	maps.Copy(s.toolCtx, tc)
+	return s
+}
+
+// Options merges opts over the client's default options for this call.
+func (s *Spec) Options(opts *chat.Options) *Spec {
+	s.opts = chat.Merge(s.opts, opts)
+	return s
+}
+
+// Advisors adds advisors for this call. A tool-calling advisor given here replaces the default
+// one.
+func (s *Spec) Advisors(advisors ...Advisor) *Spec {
+	s.advisors = append(s.advisors, advisors...)
+	return s
+}
+
+// Param sets a request parameter for the advisors, such as [ParamConversationID].
+func (s *Spec) Param(key string, value any) *Spec {
+	if s.params == nil {
+		s.params = make(map[string]any, 2)
+	}
+	s.params[key] = value
+	return s
+}
+
+// WithoutToolLoop turns off the automatic tool-calling advisor for this call: tool calls come
+// back to the caller with [OutcomeToolCalls].
+func (s *Spec) WithoutToolLoop() *Spec {
+	s.noLoop = true
+	return s
+}
+
+// request assembles the request and picks the chain.
+func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
+	c := s.c
+	if c.err != nil {
+		return nil, nil, c.err
+	}
+	if s.err != nil {
+		return nil, nil, s.err
+	}
+	ch := c.chain
+	if len(s.advisors) > 0 || (s.noLoop && !c.noLoop) {
+		ch = c.buildChain(append(c.advisors[:len(c.advisors):len(c.advisors)], s.advisors...), c.noLoop || s.noLoop)
+	}
+	if ch.err != nil {
+		return nil, nil, ch.err
+	}
+
+	system := c.system
+	if s.system != nil {
+		system = *s.system
+	}
+	var msgs []chat.Message
+	if system != "" {
+		msgs = make([]chat.Message, 0, len(s.msgs)+1)
+		msgs = append(msgs, chat.System(system))
+		msgs = append(msgs, s.msgs...)
+	} else {
+		msgs = slices.Clip(s.msgs) // appends down the chain must not write into the spec
+	}
+
+	opts := s.opts
+	if len(s.toolNames) > 0 || len(s.toolCtx) > 0 {
+		opts = chat.Merge(opts, &chat.Options{ToolNames: s.toolNames, ToolContext: s.toolCtx})
+	}
+	opts = chat.Merge(c.opts, opts)
+	if !c.tools.empty() || !s.tools.empty() {
+		var err error
+		if opts.Tools, err = c.tools.appendTo(ctx, opts.Tools); err == nil {
+			opts.Tools, err = s.tools.appendTo(ctx, opts.Tools)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("client: %w", err)
+		}
+	}
+	if len(opts.Tools) > 0 || len(opts.ToolNames) > 0 {
+		tools, err := c.rt.manager.Resolve(ctx, opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("client: tools: %w", err)
+		}
+		opts.Tools, opts.ToolNames = tools, nil
+	}
+	return &Request{
+		Prompt:       chat.Prompt{Messages: msgs, Options: opts},
+		Params:       s.params,
+		rt:           c.rt,
+		memoryInLoop: ch.memoryInLoop,
+	}, ch, nil
+}
+
+// Call sends the request through the advisor chain and waits for the answer.
+func (s *Spec) Call(ctx context.Context) *CallResponse {
+	req, ch, err := s.request(ctx)
+	if err != nil {
+		return &CallResponse{err: err}
+	}
+	resp, err := ch.callNext(ctx, req)
+	return &CallResponse{resp: resp, err: err}
+}
+
+// CallResponse is the outcome of [Spec.Call].
+type CallResponse struct {
+	resp *Response
+	err  error
+}
+
+// Content returns the text of the answer.
+func (r *CallResponse) Content() (string, error) {
+	if r.err != nil {
+		return "", r.err
+	}
+	return r.resp.Text(), nil
+}
+
+// Response returns the whole response: the final chat response, usage over every model call,
+// and how the turn ended.
+func (r *CallResponse) Response() (*Response, error) { return r.resp, r.err }
+
+// ChatResponse returns the model's final response.
+func (r *CallResponse) ChatResponse() (*chat.Response, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.resp.Chat, nil
+}
+
+// Err returns the error of the call, if any.
+func (r *CallResponse) Err() error { return r.err }
+
+// Stream sends the request through the stream chain. Nothing is sent until the returned
+// stream is iterated.
+func (s *Spec) Stream(ctx context.Context) *Stream {
+	return &Stream{ctx: ctx, spec: s}
+}
+
+// Stream is a streamed turn. Iterate it once, with [Stream.Text] or [Stream.Events]; afterwards
+// [Stream.Response] holds the whole response.
+type Stream struct {
+	ctx  context.Context
+	spec *Spec
+	resp *Response
+}
+
+// Events yields the turn's events: text chunks of every round as they arrive, tool calls as they
+// start and finish, and the whole response last.
+func (s *Stream) Events() iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		req, ch, err := s.spec.request(s.ctx)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		for ev, err := range ch.streamNext(s.ctx, req) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if ev.Done != nil {
+				s.resp = ev.Done
+			}
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Text yields the text of the answer as it arrives, from every model call of the turn.
+func (s *Stream) Text() iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for ev, err := range s.Events() {
+			if err != nil {
+				yield("", err)
+				return
+			}
+			if t := ev.Text(); t != "" && !yield(t, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Response returns the whole response once the stream has been iterated to its end, or nil.
+func (s *Stream) Response() *Response { return s.resp }

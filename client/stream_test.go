@@ -1,0 +1,150 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+)
+
+func TestStreamLoop(t *testing.T) {
+	weather := constTool("weather", "sunny")
+	m := chattest.New(
+		chattest.Calls(chattest.Call("weather", `{"city":"Paris"}`), chattest.Call("missing", `{"x":1}`)).
+			WithText("Let me check. ").WithUsage(5, 2),
+		chattest.Text("It is sunny in Paris.").WithUsage(9, 4),
+	).WithChunkSize(3)
+	s := client.New(m).Prompt("weather?").Tools(weather).Stream(context.Background())
+	var text strings.Builder
+	var kinds []string
+	var finished []*client.ToolEvent
+	for ev, err := range s.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case ev.Chunk != nil:
+			for _, g := range ev.Chunk.Generations {
+				if len(g.Message.ToolCalls) > 0 {
+					t.Fatalf("a tool-call fragment reached the caller: %+v", g.Message.ToolCalls)
+				}
+			}
+			text.WriteString(ev.Text())
+			if len(kinds) == 0 || kinds[len(kinds)-1] != "text" {
+				kinds = append(kinds, "text")
+			}
+		case ev.Tool != nil && ev.Tool.Kind == client.ToolStarted:
+			kinds = append(kinds, "start:"+ev.Tool.Call.Name)
+		case ev.Tool != nil && ev.Tool.Kind == client.ToolFinished:
+			kinds = append(kinds, "finish:"+ev.Tool.Call.Name)
+			finished = append(finished, ev.Tool)
+		case ev.Done != nil:
+			kinds = append(kinds, "done")
+		}
+	}
+	if got := text.String(); got != "Let me check. It is sunny in Paris." {
+		t.Fatalf("text = %q", got)
+	}
+	// Text of round one, both tools (in either order) between the rounds, text of round two, done.
+	got := strings.Join(kinds, " ")
+	if !strings.HasPrefix(got, "text start:") || !strings.HasSuffix(got, "finish:missing text done") && !strings.HasSuffix(got, "finish:weather text done") || len(kinds) != 7 {
+		t.Fatalf("events = %s", got)
+	}
+	var okEv, badEv *client.ToolEvent
+	for _, ev := range finished {
+		if ev.Call.Name == "weather" {
+			okEv = ev
+		} else {
+			badEv = ev
+		}
+	}
+	if okEv.Call.ID != "call_1" || okEv.Call.Arguments != `{"city":"Paris"}` || okEv.Result.Content != "sunny" || okEv.Err() != nil || okEv.Elapsed < 0 {
+		t.Fatalf("weather event = %+v", okEv)
+	}
+	if badEv.Err() == nil || !strings.Contains(badEv.Err().Error(), "missing") {
+		t.Fatalf("unknown tool event = %+v", badEv)
+	}
+	resp := s.Response()
+	if resp.Outcome != client.OutcomeAnswer || resp.ModelCalls != 2 || resp.Usage.InputTokens != 14 || resp.Usage.OutputTokens != 6 {
+		t.Fatalf("response = %+v", resp)
+	}
+	// The tool call was aggregated from fragments before running.
+	if p := m.Prompt(1); p.Messages[1].ToolCalls[0].Arguments != `{"city":"Paris"}` {
+		t.Fatalf("history = %v", p.Messages)
+	}
+}
+
+func TestStreamTextOnly(t *testing.T) {
+	m := chattest.New(
+		chattest.Calls(chattest.Call("a", `{}`)).WithText("one "),
+		chattest.Calls(chattest.Call("a", `{}`)),
+		chattest.Text("two"),
+	).WithChunkSize(2)
+	var chunks []string
+	for chunk, err := range client.New(m).Prompt("q").Tools(constTool("a", "A")).Stream(context.Background()).Text() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks = append(chunks, chunk)
+	}
+	if got := strings.Join(chunks, "|"); got != "on|e |tw|o" {
+		t.Fatalf("chunks = %q", chunks)
+	}
+}
+
+func TestStreamConsumerStopsDuringTools(t *testing.T) {
+	cancelled := make(chan struct{})
+	started := make(chan struct{})
+	slow := newTool("slow", func(ctx context.Context, _ string) (string, error) {
+		close(started)
+		select {
+		case <-ctx.Done():
+			close(cancelled)
+			return "", ctx.Err()
+		case <-time.After(10 * time.Second):
+			return "late", nil
+		}
+	})
+	m := chattest.New(chattest.Calls(chattest.Call("slow", `{}`)), chattest.Text("never"))
+	for ev, err := range client.New(m).Prompt("q").Tools(slow).Stream(context.Background()).Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Tool != nil && ev.Tool.Kind == client.ToolStarted {
+			<-started
+			break
+		}
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the running tool was not cancelled when the consumer stopped")
+	}
+	if m.Requests() != 1 {
+		t.Fatalf("%d model calls", m.Requests())
+	}
+}
+
+func TestStreamErrorInSecondRound(t *testing.T) {
+	cut := errors.New("connection reset")
+	m := chattest.New(
+		chattest.Calls(chattest.Call("a", `{}`)).WithText("first "),
+		chattest.Reply{Text: "partial", Err: cut},
+	)
+	var text string
+	var last error
+	for chunk, err := range client.New(m).Prompt("q").Tools(constTool("a", "A")).Stream(context.Background()).Text() {
+		if err != nil {
+			last = err
+			break
+		}
+		text += chunk
+	}
+	if !errors.Is(last, cut) || text != "first partial" {
+		t.Fatalf("text %q, err %v", text, last)
+	}
+}

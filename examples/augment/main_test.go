@@ -1,0 +1,29 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestAugment(t *testing.T) {
+	m := scriptedModel()
+	var out bytes.Buffer
+	if err := run(context.Background(), m, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := "tool: currentWeather | reasoning: The user asks about Amsterdam's weather; currentWeather answers that. | confidence: high\n" +
+		"answer: It is 18°C and sunny in Amsterdam.\n"
+	if out.String() != want {
+		t.Errorf("output = %q", out.String())
+	}
+	// The model saw the augmented schema; the tool's result reached it without the extra fields.
+	schema := string(m.Prompt(0).Options.Tools[0].Definition().InputSchema)
+	if !strings.Contains(schema, "innerThought") || !strings.Contains(schema, "location") {
+		t.Errorf("schema sent: %s", schema)
+	}
+	if res := m.Prompt(1).Messages[len(m.Prompt(1).Messages)-1]; !strings.Contains(res.ToolResults[0].Content, "18°C and sunny in Amsterdam") {
+		t.Errorf("tool result: %+v", res)
+	}
+}

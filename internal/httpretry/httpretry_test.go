@@ -1,0 +1,302 @@
+package httpretry
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// waits records the waits a Transport asks for, without waiting.
+type waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (w *waits) sleep(ctx context.Context, d time.Duration) error {
+	w.mu.Lock()
+	w.d = append(w.d, d)
+	w.mu.Unlock()
+	return ctx.Err()
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// server answers the n-th request with answers[n] and records the bodies it received.
+func server(t *testing.T, answers ...answer) (*httptest.Server, *[]string) {
+	t.Helper()
+	var mu sync.Mutex
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		n := len(bodies)
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		if n >= len(answers) {
+			t.Errorf("unexpected request %d", n+1)
+			w.WriteHeader(599)
+			return
+		}
+		a := answers[n]
+		for k, v := range a.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(a.status)
+		_, _ = io.WriteString(w, a.body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &bodies
+}
+
+func post(t *testing.T, tr *Transport, url string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"q":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+func TestRetries(t *testing.T) {
+	hint := func(_ *http.Response, body []byte) (time.Duration, bool) {
+		if strings.Contains(string(body), "retry in 3s") {
+			return 3 * time.Second, true
+		}
+		return 0, false
+	}
+	tests := []struct {
+		name       string
+		answers    []answer
+		maxRetries int
+		wantStatus int
+		wantBody   string
+		wantTries  int
+		wantWaits  []time.Duration // exact waits; nil means "one backoff wait per retry"
+	}{
+		{
+			name:       "429 with Retry-After then 200",
+			answers:    []answer{{429, http.Header{"Retry-After": {"2"}}, "slow"}, {200, nil, "ok"}},
+			wantStatus: 200, wantBody: "ok", wantTries: 2, wantWaits: []time.Duration{2 * time.Second},
+		},
+		{
+			name:       "retry-after-ms wins",
+			answers:    []answer{{503, http.Header{"Retry-After-Ms": {"15"}, "Retry-After": {"9"}}, ""}, {200, nil, "ok"}},
+			wantStatus: 200, wantBody: "ok", wantTries: 2, wantWaits: []time.Duration{15 * time.Millisecond},
+		},
+		{
+			name:       "500 twice then 200",
+			answers:    []answer{{500, nil, "a"}, {500, nil, "b"}, {200, nil, "ok"}},
+			wantStatus: 200, wantBody: "ok", wantTries: 3,
+		},
+		{
+			name:       "hint from body",
+			answers:    []answer{{429, nil, `{"error":"retry in 3s"}`}, {200, nil, "ok"}},
+			wantStatus: 200, wantBody: "ok", wantTries: 2, wantWaits: []time.Duration{3 * time.Second},
+		},
+		{
+			name:       "retries exhausted returns the last answer intact",
+			answers:    []answer{{500, nil, "a"}, {502, nil, "b"}, {503, nil, "last"}},
+			wantStatus: 503, wantBody: "last", wantTries: 3,
+		},
+		{
+			name:       "too long a Retry-After is not waited for",
+			answers:    []answer{{429, http.Header{"Retry-After": {"3600"}}, "come back later"}},
+			wantStatus: 429, wantBody: "come back later", wantTries: 1, wantWaits: []time.Duration{},
+		},
+		{
+			name:       "too long a hint keeps the body readable",
+			answers:    []answer{{429, nil, `{"error":"retry in 3s"}` + strings.Repeat(" ", 70<<10)}},
+			maxRetries: 1,
+			wantStatus: 429, wantBody: `{"error":"retry in 3s"}` + strings.Repeat(" ", 70<<10), wantTries: 1, wantWaits: []time.Duration{},
+		},
+		{
+			name:       "400 is not retried",
+			answers:    []answer{{400, nil, "bad"}},
+			wantStatus: 400, wantBody: "bad", wantTries: 1, wantWaits: []time.Duration{},
+		},
+		{
+			name:       "retries disabled",
+			answers:    []answer{{500, nil, "a"}},
+			maxRetries: -1,
+			wantStatus: 500, wantBody: "a", wantTries: 1, wantWaits: []time.Duration{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, bodies := server(t, tt.answers...)
+			var w waits
+			tr := &Transport{MaxRetries: tt.maxRetries, Hint: hint, Sleep: w.sleep}
+			if tt.name == "too long a hint keeps the body readable" {
+				tr.MaxRetryAfter = time.Second
+			}
+			resp, body := post(t, tr, srv.URL)
+			if resp.StatusCode != tt.wantStatus || body != tt.wantBody {
+				t.Fatalf("got %d %.40q, want %d %.40q", resp.StatusCode, body, tt.wantStatus, tt.wantBody)
+			}
+			if len(*bodies) != tt.wantTries {
+				t.Fatalf("%d attempts, want %d", len(*bodies), tt.wantTries)
+			}
+			for i, b := range *bodies {
+				if b != `{"q":1}` {
+					t.Fatalf("attempt %d sent body %q", i+1, b)
+				}
+			}
+			if tt.wantWaits != nil {
+				if len(w.d) != len(tt.wantWaits) {
+					t.Fatalf("waits %v, want %v", w.d, tt.wantWaits)
+				}
+				for i := range w.d {
+					if w.d[i] != tt.wantWaits[i] {
+						t.Fatalf("waits %v, want %v", w.d, tt.wantWaits)
+					}
+				}
+			} else {
+				if len(w.d) != tt.wantTries-1 {
+					t.Fatalf("waits %v for %d attempts", w.d, tt.wantTries)
+				}
+				for i, d := range w.d {
+					hi := DefaultBaseDelay << i
+					if d < hi/2 || d > hi {
+						t.Fatalf("backoff %d = %v, want within [%v, %v]", i, d, hi/2, hi)
+					}
+				}
+			}
+		})
+	}
+}
+
+// flaky fails the first n round trips with err.
+type flaky struct {
+	n     int
+	err   error
+	calls int
+}
+
+func (f *flaky) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.calls++
+	if f.calls <= f.n {
+		return nil, f.err
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestConnectionErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		err       error
+		wantCalls int
+		wantErr   bool
+	}{
+		{"reset", &net.OpError{Op: "read", Err: syscall.ECONNRESET}, 2, false},
+		{"refused", &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, 2, false},
+		{"closed early", io.ErrUnexpectedEOF, 2, false},
+		{"other errors are final", errors.New("tls: bad certificate"), 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _ := server(t, answer{200, nil, "ok"})
+			var w waits
+			f := &flaky{n: 1, err: tt.err}
+			tr := &Transport{Base: f, Sleep: w.sleep}
+			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("x"))
+			resp, err := tr.RoundTrip(req)
+			if (err != nil) != tt.wantErr || f.calls != tt.wantCalls {
+				t.Fatalf("err %v after %d calls", err, f.calls)
+			}
+			if resp != nil {
+				resp.Body.Close()
+			}
+		})
+	}
+}
+
+// signalling closes answered after its first round trip.
+type signalling struct {
+	answered chan struct{}
+	once     sync.Once
+}
+
+func (s *signalling) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	s.once.Do(func() { close(s.answered) })
+	return resp, err
+}
+
+func TestCancelledWhileWaiting(t *testing.T) {
+	srv, _ := server(t, answer{503, http.Header{"Retry-After": {"30"}}, ""}, answer{200, nil, "ok"})
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := &signalling{answered: make(chan struct{})}
+	tr := &Transport{Base: sig}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader("x"))
+	done := make(chan error, 1)
+	go func() {
+		_, err := tr.RoundTrip(req)
+		done <- err
+	}()
+	<-sig.answered
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestUnreplayableBodyIsNotRetried(t *testing.T) {
+	srv, bodies := server(t, answer{500, nil, "a"})
+	var w waits
+	tr := &Transport{Sleep: w.sleep}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, io.NopCloser(strings.NewReader("x")))
+	req.GetBody = nil
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 500 || len(*bodies) != 1 {
+		t.Fatalf("status %d after %d attempts", resp.StatusCode, len(*bodies))
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		header http.Header
+		want   time.Duration
+		ok     bool
+	}{
+		{http.Header{"Retry-After": {"3"}}, 3 * time.Second, true},
+		{http.Header{"Retry-After": {"0.5"}}, 500 * time.Millisecond, true},
+		{http.Header{"Retry-After": {now.Add(7 * time.Second).Format(http.TimeFormat)}}, 7 * time.Second, true},
+		{http.Header{"Retry-After": {now.Add(-time.Minute).Format(http.TimeFormat)}}, 0, true},
+		{http.Header{"Retry-After-Ms": {"250"}}, 250 * time.Millisecond, true},
+		{http.Header{"Retry-After": {"soon"}}, 0, false},
+		{http.Header{"Retry-After": {"-1"}}, 0, false},
+		{http.Header{}, 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := RetryAfter(tt.header, now)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("RetryAfter(%v) = %v, %v; want %v, %v", tt.header, got, ok, tt.want, tt.ok)
+		}
+	}
+}

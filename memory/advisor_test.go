@@ -1,0 +1,165 @@
+package memory_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/memory"
+	"github.com/wield-ai/wield/tool"
+)
+
+type constTool struct{ name, result string }
+
+func (c constTool) Definition() tool.Definition {
+	return tool.Definition{Name: c.name, InputSchema: []byte(`{"type":"object"}`)}
+}
+func (c constTool) Metadata() tool.Metadata                      { return tool.Metadata{} }
+func (c constTool) Call(context.Context, string) (string, error) { return c.result, nil }
+
+// run sends one turn by Call or by Stream and returns the answer.
+func run(t *testing.T, s *client.Spec, stream bool) string {
+	t.Helper()
+	if !stream {
+		text, err := s.Call(context.Background()).Content()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return text
+	}
+	st := s.Stream(context.Background())
+	for _, err := range st.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st.Response().Text()
+}
+
+func TestAdvisorOutsideLoop(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprint("stream=", stream), func(t *testing.T) {
+			repo := memory.NewInMemory()
+			m := chattest.New(
+				chattest.Calls(chattest.Call("weather", `{}`)),
+				chattest.Text("Sunny."),
+				chattest.Text("You asked about the weather."),
+			)
+			c := client.New(m, client.WithSystem("sys"),
+				client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{})))
+			if got := run(t, c.Prompt("Weather?").Tools(constTool{"weather", "sunny"}).Param(client.ParamConversationID, "c1"), stream); got != "Sunny." {
+				t.Fatalf("turn 1 = %q", got)
+			}
+			stored, _ := repo.Messages(context.Background(), "c1")
+			if roles(stored) != "UA" || stored[1].Content != "Sunny." {
+				t.Fatalf("stored after turn 1: %v", stored)
+			}
+			if got := run(t, c.Prompt("What did I ask?").Param(client.ParamConversationID, "c1"), stream); got != "You asked about the weather." {
+				t.Fatalf("turn 2 = %q", got)
+			}
+			if p := m.Prompt(2).Messages; roles(p) != "SUAU" || p[1].Content != "Weather?" || p[3].Content != "What did I ask?" {
+				t.Fatalf("turn 2 prompt = %v", p)
+			}
+			// Inside the turn the loop kept its own history.
+			if p := m.Prompt(1).Messages; roles(p) != "SUCT" {
+				t.Fatalf("second model call of turn 1 = %v", p)
+			}
+			stored, _ = repo.Messages(context.Background(), "c1")
+			if roles(stored) != "UAUA" {
+				t.Fatalf("stored after turn 2: %v", stored)
+			}
+		})
+	}
+}
+
+func TestAdvisorInsideLoop(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprint("stream=", stream), func(t *testing.T) {
+			repo := memory.NewInMemory()
+			m := chattest.New(
+				chattest.Calls(chattest.Call("weather", `{}`)),
+				chattest.Text("Sunny."),
+				chattest.Text("It was sunny."),
+			)
+			adv := memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{Order: client.OrderToolCalling + 100})
+			if adv.Order() != client.OrderToolCalling+100 || !adv.KeepsHistory() {
+				t.Fatal("advisor config")
+			}
+			c := client.New(m, client.WithSystem("sys"), client.WithAdvisors(adv))
+			if got := run(t, c.Prompt("Weather?").Tools(constTool{"weather", "sunny"}), stream); got != "Sunny." {
+				t.Fatalf("turn 1 = %q", got)
+			}
+			stored, _ := repo.Messages(context.Background(), memory.DefaultConversationID)
+			if roles(stored) != "UCTA" || stored[2].ToolResults[0].Content != "sunny" {
+				t.Fatalf("stored: %v", stored)
+			}
+			// The loop's history is off: memory supplies it, without duplicates.
+			if p := m.Prompt(1).Messages; roles(p) != "SUCT" {
+				t.Fatalf("second model call = %v", p)
+			}
+			if got := run(t, c.Prompt("And then?").Tools(constTool{"weather", "sunny"}), stream); got != "It was sunny." {
+				t.Fatalf("turn 2 = %q", got)
+			}
+			if p := m.Prompt(2).Messages; roles(p) != "SUCTAU" {
+				t.Fatalf("turn 2 prompt = %v", p)
+			}
+		})
+	}
+}
+
+func TestAdvisorConversations(t *testing.T) {
+	repo := memory.NewInMemory()
+	m := chattest.New(chattest.Text("a1"), chattest.Text("b1"), chattest.Text("a2"))
+	c := client.New(m, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{ConversationID: "fallback"})))
+	for _, id := range []string{"a", "b", "a"} {
+		if err := c.Prompt("hi "+id).Param(client.ParamConversationID, id).Call(context.Background()).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p := m.Prompt(2).Messages; roles(p) != "UAU" || p[1].Content != "a1" {
+		t.Fatalf("conversation a, turn 2: %v", p)
+	}
+	ids, _ := repo.Conversations(context.Background())
+	if fmt.Sprint(ids) != "[a b]" {
+		t.Fatalf("conversations = %v", ids)
+	}
+}
+
+func TestAdvisorFailure(t *testing.T) {
+	repo := memory.NewInMemory()
+	m := chattest.New(chattest.Fail(errors.New("model down")))
+	c := client.New(m, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{})))
+	if err := c.Prompt("hi").Call(context.Background()).Err(); err == nil {
+		t.Fatal("no error")
+	}
+	if stored, _ := repo.Messages(context.Background(), memory.DefaultConversationID); roles(stored) != "U" {
+		t.Fatalf("stored %v after a failed call, want the user message only", stored)
+	}
+	bad := memory.NewAdvisor(memory.NewWindow(failingRepo{memory.NewInMemory()}, 10), memory.AdvisorConfig{})
+	if err := client.New(chattest.New(chattest.Text("x")), client.WithAdvisors(bad)).Prompt("hi").Call(context.Background()).Err(); err == nil || !strings.Contains(err.Error(), "db down") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestAdvisorMergesGenerations(t *testing.T) {
+	repo := memory.NewInMemory()
+	m := chattest.New(chattest.Respond(func(context.Context, *chat.Prompt) (*chat.Response, error) {
+		return &chat.Response{Generations: []chat.Generation{
+			{Message: chat.Assistant("I'll check")},
+			{Index: 1, Message: chat.Assistant("", chat.ToolCall{ID: "x", Name: "weather"})},
+		}}, nil
+	}))
+	c := client.New(m, client.WithoutToolLoop(), client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{})))
+	if err := c.Prompt("hi").Call(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := repo.Messages(context.Background(), memory.DefaultConversationID)
+	if len(stored) != 2 || stored[1].Content != "I'll check" || len(stored[1].ToolCalls) != 1 {
+		t.Fatalf("stored = %v", stored)
+	}
+}

@@ -1,0 +1,67 @@
+package gemini
+
+import (
+	"context"
+	"testing"
+
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/memory"
+)
+
+// TestClientLoops runs the recorded tool loops through client.Client, the way applications use
+// wield: the client's tool-calling advisor runs the Go tools and sends the results back, and a
+// memory advisor inside the loop carries the conversation into the next user turn. Every request
+// must equal the recorded one and the answer must be the recorded final answer.
+func TestClientLoops(t *testing.T) {
+	for _, tc := range loopCases {
+		if tc.tools == nil {
+			continue // text-only cases have no loop
+		}
+		t.Run(tc.dir, func(t *testing.T) {
+			exs := load(t, tc.dir)
+			srv := replay.NewServer(t, exs...)
+			m, _ := newTestModel(t, srv, Config{SchemaMode: tc.mode})
+			opts := tc.opts
+			c := client.New(m,
+				client.WithOptions(&opts),
+				client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(nil, 100), memory.AdvisorConfig{Order: client.OrderToolCalling + 1})))
+			tools := tc.tools(t)
+			var answer string
+			for _, turn := range tc.turns {
+				spec := c.Prompt(turn).Tools(tools)
+				if tc.system != "" {
+					spec = spec.System(tc.system)
+				}
+				if tc.stream {
+					s := spec.Stream(context.Background())
+					var text string
+					for piece, err := range s.Text() {
+						if err != nil {
+							t.Fatal(err)
+						}
+						text += piece
+					}
+					answer = s.Response().Text()
+					if text == "" {
+						t.Fatal("no text streamed")
+					}
+				} else {
+					var err error
+					if answer, err = spec.Call(context.Background()).Content(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if srv.Served() != len(exs) {
+				t.Fatalf("served %d of %d exchanges", srv.Served(), len(exs))
+			}
+			for i, r := range srv.Requests() {
+				checkRequest(t, i, r, exs[i], tc.inventedIDs)
+			}
+			if !tc.final(answer) {
+				t.Fatalf("final answer %q is not the recorded one", answer)
+			}
+		})
+	}
+}

@@ -1,0 +1,60 @@
+// Package gemini is a chat.Model for Google's Gemini models, on the official Go SDK
+// (google.golang.org/genai): the Gemini Developer API (generativelanguage v1beta) by default, or
+// Vertex AI through [Config.ClientConfig].
+//
+//	m, err := gemini.New(ctx, gemini.Config{Model: "gemini-2.5-flash"}) // key from $GEMINI_API_KEY
+//	resp, err := m.Call(ctx, &chat.Prompt{Messages: []chat.Message{chat.User("Hi")}})
+//
+// # Mapping
+//
+// System messages become the system instruction; user messages user turns; assistant messages
+// model turns; tool messages functionResponse parts of a user turn (consecutive tool messages
+// share one turn). A tool result is sent as the response object Gemini requires: a JSON object
+// result as it is, any other result as {"result": …}, a failed call (IsError) as {"error": …}.
+//
+// Function calls arrive whole; each gets a distinct [chat.ToolCall.Index] in its candidate.
+// Models that send no call id get a stable made-up one, which is never sent back: the API
+// matches those calls by name and order. Candidates become generations; a STOP finish after
+// function calls is reported as chat.FinishToolCalls; SAFETY, RECITATION, BLOCKLIST,
+// PROHIBITED_CONTENT, SPII and the like as chat.FinishContentFilter; MALFORMED_FUNCTION_CALL,
+// UNEXPECTED_TOOL_CALL and TOO_MANY_TOOL_CALLS as chat.FinishError; a blocked prompt as one
+// generation finished with chat.FinishContentFilter. Usage counts thoughts in OutputTokens and
+// ReasoningTokens, and cached content in CachedInputTokens.
+//
+// # Thinking and signatures
+//
+// A thoughtSignature on a functionCall part is kept in [chat.ToolCall.Signature] (base64, as on
+// the wire) and sent back on the same call next turn, as Gemini 3 requires. Thought parts
+// (thought: true, asked for with [ExtraIncludeThoughts]) become chat.Reasoning items with
+// Provider "gemini" and their text, never part of the answer's text; a signature on an answer's
+// text part becomes a Reasoning item with only a Signature, sent back on the text part. Reasoning
+// from other providers is dropped.
+//
+// # Tool schemas
+//
+// Gemini reads tool parameters either as JSON Schema (parametersJsonSchema) or as its own
+// OpenAPI-style subset (parameters). The default, [SchemaJSON], sends the schema wield infers
+// unchanged: Gemini 2.5 and later accept it whole (Google's own agent kit sends it so), and the
+// subset cannot express maps (additionalProperties), recursive types or non-string enums.
+// [SchemaSubset] converts instead (see [ConvertSchema]), for older models or gateways that accept
+// only the subset.
+//
+// # Options
+//
+// chat.Options map to the request: Model, Temperature, TopP, Seed, MaxTokens, Stop, N
+// (candidateCount), Tools, ToolChoice ("auto" → AUTO, "none" → NONE, "required" → ANY, a tool
+// name → ANY limited to that function) and ResponseFormat (JSON output with a schema). Gemini
+// has no switch for parallel calls, so ParallelToolCalls is not sent. Gemini-specific settings
+// come from the Extra keys ExtraTopK, ExtraThinkingBudget, ExtraThinkingLevel,
+// ExtraIncludeThoughts, ExtraSafetySettings, ExtraCachedContent and ExtraConfigure (a function
+// that may change anything in the SDK's request configuration); [Config.Configure] does the same
+// for every call.
+//
+// # Errors and retries
+//
+// API errors are *chat.ProviderError with the HTTP status, Gemini's status name (Type), the
+// ErrorInfo reason (Code) and message. Requests failing with 408, 409, 429, 5xx or a broken
+// connection are retried ([Config.MaxRetries], default 2) with exponential backoff, waiting as
+// long as Retry-After or Gemini's RetryInfo asks (up to a minute). A stream that ends before
+// every candidate has a finish reason yields an error wrapping io.ErrUnexpectedEOF.
+package gemini

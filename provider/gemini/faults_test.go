@@ -1,0 +1,352 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/replay"
+)
+
+var weatherPrompt = &chat.Prompt{Messages: []chat.Message{chat.User("What is the weather in San Francisco?")}}
+
+func geminiError(code int, status, msg string) []byte {
+	return []byte(`{"error":{"code":` + strconv.Itoa(code) + `,"message":"` + msg + `","status":"` + status + `"}}`)
+}
+
+func jsonHeader() http.Header { return http.Header{"Content-Type": {"application/json"}} }
+
+// TestRetries proves 429 and 5xx answers are retried, waiting as the server asks.
+func TestRetries(t *testing.T) {
+	ok := load(t, "vercel-tool-call-gemini-3-pro-preview")[0]
+	tests := []struct {
+		name      string
+		faults    []replay.Exchange
+		wantWaits func([]time.Duration) bool
+	}{
+		{
+			name: "429 with Retry-After then 200",
+			faults: []replay.Exchange{{Status: 429, Header: http.Header{"Retry-After": {"2"}, "Content-Type": {"application/json"}},
+				Body: geminiError(429, "RESOURCE_EXHAUSTED", "quota")}},
+			wantWaits: func(w []time.Duration) bool { return len(w) == 1 && w[0] == 2*time.Second },
+		},
+		{
+			name: "429 with RetryInfo in the body then 200",
+			faults: []replay.Exchange{{Status: 429, Header: jsonHeader(), Body: []byte(`{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED",` +
+				`"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"}]}}`)}},
+			wantWaits: func(w []time.Duration) bool { return len(w) == 1 && w[0] == 1500*time.Millisecond },
+		},
+		{
+			name: "500 twice then 200",
+			faults: []replay.Exchange{
+				{Status: 500, Header: jsonHeader(), Body: geminiError(500, "INTERNAL", "boom")},
+				{Status: 503, Header: jsonHeader(), Body: geminiError(503, "UNAVAILABLE", "overloaded")},
+			},
+			wantWaits: func(w []time.Duration) bool { return len(w) == 2 && w[0] > 0 && w[1] > 0 },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := replay.NewServer(t, append(tt.faults, ok)...)
+			m, waits := newTestModel(t, srv, Config{})
+			resp, err := m.Call(context.Background(), weatherPrompt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.ToolCalls()[0].Name != "weather" || srv.Served() != len(tt.faults)+1 {
+				t.Fatalf("calls %+v after %d requests", resp.ToolCalls(), srv.Served())
+			}
+			if !tt.wantWaits(*waits) {
+				t.Fatalf("waits %v", *waits)
+			}
+			// Every attempt carries the same request.
+			reqs := srv.Requests()
+			for _, r := range reqs[1:] {
+				if !bytes.Equal(r.Body, reqs[0].Body) {
+					t.Fatal("retried request differs")
+				}
+			}
+		})
+	}
+}
+
+// TestErrors proves API errors arrive as *chat.ProviderError with status and message, after the
+// retries for temporary ones, and that client errors are not retried.
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		exchanges  []replay.Exchange
+		maxRetries int
+		status     int
+		typ, msg   string
+		code       string
+		requests   int
+	}{
+		{
+			name: "400 is not retried",
+			exchanges: []replay.Exchange{{Status: 400, Header: jsonHeader(), Body: []byte(`{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT",` +
+				`"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}`)}},
+			status: 400, typ: "INVALID_ARGUMENT", msg: "API key not valid.", code: "API_KEY_INVALID", requests: 1,
+		},
+		{
+			name: "503 after the retries",
+			exchanges: []replay.Exchange{
+				{Status: 503, Header: jsonHeader(), Body: geminiError(503, "UNAVAILABLE", "a")},
+				{Status: 503, Header: jsonHeader(), Body: geminiError(503, "UNAVAILABLE", "b")},
+				{Status: 503, Header: jsonHeader(), Body: geminiError(503, "UNAVAILABLE", "overloaded")},
+			},
+			status: 503, typ: "UNAVAILABLE", msg: "overloaded", requests: 3,
+		},
+		{
+			name:       "retries disabled",
+			exchanges:  []replay.Exchange{{Status: 429, Header: jsonHeader(), Body: geminiError(429, "RESOURCE_EXHAUSTED", "quota")}},
+			maxRetries: -1,
+			status:     429, typ: "RESOURCE_EXHAUSTED", msg: "quota", requests: 1,
+		},
+		{
+			name:      "plain-text error body",
+			exchanges: []replay.Exchange{{Status: 404, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("no such model")}},
+			status:    404, msg: "no such model", requests: 1,
+		},
+	}
+	for _, tt := range tests {
+		for _, stream := range []bool{false, true} {
+			name := tt.name
+			if stream {
+				name += "/stream"
+			}
+			t.Run(name, func(t *testing.T) {
+				srv := replay.NewServer(t, tt.exchanges...)
+				m, _ := newTestModel(t, srv, Config{MaxRetries: tt.maxRetries})
+				var err error
+				if stream {
+					_, err = chat.Aggregate(m.Stream(context.Background(), weatherPrompt))
+				} else {
+					_, err = m.Call(context.Background(), weatherPrompt)
+				}
+				var pe *chat.ProviderError
+				if !errors.As(err, &pe) {
+					t.Fatalf("err = %v (%T), want *chat.ProviderError", err, err)
+				}
+				if pe.Provider != "gemini" || pe.StatusCode != tt.status || pe.Type != tt.typ || pe.Message != tt.msg || pe.Code != tt.code || pe.Err == nil {
+					t.Fatalf("error = %+v", pe)
+				}
+				if srv.Served() != tt.requests {
+					t.Fatalf("%d requests, want %d", srv.Served(), tt.requests)
+				}
+			})
+		}
+	}
+}
+
+// TestStreamCut proves a stream that breaks off yields an error, never a silently truncated
+// answer: cut inside the function-call event, right after it, and ending cleanly before the
+// finish reason.
+func TestStreamCut(t *testing.T) {
+	ex := load(t, "vercel-tool-call-stream-gemini-3-pro-preview")[0]
+	firstEnd := bytes.Index(ex.Body, []byte("\r\n\r\n")) + 4
+	tests := []struct {
+		name      string
+		ex        replay.Exchange
+		wantCalls int
+	}{
+		{"inside the call event", replay.Exchange{Header: ex.Header, Body: ex.Body, CutAfter: firstEnd / 2}, 0},
+		{"after the call event", replay.Exchange{Header: ex.Header, Body: ex.Body, CutAfter: firstEnd + 10}, 1},
+		{"clean end before the finish", replay.Exchange{Header: ex.Header, Body: ex.Body[:firstEnd]}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := replay.NewServer(t, tt.ex)
+			m, _ := newTestModel(t, srv, Config{})
+			resp, err := chat.Aggregate(m.Stream(context.Background(), weatherPrompt))
+			if err == nil {
+				t.Fatal("truncated stream ended without an error")
+			}
+			if !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("err = %v, want it to wrap io.ErrUnexpectedEOF", err)
+			}
+			if len(resp.ToolCalls()) != tt.wantCalls {
+				t.Fatalf("calls before the cut: %+v", resp.ToolCalls())
+			}
+			if srv.Served() != 1 {
+				t.Fatalf("%d requests: a broken stream must not be retried", srv.Served())
+			}
+		})
+	}
+}
+
+// TestMalformedJSON proves a garbled body is an error, not a panic.
+func TestMalformedJSON(t *testing.T) {
+	tests := []struct {
+		name   string
+		ex     replay.Exchange
+		stream bool
+	}{
+		{"call", replay.Exchange{Header: jsonHeader(), Body: []byte(`{"candidates": [{"content": {"parts": [{"text": "hi"`)}, false},
+		{"call with wrong types", replay.Exchange{Header: jsonHeader(), Body: []byte(`{"candidates": "nope"}`)}, false},
+		{"stream", replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte("data: {\"candidates\": [{\r\n\r\n")}, true},
+		{"stream with wrong types", replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte("data: {\"candidates\": 7}\r\n\r\n")}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := replay.NewServer(t, tt.ex)
+			m, _ := newTestModel(t, srv, Config{})
+			var err error
+			if tt.stream {
+				_, err = chat.Aggregate(m.Stream(context.Background(), weatherPrompt))
+			} else {
+				_, err = m.Call(context.Background(), weatherPrompt)
+			}
+			if err == nil {
+				t.Fatal("malformed body accepted")
+			}
+			var pe *chat.ProviderError
+			if errors.As(err, &pe) {
+				t.Fatalf("a garbled 200 is not a provider error: %v", err)
+			}
+		})
+	}
+}
+
+// TestStreamErrorEvent proves an error sent inside a stream ends it with a ProviderError.
+func TestStreamErrorEvent(t *testing.T) {
+	body := "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel\"}],\"role\": \"model\"},\"index\": 0}]}\r\n\r\n" +
+		"data: {\"error\": {\"code\": 503, \"message\": \"The model is overloaded.\", \"status\": \"UNAVAILABLE\"}}\r\n\r\n"
+	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body)})
+	m, _ := newTestModel(t, srv, Config{})
+	resp, err := chat.Aggregate(m.Stream(context.Background(), weatherPrompt))
+	var pe *chat.ProviderError
+	if !errors.As(err, &pe) || pe.StatusCode != 503 || pe.Message != "The model is overloaded." {
+		t.Fatalf("err = %v", err)
+	}
+	if resp.Text() != "Hel" {
+		t.Fatalf("text before the error: %q", resp.Text())
+	}
+}
+
+// hangingServer answers a stream request with one event and then holds the connection open
+// until the client goes away, which it reports on gone.
+func hangingServer(t *testing.T) (*httptest.Server, chan struct{}) {
+	t.Helper()
+	gone := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel\"}],\"role\": \"model\"},\"index\": 0}]}\r\n\r\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(gone)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, gone
+}
+
+func waitFor(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not happen", what)
+	}
+}
+
+// TestCancel proves a cancelled context ends a call and a stream promptly.
+func TestCancel(t *testing.T) {
+	t.Run("call", func(t *testing.T) {
+		srv, gone := hangingServer(t)
+		m, err := New(context.Background(), Config{APIKey: "k", BaseURL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := m.Call(ctx, weatherPrompt)
+			done <- err
+		}()
+		time.Sleep(10 * time.Millisecond)
+		cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v, want context.Canceled", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Call did not return after cancel")
+		}
+		waitFor(t, gone, "closing the connection")
+	})
+	t.Run("stream", func(t *testing.T) {
+		srv, gone := hangingServer(t)
+		m, err := New(context.Background(), Config{APIKey: "k", BaseURL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var got []error
+		for chunk, err := range m.Stream(ctx, weatherPrompt) {
+			if err != nil {
+				got = append(got, err)
+				continue
+			}
+			if chunk.Text() == "Hel" {
+				cancel() // the server is now holding the stream open
+			}
+		}
+		if len(got) != 1 || !errors.Is(got[0], context.Canceled) {
+			t.Fatalf("errors %v, want one context.Canceled", got)
+		}
+		waitFor(t, gone, "closing the connection")
+	})
+	t.Run("already cancelled", func(t *testing.T) {
+		srv := replay.NewServer(t)
+		m, _ := newTestModel(t, srv, Config{})
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := m.Call(ctx, weatherPrompt); !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v", err)
+		}
+		if srv.Served() != 0 {
+			t.Fatal("a request was sent with a cancelled context")
+		}
+	})
+}
+
+// TestStopEarlyClosesBody proves that breaking out of a stream closes the connection.
+func TestStopEarlyClosesBody(t *testing.T) {
+	srv, gone := hangingServer(t)
+	m, err := New(context.Background(), Config{APIKey: "k", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for chunk, err := range m.Stream(context.Background(), weatherPrompt) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if chunk.Text() == "Hel" {
+			break
+		}
+	}
+	waitFor(t, gone, "closing the connection after the consumer stopped")
+}
+
+// TestConsumerPanicPropagates proves the stream does not swallow a panic of the loop body.
+func TestConsumerPanicPropagates(t *testing.T) {
+	srv := replay.NewServer(t, load(t, "adk-text-stream-gemini-2.5-flash")...)
+	m, _ := newTestModel(t, srv, Config{})
+	defer func() {
+		if r := recover(); r != "consumer" {
+			t.Fatalf("recovered %v, want the consumer's panic", r)
+		}
+	}()
+	for range m.Stream(context.Background(), weatherPrompt) {
+		panic("consumer")
+	}
+}

@@ -1,0 +1,40 @@
+// Package ollama is a chat.Model for models served by Ollama, on Ollama's own Go client
+// (github.com/ollama/ollama/api), talking to /api/chat.
+//
+//	m, err := ollama.New(ollama.Config{Model: "llama3.2"}) // server from $OLLAMA_HOST
+//	resp, err := m.Call(ctx, &chat.Prompt{Messages: []chat.Message{chat.User("Hi")}})
+//
+// # Mapping
+//
+// Every request says "stream" explicitly (Ollama streams when it is left out): false for Call,
+// true for Stream. Messages map one to one, except that each tool result becomes its own "tool"
+// message carrying tool_name and, when the call had one, tool_call_id; Ollama has no error flag,
+// so a failed call's text is sent prefixed with "Error: ". Tool-call arguments, a JSON object on
+// the wire, are chat.ToolCall.Arguments text with the key order kept. Calls without an id get a
+// made-up one, never sent back. done_reason "stop" is chat.FinishStop (chat.FinishToolCalls when
+// the answer called tools), "length" chat.FinishLength, others pass through; usage comes from
+// prompt_eval_count and eval_count. Thinking (asked for with [ExtraThink]) is kept as
+// chat.Reasoning with Provider "ollama" and sent back in the assistant message's "thinking".
+//
+// Tool schemas are reduced to what Ollama's tool format holds (type, description, enum, items,
+// anyOf, properties, required), which is also all its server reads: $ref is inlined (recursion
+// cut), const becomes enum and oneOf anyOf.
+//
+// # Options
+//
+// chat.Options map to the request: Model, Temperature, TopP, Seed, MaxTokens (num_predict),
+// Stop and ResponseFormat ("format": the schema, or "json"). Ollama has no tool_choice: "auto"
+// offers the tools, "none" offers none, and "required" or a tool name is an error rather than a
+// promise Ollama cannot keep; ParallelToolCalls is not sent; N above 1 is an error. Ollama-
+// specific settings come from the Extra keys ExtraThink, ExtraOptions (num_ctx, top_k, …),
+// ExtraKeepAlive and ExtraConfigure; [Config.Configure] adjusts every request.
+//
+// # Errors and retries
+//
+// Error answers ({"error": "…"} with a 4xx or 5xx status) are *chat.ProviderError. Ollama's
+// client does not retry, so this package does: requests failing with 408, 409, 429, 5xx or a
+// broken connection are retried ([Config.MaxRetries], default 2) with exponential backoff
+// honouring Retry-After. The client ignores a stream cut short; this package reports an answer
+// that ends before its "done": true line as an error wrapping the read error, or
+// io.ErrUnexpectedEOF.
+package ollama

@@ -1,0 +1,152 @@
+package ollama
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/testenv"
+	"github.com/wield-ai/wield/tool"
+)
+
+// startSteady runs steady, the OpenAPI mock server, on Ollama's official OpenAPI description
+// and returns its address. steady answers a request that breaks the description with 400 and
+// x-steady-error-* headers naming the violated rules, a valid one with x-steady-request-valid.
+func startSteady(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	spec, err := filepath.Abs(filepath.Join("testdata", "spec", "ollama-openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := testenv.Command(t, "steady", "--host", "127.0.0.1", "-p", fmt.Sprint(port), "--log-level", "details", spec)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // steady's launcher starts a child: stop both
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return "http://" + addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("steady did not start:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// verdicts records steady's verdict on every request.
+type verdicts struct {
+	mu   sync.Mutex
+	seen []http.Header
+}
+
+func (v *verdicts) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil {
+		v.mu.Lock()
+		v.seen = append(v.seen, resp.Header.Clone())
+		v.mu.Unlock()
+	}
+	return resp, err
+}
+
+// TestSteadyAcceptsRequests validates wield's /api/chat requests against Ollama's official
+// OpenAPI description: with tools, with a tool loop's history (assistant tool_calls, tool
+// results with tool_name), thinking, a response format and options, streamed and not.
+func TestSteadyAcceptsRequests(t *testing.T) {
+	base := startSteady(t)
+	v := &verdicts{}
+	m, err := New(Config{BaseURL: base, Model: "llama3.2", MaxRetries: -1, HTTPClient: &http.Client{Transport: v}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []tool.Tool{weatherTool(t), newTool(t, "getTime", "Get the current time.", func(context.Context, struct{}) (string, error) {
+		return "12:00", nil
+	})}
+	loop := []chat.Message{
+		chat.System("Answer briefly."),
+		chat.User("what is the weather in Toronto?"),
+		{Role: chat.RoleAssistant, Reasoning: []chat.Reasoning{{Provider: "ollama", Text: "I need the weather tool."}},
+			ToolCalls: []chat.ToolCall{
+				{ID: "call_1", Name: "get_weather", Arguments: `{"city":"Toronto"}`},
+				{ID: syntheticIDPrefix + "x-1", Name: "getTime", Arguments: `{}`, Index: 1},
+			}},
+		chat.ToolMessage(
+			chat.ToolResult{ID: "call_1", Name: "get_weather", Content: "11 degrees celsius"},
+			chat.ToolResult{ID: syntheticIDPrefix + "x-1", Name: "getTime", Content: "clock broken", IsError: true}),
+	}
+	prompts := map[string]*chat.Prompt{
+		"tools": {Messages: []chat.Message{chat.User("what is the weather in tokyo?")}, Options: &chat.Options{Tools: tools}},
+		"tool results": {Messages: loop, Options: &chat.Options{Tools: tools, Temperature: chat.Ptr(0.2), MaxTokens: 100,
+			Stop: []string{"\n\n"}, Seed: chat.Ptr(int64(7)), TopP: chat.Ptr(0.9),
+			Extra: map[string]any{ExtraThink: "low", ExtraKeepAlive: "5m", ExtraOptions: map[string]any{"num_ctx": 4096, "top_k": 40}}}},
+		"response format": {Messages: []chat.Message{chat.User("capital of France?")}, Options: &chat.Options{
+			ResponseFormat: &chat.ResponseFormat{Schema: []byte(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)},
+			Extra:          map[string]any{ExtraThink: true}}},
+		"json format": {Messages: []chat.Message{chat.User("capital of France?")}, Options: &chat.Options{ResponseFormat: &chat.ResponseFormat{}}},
+	}
+	for name, p := range prompts {
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream=%v", name, stream), func(t *testing.T) {
+				v.mu.Lock()
+				v.seen = nil
+				v.mu.Unlock()
+				// steady answers valid requests with made-up content that is not a complete Ollama
+				// answer; only its verdict on the request matters here.
+				if stream {
+					_, _ = chat.Aggregate(m.Stream(context.Background(), p))
+				} else {
+					_, _ = m.Call(context.Background(), p)
+				}
+				v.mu.Lock()
+				defer v.mu.Unlock()
+				if len(v.seen) != 1 {
+					t.Fatalf("%d requests", len(v.seen))
+				}
+				h := v.seen[0]
+				if h.Get("X-Steady-Request-Valid") != "true" || h.Get("X-Steady-Matched-Path") != "/api/chat" {
+					var rules []string
+					for k, vals := range h {
+						if strings.HasPrefix(strings.ToLower(k), "x-steady-error-") {
+							rules = append(rules, k+": "+strings.Join(vals, ", "))
+						}
+					}
+					t.Fatalf("steady rejected the request: %v", rules)
+				}
+			})
+		}
+	}
+	// And steady does reject what the description forbids, so the verdicts above mean something.
+	t.Run("an invalid request is rejected", func(t *testing.T) {
+		resp, err := http.Post(base+"/api/chat", "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"user"}],"stream":false}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 400 || resp.Header.Get("X-Steady-Request-Valid") != "false" {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+	})
+}

@@ -1,0 +1,430 @@
+package augment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/wield-ai/wield/tool"
+)
+
+// Event is what the consumer learns of one call of an augmented tool.
+type Event[T any] struct {
+	// Definition is the augmented tool's definition: what the model was shown.
+	Definition tool.Definition
+	// RawInput is the model's arguments as it sent them, extra fields included.
+	RawInput string
+	// Args holds the extra fields, decoded.
+	Args T
+}
+
+// Consumer receives the extra arguments of each call before the tool runs. It runs on the
+// goroutine of the call, possibly in parallel with other calls, so it must be safe for
+// concurrent use. An error stops the call: the tool does not run and the model reads the error,
+// so a consumer can also enforce a policy ("state your reasoning").
+type Consumer[T any] func(ctx context.Context, e Event[T]) error
+
+// Option configures augmentation.
+type Option func(*config)
+
+type config struct {
+	keep bool
+}
+
+// KeepExtraArguments passes the extra arguments on to the wrapped tool instead of removing them,
+// for tools that read them too or accept unknown arguments. A tool whose schema forbids
+// additional properties will then reject its calls.
+func KeepExtraArguments() Option { return func(c *config) { c.keep = true } }
+
+// Tools wraps each tool so that its input schema gains T's fields; when the model calls it, the
+// extra arguments are decoded into a T and passed to consumer, then removed before the tool runs.
+//
+// T must be a struct. A field of T with the same JSON name as one of a tool's parameters is an
+// error naming both, since the model could not tell them apart.
+func Tools[T any](tools []tool.Tool, consumer Consumer[T], opts ...Option) ([]tool.Tool, error) {
+	aug, err := newAugmenter[T](consumer, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tool.Tool, len(tools))
+	for i, t := range tools {
+		if out[i], err = aug.wrap(t); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Tool wraps one tool; see [Tools].
+func Tool[T any](t tool.Tool, consumer Consumer[T], opts ...Option) (tool.Tool, error) {
+	aug, err := newAugmenter[T](consumer, opts)
+	if err != nil {
+		return nil, err
+	}
+	return aug.wrap(t)
+}
+
+// Provider wraps the tools of p each time they are listed, for tools that come and go, such as an
+// MCP server's; see [Tools].
+func Provider[T any](p tool.Provider, consumer Consumer[T], opts ...Option) (tool.Provider, error) {
+	aug, err := newAugmenter[T](consumer, opts)
+	if err != nil {
+		return nil, err
+	}
+	return tool.ProviderFunc(func(ctx context.Context) ([]tool.Tool, error) {
+		tools, err := p.Tools(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]tool.Tool, len(tools))
+		for i, t := range tools {
+			if out[i], err = aug.wrap(t); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}), nil
+}
+
+// augmenter holds what is known of T once for all the tools it wraps.
+type augmenter[T any] struct {
+	cfg       config
+	consumer  Consumer[T]
+	schema    object // T's schema
+	fields    []string
+	validator *tool.Validator
+}
+
+func newAugmenter[T any](consumer Consumer[T], opts []Option) (*augmenter[T], error) {
+	if consumer == nil {
+		return nil, errors.New("augment: nil consumer")
+	}
+	var zero T
+	s, err := tool.SchemaFor[T]()
+	if err != nil {
+		return nil, fmt.Errorf("augment: schema of %T: %w", zero, err)
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("augment: schema of %T: %w", zero, err)
+	}
+	obj, err := parseObject(raw)
+	if err != nil {
+		return nil, fmt.Errorf("augment: schema of %T: %w", zero, err)
+	}
+	if typ, _ := obj.get("type"); string(typ) != `"object"` {
+		return nil, fmt.Errorf("augment: %T must be a struct type, its schema is not an object", zero)
+	}
+	if bytes.Contains(raw, []byte(`"$ref":"#"`)) {
+		return nil, fmt.Errorf("augment: %T refers to itself; a recursive type cannot be merged into other schemas", zero)
+	}
+	props, _ := obj.get("properties")
+	fields, err := parseObject(props)
+	if err != nil || len(fields) == 0 {
+		return nil, fmt.Errorf("augment: %T has no fields to add", zero)
+	}
+	v, err := tool.CompileSchema(raw)
+	if err != nil {
+		return nil, fmt.Errorf("augment: schema of %T: %w", zero, err)
+	}
+	a := &augmenter[T]{consumer: consumer, schema: obj, validator: v}
+	for _, f := range fields {
+		a.fields = append(a.fields, f.key)
+	}
+	for _, o := range opts {
+		o(&a.cfg)
+	}
+	return a, nil
+}
+
+// wrap returns t with T's fields added to its schema.
+func (a *augmenter[T]) wrap(t tool.Tool) (tool.Tool, error) {
+	if t == nil {
+		return nil, errors.New("augment: nil tool")
+	}
+	def := t.Definition()
+	schema, err := a.merge(def)
+	if err != nil {
+		return nil, err
+	}
+	aug := def
+	aug.InputSchema = schema
+	return &augmented[T]{inner: t, def: aug, aug: a}, nil
+}
+
+// merge returns def's input schema with T's properties first, T's required fields added and
+// T's $defs merged.
+func (a *augmenter[T]) merge(def tool.Definition) (json.RawMessage, error) {
+	var zero T
+	orig := object{{key: "type", val: json.RawMessage(`"object"`)}}
+	if s := bytes.TrimSpace(def.InputSchema); len(s) > 0 && string(s) != "true" && string(s) != "{}" {
+		var err error
+		if orig, err = parseObject(s); err != nil {
+			return nil, fmt.Errorf("augment: tool %q: input schema: %w", def.Name, err)
+		}
+		if typ, ok := orig.get("type"); ok && string(typ) != `"object"` {
+			return nil, fmt.Errorf("augment: tool %q: input schema is not an object", def.Name)
+		}
+	}
+
+	origProps := object{}
+	if raw, ok := orig.get("properties"); ok {
+		var err error
+		if origProps, err = parseObject(raw); err != nil {
+			return nil, fmt.Errorf("augment: tool %q: properties: %w", def.Name, err)
+		}
+	}
+	addProps, _ := a.schema.get("properties")
+	add, _ := parseObject(addProps)
+	for _, f := range add {
+		if _, clash := origProps.get(f.key); clash {
+			return nil, fmt.Errorf("augment: tool %q already has a parameter %q, which %T adds too; rename the field of %T",
+				def.Name, f.key, zero, zero)
+		}
+	}
+	props := append(slices.Clip(add), origProps...)
+
+	var required []string
+	if raw, ok := orig.get("required"); ok {
+		if err := json.Unmarshal(raw, &required); err != nil {
+			return nil, fmt.Errorf("augment: tool %q: required: %w", def.Name, err)
+		}
+	}
+	var addRequired []string
+	if raw, ok := a.schema.get("required"); ok {
+		_ = json.Unmarshal(raw, &addRequired)
+	}
+	required = append(addRequired, required...)
+
+	out := orig.set("properties", props.marshal())
+	if len(required) > 0 {
+		r, _ := json.Marshal(required)
+		out = out.set("required", r)
+	}
+	if raw, ok := a.schema.get("$defs"); ok {
+		defs, _ := parseObject(raw)
+		have := object{}
+		if raw, ok := orig.get("$defs"); ok {
+			var err error
+			if have, err = parseObject(raw); err != nil {
+				return nil, fmt.Errorf("augment: tool %q: $defs: %w", def.Name, err)
+			}
+		}
+		for _, d := range defs {
+			if _, clash := have.get(d.key); clash {
+				return nil, fmt.Errorf("augment: tool %q: its schema and %T both define %q in $defs", def.Name, zero, d.key)
+			}
+		}
+		out = out.set("$defs", append(have, defs...).marshal())
+	}
+	return out.marshal(), nil
+}
+
+// augmented is a tool wrapped by an augmenter.
+type augmented[T any] struct {
+	inner tool.Tool
+	def   tool.Definition
+	aug   *augmenter[T]
+}
+
+func (t *augmented[T]) Definition() tool.Definition { return t.def }
+
+// Metadata is the wrapped tool's: return-direct, timeout and sequential carry over.
+func (t *augmented[T]) Metadata() tool.Metadata { return t.inner.Metadata() }
+
+// Unwrap returns the wrapped tool.
+func (t *augmented[T]) Unwrap() tool.Tool { return t.inner }
+
+// Call splits the extra arguments off, validates them against T's schema, hands them to the
+// consumer and calls the wrapped tool with the rest.
+func (t *augmented[T]) Call(ctx context.Context, args string) (string, error) {
+	a := t.aug
+	in := bytes.TrimSpace([]byte(args))
+	if len(in) == 0 {
+		in = []byte("{}")
+	}
+	members, err := parseObject(in)
+	if err != nil {
+		var syn *json.SyntaxError
+		off := 0
+		if errors.As(err, &syn) {
+			off = int(syn.Offset)
+		}
+		return "", &tool.ArgumentError{Syntax: true, Offset: off, Issues: []tool.Issue{{Message: err.Error()}}}
+	}
+	var extra, rest object
+	for _, m := range members {
+		if slices.Contains(a.fields, m.key) {
+			extra = append(extra, m)
+		} else {
+			rest = append(rest, m)
+		}
+	}
+	extraJSON := extra.marshal()
+	prepared, err := a.validator.Prepare(extraJSON)
+	if err != nil {
+		return "", err
+	}
+	var v T
+	if err := jsonv2.Unmarshal(prepared, &v); err != nil {
+		return "", &tool.ArgumentError{Issues: []tool.Issue{{Message: err.Error()}}}
+	}
+	if err := a.consumer(ctx, Event[T]{Definition: t.def, RawInput: args, Args: v}); err != nil {
+		return "", err
+	}
+	forward := args
+	if !a.cfg.keep && len(extra) > 0 {
+		forward = string(rest.marshal())
+	}
+	return t.inner.Call(ctx, forward)
+}
+
+// object is a JSON object as its members in order: schemas keep the order their authors gave
+// properties, which models read.
+type object []member
+
+type member struct {
+	key string
+	raw []byte // the key as it was written, quoted; nil to quote key when writing
+	val json.RawMessage
+}
+
+// parseObject reads a JSON object into its members, values left as raw JSON. A key given twice
+// is an error, as it is ambiguous which value a tool would see. It runs on every call, so after
+// json.Valid has vouched for the syntax it splits the object with a plain scan instead of a
+// decoder.
+func parseObject(data []byte) (object, error) {
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v) // for the error's offset
+		if err == nil {
+			err = errors.New("invalid JSON")
+		}
+		return nil, err
+	}
+	i := skipSpace(data, 0)
+	if data[i] != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	var obj object
+	for i = skipSpace(data, i+1); data[i] != '}'; {
+		i0, end := i, skipString(data, i)
+		key, err := unquote(data[i:end])
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := obj.get(key); dup {
+			return nil, fmt.Errorf("key %q appears twice", key)
+		}
+		i = skipSpace(data, end) + 1 // past ':'
+		i = skipSpace(data, i)
+		start := i
+		i = skipValue(data, i)
+		obj = append(obj, member{key, data[i0:end], data[start:i]})
+		if i = skipSpace(data, i); data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
+	}
+	return obj, nil
+}
+
+// The scanners below run on text json.Valid accepted; i is the index of the token to skip and
+// the result the index after it.
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func skipString(data []byte, i int) int {
+	for i++; data[i] != '"'; i++ {
+		if data[i] == '\\' {
+			i++
+		}
+	}
+	return i + 1
+}
+
+func skipValue(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for ; ; i++ {
+			switch data[i] {
+			case '"':
+				i = skipString(data, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	default: // number, true, false, null
+		for i < len(data) && data[i] != ',' && data[i] != '}' && data[i] != ']' &&
+			data[i] != ' ' && data[i] != '\t' && data[i] != '\n' && data[i] != '\r' {
+			i++
+		}
+		return i
+	}
+}
+
+func unquote(s []byte) (string, error) {
+	if bytes.IndexByte(s, '\\') < 0 {
+		return string(s[1 : len(s)-1]), nil
+	}
+	var out string
+	err := json.Unmarshal(s, &out)
+	return out, err
+}
+
+func (o object) get(key string) (json.RawMessage, bool) {
+	for _, m := range o {
+		if m.key == key {
+			return m.val, true
+		}
+	}
+	return nil, false
+}
+
+// set returns o with key set to val, in place if present, else appended.
+func (o object) set(key string, val json.RawMessage) object {
+	out := slices.Clone(o)
+	for i := range out {
+		if out[i].key == key {
+			out[i].val = val
+			return out
+		}
+	}
+	return append(out, member{key: key, val: val})
+}
+
+func (o object) marshal() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if m.raw != nil {
+			b.Write(m.raw)
+		} else {
+			k, _ := json.Marshal(m.key)
+			b.Write(k)
+		}
+		b.WriteByte(':')
+		b.Write(m.val)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}

@@ -1,0 +1,173 @@
+package toolsearch
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// Analyzer turns text into the terms a [KeywordIndex] matches: tool names, descriptions and
+// parameter docs when tools are indexed, the model's query when it searches. One analyzer must
+// serve both sides, or terms written alike will not meet.
+type Analyzer interface {
+	// Terms appends the terms of text to dst and returns the extended slice.
+	Terms(dst []string, text string) []string
+}
+
+// TextAnalyzer is the configurable [Analyzer]. Text is cut into words at every character that is
+// neither a letter nor a digit (an underscore too, when identifiers are split), words are
+// lower-cased, stop words dropped and the rest stemmed.
+//
+// Tool names are identifiers (getWeather, get_weather, get-weather, weather.get), while a query
+// is prose ("what's the weather"); splitting identifiers and stemming is what lets the two meet.
+type TextAnalyzer struct {
+	// SplitIdentifiers cuts words at underscores and camelCase boundaries, so that
+	// "getHTTPResponse_code" gives get, http, response, code. Without it an underscore is part of
+	// a word (like the regular expression \w+). Hyphens and dots always separate words.
+	SplitIdentifiers bool
+	// KeepJoined also emits the parts of a split identifier joined together (getweather for
+	// getWeather), for queries that name a tool the way it is written.
+	KeepJoined bool
+	// StopWords reports words to drop (after lower-casing, before stemming); nil keeps every word.
+	StopWords func(word string) bool
+	// Stem maps a lower-case word to its stem; nil keeps words as they are.
+	Stem func(word string) string
+}
+
+// English returns the analyzer the keyword index uses by default: identifiers split, English stop
+// words dropped, words stemmed with the Snowball English (Porter2) stemmer.
+func English() *TextAnalyzer {
+	return &TextAnalyzer{
+		SplitIdentifiers: true,
+		StopWords:        english.IsStopWord,
+		Stem:             stemEnglish,
+	}
+}
+
+func stemEnglish(w string) string { return english.Stem(w, true) }
+
+// Terms implements [Analyzer].
+func (a *TextAnalyzer) Terms(dst []string, text string) []string {
+	var parts []string
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r, !a.SplitIdentifiers) {
+			i += size
+			continue
+		}
+		start := i
+		end := i
+		for i < len(text) {
+			r, size = utf8.DecodeRuneInString(text[i:])
+			if isWordRune(r, !a.SplitIdentifiers) {
+				i += size
+				end = i
+				continue
+			}
+			if a.SplitIdentifiers && isConnector(r) {
+				i += size
+				continue
+			}
+			break
+		}
+		word := text[start:end]
+		if !a.SplitIdentifiers {
+			dst = a.emit(dst, strings.ToLower(word))
+			continue
+		}
+		parts = splitIdentifier(parts[:0], word)
+		for _, p := range parts {
+			dst = a.emit(dst, strings.ToLower(p))
+		}
+		if a.KeepJoined && len(parts) > 1 {
+			dst = a.emit(dst, strings.ToLower(strings.Join(parts, "")))
+		}
+	}
+	return dst
+}
+
+// isWordRune reports whether r belongs to a word; underscore counts only when identifiers are
+// kept whole.
+func isWordRune(r rune, underscore bool) bool {
+	if r == '_' {
+		return underscore
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// isConnector reports the characters that join the parts of an identifier: snake_case,
+// kebab-case and dotted.names.
+func isConnector(r rune) bool { return r == '_' || r == '-' || r == '.' }
+
+func (a *TextAnalyzer) emit(dst []string, w string) []string {
+	if a.StopWords != nil && a.StopWords(w) {
+		return dst
+	}
+	if a.Stem != nil {
+		w = a.Stem(w)
+	}
+	if w == "" {
+		return dst
+	}
+	return append(dst, w)
+}
+
+// splitIdentifier cuts an identifier at its connectors and at camelCase boundaries: before an upper-case
+// letter that follows a lower-case letter or a digit (getWeather, v2Api), and before the last
+// upper-case letter of a run followed by a lower-case one (HTTPServer → HTTP, Server). Digits
+// stay with their letters (mp3, base64, s3).
+func splitIdentifier(dst []string, word string) []string {
+	start := 0
+	var prev rune = -1
+	for i, r := range word {
+		if isConnector(r) {
+			if i > start {
+				dst = append(dst, word[start:i])
+			}
+			start = i + 1
+			prev = r
+			continue
+		}
+		if i > start && unicode.IsUpper(r) {
+			switch {
+			case unicode.IsLower(prev) || unicode.IsDigit(prev):
+				dst = append(dst, word[start:i])
+				start = i
+			case unicode.IsUpper(prev):
+				next, _ := utf8.DecodeRuneInString(word[i+utf8.RuneLen(r):])
+				if unicode.IsLower(next) && i > start {
+					dst = append(dst, word[start:i])
+					start = i
+				}
+			}
+		}
+		prev = r
+	}
+	if start < len(word) {
+		dst = append(dst, word[start:])
+	}
+	return dst
+}
+
+// memoized returns an analyzer that remembers the stems it computed, for the many repeated words
+// of one indexing run; stemming dominates the cost of analysis. The result is not safe for
+// concurrent use. Analyzers other than *TextAnalyzer are returned as they are.
+func memoized(an Analyzer) Analyzer {
+	ta, ok := an.(*TextAnalyzer)
+	if !ok || ta.Stem == nil {
+		return an
+	}
+	c := *ta
+	stems := make(map[string]string)
+	c.Stem = func(w string) string {
+		s, ok := stems[w]
+		if !ok {
+			s = ta.Stem(w)
+			stems[w] = s
+		}
+		return s
+	}
+	return &c
+}

@@ -1,0 +1,73 @@
+package toolsearch
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestTextAnalyzer(t *testing.T) {
+	plain := &TextAnalyzer{}
+	split := &TextAnalyzer{SplitIdentifiers: true}
+	joined := &TextAnalyzer{SplitIdentifiers: true, KeepJoined: true}
+	english := English()
+	tests := []struct {
+		name string
+		a    *TextAnalyzer
+		text string
+		want []string
+	}{
+		{"plain keeps snake_case whole", plain, "get_weather now", []string{"get_weather", "now"}},
+		{"plain splits dots and hyphens", plain, "math.sqrt real-time", []string{"math", "sqrt", "real", "time"}},
+		{"plain lower-cases camelCase whole", plain, "getWeather", []string{"getweather"}},
+		{"camelCase", split, "getWeatherForecast", []string{"get", "weather", "forecast"}},
+		{"PascalCase", split, "GetWeather", []string{"get", "weather"}},
+		{"acronym then word", split, "parseHTTPResponse", []string{"parse", "http", "response"}},
+		{"acronym at end", split, "getURL", []string{"get", "url"}},
+		{"snake_case", split, "get_current_weather", []string{"get", "current", "weather"}},
+		{"kebab-case", split, "list-open-issues", []string{"list", "open", "issues"}},
+		{"dotted", split, "triangle_properties.get", []string{"triangle", "properties", "get"}},
+		{"digits stay", split, "mp3ToBase64 s3Bucket", []string{"mp3", "to", "base64", "s3", "bucket"}},
+		{"mixed connectors", split, "ChaDri.change_drink", []string{"cha", "dri", "change", "drink"}},
+		{"sentence punctuation", split, "Get the weather. Then, stop!", []string{"get", "the", "weather", "then", "stop"}},
+		{"doubled connectors", split, "a__b--c", []string{"a", "b", "c"}},
+		{"trailing connector", split, "weather_", []string{"weather"}},
+		{"unicode letters", split, "größeBerechnen café", []string{"größe", "berechnen", "café"}},
+		{"joined form", joined, "getWeather simple", []string{"get", "weather", "getweather", "simple"}},
+		{"joined snake", joined, "get_user_id", []string{"get", "user", "id", "getuserid"}},
+		{"english stems and drops stop words", english, "Gets the current weather forecasts for cities",
+			[]string{"get", "current", "weather", "forecast", "citi"}},
+		{"english on identifiers", english, "searchMoviesByTitle", []string{"search", "movi", "titl"}},
+		{"empty", english, "", nil},
+		{"only stop words", english, "the of and", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.a.Terms(nil, tt.text)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Terms(%q) = %q, want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTextAnalyzerAppends(t *testing.T) {
+	got := English().Terms([]string{"keep"}, "weather")
+	if !slices.Equal(got, []string{"keep", "weather"}) {
+		t.Errorf("Terms appended %q", got)
+	}
+}
+
+func FuzzTextAnalyzer(f *testing.F) {
+	for _, s := range []string{"getWeather", "a_b-c.d", "HTTPServer", "é\xffx", "ĲsselMeer", "A.B_C"} {
+		f.Add(s)
+	}
+	joined := &TextAnalyzer{SplitIdentifiers: true, KeepJoined: true}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, term := range joined.Terms(nil, s) {
+			if term == "" {
+				t.Fatalf("empty term from %q", s)
+			}
+		}
+		English().Terms(nil, s)
+	})
+}

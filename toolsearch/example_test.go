@@ -1,0 +1,92 @@
+package toolsearch_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolsearch"
+)
+
+type cityIn struct {
+	City string `json:"city"`
+}
+
+func ExampleNew() {
+	weather := tool.Must(tool.Func("getWeatherForecast", "Returns the weather forecast for a city.",
+		func(_ context.Context, in cityIn) (string, error) { return "sunny in " + in.City, nil }))
+	stocks := tool.Must(tool.Func("get_stock_price", "Current price of a stock.",
+		func(context.Context, struct{}) (string, error) { return "42", nil }))
+
+	// A scripted model standing in for a real one: it searches, calls what it found, answers.
+	model := chattest.New(
+		chattest.Calls(chattest.Call(toolsearch.SearchToolName, `{"query":"weather forecast"}`)),
+		chattest.Calls(chattest.Call("getWeatherForecast", `{"city":"Oslo"}`)),
+		chattest.Text("It will be sunny in Oslo."),
+	)
+	c := client.New(model, client.WithAdvisors(toolsearch.New(toolsearch.Config{})))
+	answer, err := c.Prompt("Will it rain in Oslo tomorrow?").Tools(weather, stocks).
+		Param(client.ParamConversationID, "user-42").Call(context.Background()).Content()
+	if err != nil {
+		panic(err)
+	}
+	for i, p := range model.Prompts() {
+		var names []string
+		for _, t := range p.Options.Tools {
+			names = append(names, t.Definition().Name)
+		}
+		fmt.Println("request", i+1, "tools:", names)
+	}
+	fmt.Println(answer)
+	// Output:
+	// request 1 tools: [toolSearchTool]
+	// request 2 tools: [toolSearchTool getWeatherForecast]
+	// request 3 tools: [toolSearchTool getWeatherForecast]
+	// It will be sunny in Oslo.
+}
+
+func ExampleKeywordIndex() {
+	ix := toolsearch.NewKeywordIndex(nil)
+	ctx := context.Background()
+	err := ix.IndexTools(ctx, "session-1", []tool.Definition{
+		{Name: "getWeatherForecast", Description: "Returns the weather forecast for a city."},
+		{Name: "get_stock_price", Description: "Current price of a stock."},
+		{Name: "send-email", Description: "Sends an email."},
+	})
+	if err != nil {
+		panic(err)
+	}
+	hits, _ := ix.Search(ctx, toolsearch.SearchRequest{Session: "session-1", Query: "what will the weather be like", MaxResults: 2})
+	for _, h := range hits {
+		fmt.Println(h.Name)
+	}
+	// Output:
+	// getWeatherForecast
+}
+
+func ExampleRegexIndex() {
+	ix := toolsearch.NewRegexIndex()
+	ctx := context.Background()
+	_ = ix.IndexTools(ctx, "s", []tool.Definition{
+		{Name: "github_list_issues", Description: "Lists issues."},
+		{Name: "github_create_issue", Description: "Opens an issue."},
+		{Name: "jira_search", Description: "Searches Jira issues."},
+	})
+	hits, _ := ix.Search(ctx, toolsearch.SearchRequest{Session: "s", Query: "^github_.*issue"})
+	for _, h := range hits {
+		fmt.Println(h.Name)
+	}
+	// Output:
+	// github_create_issue
+	// github_list_issues
+}
+
+func ExampleAny() {
+	// Keep at most 500 sessions, none idle for more than an hour.
+	adv := toolsearch.New(toolsearch.Config{Eviction: toolsearch.Any(toolsearch.LRU(500), toolsearch.TTL(time.Hour))})
+	fmt.Println(adv.SearchTool().Name)
+	// Output: toolSearchTool
+}

@@ -1,0 +1,47 @@
+package tooldoc
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/wield-ai/wield/tool"
+)
+
+func TestOf(t *testing.T) {
+	tests := []struct {
+		name   string
+		schema string
+		want   Doc
+	}{
+		{"no schema", "", Doc{Name: "n", Description: "d"}},
+		{"invalid schema", "{", Doc{Name: "n", Description: "d"}},
+		{"flat", `{"type":"object","properties":{"city":{"type":"string","description":"City name"},"unit":{"type":"string"}}}`,
+			Doc{Name: "n", Description: "d", ParamNames: []string{"city", "unit"}, ParamDescriptions: []string{"City name"}}},
+		{"nested object and array items", `{"properties":{"order":{"description":"The order","properties":{"size":{"description":"Cup size"}}},
+			"tags":{"type":"array","items":{"properties":{"label":{"description":"Tag label"}}}}}}`,
+			Doc{Name: "n", Description: "d", ParamNames: []string{"order", "size", "tags", "label"},
+				ParamDescriptions: []string{"The order", "Cup size", "Tag label"}}},
+		{"tuple items ignored", `{"properties":{"p":{"items":[{"description":"x"}]}}}`,
+			Doc{Name: "n", Description: "d", ParamNames: []string{"p"}}},
+		{"null property", `{"properties":{"p":null}}`, Doc{Name: "n", Description: "d", ParamNames: []string{"p"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Of(tool.Definition{Name: "n", Description: "d", InputSchema: []byte(tt.schema)})
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Of = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOfDepthBounded(t *testing.T) {
+	s := `{"description":"leaf"}`
+	for range 50 {
+		s = `{"properties":{"p":` + s + `}}`
+	}
+	d := Of(tool.Definition{Name: "n", InputSchema: []byte(s)})
+	if len(d.ParamNames) != maxDepth+1 {
+		t.Errorf("walked %d levels, want %d", len(d.ParamNames), maxDepth+1)
+	}
+}
