@@ -96,6 +96,8 @@ type replayCase struct {
 	stream bool
 	cfg    Config
 	opts   chat.Options
+	// tools makes the case's tools, fresh for each run (some keep state, like a first failure).
+	tools  func() tool.Tool
 	system string
 	user   string
 	// dropToolsAfterFirst offers no tools after the first exchange, as the recording did.
@@ -110,51 +112,51 @@ type replayCase struct {
 var replayCases = []replayCase{
 	{
 		name: "sdk-tool-runner-basic", cfg: Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512},
-		opts: chat.Options{Tools: []tool.Tool{sdkWeather()}}, user: "What's the weather in San Francisco? Use fahrenheit.",
+		tools: sdkWeather, user: "What's the weather in San Francisco? Use fahrenheit.",
 		wantText: "The current temperature in San Francisco is 68 degrees Fahrenheit.",
 	},
 	{
 		name: "sdk-tool-runner-run-to-completion", cfg: Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512},
-		opts: chat.Options{Tools: []tool.Tool{sdkWeather()}}, user: "What's the weather in San Francisco? Use fahrenheit.",
+		tools: sdkWeather, user: "What's the weather in San Francisco? Use fahrenheit.",
 		wantText: "The weather in San Francisco is currently 68 degrees Fahrenheit.",
 	},
 	{
 		name: "sdk-tool-runner-next-message", cfg: Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512},
-		opts: chat.Options{Tools: []tool.Tool{sdkWeather()}}, user: "What's the weather in SF? Use celsius.",
+		tools: sdkWeather, user: "What's the weather in SF? Use celsius.",
 		wantText: "The current weather in San Francisco is 20 degrees Celsius.",
 	},
 	{
 		name: "sdk-tool-runner-custom-handling", cfg: Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512},
-		opts: chat.Options{Tools: []tool.Tool{sdkCustomWeather()}}, user: "What's the weather in SF in celsius?",
+		tools: sdkCustomWeather, user: "What's the weather in SF in celsius?",
 		dropToolsAfterFirst: true,
 		wantText:            "It's currently 20°C in San Francisco.",
 	},
 	{
 		name: "sdk-tool-runner-max-iterations", cfg: Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512},
-		opts: chat.Options{Tools: []tool.Tool{sdkWeather()}}, user: "Check weather in SF and NY, step by step",
+		tools: sdkWeather, user: "Check weather in SF and NY, step by step",
 		wantText:  "Now, let me check the weather in New York:",
 		wantCalls: []string{`get_weather{"city":"New York"}`},
 	},
 	{
 		name: "sdk-tool-runner-tool-call-error", cfg: Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512},
-		opts: chat.Options{Tools: []tool.Tool{flakyWeather()}}, user: "Weather in San Francisco?",
+		tools: flakyWeather, user: "Weather in San Francisco?",
 		wantText: "The current weather in San Francisco is sunny with a temperature of 68°F.",
 	},
 	{
 		name: "sdk-tool-runner-context-cancel", cfg: Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512},
-		opts: chat.Options{Tools: []tool.Tool{slowTool()}}, user: "Call the slow_tool with input 'test'",
+		tools: slowTool, user: "Call the slow_tool with input 'test'",
 		wantText:  "I can help you call the slow_tool with the input 'test'. I'll use the function call now:",
 		wantCalls: []string{`slow_tool{"input":"test"}`},
 	},
 	{
 		name: "sdk-tool-runner-next-streaming", stream: true, cfg: Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512},
-		opts: chat.Options{Tools: []tool.Tool{sdkWeather()}}, user: "Weather in SF?",
+		tools: sdkWeather, user: "Weather in SF?",
 		wantText:  "I'd be happy to check the weather in San Francisco for you. Let me get that information for you right away.",
 		wantCalls: []string{`get_weather{"city":"San Francisco"}`},
 	},
 	{
 		name: "lcgo-tool-loop-claude-haiku-4-5",
-		opts: chat.Options{Model: "claude-haiku-4-5", MaxTokens: 2048, Temperature: chat.Ptr(0.0), Tools: []tool.Tool{lcgoWeather()}},
+		opts: chat.Options{Model: "claude-haiku-4-5", MaxTokens: 2048, Temperature: chat.Ptr(0.0)}, tools: lcgoWeather,
 		user: "What is the weather in Boston?", wantText: "The weather in Boston is currently **72°F and sunny**. It's a beautiful day!",
 	},
 	{
@@ -171,17 +173,17 @@ var replayCases = []replayCase{
 	},
 	{
 		name: "fantasy-tool-loop-claude-sonnet-4", system: "You are a helpful assistant",
-		opts: chat.Options{Model: "claude-sonnet-4-20250514", MaxTokens: 4000, ToolChoice: "auto", ParallelToolCalls: chat.Ptr(true),
-			Tools: []tool.Tool{fantasyWeather()}},
-		user: "What's the weather in Florence,Italy?",
+		opts:  chat.Options{Model: "claude-sonnet-4-20250514", MaxTokens: 4000, ToolChoice: "auto", ParallelToolCalls: chat.Ptr(true)},
+		tools: fantasyWeather,
+		user:  "What's the weather in Florence,Italy?",
 		wantText: "The current weather in Florence, Italy is 40°C (104°F). That's quite hot! It would be a good idea to stay " +
 			"hydrated and seek shade or air conditioning if you're planning to be outdoors.",
 	},
 	{
 		name: "fantasy-tool-loop-streaming-claude-sonnet-4", stream: true, system: "You are a helpful assistant",
-		opts: chat.Options{Model: "claude-sonnet-4-20250514", MaxTokens: 4000, ToolChoice: "auto", ParallelToolCalls: chat.Ptr(true),
-			Tools: []tool.Tool{fantasyWeather()}},
-		user: "What's the weather in Florence,Italy?",
+		opts:  chat.Options{Model: "claude-sonnet-4-20250514", MaxTokens: 4000, ToolChoice: "auto", ParallelToolCalls: chat.Ptr(true)},
+		tools: fantasyWeather,
+		user:  "What's the weather in Florence,Italy?",
 		wantText: "The current weather in Florence, Italy shows a temperature of 40°C (104°F). That's quite hot! Make sure to " +
 			"stay hydrated and seek shade if you're planning to be outdoors.",
 	},
@@ -256,6 +258,9 @@ func runLoop(t *testing.T, m *Model, tc replayCase, exs []replay.Exchange, srv *
 	}
 	msgs = append(msgs, chat.User(tc.user))
 	opts := tc.opts
+	if tc.tools != nil {
+		opts.Tools = []tool.Tool{tc.tools()}
+	}
 	var resp *chat.Response
 	for i, ex := range exs {
 		if i > 0 && tc.dropToolsAfterFirst {
