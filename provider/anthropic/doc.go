@@ -42,18 +42,22 @@
 //   - Usage: InputTokens counts all input, including cache reads and writes;
 //     CachedInputTokens the cache reads; ReasoningTokens the thinking tokens when reported.
 //
-// The Messages API has one generation per request: [chat.Options.N] above 1 is an error, and
-// Seed is ignored (Anthropic has no seed).
+// The Messages API has one generation per request: [chat.Options.N] above 1 is an error
+// ([ErrUnsupported]), and Seed is ignored (Anthropic has no seed). [chat.Options.ToolNames] must be
+// resolved into tools before the model is called ([ErrToolNames]).
 //
 // # Provider-specific options
 //
-// [chat.Options.Extra] keys read by this package (other keys are ignored):
+// [chat.Options.Extra] keys read by this package (other keys are ignored; a value of the wrong
+// type is an error naming the key):
 //
 //   - [ExtraThinkingBudget] ("anthropic.thinking_budget", int): extended thinking with that
 //     budget in tokens (at least 1024); 0 turns off the thinking [Config.ThinkingBudget] enables.
 //   - [ExtraAdaptiveThinking] ("anthropic.adaptive_thinking", bool): adaptive thinking, for
 //     models that decide how much to think.
 //   - [ExtraTopK] ("anthropic.top_k", int): top_k sampling.
+//   - [ExtraBody] ("anthropic.body", map[string]any): fields set in the JSON request body,
+//     overriding those wield sets, for API fields it does not map.
 //   - [ExtraRequestOptions] ("anthropic.request_options", []option.RequestOption): SDK request
 //     options for this call, e.g. option.WithHeader or option.WithJSONSet for any field wield
 //     does not map.

@@ -3,7 +3,9 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -24,12 +26,23 @@ const (
 	ExtraAdaptiveThinking = "anthropic.adaptive_thinking"
 	// ExtraTopK (int) sets top_k sampling.
 	ExtraTopK = "anthropic.top_k"
+	// ExtraBody (map[string]any) sets fields of the JSON request body, overriding fields of the
+	// same name: API fields this package does not map.
+	ExtraBody = "anthropic.body"
 	// ExtraRequestOptions ([]option.RequestOption, or one option.RequestOption) adds SDK request
 	// options to the call.
 	ExtraRequestOptions = "anthropic.request_options"
 	// ExtraParams (func(*anthropic.MessageNewParams)) edits the SDK request after wield built it.
 	ExtraParams = "anthropic.params"
 )
+
+// ErrToolNames is returned when [chat.Options.ToolNames] is set: names must be resolved into
+// tools (the tool-calling runtime does this) before a model is called.
+var ErrToolNames = errors.New("anthropic: Options.ToolNames must be resolved into Options.Tools before the model is called")
+
+// ErrUnsupported is returned, wrapped with the setting's name, for a [chat.Options] setting the
+// Messages API cannot honour (N above 1).
+var ErrUnsupported = errors.New("unsupported setting")
 
 // request is one Messages API request: the SDK parameters and per-call request options.
 type request struct {
@@ -48,10 +61,10 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 		o = &chat.Options{}
 	}
 	if len(o.ToolNames) > 0 {
-		return nil, fmt.Errorf("anthropic: tool names %q must be resolved into Options.Tools before the model is called", o.ToolNames)
+		return nil, fmt.Errorf("%w: %q", ErrToolNames, o.ToolNames)
 	}
 	if o.N > 1 {
-		return nil, fmt.Errorf("anthropic: N=%d: the Messages API returns one generation per request", o.N)
+		return nil, fmt.Errorf("anthropic: N=%d: %w: the Messages API returns one generation per request", o.N, ErrUnsupported)
 	}
 	if o.MaxTokens < 0 {
 		return nil, fmt.Errorf("anthropic: MaxTokens %d is negative", o.MaxTokens)
@@ -139,6 +152,15 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 		params.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
 	}
 
+	if v, ok := o.Extra[ExtraBody]; ok {
+		body, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("anthropic: %s is a %T, want map[string]any", ExtraBody, v)
+		}
+		for _, k := range slices.Sorted(maps.Keys(body)) {
+			r.opts = append(r.opts, option.WithJSONSet(k, body[k]))
+		}
+	}
 	if v, ok := o.Extra[ExtraRequestOptions]; ok {
 		switch v := v.(type) {
 		case []option.RequestOption:

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -130,6 +131,7 @@ func TestRequestErrors(t *testing.T) {
 		{"fractional top_k", Config{}, &chat.Prompt{Messages: user, Options: &chat.Options{Extra: map[string]any{ExtraTopK: 2.5}}}, "want an integer"},
 		{"adaptive thinking not a bool", Config{}, &chat.Prompt{Messages: user, Options: &chat.Options{Extra: map[string]any{ExtraAdaptiveThinking: "yes"}}}, "want a bool"},
 		{"request options of the wrong type", Config{}, &chat.Prompt{Messages: user, Options: &chat.Options{Extra: map[string]any{ExtraRequestOptions: "x"}}}, "want []option.RequestOption"},
+		{"body of the wrong type", Config{}, &chat.Prompt{Messages: user, Options: &chat.Options{Extra: map[string]any{ExtraBody: []string{"x"}}}}, "want map[string]any"},
 		{"params of the wrong type", Config{}, &chat.Prompt{Messages: user, Options: &chat.Options{Extra: map[string]any{ExtraParams: 1}}}, "want func"},
 	}
 	for _, tc := range tests {
@@ -148,6 +150,14 @@ func TestRequestErrors(t *testing.T) {
 				t.Errorf("a request went out")
 			}
 		})
+	}
+	srv := replay.NewServer(t)
+	m := newTestModel(t, srv.URL, Config{})
+	if _, err := m.Call(context.Background(), &chat.Prompt{Messages: user, Options: &chat.Options{ToolNames: []string{"x"}}}); !errors.Is(err, ErrToolNames) {
+		t.Errorf("tool names: %v is not ErrToolNames", err)
+	}
+	if _, err := m.Call(context.Background(), &chat.Prompt{Messages: user, Options: &chat.Options{N: 3}}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("N=3: %v is not ErrUnsupported", err)
 	}
 }
 
@@ -261,6 +271,7 @@ func TestSettings(t *testing.T) {
 				ExtraThinkingBudget: 0, // off for this call
 				ExtraTopK:           float64(40),
 				ExtraRequestOptions: []option.RequestOption{option.WithJSONSet("metadata", map[string]any{"user_id": "u-1"})},
+				ExtraBody:           map[string]any{"inference_geo": "us", "temperature": 0.5},
 				ExtraParams: func(p *sdk.MessageNewParams) {
 					edited.Store(true)
 					p.ServiceTier = sdk.MessageNewParamsServiceTierStandardOnly
@@ -270,7 +281,8 @@ func TestSettings(t *testing.T) {
 			},
 		}})
 	want := map[string]any{
-		"model": "claude-opus-4-5", "max_tokens": 900.0, "temperature": 0.0, "top_p": 0.9, "top_k": 40.0,
+		"model": "claude-opus-4-5", "max_tokens": 900.0, "temperature": 0.5, "top_p": 0.9, "top_k": 40.0,
+		"inference_geo":  "us",
 		"stop_sequences": []any{"END"},
 		"output_config":  map[string]any{"format": map[string]any{"type": "json_schema", "schema": map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string"}}, "required": []any{"a"}, "additionalProperties": false}}},
 		"metadata":       map[string]any{"user_id": "u-1"},
