@@ -11,6 +11,10 @@
 // ANTHROPIC_PROFILE); the base URL from [Config.BaseURL] or $ANTHROPIC_BASE_URL. The per-call
 // [chat.Options] override the model, temperature and max tokens.
 //
+// The SDK makes its own OpenTelemetry span per request (anthropic.messages.create, without
+// message content unless asked), which nests under the client's chat span;
+// option.WithoutOpenTelemetry() in [Config.RequestOptions] turns it off.
+//
 // The Messages API requires max_tokens on every request. When neither the call's
 // [chat.Options.MaxTokens] nor [Config.MaxTokens] sets it, [DefaultMaxTokens] (4096) is sent:
 // every current and legacy Claude model accepts it, and it is long enough for answers and tool
