@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider/anthropic"
 	"github.com/wield-ai/wield/provider/gemini"
 	"github.com/wield-ai/wield/provider/ollama"
 	"github.com/wield-ai/wield/provider/openai"
@@ -220,12 +221,14 @@ func (a *app) newModel(ctx context.Context, s modelSpec) (chat.Model, error) {
 	case "openai":
 		// Chat Completions, which OpenAI-compatible servers implement too.
 		m, err = openai.New(openai.Config{Model: s.name, APIKey: s.apiKey, BaseURL: s.baseURL})
+	case "anthropic":
+		m, err = anthropic.New(anthropic.Config{Model: s.name, APIKey: s.apiKey, BaseURL: s.baseURL})
 	case "gemini":
 		m, err = gemini.New(ctx, gemini.Config{Model: s.name, APIKey: s.apiKey, BaseURL: s.baseURL})
 	case "ollama":
 		m, err = ollama.New(ollama.Config{Model: s.name, BaseURL: s.baseURL})
 	default:
-		return nil, fmt.Errorf("provider %s is not available in this build of wield", s.provider)
+		return nil, fmt.Errorf("unknown provider %q", s.provider)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s, err)

@@ -106,3 +106,23 @@ func TestResolveModelOllama(t *testing.T) {
 		t.Fatalf("an empty Ollama: %v", err)
 	}
 }
+
+// TestNewModel builds a model of each provider (no request is sent).
+func TestNewModel(t *testing.T) {
+	a := newApp(strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+	for _, s := range []modelSpec{
+		{provider: "openai", name: "gpt-4.1-mini", apiKey: "k"},
+		{provider: "openai", name: "Qwen/Qwen3-8B", baseURL: "http://127.0.0.1:8000/v1"},
+		{provider: "anthropic", name: "claude-haiku-4-5", apiKey: "k"},
+		{provider: "gemini", name: "gemini-2.5-flash", apiKey: "k"},
+		{provider: "ollama", name: "llama3.2", baseURL: "http://127.0.0.1:11434"},
+	} {
+		m, err := a.newModel(t.Context(), s)
+		if err != nil || m == nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	if _, err := a.newModel(t.Context(), modelSpec{provider: "mistral", name: "x"}); err == nil {
+		t.Error("an unknown provider built a model")
+	}
+}
