@@ -156,7 +156,7 @@ func (d *textDisplay) event(ev *client.Event) {
 				fmt.Fprintf(d.err, "tool %s %s\n", t.Call.Name, shortArgs(t.Call.Arguments))
 			}
 		case client.ToolFinished:
-			elapsed := t.Elapsed.Round(time.Millisecond)
+			elapsed := roundElapsed(t.Elapsed)
 			if !d.terminal {
 				if err := t.Err(); err != nil {
 					fmt.Fprintf(d.err, "tool %s failed after %v: %s\n", t.Call.Name, elapsed, oneLine(err.Error(), 200))
@@ -218,6 +218,17 @@ func (d *textDisplay) close() {
 		close(d.stopTick)
 		d.ticking = false
 	}
+}
+
+// roundElapsed keeps a duration's leading digits: 14µs, 3ms, 1.25s.
+func roundElapsed(d time.Duration) time.Duration {
+	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond)
+	case d < time.Second:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Millisecond)
 }
 
 // shortArgs renders tool arguments compactly on one line, cut to a readable length.

@@ -100,6 +100,18 @@ func TestJSONDisplayAlarm(t *testing.T) {
 	}
 }
 
+func TestRoundElapsed(t *testing.T) {
+	for _, tt := range []struct{ in, want time.Duration }{
+		{14321 * time.Nanosecond, 14 * time.Microsecond},
+		{3456 * time.Microsecond, 3 * time.Millisecond},
+		{1254 * time.Millisecond, 1250 * time.Millisecond},
+	} {
+		if got := roundElapsed(tt.in); got != tt.want {
+			t.Errorf("roundElapsed(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestShortArgs(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"", "{}"},
