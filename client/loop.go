@@ -129,6 +129,17 @@ type Loop struct {
 
 	system []chat.Message
 	values map[any]any
+	// calls counts the turn's tool calls for the manager's limits when the rounds are sent
+	// without the turn's history, which is where the manager would otherwise count them.
+	calls *toolcall.Counter
+}
+
+// execContext is the context for executing a round's tool calls.
+func (l *Loop) execContext(ctx context.Context) context.Context {
+	if l.calls == nil {
+		return ctx
+	}
+	return toolcall.WithCounter(ctx, l.calls)
 }
 
 // Value returns the per-turn value stored under key, or nil.
@@ -196,6 +207,7 @@ func (a *ToolCallingAdvisor) start(ctx context.Context, req *Request, span loopS
 	loop := &Loop{MaxIterations: a.cfg.MaxIterations, History: !a.cfg.DisableHistory && !req.memoryInLoop}
 	if !loop.History {
 		loop.system = leadingSystem(req.Prompt.Messages)
+		loop.calls = &toolcall.Counter{}
 	}
 	r := req.Clone()
 	r.Loop = loop
@@ -346,7 +358,7 @@ func (a *ToolCallingAdvisor) Call(ctx context.Context, req *Request, next CallNe
 			final = a.finish(resp, loop, calls)
 		} else {
 			obs.logRound(ctx, loop, resp.Chat)
-			result, err := mgr.Execute(ctx, &cur.Prompt, resp.Chat)
+			result, err := mgr.Execute(loop.execContext(ctx), &cur.Prompt, resp.Chat)
 			if err != nil {
 				return nil, fmt.Errorf("client: tool loop: %w", err)
 			}

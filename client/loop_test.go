@@ -450,3 +450,46 @@ func TestLoopWithExplicitManagerAndNames(t *testing.T) {
 		t.Fatalf("unknown name: %v", err)
 	}
 }
+
+// Without internal history each round's prompt lacks the turn's earlier calls; the per-turn
+// limits must still count the whole turn, for call and stream.
+func TestLoopLimitsWithoutHistory(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			var runs atomic.Int32
+			lookup := newTool("lookup", func(context.Context, string) (string, error) {
+				runs.Add(1)
+				return "found", nil
+			})
+			m := chattest.New(
+				chattest.Calls(chattest.Call("lookup", `{}`)),
+				chattest.Calls(chattest.Call("lookup", `{}`)),
+				chattest.Calls(chattest.Call("lookup", `{}`)),
+				chattest.Text("done"),
+			)
+			mgr := toolcall.New(toolcall.Config{Limits: toolcall.Limits{PerTool: 2, OnExceeded: toolcall.LimitTellModel}})
+			loop := client.NewToolCallingAdvisor(client.ToolLoopConfig{Manager: mgr, DisableHistory: true})
+			spec := client.New(m, client.WithAdvisors(loop)).Prompt("find it").Tools(lookup)
+			var text string
+			var err error
+			if stream {
+				for chunk, e := range spec.Stream(context.Background()).Text() {
+					text, err = text+chunk, e
+				}
+			} else {
+				text, err = spec.Call(context.Background()).Content()
+			}
+			if err != nil || text != "done" {
+				t.Fatalf("answer %q, %v", text, err)
+			}
+			if n := runs.Load(); n != 2 {
+				t.Fatalf("tool ran %d times, want 2 (the limit)", n)
+			}
+			last := m.Prompt(3).Messages
+			res := last[len(last)-1]
+			if res.Role != chat.RoleTool || !res.ToolResults[0].IsError || !strings.Contains(res.ToolResults[0].Content, "limit") {
+				t.Fatalf("third round's result = %v, want a limit error", res)
+			}
+		})
+	}
+}

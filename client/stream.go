@@ -103,7 +103,7 @@ func (a *ToolCallingAdvisor) Stream(ctx context.Context, req *Request, next Stre
 				obs.logRound(ctx, loop, resp.Chat)
 				var result *toolcall.Result
 				var stopped bool
-				result, stopped, err = executeObserved(ctx, mgr, &cur.Prompt, resp.Chat, yield)
+				result, stopped, err = executeObserved(loop.execContext(ctx), mgr, &cur.Prompt, resp.Chat, yield)
 				if stopped {
 					return
 				}

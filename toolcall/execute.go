@@ -93,7 +93,7 @@ func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Respon
 		log.DebugContext(ctx, "toolcall: executing tool calls", "calls", len(calls), "tools", len(tools))
 	}
 
-	breaches := m.cfg.Limits.check(p.Messages, calls)
+	breaches := m.cfg.Limits.check(counterFrom(ctx), p.Messages, calls)
 	if breaches != nil && m.cfg.Limits.OnExceeded != LimitTellModel {
 		for _, b := range breaches {
 			if b != nil {

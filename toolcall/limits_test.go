@@ -176,3 +176,53 @@ func TestLimitErrorText(t *testing.T) {
 		t.Errorf("total text %q", got)
 	}
 }
+
+// A Counter carries the turn's count across rounds whose prompts hold only the latest results,
+// as a tool loop with memory inside it sends them.
+func TestLimitsWithCounter(t *testing.T) {
+	m := New(Config{Limits: Limits{PerTool: 3, Total: 5, OnExceeded: LimitTellModel}})
+	ctr := &Counter{}
+	ctx := WithCounter(context.Background(), ctr)
+	p := prompt(echoTool("a"), echoTool("b"))
+	round := func(calls ...chat.ToolCall) []chat.ToolResult {
+		t.Helper()
+		// Each round's prompt starts afresh: no user message, no earlier results.
+		res, err := m.Execute(ctx, &chat.Prompt{Options: p.Options}, response(calls...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.ToolResults()
+	}
+	for i, rs := range [][]chat.ToolResult{round(call("1", "a", "{}"), call("2", "a", "{}")), round(call("3", "b", "{}"))} {
+		for _, r := range rs {
+			if r.IsError {
+				t.Fatalf("round %d: %s refused: %s", i+1, r.ID, r.Content)
+			}
+		}
+	}
+	if a, total := ctr.Calls("a"); a != 2 || total != 3 {
+		t.Fatalf("counter after two rounds: a=%d total=%d, want 2 and 3", a, total)
+	}
+	// The third call of a is the per-tool limit; the fourth breaches it, and the next b breaches
+	// the total of 5 only counting the whole turn.
+	rs := round(call("4", "a", "{}"), call("5", "a", "{}"), call("6", "b", "{}"))
+	want := map[string]bool{"4": false, "5": true, "6": true}
+	for _, r := range rs {
+		if r.IsError != want[r.ID] {
+			t.Errorf("call %s: IsError=%v (%s), want %v", r.ID, r.IsError, r.Content, want[r.ID])
+		}
+	}
+
+	// Without the counter the same prompts count one round at a time, and nothing is refused.
+	fresh := New(Config{Limits: Limits{PerTool: 3, Total: 5, OnExceeded: LimitTellModel}})
+	res, err := fresh.Execute(context.Background(), &chat.Prompt{Options: p.Options},
+		response(call("4", "a", "{}"), call("5", "a", "{}"), call("6", "b", "{}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.ToolResults() {
+		if r.IsError {
+			t.Errorf("without a counter, call %s refused: %s", r.ID, r.Content)
+		}
+	}
+}
