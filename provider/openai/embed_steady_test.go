@@ -1,0 +1,72 @@
+//go:build unix
+
+package openai
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3/option"
+)
+
+// TestSteadyEmbeddings sends the Embedder's requests to steady, which checks them against
+// CreateEmbeddingRequest in OpenAI's OpenAPI spec. steady answers with generated mock vectors,
+// which need not fit the request: only its verdict counts.
+func TestSteadyEmbeddings(t *testing.T) {
+	url := startSteady(t)
+	rec := &verdicts{}
+	client := &http.Client{Transport: rec}
+	many := make([]string, 300)
+	for i := range many {
+		many[i] = strings.Repeat("tool description ", i%7+1)
+	}
+	shapes := []struct {
+		name  string
+		cfg   EmbedderConfig
+		texts []string
+		n     int // requests
+	}{
+		{"default model", EmbedderConfig{}, []string{"get_weather\nGet the current weather for a city."}, 1},
+		{"dimensions", EmbedderConfig{Model: "text-embedding-3-large", Dimensions: 256}, []string{"a", "b"}, 1},
+		{"prefix", EmbedderConfig{Model: "nomic-embed-text", Prefix: "search_query: "}, []string{"weather"}, 1},
+		{"batches", EmbedderConfig{BatchSize: 128}, many, 3},
+	}
+	for _, s := range shapes {
+		t.Run(s.name, func(t *testing.T) {
+			cfg := s.cfg
+			cfg.BaseURL, cfg.APIKey, cfg.HTTPClient, cfg.MaxRetries = url, "sk-test", client, ptr(0)
+			e, err := NewEmbedder(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = e.Embed(context.Background(), s.texts)
+			vs := rec.take()
+			if len(vs) < 1 {
+				t.Fatal("no request reached steady")
+			}
+			for _, v := range vs {
+				if v.path != "/embeddings" {
+					t.Fatalf("request to %s", v.path)
+				}
+				if v.status == http.StatusBadRequest || v.valid != "true" {
+					t.Fatalf("steady rejected the request (HTTP %d, valid=%q):%s\nrequest: %.500s", v.status, v.valid, rules(v.body), v.request)
+				}
+			}
+		})
+	}
+
+	t.Run("invalid request is reported", func(t *testing.T) {
+		e, err := NewEmbedder(EmbedderConfig{BaseURL: url, APIKey: "k", HTTPClient: client, MaxRetries: ptr(0),
+			RequestOptions: []option.RequestOption{option.WithJSONSet("encoding_format", "hex")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.Embed(context.Background(), []string{"a"})
+		v := rec.take()[0]
+		if v.status != http.StatusBadRequest || !strings.Contains(rules(v.body), "encoding_format") || err == nil {
+			t.Fatalf("steady accepted encoding_format hex: HTTP %d %s\nrequest: %s", v.status, v.body, v.request)
+		}
+	})
+}
