@@ -206,7 +206,7 @@ func TestVectorSearchMatchesExactScan(t *testing.T) {
 			e := tableEmbedder{}
 			var defs []tool.Definition
 			base := [][]float32{gauss(dim), gauss(dim), gauss(dim)}
-			for i := range 1500 {
+			for i := range 600 {
 				name := fmt.Sprintf("t%04d", i)
 				v := gauss(dim)
 				if kind == "ties" {
@@ -237,7 +237,7 @@ func TestVectorSearchMatchesExactScan(t *testing.T) {
 			sets = append(sets, dataset{fmt.Sprintf("%s/dim=%d", kind, dim), e, defs, queries, func(d tool.Definition) string { return d.Name }})
 		}
 	}
-	syn := newSynthetic(2000, 20, 9)
+	syn := newSynthetic(1000, 12, 9)
 	sets = append(sets, dataset{name: "hashing", emb: &HashingEmbedder{}, defs: syn.tools, queries: syn.queries})
 
 	filter := func(d tool.Definition) bool { return len(d.Name)%3 != 0 || strings.HasSuffix(d.Name, "7") }
