@@ -10,6 +10,8 @@
 //   - observer: an advisor inside the loop observing every iteration, and the event stream.
 //   - toolsearch: the Tool Search Tool over a catalog of service tools.
 //   - augment: tool argument augmentation capturing the model's reasoning with each call.
+//   - mcpdelegation: MCP Mesh delegation; the loop runs here, every tool call in a separate
+//     MCP server process (./mcpdelegation/toolserver), with the client's loop and by hand.
 //
 // Each runs offline on a scripted model from package chattest, replaying what a real model
 // answers; each program's run function takes any chat.Model, so the same code runs against a

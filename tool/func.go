@@ -42,13 +42,13 @@ func Func[In, Out any](name, description string, fn func(context.Context, In) (O
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", name, err)
 	}
+	def := Definition{Name: name, Description: description, InputSchema: in.schema}
+	if cfg.converter == nil {
+		// A converter decides the result's text; the JSON form of Out no longer describes it.
+		def.OutputSchema = outputSchema(outType)
+	}
 	t := &funcTool[In, Out]{
-		def: Definition{
-			Name:         name,
-			Description:  description,
-			InputSchema:  in.schema,
-			OutputSchema: outputSchema(outType),
-		},
+		def:       def,
 		meta:      cfg.metadata(),
 		fn:        fn,
 		input:     in,

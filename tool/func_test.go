@@ -206,6 +206,17 @@ func TestFuncResults(t *testing.T) {
 			}
 		})
 	}
+	// A typed result advertises its schema, unless a converter decides the text.
+	typed := Must(Func("a", "", func(context.Context, struct{}) (weatherReport, error) { return weatherReport{}, nil }))
+	if typed.Definition().OutputSchema == nil {
+		t.Error("struct result without converter: no output schema")
+	}
+	converted := Must(Func("a", "", func(context.Context, struct{}) (weatherReport, error) { return weatherReport{}, nil },
+		WithConverter(ConverterFunc(func(context.Context, any) (string, error) { return "text", nil }))))
+	if s := converted.Definition().OutputSchema; s != nil {
+		t.Errorf("converted result advertises output schema %s", s)
+	}
+
 	// A result JSON cannot express is an error, not a panic.
 	bad := Must(Func("a", "", func(context.Context, struct{}) (any, error) { return func() {}, nil }))
 	if _, err := bad.Call(ctx, `{}`); err == nil || !strings.Contains(err.Error(), "encoding result") {

@@ -252,7 +252,7 @@ func newMethodTool(fn reflect.Value, sig signature, name string, doc MethodDoc, 
 	meta := cfg.metadata()
 	meta.ReturnDirect = meta.ReturnDirect || doc.ReturnDirect
 	def := Definition{Name: name, Description: desc, InputSchema: in.schema}
-	if sig.out != nil {
+	if sig.out != nil && cfg.converter == nil {
 		def.OutputSchema = outputSchema(sig.out)
 	}
 	return &methodTool{def: def, meta: meta, fn: fn, sig: sig, input: in, converter: cfg.converter}, nil

@@ -16,12 +16,13 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
-	"github.com/wield-ai/wield/tool"
 )
 
-// DateTimeTools are tools about the user's date and time. Each exported method of the right
-// form is a tool; the descriptions come from the registration below, which `wield gen` writes
-// from doc comments.
+//go:generate go run github.com/wield-ai/wield/cmd/wield gen
+
+// DateTimeTools are tools about the user's date and time. The methods marked //wield:tool are
+// its tools; `wield gen` (the go:generate line above) writes wield_tools.go, which registers them
+// with their doc comments as descriptions and AlarmRequest's field comments as parameter docs.
 type DateTimeTools struct {
 	// Now and Location make the tools deterministic in tests; zero values mean the real clock
 	// and the local time zone.
@@ -34,17 +35,13 @@ type DateTimeTools struct {
 
 // AlarmRequest is the input of setAlarm.
 type AlarmRequest struct {
-	Time string `json:"time" jsonschema:"Time in ISO-8601 format"`
+	// Time in ISO-8601 format, such as 2015-10-20T16:39:00-07:00.
+	Time string `json:"time"`
 }
 
-func init() {
-	tool.RegisterMethods[DateTimeTools](
-		tool.MethodDoc{Method: "GetCurrentDateTime", Description: "Get the current date and time in the user's timezone"},
-		tool.MethodDoc{Method: "SetAlarm", Description: "Set a user alarm for the given time, provided in ISO-8601 format"},
-	)
-}
-
-// GetCurrentDateTime returns the current date and time in the user's time zone.
+// GetCurrentDateTime gets the current date and time in the user's timezone.
+//
+//wield:tool
 func (d *DateTimeTools) GetCurrentDateTime() string {
 	now := time.Now
 	if d.Now != nil {
@@ -57,7 +54,9 @@ func (d *DateTimeTools) GetCurrentDateTime() string {
 	return now().In(loc).Format(time.RFC3339)
 }
 
-// SetAlarm sets an alarm.
+// SetAlarm sets a user alarm for the given time, provided in ISO-8601 format.
+//
+//wield:tool
 func (d *DateTimeTools) SetAlarm(in AlarmRequest) (string, error) {
 	t, err := time.Parse(time.RFC3339, in.Time)
 	if err != nil {

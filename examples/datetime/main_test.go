@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/gen"
 )
 
 func TestDateTime(t *testing.T) {
@@ -58,5 +60,21 @@ func TestDateTime(t *testing.T) {
 func TestSetAlarmRejectsBadTime(t *testing.T) {
 	if _, err := (&DateTimeTools{}).SetAlarm(AlarmRequest{Time: "tomorrow"}); err == nil || !strings.Contains(err.Error(), "ISO-8601") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestGeneratedFileIsCurrent fails when wield_tools.go no longer matches the tools' source: run
+// go generate ./examples/datetime after changing them.
+func TestGeneratedFileIsCurrent(t *testing.T) {
+	want, err := gen.Source(gen.Config{Dir: "."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(gen.DefaultOutput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s is stale; run go generate", gen.DefaultOutput)
 	}
 }

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/cmd/wield/internal/builtin"
+)
+
+// display shows a chat as it happens: the answer's text on stdout as it arrives, each tool call
+// on stderr as it runs, and a spinner while waiting when stderr is a terminal. With JSON on, it
+// prints one JSON event per line on stdout instead.
+type display interface {
+	// waiting says the model is being asked.
+	waiting()
+	// event shows one event of a streamed turn.
+	event(ev *client.Event)
+	// alarm shows a built-in alarm ringing.
+	alarm(a builtin.Alarm)
+	// done ends a turn that succeeded.
+	done(resp *client.Response)
+	// failed ends a turn that failed with err; it returns err for the caller to report.
+	failed(err error) error
+	// close stops the spinner.
+	close()
+}
+
+// ansi escapes, used only when colors are on.
+const (
+	ansiDim   = "\x1b[2m"
+	ansiRed   = "\x1b[31m"
+	ansiGreen = "\x1b[32m"
+	ansiReset = "\x1b[0m"
+	clearLine = "\r\x1b[K"
+)
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// textDisplay writes the answer to out and tool progress to errw.
+type textDisplay struct {
+	mu       sync.Mutex
+	out, err io.Writer
+	terminal bool // errw is a terminal: spinner, lines rewritten in place
+	color    bool
+	midLine  bool // out has text without its line's end
+
+	spin     string // what the spinner waits for; "" when stopped
+	frame    int
+	stopTick chan struct{}
+	ticking  bool
+	started  time.Time
+}
+
+func newTextDisplay(out, errw io.Writer, terminal, color bool) *textDisplay {
+	return &textDisplay{out: out, err: errw, terminal: terminal, color: color}
+}
+
+func (d *textDisplay) paint(code, s string) string {
+	if !d.color {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+// startSpinner shows label with a spinner until stopSpinner; terminals only.
+func (d *textDisplay) startSpinner(label string) {
+	if !d.terminal {
+		return
+	}
+	d.spin = label
+	d.started = time.Now()
+	d.drawSpinner()
+	if !d.ticking {
+		d.ticking = true
+		d.stopTick = make(chan struct{})
+		go d.tick(d.stopTick)
+	}
+}
+
+func (d *textDisplay) tick(stop chan struct{}) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			d.mu.Lock()
+			if d.spin != "" {
+				d.frame = (d.frame + 1) % len(spinnerFrames)
+				d.drawSpinner()
+			}
+			d.mu.Unlock()
+		}
+	}
+}
+
+func (d *textDisplay) drawSpinner() {
+	fmt.Fprintf(d.err, "%s%s %s", clearLine, spinnerFrames[d.frame], d.spin)
+}
+
+// stopSpinner erases the spinner's line.
+func (d *textDisplay) stopSpinner() {
+	if d.spin == "" {
+		return
+	}
+	d.spin = ""
+	fmt.Fprint(d.err, clearLine)
+}
+
+// endLine finishes a line of answer text before something else is shown.
+func (d *textDisplay) endLine() {
+	if d.midLine {
+		fmt.Fprintln(d.out)
+		d.midLine = false
+	}
+}
+
+func (d *textDisplay) waiting() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.midLine {
+		d.startSpinner(d.paint(ansiDim, "thinking"))
+	}
+}
+
+func (d *textDisplay) event(ev *client.Event) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case ev.Chunk != nil:
+		text := ev.Text()
+		if text == "" {
+			return
+		}
+		d.stopSpinner()
+		io.WriteString(d.out, text)
+		d.midLine = !strings.HasSuffix(text, "\n")
+	case ev.Tool != nil:
+		t := ev.Tool
+		line := t.Call.Name + " " + d.paint(ansiDim, shortArgs(t.Call.Arguments))
+		switch t.Kind {
+		case client.ToolStarted:
+			d.endLine()
+			if d.terminal {
+				d.startSpinner(line)
+			} else {
+				fmt.Fprintf(d.err, "tool %s %s\n", t.Call.Name, shortArgs(t.Call.Arguments))
+			}
+		case client.ToolFinished:
+			elapsed := roundElapsed(t.Elapsed)
+			if !d.terminal {
+				if err := t.Err(); err != nil {
+					fmt.Fprintf(d.err, "tool %s failed after %v: %s\n", t.Call.Name, elapsed, oneLine(err.Error(), 200))
+				} else {
+					fmt.Fprintf(d.err, "tool %s done in %v\n", t.Call.Name, elapsed)
+				}
+				return
+			}
+			d.stopSpinner()
+			if err := t.Err(); err != nil {
+				fmt.Fprintf(d.err, "%s %s %s %s\n", d.paint(ansiRed, "✗"), line, d.paint(ansiDim, elapsed.String()), d.paint(ansiRed, oneLine(err.Error(), 200)))
+			} else {
+				fmt.Fprintf(d.err, "%s %s %s\n", d.paint(ansiGreen, "✓"), line, d.paint(ansiDim, elapsed.String()))
+			}
+			d.startSpinner(d.paint(ansiDim, "thinking"))
+		}
+	}
+}
+
+func (d *textDisplay) alarm(a builtin.Alarm) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	spin := d.spin
+	d.stopSpinner()
+	label := a.Label
+	if label == "" {
+		label = "alarm"
+	}
+	bell := ""
+	if d.terminal {
+		bell = "\a"
+	}
+	fmt.Fprintf(d.err, "%s⏰ %s (%s)\n", bell, label, a.At.Format(time.Kitchen))
+	if spin != "" {
+		d.startSpinner(spin)
+	}
+}
+
+func (d *textDisplay) done(*client.Response) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopSpinner()
+	d.endLine()
+}
+
+func (d *textDisplay) failed(err error) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopSpinner()
+	d.endLine()
+	return err
+}
+
+func (d *textDisplay) close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopSpinner()
+	if d.ticking {
+		close(d.stopTick)
+		d.ticking = false
+	}
+}
+
+// roundElapsed keeps a duration's leading digits: 14µs, 3ms, 1.25s.
+func roundElapsed(d time.Duration) time.Duration {
+	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond)
+	case d < time.Second:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Millisecond)
+}
+
+// shortArgs renders tool arguments compactly on one line, cut to a readable length.
+func shortArgs(args string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(args)) == nil {
+		args = b.String()
+	}
+	if args == "" {
+		args = "{}"
+	}
+	return oneLine(args, 80)
+}
+
+// oneLine puts s on one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// jsonDisplay prints one JSON event per line.
+type jsonDisplay struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func newJSONDisplay(out io.Writer) *jsonDisplay {
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	return &jsonDisplay{enc: enc}
+}
+
+// jsonEvent is one line of --json output; Type says which fields are set.
+type jsonEvent struct {
+	// Type is text, tool_start, tool_end, alarm, done or error.
+	Type       string          `json:"type"`
+	Text       string          `json:"text,omitempty"`
+	Tool       string          `json:"tool,omitempty"`
+	ID         string          `json:"id,omitempty"`
+	Arguments  json.RawMessage `json:"arguments,omitempty"`
+	Result     string          `json:"result,omitempty"`
+	DurationMS *int64          `json:"duration_ms,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	At         string          `json:"at,omitempty"`
+	Outcome    string          `json:"outcome,omitempty"`
+	ModelCalls int             `json:"model_calls,omitempty"`
+	Usage      *chat.Usage     `json:"usage,omitempty"`
+}
+
+func (d *jsonDisplay) emit(e jsonEvent) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.enc.Encode(e)
+}
+
+func (d *jsonDisplay) waiting() {}
+
+func (d *jsonDisplay) event(ev *client.Event) {
+	switch {
+	case ev.Chunk != nil:
+		if text := ev.Text(); text != "" {
+			d.emit(jsonEvent{Type: "text", Text: text})
+		}
+	case ev.Tool != nil:
+		t := ev.Tool
+		e := jsonEvent{Tool: t.Call.Name, ID: t.Call.ID}
+		if json.Valid([]byte(t.Call.Arguments)) {
+			e.Arguments = json.RawMessage(t.Call.Arguments)
+		}
+		switch t.Kind {
+		case client.ToolStarted:
+			e.Type = "tool_start"
+		case client.ToolFinished:
+			e.Type = "tool_end"
+			ms := t.Elapsed.Milliseconds()
+			e.DurationMS = &ms
+			if err := t.Err(); err != nil {
+				e.Error = err.Error()
+			} else {
+				e.Result = t.Result.Content
+			}
+		}
+		d.emit(e)
+	}
+}
+
+func (d *jsonDisplay) alarm(a builtin.Alarm) {
+	d.emit(jsonEvent{Type: "alarm", Text: a.Label, At: a.At.Format(time.RFC3339)})
+}
+
+func (d *jsonDisplay) done(resp *client.Response) {
+	e := jsonEvent{Type: "done", Text: resp.Text(), Outcome: resp.Outcome.String(), ModelCalls: resp.ModelCalls}
+	if u := resp.Usage; u != (chat.Usage{}) {
+		e.Usage = &u
+	}
+	d.emit(e)
+}
+
+func (d *jsonDisplay) failed(err error) error {
+	d.emit(jsonEvent{Type: "error", Error: err.Error()})
+	return err
+}
+
+func (d *jsonDisplay) close() {}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wield-ai/wield/tool"
+)
+
+func (a *app) toolsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "List, call and search tools without a model",
+		Long: `tools works with the tools a chat would offer, without any model: the built-in ones and those of
+the MCP servers in --mcp-config.`,
+		Example: `  wield tools list
+  wield tools list --mcp-config mcp.json --json
+  wield tools call getCurrentDateTime
+  wield tools call setAlarm '{"time":"2025-10-21T07:30:00"}'
+  wield tools search --mcp-config mcp.json "read a file"`,
+	}
+	cmd.AddCommand(a.toolsListCommand(), a.toolsCallCommand(), a.toolsSearchCommand())
+	return groupCommand(cmd)
+}
+
+func (a *app) toolsListCommand() *cobra.Command {
+	var (
+		flags  toolFlags
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the available tools with their parameters",
+		Example: `  wield tools list
+  wield tools list --json | jq '.[].name'`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := a.loadCatalog(cmd.Context(), flags, nil)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if asJSON {
+				return writeToolsJSON(a.stdout, c)
+			}
+			if len(c.tools) == 0 {
+				fmt.Fprintln(a.stderr, "no tools (the built-in ones are off and no --mcp-config is given)")
+				return nil
+			}
+			return writeTools(a.stdout, c)
+		},
+	}
+	flags.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of {name, description, source, inputSchema}")
+	return cmd
+}
+
+type toolJSON struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	Source       string          `json:"source"`
+	ReturnDirect bool            `json:"returnDirect,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+}
+
+func writeToolsJSON(w io.Writer, c *catalog) error {
+	out := make([]toolJSON, 0, len(c.tools))
+	for _, t := range c.tools {
+		d := t.Definition()
+		out = append(out, toolJSON{d.Name, d.Description, c.sources[d.Name], t.Metadata().ReturnDirect, d.InputSchema, d.OutputSchema})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// writeTools prints each tool with its source, description and parameters.
+func writeTools(w io.Writer, c *catalog) error {
+	var b bytes.Buffer
+	for i, t := range c.tools {
+		d := t.Definition()
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s  (%s)\n", d.Name, c.sources[d.Name])
+		for _, line := range strings.Split(strings.TrimSpace(d.Description), "\n") {
+			fmt.Fprintf(&b, "    %s\n", line)
+		}
+		params := parameters(d.InputSchema)
+		if len(params) == 0 {
+			b.WriteString("    no parameters\n")
+			continue
+		}
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		for _, p := range params {
+			req := ""
+			if p.required {
+				req = ", required"
+			}
+			fmt.Fprintf(tw, "    %s\t%s%s\t%s\n", p.name, p.typ, req, firstLine(p.description))
+		}
+		tw.Flush()
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+type parameter struct {
+	name, typ, description string
+	required               bool
+}
+
+// parameters reads the top-level properties of an object schema, in the schema's order.
+func parameters(schema json.RawMessage) []parameter {
+	var s struct {
+		Properties orderedProps `json:"properties"`
+		Required   []string     `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	out := make([]parameter, 0, len(s.Properties))
+	for _, p := range s.Properties {
+		p.required = slices.Contains(s.Required, p.name)
+		out = append(out, p)
+	}
+	return out
+}
+
+// orderedProps decodes a JSON Schema properties object keeping its key order.
+type orderedProps []parameter
+
+func (o *orderedProps) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var prop struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+			Enum        []any  `json:"enum"`
+		}
+		if err := dec.Decode(&prop); err != nil {
+			return err
+		}
+		typ := "any"
+		switch t := prop.Type.(type) {
+		case string:
+			typ = t
+		case []any:
+			var names []string
+			for _, n := range t {
+				names = append(names, fmt.Sprint(n))
+			}
+			typ = strings.Join(names, "|")
+		}
+		if len(prop.Enum) > 0 {
+			vals, _ := json.Marshal(prop.Enum)
+			typ += " " + string(vals)
+		}
+		name, _ := key.(string)
+		*o = append(*o, parameter{name: name, typ: typ, description: prop.Description})
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
+func (a *app) toolsCallCommand() *cobra.Command {
+	var flags toolFlags
+	cmd := &cobra.Command{
+		Use:   "call NAME [ARGUMENTS]",
+		Short: "Call a tool with JSON arguments and print its result",
+		Long: `call runs one tool, as a model would, with ARGUMENTS as a JSON object ({} when left out; - reads
+them from standard input), and prints the text the model would read. A tool error is printed on
+standard error and exits with status 1.`,
+		Example: `  wield tools call getCurrentDateTime
+  wield tools call setAlarm '{"time":"2025-10-21T07:30:00","label":"wake up"}'
+  echo '{"path":"README.md"}' | wield tools call --mcp-config mcp.json read_file -`,
+		Args: rangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			input := "{}"
+			if len(args) == 2 {
+				input = args[1]
+			}
+			if input == "-" {
+				b, err := io.ReadAll(a.stdin)
+				if err != nil {
+					return err
+				}
+				input = string(b)
+			}
+			if !json.Valid([]byte(input)) {
+				return usagef("arguments are not valid JSON: %s", input)
+			}
+			c, err := a.loadCatalog(cmd.Context(), flags, nil)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			t, err := c.lookup(args[0])
+			if err != nil {
+				return err
+			}
+			ctx := tool.WithCall(cmd.Context(), tool.Call{ID: "cli", Name: args[0]})
+			out, err := t.Call(ctx, input)
+			if err != nil {
+				return fmt.Errorf("tool %s: %w", args[0], err)
+			}
+			fmt.Fprintln(a.stdout, out)
+			a.pendingAlarms(c)
+			return nil
+		},
+	}
+	flags.register(cmd)
+	return cmd
+}

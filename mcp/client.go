@@ -1,0 +1,601 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wield-ai/wield/tool"
+)
+
+// Transport types of [ServerConfig.Type].
+const (
+	// TypeStdio runs ServerConfig.Command and speaks MCP over its stdin and stdout.
+	TypeStdio = "stdio"
+	// TypeHTTP is the streamable HTTP transport at ServerConfig.URL.
+	TypeHTTP = "http"
+	// TypeSSE is the legacy HTTP+SSE transport (protocol version 2024-11-05) at ServerConfig.URL.
+	TypeSSE = "sse"
+)
+
+// ErrClosed is returned by a [Client] used after Close.
+var ErrClosed = errors.New("mcp: client closed")
+
+// ServerConfig says how to reach one MCP server and how to present its tools. Set either Command
+// (a local server over stdio) or URL (a remote server over HTTP), or Transport for anything else.
+type ServerConfig struct {
+	// Name identifies the server in errors and logs; the configuration loader sets it to the
+	// server's key in the file. Empty means the command's base name or the URL's host.
+	Name string
+
+	// Type is the transport: TypeStdio, TypeHTTP or TypeSSE. Empty means TypeStdio when Command is
+	// set; with URL it means streamable HTTP, falling back to SSE when the server does not speak it
+	// (the backwards-compatibility procedure of the MCP specification).
+	Type string
+
+	// Command is the program of a stdio server, with Args its arguments, Env variables added to
+	// the current environment, and Dir its working directory (empty: the current one).
+	Command string
+	Args    []string
+	Env     map[string]string
+	Dir     string
+	// Stderr receives the stdio server's standard error; nil discards it.
+	Stderr io.Writer
+
+	// URL is the endpoint of an HTTP server; Headers are sent with every request (for example
+	// Authorization), and HTTPClient makes them (nil: http.DefaultClient).
+	URL        string
+	Headers    map[string]string
+	HTTPClient *http.Client
+	// OAuth, when set, authorizes the requests to a streamable HTTP server (for example with
+	// auth.NewAuthorizationCodeHandler of the Go SDK). The legacy SSE transport does not support it.
+	OAuth auth.OAuthHandler
+	// MaxRetries is how many times a streamable HTTP connection tries to resume a broken event
+	// stream before the calls waiting on it fail: 0 means 2 (a few seconds), negative means none.
+	MaxRetries int
+
+	// Transport, when set, makes the transport of each connection instead of Command or URL: an
+	// in-memory transport in tests, a streamable transport with an OAuth handler. It is called again
+	// for every reconnection, so it must return a fresh transport each time.
+	Transport func() (sdk.Transport, error)
+
+	// Prefix is put before every tool name of this server, to keep apart servers whose tools share
+	// names (a "github_" and a "gitlab_" server both offering create_issue).
+	Prefix string
+	// Include keeps only the tools whose names match one of these patterns (path.Match syntax,
+	// such as "read_*"); empty keeps every tool. Exclude then drops the tools matching any of its
+	// patterns. Patterns match the server's own tool names, before Prefix.
+	Include []string
+	Exclude []string
+	// ConnectTimeout bounds each connection: starting the server and the initialize handshake,
+	// so that a command that never answers cannot hang its caller. Zero means one minute (npx may
+	// download a server on its first run).
+	ConnectTimeout time.Duration
+	// Timeout bounds each tool call; zero leaves only the caller's context. A call that runs out
+	// of time is cancelled on the server and fails with an error the model sees.
+	Timeout time.Duration
+
+	// Implementation is what the client calls itself when connecting; nil means wield and its
+	// module version.
+	Implementation *sdk.Implementation
+	// Options are passed to the MCP client for features beyond tools: sampling, elicitation,
+	// roots, logging. Its ToolListChangedHandler and ProgressNotificationHandler are called after
+	// wield's own handling.
+	Options *sdk.ClientOptions
+}
+
+// Client is a connection to one MCP server that connects on first use and reconnects after the
+// server goes away. It is a [tool.Provider] of the server's tools and is safe for concurrent use.
+//
+// A server's tool list is fetched once and kept until the server announces a change
+// (notifications/tools/list_changed) or the connection is lost. Cancelling a call's context
+// cancels the call on the server; a progress receiver in it ([tool.WithProgress]) gets the
+// server's notifications/progress (best effort: a notification arriving together with the result
+// may be dropped).
+type Client struct {
+	cfg    ServerConfig
+	client *sdk.Client
+
+	// connecting serialises (re)connection; a buffered channel so waiting honours contexts.
+	connecting chan struct{}
+
+	mu      sync.Mutex
+	session *sdk.ClientSession
+	tools   []tool.Tool // cached list of the current session; nil when stale
+	version uint64      // bumped whenever the cached list becomes stale
+	closed  bool
+
+	progress  sync.Map // progress token (string) -> func(tool.Progress)
+	nextToken atomic.Uint64
+}
+
+// NewClient checks cfg and returns a client for it. It does not connect: the first call that needs
+// the server does. Use [Connect] to connect at once.
+func NewClient(cfg ServerConfig) (*Client, error) {
+	if cfg.Name == "" {
+		cfg.Name = cfg.defaultName()
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cfg.Args = slices.Clone(cfg.Args)
+	cfg.Env = maps.Clone(cfg.Env)
+	cfg.Headers = maps.Clone(cfg.Headers)
+	cfg.Include = slices.Clone(cfg.Include)
+	cfg.Exclude = slices.Clone(cfg.Exclude)
+	c := &Client{cfg: cfg, connecting: make(chan struct{}, 1)}
+
+	var opts sdk.ClientOptions
+	if cfg.Options != nil {
+		opts = *cfg.Options
+	}
+	userToolsChanged, userProgress := opts.ToolListChangedHandler, opts.ProgressNotificationHandler
+	opts.ToolListChangedHandler = func(ctx context.Context, req *sdk.ToolListChangedRequest) {
+		c.invalidate(req.Session)
+		if userToolsChanged != nil {
+			userToolsChanged(ctx, req)
+		}
+	}
+	opts.ProgressNotificationHandler = func(ctx context.Context, req *sdk.ProgressNotificationClientRequest) {
+		c.forwardProgress(req.Params)
+		if userProgress != nil {
+			userProgress(ctx, req)
+		}
+	}
+	impl := cfg.Implementation
+	if impl == nil {
+		impl = &sdk.Implementation{Name: "wield", Version: moduleVersion()}
+	}
+	c.client = sdk.NewClient(impl, &opts)
+	return c, nil
+}
+
+// Connect returns a client for cfg, connected: an unreachable server is an error here rather than
+// on first use.
+func Connect(ctx context.Context, cfg ServerConfig) (*Client, error) {
+	c, err := NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Session(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Name returns the server's name from its configuration.
+func (c *Client) Name() string { return c.cfg.Name }
+
+// Session returns the live MCP session, connecting first if there is none. Use it for what this
+// package does not wrap (resources, prompts); do not close it, close the Client.
+func (c *Client) Session(ctx context.Context) (*sdk.ClientSession, error) {
+	if s, err := c.current(); s != nil || err != nil {
+		return s, err
+	}
+	select {
+	case c.connecting <- struct{}{}:
+	case <-ctx.Done():
+		return nil, c.errorf("connecting: %w", ctx.Err())
+	}
+	defer func() { <-c.connecting }()
+	// Someone else may have connected while we waited.
+	if s, err := c.current(); s != nil || err != nil {
+		return s, err
+	}
+
+	timeout := c.cfg.ConnectTimeout
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	connectCtx, cancel := context.WithTimeout(ctx, timeout)
+	s, err := c.connect(connectCtx)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(connectCtx.Err(), context.DeadlineExceeded) {
+			return nil, c.errorf("connecting: no answer within %v", timeout)
+		}
+		return nil, c.errorf("connecting: %w", err)
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		s.Close()
+		return nil, ErrClosed
+	}
+	c.session = s
+	c.tools = nil
+	c.version++
+	c.mu.Unlock()
+	// A server that exits or drops the connection ends Wait; the next use reconnects.
+	go func() {
+		s.Wait()
+		c.drop(s)
+	}()
+	return s, nil
+}
+
+func (c *Client) current() (*sdk.ClientSession, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	return c.session, nil
+}
+
+func (c *Client) connect(ctx context.Context) (*sdk.ClientSession, error) {
+	if c.cfg.Transport != nil {
+		t, err := c.cfg.Transport()
+		if err != nil {
+			return nil, err
+		}
+		return c.client.Connect(ctx, t, nil)
+	}
+	switch c.cfg.transportType() {
+	case TypeStdio:
+		cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
+		cmd.Dir = c.cfg.Dir
+		cmd.Stderr = c.cfg.Stderr
+		if len(c.cfg.Env) > 0 {
+			cmd.Env = os.Environ()
+			for _, k := range slices.Sorted(maps.Keys(c.cfg.Env)) {
+				cmd.Env = append(cmd.Env, k+"="+c.cfg.Env[k])
+			}
+		}
+		return c.client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	case TypeHTTP:
+		return c.client.Connect(ctx, c.streamable(), nil)
+	case TypeSSE:
+		return c.client.Connect(ctx, c.sse(), nil)
+	default: // a URL without a type: streamable HTTP, else the legacy SSE transport
+		s, err := c.client.Connect(ctx, c.streamable(), nil)
+		if err == nil || ctx.Err() != nil || c.cfg.OAuth != nil {
+			return s, err
+		}
+		s, sseErr := c.client.Connect(ctx, c.sse(), nil)
+		if sseErr != nil {
+			return nil, fmt.Errorf("streamable HTTP: %w; SSE: %w", err, sseErr)
+		}
+		return s, nil
+	}
+}
+
+func (c *Client) streamable() *sdk.StreamableClientTransport {
+	retries := c.cfg.MaxRetries
+	if retries == 0 {
+		retries = 2
+	}
+	return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: c.httpClient(), MaxRetries: retries, OAuthHandler: c.cfg.OAuth}
+}
+
+func (c *Client) sse() sdk.Transport {
+	return detachedTransport{&sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: c.httpClient()}}
+}
+
+// detachedTransport keeps a connection alive past the context it was opened with. The SSE client
+// ties its event stream to that context, which is the context of whichever call happened to
+// connect (a tool call with a timeout, say); the stream must outlive it. The context still bounds
+// the connecting itself.
+type detachedTransport struct{ sdk.Transport }
+
+func (t detachedTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := t.Transport.Connect(connCtx)
+	if !stop() && err == nil { // ctx ended while connecting
+		conn.Close()
+		err = ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &cancelOnClose{Connection: conn, cancel: cancel}, nil
+}
+
+type cancelOnClose struct {
+	sdk.Connection
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	defer c.cancel()
+	return c.Connection.Close()
+}
+
+func (c *Client) httpClient() *http.Client {
+	base := c.cfg.HTTPClient
+	if base == nil {
+		base = http.DefaultClient
+	}
+	if len(c.cfg.Headers) == 0 {
+		return base
+	}
+	hc := *base
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	hc.Transport = headerTransport{headers: c.cfg.Headers, next: next}
+	return &hc
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct {
+	headers map[string]string
+	next    http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
+	}
+	return t.next.RoundTrip(req)
+}
+
+// drop forgets s if it is the current session, so the next use reconnects.
+func (c *Client) drop(s *sdk.ClientSession) {
+	c.mu.Lock()
+	if c.session == s {
+		c.session = nil
+		c.tools = nil
+		c.version++
+	}
+	c.mu.Unlock()
+	s.Close()
+}
+
+// invalidate marks the tool list of s stale.
+func (c *Client) invalidate(s *sdk.ClientSession) {
+	c.mu.Lock()
+	if s == nil || c.session == s {
+		c.tools = nil
+		c.version++
+	}
+	c.mu.Unlock()
+}
+
+// Close ends the session (stopping a stdio server) and makes the client unusable.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	s := c.session
+	c.session, c.tools, c.closed = nil, nil, true
+	c.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	if err := s.Close(); err != nil && !errors.Is(err, sdk.ErrConnectionClosed) && !isExitError(err) {
+		return c.errorf("closing: %w", err)
+	}
+	return nil
+}
+
+// isExitError reports a stdio server that exited with a signal or failure status when its stdin
+// closed; that is how many servers stop, not a failure of Close.
+func isExitError(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee)
+}
+
+// Tools lists the server's tools as [tool.Tool] values, filtered and prefixed as configured.
+func (c *Client) Tools(ctx context.Context) ([]tool.Tool, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if c.tools != nil {
+		tools := c.tools
+		c.mu.Unlock()
+		return slices.Clone(tools), nil
+	}
+	c.mu.Unlock()
+
+	s, err := c.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	version := c.version
+	c.mu.Unlock()
+
+	var tools []tool.Tool
+	for t, err := range s.Tools(ctx, nil) {
+		if err != nil {
+			if !isProtocolError(err) && ctx.Err() == nil {
+				c.drop(s)
+			}
+			return nil, c.errorf("listing tools: %w", err)
+		}
+		if !c.cfg.keep(t.Name) {
+			continue
+		}
+		rt, err := newRemoteTool(c, t)
+		if err != nil {
+			return nil, c.errorf("%w", err)
+		}
+		tools = append(tools, rt)
+	}
+	if tools == nil {
+		tools = []tool.Tool{}
+	}
+	c.mu.Lock()
+	// A change announced while listing makes this list stale already; keep it uncached.
+	if c.version == version && c.session == s {
+		c.tools = tools
+	}
+	c.mu.Unlock()
+	return slices.Clone(tools), nil
+}
+
+// callTool calls the server's tool name, reconnecting first if the connection was lost. A call is
+// retried once only when the server reports that it no longer knows the session (it restarted), as
+// the tool did not run then; a call cut off in flight is never repeated.
+func (c *Client) callTool(ctx context.Context, name string, args any) (*sdk.CallToolResult, error) {
+	parent := ctx
+	if c.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
+		defer cancel()
+	}
+	params := &sdk.CallToolParams{Name: name, Arguments: args}
+	if fn := tool.ProgressFrom(ctx); fn != nil {
+		token := "wield-" + strconv.FormatUint(c.nextToken.Add(1), 10)
+		c.progress.Store(token, fn)
+		defer c.progress.Delete(token)
+		params.SetProgressToken(token)
+	}
+	for attempt := 0; ; attempt++ {
+		s, err := c.Session(ctx)
+		if err != nil {
+			return nil, c.timeoutOr(parent, ctx, name, err)
+		}
+		res, err := s.CallTool(ctx, params)
+		if err == nil {
+			return res, nil
+		}
+		if !isProtocolError(err) && ctx.Err() == nil {
+			c.drop(s)
+			if attempt == 0 && errors.Is(err, sdk.ErrSessionMissing) {
+				continue
+			}
+		}
+		return nil, c.timeoutOr(parent, ctx, name, c.errorf("calling tool %q: %w", name, err))
+	}
+}
+
+// timeoutOr returns err, or a timeout error when ctx (derived from parent) ran out of the
+// configured per-call time. The timeout error does not wrap context.DeadlineExceeded: the
+// caller's own context is fine, only this call ran out of time.
+func (c *Client) timeoutOr(parent, ctx context.Context, name string, err error) error {
+	if c.cfg.Timeout > 0 && parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return c.errorf("tool %q timed out after %v", name, c.cfg.Timeout)
+	}
+	return err
+}
+
+func (c *Client) forwardProgress(p *sdk.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	if fn, ok := c.progress.Load(token); ok {
+		fn.(func(tool.Progress))(tool.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+	}
+}
+
+func (c *Client) errorf(format string, args ...any) error {
+	return fmt.Errorf("mcp server %q: "+format, append([]any{c.cfg.Name}, args...)...)
+}
+
+// isProtocolError reports an error the server sent in answer to a request: the connection is fine.
+func isProtocolError(err error) bool {
+	var we *jsonrpc.Error
+	return errors.As(err, &we)
+}
+
+func (cfg *ServerConfig) transportType() string {
+	if cfg.Type != "" {
+		return cfg.Type
+	}
+	if cfg.Command != "" {
+		return TypeStdio
+	}
+	return ""
+}
+
+func (cfg *ServerConfig) defaultName() string {
+	if cfg.Command != "" {
+		return filepath.Base(cfg.Command)
+	}
+	if u, err := url.Parse(cfg.URL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "mcp"
+}
+
+func (cfg *ServerConfig) validate() error {
+	name := cfg.Name
+	if cfg.Transport == nil {
+		switch cfg.Type {
+		case "", TypeStdio, TypeHTTP, TypeSSE:
+		default:
+			return fmt.Errorf("mcp server %q: unknown transport type %q (want %q, %q or %q)", name, cfg.Type, TypeStdio, TypeHTTP, TypeSSE)
+		}
+		switch {
+		case cfg.Command != "" && cfg.URL != "":
+			return fmt.Errorf("mcp server %q: both command and url are set", name)
+		case cfg.Command == "" && cfg.URL == "":
+			return fmt.Errorf("mcp server %q: neither command nor url is set", name)
+		case cfg.Command != "" && cfg.Type != "" && cfg.Type != TypeStdio:
+			return fmt.Errorf("mcp server %q: transport %q needs a url, not a command", name, cfg.Type)
+		case cfg.URL != "" && cfg.Type == TypeStdio:
+			return fmt.Errorf("mcp server %q: transport %q needs a command, not a url", name, cfg.Type)
+		case cfg.OAuth != nil && (cfg.Type == TypeSSE || cfg.Command != ""):
+			return fmt.Errorf("mcp server %q: OAuth needs the streamable HTTP transport", name)
+		}
+	}
+	for _, p := range append(slices.Clone(cfg.Include), cfg.Exclude...) {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("mcp server %q: tool filter %q: %w", name, p, err)
+		}
+	}
+	if cfg.Timeout < 0 {
+		return fmt.Errorf("mcp server %q: negative timeout %v", name, cfg.Timeout)
+	}
+	return nil
+}
+
+// keep applies Include and Exclude to a tool name of the server.
+func (cfg *ServerConfig) keep(name string) bool {
+	match := func(patterns []string) bool {
+		for _, p := range patterns {
+			if ok, _ := path.Match(p, name); ok {
+				return true
+			}
+		}
+		return false
+	}
+	if len(cfg.Include) > 0 && !match(cfg.Include) {
+		return false
+	}
+	return !match(cfg.Exclude)
+}
+
+// moduleVersion is wield's version as built into the program, for the client and server info.
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path == "github.com/wield-ai/wield" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			return bi.Main.Version
+		}
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/wield-ai/wield" {
+				return d.Version
+			}
+		}
+	}
+	return "devel"
+}

@@ -1,0 +1,334 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wield-ai/wield/tool"
+)
+
+// remoteTool is one tool of an MCP server as a [tool.Tool].
+type remoteTool struct {
+	client *Client
+	name   string // the server's name for the tool
+	def    tool.Definition
+	meta   tool.Metadata
+}
+
+func newRemoteTool(c *Client, t *sdk.Tool) (*remoteTool, error) {
+	input, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
+	}
+	var output json.RawMessage
+	if t.OutputSchema != nil {
+		if output, err = json.Marshal(t.OutputSchema); err != nil {
+			return nil, fmt.Errorf("tool %q: output schema: %w", t.Name, err)
+		}
+	}
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	return &remoteTool{
+		client: c,
+		name:   t.Name,
+		def: tool.Definition{
+			Name:         c.cfg.Prefix + t.Name,
+			Description:  desc,
+			InputSchema:  input,
+			OutputSchema: output,
+		},
+		meta: tool.Metadata{Timeout: c.cfg.Timeout},
+	}, nil
+}
+
+func (t *remoteTool) Definition() tool.Definition { return t.def }
+func (t *remoteTool) Metadata() tool.Metadata     { return t.meta }
+
+// Call calls the tool on its server. A result the server marks as an error comes back as a
+// [*ToolError] holding the server's message, so the model sees what went wrong.
+func (t *remoteTool) Call(ctx context.Context, args string) (string, error) {
+	res, err := t.CallMCP(ctx, args)
+	if err != nil {
+		return "", err
+	}
+	if res.IsError {
+		return "", &ToolError{Server: t.client.cfg.Name, Tool: t.name, Message: ResultText(res)}
+	}
+	return ResultText(res), nil
+}
+
+// CallMCP calls the tool and returns the server's result as it came. A wield MCP server serving
+// this tool (a proxy) passes the result on whole, images and all, instead of Call's text.
+func (t *remoteTool) CallMCP(ctx context.Context, args string) (*sdk.CallToolResult, error) {
+	raw, err := objectArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	return t.client.callTool(ctx, t.name, raw)
+}
+
+// ResultTool is a [tool.Tool] that can also answer with a whole MCP result: content beyond text
+// (images, audio, embedded resources), structuredContent, or an isError result of its own.
+// [AddTools] serves it through CallMCP instead of Call. The tools of a [Client] are ResultTools,
+// so a server proxying them passes their servers' results on unchanged.
+type ResultTool interface {
+	tool.Tool
+	CallMCP(ctx context.Context, args string) (*sdk.CallToolResult, error)
+}
+
+// NewResultTool returns a [ResultTool] defined by def that runs fn. Called as a plain tool (in a
+// local tool loop), its result is rendered with [ResultText], and an isError result becomes a
+// [*ToolError]. def.InputSchema may be empty for a tool without arguments.
+func NewResultTool(def tool.Definition, fn func(ctx context.Context, args string) (*sdk.CallToolResult, error)) ResultTool {
+	if len(def.InputSchema) == 0 {
+		def.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	return &resultTool{def: def, fn: fn}
+}
+
+type resultTool struct {
+	def tool.Definition
+	fn  func(ctx context.Context, args string) (*sdk.CallToolResult, error)
+}
+
+func (t *resultTool) Definition() tool.Definition { return t.def }
+func (t *resultTool) Metadata() tool.Metadata     { return tool.Metadata{} }
+
+func (t *resultTool) CallMCP(ctx context.Context, args string) (*sdk.CallToolResult, error) {
+	return t.fn(ctx, args)
+}
+
+func (t *resultTool) Call(ctx context.Context, args string) (string, error) {
+	res, err := t.fn(ctx, args)
+	if err != nil {
+		return "", err
+	}
+	if res.IsError {
+		return "", &ToolError{Tool: t.def.Name, Message: ResultText(res)}
+	}
+	return ResultText(res), nil
+}
+
+// objectArgs checks that args is a JSON object (empty means none) and returns it raw, so the
+// server receives the model's arguments byte for byte.
+func objectArgs(args string) (json.RawMessage, error) {
+	trimmed := strings.TrimSpace(args)
+	if trimmed == "" {
+		return json.RawMessage("{}"), nil
+	}
+	if !json.Valid([]byte(trimmed)) {
+		return nil, fmt.Errorf("arguments are not valid JSON: %q", truncate(trimmed, 200))
+	}
+	if trimmed[0] != '{' {
+		return nil, fmt.Errorf("arguments must be a JSON object, got %q", truncate(trimmed, 200))
+	}
+	return json.RawMessage(trimmed), nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// ToolError is a tool result an MCP server marked as an error (isError). Its text is the server's
+// message, which is what the model reads.
+type ToolError struct {
+	Server  string // the server's name
+	Tool    string // the server's name for the tool
+	Message string // the result's content as text
+}
+
+func (e *ToolError) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("tool %q of MCP server %q failed without a message", e.Tool, e.Server)
+	}
+	return e.Message
+}
+
+// ResultText renders a tool result as the text a model reads:
+//
+//   - structuredContent, when present and the content blocks are all text, as JSON: the server's
+//     own text when it is exactly that JSON (keeping its field order), else compact JSON;
+//   - otherwise each content block on its own line: text as is; an image or audio clip as
+//     "[image: image/png, 1024 bytes]"; a resource link as "[resource link: name <uri> (mime)]"
+//     followed by its description; an embedded text resource as "[resource: <uri> (mime)]" and
+//     its text on the next line; an embedded binary resource as "[resource: <uri> (mime), N bytes]".
+//
+// Models cannot read binary data as text, so it is described rather than sent; a tool whose
+// images matter should be served to a client that passes MCP content through.
+func ResultText(res *sdk.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	if res.StructuredContent != nil && allText(res.Content) {
+		if len(res.Content) == 1 && sameJSON(res.Content[0].(*sdk.TextContent).Text, res.StructuredContent) {
+			// The server's own serialization: its field order, as the tool's author wrote it.
+			return res.Content[0].(*sdk.TextContent).Text
+		}
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			return string(b)
+		}
+	}
+	parts := make([]string, 0, len(res.Content))
+	for _, c := range res.Content {
+		parts = append(parts, contentText(c))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// sameJSON reports whether text is a JSON encoding of v, a decoded JSON value.
+func sameJSON(text string, v any) bool {
+	var w any
+	if err := json.Unmarshal([]byte(text), &w); err != nil {
+		return false
+	}
+	if raw, ok := v.(json.RawMessage); ok { // a result made in this process
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return false
+		}
+	}
+	return reflect.DeepEqual(w, v)
+}
+
+// allText reports content with no blocks but text. Binary blocks are described rather than sent,
+// so a structuredContent that embeds their data (as some servers' does) must not replace them.
+func allText(content []sdk.Content) bool {
+	for _, c := range content {
+		if _, ok := c.(*sdk.TextContent); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func contentText(c sdk.Content) string {
+	switch c := c.(type) {
+	case *sdk.TextContent:
+		return c.Text
+	case *sdk.ImageContent:
+		return fmt.Sprintf("[image: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data))
+	case *sdk.AudioContent:
+		return fmt.Sprintf("[audio: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data))
+	case *sdk.ResourceLink:
+		var b strings.Builder
+		b.WriteString("[resource link: ")
+		if c.Name != "" {
+			b.WriteString(c.Name)
+			b.WriteString(" ")
+		}
+		b.WriteString("<" + c.URI + ">")
+		if c.MIMEType != "" {
+			b.WriteString(" (" + c.MIMEType + ")")
+		}
+		b.WriteString("]")
+		if c.Description != "" {
+			b.WriteString(" ")
+			b.WriteString(c.Description)
+		}
+		return b.String()
+	case *sdk.EmbeddedResource:
+		r := c.Resource
+		if r == nil {
+			return "[resource]"
+		}
+		mime := ""
+		if r.MIMEType != "" {
+			mime = " (" + r.MIMEType + ")"
+		}
+		if r.Blob != nil {
+			return fmt.Sprintf("[resource: <%s>%s, %d bytes]", r.URI, mime, len(r.Blob))
+		}
+		return fmt.Sprintf("[resource: <%s>%s]\n%s", r.URI, mime, r.Text)
+	default:
+		if b, err := json.Marshal(c); err == nil {
+			return string(b)
+		}
+		return fmt.Sprintf("[%T]", c)
+	}
+}
+
+func orUnknown(mime string) string {
+	if mime == "" {
+		return "unknown type"
+	}
+	return mime
+}
+
+// Toolset is a [tool.Provider] over the tools of several MCP servers. Tool names must be unique
+// across servers: a name two servers offer is a [*CollisionError] naming both, and the cure is a
+// [ServerConfig.Prefix] on one of them. Wield does not rename on collision by itself, because a
+// name that changes when some server adds a tool would silently break prompts and
+// tool-name options that use it.
+type Toolset struct {
+	clients []*Client
+}
+
+// Tools returns a provider over the tools of clients, in client order. Closing it closes them.
+func Tools(clients ...*Client) *Toolset {
+	return &Toolset{clients: clients}
+}
+
+// Clients returns the clients of the set.
+func (s *Toolset) Clients() []*Client { return s.clients }
+
+// Tools lists the tools of every server, concurrently. A server that cannot be reached fails the
+// listing, naming the server: a model silently missing tools is harder to debug.
+func (s *Toolset) Tools(ctx context.Context) ([]tool.Tool, error) {
+	lists := make([][]tool.Tool, len(s.clients))
+	errs := make([]error, len(s.clients))
+	var wg sync.WaitGroup
+	for i, c := range s.clients {
+		wg.Go(func() { lists[i], errs[i] = c.Tools(ctx) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var all []tool.Tool
+	owner := map[string]string{}
+	for i, list := range lists {
+		for _, t := range list {
+			name := t.Definition().Name
+			if first, dup := owner[name]; dup {
+				return nil, &CollisionError{Tool: name, Servers: [2]string{first, s.clients[i].Name()}}
+			}
+			owner[name] = s.clients[i].Name()
+			all = append(all, t)
+		}
+	}
+	return all, nil
+}
+
+// Close closes every client of the set, concurrently: a stdio server that ignores the end of its
+// input is given a grace period before it is stopped, and those should not add up.
+func (s *Toolset) Close() error {
+	errs := make([]error, len(s.clients))
+	var wg sync.WaitGroup
+	for i, c := range s.clients {
+		wg.Go(func() { errs[i] = c.Close() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// CollisionError reports a tool name offered by two servers of a [Toolset].
+type CollisionError struct {
+	Tool    string
+	Servers [2]string
+}
+
+func (e *CollisionError) Error() string {
+	return fmt.Sprintf("mcp: tool %q is offered by both server %q and server %q; set a Prefix on one of them",
+		e.Tool, e.Servers[0], e.Servers[1])
+}

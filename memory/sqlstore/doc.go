@@ -1,0 +1,13 @@
+// Package sqlstore keeps conversations in SQL databases: a [memory.Repository] on SQLite (the
+// embedded default, pure Go through modernc.org/sqlite) and on PostgreSQL (through pgx).
+//
+// Each message is stored whole, as the JSON of its [chat.Message] (tool calls, tool results and
+// reasoning included), beside the columns that order and index it. The schema is created or
+// migrated when a store opens, under a lock, so several processes may open one database at once.
+//
+// Every write is one transaction that first locks the conversation's row, so concurrent
+// [Store.Append] calls from goroutines or processes sharing the database never lose or interleave
+// each other's messages, and a process killed in the middle of a write leaves the conversation as
+// it was before that write. SQLite files are opened in WAL mode with a busy timeout and take the
+// write lock when a transaction begins, so several processes can share one file too.
+package sqlstore

@@ -1,0 +1,121 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// A migration moves the schema from version-1 to version. Migrations are only ever appended:
+// a database records the versions applied to it in wield_schema_migrations.
+type migration struct {
+	version  int
+	sqlite   []string
+	postgres []string
+}
+
+var migrations = []migration{
+	{
+		version: 1,
+		sqlite: []string{
+			`CREATE TABLE wield_conversations (
+				id         TEXT PRIMARY KEY,
+				next_seq   INTEGER NOT NULL,
+				created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+				updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+			)`,
+			`CREATE TABLE wield_messages (
+				conversation_id TEXT NOT NULL REFERENCES wield_conversations (id) ON DELETE CASCADE,
+				seq             INTEGER NOT NULL,
+				role            TEXT NOT NULL,
+				message         TEXT NOT NULL,
+				created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+				PRIMARY KEY (conversation_id, seq)
+			) WITHOUT ROWID`,
+		},
+		postgres: []string{
+			// COLLATE "C" sorts ids bytewise, whatever the database's locale.
+			`CREATE TABLE wield_conversations (
+				id         TEXT COLLATE "C" PRIMARY KEY,
+				next_seq   BIGINT NOT NULL,
+				created_at TIMESTAMPTZ NOT NULL DEFAULT CURRENT_TIMESTAMP,
+				updated_at TIMESTAMPTZ NOT NULL DEFAULT CURRENT_TIMESTAMP
+			)`,
+			// message is text, not jsonb: jsonb cannot hold \u0000 and reorders keys.
+			`CREATE TABLE wield_messages (
+				conversation_id TEXT COLLATE "C" NOT NULL REFERENCES wield_conversations (id) ON DELETE CASCADE,
+				seq             BIGINT NOT NULL,
+				role            TEXT NOT NULL,
+				message         TEXT NOT NULL,
+				created_at      TIMESTAMPTZ NOT NULL DEFAULT CURRENT_TIMESTAMP,
+				PRIMARY KEY (conversation_id, seq)
+			)`,
+		},
+	},
+}
+
+// SchemaVersion is the schema version this package creates and understands: the version of the
+// last migration.
+const SchemaVersion = 1
+
+// ErrSchemaTooNew reports a database migrated by a newer version of this package, whose schema
+// this one does not know.
+var ErrSchemaTooNew = errors.New("sqlstore: database schema is newer than this program knows")
+
+// migrationLock is the PostgreSQL advisory lock key that serializes migrations across processes
+// ("wield" in ASCII).
+const migrationLock = 0x7769656c64
+
+// migrate brings the schema to SchemaVersion in one transaction. Processes opening the database
+// at once take turns: SQLite's immediate transactions and PostgreSQL's advisory lock serialize
+// them, and each finds the versions the others applied.
+func (s *Store) migrate(ctx context.Context) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if s.dialect == Postgres {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS wield_schema_migrations (
+			version    INTEGER PRIMARY KEY,
+			applied_at TEXT NOT NULL
+		)`); err != nil {
+			return err
+		}
+		var current sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT MAX(version) FROM wield_schema_migrations`).Scan(&current); err != nil {
+			return err
+		}
+		if int(current.Int64) > SchemaVersion {
+			return fmt.Errorf("%w (database at version %d, this program at %d)", ErrSchemaTooNew, current.Int64, SchemaVersion)
+		}
+		for _, m := range migrations {
+			if m.version <= int(current.Int64) {
+				continue
+			}
+			stmts := m.sqlite
+			if s.dialect == Postgres {
+				stmts = m.postgres
+			}
+			for _, q := range stmts {
+				if _, err := tx.ExecContext(ctx, q); err != nil {
+					return fmt.Errorf("migration %d: %w", m.version, err)
+				}
+			}
+			if _, err := tx.ExecContext(ctx, s.rebind(`INSERT INTO wield_schema_migrations (version, applied_at) VALUES (?, ?)`),
+				m.version, time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
+				return fmt.Errorf("migration %d: %w", m.version, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrSchemaTooNew) {
+			return err
+		}
+		return fmt.Errorf("sqlstore: migrate %v schema: %w", s.dialect, err)
+	}
+	return nil
+}

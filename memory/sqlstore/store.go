@@ -1,0 +1,384 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/memory"
+)
+
+// Dialect is the SQL database a [Store] talks to.
+type Dialect int
+
+// The supported databases.
+const (
+	SQLite Dialect = iota + 1
+	Postgres
+)
+
+// String names the dialect.
+func (d Dialect) String() string {
+	switch d {
+	case SQLite:
+		return "sqlite"
+	case Postgres:
+		return "postgres"
+	}
+	return "Dialect(" + strconv.Itoa(int(d)) + ")"
+}
+
+// Store is a [memory.Repository] in a SQL database. It is safe for concurrent use, also by
+// several processes sharing the database.
+type Store struct {
+	db      *sql.DB
+	dialect Dialect
+	ownDB   bool // Close closes db
+
+	qAppend, qReplaceConv, qDeleteConv, qDeleteMsgs, qMessages, qConversations string
+
+	inserts sync.Map // number of rows → INSERT statement
+
+	// beforeCommit, when set by tests, runs inside every write transaction after its rows are
+	// written and before it commits.
+	beforeCommit func()
+}
+
+var _ memory.Repository = (*Store)(nil)
+
+// SQLiteBusyTimeout is how long a SQLite write waits for another connection or process holding
+// the database's write lock before it fails.
+const SQLiteBusyTimeout = 30 * time.Second
+
+// Open opens the store named by dsn: a postgres:// or postgresql:// URL opens PostgreSQL (see
+// [OpenPostgres]); anything else is the path of a SQLite file (see [OpenSQLite]).
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return OpenPostgres(ctx, dsn)
+	}
+	return OpenSQLite(ctx, dsn)
+}
+
+// OpenSQLite opens, creating it if needed, the SQLite database file at path, in WAL mode with a
+// busy timeout of [SQLiteBusyTimeout], and creates or migrates the schema. The file's directory
+// must exist. Close the store when done.
+func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("sqlstore: empty SQLite path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: %w", err)
+	}
+	q := url.Values{}
+	q.Set("_busy_timeout", strconv.FormatInt(SQLiteBusyTimeout.Milliseconds(), 10))
+	q.Set("_journal_mode", "WAL")
+	// Taking the write lock at BEGIN avoids the lock upgrade that busy timeouts cannot resolve.
+	q.Set("_txlock", "immediate")
+	q.Add("_pragma", "foreign_keys(1)")
+	dsn := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}).String()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open %s: %w", path, err)
+	}
+	s, err := New(ctx, db, SQLite)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.ownDB = true
+	return s, nil
+}
+
+// OpenPostgres connects to the PostgreSQL database at url (a postgres:// URL or a key=value
+// connection string, as pgx reads them; unknown URL parameters such as search_path are sent as
+// session settings) and creates or migrates the schema. Close the store when done.
+func OpenPostgres(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: %w", err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	s, err := New(ctx, db, Postgres)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.ownDB = true
+	return s, nil
+}
+
+// New returns a store on a database the caller opened, after creating or migrating the schema.
+// [Store.Close] leaves db open. A SQLite db should be opened as [OpenSQLite] does (WAL, a busy
+// timeout and _txlock=immediate) to be shared by several connections or processes.
+func New(ctx context.Context, db *sql.DB, dialect Dialect) (*Store, error) {
+	if db == nil {
+		return nil, errors.New("sqlstore: nil database")
+	}
+	if dialect != SQLite && dialect != Postgres {
+		return nil, fmt.Errorf("sqlstore: unknown %v", dialect)
+	}
+	s := &Store{db: db, dialect: dialect}
+	now := "CURRENT_TIMESTAMP"
+	if dialect == SQLite {
+		now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+	}
+	s.qAppend = s.rebind(`INSERT INTO wield_conversations (id, next_seq) VALUES (?, ?)
+		ON CONFLICT (id) DO UPDATE SET next_seq = wield_conversations.next_seq + excluded.next_seq, updated_at = ` + now + `
+		RETURNING next_seq`)
+	s.qReplaceConv = s.rebind(`INSERT INTO wield_conversations (id, next_seq) VALUES (?, ?)
+		ON CONFLICT (id) DO UPDATE SET next_seq = excluded.next_seq, updated_at = ` + now)
+	s.qDeleteConv = s.rebind(`DELETE FROM wield_conversations WHERE id = ?`)
+	s.qDeleteMsgs = s.rebind(`DELETE FROM wield_messages WHERE conversation_id = ?`)
+	s.qMessages = s.rebind(`SELECT message FROM wield_messages WHERE conversation_id = ? ORDER BY seq`)
+	s.qConversations = `SELECT id FROM wield_conversations ORDER BY id`
+	if err := s.migrate(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Dialect reports the database the store talks to.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// Close closes the database if the store opened it.
+func (s *Store) Close() error {
+	if !s.ownDB {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// Append adds msgs at the end of the conversation, creating it if needed, in one transaction.
+func (s *Store) Append(ctx context.Context, id string, msgs ...chat.Message) error {
+	rows, err := encode(msgs)
+	if err != nil {
+		return fmt.Errorf("sqlstore: append to %q: %w", id, err)
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		// The upsert locks the conversation's row until commit: appends to one conversation take
+		// turns, each reserving the next len(msgs) sequence numbers.
+		var next int64
+		if err := tx.QueryRowContext(ctx, s.qAppend, id, int64(len(rows))).Scan(&next); err != nil {
+			return err
+		}
+		return s.insert(ctx, tx, id, next-int64(len(rows)), rows)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlstore: append to %q: %w", id, err)
+	}
+	return nil
+}
+
+// Messages returns the conversation's messages in order; an unknown id has none.
+func (s *Store) Messages(ctx context.Context, id string) ([]chat.Message, error) {
+	rows, err := s.db.QueryContext(ctx, s.qMessages, id)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: messages of %q: %w", id, err)
+	}
+	defer rows.Close()
+	var out []chat.Message
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, fmt.Errorf("sqlstore: messages of %q: %w", id, err)
+		}
+		var m chat.Message
+		if err := jsonv2.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("sqlstore: message %d of %q: %w", len(out), id, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: messages of %q: %w", id, err)
+	}
+	return out, nil
+}
+
+// Replace makes msgs the whole conversation, in one transaction; empty msgs delete it.
+func (s *Store) Replace(ctx context.Context, id string, msgs []chat.Message) error {
+	if len(msgs) == 0 {
+		if err := s.Delete(ctx, id); err != nil {
+			return fmt.Errorf("sqlstore: replace %q: %w", id, errors.Unwrap(err))
+		}
+		return nil
+	}
+	rows, err := encode(msgs)
+	if err != nil {
+		return fmt.Errorf("sqlstore: replace %q: %w", id, err)
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.qReplaceConv, id, int64(len(rows))); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.qDeleteMsgs, id); err != nil {
+			return err
+		}
+		return s.insert(ctx, tx, id, 0, rows)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlstore: replace %q: %w", id, err)
+	}
+	return nil
+}
+
+// Delete removes the conversation and its messages; an unknown id is not an error.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		// The conversation's row goes first, so its lock keeps appends out until commit.
+		if _, err := tx.ExecContext(ctx, s.qDeleteConv, id); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, s.qDeleteMsgs, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlstore: delete %q: %w", id, err)
+	}
+	return nil
+}
+
+// Conversations lists the ids of stored conversations, sorted bytewise.
+func (s *Store) Conversations(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, s.qConversations)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: conversations: %w", err)
+	}
+	defer rows.Close()
+	ids := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("sqlstore: conversations: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: conversations: %w", err)
+	}
+	return ids, nil
+}
+
+// row is a message ready to store.
+type row struct {
+	role string
+	json []byte
+}
+
+func encode(msgs []chat.Message) ([]row, error) {
+	rows := make([]row, len(msgs))
+	for i, m := range msgs {
+		b, err := jsonv2.Marshal(m)
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		rows[i] = row{role: string(m.Role), json: b}
+	}
+	return rows, nil
+}
+
+// insertBatch bounds the rows of one INSERT, well under SQLite's limit of bound parameters.
+const insertBatch = 200
+
+// insert writes rows with sequence numbers from first on.
+func (s *Store) insert(ctx context.Context, tx *sql.Tx, id string, first int64, rows []row) error {
+	for len(rows) > 0 {
+		n := min(len(rows), insertBatch)
+		args := make([]any, 0, 4*n)
+		for i, r := range rows[:n] {
+			// PostgreSQL text cannot hold NUL; JSON escapes it, and the role is a plain name.
+			args = append(args, id, first+int64(i), strings.ReplaceAll(r.role, "\x00", ""), string(r.json))
+		}
+		if _, err := tx.ExecContext(ctx, s.insertQuery(n), args...); err != nil {
+			return err
+		}
+		rows, first = rows[n:], first+int64(n)
+	}
+	return nil
+}
+
+// insertQuery returns the INSERT of n messages, built once per n.
+func (s *Store) insertQuery(n int) string {
+	if q, ok := s.inserts.Load(n); ok {
+		return q.(string)
+	}
+	var q strings.Builder
+	q.WriteString("INSERT INTO wield_messages (conversation_id, seq, role, message) VALUES ")
+	for i := range n {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?)")
+	}
+	query := s.rebind(q.String())
+	s.inserts.Store(n, query)
+	return query
+}
+
+// write runs fn in a transaction and commits it, retrying when PostgreSQL reports a
+// serialization failure or deadlock, which a concurrent schema change or lock order can cause.
+func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		err := s.tx(ctx, fn)
+		if err == nil || attempt >= 4 || !retryable(err) {
+			return err
+		}
+	}
+}
+
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if s.beforeCommit != nil {
+		s.beforeCommit()
+	}
+	return tx.Commit()
+}
+
+func retryable(err error) bool {
+	var coder interface{ SQLState() string }
+	if errors.As(err, &coder) {
+		switch coder.SQLState() {
+		case "40001", "40P01": // serialization_failure, deadlock_detected
+			return true
+		}
+	}
+	return false
+}
+
+// rebind turns ? placeholders into PostgreSQL's $n. Queries here have no ? in literals.
+func (s *Store) rebind(q string) string {
+	if s.dialect != Postgres {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,110 @@
+package anthropic
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"testing"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
+
+	"github.com/wield-ai/wield/chat"
+)
+
+// memoryTransport answers every request with the same recorded stream, without a network, so
+// the benchmark measures decoding and aggregation.
+type memoryTransport struct{ body []byte }
+
+func (m memoryTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
+	}
+	return &http.Response{
+		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:  http.Header{"Content-Type": {"text/event-stream"}},
+		Body:    io.NopCloser(bytes.NewReader(m.body)),
+		Request: r,
+	}, nil
+}
+
+// BenchmarkStreamAggregate streams a recorded answer (text, ping, a tool call in fragments, padded
+// JSON) through Model.Stream and chat.Aggregate. Baselines in the same run: the SDK's own SSE
+// decoding of the same bytes into its event type (what any SDK user pays), and a raw scan of the
+// SSE lines that only finds the data payloads (the floor). Compare MB/s across the three.
+func BenchmarkStreamAggregate(b *testing.B) {
+	body := loadCase(b, "sdk-tool-runner-next-streaming")[0].Body
+	prompt := weatherPrompt()
+
+	b.Run("wield", func(b *testing.B) {
+		m := newTestModel(b, "http://anthropic.invalid", Config{HTTPClient: &http.Client{Transport: memoryTransport{body}}})
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := chat.Aggregate(m.Stream(context.Background(), prompt))
+			if err != nil || len(resp.ToolCalls()) != 1 {
+				b.Fatal(err, resp)
+			}
+		}
+	})
+
+	b.Run("sdk-decode", func(b *testing.B) {
+		client := sdk.NewClient(option.WithAPIKey("k"), option.WithBaseURL("http://anthropic.invalid"),
+			option.WithHTTPClient(&http.Client{Transport: memoryTransport{body}}))
+		req, err := newTestModel(b, "http://anthropic.invalid", Config{}).request(prompt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			stream := client.Messages.NewStreaming(context.Background(), req.params)
+			n := 0
+			for stream.Next() {
+				n++
+			}
+			if stream.Err() != nil || n == 0 {
+				b.Fatal(stream.Err())
+			}
+			_ = stream.Close()
+		}
+	})
+
+	b.Run("sdk-sse-only", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			res := &http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(body))}
+			dec := ssestream.NewDecoder(res)
+			n := 0
+			for dec.Next() {
+				n++
+			}
+			if n == 0 {
+				b.Fatal("no events")
+			}
+		}
+	})
+
+	b.Run("raw-scan", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		prefix := []byte("data:")
+		for b.Loop() {
+			sc := bufio.NewScanner(bytes.NewReader(body))
+			n := 0
+			for sc.Scan() {
+				if bytes.HasPrefix(sc.Bytes(), prefix) {
+					n++
+				}
+			}
+			if n == 0 {
+				b.Fatal("no data lines")
+			}
+		}
+	})
+}

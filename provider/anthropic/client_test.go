@@ -1,0 +1,75 @@
+package anthropic
+
+import (
+	"context"
+	"testing"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/toolcall"
+)
+
+// TestClientLoops runs the recorded tool loops through client.Client, the way applications use
+// wield: one Prompt call, the client's tool-calling advisor runs the Go tools and sends the
+// results back until the model answers. Every request must mean the same as the recorded one,
+// the answer must be the recorded final answer and the usage the sum of the recorded usages.
+//
+// The loops the client cannot replay as recorded are left to TestReplay: max-iterations (the
+// SDK runner stopped with a tool call pending; the client's cap ends with a call without tools)
+// and custom-handling (the recorded client took the tool away for the second request).
+func TestClientLoops(t *testing.T) {
+	skip := map[string]bool{"sdk-tool-runner-max-iterations": true, "sdk-tool-runner-custom-handling": true}
+	for _, tc := range replayCases {
+		exs := loadCase(t, tc.name)
+		if len(exs) < 2 || skip[tc.name] {
+			continue // no loop to run
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			srv := replay.NewServer(t, exs...)
+			m := newTestModel(t, srv.URL, tc.cfg)
+			opts := tc.opts
+			c := client.New(m,
+				client.WithOptions(&opts),
+				client.WithManager(toolcall.New(toolcall.Config{ErrorProcessor: sdkRunnerErrors})))
+			spec := c.Prompt(tc.user).Tools(tc.tools())
+			if tc.system != "" {
+				spec = spec.System(tc.system)
+			}
+			var resp *client.Response
+			if tc.stream {
+				s := spec.Stream(context.Background())
+				var text string
+				for piece, err := range s.Text() {
+					if err != nil {
+						t.Fatal(err)
+					}
+					text += piece
+				}
+				resp = s.Response()
+				if text == "" {
+					t.Error("no text streamed")
+				}
+			} else {
+				var err error
+				if resp, err = spec.Call(context.Background()).Response(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := resp.Text(); got != tc.wantText {
+				t.Errorf("answer = %q, want %q", got, tc.wantText)
+			}
+			if srv.Served() != len(exs) || resp.ModelCalls != len(exs) {
+				t.Fatalf("served %d, model calls %d, recorded %d", srv.Served(), resp.ModelCalls, len(exs))
+			}
+			var usage chat.Usage
+			for i, r := range srv.Requests() {
+				checkRequest(t, r.Body, exs[i].RequestBody)
+				usage = usage.Add(expectRecorded(t, exs[i]).usage)
+			}
+			if resp.Usage != usage {
+				t.Errorf("usage = %+v, want the recorded sum %+v", resp.Usage, usage)
+			}
+		})
+	}
+}

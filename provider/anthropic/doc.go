@@ -1,0 +1,78 @@
+// Package anthropic is a [chat.Model] for Anthropic's Messages API, built on the official Go SDK
+// (github.com/anthropics/anthropic-sdk-go).
+//
+//	m, err := anthropic.New(anthropic.Config{Model: "claude-sonnet-4-5"})
+//	resp, err := m.Call(ctx, &chat.Prompt{Messages: []chat.Message{chat.User("Hi")}})
+//
+// # Configuration
+//
+// [Config] holds the defaults of every request. The API key comes from [Config.APIKey] or, when
+// empty, from the SDK's usual sources ($ANTHROPIC_API_KEY, $ANTHROPIC_AUTH_TOKEN, an
+// ANTHROPIC_PROFILE); the base URL from [Config.BaseURL] or $ANTHROPIC_BASE_URL. The per-call
+// [chat.Options] override the model, temperature and max tokens.
+//
+// The SDK makes its own OpenTelemetry span per request (anthropic.messages.create, without
+// message content unless asked), which nests under the client's chat span;
+// option.WithoutOpenTelemetry() in [Config.RequestOptions] turns it off.
+//
+// The Messages API requires max_tokens on every request. When neither the call's
+// [chat.Options.MaxTokens] nor [Config.MaxTokens] sets it, [DefaultMaxTokens] (4096) is sent:
+// every current and legacy Claude model accepts it, and it is long enough for answers and tool
+// calls. With extended thinking and no explicit limit, the default is added on top of the thinking
+// budget, since max_tokens must exceed the budget.
+//
+// # Mapping
+//
+//   - System messages, wherever they are in the conversation, become the top-level system
+//     prompt, in order.
+//   - Tool definitions become custom tools with input_schema. Anthropic requires an object at the
+//     schema's root: a schema without a type gets "type":"object", an empty schema becomes
+//     {"type":"object","properties":{}}, and a schema of another type is an error.
+//   - ToolChoice "" or "auto" → auto, "none" → none, "required" (or "any") → any, any other
+//     value → that tool; ParallelToolCalls=false sets disable_parallel_tool_use.
+//   - ResponseFormat → output_config.format (native structured outputs, always strict).
+//   - An assistant message is sent as its thinking blocks, then its text, then its tool_use
+//     blocks, as the API requires when thinking is on. Only reasoning whose Provider is
+//     "anthropic" is sent; reasoning from other providers is dropped.
+//   - Tool results become tool_result blocks (is_error set for failed calls) of a user message;
+//     consecutive messages that map to the same role are merged into one, so the results of one
+//     round travel in one user message.
+//   - A response's text and tool_use blocks become one generation with text and tool calls;
+//     thinking and redacted_thinking blocks become [chat.Reasoning] values with Provider
+//     "anthropic" (Text and Signature, or Encrypted holding the redacted data).
+//   - Stop reasons: end_turn and stop_sequence → [chat.FinishStop], max_tokens and
+//     model_context_window_exceeded → [chat.FinishLength], tool_use → [chat.FinishToolCalls],
+//     refusal → [chat.FinishContentFilter]; others (pause_turn) pass through unchanged.
+//   - Usage: InputTokens counts all input, including cache reads and writes;
+//     CachedInputTokens the cache reads; ReasoningTokens the thinking tokens when reported.
+//
+// The Messages API has one generation per request: [chat.Options.N] above 1 is an error
+// ([ErrUnsupported]), and Seed is ignored (Anthropic has no seed). [chat.Options.ToolNames] must be
+// resolved into tools before the model is called ([ErrToolNames]).
+//
+// # Provider-specific options
+//
+// [chat.Options.Extra] keys read by this package (other keys are ignored; a value of the wrong
+// type is an error naming the key):
+//
+//   - [ExtraThinkingBudget] ("anthropic.thinking_budget", int): extended thinking with that
+//     budget in tokens (at least 1024); 0 turns off the thinking [Config.ThinkingBudget] enables.
+//   - [ExtraAdaptiveThinking] ("anthropic.adaptive_thinking", bool): adaptive thinking, for
+//     models that decide how much to think.
+//   - [ExtraTopK] ("anthropic.top_k", int): top_k sampling.
+//   - [ExtraBody] ("anthropic.body", map[string]any): fields set in the JSON request body,
+//     overriding those wield sets, for API fields it does not map.
+//   - [ExtraRequestOptions] ("anthropic.request_options", []option.RequestOption): SDK request
+//     options for this call, e.g. option.WithHeader or option.WithJSONSet for any field wield
+//     does not map.
+//   - [ExtraParams] ("anthropic.params", func(*anthropic.MessageNewParams)): edits the SDK
+//     request after wield has built it.
+//
+// # Errors and retries
+//
+// HTTP errors, and error events inside a stream, are returned as [*chat.ProviderError] carrying
+// the status, Anthropic's error type and message, and the SDK error. The SDK retries 408, 409,
+// 429, 5xx and connection failures with exponential backoff, honouring Retry-After and
+// Retry-After-Ms; [Config.MaxRetries] sets how often (default 2). A stream that ends before
+// message_stop is an error, never a silently short answer.
+package anthropic

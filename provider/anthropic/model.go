@@ -1,0 +1,188 @@
+package anthropic
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"slices"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/wield-ai/wield/chat"
+)
+
+// Defaults used when neither [Config] nor the call's options say otherwise.
+const (
+	// DefaultModel is the model used when no model is configured.
+	DefaultModel = sdk.ModelClaudeSonnet5_5
+	// DefaultMaxTokens is the max_tokens sent when none is configured; see the package
+	// documentation for why it is 4096.
+	DefaultMaxTokens = 4096
+)
+
+// ProviderName is the provider's name in [chat.Info], [chat.Reasoning] and
+// [chat.ProviderError].
+const ProviderName = "anthropic"
+
+// Config holds a [Model]'s defaults. The zero value is usable: it reads the API key and base URL
+// from the environment and uses [DefaultModel] and [DefaultMaxTokens].
+type Config struct {
+	// APIKey authenticates requests; empty means the SDK's sources ($ANTHROPIC_API_KEY,
+	// $ANTHROPIC_AUTH_TOKEN, profiles).
+	APIKey string
+	// BaseURL is the API's address; empty means $ANTHROPIC_BASE_URL or https://api.anthropic.com.
+	BaseURL string
+	// Model is the default model; empty means [DefaultModel].
+	Model string
+	// MaxTokens is the default max_tokens; zero means [DefaultMaxTokens].
+	MaxTokens int
+	// Temperature is the default temperature; nil leaves Anthropic's default.
+	Temperature *float64
+	// ThinkingBudget, when positive, turns on extended thinking with this budget in tokens
+	// (Anthropic requires at least 1024). [ExtraThinkingBudget] overrides it per call.
+	ThinkingBudget int
+	// AdaptiveThinking turns on adaptive thinking, for models that support it. It is ignored when
+	// a thinking budget is set.
+	AdaptiveThinking bool
+	// MaxRetries is how often a failed request (429, 5xx, connection error) is retried; nil means
+	// the SDK's default of 2, and 0 turns retries off.
+	MaxRetries *int
+	// HTTPClient sends the requests; nil means the SDK's default client.
+	HTTPClient *http.Client
+	// RequestOptions are passed to the SDK on every request, after wield's own.
+	RequestOptions []option.RequestOption
+}
+
+// Model is a [chat.Model] for the Anthropic Messages API. It is safe for concurrent use.
+type Model struct {
+	client sdk.Client
+	cfg    Config
+}
+
+var (
+	_ chat.Model     = (*Model)(nil)
+	_ chat.Describer = (*Model)(nil)
+)
+
+// New returns a Model with the given defaults.
+func New(cfg Config) (*Model, error) {
+	if cfg.MaxTokens < 0 {
+		return nil, fmt.Errorf("anthropic: MaxTokens %d is negative", cfg.MaxTokens)
+	}
+	if cfg.ThinkingBudget < 0 {
+		return nil, fmt.Errorf("anthropic: ThinkingBudget %d is negative", cfg.ThinkingBudget)
+	}
+	if cfg.MaxRetries != nil && *cfg.MaxRetries < 0 {
+		return nil, fmt.Errorf("anthropic: MaxRetries %d is negative", *cfg.MaxRetries)
+	}
+	if cfg.Model == "" {
+		cfg.Model = DefaultModel
+	}
+	var opts []option.RequestOption
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	if cfg.MaxRetries != nil {
+		opts = append(opts, option.WithMaxRetries(*cfg.MaxRetries))
+	}
+	opts = append(opts, cfg.RequestOptions...)
+	return &Model{client: sdk.NewClient(opts...), cfg: cfg}, nil
+}
+
+// Info names the provider and the configured model.
+func (m *Model) Info() chat.Info {
+	return chat.Info{Provider: ProviderName, Model: m.cfg.Model}
+}
+
+// Call sends the prompt and returns the whole answer. Response.Raw is the SDK's *Message.
+//
+// When max_tokens is so large that the SDK refuses a non-streaming request (it expects such
+// requests to outlast its ten-minute timeout), Call streams the answer and returns it whole.
+func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
+	req, err := m.request(p)
+	if err != nil {
+		return nil, err
+	}
+	opts := slices.Concat(m.client.Options, req.opts)
+	if _, err := sdk.CalculateNonStreamingTimeout(int(req.params.MaxTokens), req.params.Model, opts); err != nil {
+		return m.callStreaming(ctx, req)
+	}
+	msg, err := m.client.Messages.New(ctx, req.params, req.opts...)
+	if err != nil {
+		return nil, wrapError(ctx, err)
+	}
+	return fromMessage(msg)
+}
+
+// callStreaming gets the whole answer through the streaming endpoint.
+func (m *Model) callStreaming(ctx context.Context, req *request) (*chat.Response, error) {
+	stream := m.client.Messages.NewStreaming(ctx, req.params, req.opts...)
+	defer stream.Close()
+	var msg sdk.Message
+	var st streamState
+	for stream.Next() {
+		ev := stream.Current()
+		if err := msg.Accumulate(ev); err != nil {
+			return nil, fmt.Errorf("anthropic: malformed stream: %w", err)
+		}
+		if _, err := st.event(&ev); err != nil {
+			return nil, err
+		}
+	}
+	if err := st.finish(ctx, stream.Err()); err != nil {
+		return nil, err
+	}
+	return fromMessage(&msg)
+}
+
+// Stream sends the prompt and yields the answer as it arrives, one chat.Response per event that
+// carries something (text, a tool-call fragment keyed by Index, a whole reasoning block, the
+// finish reason, usage). Response.Raw is the SDK's MessageStreamEventUnion. The request is sent
+// when iteration starts; stopping the iteration early closes the connection.
+func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
+	return func(yield func(*chat.Response, error) bool) {
+		req, err := m.request(p)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stream := m.client.Messages.NewStreaming(ctx, req.params, req.opts...)
+		defer stream.Close()
+		var st streamState
+		for stream.Next() {
+			ev := stream.Current()
+			chunk, err := st.event(&ev)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if chunk == nil {
+				continue
+			}
+			raw := new(sdk.MessageStreamEventUnion)
+			*raw = ev
+			chunk.Raw = raw
+			if !yield(chunk, nil) {
+				return
+			}
+		}
+		if err := st.finish(ctx, stream.Err()); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// ErrIncompleteStream is the error of a stream that ends before its message_stop event. It wraps
+// io.ErrUnexpectedEOF, as does a connection dropped in the middle of an event.
+var ErrIncompleteStream = fmt.Errorf("anthropic: stream ended before message_stop: %w", io.ErrUnexpectedEOF)

@@ -1,0 +1,102 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+
+	"github.com/wield-ai/wield/chat"
+)
+
+// fromMessage maps a whole Messages API answer onto one generation: text blocks joined, tool_use
+// blocks as tool calls, thinking blocks as reasoning.
+func fromMessage(msg *sdk.Message) (*chat.Response, error) {
+	out := chat.Message{Role: chat.RoleAssistant}
+	var text strings.Builder
+	for i := range msg.Content {
+		b := &msg.Content[i]
+		switch b.Type {
+		case "text":
+			text.WriteString(b.Text)
+		case "tool_use":
+			args, err := compactArguments(b.Input)
+			if err != nil {
+				return nil, fmt.Errorf("anthropic: tool_use %s (%s): %w", b.ID, b.Name, err)
+			}
+			out.ToolCalls = append(out.ToolCalls, chat.ToolCall{ID: b.ID, Name: b.Name, Arguments: args, Index: len(out.ToolCalls)})
+		case "thinking":
+			out.Reasoning = append(out.Reasoning, chat.Reasoning{Provider: ProviderName, Text: b.Thinking, Signature: b.Signature})
+		case "redacted_thinking":
+			out.Reasoning = append(out.Reasoning, chat.Reasoning{Provider: ProviderName, Encrypted: b.Data})
+		}
+		// Server tool blocks (web search and the like) stay in Raw.
+	}
+	out.Content = text.String()
+	u := usage{
+		input:       msg.Usage.InputTokens,
+		cacheRead:   msg.Usage.CacheReadInputTokens,
+		cacheCreate: msg.Usage.CacheCreationInputTokens,
+		output:      msg.Usage.OutputTokens,
+		thinking:    msg.Usage.OutputTokensDetails.ThinkingTokens,
+	}
+	return &chat.Response{
+		ID:          msg.ID,
+		Model:       msg.Model,
+		Generations: []chat.Generation{{Message: out, FinishReason: finishReason(msg.StopReason)}},
+		Usage:       u.chat(),
+		Raw:         msg,
+	}, nil
+}
+
+// compactArguments returns a tool_use input, which must be a JSON object, as compact JSON text;
+// an absent input is "{}".
+func compactArguments(input json.RawMessage) (string, error) {
+	input = bytes.TrimSpace(input)
+	if len(input) == 0 || string(input) == "null" {
+		return "{}", nil
+	}
+	if input[0] != '{' {
+		return "", fmt.Errorf("input %.50q is not a JSON object", input)
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(input))
+	if err := json.Compact(&buf, input); err != nil {
+		return "", fmt.Errorf("input is not valid JSON: %w", err)
+	}
+	return buf.String(), nil
+}
+
+// finishReason normalises a stop reason; unknown values pass through.
+func finishReason(r sdk.StopReason) chat.FinishReason {
+	switch r {
+	case sdk.StopReasonEndTurn, sdk.StopReasonStopSequence:
+		return chat.FinishStop
+	case sdk.StopReasonMaxTokens, sdk.StopReasonModelContextWindowExceeded:
+		return chat.FinishLength
+	case sdk.StopReasonToolUse:
+		return chat.FinishToolCalls
+	case sdk.StopReasonRefusal:
+		return chat.FinishContentFilter
+	}
+	return chat.FinishReason(r)
+}
+
+// usage holds Anthropic's token counts, where input_tokens excludes cached input.
+type usage struct {
+	input, cacheRead, cacheCreate, output, thinking int64
+}
+
+// chat returns the counts in wield's terms: InputTokens is all input, cached or not.
+func (u usage) chat() chat.Usage {
+	in := u.input + u.cacheRead + u.cacheCreate
+	return chat.Usage{
+		InputTokens:       int(in),
+		OutputTokens:      int(u.output),
+		TotalTokens:       int(in + u.output),
+		CachedInputTokens: int(u.cacheRead),
+		ReasoningTokens:   int(u.thinking),
+	}
+}

@@ -1,0 +1,467 @@
+package openai
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+	"strconv"
+
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/wield-ai/wield/chat"
+)
+
+// ChatModel is a [chat.Model] on the Chat Completions API (POST {base URL}/chat/completions),
+// the API OpenAI-compatible servers implement. It is safe for concurrent use.
+type ChatModel struct {
+	base
+	maxTokensField string
+}
+
+var (
+	_ chat.Model     = (*ChatModel)(nil)
+	_ chat.Describer = (*ChatModel)(nil)
+)
+
+// New returns a model on the Chat Completions API. It fails only on an invalid configuration.
+func New(cfg Config) (*ChatModel, error) {
+	b, err := newBase(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m := &ChatModel{base: b, maxTokensField: cfg.MaxTokensField}
+	if m.maxTokensField == "" {
+		m.maxTokensField = "max_tokens"
+		if b.isOpenAI() {
+			m.maxTokensField = "max_completion_tokens"
+		}
+	}
+	return m, nil
+}
+
+// Info names the provider and the configured model.
+func (m *ChatModel) Info() chat.Info { return chat.Info{Provider: Provider, Model: m.cfg.Model} }
+
+// Call sends the prompt and returns the whole answer; Response.Raw is the *openai.ChatCompletion.
+func (m *ChatModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
+	req, err := m.request(p, false)
+	if err != nil {
+		return nil, err
+	}
+	ctx, f := withFailure(ctx)
+	c, err := m.client.Chat.Completions.New(ctx, req.params, req.opts...)
+	if err != nil {
+		return nil, wrapError(err, f)
+	}
+	return chatResponse(c, req.tools), nil
+}
+
+// Stream sends the prompt and yields one Response per chunk; each Response.Raw is the
+// openai.ChatCompletionChunk. The usage arrives in a final chunk without generations.
+func (m *ChatModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
+	return func(yield func(*chat.Response, error) bool) {
+		req, err := m.request(p, true)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		ctx, f := withFailure(ctx)
+		s := m.client.Chat.Completions.NewStreaming(ctx, req.params, req.opts...)
+		defer s.Close()
+		st := chatStream{tools: req.tools, gens: map[int64]*chatGenState{}}
+		for s.Next() {
+			chunk := s.Current()
+			if !yield(st.chunk(&chunk), nil) {
+				return
+			}
+		}
+		if err := s.Err(); err != nil {
+			yield(nil, wrapError(err, f))
+			return
+		}
+		if err := st.complete(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// chatRequest is a prepared Chat Completions request.
+type chatRequest struct {
+	params oai.ChatCompletionNewParams
+	opts   []option.RequestOption
+	tools  toolSet
+}
+
+func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
+	s, err := m.settings(p)
+	if err != nil {
+		return nil, err
+	}
+	hook, err := paramsHook[oai.ChatCompletionNewParams](s.params)
+	if err != nil {
+		return nil, err
+	}
+	o := s.opts
+	msgs, err := chatMessages(p.Messages)
+	if err != nil {
+		return nil, err
+	}
+	req := &chatRequest{opts: s.reqOpts}
+	params := oai.ChatCompletionNewParams{Model: s.model, Messages: msgs}
+	if s.temperature != nil {
+		params.Temperature = oai.Float(*s.temperature)
+	}
+	if o.TopP != nil {
+		params.TopP = oai.Float(*o.TopP)
+	}
+	if o.Seed != nil {
+		params.Seed = oai.Int(*o.Seed)
+	}
+	if len(o.Stop) > 0 {
+		params.Stop = oai.ChatCompletionNewParamsStopUnion{OfStringArray: o.Stop}
+	}
+	if o.N > 1 {
+		params.N = oai.Int(int64(o.N))
+	}
+	if s.maxTokens > 0 {
+		if m.maxTokensField == "max_completion_tokens" {
+			params.MaxCompletionTokens = oai.Int(int64(s.maxTokens))
+		} else {
+			params.MaxTokens = oai.Int(int64(s.maxTokens))
+		}
+	}
+	if s.store != nil {
+		params.Store = oai.Bool(*s.store)
+	}
+	if s.effort != "" {
+		params.ReasoningEffort = shared.ReasoningEffort(s.effort)
+	}
+	req.tools, err = prepareTools(o.Tools, s.strict)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.tools.checkChoice(o.ToolChoice); err != nil {
+		return nil, err
+	}
+	if len(req.tools.list) > 0 {
+		for _, t := range req.tools.list {
+			fn := shared.FunctionDefinitionParam{Name: t.name, Parameters: t.schema.params}
+			if t.description != "" {
+				fn.Description = oai.String(t.description)
+			}
+			if t.schema.strict {
+				fn.Strict = oai.Bool(true)
+			}
+			params.Tools = append(params.Tools, oai.ChatCompletionFunctionTool(fn))
+		}
+		switch o.ToolChoice {
+		case "":
+		case "auto", "none", "required":
+			params.ToolChoice = oai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: oai.String(o.ToolChoice)}
+		default:
+			params.ToolChoice = oai.ToolChoiceOptionFunctionToolChoice(oai.ChatCompletionNamedToolChoiceFunctionParam{Name: o.ToolChoice})
+		}
+		if o.ParallelToolCalls != nil {
+			params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
+		}
+	}
+	if rf := o.ResponseFormat; rf != nil {
+		if len(rf.Schema) == 0 {
+			params.ResponseFormat = oai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
+		} else {
+			name, schema, err := responseSchema(rf)
+			if err != nil {
+				return nil, err
+			}
+			js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema}
+			if rf.Strict {
+				js.Strict = oai.Bool(true)
+			}
+			params.ResponseFormat = oai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}}
+		}
+	}
+	if stream && !m.cfg.DisableStreamUsage {
+		params.StreamOptions = oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)}
+	}
+	if len(s.body) > 0 {
+		params.SetExtraFields(s.body)
+	}
+	if hook != nil {
+		hook(&params)
+	}
+	req.params = params
+	return req, nil
+}
+
+// chatMessages maps the conversation: one message per chat message, except tool messages, which
+// become one "tool" message per result. Reasoning is dropped: Chat Completions has no way to
+// send it back.
+func chatMessages(msgs []chat.Message) ([]oai.ChatCompletionMessageParamUnion, error) {
+	out := make([]oai.ChatCompletionMessageParamUnion, 0, len(msgs))
+	ids := callIDs{}
+	for i, m := range msgs {
+		switch m.Role {
+		case chat.RoleSystem:
+			out = append(out, oai.SystemMessage(m.Content))
+		case chat.RoleUser:
+			out = append(out, oai.UserMessage(m.Content))
+		case chat.RoleAssistant:
+			a := oai.ChatCompletionAssistantMessageParam{}
+			if m.Content != "" || len(m.ToolCalls) == 0 {
+				a.Content.OfString = oai.String(m.Content)
+			}
+			for _, c := range m.ToolCalls {
+				a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
+						ID:       ids.call(c),
+						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: callArguments(c.Arguments)},
+					},
+				})
+			}
+			out = append(out, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+		case chat.RoleTool:
+			if len(m.ToolResults) == 0 {
+				return nil, fmt.Errorf("openai: message %d: a tool message without tool results", i)
+			}
+			for _, r := range m.ToolResults {
+				out = append(out, oai.ToolMessage(resultContent(r), ids.result(r)))
+			}
+		default:
+			return nil, fmt.Errorf("openai: message %d: unknown role %q", i, m.Role)
+		}
+	}
+	return out, nil
+}
+
+// callArguments returns the arguments to send back for a call: the API wants a JSON text, and
+// some providers record a call without arguments as "".
+func callArguments(args string) string {
+	if args == "" {
+		return "{}"
+	}
+	return args
+}
+
+// resultContent is the text the model reads for a tool result. The OpenAI APIs have no error
+// flag on tool results, so a failed call's text is marked as an error in words.
+func resultContent(r chat.ToolResult) string {
+	if r.IsError {
+		return "Error: " + r.Content
+	}
+	return r.Content
+}
+
+// callIDs gives calls without an id (recorded from providers that have none) a synthetic one,
+// and the results answering them the same, matched by name in call order.
+type callIDs struct {
+	n       int
+	pending []pendingCall
+}
+
+type pendingCall struct{ name, id string }
+
+func (c *callIDs) call(tc chat.ToolCall) string {
+	if tc.ID != "" {
+		return tc.ID
+	}
+	c.n++
+	id := "call_" + strconv.Itoa(c.n)
+	c.pending = append(c.pending, pendingCall{tc.Name, id})
+	return id
+}
+
+func (c *callIDs) result(r chat.ToolResult) string {
+	if r.ID != "" {
+		return r.ID
+	}
+	for i, p := range c.pending {
+		if p.name == r.Name {
+			c.pending = append(c.pending[:i], c.pending[i+1:]...)
+			return p.id
+		}
+	}
+	if len(c.pending) > 0 {
+		p := c.pending[0]
+		c.pending = c.pending[1:]
+		return p.id
+	}
+	c.n++
+	return "call_" + strconv.Itoa(c.n)
+}
+
+// responseSchema prepares a structured-output schema: a name (the API requires one) and, in strict
+// mode, the schema rewritten like strict tool schemas.
+func responseSchema(rf *chat.ResponseFormat) (string, map[string]any, error) {
+	name := rf.Name
+	if name == "" {
+		name = "response"
+	}
+	o, err := parseObject(rf.Schema)
+	if err != nil {
+		return "", nil, fmt.Errorf("openai: response format schema: %w", err)
+	}
+	if !rf.Strict {
+		return name, o.toMap(), nil
+	}
+	s, _, err := strictSchema(o)
+	if err != nil {
+		return "", nil, fmt.Errorf("openai: response format schema cannot be made strict: %w", err)
+	}
+	return name, s.toMap(), nil
+}
+
+// chatResponse maps a completion: one generation per choice.
+func chatResponse(c *oai.ChatCompletion, tools toolSet) *chat.Response {
+	r := &chat.Response{ID: c.ID, Model: c.Model, Usage: chatUsage(c.Usage), Raw: c}
+	for _, ch := range c.Choices {
+		msg := chat.Message{Role: chat.RoleAssistant, Content: ch.Message.Content}
+		if msg.Content == "" {
+			msg.Content = ch.Message.Refusal
+		}
+		for _, tc := range ch.Message.ToolCalls {
+			call := chat.ToolCall{ID: tc.ID, Index: len(msg.ToolCalls)}
+			switch tc.Type {
+			case "function":
+				call.Name, call.Arguments = tc.Function.Name, tools.clean(tc.Function.Name, tc.Function.Arguments)
+			case "custom":
+				call.Name, call.Arguments = tc.Custom.Name, tc.Custom.Input
+			default:
+				continue
+			}
+			msg.ToolCalls = append(msg.ToolCalls, call)
+		}
+		if fc := ch.Message.FunctionCall; fc.Name != "" {
+			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{Name: fc.Name, Arguments: tools.clean(fc.Name, fc.Arguments), Index: len(msg.ToolCalls)})
+		}
+		r.Generations = append(r.Generations, chat.Generation{Index: int(ch.Index), Message: msg, FinishReason: finishReason(ch.FinishReason)})
+	}
+	return r
+}
+
+func chatUsage(u oai.CompletionUsage) chat.Usage {
+	return chat.Usage{
+		InputTokens:       int(u.PromptTokens),
+		OutputTokens:      int(u.CompletionTokens),
+		TotalTokens:       int(u.TotalTokens),
+		CachedInputTokens: int(u.PromptTokensDetails.CachedTokens),
+		ReasoningTokens:   int(u.CompletionTokensDetails.ReasoningTokens),
+	}
+}
+
+// chatStream turns chunks into responses and checks the stream ends complete.
+type chatStream struct {
+	tools toolSet
+	gens  map[int64]*chatGenState
+}
+
+type chatGenState struct {
+	finished bool
+	// calls maps a tool call's index to its state.
+	calls map[int64]*streamCall
+}
+
+// streamCall is a tool call being streamed. The arguments of a strict tool with optional
+// properties are held back until the call is complete, to drop the nulls standing for the
+// properties left out.
+type streamCall struct {
+	index int
+	name  string
+	held  bool
+	args  []byte
+	sent  int
+}
+
+func (st *chatStream) gen(i int64) *chatGenState {
+	g := st.gens[i]
+	if g == nil {
+		g = &chatGenState{calls: map[int64]*streamCall{}}
+		st.gens[i] = g
+	}
+	return g
+}
+
+func (st *chatStream) chunk(c *oai.ChatCompletionChunk) *chat.Response {
+	r := &chat.Response{ID: c.ID, Model: c.Model, Raw: *c}
+	if c.JSON.Usage.Valid() {
+		r.Usage = chatUsage(c.Usage)
+	}
+	for _, ch := range c.Choices {
+		g := st.gen(ch.Index)
+		msg := chat.Message{Role: chat.RoleAssistant, Content: ch.Delta.Content}
+		if msg.Content == "" {
+			msg.Content = ch.Delta.Refusal
+		}
+		for _, tc := range ch.Delta.ToolCalls {
+			if d, ok := st.callDelta(g, tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments); ok {
+				msg.ToolCalls = append(msg.ToolCalls, d)
+			}
+		}
+		if fc := ch.Delta.FunctionCall; fc.Name != "" || fc.Arguments != "" {
+			// The legacy function_call has one call per message and no index.
+			if d, ok := st.callDelta(g, 0, "", fc.Name, fc.Arguments); ok {
+				msg.ToolCalls = append(msg.ToolCalls, d)
+			}
+		}
+		gen := chat.Generation{Index: int(ch.Index), Message: msg}
+		if ch.FinishReason != "" {
+			gen.FinishReason = finishReason(ch.FinishReason)
+			g.finished = true
+			gen.Message.ToolCalls = append(gen.Message.ToolCalls, st.release(g)...)
+		}
+		r.Generations = append(r.Generations, gen)
+	}
+	return r
+}
+
+// callDelta records a tool-call delta and returns what to pass on.
+func (st *chatStream) callDelta(g *chatGenState, index int64, id, name, args string) (chat.ToolCall, bool) {
+	c := g.calls[index]
+	if c == nil {
+		c = &streamCall{index: int(index), name: name, held: st.tools.needsCleaning(name)}
+		g.calls[index] = c
+	}
+	if c.name == "" && name != "" {
+		c.name = name
+		c.held = st.tools.needsCleaning(name)
+	}
+	d := chat.ToolCall{Index: c.index, ID: id, Name: name}
+	if c.held {
+		c.args = append(c.args, args...)
+	} else {
+		d.Arguments = args
+		c.sent += len(args)
+	}
+	return d, d.ID != "" || d.Name != "" || d.Arguments != ""
+}
+
+// release returns the held-back arguments of a finished generation's calls, cleaned.
+func (st *chatStream) release(g *chatGenState) []chat.ToolCall {
+	var out []chat.ToolCall
+	for _, i := range slices.Sorted(maps.Keys(g.calls)) {
+		c := g.calls[i]
+		if c.held && len(c.args) > 0 {
+			out = append(out, chat.ToolCall{Index: c.index, Arguments: st.tools.clean(c.name, string(c.args))})
+			c.args = nil
+		}
+	}
+	return out
+}
+
+// complete reports a stream that ended without a finish reason for every generation.
+func (st *chatStream) complete() error {
+	if len(st.gens) == 0 {
+		return fmt.Errorf("%w: no generation arrived", ErrTruncated)
+	}
+	for i, g := range st.gens {
+		if !g.finished {
+			return fmt.Errorf("%w: generation %d has no finish reason", ErrTruncated, i)
+		}
+	}
+	return nil
+}

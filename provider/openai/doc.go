@@ -1,0 +1,95 @@
+// Package openai provides [chat.Model] implementations on OpenAI's APIs, built on the official
+// Go SDK (github.com/openai/openai-go/v3):
+//
+//   - [New] returns a [ChatModel] on the Chat Completions API, which OpenAI-compatible servers
+//     (vLLM, llama.cpp, LM Studio, Ollama, OpenRouter, Groq, DeepSeek, …) implement too;
+//   - [NewResponses] returns a [ResponsesModel] on the Responses API, OpenAI's newer API, which
+//     keeps a reasoning model's reasoning across the turns of a tool loop.
+//
+// Both take a [Config]. The API key and base URL default to $OPENAI_API_KEY and
+// $OPENAI_BASE_URL (the SDK also reads $OPENAI_ORG_ID and $OPENAI_PROJECT_ID). A compatible server
+// is reached by its base URL, version path included:
+//
+//	m, err := openai.New(openai.Config{BaseURL: "http://localhost:8000/v1", Model: "Qwen/Qwen3-8B"})
+//
+// Requests carry only the fields a call sets, so servers that reject fields they do not know keep
+// working: stream_options only when streaming, n only above 1, tool_choice and
+// parallel_tool_calls only with tools, strict only in strict mode. The token limit goes in
+// max_completion_tokens to api.openai.com and in max_tokens elsewhere ([Config.MaxTokensField]).
+//
+// # Settings
+//
+// Model, temperature and max tokens come from each call's [chat.Options], falling back to the
+// Config. TopP, Seed, Stop, N (Chat Completions only), ToolChoice ("auto", "none", "required" or a
+// tool name), ParallelToolCalls and ResponseFormat (the APIs' json_schema structured output, or
+// json_object without a schema) are mapped too. Provider-specific settings travel in
+// [chat.Options.Extra] under the keys [ExtraBody] (any JSON field), [ExtraParams] (a function
+// editing the SDK's request parameters), [ExtraRequestOptions] (SDK request options for one
+// call), [ExtraReasoningEffort], [ExtraReasoningSummary], [ExtraStore] and [ExtraStrictTools].
+// The Responses API has no n, seed or stop: setting them is an error wrapping [ErrUnsupported].
+// [chat.Options.ToolNames] must be resolved into tools before a model is called ([ErrToolNames]).
+//
+// # Tools and strict mode
+//
+// Each tool's [tool.Definition] becomes a function tool, its input schema sent with its
+// properties in their declared order. With [Config.StrictTools] (or [ExtraStrictTools]) the
+// functions are sent with strict set, so the model's arguments always match the schema. Strict
+// mode only accepts objects that list every property in required and set additionalProperties
+// to false, so each schema is rewritten: every object gets all its properties required and
+// additionalProperties false, and each property that was optional becomes nullable (its type
+// gains "null", its enum null, or it is wrapped in anyOf with {"type": "null"}). The model then
+// sends null for an optional argument it leaves out; those nulls are removed from the arguments
+// before they are returned (in a stream, the arguments of such a call arrive in one piece when
+// the call is complete), so the tool sees the arguments its own schema describes. A tool whose
+// schema strict mode cannot express — free-form objects or maps, nested objects without
+// properties — is sent unchanged with strict off. A strict [chat.ResponseFormat] schema is
+// rewritten the same way.
+//
+// A model's tool calls come back as [chat.ToolCall]s with the API's call ids; results go back as
+// one "tool" message (Chat Completions) or one function_call_output item (Responses) per
+// [chat.ToolResult], with the same id. The APIs have no error flag for results, so a result with
+// IsError set is sent as "Error: " followed by its text. A refusal comes back as the message's
+// text. Chat Completions' legacy function_call answers are read as tool calls without id (finish
+// reason tool_calls); calls without id get synthetic ids when sent back, and their results the
+// same ids. Chat Completions has no way to send reasoning back, so the Chat model drops it.
+//
+// # Streams
+//
+// Stream yields one [chat.Response] per chunk or event that carries something, with tool-call
+// argument fragments keyed by [chat.ToolCall.Index], so [chat.Aggregate] joins them. Chat
+// Completions streams end with a usage-only chunk (choices: []), asked for with
+// stream_options.include_usage ([Config.DisableStreamUsage] stops asking); several generations
+// (N > 1) arrive interleaved, told apart by [chat.Generation.Index]. A stream that ends without
+// a finish reason for each generation, or without the Responses API's final event, fails with
+// [ErrTruncated]; a connection dropped mid-body fails with the transport's error; errors the API
+// reports inside a stream (Responses "error" and "response.failed" events, an error object in a
+// Chat Completions stream) fail with a [*ResponseError]. Stopping the iteration early closes the
+// connection.
+//
+// # Reasoning (Responses API)
+//
+// Reasoning items of the output are kept in [chat.Message.Reasoning], one entry per summary part
+// (one without text when the item has no summary), each with the item's id, the first with its
+// encrypted content. A function_call that follows reasoning is linked to it by its item id, kept
+// as one more entry without text: {ID: the item id (fc_…), Signature: the call id}. Being
+// entries of OpenAI's reasoning, these never reach other providers, as a call's own Signature
+// would. On the next turn the assistant message's reasoning items are sent back as input items
+// before its function calls, which carry their item ids again, so the model continues its
+// reasoning; reasoning of other providers is dropped, and so is the reasoning of an assistant
+// message without tool calls, which the API would ignore.
+//
+// Whether a reasoning item can be sent back depends on storage. Responses are stored by default
+// and the API finds a reasoning item by its id. With [Config.Store] false (zero data retention)
+// it cannot: the request then asks for the items' encrypted content (include:
+// ["reasoning.encrypted_content"], see [Config.EncryptedReasoning]) and only items that carry it
+// are sent back. Output items of types this package does not handle (hosted tools such as
+// tool_search_call) are skipped.
+//
+// # Errors and retries
+//
+// An HTTP 4xx or 5xx answer is a [*chat.ProviderError] with the status and the API's message,
+// also for compatible servers whose error bodies are not shaped like OpenAI's. The SDK retries
+// 408, 409, 429, 5xx and connection errors with exponential backoff, honouring Retry-After and
+// Retry-After-Ms ([Config.MaxRetries]); cancelling the context stops a request and its retries
+// at once.
+package openai

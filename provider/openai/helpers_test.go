@@ -1,0 +1,250 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/tool"
+)
+
+// loadCase reads a recorded case of testdata/<api>/<name>.
+func loadCase(t testing.TB, api, name string) []replay.Exchange {
+	t.Helper()
+	exs, err := replay.Load(filepath.Join("testdata", api, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exs
+}
+
+// testTool is a tool with a fixed definition and a Go function behind it.
+type testTool struct {
+	def tool.Definition
+	fn  func(ctx context.Context, args string) (string, error)
+}
+
+func (t *testTool) Definition() tool.Definition { return t.def }
+func (t *testTool) Metadata() tool.Metadata     { return tool.Metadata{} }
+func (t *testTool) Call(ctx context.Context, args string) (string, error) {
+	if t.fn == nil {
+		return "", fmt.Errorf("%s is not callable in this test", t.def.Name)
+	}
+	return t.fn(ctx, args)
+}
+
+func newTool(name, description, schema string) *testTool {
+	return &testTool{def: tool.Definition{Name: name, Description: description, InputSchema: json.RawMessage(schema)}}
+}
+
+// weatherTool is the tool of the fantasy recordings: a real Go function reading the location.
+func weatherTool() *testTool {
+	t := newTool("weather", "Get weather information for a location",
+		`{"properties":{"location":{"description":"the city","type":"string"}},"required":["location"],"type":"object"}`)
+	t.fn = func(_ context.Context, args string) (string, error) {
+		var in struct {
+			Location string `json:"location"`
+		}
+		if err := json.Unmarshal([]byte(args), &in); err != nil {
+			return "", err
+		}
+		if !strings.HasPrefix(in.Location, "Florence") {
+			return "", fmt.Errorf("no weather for %q", in.Location)
+		}
+		return "40 C", nil
+	}
+	return t
+}
+
+// runTools runs the tool calls of resp with tools and returns the history for the next turn: the
+// assistant message and one tool message with a result per call.
+func runTools(t testing.TB, history []chat.Message, resp *chat.Response, tools ...tool.Tool) []chat.Message {
+	t.Helper()
+	byName := map[string]tool.Tool{}
+	for _, tl := range tools {
+		byName[tl.Definition().Name] = tl
+	}
+	gen := resp.Result()
+	if gen == nil {
+		t.Fatal("no generation to run tools for")
+	}
+	var results []chat.ToolResult
+	for _, c := range resp.ToolCalls() {
+		tl, ok := byName[c.Name]
+		if !ok {
+			t.Fatalf("model called unknown tool %q", c.Name)
+		}
+		out, err := tl.Call(context.Background(), c.Arguments)
+		r := chat.ToolResult{ID: c.ID, Name: c.Name, Content: out}
+		if err != nil {
+			r.Content, r.IsError = err.Error(), true
+		}
+		results = append(results, r)
+	}
+	return append(append(history, gen.Message), chat.ToolMessage(results...))
+}
+
+// collect drains a stream, returning the chunks and the aggregated response.
+func collect(t testing.TB, m chat.Model, p *chat.Prompt) ([]*chat.Response, *chat.Response, error) {
+	t.Helper()
+	var chunks []*chat.Response
+	var agg chat.Aggregator
+	for r, err := range m.Stream(context.Background(), p) {
+		if err != nil {
+			return chunks, agg.Response(), err
+		}
+		chunks = append(chunks, r)
+		agg.Add(r)
+	}
+	return chunks, agg.Response(), nil
+}
+
+// stripRaw drops Raw, which aggregation does not carry and tests do not compare.
+func stripRaw(r *chat.Response) *chat.Response {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.Raw = nil
+	return &c
+}
+
+func assertResponse(t testing.TB, got, want *chat.Response) {
+	t.Helper()
+	got, want = stripRaw(got), stripRaw(want)
+	if !reflect.DeepEqual(got, want) {
+		gj, _ := json.MarshalIndent(got, "", "  ")
+		wj, _ := json.MarshalIndent(want, "", "  ")
+		t.Fatalf("response differs from the recording:\n got %s\nwant %s", gj, wj)
+	}
+}
+
+// normalizer rewrites a parsed request body into the form compared; each one states why a
+// difference does not matter.
+type normalizer func(body map[string]any)
+
+// assertSameRequest compares the request wield sent with the recorded one, as parsed JSON after
+// the given normalizers ran on both.
+func assertSameRequest(t testing.TB, got, recorded []byte, norms ...normalizer) {
+	t.Helper()
+	var g, w map[string]any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("request body is not JSON: %v\n%s", err, got)
+	}
+	if err := json.Unmarshal(recorded, &w); err != nil {
+		t.Fatalf("recorded request body is not JSON: %v", err)
+	}
+	for _, n := range norms {
+		n(g)
+		n(w)
+	}
+	if !reflect.DeepEqual(g, w) {
+		gj, _ := json.MarshalIndent(g, "", "  ")
+		wj, _ := json.MarshalIndent(w, "", "  ")
+		t.Fatalf("request differs from the recording:\n got %s\nwant %s", gj, wj)
+	}
+}
+
+// dropFalseStrict removes "strict": false from chat function definitions: false is the default,
+// and wield leaves the field out unless strict mode is on, because some OpenAI-compatible servers
+// reject it.
+func dropFalseStrict(body map[string]any) {
+	for _, t := range asList(body["tools"]) {
+		tm, _ := t.(map[string]any)
+		fn, _ := tm["function"].(map[string]any)
+		if fn["strict"] == false {
+			delete(fn, "strict")
+		}
+	}
+}
+
+// joinTextParts turns a message content given as text parts into one string with the parts on
+// separate lines: wield sends a message's text as one string.
+func joinTextParts(key string) normalizer {
+	return func(body map[string]any) {
+		for _, m := range asList(body[key]) {
+			mm, _ := m.(map[string]any)
+			parts, ok := mm["content"].([]any)
+			if !ok {
+				continue
+			}
+			var texts []string
+			for _, p := range parts {
+				pm, _ := p.(map[string]any)
+				if s, ok := pm["text"].(string); ok {
+					texts = append(texts, s)
+				}
+			}
+			mm["content"] = strings.Join(texts, "\n")
+		}
+	}
+}
+
+// developerAsSystem reads the developer role as system: the recording client sent its system
+// prompt as "developer" to a reasoning model; wield sends "system", which OpenAI applies as
+// developer instructions for those models.
+func developerAsSystem(body map[string]any) {
+	for _, m := range asList(body["input"]) {
+		if mm, _ := m.(map[string]any); mm["role"] == "developer" {
+			mm["role"] = "system"
+		}
+	}
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// sseText is an independent reading of a recorded Chat Completions stream: the text of choice 0.
+func sseText(t testing.TB, body []byte) string {
+	t.Helper()
+	var b strings.Builder
+	for _, d := range replay.SSEData(body) {
+		var chunk struct {
+			Choices []struct {
+				Index int `json:"index"`
+				Delta struct {
+					Content string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal(d, &chunk); err != nil {
+			t.Fatalf("recorded chunk: %v", err)
+		}
+		for _, c := range chunk.Choices {
+			if c.Index == 0 {
+				b.WriteString(c.Delta.Content)
+			}
+		}
+	}
+	return b.String()
+}
+
+// sseResponsesText is an independent reading of a recorded Responses stream: the text of its
+// output_text deltas.
+func sseResponsesText(t testing.TB, body []byte) string {
+	t.Helper()
+	var b strings.Builder
+	for _, d := range replay.SSEData(body) {
+		var ev struct {
+			Type  string `json:"type"`
+			Delta string `json:"delta"`
+		}
+		if err := json.Unmarshal(d, &ev); err != nil {
+			t.Fatalf("recorded event: %v", err)
+		}
+		if ev.Type == "response.output_text.delta" {
+			b.WriteString(ev.Delta)
+		}
+	}
+	return b.String()
+}
+
+func ptr[T any](v T) *T { return &v }

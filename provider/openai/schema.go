@@ -1,0 +1,350 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// maxSchemaDepth bounds the recursion over schemas and arguments, against hostile input.
+const maxSchemaDepth = 64
+
+// toolSchema is a tool's input schema prepared for a request.
+type toolSchema struct {
+	// params is what is sent as the function's parameters.
+	params map[string]any
+	// strict reports whether the function is sent in strict mode.
+	strict bool
+	// original is the tool's own schema; set only when strict mode made optional properties
+	// nullable, so that the nulls the model sends for them can be dropped again.
+	original *object
+}
+
+// prepareSchema parses a tool's input schema and, when strict is asked, rewrites it for strict
+// mode. A schema that strict mode cannot express is sent unchanged with strict off, so that one
+// free-form tool does not stop the others.
+func prepareSchema(raw json.RawMessage, strict bool) (toolSchema, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	o, err := parseObject(raw)
+	if err != nil {
+		return toolSchema{}, fmt.Errorf("input schema: %w", err)
+	}
+	if !strict {
+		return toolSchema{params: o.toMap()}, nil
+	}
+	s, nullable, err := strictSchema(o)
+	if err != nil {
+		return toolSchema{params: o.toMap()}, nil
+	}
+	ts := toolSchema{params: s.toMap(), strict: true}
+	if nullable {
+		ts.original = o
+	}
+	return ts, nil
+}
+
+// strictSchema returns a copy of schema rewritten for OpenAI's strict mode, which accepts only
+// objects that list every property in required and set additionalProperties to false:
+//   - every object schema gets required = all its properties, in order, and
+//     additionalProperties false;
+//   - a property that was optional becomes nullable, so the model can still leave it out by
+//     sending null: a "type" gains "null" (and an "enum" gains null), any other schema is wrapped
+//     in {"anyOf": [schema, {"type": "null"}]};
+//   - $defs, definitions, properties, items, prefixItems, anyOf, oneOf and allOf are rewritten
+//     the same way, recursively.
+//
+// It reports whether any property was made nullable, and fails when a part of the schema cannot
+// be expressed in strict mode: an object with free-form members (additionalProperties true or a
+// schema, which is how maps are described), a nested object that declares no properties, or a
+// boolean schema.
+func strictSchema(schema *object) (*object, bool, error) {
+	s := schema.clone()
+	st := &strictState{}
+	if err := st.rewrite(s, true, 0); err != nil {
+		return nil, false, err
+	}
+	return s, st.nullable, nil
+}
+
+type strictState struct{ nullable bool }
+
+func (st *strictState) rewrite(s *object, root bool, depth int) error {
+	if depth > maxSchemaDepth {
+		return fmt.Errorf("schema nested deeper than %d levels", maxSchemaDepth)
+	}
+	for _, key := range []string{"$defs", "definitions"} {
+		if defs, ok := s.vals[key].(*object); ok {
+			for _, name := range defs.keys {
+				if err := st.rewriteValue(defs.vals[name], depth+1); err != nil {
+					return fmt.Errorf("%s/%s: %w", key, name, err)
+				}
+			}
+		}
+	}
+	for _, key := range []string{"anyOf", "oneOf", "allOf", "prefixItems"} {
+		if list, ok := s.vals[key].([]any); ok {
+			for _, sub := range list {
+				if err := st.rewriteValue(sub, depth+1); err != nil {
+					return fmt.Errorf("%s: %w", key, err)
+				}
+			}
+		}
+	}
+	if items, ok := s.vals["items"]; ok {
+		if err := st.rewriteValue(items, depth+1); err != nil {
+			return fmt.Errorf("items: %w", err)
+		}
+	}
+	if !isObjectSchema(s) {
+		return nil
+	}
+	if ap, ok := s.vals["additionalProperties"]; ok && ap != false {
+		return fmt.Errorf("an object with free-form members (additionalProperties %s)", compactJSON(ap))
+	}
+	props, _ := s.vals["properties"].(*object)
+	if props == nil {
+		if !root {
+			if _, ok := s.vals["additionalProperties"]; !ok {
+				return fmt.Errorf("an object that declares no properties")
+			}
+		}
+		props = newObject()
+		s.set("properties", props)
+	}
+	required := map[string]bool{}
+	if list, ok := s.vals["required"].([]any); ok {
+		for _, r := range list {
+			if name, ok := r.(string); ok {
+				required[name] = true
+			}
+		}
+	}
+	all := make([]any, 0, len(props.keys))
+	for _, name := range props.keys {
+		ps, ok := props.vals[name].(*object)
+		if !ok {
+			return fmt.Errorf("property %q: a boolean schema", name)
+		}
+		if err := st.rewrite(ps, false, depth+1); err != nil {
+			return fmt.Errorf("property %q: %w", name, err)
+		}
+		if !required[name] {
+			props.vals[name] = nullable(ps)
+			st.nullable = true
+		}
+		all = append(all, name)
+	}
+	s.set("required", all)
+	s.set("additionalProperties", false)
+	return nil
+}
+
+func (st *strictState) rewriteValue(v any, depth int) error {
+	o, ok := v.(*object)
+	if !ok {
+		return fmt.Errorf("a boolean schema")
+	}
+	return st.rewrite(o, false, depth)
+}
+
+// isObjectSchema reports whether s describes objects: its type is or includes "object", or it has
+// properties and no type.
+func isObjectSchema(s *object) bool {
+	switch t := s.vals["type"].(type) {
+	case string:
+		return t == "object"
+	case []any:
+		return slices.Contains(t, any("object"))
+	case nil:
+		_, ok := s.vals["properties"]
+		return ok
+	}
+	return false
+}
+
+// nullable returns s accepting null as well.
+func nullable(s *object) *object {
+	if acceptsNull(s, nil, 0) {
+		return s
+	}
+	_, hasConst := s.vals["const"]
+	switch t := s.vals["type"].(type) {
+	case string:
+		if !hasConst {
+			s.vals["type"] = []any{t, "null"}
+			addNullToEnum(s)
+			return s
+		}
+	case []any:
+		if !hasConst {
+			if !slices.Contains(t, any("null")) {
+				s.vals["type"] = append(t, "null")
+			}
+			addNullToEnum(s)
+			return s
+		}
+	}
+	if list, ok := s.vals["anyOf"].([]any); ok && len(s.keys) == 1 {
+		s.vals["anyOf"] = append(list, nullSchema())
+		return s
+	}
+	w := newObject()
+	w.set("anyOf", []any{s, nullSchema()})
+	return w
+}
+
+func nullSchema() *object {
+	o := newObject()
+	o.set("type", "null")
+	return o
+}
+
+func addNullToEnum(s *object) {
+	if list, ok := s.vals["enum"].([]any); ok && !slices.Contains(list, nil) {
+		s.vals["enum"] = append(list, nil)
+	}
+}
+
+// acceptsNull reports whether schema s accepts null, following local $refs when root is set.
+func acceptsNull(s *object, root *object, depth int) bool {
+	if s == nil || depth > maxSchemaDepth {
+		return false
+	}
+	if ref, ok := s.vals["$ref"].(string); ok {
+		if root != nil {
+			return acceptsNull(resolveRef(root, ref), root, depth+1)
+		}
+		return false
+	}
+	if c, ok := s.vals["const"]; ok {
+		return c == nil
+	}
+	if list, ok := s.vals["enum"].([]any); ok && !slices.Contains(list, nil) {
+		return false
+	}
+	switch t := s.vals["type"].(type) {
+	case string:
+		return t == "null"
+	case []any:
+		return slices.Contains(t, any("null"))
+	}
+	for _, key := range []string{"anyOf", "oneOf"} {
+		if list, ok := s.vals[key].([]any); ok {
+			for _, sub := range list {
+				if o, ok := sub.(*object); ok && acceptsNull(o, root, depth+1) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	// No type, no enum, no const, no union: anything goes, null included.
+	return true
+}
+
+// resolveRef finds a local reference ("#", "#/$defs/x", "#/definitions/x") in root.
+func resolveRef(root *object, ref string) *object {
+	if ref == "#" {
+		return root
+	}
+	path, ok := strings.CutPrefix(ref, "#/")
+	if !ok {
+		return nil
+	}
+	cur := root
+	for _, part := range strings.Split(path, "/") {
+		part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
+		next, ok := cur.vals[part].(*object)
+		if !ok {
+			return nil
+		}
+		cur = next
+	}
+	return cur
+}
+
+// dropNulls removes from the arguments a model wrote in strict mode the null members that stand
+// for optional properties left out: original is the tool's schema before [strictSchema] made
+// them nullable. Arguments that are not a JSON object are returned unchanged, for the tool's own
+// validation to report.
+func dropNulls(args string, original *object) string {
+	v, err := parseValue([]byte(args))
+	if err != nil {
+		return args
+	}
+	if !dropNullsIn(v, original, original, 0) {
+		return args
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return args
+	}
+	return string(b)
+}
+
+func dropNullsIn(v any, s, root *object, depth int) bool {
+	if s == nil || depth > maxSchemaDepth {
+		return false
+	}
+	if ref, ok := s.vals["$ref"].(string); ok {
+		return dropNullsIn(v, resolveRef(root, ref), root, depth+1)
+	}
+	changed := false
+	for _, sub := range listOf(s.vals["allOf"]) {
+		if o, ok := sub.(*object); ok {
+			changed = dropNullsIn(v, o, root, depth+1) || changed
+		}
+	}
+	switch x := v.(type) {
+	case *object:
+		props, _ := s.vals["properties"].(*object)
+		if props == nil {
+			return changed
+		}
+		required := map[string]bool{}
+		for _, r := range listOf(s.vals["required"]) {
+			if name, ok := r.(string); ok {
+				required[name] = true
+			}
+		}
+		for _, k := range slices.Clone(x.keys) {
+			ps, _ := props.vals[k].(*object)
+			if ps == nil {
+				continue
+			}
+			if x.vals[k] == nil && !required[k] && !acceptsNull(ps, root, depth+1) {
+				x.del(k)
+				changed = true
+				continue
+			}
+			changed = dropNullsIn(x.vals[k], ps, root, depth+1) || changed
+		}
+	case []any:
+		items, _ := s.vals["items"].(*object)
+		prefix := listOf(s.vals["prefixItems"])
+		for i, e := range x {
+			is := items
+			if i < len(prefix) {
+				is, _ = prefix[i].(*object)
+			}
+			changed = dropNullsIn(e, is, root, depth+1) || changed
+		}
+	}
+	return changed
+}
+
+func listOf(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

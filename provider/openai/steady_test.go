@@ -1,0 +1,309 @@
+//go:build unix
+
+package openai
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/testenv"
+	"github.com/wield-ai/wield/tool"
+)
+
+// startSteady runs steady, an OpenAPI mock server that validates requests, on OpenAI's official
+// spec (testdata/openai-openapi.yaml.gz, decompressed for the test), and returns its URL. Paths
+// have no /v1 there, which also shows the base URL is used as given.
+func startSteady(t *testing.T) string {
+	t.Helper()
+	gz, err := os.Open(filepath.Join("testdata", "openai-openapi.yaml.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gz.Close()
+	zr, err := gzip.NewReader(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(t.TempDir(), "openai-openapi.yaml")
+	f, err := os.Create(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(f, zr); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+
+	cmd := testenv.Command(t, "steady", "--host", "127.0.0.1", "-p", strconv.Itoa(port), "--log-level", "details", "--no-color", spec)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// steady's launcher starts the server as a child: stop the whole process group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+	})
+	url := "http://127.0.0.1:" + strconv.Itoa(port)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		select {
+		case <-exited:
+			t.Fatalf("steady exited:\n%s", out.String())
+		default:
+		}
+		if res, err := http.Get(url + "/"); err == nil {
+			res.Body.Close()
+			return url
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("steady did not start:\n%s", out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// verdict is steady's answer to one request.
+type verdict struct {
+	path, valid string
+	status      int
+	body        []byte
+	request     []byte
+}
+
+// verdicts records steady's verdicts on the requests sent through it.
+type verdicts struct {
+	mu  sync.Mutex
+	all []verdict
+}
+
+func (v *verdicts) RoundTrip(r *http.Request) (*http.Response, error) {
+	var reqBody []byte
+	if r.GetBody != nil {
+		if b, err := r.GetBody(); err == nil {
+			reqBody, _ = io.ReadAll(b)
+		}
+	}
+	res, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	v.mu.Lock()
+	v.all = append(v.all, verdict{path: r.URL.Path, valid: res.Header.Get("X-Steady-Request-Valid"), status: res.StatusCode, body: body, request: reqBody})
+	v.mu.Unlock()
+	return res, nil
+}
+
+func (v *verdicts) take() []verdict {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := v.all
+	v.all = nil
+	return out
+}
+
+// rules lists the rules steady reports as violated.
+func rules(body []byte) string {
+	var e struct {
+		Steady struct {
+			Errors []struct {
+				Code, Path, Message string
+			} `json:"errors"`
+		} `json:"steady"`
+	}
+	if json.Unmarshal(body, &e) != nil || len(e.Steady.Errors) == 0 {
+		return string(body)
+	}
+	var b strings.Builder
+	for _, x := range e.Steady.Errors {
+		fmt.Fprintf(&b, "\n  %s at %s: %s", x.Code, x.Path, x.Message)
+	}
+	return b.String()
+}
+
+// TestSteadyValidation sends Chat Completions and Responses requests of every shape wield
+// produces (tools, tool results, reasoning items, strict mode, structured output, streaming) to
+// steady, which checks them against OpenAI's OpenAPI spec and answers 400 naming the violated
+// rule; the test reports that rule. steady's answers are mock data: only the verdict counts.
+func TestSteadyValidation(t *testing.T) {
+	url := startSteady(t)
+	rec := &verdicts{}
+	client := &http.Client{Transport: rec}
+
+	weather, lcgo, forecast := weatherTool(), lcgoWeatherTool(), forecastTool()
+	noArgs := newTool("now", "The current time", `{"type":"object","properties":{}}`)
+	recursive := newTool("tree", "Store a tree", `{"type":"object","$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/node"}}},"required":["name"]}},"properties":{"root":{"$ref":"#/$defs/node"}},"required":["root"]}`)
+	tools := []tool.Tool{weather, lcgo, forecast, noArgs, recursive}
+	schema := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"celsius":{"type":"number"},"note":{"type":"string"}},"required":["city","celsius"]}`)
+
+	history := []chat.Message{
+		chat.System("You are a helpful assistant"),
+		chat.User("What's the weather in Florence and Boston?"),
+		{Role: chat.RoleAssistant, Content: "Let me check.", ToolCalls: []chat.ToolCall{
+			{ID: "call_1", Name: "weather", Arguments: `{"location":"Florence, Italy"}`},
+			{ID: "call_2", Name: "getCurrentWeather", Arguments: `{"location":"Boston, MA","unit":"celsius"}`},
+		}, Reasoning: []chat.Reasoning{
+			{Provider: "openai", ID: "rs_1", Text: "**Checking two cities**", Encrypted: "gAAAAABencrypted"},
+			{Provider: "openai", ID: "rs_1", Text: "I will call both tools."},
+			{Provider: "openai", ID: "fc_1", Signature: "call_1"},
+			{Provider: "openai", ID: "fc_2", Signature: "call_2"},
+			{Provider: "anthropic", Text: "not sent", Signature: "sig"},
+		}},
+		chat.ToolMessage(
+			chat.ToolResult{ID: "call_1", Name: "weather", Content: "40 C"},
+			chat.ToolResult{ID: "call_2", Name: "getCurrentWeather", Content: "no such city", IsError: true},
+		),
+		chat.Assistant("", chat.ToolCall{Name: "now"}),
+		chat.ToolMessage(chat.ToolResult{Name: "now", Content: "12:00"}),
+		chat.Assistant("Florence: 40 C. Boston: unknown."),
+		chat.User("Thanks. And the forecast?"),
+	}
+	responsesHistory := append([]chat.Message(nil), history[:4]...)
+	responsesHistory = append(responsesHistory, chat.Assistant("Florence: 40 C. Boston: unknown."), chat.User("Thanks. And the forecast?"))
+
+	type shape struct {
+		name   string
+		cfg    Config
+		msgs   []chat.Message
+		opts   *chat.Options
+		stream bool
+	}
+	chatShapes := []shape{
+		{name: "text", cfg: Config{MaxTokensField: "max_completion_tokens"}, msgs: history[:2], opts: &chat.Options{Temperature: ptr(0.2), MaxTokens: 100}},
+		{name: "tools", msgs: history[:2], opts: &chat.Options{Tools: tools, ToolChoice: "weather", ParallelToolCalls: ptr(false), MaxTokens: 100}},
+		{name: "tool choice required", msgs: history[:2], opts: &chat.Options{Tools: tools, ToolChoice: "required"}},
+		{name: "tool results", msgs: history, opts: &chat.Options{Tools: tools, ToolChoice: "auto"}},
+		{name: "strict tools and structured output", cfg: Config{StrictTools: true}, msgs: history,
+			opts: &chat.Options{Tools: tools, ResponseFormat: &chat.ResponseFormat{Name: "weather", Schema: schema, Strict: true}}},
+		{name: "json object", msgs: history[:2], opts: &chat.Options{ResponseFormat: &chat.ResponseFormat{}}},
+		{name: "sampling and generations", msgs: history[:2], opts: &chat.Options{N: 2, Seed: ptr(int64(1)), TopP: ptr(0.5), Stop: []string{"END"},
+			Extra: map[string]any{ExtraReasoningEffort: "low", ExtraStore: false}}},
+		{name: "streaming with tools", msgs: history, opts: &chat.Options{Tools: tools}, stream: true},
+		{name: "streaming strict", cfg: Config{StrictTools: true}, msgs: history[:2], opts: &chat.Options{Tools: tools, N: 2}, stream: true},
+	}
+	responsesShapes := []shape{
+		{name: "text", msgs: history[:2], opts: &chat.Options{Temperature: ptr(0.2), TopP: ptr(0.9), MaxTokens: 100}},
+		{name: "tools", msgs: history[:2], opts: &chat.Options{Tools: tools, ToolChoice: "weather", ParallelToolCalls: ptr(true)}},
+		{name: "tool choice required", msgs: history[:2], opts: &chat.Options{Tools: tools, ToolChoice: "required"}},
+		{name: "tool results and stored reasoning", msgs: responsesHistory, opts: &chat.Options{Tools: tools}},
+		{name: "encrypted reasoning, not stored", cfg: Config{Store: ptr(false)}, msgs: responsesHistory,
+			opts: &chat.Options{Tools: tools, Extra: map[string]any{ExtraReasoningEffort: "high", ExtraReasoningSummary: "auto"}}},
+		{name: "strict tools and structured output", cfg: Config{StrictTools: true}, msgs: responsesHistory,
+			opts: &chat.Options{Tools: tools, ResponseFormat: &chat.ResponseFormat{Name: "weather", Schema: schema, Strict: true}}},
+		{name: "json object", msgs: history[:2], opts: &chat.Options{ResponseFormat: &chat.ResponseFormat{}}},
+		{name: "streaming with tools", cfg: Config{Store: ptr(false)}, msgs: responsesHistory, opts: &chat.Options{Tools: tools}, stream: true},
+	}
+	for _, api := range []struct {
+		name, path string
+		shapes     []shape
+		newM       func(cfg Config) (chat.Model, error)
+	}{
+		{"chat", "/chat/completions", chatShapes, func(cfg Config) (chat.Model, error) { return New(cfg) }},
+		{"responses", "/responses", responsesShapes, func(cfg Config) (chat.Model, error) { return NewResponses(cfg) }},
+	} {
+		for _, s := range api.shapes {
+			t.Run(api.name+"/"+s.name, func(t *testing.T) {
+				cfg := s.cfg
+				cfg.BaseURL, cfg.APIKey, cfg.Model, cfg.HTTPClient, cfg.MaxRetries = url, "sk-test", "gpt-5", client, ptr(0)
+				m, err := api.newM(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := &chat.Prompt{Messages: s.msgs, Options: s.opts}
+				// steady answers with generated mock data (and with JSON to streaming requests),
+				// which need not make sense as an answer: only its verdict on the request counts.
+				if s.stream {
+					for _, err := range m.Stream(context.Background(), p) {
+						if err != nil {
+							break
+						}
+					}
+				} else {
+					_, _ = m.Call(context.Background(), p)
+				}
+				vs := rec.take()
+				if len(vs) != 1 {
+					t.Fatalf("%d requests reached steady, want 1", len(vs))
+				}
+				v := vs[0]
+				if v.path != api.path {
+					t.Fatalf("request to %s, want %s", v.path, api.path)
+				}
+				if v.status == http.StatusBadRequest || v.valid != "true" {
+					t.Fatalf("steady rejected the request (HTTP %d, valid=%q):%s\nrequest: %s", v.status, v.valid, rules(v.body), v.request)
+				}
+			})
+		}
+	}
+
+	// The check itself: an invalid request is rejected with the rule it breaks.
+	t.Run("invalid request is reported", func(t *testing.T) {
+		m, err := New(Config{BaseURL: url, APIKey: "k", Model: "gpt-5", HTTPClient: client, MaxRetries: ptr(0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.Call(context.Background(), &chat.Prompt{Messages: history[:2], Options: &chat.Options{
+			Extra: map[string]any{ExtraBody: map[string]any{"temperature": "hot"}}}})
+		v := rec.take()[0]
+		if v.status != http.StatusBadRequest || !strings.Contains(rules(v.body), "temperature") {
+			t.Fatalf("steady accepted a string temperature: HTTP %d %s", v.status, v.body)
+		}
+		var pe *chat.ProviderError
+		if !errors.As(err, &pe) || pe.StatusCode != 400 || pe.Message == "" {
+			t.Fatalf("error = %v", err)
+		}
+	})
+}
