@@ -5,6 +5,7 @@ package embedding
 import (
 	"fmt"
 	"iter"
+	"math"
 )
 
 // Batches yields consecutive batches of texts, each with the offset of its first text. A batch
@@ -63,6 +64,11 @@ func (v *Vectors) Put(i int, vec []float32) error {
 		return fmt.Errorf("embedding of %d dimensions for input %d, %d were asked for", len(vec), i, v.want)
 	case v.dim > 0 && len(vec) != v.dim:
 		return fmt.Errorf("embeddings of %d and %d dimensions in one call", v.dim, len(vec))
+	}
+	for _, x := range vec {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("NaN or infinite value in the embedding for input %d", i)
+		}
 	}
 	v.dim = len(vec)
 	v.out[i] = vec

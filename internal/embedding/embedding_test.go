@@ -1,6 +1,7 @@
 package embedding
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -76,6 +77,8 @@ func TestVectors(t *testing.T) {
 		{"empty", 0, func(v *Vectors) error { return v.Put(0, []float32{}) }, "empty embedding"},
 		{"mixed", 0, func(v *Vectors) error { _ = v.Put(0, []float32{1}); return v.Put(1, []float32{1, 2}) }, "1 and 2 dimensions"},
 		{"not asked for", 2, func(v *Vectors) error { return v.Put(0, []float32{1, 2, 3}) }, "3 dimensions for input 0, 2 were asked"},
+		{"NaN", 0, func(v *Vectors) error { return v.Put(1, []float32{1, float32(math.NaN())}) }, "NaN or infinite value in the embedding for input 1"},
+		{"infinite", 0, func(v *Vectors) error { return v.Put(0, []float32{float32(math.Inf(-1))}) }, "NaN or infinite"},
 	}
 	for _, tt := range bad {
 		if err := tt.put(NewVectors(3, tt.dims)); err == nil || !strings.Contains(err.Error(), tt.want) {

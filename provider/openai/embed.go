@@ -2,10 +2,13 @@ package openai
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"net/http"
-	"strconv"
-	"strings"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -126,36 +129,67 @@ func (e *Embedder) embedBatch(ctx context.Context, start int, batch []string, ou
 	if e.dims > 0 {
 		params.Dimensions = oai.Int(int64(e.dims))
 	}
+	if e.b.isOpenAI() {
+		// A quarter of the size of decimal floats, and exact. Compatible servers are asked for
+		// their default (floats), since not all of them know the setting.
+		params.EncodingFormat = oai.EmbeddingNewParamsEncodingFormatBase64
+	}
 	ctx, f := withFailure(ctx)
-	res, err := e.b.client.Embeddings.New(ctx, params)
-	if err != nil {
+	var res embeddingsResponse
+	if _, err := e.b.client.Embeddings.New(ctx, params, option.WithResponseBodyInto(&res)); err != nil {
 		return wrapError(err, f)
 	}
 	if err := embedding.Count(len(res.Data), len(batch)); err != nil {
 		return fmt.Errorf("openai: %w", err)
 	}
 	for _, d := range res.Data {
-		// The SDK's decoder is lenient ("1" and 1.5 become 1); an index must be an integer.
-		if _, err := strconv.ParseInt(d.JSON.Index.Raw(), 10, 64); !d.JSON.Index.Valid() || err != nil {
-			return fmt.Errorf("openai: an embedding's index is %q, want an integer", d.JSON.Index.Raw())
+		if d.Index == nil {
+			return errors.New("openai: an embedding without an index")
 		}
-		if !d.JSON.Embedding.Valid() {
-			if strings.HasPrefix(d.JSON.Embedding.Raw(), `"`) {
-				return fmt.Errorf("openai: embedding %d is base64 text; only float lists are read", d.Index)
-			}
-			return fmt.Errorf("openai: embedding %d is not a list of numbers", d.Index)
-		}
-		vec := make([]float32, len(d.Embedding))
-		for i, x := range d.Embedding {
-			vec[i] = float32(x)
-		}
-		i := d.Index
+		i := *d.Index
 		if i < 0 || i >= int64(len(batch)) {
 			return fmt.Errorf("openai: embedding index %d, but the request had %d inputs", i, len(batch))
 		}
-		if err := out.Put(start+int(i), vec); err != nil {
+		if err := out.Put(start+int(i), d.Embedding); err != nil {
 			return fmt.Errorf("openai: %w", err)
 		}
 	}
+	return nil
+}
+
+// embeddingsResponse is what Embed reads of a CreateEmbeddingResponse. It is decoded here, not
+// into the SDK's type, which holds float64s, cannot read base64 vectors and turns values of the
+// wrong type into zeros.
+type embeddingsResponse struct {
+	Data []struct {
+		Index     *int64 `json:"index"`
+		Embedding vector `json:"embedding"`
+	} `json:"data"`
+}
+
+// vector is an embedding sent as a list of numbers or, for encoding_format "base64", as base64
+// of little-endian float32s.
+type vector []float32
+
+func (v *vector) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] != '"' {
+		return json.Unmarshal(b, (*[]float32)(v))
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("base64 embedding: %w", err)
+	}
+	if len(raw)%4 != 0 {
+		return fmt.Errorf("base64 embedding of %d bytes, not a whole number of float32s", len(raw))
+	}
+	out := make([]float32, len(raw)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	*v = out
 	return nil
 }

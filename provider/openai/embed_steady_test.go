@@ -26,25 +26,35 @@ func TestSteadyEmbeddings(t *testing.T) {
 		name  string
 		cfg   EmbedderConfig
 		texts []string
-		n     int // requests
+		n     int // requests that reach steady
 	}{
 		{"default model", EmbedderConfig{}, []string{"get_weather\nGet the current weather for a city."}, 1},
 		{"dimensions", EmbedderConfig{Model: "text-embedding-3-large", Dimensions: 256}, []string{"a", "b"}, 1},
 		{"prefix", EmbedderConfig{Model: "nomic-embed-text", Prefix: "search_query: "}, []string{"weather"}, 1},
-		{"batches", EmbedderConfig{BatchSize: 128}, many, 3},
+		// steady's mock answer to the first batch has made-up indexes, so Embed stops there.
+		{"a batch of 128", EmbedderConfig{BatchSize: 128}, many, 1},
+		// api.openai.com is asked for base64 vectors; the request goes to steady all the same.
+		{"base64 from api.openai.com", EmbedderConfig{BaseURL: DefaultBaseURL, HTTPClient: &http.Client{Transport: toServer{url: url, next: rec}}},
+			[]string{"a"}, 1},
 	}
 	for _, s := range shapes {
 		t.Run(s.name, func(t *testing.T) {
 			cfg := s.cfg
-			cfg.BaseURL, cfg.APIKey, cfg.HTTPClient, cfg.MaxRetries = url, "sk-test", client, ptr(0)
+			if cfg.BaseURL == "" {
+				cfg.BaseURL, cfg.HTTPClient = url, client
+			}
+			cfg.APIKey, cfg.MaxRetries = "sk-test", ptr(0)
 			e, err := NewEmbedder(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, _ = e.Embed(context.Background(), s.texts)
 			vs := rec.take()
-			if len(vs) < 1 {
-				t.Fatal("no request reached steady")
+			if len(vs) != s.n {
+				t.Fatalf("%d requests, want %d", len(vs), s.n)
+			}
+			if s.cfg.BaseURL == DefaultBaseURL && !strings.Contains(string(vs[0].request), `"encoding_format":"base64"`) {
+				t.Fatalf("request to OpenAI without base64: %s", vs[0].request)
 			}
 			for _, v := range vs {
 				if v.path != "/embeddings" {

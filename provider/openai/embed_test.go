@@ -3,12 +3,16 @@ package openai
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -76,13 +80,21 @@ func (f *fakeEmbeddings) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	vecs, _ := (&toolsearch.HashingEmbedder{Dim: dim}).Embed(r.Context(), req.Input)
 	type item struct {
-		Object    string    `json:"object"`
-		Index     int       `json:"index"`
-		Embedding []float32 `json:"embedding"`
+		Object    string `json:"object"`
+		Index     int    `json:"index"`
+		Embedding any    `json:"embedding"`
 	}
 	data := make([]item, len(vecs))
 	for i, v := range vecs {
-		data[len(vecs)-1-i] = item{Object: "embedding", Index: i, Embedding: v}
+		var emb any = v
+		if req.EncodingFormat == "base64" {
+			raw := make([]byte, 0, 4*len(v))
+			for _, x := range v {
+				raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(x))
+			}
+			emb = base64.StdEncoding.EncodeToString(raw)
+		}
+		data[len(vecs)-1-i] = item{Object: "embedding", Index: i, Embedding: emb}
 	}
 	tokens := 0
 	for _, in := range req.Input {
@@ -156,6 +168,52 @@ func TestEmbedderBatchesInOrder(t *testing.T) {
 	got, err = e.Embed(context.Background(), nil)
 	if err != nil || len(got) != 0 || len(srv.requests()) != 3 {
 		t.Errorf("no texts: %v, %v after %d requests", got, err, len(srv.requests()))
+	}
+}
+
+// toServer sends every request to srv, whatever host it names, as a proxy in front of
+// api.openai.com would.
+type toServer struct {
+	url  string
+	next http.RoundTripper // nil means http.DefaultTransport
+}
+
+func (s toServer) RoundTrip(r *http.Request) (*http.Response, error) {
+	u, err := url.Parse(s.url)
+	if err != nil {
+		return nil, err
+	}
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = u.Scheme, u.Host, u.Host
+	r.URL.Path = u.Path + strings.TrimPrefix(r.URL.Path, "/v1")
+	if s.next == nil {
+		return http.DefaultTransport.RoundTrip(r)
+	}
+	return s.next.RoundTrip(r)
+}
+
+// TestEmbedderBase64: OpenAI's own API is asked for base64 vectors, a quarter of the size of
+// decimal ones and exact; other servers for their default, floats. Either answer is read.
+func TestEmbedderBase64(t *testing.T) {
+	srv := newFakeEmbeddings(t)
+	e := newTestEmbedder(t, EmbedderConfig{BaseURL: DefaultBaseURL, HTTPClient: &http.Client{Transport: toServer{url: srv.URL}}})
+	texts := []string{"weather in a city", "stock price"}
+	got, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := srv.requests(); r[0].EncodingFormat != "base64" || !equalVectors(got, hashed(t, 0, texts...)) {
+		t.Errorf("encoding_format %q, vectors equal: %v", r[0].EncodingFormat, equalVectors(got, hashed(t, 0, texts...)))
+	}
+
+	// A server may answer base64 unasked, or mix both.
+	mixed := replay.NewServer(t, embeddingsBody(`{"object":"embedding","index":1,"embedding":"zczMPQAAgD8="}`, `{"object":"embedding","index":0,"embedding":[0.5,-1]}`))
+	got, err = newTestEmbedder(t, EmbedderConfig{BaseURL: mixed.URL}).Embed(context.Background(), []string{"a", "b"})
+	if err != nil || !equalVectors(got, [][]float32{{0.5, -1}, {0.1, 1}}) {
+		t.Errorf("Embed = %v, %v", got, err)
+	}
+	if body := string(mixed.Requests()[0].Body); strings.Contains(body, "encoding_format") {
+		t.Errorf("a compatible server was asked for an encoding: %s", body)
 	}
 }
 
@@ -248,12 +306,15 @@ func TestEmbedderMalformedResponses(t *testing.T) {
 		{"duplicate index", embeddingsBody(item(0, "[0.1]"), item(0, "[0.2]")), 0, "two embeddings for input 0"},
 		{"index out of range", embeddingsBody(item(0, "[0.1]"), item(2, "[0.2]")), 0, "index 2, but the request had 2"},
 		{"negative index", embeddingsBody(item(0, "[0.1]"), item(-1, "[0.2]")), 0, "index -1"},
-		{"no index", embeddingsBody(item(0, "[0.1]"), `{"object":"embedding","embedding":[0.2]}`), 0, `index is "", want an integer`},
-		{"index not a number", embeddingsBody(item(0, "[0.1]"), `{"object":"embedding","index":"1","embedding":[0.2]}`), 0, `index is "\"1\"", want an integer`},
-		{"fractional index", embeddingsBody(item(0, "[0.1]"), `{"object":"embedding","index":0.5,"embedding":[0.2]}`), 0, `index is "0.5"`},
-		{"numbers as text", embeddingsBody(item(0, "[0.1]"), item(1, `["a","b"]`)), 0, "embedding 1 is not a list of numbers"},
-		{"base64", embeddingsBody(item(0, "[0.1]"), item(1, `"zczMPQ=="`)), 0, "base64 text"},
-		{"null embedding", embeddingsBody(item(0, "[0.1]"), item(1, `null`)), 0, "embedding 1 is not a list of numbers"},
+		{"no index", embeddingsBody(item(0, "[0.1]"), `{"object":"embedding","embedding":[0.2]}`), 0, "an embedding without an index"},
+		{"index not a number", embeddingsBody(item(0, "[0.1]"), `{"object":"embedding","index":"1","embedding":[0.2]}`), 0, "cannot unmarshal string"},
+		{"fractional index", embeddingsBody(item(0, "[0.1]"), `{"object":"embedding","index":0.5,"embedding":[0.2]}`), 0, "cannot unmarshal number 0.5"},
+		{"numbers as text", embeddingsBody(item(0, "[0.1]"), item(1, `["a","b"]`)), 0, "cannot unmarshal string"},
+		{"number out of range", embeddingsBody(item(0, "[0.1]"), item(1, `[1e40]`)), 0, "cannot unmarshal number 1e40"},
+		{"not base64", embeddingsBody(item(0, "[0.1]"), item(1, `"zczMPQ!="`)), 0, "base64 embedding: illegal base64"},
+		{"base64 not float32s", embeddingsBody(item(0, "[0.1]"), item(1, `"zczM"`)), 0, "3 bytes, not a whole number of float32s"},
+		{"base64 NaN", embeddingsBody(item(0, "[0.1]"), item(1, `"AADAfw=="`)), 0, "NaN or infinite value in the embedding for input 1"},
+		{"null embedding", embeddingsBody(item(0, "[0.1]"), item(1, `null`)), 0, "empty embedding for input 1"},
 		{"empty embedding", embeddingsBody(item(0, "[0.1]"), item(1, `[]`)), 0, "empty embedding for input 1"},
 		{"mixed dimensions", embeddingsBody(item(0, "[0.1]"), item(1, `[0.2,0.3]`)), 0, "1 and 2 dimensions"},
 		{"dimensions not honoured", embeddingsBody(item(0, "[0.1,0.2,0.3]"), item(1, `[0.2,0.3,0.4]`)), 2, "3 dimensions for input"},
