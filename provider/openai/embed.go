@@ -46,8 +46,8 @@ type EmbedderConfig struct {
 	// as nomic-embed-text's "search_document: " and "search_query: ". OpenAI's models need
 	// none.
 	Prefix string
-	// BatchSize caps the texts sent in one request; zero means 2048, the API's limit. Requests
-	// also stay under the API's 300,000 tokens per request.
+	// BatchSize caps the texts sent in one request; zero, or more than the API allows, means
+	// 2048, the API's limit. Requests also stay under the API's 300,000 tokens per request.
 	BatchSize int
 	// MaxRetries is how many times a request failing with 408, 409, 429, 5xx or a connection
 	// error is retried, with exponential backoff that honours Retry-After and Retry-After-Ms;
