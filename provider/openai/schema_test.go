@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/jsonobj"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -50,7 +51,7 @@ func TestStrictSchema(t *testing.T) {
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := parseObject([]byte(tc.in))
+			o, err := jsonobj.ParseObject([]byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +84,7 @@ func TestStrictSchemaInexpressible(t *testing.T) {
 		`{"type":"object","properties":{"b":true}}`,
 		`{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","additionalProperties":{"type":"integer"}}}}}`,
 	} {
-		o, err := parseObject([]byte(in))
+		o, err := jsonobj.ParseObject([]byte(in))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +109,7 @@ func TestDropNulls(t *testing.T) {
 		`"properties":{"location":{"type":"string"},"unit":{"type":"string"},"maybe":{"type":["string","null"]},` +
 		`"opts":{"type":"object","properties":{"limit":{"type":"integer"}}},"items":{"type":"array","items":{"type":"object","properties":{"v":{"type":"integer"}}}},` +
 		`"tree":{"$ref":"#/$defs/node"},"req":{"type":"string"}},"required":["location","req"]}`
-	o, err := parseObject([]byte(schema))
+	o, err := jsonobj.ParseObject([]byte(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestToolSchemaOrder(t *testing.T) {
 
 func compactString(t *testing.T, s string) string {
 	t.Helper()
-	v, err := parseValue([]byte(s))
+	v, err := jsonobj.Parse([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}
