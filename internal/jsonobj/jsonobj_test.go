@@ -142,6 +142,57 @@ func TestMap(t *testing.T) {
 	}
 }
 
+func TestResolveRef(t *testing.T) {
+	const doc = `{"$defs":{"a/b":{"type":"string"},"t~x":{"type":"integer"},"node":{"properties":{"c":{"$ref":"#/$defs/node"}}}},"anyOf":[{"type":"null"},{"type":"boolean"}],"":{"type":"number"}}`
+	ordered, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain any
+	if err := json.Unmarshal([]byte(doc), &plain); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ ref, want, err string }{
+		{ref: "#", want: compact(t, doc)},
+		{ref: "#/$defs/a~1b", want: `{"type":"string"}`},
+		{ref: "#/$defs/t~0x", want: `{"type":"integer"}`},
+		{ref: "#/$defs/node/properties/c", want: `{"$ref":"#/$defs/node"}`},
+		{ref: "#/anyOf/1", want: `{"type":"boolean"}`},
+		{ref: "#/anyOf/1/type", want: `"boolean"`},
+		{ref: "#/", want: `{"type":"number"}`},
+		{ref: "#/$defs/missing", err: "points nowhere"},
+		{ref: "#/anyOf/2", err: "points nowhere"},
+		{ref: "#/anyOf/-1", err: "points nowhere"},
+		{ref: "#/anyOf/x", err: "points nowhere"},
+		{ref: "#/anyOf/1/type/deeper", err: "points nowhere"},
+		{ref: "#node", err: "anchors are not supported"},
+		{ref: "other.json#/$defs/x", err: "only local $ref"},
+		{ref: "", err: "only local $ref"},
+	}
+	for _, root := range []any{ordered, plain} {
+		for _, tc := range cases {
+			got, err := ResolveRef(root, tc.ref)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("%T: ResolveRef(%q) error = %v, want %q", root, tc.ref, err, tc.err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%T: ResolveRef(%q): %v", root, tc.ref, err)
+				continue
+			}
+			want := tc.want
+			if _, isPlain := root.(map[string]any); isPlain {
+				want = compact(t, sorted(t, want))
+			}
+			if got := marshal(t, got); got != want {
+				t.Errorf("%T: ResolveRef(%q) = %s, want %s", root, tc.ref, got, want)
+			}
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{"b":1,"a":[1,{"c":null}]}`, `[]`, `"x"`, `1.50`, `{} x`, `{"a":`} {
 		f.Add(s)

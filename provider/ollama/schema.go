@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/ollama/ollama/api"
 
@@ -171,7 +170,7 @@ func (r *rewriter) rewriteObject(o *jsonobj.Object, at string) (any, error) {
 }
 
 func (r *rewriter) inline(o *jsonobj.Object, ref, at string) (any, error) {
-	target, err := r.resolve(ref)
+	target, err := jsonobj.ResolveRef(r.root, ref)
 	if err != nil {
 		return nil, fmt.Errorf("JSON Schema at %s: %w", at, err)
 	}
@@ -213,38 +212,4 @@ func (r *rewriter) inline(o *jsonobj.Object, ref, at string) (any, error) {
 		res.Set(k, s)
 	}
 	return res, nil
-}
-
-func (r *rewriter) resolve(ref string) (any, error) {
-	ptr, ok := strings.CutPrefix(ref, "#")
-	if !ok {
-		return nil, fmt.Errorf("only local $ref is supported, got %q", ref)
-	}
-	var cur any = r.root
-	if ptr == "" {
-		return cur, nil
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, fmt.Errorf("unsupported $ref %q (anchors are not supported)", ref)
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch node := cur.(type) {
-		case *jsonobj.Object:
-			next, ok := node.Lookup(tok)
-			if !ok {
-				return nil, fmt.Errorf("$ref %q points nowhere", ref)
-			}
-			cur = next
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(node) {
-				return nil, fmt.Errorf("$ref %q points nowhere", ref)
-			}
-			cur = node[i]
-		default:
-			return nil, fmt.Errorf("$ref %q points nowhere", ref)
-		}
-	}
-	return cur, nil
 }

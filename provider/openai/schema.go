@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/wield-ai/wield/internal/jsonobj"
 )
@@ -247,25 +246,11 @@ func acceptsNull(s *jsonobj.Object, root *jsonobj.Object, depth int) bool {
 	return true
 }
 
-// resolveRef finds a local reference ("#", "#/$defs/x", "#/definitions/x") in root.
+// resolveRef finds the schema a local reference points to in root, or nil.
 func resolveRef(root *jsonobj.Object, ref string) *jsonobj.Object {
-	if ref == "#" {
-		return root
-	}
-	path, ok := strings.CutPrefix(ref, "#/")
-	if !ok {
-		return nil
-	}
-	cur := root
-	for _, part := range strings.Split(path, "/") {
-		part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
-		next, ok := cur.Get(part).(*jsonobj.Object)
-		if !ok {
-			return nil
-		}
-		cur = next
-	}
-	return cur
+	v, _ := jsonobj.ResolveRef(root, ref)
+	o, _ := v.(*jsonobj.Object)
+	return o
 }
 
 // dropNulls removes from the arguments a model wrote in strict mode the null members that stand
