@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/tool"
 )
@@ -82,7 +83,7 @@ func TestSteadyAcceptsRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := []tool.Tool{weatherTool(t), newTool(t, "getTime", "Get the current time.", func(context.Context, struct{}) (string, error) {
+	tools := []tool.Tool{weatherTool(t), providertest.Tool(t, "getTime", "Get the current time.", func(context.Context, struct{}) (string, error) {
 		return "12:00", nil
 	})}
 	loop := []chat.Message{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -187,7 +188,7 @@ func TestStrictToolsEndToEnd(t *testing.T) {
 		"data: " + `{"id":"c","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ris\",\"days\":null}"}}]}}]}` + "\n\n" +
 		"data: " + `{"id":"c","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n"
 	respJSON := `{"id":"r","object":"response","model":"m","status":"completed","output":[{"type":"function_call","id":"fc_1","call_id":"call_1","name":"forecast","arguments":"{\"location\":\"Paris\",\"days\":null}","status":"completed"}]}`
-	respSSE := sse(
+	respSSE := providertest.SSE(
 		`{"type":"response.created","response":{"id":"r","model":"m","status":"in_progress","output":[]}}`,
 		`{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"forecast","arguments":"","status":"in_progress"}}`,
 		`{"type":"response.function_call_arguments.delta","output_index":0,"item_id":"fc_1","delta":"{\"location\":\"Pa"}`,
