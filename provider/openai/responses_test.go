@@ -166,15 +166,7 @@ func TestResponsesToolLoop(t *testing.T) {
 			opts := &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "auto"}
 			history := fantasyPrompt("What's the weather in Florence,Italy?", nil).Messages
 			call := func() *chat.Response {
-				p := &chat.Prompt{Messages: history, Options: opts}
-				if !tc.stream {
-					r, err := m.Call(context.Background(), p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return r
-				}
-				_, r, err := collect(t, m, p)
+				r, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, tc.stream)
 				if err != nil {
 					t.Fatal(err)
 				}
