@@ -198,6 +198,27 @@ func (tg Target) StopEarly(t testing.TB) {
 	WaitFor(t, srv.Gone(), "closing the connection after the consumer stopped")
 }
 
+// StreamCut checks that a stream which breaks off (ex served with CutAfter, or a body that ends
+// before the answer is complete) ends with an error wrapping io.ErrUnexpectedEOF, never with a
+// silently truncated answer; that the tool calls which did arrive, wantCalls of them, are kept;
+// and that the request is not retried. It returns the partial answer for further checks.
+func (tg Target) StreamCut(t testing.TB, ex replay.Exchange, wantCalls int) *chat.Response {
+	t.Helper()
+	srv := replay.NewServer(t, ex)
+	m := tg.New(t, srv.URL)
+	resp, err := chat.Aggregate(m.Stream(context.Background(), tg.Prompt))
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want it to wrap io.ErrUnexpectedEOF", err)
+	}
+	if len(resp.ToolCalls()) != wantCalls {
+		t.Fatalf("calls before the cut: %+v, want %d", resp.ToolCalls(), wantCalls)
+	}
+	if srv.Served() != 1 {
+		t.Fatalf("%d requests: a broken stream must not be retried", srv.Served())
+	}
+	return resp
+}
+
 // ConsumerPanic checks that a panic in the caller's loop over m.Stream(p) reaches the caller
 // as it was: the stream must neither swallow nor wrap it. The model must yield at least one chunk.
 func ConsumerPanic(t testing.TB, m chat.Model, p *chat.Prompt) {

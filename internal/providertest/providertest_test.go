@@ -68,6 +68,9 @@ func TestTargetChecks(t *testing.T) {
 		"CancelStream":     Target.CancelStream,
 		"CancelBeforeSend": Target.CancelBeforeSend,
 		"StopEarly":        Target.StopEarly,
+		"StreamCut": func(tg Target, t testing.TB) {
+			tg.StreamCut(t, replay.Exchange{Body: []byte("one\ntwo\nthree\n"), CutAfter: 6}, 0)
+		},
 		"ConsumerPanic": func(tg Target, t testing.TB) {
 			srv := replay.NewServer(t, replay.Exchange{Body: []byte("one\ntwo\n")})
 			ConsumerPanic(t, tg.New(t, srv.URL), tg.Prompt)
@@ -79,7 +82,8 @@ func TestTargetChecks(t *testing.T) {
 		fails []string // the checks that must catch the flaw; all others must pass
 	}{
 		{name: "sound"},
-		{name: "loses the cancellation", model: lineModel{hideCause: true}, fails: []string{"CancelCall", "CancelStream", "CancelBeforeSend"}},
+		{name: "loses the cancellation", model: lineModel{hideCause: true}, fails: []string{"CancelCall", "CancelStream", "CancelBeforeSend", "StreamCut"}},
+		{name: "ends silently when cut", model: lineModel{ignoreReadErrors: true}, fails: []string{"StreamCut"}},
 		{name: "reports a stream error twice", model: lineModel{errorTwice: true}, fails: []string{"CancelStream"}},
 		{name: "swallows the consumer's panic", model: lineModel{swallowPanics: true}, fails: []string{"ConsumerPanic"}},
 		{name: "yields nothing for the head", model: lineModel{skipFirst: true}, fails: []string{"CancelStream", "StopEarly"}},
@@ -173,6 +177,8 @@ type lineModel struct {
 	errorTwice    bool // yield a stream's error twice
 	swallowPanics bool // recover the panics of the caller's loop
 	skipFirst     bool // yield nothing for the first line
+	// end a stream without an error when reading its body fails
+	ignoreReadErrors bool
 }
 
 func (m *lineModel) post(ctx context.Context) (*http.Response, error) {
@@ -227,7 +233,7 @@ func (m *lineModel) Stream(ctx context.Context, _ *chat.Prompt) iter.Seq2[*chat.
 				return
 			}
 		}
-		if err := sc.Err(); err != nil {
+		if err := sc.Err(); err != nil && !m.ignoreReadErrors {
 			fail(err)
 		} else if ctx.Err() != nil {
 			fail(ctx.Err())

@@ -172,17 +172,14 @@ func TestStreamCut(t *testing.T) {
 			}
 			// Cut just after the event holding the fragment.
 			ex.CutAfter = i + bytes.Index(ex.Body[i:], []byte("\n\n")) + 2
-			srv := replay.NewServer(t, ex)
-			m := tc.newM(t, srv.URL, Config{Model: "m", MaxRetries: ptr(0)})
-			_, partial, err := collect(t, m, hi)
-			if err == nil {
-				t.Fatalf("a cut stream ended without error: %+v", partial)
+			target := providertest.Target{
+				New: func(t testing.TB, url string) chat.Model {
+					return tc.newM(t, url, Config{Model: "m", MaxRetries: ptr(0)})
+				},
+				Prompt: hi,
 			}
-			if !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Errorf("error = %v, want one wrapping io.ErrUnexpectedEOF", err)
-			}
-			calls := partial.ToolCalls()
-			if len(calls) != 1 || calls[0].ID == "" || !strings.HasPrefix(calls[0].Arguments, `{"`) {
+			calls := target.StreamCut(t, ex, 1).ToolCalls()
+			if calls[0].ID == "" || !strings.HasPrefix(calls[0].Arguments, `{"`) {
 				t.Errorf("partial answer lost the fragments that arrived: %+v", calls)
 			}
 		})
