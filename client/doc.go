@@ -23,9 +23,9 @@
 // reached; [Response.Outcome] says which. Usage is summed over every model call.
 //
 // The loop lives only there. Other tool advisors customise it through [ToolLoopHooks]
-// (initialize, before call, after call, next instructions, finalize, for both the call and the
-// stream path) and become tool advisors by embedding a *ToolCallingAdvisor; a chain holds at most
-// one, a custom one replacing the default.
+// (initialize, before call, after call, next instructions, finalize, and an end hook that runs
+// however the turn ends, for both the call and the stream path) and become tool advisors by
+// embedding a *ToolCallingAdvisor; a chain holds at most one, a custom one replacing the default.
 //
 // # Streaming
 //

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 
@@ -132,6 +133,40 @@ func ExampleToolLoopHooks() {
 	// 1 2 tools
 	// 2 2 tools
 	// No umbrella needed.
+}
+
+// A turn takes a slot of a limited pool in InitializeLoop and gives it back in EndLoop, which
+// runs however the turn ends: here the model fails on the second turn.
+func ExampleToolLoopHooks_endLoop() {
+	slots := make(chan struct{}, 2)
+	type slotKey struct{}
+	loop := client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: client.ToolLoopHooks{
+		InitializeLoop: func(ctx context.Context, req *client.Request) (*client.Request, error) {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			req.Loop.SetValue(slotKey{}, true)
+			return req, nil
+		},
+		EndLoop: func(_ context.Context, req *client.Request, _ *client.Response, err error) {
+			if req.Loop.Value(slotKey{}) != nil {
+				<-slots
+			}
+			fmt.Println("turn ended, error:", err)
+		},
+	}})
+	model := chattest.New(chattest.Text("Hello."), chattest.Fail(errors.New("overloaded")))
+	c := client.New(model, client.WithAdvisors(loop))
+	for range 2 {
+		_, _ = c.Prompt("Hi").Call(context.Background()).Content()
+	}
+	fmt.Println("slots in use:", len(slots))
+	// Output:
+	// turn ended, error: <nil>
+	// turn ended, error: client: model call: overloaded
+	// slots in use: 0
 }
 
 var (

@@ -27,7 +27,7 @@ type ToolAdvisor interface {
 }
 
 // ToolLoopHooks customise the tool loop without re-implementing it. Every hook is optional. The
-// call path uses the first five; the stream path uses the Stream variants and, where one is nil,
+// call path uses the first six; the stream path uses the Stream variants and, where one is nil,
 // the call hook of the same step, so a customisation that does not care about streaming sets
 // only the call hooks.
 //
@@ -52,12 +52,42 @@ type ToolLoopHooks struct {
 	// FinalizeLoop runs once when the loop ends with an answer (not after an error): emit
 	// aggregate metrics, clean up state, transform the final response.
 	FinalizeLoop func(ctx context.Context, req *Request, resp *Response) (*Response, error)
+	// EndLoop runs exactly once for every turn whose InitializeLoop ran (even if it failed),
+	// however the turn ends, so it is where a turn releases what InitializeLoop took. On success
+	// it runs after FinalizeLoop with the turn's response and a nil error; on failure resp is
+	// nil and err is what ended the turn: a hook's, the model's or a tool's error, the context's
+	// error, [context.Canceled] when a stream's consumer stopped before the end, or
+	// [ErrLoopAborted] when a hook, advisor, model or stream consumer panicked, in which case the
+	// panic goes on once EndLoop returns. req is the loop's request as of the turn's last step,
+	// with its [Loop]. ctx may be done: clean-up that needs a live context should use
+	// [context.WithoutCancel]. EndLoop cannot change the outcome.
+	EndLoop func(ctx context.Context, req *Request, resp *Response, err error)
 
 	InitializeLoopStream   func(ctx context.Context, req *Request) (*Request, error)
 	BeforeStream           func(ctx context.Context, req *Request) (*Request, error)
 	AfterStream            func(ctx context.Context, req *Request, resp *Response) (*Response, error)
 	NextInstructionsStream func(ctx context.Context, req *Request, resp *Response, result *toolcall.Result) ([]chat.Message, error)
 	FinalizeLoopStream     func(ctx context.Context, req *Request, resp *Response) (*Response, error)
+	EndLoopStream          func(ctx context.Context, req *Request, resp *Response, err error)
+}
+
+// ErrLoopAborted is the error [ToolLoopHooks.EndLoop] receives when the turn's goroutine is
+// unwinding from a panic (or runtime.Goexit) rather than returning: the panic is not recovered.
+var ErrLoopAborted = errors.New("client: tool loop aborted by a panic")
+
+// endLoop runs hook, if set, as a turn ends. r is the loop's request (nil before the loop was
+// set up, when no hook runs); returned is false while a panic unwinds the turn.
+func endLoop(ctx context.Context, hook func(context.Context, *Request, *Response, error), r *Request, resp *Response, err error, returned bool) {
+	if hook == nil || r == nil {
+		return
+	}
+	switch {
+	case !returned:
+		resp, err = nil, ErrLoopAborted
+	case err != nil:
+		resp = nil
+	}
+	hook(ctx, r, resp, err)
 }
 
 // ToolLoopConfig configures a [ToolCallingAdvisor]. The zero value is the auto-registered
@@ -202,7 +232,8 @@ func (a *ToolCallingAdvisor) eligible(resp *Response) bool {
 	return resp.Chat.HasToolCalls()
 }
 
-// start sets up a turn's loop state and runs the initialize hook.
+// start sets up a turn's loop state and runs the initialize hook. If the hook fails, the
+// request it was given comes back with the error, for the end hook.
 func (a *ToolCallingAdvisor) start(ctx context.Context, req *Request, span loopSpan, init func(context.Context, *Request) (*Request, error)) (*Request, *Loop, error) {
 	loop := &Loop{MaxIterations: a.cfg.MaxIterations, History: !a.cfg.DisableHistory && !req.memoryInLoop}
 	if !loop.History {
@@ -216,13 +247,14 @@ func (a *ToolCallingAdvisor) start(ctx context.Context, req *Request, span loopS
 		r.Prompt.Options = &chat.Options{}
 	}
 	if init != nil {
-		var err error
-		if r, err = init(ctx, r); err != nil {
-			return nil, nil, fmt.Errorf("client: tool loop: initialize: %w", err)
+		out, err := init(ctx, r)
+		if err != nil {
+			return r, loop, fmt.Errorf("client: tool loop: initialize: %w", err)
 		}
-		if r == nil {
-			return nil, nil, errors.New("client: tool loop: initialize hook returned no request")
+		if out == nil {
+			return r, loop, errors.New("client: tool loop: initialize hook returned no request")
 		}
+		r = out
 	}
 	return r, loop, nil
 }
@@ -336,8 +368,19 @@ func (a *ToolCallingAdvisor) Call(ctx context.Context, req *Request, next CallNe
 	ctx, span := obs.startLoop(ctx, req)
 	defer func() { span.end(resp, err) }()
 
+	var r *Request // the loop's request, once there is a loop
+	returned := false
+	defer func() { endLoop(ctx, a.cfg.Hooks.EndLoop, r, resp, err, returned) }()
+	resp, err = a.call(ctx, req, next, mgr, obs, span, &r)
+	returned = true
+	return resp, err
+}
+
+// call is the loop of [ToolCallingAdvisor.Call]; it keeps *loopReq at the loop's current request.
+func (a *ToolCallingAdvisor) call(ctx context.Context, req *Request, next CallNext, mgr *toolcall.Manager, obs *telemetry, span loopSpan, loopReq **Request) (*Response, error) {
 	h := &a.cfg.Hooks
 	r, loop, err := a.start(ctx, req, span, h.InitializeLoop)
+	*loopReq = r
 	if err != nil {
 		return nil, err
 	}
@@ -364,8 +407,11 @@ func (a *ToolCallingAdvisor) Call(ctx context.Context, req *Request, next CallNe
 			}
 			if result.ReturnDirect {
 				final = direct(resp, result, loop, calls)
-			} else if r, err = a.next(ctx, r, base, resp, result, loop, h.NextInstructions); err != nil {
-				return nil, err
+			} else {
+				if r, err = a.next(ctx, r, base, resp, result, loop, h.NextInstructions); err != nil {
+					return nil, err
+				}
+				*loopReq = r
 			}
 		}
 		if final != nil {

@@ -31,105 +31,114 @@ func (a *ToolCallingAdvisor) Stream(ctx context.Context, req *Request, next Stre
 		defer func() { span.end(final, err) }()
 
 		h := &a.cfg.Hooks
-		init, before, afterHook, nextHook, finalize := h.InitializeLoopStream, h.BeforeStream, h.AfterStream, h.NextInstructionsStream, h.FinalizeLoopStream
-		if init == nil {
-			init = h.InitializeLoop
+		end := h.EndLoopStream
+		if end == nil {
+			end = h.EndLoop
 		}
-		if before == nil {
-			before = h.BeforeCall
-		}
-		if afterHook == nil {
-			afterHook = h.AfterCall
-		}
-		if nextHook == nil {
-			nextHook = h.NextInstructions
-		}
-		if finalize == nil {
-			finalize = h.FinalizeLoop
-		}
+		var r *Request // the loop's request, once there is a loop
+		returned := false
+		defer func() { endLoop(ctx, end, r, final, err, returned) }()
+		final, err = a.stream(ctx, req, next, mgr, obs, span, yield, &r)
+		returned = true
+	}
+}
 
-		r, loop, err := a.start(ctx, req, span, init)
+// stream is the loop of [ToolCallingAdvisor.Stream]; it yields the events and the error that
+// ends the turn, returns the turn's response or the error, context.Canceled if the consumer
+// stopped, and keeps *loopReq at the loop's current request.
+func (a *ToolCallingAdvisor) stream(ctx context.Context, req *Request, next StreamNext, mgr *toolcall.Manager, obs *telemetry, span loopSpan,
+	yield func(*Event, error) bool, loopReq **Request) (final *Response, err error) {
+	h := &a.cfg.Hooks
+	init, before, afterHook, nextHook, finalize := h.InitializeLoopStream, h.BeforeStream, h.AfterStream, h.NextInstructionsStream, h.FinalizeLoopStream
+	if init == nil {
+		init = h.InitializeLoop
+	}
+	if before == nil {
+		before = h.BeforeCall
+	}
+	if afterHook == nil {
+		afterHook = h.AfterCall
+	}
+	if nextHook == nil {
+		nextHook = h.NextInstructions
+	}
+	if finalize == nil {
+		finalize = h.FinalizeLoop
+	}
+	fail := func(err error) (*Response, error) {
+		yield(nil, err)
+		return nil, err
+	}
+
+	r, loop, err := a.start(ctx, req, span, init)
+	*loopReq = r
+	if err != nil {
+		return fail(err)
+	}
+	for calls := 1; ; calls++ {
+		base, cur, err := a.prepare(ctx, r, loop, before)
 		if err != nil {
-			yield(nil, err)
-			return
+			return fail(err)
 		}
-		for calls := 1; ; calls++ {
-			var base, cur *Request
-			if base, cur, err = a.prepare(ctx, r, loop, before); err != nil {
-				yield(nil, err)
-				return
+		var resp *Response
+		for ev, e := range next(ctx, cur) {
+			if e != nil {
+				return fail(e)
 			}
-			var resp *Response
-			for ev, e := range next(ctx, cur) {
-				if e != nil {
-					err = e
-					yield(nil, err)
-					return
+			switch {
+			case ev.Done != nil:
+				resp = ev.Done
+			case ev.Chunk != nil:
+				c := textOnly(ev.Chunk)
+				if c == nil {
+					continue
 				}
-				switch {
-				case ev.Done != nil:
-					resp = ev.Done
-				case ev.Chunk != nil:
-					c := textOnly(ev.Chunk)
-					if c == nil {
-						continue
-					}
-					if c != ev.Chunk {
-						ev = &Event{Chunk: c}
-					}
-					if !yield(ev, nil) {
-						err = context.Canceled
-						return
-					}
-				case ev.Tool != nil:
-					if !yield(ev, nil) {
-						err = context.Canceled
-						return
-					}
+				if c != ev.Chunk {
+					ev = &Event{Chunk: c}
+				}
+				if !yield(ev, nil) {
+					return nil, context.Canceled
+				}
+			case ev.Tool != nil:
+				if !yield(ev, nil) {
+					return nil, context.Canceled
 				}
 			}
-			if resp == nil {
-				err = ErrStreamIncomplete
-				yield(nil, err)
-				return
+		}
+		if resp == nil {
+			return fail(ErrStreamIncomplete)
+		}
+		if resp, err = a.after(ctx, cur, resp, loop, afterHook); err != nil {
+			return fail(err)
+		}
+		if loop.Final || !a.eligible(resp) {
+			final = a.finish(resp, loop, calls)
+		} else {
+			obs.logRound(ctx, loop, resp.Chat)
+			result, stopped, err := executeObserved(loop.execContext(ctx), mgr, &cur.Prompt, resp.Chat, yield)
+			if stopped {
+				return nil, context.Canceled
 			}
-			if resp, err = a.after(ctx, cur, resp, loop, afterHook); err != nil {
-				yield(nil, err)
-				return
+			if err != nil {
+				return fail(fmt.Errorf("client: tool loop: %w", err))
 			}
-			if loop.Final || !a.eligible(resp) {
-				final = a.finish(resp, loop, calls)
+			if result.ReturnDirect {
+				final = direct(resp, result, loop, calls)
 			} else {
-				obs.logRound(ctx, loop, resp.Chat)
-				var result *toolcall.Result
-				var stopped bool
-				result, stopped, err = executeObserved(loop.execContext(ctx), mgr, &cur.Prompt, resp.Chat, yield)
-				if stopped {
-					return
+				if r, err = a.next(ctx, r, base, resp, result, loop, nextHook); err != nil {
+					return fail(err)
 				}
-				if err != nil {
-					err = fmt.Errorf("client: tool loop: %w", err)
-					yield(nil, err)
-					return
-				}
-				if result.ReturnDirect {
-					final = direct(resp, result, loop, calls)
-				} else if r, err = a.next(ctx, r, base, resp, result, loop, nextHook); err != nil {
-					yield(nil, err)
-					return
+				*loopReq = r
+			}
+		}
+		if final != nil {
+			if finalize != nil {
+				if final, err = finalize(ctx, r, final); err != nil {
+					return fail(fmt.Errorf("client: tool loop: finalize: %w", err))
 				}
 			}
-			if final != nil {
-				if finalize != nil {
-					if final, err = finalize(ctx, r, final); err != nil {
-						err = fmt.Errorf("client: tool loop: finalize: %w", err)
-						yield(nil, err)
-						return
-					}
-				}
-				yield(&Event{Done: final}, nil)
-				return
-			}
+			yield(&Event{Done: final}, nil)
+			return final, nil
 		}
 	}
 }

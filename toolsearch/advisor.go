@@ -3,7 +3,6 @@ package toolsearch
 import (
 	"context"
 	"fmt"
-	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -40,8 +39,8 @@ type Config struct {
 	Pinned []string
 	// Loop configures the tool loop the advisor extends: manager, order, eligibility, history,
 	// iteration cap. Its InitializeLoop and BeforeCall hooks (and their stream variants) run
-	// after the advisor's own, so they see the search tool in place; its other hooks run as
-	// given.
+	// after the advisor's own, so they see the search tool in place; its EndLoop hooks run
+	// before the advisor's own, which lets go of the session; its other hooks run as given.
 	Loop client.ToolLoopConfig
 
 	now func() time.Time // for tests of eviction by age
@@ -52,9 +51,10 @@ type Config struct {
 // requests of the turn.
 //
 // It is the client's tool loop ([client.ToolCallingAdvisor]) extended through its hooks:
-// InitializeLoop indexes the request's tools in the session's index when their fingerprint
-// changed, and BeforeCall sends the pinned tools, the search tool and the tools found so far.
-// Around each turn it keeps the session's bookkeeping: which sessions exist, which to evict.
+// InitializeLoop takes hold of the session and indexes the request's tools in the session's
+// index when their fingerprint changed, BeforeCall sends the pinned tools, the search tool and
+// the tools found so far, and EndLoop, which runs however the turn ends, lets go of the session.
+// A session is never evicted while a turn holds it.
 // Register it like any advisor; it replaces the default tool loop:
 //
 //	c := client.New(model, client.WithAdvisors(toolsearch.New(toolsearch.Config{})))
@@ -100,6 +100,10 @@ func New(cfg Config) *Advisor {
 	loop.Hooks.BeforeCall = chain(a.before, user.BeforeCall)
 	loop.Hooks.InitializeLoopStream = chain(a.initialize, cmpOr(user.InitializeLoopStream, user.InitializeLoop))
 	loop.Hooks.BeforeStream = chain(a.before, cmpOr(user.BeforeStream, user.BeforeCall))
+	loop.Hooks.EndLoop = a.endWith(user.EndLoop)
+	if user.EndLoopStream != nil {
+		loop.Hooks.EndLoopStream = a.endWith(user.EndLoopStream)
+	}
 	a.ToolCallingAdvisor = client.NewToolCallingAdvisor(loop)
 	return a
 }
@@ -137,44 +141,10 @@ func (a *Advisor) EvictSession(ctx context.Context, id string) error {
 	return a.index.Clear(ctx, id)
 }
 
-// Call runs a turn: the session is held for the turn's length, the tool loop does the rest.
-func (a *Advisor) Call(ctx context.Context, req *client.Request, next client.CallNext) (*client.Response, error) {
-	ts, err := a.begin(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if ts == nil {
-		return a.ToolCallingAdvisor.Call(ctx, req, next)
-	}
-	defer a.end(ctx, ts)
-	return a.ToolCallingAdvisor.Call(context.WithValue(ctx, turnKey{}, ts), req, next)
-}
-
-// Stream runs a streamed turn like [Advisor.Call].
-func (a *Advisor) Stream(ctx context.Context, req *client.Request, next client.StreamNext) iter.Seq2[*client.Event, error] {
-	return func(yield func(*client.Event, error) bool) {
-		ts, err := a.begin(ctx, req)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		inner := ctx
-		if ts != nil {
-			defer a.end(ctx, ts)
-			inner = context.WithValue(ctx, turnKey{}, ts)
-		}
-		for ev, err := range a.ToolCallingAdvisor.Stream(inner, req, next) {
-			if !yield(ev, err) {
-				return
-			}
-		}
-	}
-}
-
 type turnKey struct{}
 type loopKey struct{}
 
-// turn is what the advisor knows of a turn before its loop starts.
+// turn is the advisor's hold on a session for one turn.
 type turn struct {
 	id          string
 	session     *session
@@ -186,6 +156,7 @@ type turn struct {
 
 // begin splits the request's tools into pinned and searchable ones and takes hold of the
 // session. It returns nil when there is nothing to search: the turn is then a plain tool loop.
+// A turn it returns must be ended.
 func (a *Advisor) begin(ctx context.Context, req *client.Request) (*turn, error) {
 	opts := req.Prompt.Options
 	if opts == nil || len(opts.Tools) == 0 {
@@ -246,13 +217,33 @@ func (a *Advisor) clear(ctx context.Context, ids []string) {
 	}
 }
 
-// initialize is the InitializeLoop hook: index the session's tools if they changed and set up
-// the turn's search tool.
+// endWith returns the EndLoop hook: theirs, if set, then the release of the turn's session.
+func (a *Advisor) endWith(theirs func(context.Context, *client.Request, *client.Response, error)) func(context.Context, *client.Request, *client.Response, error) {
+	return func(ctx context.Context, req *client.Request, resp *client.Response, err error) {
+		if req.Loop == nil {
+			return
+		}
+		// Released even if their hook panics.
+		if ts, _ := req.Loop.Value(turnKey{}).(*turn); ts != nil {
+			defer a.end(ctx, ts)
+		}
+		if theirs != nil {
+			theirs(ctx, req, resp, err)
+		}
+	}
+}
+
+// initialize is the InitializeLoop hook: take hold of the session, index its tools if they
+// changed and set up the turn's search tool.
 func (a *Advisor) initialize(ctx context.Context, req *client.Request) (*client.Request, error) {
-	ts, _ := ctx.Value(turnKey{}).(*turn)
-	if ts == nil || req.Loop == nil {
+	if req.Loop == nil {
 		return req, nil
 	}
+	ts, err := a.begin(ctx, req)
+	if err != nil || ts == nil {
+		return req, err
+	}
+	req.Loop.SetValue(turnKey{}, ts) // from here on the end hook lets go of the session
 	if err := a.ensureIndexed(ctx, ts); err != nil {
 		return nil, err
 	}

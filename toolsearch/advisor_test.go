@@ -634,3 +634,111 @@ func TestSearchToolArgs(t *testing.T) {
 		t.Errorf("search tool schema does not compile: %v", err)
 	}
 }
+
+// inUse returns the turns holding each session the advisor keeps.
+func inUse(a *Advisor) map[string]int {
+	a.sessions.mu.Lock()
+	defer a.sessions.mu.Unlock()
+	out := map[string]int{}
+	for id, e := range a.sessions.byID {
+		out[id] = e.Value.(*session).inUse
+	}
+	return out
+}
+
+// TestSessionHeldForTheWholeTurn checks that a turn holds its session, which eviction therefore
+// spares, until the turn ends, and lets go of it however the turn ends.
+func TestSessionHeldForTheWholeTurn(t *testing.T) {
+	var c calls
+	tools := toTools(testCatalog(t, &c))
+	boom := errors.New("boom")
+	type crash struct{}
+	tests := []struct {
+		name    string
+		stream  bool
+		fail    error // the model's second reply fails with it
+		stop    bool  // the stream's consumer stops at the first tool event
+		cancel  bool  // the context is cancelled during the model's first call
+		panics  bool  // the user's AfterCall hook panics
+		wantErr error
+	}{
+		{name: "call"},
+		{name: "stream", stream: true},
+		{name: "model error", fail: boom, wantErr: boom},
+		{name: "model error in a stream", stream: true, fail: boom, wantErr: boom},
+		{name: "cancelled", cancel: true, wantErr: context.Canceled},
+		{name: "consumer stops", stream: true, stop: true},
+		{name: "panic", panics: true},
+		{name: "panic in a stream", stream: true, panics: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ix := &countingIndex{Index: NewKeywordIndex(nil)}
+			var adv *Advisor
+			var during map[string]int
+			userEnded := 0
+			second := chattest.Text("done")
+			if tt.fail != nil {
+				second = chattest.Fail(tt.fail)
+			}
+			model := chattest.New(
+				chattest.Respond(func(context.Context, *chat.Prompt) (*chat.Response, error) {
+					during = inUse(adv)
+					if tt.cancel {
+						cancel()
+					}
+					return reply(chat.Assistant("", chattest.Call(SearchToolName, `{"query":"weather"}`))), nil
+				}),
+				second,
+			)
+			hooks := client.ToolLoopHooks{
+				EndLoop: func(context.Context, *client.Request, *client.Response, error) {
+					if inUse(adv)["s"] != 1 {
+						t.Error("the session was let go before the user's EndLoop")
+					}
+					userEnded++
+				},
+			}
+			if tt.panics {
+				hooks.AfterCall = func(context.Context, *client.Request, *client.Response) (*client.Response, error) { panic(crash{}) }
+			}
+			// Always would evict every session not in a turn.
+			adv = New(Config{Index: ix, Eviction: Always(), Loop: client.ToolLoopConfig{Hooks: hooks}})
+			spec := client.New(model, client.WithAdvisors(adv)).Prompt("x").Tools(tools...).Param(client.ParamConversationID, "s")
+			var err error
+			recovered := func() (v any) {
+				defer func() { v = recover() }()
+				if !tt.stream {
+					err = spec.Call(ctx).Err()
+					return nil
+				}
+				for ev, e := range spec.Stream(ctx).Events() {
+					if e != nil {
+						err = e
+					}
+					if tt.stop && ev != nil && ev.Tool != nil {
+						break
+					}
+				}
+				return nil
+			}()
+			if tt.panics != (recovered == crash{}) {
+				t.Fatalf("recovered %v", recovered)
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if during["s"] != 1 {
+				t.Errorf("during the turn: %v, want session s held once", during)
+			}
+			if held := inUse(adv); len(held) != 0 || ix.cleared.Load() != 1 {
+				t.Errorf("after the turn: held %v, cleared %d; want none held and s evicted", held, ix.cleared.Load())
+			}
+			if userEnded != 1 {
+				t.Errorf("the user's EndLoop ran %d times", userEnded)
+			}
+		})
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math/bits"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/wield-ai/wield/tool"
@@ -25,6 +27,11 @@ const MaxRegexLength = 1000
 // It suits models that know the naming scheme of a catalog ("github_.*issue") and catalogs
 // whose names are the vocabulary, and it needs no tuning. Prose queries find little: use a
 // [KeywordIndex] for those.
+//
+// A search does not run the expression on every tool: the strings every match must contain are
+// worked out from the pattern and looked up in an index of the texts' trigrams, and a pattern
+// that is nothing but strings ("weather|forecast", "issues?") is answered by substring search.
+// Results are always those of matching every tool with the expression.
 type RegexIndex struct {
 	store store[*regexSet]
 }
@@ -34,6 +41,8 @@ type regexSet struct {
 	// name and desc hold the lower-cased names and descriptions for the literal prefilter; ""
 	// for a text that is not ASCII, which always goes to the regular expression.
 	name, desc []string
+	// nameSig and descSig tell which texts may contain a literal, by their trigrams.
+	nameSig, descSig trigramIndex
 }
 
 // NewRegexIndex returns an empty regex index.
@@ -54,6 +63,8 @@ func (x *RegexIndex) IndexTools(ctx context.Context, session string, defs []tool
 			set.name[i] = lowerASCII(d.Name)
 			set.desc[i] = lowerASCII(d.Description)
 		}
+		set.nameSig = newTrigramIndex(set.name, nameSignatureBits)
+		set.descSig = newTrigramIndex(set.desc, descSignatureBits)
 		return set, nil
 	})
 }
@@ -89,36 +100,53 @@ func (x *RegexIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, erro
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidQuery, err)
 	}
-	var lits []string
-	exact := false // the pattern is nothing but case-insensitive literals
+	var lits []string // one of them is in every match, lower-cased
+	exact := false    // lits are the pattern's matches, in the order RE2 prefers them
 	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
-		lits = requiredLiterals(tree)
-		exact = lits != nil && onlyFoldedLiterals(tree)
-	}
-	// find returns where re matches text, or nil. lower is text lower-cased if it is ASCII,
-	// else "". A text that contains none of the literals every match needs cannot match; when
-	// the pattern is only literals, the first literal found is the match. Only ASCII texts take
-	// these shortcuts, since only for them is lower-casing the same as Go's case folding.
-	find := func(text, lower string) []int {
-		if lits == nil || lower == "" {
-			return re.FindStringIndex(text)
-		}
+		a := analyze(tree)
+		lits, exact = a.required(), a.exact != nil
 		if exact {
-			var loc []int
-			for _, l := range lits {
-				// Leftmost match; at one position the first alternative, as RE2 picks.
-				if i := strings.Index(lower, l); i >= 0 && (loc == nil || i < loc[0]) {
-					loc = []int{i, i + len(l)}
+			lits = a.exact
+		}
+	}
+	// The literals' trigrams rule out most texts before any search runs in them: inName and
+	// inDesc hold the tools whose name or description may contain one of the literals, and
+	// nameLit and descLit the tools each literal may be in.
+	inName, inDesc := set.nameSig.all(), set.descSig.all()
+	var nameLit, descLit [][]uint64
+	if lits != nil {
+		inName, nameLit = set.nameSig.candidates(lits)
+		inDesc, descLit = set.descSig.candidates(lits)
+	}
+	// find returns where re matches text, the name or description of tool i whose literal sets
+	// are in. lower is text lower-cased if it is ASCII, else "". A text that contains none of the
+	// literals every match needs cannot match; when the literals are the pattern's matches, the
+	// leftmost one found is the match. Only ASCII texts take these shortcuts, since only for
+	// them is lower-casing the same as Go's case folding.
+	find := func(text, lower string, i int, in [][]uint64) (start, end int, ok bool) {
+		if lits == nil || lower == "" {
+			return regexIndex(re, text)
+		}
+		w, bit := i/64, uint64(1)<<(i%64)
+		if exact {
+			start = -1
+			for j, l := range lits {
+				// Leftmost match; at one position the first in order, as RE2 picks.
+				if in[j][w]&bit == 0 {
+					continue
+				}
+				if at := strings.Index(lower, l); at >= 0 && (start < 0 || at < start) {
+					start, end = at, at+len(l)
 				}
 			}
-			return loc
+			return start, end, start >= 0
 		}
-		for _, l := range lits {
-			if strings.Contains(lower, l) {
-				return re.FindStringIndex(text)
+		for j, l := range lits {
+			if in[j][w]&bit != 0 && strings.Contains(lower, l) {
+				return regexIndex(re, text)
 			}
 		}
-		return nil
+		return 0, 0, false
 	}
 
 	type match struct {
@@ -126,25 +154,48 @@ func (x *RegexIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, erro
 		rank int // 0 whole name, 1 part of name, 2 description
 		pos  int
 	}
-	var ms []match
-	for i, d := range set.defs {
-		if req.Filter != nil && !req.Filter(d) {
-			continue
+	compare := func(a, b match) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.pos, b.pos), cmp.Compare(a.def, b.def))
+	}
+	// ms keeps the best matches, sorted, at most the limit: a search for a common word matches
+	// thousands of tools, which need not all be sorted.
+	k := req.limit()
+	ms := make([]match, 0, min(k, 64))
+	offer := func(m match) {
+		if len(ms) == k && compare(m, ms[k-1]) >= 0 {
+			return
 		}
-		if loc := find(d.Name, set.name[i]); loc != nil {
-			rank := 1
-			if loc[0] == 0 && loc[1] == len(d.Name) {
-				rank = 0
+		at, _ := slices.BinarySearchFunc(ms, m, compare)
+		if len(ms) == k {
+			ms = ms[:k-1]
+		}
+		ms = slices.Insert(ms, at, m)
+	}
+	for w := range inName {
+		for either := inName[w] | inDesc[w]; either != 0; either &= either - 1 {
+			bit := uint64(1) << bits.TrailingZeros64(either)
+			i := w*64 + bits.TrailingZeros64(either)
+			d := set.defs[i]
+			if req.Filter != nil && !req.Filter(d) {
+				continue
 			}
-			ms = append(ms, match{i, rank, loc[0]})
-		} else if loc := find(d.Description, set.desc[i]); loc != nil {
-			ms = append(ms, match{i, 2, loc[0]})
+			if inName[w]&bit != 0 {
+				if start, end, ok := find(d.Name, set.name[i], i, nameLit); ok {
+					rank := 1
+					if start == 0 && end == len(d.Name) {
+						rank = 0
+					}
+					offer(match{i, rank, start})
+					continue
+				}
+			}
+			if inDesc[w]&bit != 0 {
+				if start, _, ok := find(d.Description, set.desc[i], i, descLit); ok {
+					offer(match{i, 2, start})
+				}
+			}
 		}
 	}
-	slices.SortFunc(ms, func(a, b match) int {
-		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.pos, b.pos), cmp.Compare(a.def, b.def))
-	})
-	ms = ms[:min(len(ms), req.limit())]
 	hits := make([]Hit, len(ms))
 	for i, m := range ms {
 		// 3, 2 or 1 by rank, less a little for a later match: the order above as a number.
@@ -153,64 +204,199 @@ func (x *RegexIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, erro
 	return hits, nil
 }
 
+func regexIndex(re *regexp.Regexp, text string) (start, end int, ok bool) {
+	loc := re.FindStringIndex(text)
+	if loc == nil {
+		return 0, 0, false
+	}
+	return loc[0], loc[1], true
+}
+
+// Bounds of the literal analysis: larger sets cost more to test than they save.
+const (
+	maxExactStrings = 32 // strings in an exact set
+	maxClassChars   = 10 // characters of a class spelled out as strings
+)
+
+// literals is what the prefilter knows of a pattern or part of one, as lower-case ASCII
+// strings. It is the prefilter of code search engines, reduced to what tool-search patterns use.
+type literals struct {
+	// exact, when not nil, holds every string the part matches in an ASCII text, lower-cased,
+	// in the order a backtracking matcher tries them, which is the order RE2 prefers them: a
+	// text lower-cased contains one where and only where the part matches.
+	exact []string
+	// req, when not nil, holds strings one of which every match contains.
+	req []string
+}
+
+// required returns strings one of which every match contains, or nil when there are none.
+func (l literals) required() []string {
+	if l.exact != nil {
+		if slices.Contains(l.exact, "") {
+			return nil
+		}
+		return l.exact
+	}
+	return l.req
+}
+
 // requiredLiterals returns lower-case ASCII strings one of which every match of re contains, or
-// nil when it cannot tell (a pattern of character classes, say). It is the prefilter of code
-// search engines, reduced to what tool-search patterns use: literals, concatenation,
-// alternation, groups and repetition.
-func requiredLiterals(re *syntax.Regexp) []string {
+// nil when it cannot tell (a pattern of character classes, say).
+func requiredLiterals(re *syntax.Regexp) []string { return analyze(re).required() }
+
+// analyze works out the literals of re. Go's parser factors alternations ("sunset|sunrise"
+// becomes "sun(?:set|rise)", "a1|a2" becomes "a[1-2]"), so concatenations of exact parts are
+// multiplied out again and small classes spelled out.
+func analyze(re *syntax.Regexp) literals {
 	switch re.Op {
+	case syntax.OpEmptyMatch:
+		return literals{exact: []string{""}}
 	case syntax.OpLiteral:
 		s := string(re.Rune)
 		if lowerASCII(s) == "" {
-			return nil
+			return literals{}
 		}
-		return []string{strings.ToLower(s)}
-	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiterals(re.Sub[0])
+		lower := strings.ToLower(s)
+		if re.Flags&syntax.FoldCase == 0 && lower != strings.ToUpper(s) {
+			// Case-sensitive letters: lower-casing the text would match other cases too.
+			return literals{req: []string{lower}}
+		}
+		return literals{exact: []string{lower}}
+	case syntax.OpCharClass:
+		return literals{exact: classStrings(re.Rune)}
+	case syntax.OpCapture:
+		return analyze(re.Sub[0])
+	case syntax.OpQuest:
+		sub := analyze(re.Sub[0])
+		if sub.exact == nil || len(sub.exact) >= maxExactStrings {
+			return literals{}
+		}
+		if re.Flags&syntax.NonGreedy != 0 {
+			return literals{exact: append([]string{""}, sub.exact...)}
+		}
+		return literals{exact: append(slices.Clone(sub.exact), "")}
+	case syntax.OpPlus:
+		return literals{req: analyze(re.Sub[0]).required()}
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredLiterals(re.Sub[0])
+			return literals{req: analyze(re.Sub[0]).required()}
 		}
 	case syntax.OpConcat:
-		// Every part must match, so any part's literals will do: take the most selective.
-		var best []string
-		for _, sub := range re.Sub {
-			if l := requiredLiterals(sub); l != nil && (best == nil || shortest(l) > shortest(best)) {
-				best = l
-			}
-		}
-		return best
+		return analyzeConcat(re.Sub)
 	case syntax.OpAlternate:
-		var all []string
+		var exact, req []string
+		allExact, allReq := true, true
 		for _, sub := range re.Sub {
-			l := requiredLiterals(sub)
-			if l == nil {
-				return nil
+			l := analyze(sub)
+			if l.exact == nil {
+				allExact = false
+			} else {
+				exact = append(exact, l.exact...)
 			}
-			all = append(all, l...)
+			if r := l.required(); r == nil {
+				allReq = false
+			} else {
+				req = append(req, r...)
+			}
 		}
-		return all
+		if allExact && len(exact) <= maxExactStrings {
+			return literals{exact: dedupe(exact)}
+		}
+		if allReq {
+			return literals{req: dedupe(req)}
+		}
 	}
-	return nil
+	return literals{}
 }
 
-// onlyFoldedLiterals reports whether re is a case-insensitive literal or an alternation of
-// them, possibly in groups: a pattern substring search answers exactly.
-func onlyFoldedLiterals(re *syntax.Regexp) bool {
-	switch re.Op {
-	case syntax.OpLiteral:
-		return re.Flags&syntax.FoldCase != 0
-	case syntax.OpCapture:
-		return onlyFoldedLiterals(re.Sub[0])
-	case syntax.OpAlternate:
-		for _, sub := range re.Sub {
-			if !onlyFoldedLiterals(sub) {
-				return false
+// analyzeConcat multiplies out runs of exact parts. The whole is exact if every part is;
+// otherwise any run's strings, or any part's required ones, will do: it takes the most selective.
+func analyzeConcat(subs []*syntax.Regexp) literals {
+	var best []string
+	consider := func(c []string) {
+		if c != nil && !slices.Contains(c, "") && (best == nil || shortest(c) > shortest(best)) {
+			best = c
+		}
+	}
+	run := []string{""} // the run of exact parts so far, multiplied out
+	allExact := true
+	for _, sub := range subs {
+		l := analyze(sub)
+		if l.exact != nil && len(run)*len(l.exact) <= maxExactStrings {
+			run = product(run, l.exact)
+			continue
+		}
+		allExact = false
+		consider(run)
+		consider(l.required())
+		run = []string{""}
+		if l.exact != nil { // too many to multiply in: start the next run with it
+			run = l.exact
+		}
+	}
+	if allExact {
+		return literals{exact: run}
+	}
+	consider(run)
+	return literals{req: best}
+}
+
+// product returns every string of a followed by every string of b, in the order a backtracking
+// matcher tries them: a's first string with each of b's, then a's second, and so on.
+func product(a, b []string) []string {
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return dedupe(out)
+}
+
+// dedupe drops later copies of a string, keeping the order.
+func dedupe(ss []string) []string {
+	out := ss[:0:0]
+	for _, s := range ss {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// classStrings returns the ASCII characters of a character class (pairs of range bounds) as
+// lower-case strings, or nil when lower-casing an ASCII text would not tell the class's
+// characters apart from others: a letter whose other case is not in the class, or too many
+// characters to spell out. Characters beyond ASCII are left out; texts that hold any are not
+// lower-cased and always go to the regular expression.
+func classStrings(ranges []rune) []string {
+	in := func(r rune) bool {
+		for i := 0; i+1 < len(ranges); i += 2 {
+			if ranges[i] <= r && r <= ranges[i+1] {
+				return true
 			}
 		}
-		return true
+		return false
 	}
-	return false
+	var out []string
+	for i := 0; i+1 < len(ranges); i += 2 {
+		for r := ranges[i]; r <= ranges[i+1] && r < utf8.RuneSelf; r++ {
+			lower, upper := unicode.ToLower(r), unicode.ToUpper(r)
+			if !in(lower) || !in(upper) {
+				return nil
+			}
+			if s := string(lower); !slices.Contains(out, s) {
+				if len(out) == maxClassChars {
+					return nil
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 func shortest(ss []string) int {

@@ -47,6 +47,15 @@ func (h *Heap) Offer(x Item, k int) {
 	down(s, 0, len(s))
 }
 
+// Worst returns the worst of the items kept when k are kept, the item any other must be better
+// than to be kept; ok is false while fewer than k are kept, when any item is.
+func (h *Heap) Worst(k int) (worst Item, ok bool) {
+	if k <= 0 || len(h.items) < k {
+		return Item{}, false
+	}
+	return h.items[0], true
+}
+
 // Sorted empties the heap into a new slice, best item first.
 func (h *Heap) Sorted() []Item {
 	s := h.items

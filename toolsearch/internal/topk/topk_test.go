@@ -21,10 +21,13 @@ func TestHeapMatchesSort(t *testing.T) {
 		for _, it := range items {
 			h.Offer(it, k)
 		}
-		got := h.Sorted()
 		want := slices.Clone(items)
 		sort.SliceStable(want, func(a, b int) bool { return want[a].Score > want[b].Score })
 		want = want[:min(k, n)]
+		if worst, ok := h.Worst(k); ok != (k > 0 && n >= k) || ok && worst != want[k-1] {
+			t.Fatalf("trial %d (n=%d k=%d): worst %v %v, want %v", trial, n, k, worst, ok, want)
+		}
+		got := h.Sorted()
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d (n=%d k=%d): got %v, want %v", trial, n, k, got, want)
 		}
