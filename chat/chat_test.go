@@ -100,6 +100,31 @@ func TestToolCallsFromEveryGeneration(t *testing.T) {
 	}
 }
 
+func TestResponseMessage(t *testing.T) {
+	call := ToolCall{ID: "a", Name: "weather", Arguments: `{}`}
+	think := Reasoning{Provider: "p", Text: "hmm"}
+	tests := []struct {
+		name string
+		resp *Response
+		want Message
+	}{
+		{"nil", nil, Message{Role: RoleAssistant}},
+		{"no generations", &Response{}, Message{Role: RoleAssistant}},
+		{"one generation kept whole, role set", &Response{Generations: []Generation{{Message: Message{Content: "hi", ToolCalls: []ToolCall{call}, Reasoning: []Reasoning{think}}}}},
+			Message{Role: RoleAssistant, Content: "hi", ToolCalls: []ToolCall{call}, Reasoning: []Reasoning{think}}},
+		{"split answer joined", &Response{Generations: []Generation{
+			{Message: Message{Role: RoleAssistant, Content: "I'll check", Reasoning: []Reasoning{think}}},
+			{Index: 1, Message: Assistant("", call)},
+			{Index: 2, Message: Assistant("then answer", ToolCall{ID: "b", Name: "time"})},
+		}}, Message{Role: RoleAssistant, Content: "I'll check\nthen answer", ToolCalls: []ToolCall{call, {ID: "b", Name: "time"}}, Reasoning: []Reasoning{think}}},
+	}
+	for _, tt := range tests {
+		if got := tt.resp.Message(); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: Message() = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func seq(chunks ...*Response) iter.Seq2[*Response, error] {
 	return func(yield func(*Response, error) bool) {
 		for _, c := range chunks {

@@ -1,5 +1,7 @@
 package chat
 
+import "strings"
+
 // FinishReason says why a generation ended, normalised across providers.
 type FinishReason string
 
@@ -95,6 +97,32 @@ func (r *Response) ToolCalls() []ToolCall {
 		calls = append(calls, g.Message.ToolCalls...)
 	}
 	return calls
+}
+
+// Message returns the assistant message of the whole response, the one to append to a
+// conversation's history: the message of its one generation, or, when a provider split one
+// answer into several generations (text in one, tool calls in another), a message joining their
+// texts (one a line), reasoning and tool calls in order, so that the calls stay with what the
+// model said around them.
+func (r *Response) Message() Message {
+	if r != nil && len(r.Generations) == 1 {
+		msg := r.Generations[0].Message
+		msg.Role = RoleAssistant
+		return msg
+	}
+	msg := Message{Role: RoleAssistant, ToolCalls: r.ToolCalls()}
+	if r == nil {
+		return msg
+	}
+	var texts []string
+	for _, g := range r.Generations {
+		if g.Message.Content != "" {
+			texts = append(texts, g.Message.Content)
+		}
+		msg.Reasoning = append(msg.Reasoning, g.Message.Reasoning...)
+	}
+	msg.Content = strings.Join(texts, "\n")
+	return msg
 }
 
 // HasToolCalls reports whether any generation asks for a tool call.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"strings"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
@@ -104,7 +103,7 @@ func (a *Advisor) store(ctx context.Context, id string, resp *client.Response) e
 	if resp == nil || resp.Chat == nil || len(resp.Chat.Generations) == 0 {
 		return nil
 	}
-	if err := a.mem.Add(ctx, id, answerMessage(resp.Chat)); err != nil {
+	if err := a.mem.Add(ctx, id, resp.Chat.Message()); err != nil {
 		return fmt.Errorf("memory: storing conversation %q: %w", id, err)
 	}
 	return nil
@@ -151,25 +150,4 @@ func (a *Advisor) Stream(ctx context.Context, req *client.Request, next client.S
 			}
 		}
 	}
-}
-
-// answerMessage is the assistant message of a response. Some providers split one answer into
-// generations (text in one, tool calls in another); they are joined as the tool loop joins them,
-// so that stored calls stay with the text and reasoning around them.
-func answerMessage(resp *chat.Response) chat.Message {
-	if len(resp.Generations) == 1 {
-		msg := resp.Generations[0].Message
-		msg.Role = chat.RoleAssistant
-		return msg
-	}
-	msg := chat.Message{Role: chat.RoleAssistant, ToolCalls: resp.ToolCalls()}
-	var texts []string
-	for _, g := range resp.Generations {
-		if g.Message.Content != "" {
-			texts = append(texts, g.Message.Content)
-		}
-		msg.Reasoning = append(msg.Reasoning, g.Message.Reasoning...)
-	}
-	msg.Content = strings.Join(texts, "\n")
-	return msg
 }

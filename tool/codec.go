@@ -60,63 +60,50 @@ var (
 	encodeOptions = jsonv2.JoinOptions(baseEncodeOptions, jsonv2.WithMarshalers(durationMarshaler))
 )
 
-// encodeOptionsFor returns the options for encoding results of type t.
+// encodeOptionsFor returns the options for encoding results of type t: with the duration
+// marshaler when t may hold a duration, which an interface may.
 func encodeOptionsFor(t reflect.Type) jsonv2.Options {
-	if containsType(t, durationType, map[reflect.Type]bool{}) || containsKind(t, reflect.Interface, map[reflect.Type]bool{}) {
+	if containsType(t, func(t reflect.Type) bool { return t == durationType || t.Kind() == reflect.Interface }) {
 		return encodeOptions
 	}
 	return baseEncodeOptions
 }
 
-func containsKind(t reflect.Type, k reflect.Kind, seen map[reflect.Type]bool) bool {
-	if t.Kind() == k {
-		return true
-	}
-	if seen[t] {
-		return false
-	}
-	seen[t] = true
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
-		return containsKind(t.Elem(), k, seen)
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if containsKind(t.Field(i).Type, k, seen) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // decodeOptions returns the options needed to decode t: none unless it holds durations, so
 // the common case takes the codec's fastest path.
 func decodeOptions(t reflect.Type) []jsonv2.Options {
-	if containsType(t, durationType, map[reflect.Type]bool{}) {
+	if containsType(t, func(t reflect.Type) bool { return t == durationType }) {
 		return []jsonv2.Options{decodeDurations}
 	}
 	return nil
 }
 
-func containsType(t, want reflect.Type, seen map[reflect.Type]bool) bool {
-	if t == want {
-		return true
-	}
-	if seen[t] {
-		return false
-	}
-	seen[t] = true
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
-		return containsType(t.Elem(), want, seen)
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if containsType(t.Field(i).Type, want, seen) {
-				return true
+// containsType reports whether t, or a type a value of t holds (the element of a pointer, slice,
+// array or map, a struct's fields, recursively), satisfies match.
+func containsType(t reflect.Type, match func(reflect.Type) bool) bool {
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type) bool
+	walk = func(t reflect.Type) bool {
+		if match(t) {
+			return true
+		}
+		if seen[t] {
+			return false
+		}
+		seen[t] = true
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			return walk(t.Elem())
+		case reflect.Struct:
+			for i := range t.NumField() {
+				if walk(t.Field(i).Type) {
+					return true
+				}
 			}
 		}
+		return false
 	}
-	return false
+	return walk(t)
 }
 
 // decodeError turns a decoding failure into an [*ArgumentError] the model can act on. It

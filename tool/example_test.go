@@ -98,6 +98,17 @@ func ExampleMethods() {
 	// Done
 }
 
+func ExampleDefaultName() {
+	for _, method := range []string{"GetCurrentDateTime", "URL", "HTTPServer", "ID"} {
+		fmt.Println(method, "→", tool.DefaultName(method))
+	}
+	// Output:
+	// GetCurrentDateTime → getCurrentDateTime
+	// URL → url
+	// HTTPServer → httpServer
+	// ID → id
+}
+
 func ExampleNew() {
 	lookup, err := tool.New(tool.Definition{
 		Name:        "lookupOrder",

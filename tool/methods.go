@@ -24,7 +24,7 @@ import (
 // Tool names and descriptions come from [RegisterMethods] (which `wield gen` writes from
 // `//wield:tool` directives and doc comments) when obj's type has registered methods; then only
 // those methods become tools. Otherwise every exported method of a valid form does, named by
-// its Go name in lowerCamel case (GetCurrentDateTime becomes getCurrentDateTime) and described
+// [DefaultName] (GetCurrentDateTime becomes getCurrentDateTime) and described
 // by that name. Methods of other forms are skipped and reported to the [OnSkip] callback; a
 // registered method with an invalid form is an error. Two tools with one name are an error.
 //
@@ -107,7 +107,7 @@ func methods(obj any, opts []Option) ([]Tool, []skipped, error) {
 		}
 		name := doc.Name
 		if name == "" {
-			name = lowerCamel(m.Name)
+			name = DefaultName(m.Name)
 		}
 		if err := checkName(name); err != nil {
 			return nil, nil, fmt.Errorf("method %s: %w", m.Name, err)
@@ -211,17 +211,18 @@ func methodSignature(ft reflect.Type) (signature, string) {
 	return sig, ""
 }
 
-// lowerCamel lowers the leading capitals of a Go name: GetTime → getTime, URL → url,
-// HTTPServer → httpServer.
-func lowerCamel(s string) string {
-	r := []rune(s)
+// DefaultName returns the name [Methods] gives the tool of a Go method that has no registered
+// name: the method's name with its leading capitals lowered (GetTime → getTime, URL → url,
+// HTTPServer → httpServer). `wield gen` uses it to report clashing tool names before run time.
+func DefaultName(method string) string {
+	r := []rune(method)
 	n := 0
 	for n < len(r) && unicode.IsUpper(r[n]) {
 		n++
 	}
 	switch {
 	case n == 0:
-		return s
+		return method
 	case n > 1 && n < len(r) && unicode.IsLower(r[n]):
 		n-- // keep the capital that starts the next word
 	}

@@ -284,7 +284,7 @@ func TestMethodsDuplicateDefaultNames(t *testing.T) {
 	}
 }
 
-func TestLowerCamel(t *testing.T) {
+func TestDefaultName(t *testing.T) {
 	for in, want := range map[string]string{
 		"GetCurrentDateTime": "getCurrentDateTime",
 		"URL":                "url",
@@ -296,8 +296,8 @@ func TestLowerCamel(t *testing.T) {
 		"already":            "already",
 		"ÉtéTime":            "étéTime",
 	} {
-		if got := lowerCamel(in); got != want {
-			t.Errorf("lowerCamel(%q) = %q, want %q", in, got, want)
+		if got := DefaultName(in); got != want {
+			t.Errorf("DefaultName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 type MethodDoc struct {
 	// Method is the Go method name.
 	Method string
-	// Name is the tool name; empty means the method name in lowerCamel case.
+	// Name is the tool name; empty means [DefaultName] of the method.
 	Name string
 	// Description tells the model what the tool does; empty means the tool name.
 	Description string

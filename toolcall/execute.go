@@ -361,25 +361,11 @@ func contextError(ctx context.Context) error {
 	return fmt.Errorf("toolcall: tool calls interrupted: %w: %w", err, cause)
 }
 
-// assistantMessage is the assistant message holding the calls. Some providers split one answer
-// into generations (text in one, calls in another); their texts and reasoning are joined so that
-// the history keeps everything the model said with its calls.
+// assistantMessage is the assistant message holding the calls, with the generations of a
+// split answer joined (see [chat.Response.Message]).
 func assistantMessage(resp *chat.Response, calls []chat.ToolCall) chat.Message {
-	if len(resp.Generations) == 1 {
-		msg := resp.Generations[0].Message
-		msg.Role = chat.RoleAssistant
-		msg.ToolCalls = calls
-		return msg
-	}
-	msg := chat.Message{Role: chat.RoleAssistant, ToolCalls: calls}
-	var texts []string
-	for _, g := range resp.Generations {
-		if g.Message.Content != "" {
-			texts = append(texts, g.Message.Content)
-		}
-		msg.Reasoning = append(msg.Reasoning, g.Message.Reasoning...)
-	}
-	msg.Content = strings.Join(texts, "\n")
+	msg := resp.Message()
+	msg.ToolCalls = calls
 	return msg
 }
 

@@ -37,6 +37,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/wield-ai/wield/tool"
 )
 
 // DefaultOutput is the name of the file gen writes in the package directory.
@@ -273,7 +275,7 @@ func (p *pkg) methods() ([]method, error) {
 			}
 			toolName := m.tool
 			if toolName == "" {
-				toolName = lowerCamel(m.name)
+				toolName = tool.DefaultName(m.name)
 			}
 			if names[m.recv] == nil {
 				names[m.recv] = map[string]method{}
@@ -521,25 +523,6 @@ func stripName(desc, name string) string {
 		return desc
 	}
 	return string(unicode.ToUpper(r)) + rest[size:]
-}
-
-// lowerCamel is tool.Methods' default naming, repeated here to detect duplicate names early.
-func lowerCamel(s string) string {
-	r := []rune(s)
-	n := 0
-	for n < len(r) && unicode.IsUpper(r[n]) {
-		n++
-	}
-	switch {
-	case n == 0:
-		return s
-	case n > 1 && n < len(r) && unicode.IsLower(r[n]):
-		n--
-	}
-	for i := range n {
-		r[i] = unicode.ToLower(r[i])
-	}
-	return string(r)
 }
 
 func (p *pkg) render(methods []method, types []typeDoc) ([]byte, error) {

@@ -313,8 +313,9 @@ func (namingProbe) URL()        {}
 func (namingProbe) HTTPServer() {}
 func (namingProbe) A()          {}
 
-// TestLowerCamelMatchesTool keeps the copy of tool.Methods' default naming in step with it.
-func TestLowerCamelMatchesTool(t *testing.T) {
+// TestDefaultNameMatchesMethods checks that the naming gen reports clashes with is the one
+// tool.Methods applies.
+func TestDefaultNameMatchesMethods(t *testing.T) {
 	tools, err := tool.Methods(namingProbe{})
 	if err != nil {
 		t.Fatal(err)
@@ -324,8 +325,8 @@ func TestLowerCamelMatchesTool(t *testing.T) {
 		t.Fatalf("%d tools", len(tools))
 	}
 	for i, tl := range tools {
-		if got, want := lowerCamel(methods[i]), tl.Definition().Name; got != want {
-			t.Errorf("lowerCamel(%q) = %q, tool.Methods names it %q", methods[i], got, want)
+		if got, want := tool.DefaultName(methods[i]), tl.Definition().Name; got != want {
+			t.Errorf("tool.DefaultName(%q) = %q, tool.Methods names it %q", methods[i], got, want)
 		}
 	}
 }

@@ -94,13 +94,7 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: open %s: %w", path, err)
 	}
-	s, err := New(ctx, db, SQLite)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	s.ownDB = true
-	return s, nil
+	return newOwned(ctx, db, SQLite)
 }
 
 // OpenPostgres connects to the PostgreSQL database at url (a postgres:// URL or a key=value
@@ -112,7 +106,13 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("sqlstore: %w", err)
 	}
 	db := stdlib.OpenDB(*cfg)
-	s, err := New(ctx, db, Postgres)
+	return newOwned(ctx, db, Postgres)
+}
+
+// newOwned is [New] for a database the store opened itself: closed with the store, or at once
+// when the store cannot be made.
+func newOwned(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
+	s, err := New(ctx, db, d)
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -1,9 +1,9 @@
 package anthropic
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -13,48 +13,30 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 )
-
-// memoryTransport answers every request with the same recorded stream, without a network, so
-// the benchmark measures decoding and aggregation.
-type memoryTransport struct{ body []byte }
-
-func (m memoryTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Body != nil {
-		_, _ = io.Copy(io.Discard, r.Body)
-		_ = r.Body.Close()
-	}
-	return &http.Response{
-		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:  http.Header{"Content-Type": {"text/event-stream"}},
-		Body:    io.NopCloser(bytes.NewReader(m.body)),
-		Request: r,
-	}, nil
-}
 
 // BenchmarkStreamAggregate streams a recorded answer (text, ping, a tool call in fragments, padded
 // JSON) through Model.Stream and chat.Aggregate. Baselines in the same run: the SDK's own SSE
 // decoding of the same bytes into its event type (what any SDK user pays), and a raw scan of the
 // SSE lines that only finds the data payloads (the floor). Compare MB/s across the three.
 func BenchmarkStreamAggregate(b *testing.B) {
-	body := loadCase(b, "sdk-tool-runner-next-streaming")[0].Body
+	body := providertest.Load(b, "sdk-tool-runner-next-streaming")[0].Body
 	prompt := weatherPrompt()
 
 	b.Run("wield", func(b *testing.B) {
-		m := newTestModel(b, "http://anthropic.invalid", Config{HTTPClient: &http.Client{Transport: memoryTransport{body}}})
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		for b.Loop() {
-			resp, err := chat.Aggregate(m.Stream(context.Background(), prompt))
-			if err != nil || len(resp.ToolCalls()) != 1 {
-				b.Fatal(err, resp)
+		m := newTestModel(b, "http://anthropic.invalid", Config{HTTPClient: providertest.MemoryClient("text/event-stream", body)})
+		providertest.BenchStream(b, body, m, prompt, func(resp *chat.Response) error {
+			if len(resp.ToolCalls()) != 1 {
+				return fmt.Errorf("tool calls %+v", resp.ToolCalls())
 			}
-		}
+			return nil
+		})
 	})
 
 	b.Run("sdk-decode", func(b *testing.B) {
 		client := sdk.NewClient(option.WithAPIKey("k"), option.WithBaseURL("http://anthropic.invalid"),
-			option.WithHTTPClient(&http.Client{Transport: memoryTransport{body}}))
+			option.WithHTTPClient(providertest.MemoryClient("text/event-stream", body)))
 		req, err := newTestModel(b, "http://anthropic.invalid", Config{}).request(prompt)
 		if err != nil {
 			b.Fatal(err)
@@ -90,21 +72,5 @@ func BenchmarkStreamAggregate(b *testing.B) {
 		}
 	})
 
-	b.Run("raw-scan", func(b *testing.B) {
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		prefix := []byte("data:")
-		for b.Loop() {
-			sc := bufio.NewScanner(bytes.NewReader(body))
-			n := 0
-			for sc.Scan() {
-				if bytes.HasPrefix(sc.Bytes(), prefix) {
-					n++
-				}
-			}
-			if n == 0 {
-				b.Fatal("no data lines")
-			}
-		}
-	})
+	b.Run("raw-scan", func(b *testing.B) { providertest.BenchScan(b, body, providertest.ScanSSE, 0) })
 }

@@ -1,11 +1,11 @@
 package anthropic
 
 import (
-	"context"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -21,7 +21,7 @@ import (
 func TestClientLoops(t *testing.T) {
 	skip := map[string]bool{"sdk-tool-runner-max-iterations": true, "sdk-tool-runner-custom-handling": true}
 	for _, tc := range replayCases {
-		exs := loadCase(t, tc.name)
+		exs := providertest.Load(t, tc.name)
 		if len(exs) < 2 || skip[tc.name] {
 			continue // no loop to run
 		}
@@ -36,25 +36,9 @@ func TestClientLoops(t *testing.T) {
 			if tc.system != "" {
 				spec = spec.System(tc.system)
 			}
-			var resp *client.Response
-			if tc.stream {
-				s := spec.Stream(context.Background())
-				var text string
-				for piece, err := range s.Text() {
-					if err != nil {
-						t.Fatal(err)
-					}
-					text += piece
-				}
-				resp = s.Response()
-				if text == "" {
-					t.Error("no text streamed")
-				}
-			} else {
-				var err error
-				if resp, err = spec.Call(context.Background()).Response(); err != nil {
-					t.Fatal(err)
-				}
+			resp, streamed := providertest.Send(t, spec, tc.stream)
+			if tc.stream && streamed == "" {
+				t.Error("no text streamed")
 			}
 			if got := resp.Text(); got != tc.wantText {
 				t.Errorf("answer = %q, want %q", got, tc.wantText)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,16 +12,6 @@ import (
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
-
-// loadCase reads a recorded case from testdata.
-func loadCase(t testing.TB, name string) []replay.Exchange {
-	t.Helper()
-	exs, err := replay.Load(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exs
-}
 
 // newTestModel returns a Model talking to url with a fake key and tiny retry waits left to the
 // server's Retry-After headers.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
@@ -203,7 +204,7 @@ var replayCases = []replayCase{
 func TestReplay(t *testing.T) {
 	for _, tc := range replayCases {
 		t.Run(tc.name, func(t *testing.T) {
-			exs := loadCase(t, tc.name)
+			exs := providertest.Load(t, tc.name)
 			srv := replay.NewServer(t, exs...)
 			m := newTestModel(t, srv.URL, tc.cfg)
 			resp := runLoop(t, m, tc, exs, srv)
@@ -268,11 +269,7 @@ func runLoop(t *testing.T, m *Model, tc replayCase, exs []replay.Exchange, srv *
 		}
 		p := &chat.Prompt{Messages: msgs, Options: &opts}
 		var err error
-		if tc.stream {
-			resp, err = chat.Aggregate(m.Stream(ctx, p))
-		} else {
-			resp, err = m.Call(ctx, p)
-		}
+		resp, err = providertest.Run(ctx, m, p, tc.stream)
 		if err != nil {
 			t.Fatalf("exchange %d: %v", i+1, err)
 		}

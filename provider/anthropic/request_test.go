@@ -19,6 +19,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -310,7 +311,7 @@ func TestSettings(t *testing.T) {
 // TestLargeMaxTokensCall: with max_tokens beyond what the SDK accepts without streaming, Call
 // streams and returns the whole answer.
 func TestLargeMaxTokensCall(t *testing.T) {
-	ex := loadCase(t, "sdk-tool-runner-next-streaming")[0]
+	ex := providertest.Load(t, "sdk-tool-runner-next-streaming")[0]
 	srv := replay.NewServer(t, ex)
 	m := newTestModel(t, srv.URL, Config{MaxTokens: 64000})
 	resp, err := m.Call(context.Background(), weatherPrompt())

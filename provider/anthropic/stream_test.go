@@ -15,6 +15,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -35,7 +36,7 @@ func collect(stream func(yield func(*chat.Response, error) bool)) ([]*chat.Respo
 // text pieces, the tool call's id and name first and then its non-empty fragments under one
 // Index, the finish reason and cumulative usage from message_delta, the SDK event in Raw.
 func TestStreamChunks(t *testing.T) {
-	exs := loadCase(t, "sdk-tool-runner-next-streaming")
+	exs := providertest.Load(t, "sdk-tool-runner-next-streaming")
 	srv := replay.NewServer(t, exs...)
 	m := newTestModel(t, srv.URL, Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512})
 	p := &chat.Prompt{Messages: []chat.Message{chat.User("Weather in SF?")}, Options: &chat.Options{Tools: []tool.Tool{sdkWeather()}}}
@@ -95,7 +96,7 @@ func TestStreamChunks(t *testing.T) {
 func TestToolWithoutArguments(t *testing.T) {
 	for _, name := range []string{"vercel-tool-no-args-claude-3-opus", "vercel-tool-no-args-stream-claude-sonnet-4-5"} {
 		t.Run(name, func(t *testing.T) {
-			exs := loadCase(t, name)
+			exs := providertest.Load(t, name)
 			srv := replay.NewServer(t, exs...)
 			m := newTestModel(t, srv.URL, Config{})
 			noArgs := funcTool{def: tool.Definition{Name: "updateIssueList", Description: "Update the issue list"},
@@ -155,7 +156,7 @@ func TestForcedToolUse(t *testing.T) {
 		{"vercel-json-tool-stream-claude-haiku-4-5", "San Francisco"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			exs := loadCase(t, tc.name)
+			exs := providertest.Load(t, tc.name)
 			srv := replay.NewServer(t, exs...)
 			m := newTestModel(t, srv.URL, Config{Model: "claude-haiku-4-5"})
 			p := &chat.Prompt{
@@ -200,25 +201,6 @@ func TestForcedToolUse(t *testing.T) {
 	}
 }
 
-// sse frames events the way the Messages API does: an event line naming the payload's type,
-// then the data line.
-func sse(events ...string) []byte {
-	var b strings.Builder
-	for _, e := range events {
-		var head struct {
-			Type string `json:"type"`
-		}
-		if err := json.Unmarshal([]byte(e), &head); err != nil || head.Type == "" {
-			// Malformed payloads keep the event name their test gives them after a '|'.
-			name, data, _ := strings.Cut(e, "|")
-			b.WriteString("event: " + name + "\ndata: " + data + "\n\n")
-			continue
-		}
-		b.WriteString("event: " + head.Type + "\ndata: " + e + "\n\n")
-	}
-	return []byte(b.String())
-}
-
 const (
 	evStart = `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"usage":{"input_tokens":10,"cache_read_input_tokens":5,"cache_creation_input_tokens":2,"output_tokens":1}}}`
 	evStop  = `{"type":"message_stop"}`
@@ -233,7 +215,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // thinkingStream is a hand-written stream in the documented shape of extended thinking with a
 // tool call: a thinking block (thinking_delta, signature_delta), a redacted_thinking block, text,
 // and a tool_use block.
-var thinkingStream = sse(
+var thinkingStream = providertest.SSE(
 	evStart,
 	`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
 	`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"The user wants the weather. "}}`,
@@ -258,7 +240,7 @@ var thinkingStream = sse(
 // before the text and tool_use blocks on the next turn, with their signatures; reasoning from
 // another provider is dropped; the thinking budget is sent.
 func TestThinkingRoundTrip(t *testing.T) {
-	final := sse(evStart,
+	final := providertest.SSE(evStart,
 		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Sunny in Paris."}}`,
 		`{"type":"content_block_stop","index":0}`,
@@ -413,7 +395,7 @@ func TestStreamEvents(t *testing.T) {
 				{ID: "toolu_b", Name: "get_weather", Arguments: `{"city":"Oslo"}`, Index: 1},
 			},
 			wantFinish: chat.FinishToolCalls},
-		{name: "padded JSON and CRLF", raw: []byte(strings.ReplaceAll(string(sse(
+		{name: "padded JSON and CRLF", raw: []byte(strings.ReplaceAll(string(providertest.SSE(
 			`{"type":"message_start","message":{"id":"msg_1","model":"m","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}     `,
 			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}   }`,
 			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}          }`,
@@ -448,7 +430,7 @@ func TestStreamEvents(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			body := tc.raw
 			if body == nil {
-				body = sse(tc.events...)
+				body = providertest.SSE(tc.events...)
 			}
 			srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: body})
 			m := newTestModel(t, srv.URL, Config{})
@@ -481,7 +463,7 @@ func TestStreamStopEarly(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(sse(evStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`))
+		_, _ = w.Write(providertest.SSE(evStart, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`))
 		w.(http.Flusher).Flush()
 		for {
 			select {
@@ -489,7 +471,7 @@ func TestStreamStopEarly(t *testing.T) {
 				close(gone)
 				return
 			case <-time.After(5 * time.Millisecond):
-				_, _ = w.Write(sse(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"more "}}`))
+				_, _ = w.Write(providertest.SSE(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"more "}}`))
 				w.(http.Flusher).Flush()
 			}
 		}

@@ -1,10 +1,10 @@
 package gemini
 
 import (
-	"context"
 	"testing"
 
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/memory"
 )
@@ -19,7 +19,7 @@ func TestClientLoops(t *testing.T) {
 			continue // text-only cases have no loop
 		}
 		t.Run(tc.dir, func(t *testing.T) {
-			exs := load(t, tc.dir)
+			exs := providertest.Load(t, tc.dir)
 			srv := replay.NewServer(t, exs...)
 			m, _ := newTestModel(t, srv, Config{SchemaMode: tc.mode})
 			opts := tc.opts
@@ -33,24 +33,9 @@ func TestClientLoops(t *testing.T) {
 				if tc.system != "" {
 					spec = spec.System(tc.system)
 				}
-				if tc.stream {
-					s := spec.Stream(context.Background())
-					var text string
-					for piece, err := range s.Text() {
-						if err != nil {
-							t.Fatal(err)
-						}
-						text += piece
-					}
-					answer = s.Response().Text()
-					if text == "" {
-						t.Fatal("no text streamed")
-					}
-				} else {
-					var err error
-					if answer, err = spec.Call(context.Background()).Content(); err != nil {
-						t.Fatal(err)
-					}
+				resp, streamed := providertest.Send(t, spec, tc.stream)
+				if answer = resp.Text(); tc.stream && streamed == "" {
+					t.Fatal("no text streamed")
 				}
 			}
 			if srv.Served() != len(exs) {

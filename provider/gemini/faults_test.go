@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 )
 
@@ -25,7 +24,7 @@ func jsonHeader() http.Header { return http.Header{"Content-Type": {"application
 
 // TestRetries proves 429 and 5xx answers are retried, waiting as the server asks.
 func TestRetries(t *testing.T) {
-	ok := load(t, "vercel-tool-call-gemini-3-pro-preview")[0]
+	ok := providertest.Load(t, "vercel-tool-call-gemini-3-pro-preview")[0]
 	tests := []struct {
 		name      string
 		faults    []replay.Exchange
@@ -66,13 +65,7 @@ func TestRetries(t *testing.T) {
 			if !tt.wantWaits(*waits) {
 				t.Fatalf("waits %v", *waits)
 			}
-			// Every attempt carries the same request.
-			reqs := srv.Requests()
-			for _, r := range reqs[1:] {
-				if !bytes.Equal(r.Body, reqs[0].Body) {
-					t.Fatal("retried request differs")
-				}
-			}
+			providertest.SameRequests(t, srv)
 		})
 	}
 }
@@ -125,12 +118,7 @@ func TestErrors(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				srv := replay.NewServer(t, tt.exchanges...)
 				m, _ := newTestModel(t, srv, Config{MaxRetries: tt.maxRetries})
-				var err error
-				if stream {
-					_, err = chat.Aggregate(m.Stream(context.Background(), weatherPrompt))
-				} else {
-					_, err = m.Call(context.Background(), weatherPrompt)
-				}
+				_, err := providertest.Run(context.Background(), m, weatherPrompt, stream)
 				var pe *chat.ProviderError
 				if !errors.As(err, &pe) {
 					t.Fatalf("err = %v (%T), want *chat.ProviderError", err, err)
@@ -150,7 +138,7 @@ func TestErrors(t *testing.T) {
 // answer: cut inside the function-call event, right after it, and ending cleanly before the
 // finish reason.
 func TestStreamCut(t *testing.T) {
-	ex := load(t, "vercel-tool-call-stream-gemini-3-pro-preview")[0]
+	ex := providertest.Load(t, "vercel-tool-call-stream-gemini-3-pro-preview")[0]
 	firstEnd := bytes.Index(ex.Body, []byte("\r\n\r\n")) + 4
 	tests := []struct {
 		name      string
@@ -162,23 +150,7 @@ func TestStreamCut(t *testing.T) {
 		{"clean end before the finish", replay.Exchange{Header: ex.Header, Body: ex.Body[:firstEnd]}, 1},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.NewServer(t, tt.ex)
-			m, _ := newTestModel(t, srv, Config{})
-			resp, err := chat.Aggregate(m.Stream(context.Background(), weatherPrompt))
-			if err == nil {
-				t.Fatal("truncated stream ended without an error")
-			}
-			if !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Fatalf("err = %v, want it to wrap io.ErrUnexpectedEOF", err)
-			}
-			if len(resp.ToolCalls()) != tt.wantCalls {
-				t.Fatalf("calls before the cut: %+v", resp.ToolCalls())
-			}
-			if srv.Served() != 1 {
-				t.Fatalf("%d requests: a broken stream must not be retried", srv.Served())
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { target.StreamCut(t, tt.ex, tt.wantCalls) })
 	}
 }
 
@@ -198,12 +170,7 @@ func TestMalformedJSON(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := replay.NewServer(t, tt.ex)
 			m, _ := newTestModel(t, srv, Config{})
-			var err error
-			if tt.stream {
-				_, err = chat.Aggregate(m.Stream(context.Background(), weatherPrompt))
-			} else {
-				_, err = m.Call(context.Background(), weatherPrompt)
-			}
+			_, err := providertest.Run(context.Background(), m, weatherPrompt, tt.stream)
 			if err == nil {
 				t.Fatal("malformed body accepted")
 			}
@@ -231,122 +198,29 @@ func TestStreamErrorEvent(t *testing.T) {
 	}
 }
 
-// hangingServer answers a stream request with one event and then holds the connection open
-// until the client goes away, which it reports on gone.
-func hangingServer(t *testing.T) (*httptest.Server, chan struct{}) {
-	t.Helper()
-	gone := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel\"}],\"role\": \"model\"},\"index\": 0}]}\r\n\r\n")
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-		close(gone)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, gone
-}
-
-func waitFor(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s did not happen", what)
-	}
+// target is the model under the shared fault checks: the stream's head is one event of text.
+var target = providertest.Target{
+	New: func(t testing.TB, url string) chat.Model {
+		m, err := New(context.Background(), Config{APIKey: "k", BaseURL: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	},
+	Prompt:      weatherPrompt,
+	ContentType: "text/event-stream",
+	Head:        "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel\"}],\"role\": \"model\"},\"index\": 0}]}\r\n\r\n",
 }
 
 // TestCancel proves a cancelled context ends a call and a stream promptly.
-func TestCancel(t *testing.T) {
-	t.Run("call", func(t *testing.T) {
-		srv, gone := hangingServer(t)
-		m, err := New(context.Background(), Config{APIKey: "k", BaseURL: srv.URL})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() {
-			_, err := m.Call(ctx, weatherPrompt)
-			done <- err
-		}()
-		time.Sleep(10 * time.Millisecond)
-		cancel()
-		select {
-		case err := <-done:
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("err = %v, want context.Canceled", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("Call did not return after cancel")
-		}
-		waitFor(t, gone, "closing the connection")
-	})
-	t.Run("stream", func(t *testing.T) {
-		srv, gone := hangingServer(t)
-		m, err := New(context.Background(), Config{APIKey: "k", BaseURL: srv.URL})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		var got []error
-		for chunk, err := range m.Stream(ctx, weatherPrompt) {
-			if err != nil {
-				got = append(got, err)
-				continue
-			}
-			if chunk.Text() == "Hel" {
-				cancel() // the server is now holding the stream open
-			}
-		}
-		if len(got) != 1 || !errors.Is(got[0], context.Canceled) {
-			t.Fatalf("errors %v, want one context.Canceled", got)
-		}
-		waitFor(t, gone, "closing the connection")
-	})
-	t.Run("already cancelled", func(t *testing.T) {
-		srv := replay.NewServer(t)
-		m, _ := newTestModel(t, srv, Config{})
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		if _, err := m.Call(ctx, weatherPrompt); !errors.Is(err, context.Canceled) {
-			t.Fatalf("err = %v", err)
-		}
-		if srv.Served() != 0 {
-			t.Fatal("a request was sent with a cancelled context")
-		}
-	})
-}
+func TestCancel(t *testing.T) { target.TestCancel(t) }
 
 // TestStopEarlyClosesBody proves that breaking out of a stream closes the connection.
-func TestStopEarlyClosesBody(t *testing.T) {
-	srv, gone := hangingServer(t)
-	m, err := New(context.Background(), Config{APIKey: "k", BaseURL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for chunk, err := range m.Stream(context.Background(), weatherPrompt) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if chunk.Text() == "Hel" {
-			break
-		}
-	}
-	waitFor(t, gone, "closing the connection after the consumer stopped")
-}
+func TestStopEarlyClosesBody(t *testing.T) { target.StopEarly(t) }
 
 // TestConsumerPanicPropagates proves the stream does not swallow a panic of the loop body.
 func TestConsumerPanicPropagates(t *testing.T) {
-	srv := replay.NewServer(t, load(t, "adk-text-stream-gemini-2.5-flash")...)
+	srv := replay.NewServer(t, providertest.Load(t, "adk-text-stream-gemini-2.5-flash")...)
 	m, _ := newTestModel(t, srv, Config{})
-	defer func() {
-		if r := recover(); r != "consumer" {
-			t.Fatalf("recovered %v, want the consumer's panic", r)
-		}
-	}()
-	for range m.Stream(context.Background(), weatherPrompt) {
-		panic("consumer")
-	}
+	providertest.ConsumerPanic(t, m, weatherPrompt)
 }

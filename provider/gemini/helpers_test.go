@@ -3,7 +3,6 @@ package gemini
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,39 +12,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/replay"
-	"github.com/wield-ai/wield/tool"
-	"github.com/wield-ai/wield/toolcall"
 )
-
-// newTool is a real Go function exposed as a typed tool, its input schema inferred by wield.
-func newTool[In, Out any](t testing.TB, name, description string, fn func(context.Context, In) (Out, error)) tool.Tool {
-	t.Helper()
-	tl, err := tool.Func(name, description, fn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tl
-}
-
-// execute runs the tool calls of resp with toolcall.Manager, as the tool loop does, and returns
-// the history to send next.
-func execute(t testing.TB, p *chat.Prompt, resp *chat.Response) []chat.Message {
-	t.Helper()
-	res, err := toolcall.New(toolcall.Config{}).Execute(context.Background(), p, resp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.History
-}
-
-func load(t testing.TB, name string) []replay.Exchange {
-	t.Helper()
-	exs, err := replay.Load(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exs
-}
 
 // newTestModel returns a Model talking to srv, with retry waits recorded instead of taken.
 func newTestModel(t testing.TB, srv *replay.Server, cfg Config) (*Model, *[]time.Duration) {
@@ -263,14 +230,4 @@ func walkParts(body any, fn func(part map[string]any)) {
 func jsonString(v any) string {
 	b, _ := json.MarshalIndent(v, "", "  ")
 	return string(b)
-}
-
-// rawTool has whatever definition a test gives it, as a tool from elsewhere (an MCP server)
-// might.
-type rawTool tool.Definition
-
-func (r rawTool) Definition() tool.Definition { return tool.Definition(r) }
-func (rawTool) Metadata() tool.Metadata       { return tool.Metadata{} }
-func (rawTool) Call(context.Context, string) (string, error) {
-	return "", nil
 }

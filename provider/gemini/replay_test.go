@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -44,7 +45,7 @@ type cityIn struct {
 }
 
 func fantasyWeather(t testing.TB) tool.Tool {
-	return newTool(t, "weather", "Get weather information for a location", func(_ context.Context, in weatherIn) (string, error) {
+	return providertest.Tool(t, "weather", "Get weather information for a location", func(_ context.Context, in weatherIn) (string, error) {
 		if in.Location == "" {
 			return "", fmt.Errorf("no location")
 		}
@@ -53,7 +54,7 @@ func fantasyWeather(t testing.TB) tool.Tool {
 }
 
 func sumTool(t testing.TB, description string) tool.Tool {
-	return newTool(t, "sum", description, func(_ context.Context, in sumIn) (sumOut, error) {
+	return providertest.Tool(t, "sum", description, func(_ context.Context, in sumIn) (sumOut, error) {
 		return sumOut{Sum: in.A + in.B}, nil
 	})
 }
@@ -66,7 +67,7 @@ func mcpWeather(t testing.TB) tool.Tool {
 	type out struct {
 		Output summary `json:"output"`
 	}
-	return newTool(t, "get_weather", "returns weather in the given city", func(_ context.Context, in cityIn) (out, error) {
+	return providertest.Tool(t, "get_weather", "returns weather in the given city", func(_ context.Context, in cityIn) (out, error) {
 		return out{summary{fmt.Sprintf("Today in %q is sunny", in.City)}}, nil
 	})
 }
@@ -151,7 +152,7 @@ var loopCases = []loopCase{
 func TestReplayLoops(t *testing.T) {
 	for _, tc := range loopCases {
 		t.Run(tc.dir, func(t *testing.T) {
-			exs := load(t, tc.dir)
+			exs := providertest.Load(t, tc.dir)
 			srv := replay.NewServer(t, exs...)
 			m, _ := newTestModel(t, srv, Config{SchemaMode: tc.mode})
 			opts := tc.opts
@@ -168,11 +169,7 @@ func TestReplayLoops(t *testing.T) {
 			for i := range exs {
 				p := &chat.Prompt{Messages: history, Options: &opts}
 				var err error
-				if tc.stream {
-					resp, err = chat.Aggregate(m.Stream(context.Background(), p))
-				} else {
-					resp, err = m.Call(context.Background(), p)
-				}
+				resp, err = providertest.Run(context.Background(), m, p, tc.stream)
 				if err != nil {
 					t.Fatalf("exchange %d: %v", i+1, err)
 				}
@@ -180,7 +177,7 @@ func TestReplayLoops(t *testing.T) {
 				parseRecorded(t, exs[i]).check(t, resp)
 				switch {
 				case resp.HasToolCalls():
-					history = execute(t, p, resp)
+					history = providertest.Execute(t, p, resp)
 				case nextTurn < len(tc.turns):
 					history = append(history, resp.Generations[0].Message, chat.User(tc.turns[nextTurn]))
 					nextTurn++
@@ -200,10 +197,10 @@ func TestReplayLoops(t *testing.T) {
 
 // TestReplaySingleTurns replays three independent recorded requests, each answered by one call.
 func TestReplaySingleTurns(t *testing.T) {
-	exs := load(t, "adk-function-tool-simple-gemini-2.5-flash")
+	exs := providertest.Load(t, "adk-function-tool-simple-gemini-2.5-flash")
 	srv := replay.NewServer(t, exs...)
 	m, _ := newTestModel(t, srv, Config{})
-	report := newTool(t, "get_weather_report", "Retrieves the current weather report for a specified city.",
+	report := providertest.Tool(t, "get_weather_report", "Retrieves the current weather report for a specified city.",
 		func(_ context.Context, in struct {
 			City string `json:"city"`
 		}) (string, error) {

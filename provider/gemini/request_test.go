@@ -12,6 +12,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -227,7 +228,7 @@ func TestResponseFormat(t *testing.T) {
 
 func TestRequestErrors(t *testing.T) {
 	weather := fantasyWeather(t)
-	bad := rawTool{Name: "bad", InputSchema: json.RawMessage(`[1]`)}
+	bad := providertest.RawTool{Name: "bad", InputSchema: json.RawMessage(`[1]`)}
 	tests := []struct {
 		name string
 		cfg  Config
@@ -301,7 +302,7 @@ func TestEchoOnSamePart(t *testing.T) {
 	if _, ok := resp.Raw.(*genai.GenerateContentResponse); !ok {
 		t.Fatalf("raw is %T", resp.Raw)
 	}
-	history = execute(t, &chat.Prompt{Messages: history, Options: opts}, resp)
+	history = providertest.Execute(t, &chat.Prompt{Messages: history, Options: opts}, resp)
 	if _, err := m.Call(context.Background(), &chat.Prompt{Messages: history, Options: opts}); err != nil {
 		t.Fatal(err)
 	}
@@ -372,13 +373,7 @@ func TestBlockedPrompt(t *testing.T) {
 		}
 		srv := replay.NewServer(t, ex)
 		m, _ := newTestModel(t, srv, Config{})
-		var resp *chat.Response
-		var err error
-		if stream {
-			resp, err = chat.Aggregate(m.Stream(context.Background(), weatherPrompt))
-		} else {
-			resp, err = m.Call(context.Background(), weatherPrompt)
-		}
+		resp, err := providertest.Run(context.Background(), m, weatherPrompt, stream)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -399,7 +394,7 @@ func TestAPIKeyFromEnvironment(t *testing.T) {
 	for _, tt := range tests {
 		t.Setenv("GEMINI_API_KEY", tt.gemini)
 		t.Setenv("GOOGLE_API_KEY", tt.google)
-		srv := replay.NewServer(t, load(t, "vercel-tool-call-gemini-3-pro-preview")...)
+		srv := replay.NewServer(t, providertest.Load(t, "vercel-tool-call-gemini-3-pro-preview")...)
 		m, err := New(context.Background(), Config{BaseURL: srv.URL})
 		if tt.want == "" {
 			if err == nil || !strings.Contains(err.Error(), "GEMINI_API_KEY") {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 )
 
@@ -28,17 +29,11 @@ func TestRecordedResponses(t *testing.T) {
 		{"vercel-tool-call-gemini3-stream-gemini-3-pro-preview", true},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
-			exs := load(t, tc.dir)
+			exs := providertest.Load(t, tc.dir)
 			srv := replay.NewServer(t, exs...)
 			m, _ := newTestModel(t, srv, Config{Model: "gemini-3-pro-preview"})
 			p := &chat.Prompt{Messages: []chat.Message{chat.User("What is the weather in San Francisco?")}}
-			var resp *chat.Response
-			var err error
-			if tc.stream {
-				resp, err = chat.Aggregate(m.Stream(context.Background(), p))
-			} else {
-				resp, err = m.Call(context.Background(), p)
-			}
+			resp, err := providertest.Run(context.Background(), m, p, tc.stream)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +53,7 @@ func TestRecordedResponses(t *testing.T) {
 // (partialArgs/willContinue): two calls whose arguments arrive in pieces are yielded whole, each
 // once, with the signature of the first part.
 func TestVertexStreamedArguments(t *testing.T) {
-	exs := load(t, "vercel-vertex-partial-args-stream-gemini-3.1-pro-preview")
+	exs := providertest.Load(t, "vercel-vertex-partial-args-stream-gemini-3.1-pro-preview")
 	srv := replay.NewServer(t, exs...)
 	m, _ := newTestModel(t, srv, Config{Model: "gemini-3.1-pro-preview"})
 	var chunks, withCalls int
@@ -184,7 +179,7 @@ func TestCandidates(t *testing.T) {
 // TestThoughtsJoined proves thought pieces streamed over several events become one Reasoning
 // item, yielded with the first answer text, and never mixed into the answer.
 func TestThoughtsJoined(t *testing.T) {
-	srv := replay.NewServer(t, load(t, "adk-text-stream-gemini-2.5-flash")...)
+	srv := replay.NewServer(t, providertest.Load(t, "adk-text-stream-gemini-2.5-flash")...)
 	m, _ := newTestModel(t, srv, Config{})
 	var items, chunkWithItem, chunk int
 	for c, err := range m.Stream(context.Background(), weatherPrompt) {
@@ -210,8 +205,8 @@ func TestThoughtsJoined(t *testing.T) {
 
 // TestConcurrentUse runs calls and streams on one Model at once (meaningful under -race).
 func TestConcurrentUse(t *testing.T) {
-	call := load(t, "vercel-tool-call-gemini-3-pro-preview")[0]
-	stream := load(t, "vercel-tool-call-gemini3-stream-gemini-3-pro-preview")[0]
+	call := providertest.Load(t, "vercel-tool-call-gemini-3-pro-preview")[0]
+	stream := providertest.Load(t, "vercel-tool-call-gemini3-stream-gemini-3-pro-preview")[0]
 	const n = 8
 	// Requests may arrive in any order; the server answers by the kind of request instead.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"google.golang.org/genai"
+
+	"github.com/wield-ai/wield/internal/jsonobj"
 )
 
 // SchemaMode chooses how tool input schemas (and ResponseFormat schemas) are sent to Gemini.
@@ -279,7 +281,7 @@ func (c *converter) build(m map[string]any, t genai.Type, at string) (*genai.Sch
 }
 
 func (c *converter) convertRef(m map[string]any, ref, at string) (*genai.Schema, error) {
-	target, err := c.resolve(ref)
+	target, err := jsonobj.ResolveRef(c.root, ref)
 	if err != nil {
 		return nil, fmt.Errorf("gemini: JSON Schema at %s: %w", at, err)
 	}
@@ -310,40 +312,6 @@ func (c *converter) convertRef(m map[string]any, ref, at string) (*genai.Schema,
 		s.Nullable = genai.Ptr(true)
 	}
 	return s, nil
-}
-
-func (c *converter) resolve(ref string) (any, error) {
-	ptr, ok := strings.CutPrefix(ref, "#")
-	if !ok {
-		return nil, fmt.Errorf("only local $ref is supported, got %q", ref)
-	}
-	cur := c.root
-	if ptr == "" {
-		return cur, nil
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, fmt.Errorf("unsupported $ref %q (anchors are not supported)", ref)
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch node := cur.(type) {
-		case map[string]any:
-			next, ok := node[tok]
-			if !ok {
-				return nil, fmt.Errorf("$ref %q points nowhere", ref)
-			}
-			cur = next
-		case []any:
-			var i int
-			if _, err := fmt.Sscanf(tok, "%d", &i); err != nil || i < 0 || i >= len(node) {
-				return nil, fmt.Errorf("$ref %q points nowhere", ref)
-			}
-			cur = node[i]
-		default:
-			return nil, fmt.Errorf("$ref %q points nowhere", ref)
-		}
-	}
-	return cur, nil
 }
 
 func (c *converter) convertAllOf(m map[string]any, all []any, at string) (*genai.Schema, error) {

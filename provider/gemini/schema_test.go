@@ -2,8 +2,6 @@ package gemini
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,10 +9,9 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/tool"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 type address struct {
 	Street string `json:"street" jsonschema:"street and number"`
@@ -107,22 +104,7 @@ func TestConvertSchema(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", "schema", tt.name+".golden.json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(want) {
-				t.Fatalf("conversion differs from %s:\n%s", path, got)
-			}
+			providertest.Golden(t, filepath.Join("testdata", "schema", tt.name+".golden.json"), got)
 			// Whatever the input, the output uses only keywords Gemini's Schema has.
 			var generic any
 			_ = json.Unmarshal(got, &generic)

@@ -1,10 +1,10 @@
 package ollama
 
 import (
-	"context"
 	"testing"
 
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -25,21 +25,8 @@ func TestClientLoop(t *testing.T) {
 			m, _ := newTestModel(t, srv, Config{Model: "llama3.2"})
 			c := client.New(m)
 			spec := c.Prompt("what is the weather in tokyo?").Tools([]tool.Tool{weatherTool(t)})
-			var answer string
-			if stream {
-				s := spec.Stream(context.Background())
-				for _, err := range s.Text() {
-					if err != nil {
-						t.Fatal(err)
-					}
-				}
-				answer = s.Response().Text()
-			} else {
-				var err error
-				if answer, err = spec.Call(context.Background()).Content(); err != nil {
-					t.Fatal(err)
-				}
-			}
+			resp, _ := providertest.Send(t, spec, stream)
+			answer := resp.Text()
 			if srv.Served() != 2 {
 				t.Fatalf("served %d of 2 exchanges", srv.Served())
 			}

@@ -7,11 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -66,12 +66,7 @@ func TestRetries(t *testing.T) {
 			if !tt.wantWaits(waits()) {
 				t.Fatalf("waits %v", waits())
 			}
-			reqs := srv.Requests()
-			for _, r := range reqs[1:] {
-				if !bytes.Equal(r.Body, reqs[0].Body) {
-					t.Fatal("retried request differs")
-				}
-			}
+			providertest.SameRequests(t, srv)
 		})
 	}
 }
@@ -126,12 +121,7 @@ func TestErrors(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				srv := replay.NewServer(t, tt.exchanges...)
 				m, _ := newTestModel(t, srv, Config{MaxRetries: tt.maxRetries})
-				var err error
-				if stream {
-					_, err = chat.Aggregate(m.Stream(context.Background(), weatherPrompt(t)))
-				} else {
-					_, err = m.Call(context.Background(), weatherPrompt(t))
-				}
+				_, err := providertest.Run(context.Background(), m, weatherPrompt(t), stream)
 				var pe *chat.ProviderError
 				if !errors.As(err, &pe) {
 					t.Fatalf("err = %v (%T), want *chat.ProviderError", err, err)
@@ -162,20 +152,7 @@ func TestStreamCut(t *testing.T) {
 		{"clean end before done", replay.Exchange{Header: ex.Header, Body: ex.Body[:firstEnd]}, 1},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.NewServer(t, tt.ex)
-			m, _ := newTestModel(t, srv, Config{})
-			resp, err := chat.Aggregate(m.Stream(context.Background(), weatherPrompt(t)))
-			if !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Fatalf("err = %v, want it to wrap io.ErrUnexpectedEOF", err)
-			}
-			if len(resp.ToolCalls()) != tt.wantCalls {
-				t.Fatalf("calls before the cut: %+v", resp.ToolCalls())
-			}
-			if srv.Served() != 1 {
-				t.Fatalf("%d requests: a broken stream must not be retried", srv.Served())
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { target(t).StreamCut(t, tt.ex, tt.wantCalls) })
 	}
 	t.Run("call", func(t *testing.T) {
 		body := load(t, "docs-tool-call-llama3.2")[0].Body
@@ -214,99 +191,27 @@ func TestBadAnswers(t *testing.T) {
 	}
 }
 
-// hangingServer answers with one line and then holds the connection open until the client goes
-// away, which it reports on gone.
-func hangingServer(t *testing.T) (*httptest.Server, chan struct{}) {
-	t.Helper()
-	gone := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		_, _ = io.WriteString(w, `{"model":"llama3.2","message":{"role":"assistant","content":"Hel"},"done":false}`+"\n")
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-		close(gone)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, gone
-}
-
-func waitFor(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s did not happen", what)
+// target is the model under the shared fault checks: the stream's head is one line of text.
+func target(t testing.TB) providertest.Target {
+	return providertest.Target{
+		New: func(t testing.TB, url string) chat.Model {
+			m, err := New(Config{BaseURL: url, Model: "llama3.2"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		},
+		Prompt:      weatherPrompt(t),
+		ContentType: "application/x-ndjson",
+		Head:        `{"model":"llama3.2","message":{"role":"assistant","content":"Hel"},"done":false}` + "\n",
 	}
 }
 
 // TestCancel proves a cancelled context ends a call and a stream promptly.
-func TestCancel(t *testing.T) {
-	t.Run("call", func(t *testing.T) {
-		srv, gone := hangingServer(t)
-		m, err := New(Config{BaseURL: srv.URL, Model: "llama3.2"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() {
-			_, err := m.Call(ctx, weatherPrompt(t))
-			done <- err
-		}()
-		time.Sleep(10 * time.Millisecond)
-		cancel()
-		select {
-		case err := <-done:
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("err = %v, want context.Canceled", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("Call did not return after cancel")
-		}
-		waitFor(t, gone, "closing the connection")
-	})
-	t.Run("stream", func(t *testing.T) {
-		srv, gone := hangingServer(t)
-		m, err := New(Config{BaseURL: srv.URL})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		var got []error
-		for chunk, err := range m.Stream(ctx, weatherPrompt(t)) {
-			if err != nil {
-				got = append(got, err)
-				continue
-			}
-			if chunk.Text() == "Hel" {
-				cancel()
-			}
-		}
-		if len(got) != 1 || !errors.Is(got[0], context.Canceled) {
-			t.Fatalf("errors %v, want one context.Canceled", got)
-		}
-		waitFor(t, gone, "closing the connection")
-	})
-}
+func TestCancel(t *testing.T) { target(t).TestCancel(t) }
 
 // TestStopEarlyClosesBody proves that breaking out of a stream closes the connection.
-func TestStopEarlyClosesBody(t *testing.T) {
-	srv, gone := hangingServer(t)
-	m, err := New(Config{BaseURL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for chunk, err := range m.Stream(context.Background(), weatherPrompt(t)) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if chunk.Text() == "Hel" {
-			break
-		}
-	}
-	waitFor(t, gone, "closing the connection after the consumer stopped")
-}
+func TestStopEarlyClosesBody(t *testing.T) { target(t).StopEarly(t) }
 
 // TestDeadServer proves a server that refuses connections is retried, then reported.
 func TestDeadServer(t *testing.T) {
@@ -335,12 +240,5 @@ func TestDeadServer(t *testing.T) {
 func TestConsumerPanicPropagates(t *testing.T) {
 	srv := replay.NewServer(t, load(t, "lcgo-text-stream-gemma3-1b")...)
 	m, _ := newTestModel(t, srv, Config{Model: "gemma3:1b"})
-	defer func() {
-		if r := recover(); r != "consumer" {
-			t.Fatalf("recovered %v, want the consumer's panic", r)
-		}
-	}()
-	for range m.Stream(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}) {
-		panic("consumer")
-	}
+	providertest.ConsumerPanic(t, m, &chat.Prompt{Messages: []chat.Message{chat.User("hi")}})
 }

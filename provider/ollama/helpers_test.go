@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -14,20 +13,10 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
-	"github.com/wield-ai/wield/toolcall"
 )
-
-// newTool is a real Go function exposed as a typed tool, its input schema inferred by wield.
-func newTool[In, Out any](t testing.TB, name, description string, fn func(context.Context, In) (Out, error)) tool.Tool {
-	t.Helper()
-	tl, err := tool.Func(name, description, fn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tl
-}
 
 type cityIn struct {
 	City string `json:"city" jsonschema:"The city to get the weather for"`
@@ -35,7 +24,7 @@ type cityIn struct {
 
 // weatherTool is the documentation's get_weather, answering as the documentation's example does.
 func weatherTool(t testing.TB) tool.Tool {
-	return newTool(t, "get_weather", "Get the weather in a given city", func(_ context.Context, in cityIn) (string, error) {
+	return providertest.Tool(t, "get_weather", "Get the weather in a given city", func(_ context.Context, in cityIn) (string, error) {
 		if in.City == "" {
 			return "", fmt.Errorf("no city")
 		}
@@ -43,26 +32,12 @@ func weatherTool(t testing.TB) tool.Tool {
 	})
 }
 
-// execute runs the tool calls of resp with toolcall.Manager, as the tool loop does, and returns
-// the history to send next.
-func execute(t testing.TB, p *chat.Prompt, resp *chat.Response) []chat.Message {
-	t.Helper()
-	res, err := toolcall.New(toolcall.Config{}).Execute(context.Background(), p, resp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.History
-}
-
 // load reads a case. The docs-* cases are documentation examples written pretty-printed; an
 // Ollama server writes each JSON object on one line (the client reads line by line), so their
 // JSON bodies are served compacted.
 func load(t testing.TB, name string) []replay.Exchange {
 	t.Helper()
-	exs, err := replay.Load(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	exs := providertest.Load(t, name)
 	if strings.HasPrefix(name, "docs-") {
 		for i := range exs {
 			if strings.HasPrefix(exs[i].Header.Get("Content-Type"), "application/json") {
@@ -237,14 +212,4 @@ func dropEmpty(v any) any {
 func jsonString(v any) string {
 	b, _ := json.MarshalIndent(v, "", "  ")
 	return string(b)
-}
-
-// rawTool has whatever definition a test gives it, as a tool from elsewhere (an MCP server)
-// might.
-type rawTool tool.Definition
-
-func (r rawTool) Definition() tool.Definition { return tool.Definition(r) }
-func (rawTool) Metadata() tool.Metadata       { return tool.Metadata{} }
-func (rawTool) Call(context.Context, string) (string, error) {
-	return "", nil
 }

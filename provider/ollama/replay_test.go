@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -133,13 +134,7 @@ func TestReplay(t *testing.T) {
 			srv := replay.NewServer(t, exs...)
 			m, _ := newTestModel(t, srv, Config{})
 			p := &chat.Prompt{Messages: tt.history(t), Options: tt.opts(t)}
-			var resp *chat.Response
-			var err error
-			if tt.stream {
-				resp, err = chat.Aggregate(m.Stream(context.Background(), p))
-			} else {
-				resp, err = m.Call(context.Background(), p)
-			}
+			resp, err := providertest.Run(context.Background(), m, p, tt.stream)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +151,7 @@ func TestToolsUnsupported(t *testing.T) {
 	exs := load(t, "lcgo-tools-unsupported-error-gemma3-1b")
 	srv := replay.NewServer(t, exs...)
 	m, _ := newTestModel(t, srv, Config{Model: "gemma3:1b"})
-	getTime := newTool(t, "getTime", "Get the current time.", func(context.Context, struct{}) (string, error) {
+	getTime := providertest.Tool(t, "getTime", "Get the current time.", func(context.Context, struct{}) (string, error) {
 		return "12:00", nil
 	})
 	_, err := m.Call(context.Background(), &chat.Prompt{
@@ -212,16 +207,12 @@ func TestToolLoop(t *testing.T) {
 			for i := range 2 {
 				p := &chat.Prompt{Messages: history, Options: &chat.Options{Tools: tools}}
 				var err error
-				if stream {
-					resp, err = chat.Aggregate(m.Stream(context.Background(), p))
-				} else {
-					resp, err = m.Call(context.Background(), p)
-				}
+				resp, err = providertest.Run(context.Background(), m, p, stream)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if resp.HasToolCalls() {
-					history = execute(t, p, resp)
+					history = providertest.Execute(t, p, resp)
 				} else if i == 0 {
 					t.Fatal("no tool call")
 				}

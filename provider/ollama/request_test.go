@@ -3,8 +3,6 @@ package ollama
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -14,11 +12,10 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMessages(t *testing.T) {
 	msgs := []chat.Message{
@@ -130,7 +127,7 @@ func TestToolChoice(t *testing.T) {
 
 func TestRequestErrors(t *testing.T) {
 	weather := weatherTool(t)
-	bad := rawTool{Name: "bad", InputSchema: json.RawMessage(`{"type":"string"}`)}
+	bad := providertest.RawTool{Name: "bad", InputSchema: json.RawMessage(`{"type":"string"}`)}
 	tests := []struct {
 		name  string
 		model string
@@ -189,7 +186,7 @@ type trip struct {
 // TestToolParameters converts schemas to Ollama's tool parameters and compares them with golden
 // files (go test -run TestToolParameters -update rewrites them).
 func TestToolParameters(t *testing.T) {
-	inferred := newTool(t, "trip", "", func(context.Context, trip) (string, error) { return "", nil }).Definition().InputSchema
+	inferred := providertest.Tool(t, "trip", "", func(context.Context, trip) (string, error) { return "", nil }).Definition().InputSchema
 	tests := []struct {
 		name   string
 		schema string
@@ -222,22 +219,7 @@ func TestToolParameters(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", "schema", strings.ReplaceAll(tt.name, " ", "-")+".golden.json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(want) {
-				t.Fatalf("conversion differs from %s:\n%s", path, got)
-			}
+			providertest.Golden(t, filepath.Join("testdata", "schema", strings.ReplaceAll(tt.name, " ", "-")+".golden.json"), got)
 			if strings.Contains(string(got), "$ref") || strings.Contains(string(got), "$defs") {
 				t.Fatal("references left in the output")
 			}
@@ -320,7 +302,7 @@ func TestThinking(t *testing.T) {
 		resp.Usage != (chat.Usage{InputTokens: 30, OutputTokens: 12, TotalTokens: 42}) {
 		t.Fatalf("response %s", jsonString(resp))
 	}
-	history = execute(t, p, resp)
+	history = providertest.Execute(t, p, resp)
 	if _, err := m.Call(context.Background(), &chat.Prompt{Messages: history, Options: p.Options}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,88 +1,35 @@
+//go:build unix
+
 package ollama
 
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/internal/testenv"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/tool"
 )
-
-// startSteady runs steady, the OpenAPI mock server, on Ollama's official OpenAPI description
-// and returns its address. steady answers a request that breaks the description with 400 and
-// x-steady-error-* headers naming the violated rules, a valid one with x-steady-request-valid.
-func startSteady(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	spec, err := filepath.Abs(filepath.Join("testdata", "spec", "ollama-openapi.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := testenv.Command(t, "steady", "--host", "127.0.0.1", "-p", fmt.Sprint(port), "--log-level", "details", spec)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // steady's launcher starts a child: stop both
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return "http://" + addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("steady did not start:\n%s", out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// verdicts records steady's verdict on every request.
-type verdicts struct {
-	mu   sync.Mutex
-	seen []http.Header
-}
-
-func (v *verdicts) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(r)
-	if err == nil {
-		v.mu.Lock()
-		v.seen = append(v.seen, resp.Header.Clone())
-		v.mu.Unlock()
-	}
-	return resp, err
-}
 
 // TestSteadyAcceptsRequests validates wield's /api/chat requests against Ollama's official
 // OpenAPI description: with tools, with a tool loop's history (assistant tool_calls, tool
 // results with tool_name), thinking, a response format and options, streamed and not.
 func TestSteadyAcceptsRequests(t *testing.T) {
-	base := startSteady(t)
-	v := &verdicts{}
+	spec, err := filepath.Abs(filepath.Join("testdata", "spec", "ollama-openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := providertest.StartSteady(t, spec)
+	v := &providertest.Verdicts{}
 	m, err := New(Config{BaseURL: base, Model: "llama3.2", MaxRetries: -1, HTTPClient: &http.Client{Transport: v}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := []tool.Tool{weatherTool(t), newTool(t, "getTime", "Get the current time.", func(context.Context, struct{}) (string, error) {
+	tools := []tool.Tool{weatherTool(t), providertest.Tool(t, "getTime", "Get the current time.", func(context.Context, struct{}) (string, error) {
 		return "12:00", nil
 	})}
 	loop := []chat.Message{
@@ -110,9 +57,7 @@ func TestSteadyAcceptsRequests(t *testing.T) {
 	for name, p := range prompts {
 		for _, stream := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/stream=%v", name, stream), func(t *testing.T) {
-				v.mu.Lock()
-				v.seen = nil
-				v.mu.Unlock()
+				v.Take()
 				// steady answers valid requests with made-up content that is not a complete Ollama
 				// answer; only its verdict on the request matters here.
 				if stream {
@@ -120,20 +65,12 @@ func TestSteadyAcceptsRequests(t *testing.T) {
 				} else {
 					_, _ = m.Call(context.Background(), p)
 				}
-				v.mu.Lock()
-				defer v.mu.Unlock()
-				if len(v.seen) != 1 {
-					t.Fatalf("%d requests", len(v.seen))
+				seen := v.Take()
+				if len(seen) != 1 {
+					t.Fatalf("%d requests", len(seen))
 				}
-				h := v.seen[0]
-				if h.Get("X-Steady-Request-Valid") != "true" || h.Get("X-Steady-Matched-Path") != "/api/chat" {
-					var rules []string
-					for k, vals := range h {
-						if strings.HasPrefix(strings.ToLower(k), "x-steady-error-") {
-							rules = append(rules, k+": "+strings.Join(vals, ", "))
-						}
-					}
-					t.Fatalf("steady rejected the request: %v", rules)
+				if h := seen[0].Header; h.Get("X-Steady-Request-Valid") != "true" || h.Get("X-Steady-Matched-Path") != "/api/chat" {
+					t.Fatalf("steady rejected the request:%s", seen[0].Rules())
 				}
 			})
 		}

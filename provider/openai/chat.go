@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/jsonobj"
 )
 
 // ChatModel is a [chat.Model] on the Chat Completions API (POST {base URL}/chat/completions),
@@ -302,18 +303,18 @@ func responseSchema(rf *chat.ResponseFormat) (string, map[string]any, error) {
 	if name == "" {
 		name = "response"
 	}
-	o, err := parseObject(rf.Schema)
+	o, err := jsonobj.ParseObject(rf.Schema)
 	if err != nil {
 		return "", nil, fmt.Errorf("openai: response format schema: %w", err)
 	}
 	if !rf.Strict {
-		return name, o.toMap(), nil
+		return name, o.Map(), nil
 	}
 	s, _, err := strictSchema(o)
 	if err != nil {
 		return "", nil, fmt.Errorf("openai: response format schema cannot be made strict: %w", err)
 	}
-	return name, s.toMap(), nil
+	return name, s.Map(), nil
 }
 
 // chatResponse maps a completion: one generation per choice.

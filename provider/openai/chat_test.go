@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -72,16 +73,7 @@ func TestChatReplay(t *testing.T) {
 		}
 		return c.Choices[0].Message.Content
 	}
-	cases := []struct {
-		name   string
-		cfg    Config
-		prompt *chat.Prompt
-		stream bool
-		norms  []normalizer
-		// want builds the expected answer; body is the recorded response, for long texts read
-		// independently of the code under test.
-		want func(t *testing.T, body []byte) *chat.Response
-	}{{
+	cases := []replayCase{{
 		name:   "fantasy-text-gpt-4o",
 		prompt: fantasyPrompt("Say hi in Portuguese", &chat.Options{Model: "gpt-4o", MaxTokens: 4000}),
 		want: func(*testing.T, []byte) *chat.Response {
@@ -165,35 +157,10 @@ func TestChatReplay(t *testing.T) {
 			return textResponse("chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0", "gpt-4.1-nano-2025-04-14", sseText(t, body), chat.FinishStop, usage(16, 300))
 		},
 	}}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			exs := loadCase(t, "chat", tc.name)
-			srv := replay.NewServer(t, exs...)
-			m := newChatModel(t, srv.URL+"/v1", tc.cfg)
-			var got *chat.Response
-			var err error
-			if tc.stream {
-				var chunks []*chat.Response
-				chunks, got, err = collect(t, m, tc.prompt)
-				if err == nil && len(chunks) < 3 {
-					t.Errorf("a stream of %d chunks: deltas were not passed on as they came", len(chunks))
-				}
-			} else {
-				got, err = m.Call(context.Background(), tc.prompt)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertResponse(t, got, tc.want(t, exs[0].Body))
-			req := srv.Requests()[0]
-			if req.Path != "/v1/chat/completions" || req.Method != http.MethodPost {
-				t.Errorf("request %s %s, want POST /v1/chat/completions", req.Method, req.Path)
-			}
-			if exs[0].RequestBody != nil {
-				assertSameRequest(t, req.Body, exs[0].RequestBody, append(tc.norms, dropFalseStrict)...)
-			}
-		})
+	for i := range cases {
+		cases[i].norms = append(cases[i].norms, dropFalseStrict)
 	}
+	runReplay(t, apis[0], "/v1/chat/completions", cases)
 }
 
 // TestChatToolLoop runs the recorded tool loops end to end: the model asks for the weather, a
@@ -210,22 +177,14 @@ func TestChatToolLoop(t *testing.T) {
 		{"fantasy-tool-loop-streaming-gpt-4o", true, "call_7kE4IjtnwXcGbX6hDM7xFu8T", "The current temperature in Florence, Italy is 40°C."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			exs := loadCase(t, "chat", tc.name)
+			exs := providertest.Load(t, "chat", tc.name)
 			srv := replay.NewServer(t, exs...)
 			m := newChatModel(t, srv.URL+"/v1", Config{Model: "gpt-4o", MaxTokens: 4000})
 			weather := weatherTool()
 			opts := &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "auto"}
 			history := fantasyPrompt("What's the weather in Florence,Italy?", nil).Messages
 			call := func() *chat.Response {
-				p := &chat.Prompt{Messages: history, Options: opts}
-				if !tc.stream {
-					r, err := m.Call(context.Background(), p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return r
-				}
-				_, r, err := collect(t, m, p)
+				r, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, tc.stream)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -255,7 +214,7 @@ func TestChatToolLoop(t *testing.T) {
 // TestChatBaseURL checks that the base URL is used as given: OpenAI-compatible servers are
 // reached at their own root, with or without a /v1 path.
 func TestChatBaseURL(t *testing.T) {
-	exs := loadCase(t, "chat", "fantasy-text-gpt-4o")
+	exs := providertest.Load(t, "chat", "fantasy-text-gpt-4o")
 	for _, tc := range []struct{ suffix, path string }{
 		{"", "/chat/completions"},
 		{"/v1", "/v1/chat/completions"},
@@ -285,7 +244,7 @@ func TestChatMinimalRequest(t *testing.T) {
 		if stream {
 			name = "fantasy-text-stream-gpt-4o"
 		}
-		srv := replay.NewServer(t, loadCase(t, "chat", name)...)
+		srv := replay.NewServer(t, providertest.Load(t, "chat", name)...)
 		m := newChatModel(t, srv.URL, Config{Model: "local-model"})
 		p := &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}
 		var err error
@@ -512,7 +471,7 @@ func TestChatOptions(t *testing.T) {
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := replay.NewServer(t, loadCase(t, "chat", "fantasy-text-gpt-4o")...)
+			srv := replay.NewServer(t, providertest.Load(t, "chat", "fantasy-text-gpt-4o")...)
 			tc.cfg.Model = "gpt-4o"
 			m := newChatModel(t, srv.URL, tc.cfg)
 			if _, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: tc.opts}); err != nil {
@@ -573,7 +532,7 @@ func TestChatOptionErrors(t *testing.T) {
 
 // TestChatEnvironment checks the API key and base URL are read from the environment.
 func TestChatEnvironment(t *testing.T) {
-	srv := replay.NewServer(t, loadCase(t, "chat", "fantasy-text-gpt-4o")...)
+	srv := replay.NewServer(t, providertest.Load(t, "chat", "fantasy-text-gpt-4o")...)
 	t.Setenv("OPENAI_API_KEY", "sk-from-env")
 	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
 	m, err := New(Config{Model: "gpt-4o"})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
@@ -66,7 +67,7 @@ func (lc loopCase) label() string {
 func TestManagerLoop(t *testing.T) {
 	for _, lc := range recordedLoops {
 		t.Run(lc.label(), func(t *testing.T) {
-			exs := loadCase(t, lc.api, lc.name)
+			exs := providertest.Load(t, lc.api, lc.name)
 			srv := replay.NewServer(t, exs...)
 			m := lc.newM(t, srv.URL+"/v1", lc.cfg)
 			calls := 0
@@ -80,7 +81,7 @@ func TestManagerLoop(t *testing.T) {
 				if turn == len(exs) {
 					t.Fatal("the loop did not end with the recorded exchanges")
 				}
-				resp, err := run(t, m, lc.stream, p)
+				resp, err := providertest.Run(context.Background(), m, p, lc.stream)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -110,44 +111,27 @@ func TestManagerLoop(t *testing.T) {
 func TestClientLoop(t *testing.T) {
 	for _, lc := range recordedLoops {
 		t.Run(lc.label(), func(t *testing.T) {
-			exs := loadCase(t, lc.api, lc.name)
+			exs := providertest.Load(t, lc.api, lc.name)
 			srv := replay.NewServer(t, exs...)
 			m := lc.newM(t, srv.URL+"/v1", lc.cfg)
 			calls := 0
 			c := client.New(m, client.WithOptions(&chat.Options{ToolChoice: "auto"}))
 			spec := c.Prompt("What's the weather in Florence,Italy?").System("You are a helpful assistant").Tools(weatherFunc(t, &calls))
-			var answer string
-			var usage chat.Usage
+			r, streamed := providertest.Send(t, spec, lc.stream)
+			answer := r.Text()
 			if lc.stream {
-				s := spec.Stream(context.Background())
-				var b strings.Builder
-				for text, err := range s.Text() {
-					if err != nil {
-						t.Fatal(err)
-					}
-					b.WriteString(text)
-				}
-				if r := s.Response(); r == nil || r.Text() != lc.final {
+				if answer != lc.final {
 					t.Fatalf("stream response %+v", r)
-				} else {
-					usage = r.Usage
 				}
-				answer = b.String()
-			} else {
-				r, err := spec.Call(context.Background()).Response()
-				if err != nil {
-					t.Fatal(err)
-				}
-				answer, usage = r.Text(), r.Usage
-				if r.ModelCalls != 2 {
-					t.Errorf("%d model calls, want 2", r.ModelCalls)
-				}
+				answer = streamed
+			} else if r.ModelCalls != 2 {
+				t.Errorf("%d model calls, want 2", r.ModelCalls)
 			}
 			if answer != lc.final || calls != 1 {
 				t.Fatalf("answer %q after %d tool calls", answer, calls)
 			}
-			if usage.TotalTokens == 0 {
-				t.Errorf("usage not summed: %+v", usage)
+			if r.Usage.TotalTokens == 0 {
+				t.Errorf("usage not summed: %+v", r.Usage)
 			}
 			reqs := srv.Requests()
 			if len(reqs) != len(exs) {
@@ -164,19 +148,12 @@ func TestClientLoop(t *testing.T) {
 // client.Client: the client's history keeps the reasoning item and the call's item id, so the
 // second request sends them back, and the recorded final answer arrives after three tool calls.
 func TestClientReasoningLoop(t *testing.T) {
-	exs := loadCase(t, "responses", "vercel-reasoning-tool-loop-stream-gpt-5.1-codex-max")
+	exs := providertest.Load(t, "responses", "vercel-reasoning-tool-loop-stream-gpt-5.1-codex-max")
 	srv := replay.NewServer(t, exs...)
 	m := newResponsesModel(t, srv.URL+"/v1", Config{Model: "gpt-5.1-codex-max", Store: ptr(false)})
-	s := client.New(m).Prompt("Compute (12 + 7) * 3 * 10 with the calculator, one step per call.").Tools(calculatorTool()).Stream(context.Background())
-	var b strings.Builder
-	for text, err := range s.Text() {
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.WriteString(text)
-	}
-	if b.String() != "The final result is **570**." || s.Response().ModelCalls != 4 {
-		t.Fatalf("answer %q after %d model calls", b.String(), s.Response().ModelCalls)
+	resp, answer := providertest.Send(t, client.New(m).Prompt("Compute (12 + 7) * 3 * 10 with the calculator, one step per call.").Tools(calculatorTool()), true)
+	if answer != "The final result is **570**." || resp.ModelCalls != 4 {
+		t.Fatalf("answer %q after %d model calls", answer, resp.ModelCalls)
 	}
 	var second struct {
 		Input []map[string]any `json:"input"`

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 )
 
@@ -31,9 +31,9 @@ var apis = []apiCase{
 		newM: func(t testing.TB, url string, cfg Config) chat.Model { return newChatModel(t, url, cfg) },
 		success: func(t testing.TB, stream bool) replay.Exchange {
 			if stream {
-				return loadCase(t, "chat", "fantasy-text-stream-gpt-4o")[0]
+				return providertest.Load(t, "chat", "fantasy-text-stream-gpt-4o")[0]
 			}
-			return loadCase(t, "chat", "fantasy-text-gpt-4o")[0]
+			return providertest.Load(t, "chat", "fantasy-text-gpt-4o")[0]
 		},
 	},
 	{
@@ -41,23 +41,14 @@ var apis = []apiCase{
 		newM: func(t testing.TB, url string, cfg Config) chat.Model { return newResponsesModel(t, url, cfg) },
 		success: func(t testing.TB, stream bool) replay.Exchange {
 			if stream {
-				return loadCase(t, "responses", "fantasy-text-stream-gpt-4o")[0]
+				return providertest.Load(t, "responses", "fantasy-text-stream-gpt-4o")[0]
 			}
-			return loadCase(t, "responses", "fantasy-text-gpt-4o")[0]
+			return providertest.Load(t, "responses", "fantasy-text-gpt-4o")[0]
 		},
 	},
 }
 
 var hi = &chat.Prompt{Messages: []chat.Message{chat.User("Say hi in Portuguese")}}
-
-// run calls or streams (aggregating) the prompt.
-func run(t testing.TB, m chat.Model, stream bool, p *chat.Prompt) (*chat.Response, error) {
-	if stream {
-		_, r, err := collect(t, m, p)
-		return r, err
-	}
-	return m.Call(context.Background(), p)
-}
 
 func modes(f func(t *testing.T, api apiCase, stream bool)) func(t *testing.T) {
 	return func(t *testing.T) {
@@ -73,22 +64,14 @@ func modes(f func(t *testing.T, api apiCase, stream bool)) func(t *testing.T) {
 	}
 }
 
-func jsonError(status int, body string, header ...string) replay.Exchange {
-	h := http.Header{"Content-Type": {"application/json"}}
-	for i := 0; i+1 < len(header); i += 2 {
-		h.Set(header[i], header[i+1])
-	}
-	return replay.Exchange{Status: status, Header: h, Body: []byte(body)}
-}
-
 // TestRetryAfter429: a rate-limited request is retried after the time Retry-After asks for.
 func TestRetryAfter429(t *testing.T) {
 	modes(func(t *testing.T, api apiCase, stream bool) {
-		limited := jsonError(429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "Retry-After", "0.1")
+		limited := providertest.JSONError(429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "Retry-After", "0.1")
 		srv := replay.NewServer(t, limited, api.success(t, stream))
 		m := api.newM(t, srv.URL, Config{Model: "gpt-4o"})
 		start := time.Now()
-		r, err := run(t, m, stream, hi)
+		r, err := providertest.Run(context.Background(), m, hi, stream)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +85,7 @@ func TestRetryAfter429(t *testing.T) {
 		// Without retries the 429 is returned, typed.
 		srv = replay.NewServer(t, limited)
 		m = api.newM(t, srv.URL, Config{Model: "gpt-4o", MaxRetries: ptr(0)})
-		_, err = run(t, m, stream, hi)
+		_, err = providertest.Run(context.Background(), m, hi, stream)
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 429 || pe.Message != "Rate limit reached" || pe.Code != "rate_limit_exceeded" || !pe.Temporary() || pe.Provider != "openai" {
 			t.Fatalf("error = %#v", err)
@@ -113,11 +96,11 @@ func TestRetryAfter429(t *testing.T) {
 // TestRetry500: two server errors, then the answer.
 func TestRetry500(t *testing.T) {
 	modes(func(t *testing.T, api apiCase, stream bool) {
-		failing := jsonError(500, `{"error":{"message":"The server had an error","type":"server_error"}}`)
+		failing := providertest.JSONError(500, `{"error":{"message":"The server had an error","type":"server_error"}}`)
 		srv := replay.NewServer(t, failing, failing, api.success(t, stream))
 		// Keep the backoff short; the default starts at half a second.
 		m := api.newM(t, srv.URL, Config{Model: "gpt-4o", RequestOptions: []option.RequestOption{option.WithMaxRetryDelay(5 * time.Millisecond)}})
-		r, err := run(t, m, stream, hi)
+		r, err := providertest.Run(context.Background(), m, hi, stream)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +110,7 @@ func TestRetry500(t *testing.T) {
 		// Once retries are exhausted the last error is returned.
 		srv = replay.NewServer(t, failing, failing, failing)
 		m = api.newM(t, srv.URL, Config{Model: "gpt-4o", RequestOptions: []option.RequestOption{option.WithMaxRetryDelay(5 * time.Millisecond)}})
-		_, err = run(t, m, stream, hi)
+		_, err = providertest.Run(context.Background(), m, hi, stream)
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Type != "server_error" || srv.Served() != 3 {
 			t.Fatalf("error = %v after %d requests", err, srv.Served())
@@ -144,19 +127,19 @@ func TestErrorBodies(t *testing.T) {
 		typ, code, message  string
 		temporary, notRetry bool
 	}{
-		{ex: jsonError(400, `{"error":{"message":"Invalid schema for function 'weather'","type":"invalid_request_error","param":"tools[0]","code":"invalid_function_parameters"}}`),
+		{ex: providertest.JSONError(400, `{"error":{"message":"Invalid schema for function 'weather'","type":"invalid_request_error","param":"tools[0]","code":"invalid_function_parameters"}}`),
 			status: 400, typ: "invalid_request_error", code: "invalid_function_parameters", message: "Invalid schema for function 'weather'"},
-		{ex: jsonError(404, `{"error":"model 'llama9' not found"}`), status: 404, message: "model 'llama9' not found"},
-		{ex: jsonError(422, `{"detail":[{"loc":["body","messages"],"msg":"field required"}]}`), status: 422, message: `[{"loc":["body","messages"],"msg":"field required"}]`},
-		{ex: jsonError(400, `{"object":"error","message":"max_tokens is too large","type":"BadRequestError","code":400}`), status: 400, message: "max_tokens is too large"},
+		{ex: providertest.JSONError(404, `{"error":"model 'llama9' not found"}`), status: 404, message: "model 'llama9' not found"},
+		{ex: providertest.JSONError(422, `{"detail":[{"loc":["body","messages"],"msg":"field required"}]}`), status: 422, message: `[{"loc":["body","messages"],"msg":"field required"}]`},
+		{ex: providertest.JSONError(400, `{"object":"error","message":"max_tokens is too large","type":"BadRequestError","code":400}`), status: 400, message: "max_tokens is too large"},
 		{ex: replay.Exchange{Status: 502, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte("<html>Bad Gateway</html>")}, status: 502, message: "<html>Bad Gateway</html>", temporary: true},
-		{ex: jsonError(401, ``), status: 401},
+		{ex: providertest.JSONError(401, ``), status: 401},
 	}
 	modes(func(t *testing.T, api apiCase, stream bool) {
 		for _, tc := range cases {
 			srv := replay.NewServer(t, tc.ex)
 			m := api.newM(t, srv.URL, Config{Model: "m", MaxRetries: ptr(0)})
-			_, err := run(t, m, stream, hi)
+			_, err := providertest.Run(context.Background(), m, hi, stream)
 			var pe *chat.ProviderError
 			if !errors.As(err, &pe) {
 				t.Fatalf("%s: error %T %v, want *chat.ProviderError", tc.ex.Body, err, err)
@@ -182,24 +165,21 @@ func TestStreamCut(t *testing.T) {
 		{"responses", "vercel-reasoning-tool-loop-stream-gpt-5.1-codex-max", `"delta":"12"`, apis[1].newM},
 	} {
 		t.Run(tc.api, func(t *testing.T) {
-			ex := loadCase(t, tc.api, tc.name)[0]
+			ex := providertest.Load(t, tc.api, tc.name)[0]
 			i := bytes.Index(ex.Body, []byte(tc.after))
 			if i < 0 {
 				t.Fatal("fragment not in the recording")
 			}
 			// Cut just after the event holding the fragment.
 			ex.CutAfter = i + bytes.Index(ex.Body[i:], []byte("\n\n")) + 2
-			srv := replay.NewServer(t, ex)
-			m := tc.newM(t, srv.URL, Config{Model: "m", MaxRetries: ptr(0)})
-			_, partial, err := collect(t, m, hi)
-			if err == nil {
-				t.Fatalf("a cut stream ended without error: %+v", partial)
+			target := providertest.Target{
+				New: func(t testing.TB, url string) chat.Model {
+					return tc.newM(t, url, Config{Model: "m", MaxRetries: ptr(0)})
+				},
+				Prompt: hi,
 			}
-			if !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Errorf("error = %v, want one wrapping io.ErrUnexpectedEOF", err)
-			}
-			calls := partial.ToolCalls()
-			if len(calls) != 1 || calls[0].ID == "" || !strings.HasPrefix(calls[0].Arguments, `{"`) {
+			calls := target.StreamCut(t, ex, 1).ToolCalls()
+			if calls[0].ID == "" || !strings.HasPrefix(calls[0].Arguments, `{"`) {
 				t.Errorf("partial answer lost the fragments that arrived: %+v", calls)
 			}
 		})
@@ -217,7 +197,7 @@ func TestStreamEndsEarly(t *testing.T) {
 		{"responses", "fantasy-tool-loop-streaming-gpt-4o", `event: response.completed`, apis[1].newM},
 	} {
 		t.Run(tc.api, func(t *testing.T) {
-			ex := loadCase(t, tc.api, tc.name)[0]
+			ex := providertest.Load(t, tc.api, tc.name)[0]
 			i := bytes.Index(ex.Body, []byte(tc.before))
 			ex.Body = ex.Body[:bytes.LastIndex(ex.Body[:i], []byte("\n\n"))+2]
 			srv := replay.NewServer(t, ex)
@@ -250,7 +230,7 @@ func TestMalformedJSON(t *testing.T) {
 		}
 		srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {ct}}, Body: body})
 		m := api.newM(t, srv.URL, Config{Model: "m"})
-		r, err := run(t, m, stream, hi)
+		r, err := providertest.Run(context.Background(), m, hi, stream)
 		if err == nil {
 			t.Fatalf("malformed JSON accepted: %+v", r)
 		}
@@ -260,76 +240,20 @@ func TestMalformedJSON(t *testing.T) {
 // TestCancel: cancelling the context stops a request waiting for its answer, and a stream in the
 // middle, at once.
 func TestCancel(t *testing.T) {
-	modes(func(t *testing.T, api apiCase, stream bool) {
-		release := make(chan struct{})
-		arrived := make(chan struct{}, 1)
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			// Reading the whole body lets the server notice the client going away.
-			_, _ = io.Copy(io.Discard, r.Body)
-			if stream {
-				w.Header().Set("Content-Type", "text/event-stream")
-				if api.name == "chat" {
-					_, _ = io.WriteString(w, "data: {\"id\":\"c\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Ol\"}}]}\n\n")
-				} else {
-					_, _ = io.WriteString(w, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"Ol\",\"output_index\":0}\n\n")
-				}
-				w.(http.Flusher).Flush()
-			}
-			arrived <- struct{}{}
-			select {
-			case <-r.Context().Done():
-			case <-release:
-			}
-		}))
-		defer srv.Close()
-		defer close(release)
-		m := api.newM(t, srv.URL, Config{Model: "m"})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		firstChunk := make(chan struct{})
-		go func() {
-			if !stream {
-				_, err := m.Call(ctx, hi)
-				done <- err
-				return
-			}
-			var err error
-			n := 0
-			for _, e := range m.Stream(ctx, hi) {
-				if e != nil {
-					err = e
-					break
-				}
-				if n++; n == 1 {
-					close(firstChunk)
-				}
-			}
-			done <- err
-		}()
-		// Cancel while the server holds the request (call) or in the middle of the stream.
-		wait := func(ch <-chan struct{}, what string) {
-			select {
-			case <-ch:
-			case err := <-done:
-				t.Fatalf("finished before %s: %v", what, err)
-			case <-time.After(10 * time.Second):
-				t.Fatalf("no %s", what)
-			}
-		}
-		wait(arrived, "request at the server")
-		if stream {
-			wait(firstChunk, "first chunk")
-		}
-		cancel()
-		select {
-		case err := <-done:
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("error = %v, want context.Canceled", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("the request did not stop when its context was cancelled")
-		}
-	})(t)
+	heads := map[string]string{
+		"chat":      "data: {\"id\":\"c\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Ol\"}}]}\n\n",
+		"responses": "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"Ol\",\"output_index\":0}\n\n",
+	}
+	for _, api := range apis {
+		t.Run(api.name, func(t *testing.T) {
+			providertest.Target{
+				New:         func(t testing.TB, url string) chat.Model { return api.newM(t, url, Config{Model: "m"}) },
+				Prompt:      hi,
+				ContentType: "text/event-stream",
+				Head:        heads[api.name],
+			}.TestCancel(t)
+		})
+	}
 }
 
 // closeRecorder counts response bodies opened and closed.
@@ -400,7 +324,7 @@ func TestErrorsInStream(t *testing.T) {
 	}, {
 		name: "responses error event",
 		api:  1,
-		ex: replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: sse(
+		ex: replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: providertest.SSE(
 			`{"type":"response.created","response":{"id":"r","model":"m","status":"in_progress","output":[]}}`,
 			`{"type":"error","code":"rate_limit_exceeded","message":"Too many tokens","param":null,"sequence_number":2}`)},
 		want:      ResponseError{Event: "error", Code: "rate_limit_exceeded", Message: "Too many tokens"},
@@ -408,7 +332,7 @@ func TestErrorsInStream(t *testing.T) {
 	}, {
 		name: "responses failed",
 		api:  1,
-		ex: replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: sse(
+		ex: replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: providertest.SSE(
 			`{"type":"response.created","response":{"id":"r","model":"m","status":"in_progress","output":[]}}`,
 			`{"type":"response.failed","response":{"id":"r","model":"m","status":"failed","output":[],"error":{"code":"invalid_prompt","message":"The prompt was flagged"}}}`)},
 		want: ResponseError{Event: "response.failed", Code: "invalid_prompt", Message: "The prompt was flagged"},
@@ -428,7 +352,7 @@ func TestErrorsInStream(t *testing.T) {
 		})
 	}
 	t.Run("responses failed, not streamed", func(t *testing.T) {
-		srv := replay.NewServer(t, jsonError(200, `{"id":"r","object":"response","model":"m","status":"failed","output":[],"error":{"code":"server_error","message":"boom"}}`))
+		srv := replay.NewServer(t, providertest.JSONError(200, `{"id":"r","object":"response","model":"m","status":"failed","output":[],"error":{"code":"server_error","message":"boom"}}`))
 		m := newResponsesModel(t, srv.URL, Config{Model: "m"})
 		_, err := m.Call(context.Background(), hi)
 		var re *ResponseError

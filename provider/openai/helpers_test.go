@@ -4,25 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
-
-// loadCase reads a recorded case of testdata/<api>/<name>.
-func loadCase(t testing.TB, api, name string) []replay.Exchange {
-	t.Helper()
-	exs, err := replay.Load(filepath.Join("testdata", api, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exs
-}
 
 // testTool is a tool with a fixed definition and a Go function behind it.
 type testTool struct {
@@ -122,6 +113,53 @@ func assertResponse(t testing.TB, got, want *chat.Response) {
 		gj, _ := json.MarshalIndent(got, "", "  ")
 		wj, _ := json.MarshalIndent(want, "", "  ")
 		t.Fatalf("response differs from the recording:\n got %s\nwant %s", gj, wj)
+	}
+}
+
+// replayCase is one recorded single-turn exchange replayed by [runReplay].
+type replayCase struct {
+	name   string
+	cfg    Config
+	prompt *chat.Prompt
+	stream bool
+	norms  []normalizer
+	// want builds the expected answer; body is the recorded response, for long texts read
+	// independently of the code under test.
+	want func(t *testing.T, body []byte) *chat.Response
+}
+
+// runReplay replays each case's recording (testdata/<api>/<name>) through the API's model, called
+// or streamed: the answer must be the expected one, a stream must pass its deltas on as they
+// come, and the request must go to path and mean the same as the recorded one.
+func runReplay(t *testing.T, api apiCase, path string, cases []replayCase) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			exs := providertest.Load(t, api.name, tc.name)
+			srv := replay.NewServer(t, exs...)
+			m := api.newM(t, srv.URL+"/v1", tc.cfg)
+			var got *chat.Response
+			var err error
+			if tc.stream {
+				var chunks []*chat.Response
+				chunks, got, err = collect(t, m, tc.prompt)
+				if err == nil && len(chunks) < 3 {
+					t.Errorf("a stream of %d chunks: deltas were not passed on as they came", len(chunks))
+				}
+			} else {
+				got, err = m.Call(context.Background(), tc.prompt)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertResponse(t, got, tc.want(t, exs[0].Body))
+			req := srv.Requests()[0]
+			if req.Path != path || req.Method != http.MethodPost {
+				t.Errorf("request %s %s, want POST %s", req.Method, req.Path, path)
+			}
+			if exs[0].RequestBody != nil {
+				assertSameRequest(t, req.Body, exs[0].RequestBody, tc.norms...)
+			}
+		})
 	}
 }
 

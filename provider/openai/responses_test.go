@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -45,14 +46,7 @@ func TestResponsesReplay(t *testing.T) {
 	weatherCall := func(callID string) chat.ToolCall {
 		return chat.ToolCall{ID: callID, Name: "get_weather", Arguments: `{"location":"San Francisco, CA","unit":"fahrenheit"}`}
 	}
-	cases := []struct {
-		name   string
-		cfg    Config
-		prompt *chat.Prompt
-		stream bool
-		norms  []normalizer
-		want   func(t *testing.T, body []byte) *chat.Response
-	}{{
+	cases := []replayCase{{
 		name:   "fantasy-text-gpt-4o",
 		cfg:    fantasyResponsesConfig("gpt-4o"),
 		prompt: fantasyPrompt("Say hi in Portuguese", nil),
@@ -136,35 +130,7 @@ func TestResponsesReplay(t *testing.T) {
 			return w
 		},
 	}}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			exs := loadCase(t, "responses", tc.name)
-			srv := replay.NewServer(t, exs...)
-			m := newResponsesModel(t, srv.URL+"/v1", tc.cfg)
-			var got *chat.Response
-			var err error
-			if tc.stream {
-				var chunks []*chat.Response
-				chunks, got, err = collect(t, m, tc.prompt)
-				if err == nil && len(chunks) < 3 {
-					t.Errorf("a stream of %d chunks: deltas were not passed on as they came", len(chunks))
-				}
-			} else {
-				got, err = m.Call(context.Background(), tc.prompt)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertResponse(t, got, tc.want(t, exs[0].Body))
-			req := srv.Requests()[0]
-			if req.Path != "/v1/responses" || req.Method != http.MethodPost {
-				t.Errorf("request %s %s, want POST /v1/responses", req.Method, req.Path)
-			}
-			if exs[0].RequestBody != nil {
-				assertSameRequest(t, req.Body, exs[0].RequestBody, tc.norms...)
-			}
-		})
-	}
+	runReplay(t, apis[1], "/v1/responses", cases)
 }
 
 // TestResponsesToolLoop runs the recorded Responses tool loops with a real Go tool: the
@@ -193,22 +159,14 @@ func TestResponsesToolLoop(t *testing.T) {
 			reasoningID: "rs_0967f4efea4061d0016a3c122284b881a0ba3b13e24047d7ce", norms: []normalizer{developerAsSystem}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			exs := loadCase(t, "responses", tc.name)
+			exs := providertest.Load(t, "responses", tc.name)
 			srv := replay.NewServer(t, exs...)
 			m := newResponsesModel(t, srv.URL+"/v1", fantasyResponsesConfig(tc.model))
 			weather := weatherTool()
 			opts := &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "auto"}
 			history := fantasyPrompt("What's the weather in Florence,Italy?", nil).Messages
 			call := func() *chat.Response {
-				p := &chat.Prompt{Messages: history, Options: opts}
-				if !tc.stream {
-					r, err := m.Call(context.Background(), p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return r
-				}
-				_, r, err := collect(t, m, p)
+				r, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, tc.stream)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -274,7 +232,7 @@ func recordedReasoning(t *testing.T, body []byte) []map[string]any {
 // result must go back as a function_call_output with its call's id, and the final answer must be
 // the recorded one.
 func TestResponsesReasoningLoop(t *testing.T) {
-	exs := loadCase(t, "responses", "vercel-reasoning-tool-loop-stream-gpt-5.1-codex-max")
+	exs := providertest.Load(t, "responses", "vercel-reasoning-tool-loop-stream-gpt-5.1-codex-max")
 	srv := replay.NewServer(t, exs...)
 	m := newResponsesModel(t, srv.URL+"/v1", Config{Model: "gpt-5.1-codex-max", Store: ptr(false)})
 	calc := calculatorTool()
@@ -431,7 +389,7 @@ func TestResponsesOptions(t *testing.T) {
 	opt := weatherTool()
 	opt.def.Name = "forecast"
 	opt.def.InputSchema = json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"}},"required":["location"]}`)
-	srv := replay.NewServer(t, loadCase(t, "responses", "fantasy-text-gpt-4o")...)
+	srv := replay.NewServer(t, providertest.Load(t, "responses", "fantasy-text-gpt-4o")...)
 	m := newResponsesModel(t, srv.URL, Config{Model: "gpt-5", StrictTools: true, Store: ptr(false)})
 	_, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: &chat.Options{
 		Temperature: ptr(0.3), TopP: ptr(0.8), MaxTokens: 64,
@@ -491,7 +449,7 @@ func TestResponsesStreamEvents(t *testing.T) {
 		`{"type":"response.output_item.done","output_index":2,"item":{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"partial","annotations":[]}]}}`,
 		`{"type":"response.incomplete","response":{"id":"resp_1","model":"m","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[],"usage":{"input_tokens":3,"output_tokens":4,"total_tokens":7,"input_tokens_details":{"cached_tokens":1},"output_tokens_details":{"reasoning_tokens":2}}}}`,
 	}
-	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: sse(events...)})
+	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: providertest.SSE(events...)})
 	m := newResponsesModel(t, srv.URL, Config{Model: "m"})
 	_, got, err := collect(t, m, &chat.Prompt{Messages: []chat.Message{chat.User("x")}})
 	if err != nil {
@@ -501,17 +459,4 @@ func TestResponsesStreamEvents(t *testing.T) {
 		Usage: chat.Usage{InputTokens: 3, OutputTokens: 4, TotalTokens: 7, CachedInputTokens: 1, ReasoningTokens: 2},
 		Generations: []chat.Generation{{FinishReason: chat.FinishLength, Message: chat.Message{Role: chat.RoleAssistant, Content: "partial",
 			ToolCalls: []chat.ToolCall{{ID: "call_1", Name: "weather", Arguments: `{"location":"Rome"}`}}}}}})
-}
-
-// sse frames payloads as a Responses stream.
-func sse(payloads ...string) []byte {
-	var b strings.Builder
-	for _, p := range payloads {
-		var ev struct {
-			Type string `json:"type"`
-		}
-		_ = json.Unmarshal([]byte(p), &ev)
-		fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", ev.Type, p)
-	}
-	return []byte(b.String())
 }

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
+
+	"github.com/wield-ai/wield/internal/jsonobj"
 )
 
 // maxSchemaDepth bounds the recursion over schemas and arguments, against hostile input.
@@ -18,7 +19,7 @@ type toolSchema struct {
 	strict bool
 	// original is the tool's own schema; set only when strict mode made optional properties
 	// nullable, so that the nulls the model sends for them can be dropped again.
-	original *object
+	original *jsonobj.Object
 }
 
 // prepareSchema parses a tool's input schema and, when strict is asked, rewrites it for strict
@@ -28,18 +29,18 @@ func prepareSchema(raw json.RawMessage, strict bool) (toolSchema, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	o, err := parseObject(raw)
+	o, err := jsonobj.ParseObject(raw)
 	if err != nil {
 		return toolSchema{}, fmt.Errorf("input schema: %w", err)
 	}
 	if !strict {
-		return toolSchema{params: o.toMap()}, nil
+		return toolSchema{params: o.Map()}, nil
 	}
 	s, nullable, err := strictSchema(o)
 	if err != nil {
-		return toolSchema{params: o.toMap()}, nil
+		return toolSchema{params: o.Map()}, nil
 	}
-	ts := toolSchema{params: s.toMap(), strict: true}
+	ts := toolSchema{params: s.Map(), strict: true}
 	if nullable {
 		ts.original = o
 	}
@@ -60,8 +61,8 @@ func prepareSchema(raw json.RawMessage, strict bool) (toolSchema, error) {
 // be expressed in strict mode: an object with free-form members (additionalProperties true or a
 // schema, which is how maps are described), a nested object that declares no properties, or a
 // boolean schema.
-func strictSchema(schema *object) (*object, bool, error) {
-	s := schema.clone()
+func strictSchema(schema *jsonobj.Object) (*jsonobj.Object, bool, error) {
+	s := schema.Clone()
 	st := &strictState{}
 	if err := st.rewrite(s, true, 0); err != nil {
 		return nil, false, err
@@ -71,21 +72,21 @@ func strictSchema(schema *object) (*object, bool, error) {
 
 type strictState struct{ nullable bool }
 
-func (st *strictState) rewrite(s *object, root bool, depth int) error {
+func (st *strictState) rewrite(s *jsonobj.Object, root bool, depth int) error {
 	if depth > maxSchemaDepth {
 		return fmt.Errorf("schema nested deeper than %d levels", maxSchemaDepth)
 	}
 	for _, key := range []string{"$defs", "definitions"} {
-		if defs, ok := s.vals[key].(*object); ok {
-			for _, name := range defs.keys {
-				if err := st.rewriteValue(defs.vals[name], depth+1); err != nil {
+		if defs, ok := s.Get(key).(*jsonobj.Object); ok {
+			for name, def := range defs.All() {
+				if err := st.rewriteValue(def, depth+1); err != nil {
 					return fmt.Errorf("%s/%s: %w", key, name, err)
 				}
 			}
 		}
 	}
 	for _, key := range []string{"anyOf", "oneOf", "allOf", "prefixItems"} {
-		if list, ok := s.vals[key].([]any); ok {
+		if list, ok := s.Get(key).([]any); ok {
 			for _, sub := range list {
 				if err := st.rewriteValue(sub, depth+1); err != nil {
 					return fmt.Errorf("%s: %w", key, err)
@@ -93,7 +94,7 @@ func (st *strictState) rewrite(s *object, root bool, depth int) error {
 			}
 		}
 	}
-	if items, ok := s.vals["items"]; ok {
+	if items, ok := s.Lookup("items"); ok {
 		if err := st.rewriteValue(items, depth+1); err != nil {
 			return fmt.Errorf("items: %w", err)
 		}
@@ -101,30 +102,30 @@ func (st *strictState) rewrite(s *object, root bool, depth int) error {
 	if !isObjectSchema(s) {
 		return nil
 	}
-	if ap, ok := s.vals["additionalProperties"]; ok && ap != false {
+	if ap, ok := s.Lookup("additionalProperties"); ok && ap != false {
 		return fmt.Errorf("an object with free-form members (additionalProperties %s)", compactJSON(ap))
 	}
-	props, _ := s.vals["properties"].(*object)
+	props, _ := s.Get("properties").(*jsonobj.Object)
 	if props == nil {
 		if !root {
-			if _, ok := s.vals["additionalProperties"]; !ok {
+			if _, ok := s.Lookup("additionalProperties"); !ok {
 				return fmt.Errorf("an object that declares no properties")
 			}
 		}
-		props = newObject()
-		s.set("properties", props)
+		props = jsonobj.New()
+		s.Set("properties", props)
 	}
 	required := map[string]bool{}
-	if list, ok := s.vals["required"].([]any); ok {
+	if list, ok := s.Get("required").([]any); ok {
 		for _, r := range list {
 			if name, ok := r.(string); ok {
 				required[name] = true
 			}
 		}
 	}
-	all := make([]any, 0, len(props.keys))
-	for _, name := range props.keys {
-		ps, ok := props.vals[name].(*object)
+	all := make([]any, 0, props.Len())
+	for _, name := range props.Keys() {
+		ps, ok := props.Get(name).(*jsonobj.Object)
 		if !ok {
 			return fmt.Errorf("property %q: a boolean schema", name)
 		}
@@ -132,18 +133,18 @@ func (st *strictState) rewrite(s *object, root bool, depth int) error {
 			return fmt.Errorf("property %q: %w", name, err)
 		}
 		if !required[name] {
-			props.vals[name] = nullable(ps)
+			props.Set(name, nullable(ps))
 			st.nullable = true
 		}
 		all = append(all, name)
 	}
-	s.set("required", all)
-	s.set("additionalProperties", false)
+	s.Set("required", all)
+	s.Set("additionalProperties", false)
 	return nil
 }
 
 func (st *strictState) rewriteValue(v any, depth int) error {
-	o, ok := v.(*object)
+	o, ok := v.(*jsonobj.Object)
 	if !ok {
 		return fmt.Errorf("a boolean schema")
 	}
@@ -152,89 +153,89 @@ func (st *strictState) rewriteValue(v any, depth int) error {
 
 // isObjectSchema reports whether s describes objects: its type is or includes "object", or it has
 // properties and no type.
-func isObjectSchema(s *object) bool {
-	switch t := s.vals["type"].(type) {
+func isObjectSchema(s *jsonobj.Object) bool {
+	switch t := s.Get("type").(type) {
 	case string:
 		return t == "object"
 	case []any:
 		return slices.Contains(t, any("object"))
 	case nil:
-		_, ok := s.vals["properties"]
+		_, ok := s.Lookup("properties")
 		return ok
 	}
 	return false
 }
 
 // nullable returns s accepting null as well.
-func nullable(s *object) *object {
+func nullable(s *jsonobj.Object) *jsonobj.Object {
 	if acceptsNull(s, nil, 0) {
 		return s
 	}
-	_, hasConst := s.vals["const"]
-	switch t := s.vals["type"].(type) {
+	_, hasConst := s.Lookup("const")
+	switch t := s.Get("type").(type) {
 	case string:
 		if !hasConst {
-			s.vals["type"] = []any{t, "null"}
+			s.Set("type", []any{t, "null"})
 			addNullToEnum(s)
 			return s
 		}
 	case []any:
 		if !hasConst {
 			if !slices.Contains(t, any("null")) {
-				s.vals["type"] = append(t, "null")
+				s.Set("type", append(t, "null"))
 			}
 			addNullToEnum(s)
 			return s
 		}
 	}
-	if list, ok := s.vals["anyOf"].([]any); ok && len(s.keys) == 1 {
-		s.vals["anyOf"] = append(list, nullSchema())
+	if list, ok := s.Get("anyOf").([]any); ok && s.Len() == 1 {
+		s.Set("anyOf", append(list, nullSchema()))
 		return s
 	}
-	w := newObject()
-	w.set("anyOf", []any{s, nullSchema()})
+	w := jsonobj.New()
+	w.Set("anyOf", []any{s, nullSchema()})
 	return w
 }
 
-func nullSchema() *object {
-	o := newObject()
-	o.set("type", "null")
+func nullSchema() *jsonobj.Object {
+	o := jsonobj.New()
+	o.Set("type", "null")
 	return o
 }
 
-func addNullToEnum(s *object) {
-	if list, ok := s.vals["enum"].([]any); ok && !slices.Contains(list, nil) {
-		s.vals["enum"] = append(list, nil)
+func addNullToEnum(s *jsonobj.Object) {
+	if list, ok := s.Get("enum").([]any); ok && !slices.Contains(list, nil) {
+		s.Set("enum", append(list, nil))
 	}
 }
 
 // acceptsNull reports whether schema s accepts null, following local $refs when root is set.
-func acceptsNull(s *object, root *object, depth int) bool {
+func acceptsNull(s *jsonobj.Object, root *jsonobj.Object, depth int) bool {
 	if s == nil || depth > maxSchemaDepth {
 		return false
 	}
-	if ref, ok := s.vals["$ref"].(string); ok {
+	if ref, ok := s.Get("$ref").(string); ok {
 		if root != nil {
 			return acceptsNull(resolveRef(root, ref), root, depth+1)
 		}
 		return false
 	}
-	if c, ok := s.vals["const"]; ok {
+	if c, ok := s.Lookup("const"); ok {
 		return c == nil
 	}
-	if list, ok := s.vals["enum"].([]any); ok && !slices.Contains(list, nil) {
+	if list, ok := s.Get("enum").([]any); ok && !slices.Contains(list, nil) {
 		return false
 	}
-	switch t := s.vals["type"].(type) {
+	switch t := s.Get("type").(type) {
 	case string:
 		return t == "null"
 	case []any:
 		return slices.Contains(t, any("null"))
 	}
 	for _, key := range []string{"anyOf", "oneOf"} {
-		if list, ok := s.vals[key].([]any); ok {
+		if list, ok := s.Get(key).([]any); ok {
 			for _, sub := range list {
-				if o, ok := sub.(*object); ok && acceptsNull(o, root, depth+1) {
+				if o, ok := sub.(*jsonobj.Object); ok && acceptsNull(o, root, depth+1) {
 					return true
 				}
 			}
@@ -245,33 +246,19 @@ func acceptsNull(s *object, root *object, depth int) bool {
 	return true
 }
 
-// resolveRef finds a local reference ("#", "#/$defs/x", "#/definitions/x") in root.
-func resolveRef(root *object, ref string) *object {
-	if ref == "#" {
-		return root
-	}
-	path, ok := strings.CutPrefix(ref, "#/")
-	if !ok {
-		return nil
-	}
-	cur := root
-	for _, part := range strings.Split(path, "/") {
-		part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
-		next, ok := cur.vals[part].(*object)
-		if !ok {
-			return nil
-		}
-		cur = next
-	}
-	return cur
+// resolveRef finds the schema a local reference points to in root, or nil.
+func resolveRef(root *jsonobj.Object, ref string) *jsonobj.Object {
+	v, _ := jsonobj.ResolveRef(root, ref)
+	o, _ := v.(*jsonobj.Object)
+	return o
 }
 
 // dropNulls removes from the arguments a model wrote in strict mode the null members that stand
 // for optional properties left out: original is the tool's schema before [strictSchema] made
 // them nullable. Arguments that are not a JSON object are returned unchanged, for the tool's own
 // validation to report.
-func dropNulls(args string, original *object) string {
-	v, err := parseValue([]byte(args))
+func dropNulls(args string, original *jsonobj.Object) string {
+	v, err := jsonobj.Parse([]byte(args))
 	if err != nil {
 		return args
 	}
@@ -285,50 +272,50 @@ func dropNulls(args string, original *object) string {
 	return string(b)
 }
 
-func dropNullsIn(v any, s, root *object, depth int) bool {
+func dropNullsIn(v any, s, root *jsonobj.Object, depth int) bool {
 	if s == nil || depth > maxSchemaDepth {
 		return false
 	}
-	if ref, ok := s.vals["$ref"].(string); ok {
+	if ref, ok := s.Get("$ref").(string); ok {
 		return dropNullsIn(v, resolveRef(root, ref), root, depth+1)
 	}
 	changed := false
-	for _, sub := range listOf(s.vals["allOf"]) {
-		if o, ok := sub.(*object); ok {
+	for _, sub := range listOf(s.Get("allOf")) {
+		if o, ok := sub.(*jsonobj.Object); ok {
 			changed = dropNullsIn(v, o, root, depth+1) || changed
 		}
 	}
 	switch x := v.(type) {
-	case *object:
-		props, _ := s.vals["properties"].(*object)
+	case *jsonobj.Object:
+		props, _ := s.Get("properties").(*jsonobj.Object)
 		if props == nil {
 			return changed
 		}
 		required := map[string]bool{}
-		for _, r := range listOf(s.vals["required"]) {
+		for _, r := range listOf(s.Get("required")) {
 			if name, ok := r.(string); ok {
 				required[name] = true
 			}
 		}
-		for _, k := range slices.Clone(x.keys) {
-			ps, _ := props.vals[k].(*object)
+		for _, k := range x.Keys() {
+			ps, _ := props.Get(k).(*jsonobj.Object)
 			if ps == nil {
 				continue
 			}
-			if x.vals[k] == nil && !required[k] && !acceptsNull(ps, root, depth+1) {
-				x.del(k)
+			if x.Get(k) == nil && !required[k] && !acceptsNull(ps, root, depth+1) {
+				x.Delete(k)
 				changed = true
 				continue
 			}
-			changed = dropNullsIn(x.vals[k], ps, root, depth+1) || changed
+			changed = dropNullsIn(x.Get(k), ps, root, depth+1) || changed
 		}
 	case []any:
-		items, _ := s.vals["items"].(*object)
-		prefix := listOf(s.vals["prefixItems"])
+		items, _ := s.Get("items").(*jsonobj.Object)
+		prefix := listOf(s.Get("prefixItems"))
 		for i, e := range x {
 			is := items
 			if i < len(prefix) {
-				is, _ = prefix[i].(*object)
+				is, _ = prefix[i].(*jsonobj.Object)
 			}
 			changed = dropNullsIn(e, is, root, depth+1) || changed
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -50,7 +52,7 @@ func TestStrictSchema(t *testing.T) {
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := parseObject([]byte(tc.in))
+			o, err := jsonobj.ParseObject([]byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +85,7 @@ func TestStrictSchemaInexpressible(t *testing.T) {
 		`{"type":"object","properties":{"b":true}}`,
 		`{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","additionalProperties":{"type":"integer"}}}}}`,
 	} {
-		o, err := parseObject([]byte(in))
+		o, err := jsonobj.ParseObject([]byte(in))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +110,7 @@ func TestDropNulls(t *testing.T) {
 		`"properties":{"location":{"type":"string"},"unit":{"type":"string"},"maybe":{"type":["string","null"]},` +
 		`"opts":{"type":"object","properties":{"limit":{"type":"integer"}}},"items":{"type":"array","items":{"type":"object","properties":{"v":{"type":"integer"}}}},` +
 		`"tree":{"$ref":"#/$defs/node"},"req":{"type":"string"}},"required":["location","req"]}`
-	o, err := parseObject([]byte(schema))
+	o, err := jsonobj.ParseObject([]byte(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +159,7 @@ func TestToolSchemaOrder(t *testing.T) {
 
 func compactString(t *testing.T, s string) string {
 	t.Helper()
-	v, err := parseValue([]byte(s))
+	v, err := jsonobj.Parse([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +188,7 @@ func TestStrictToolsEndToEnd(t *testing.T) {
 		"data: " + `{"id":"c","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ris\",\"days\":null}"}}]}}]}` + "\n\n" +
 		"data: " + `{"id":"c","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n"
 	respJSON := `{"id":"r","object":"response","model":"m","status":"completed","output":[{"type":"function_call","id":"fc_1","call_id":"call_1","name":"forecast","arguments":"{\"location\":\"Paris\",\"days\":null}","status":"completed"}]}`
-	respSSE := sse(
+	respSSE := providertest.SSE(
 		`{"type":"response.created","response":{"id":"r","model":"m","status":"in_progress","output":[]}}`,
 		`{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"forecast","arguments":"","status":"in_progress"}}`,
 		`{"type":"response.function_call_arguments.delta","output_index":0,"item_id":"fc_1","delta":"{\"location\":\"Pa"}`,

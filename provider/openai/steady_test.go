@@ -3,32 +3,25 @@
 package openai
 
 import (
-	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/internal/testenv"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/tool"
 )
 
-// startSteady runs steady, an OpenAPI mock server that validates requests, on OpenAI's official
-// spec (testdata/openai-openapi.yaml.gz, decompressed for the test), and returns its URL. Paths
-// have no /v1 there, which also shows the base URL is used as given.
+// startSteady runs steady on OpenAI's official spec (testdata/openai-openapi.yaml.gz,
+// decompressed for the test) and returns its URL. Paths have no /v1 there, which also shows the
+// base URL is used as given.
 func startSteady(t *testing.T) string {
 	t.Helper()
 	gz, err := os.Open(filepath.Join("testdata", "openai-openapi.yaml.gz"))
@@ -51,127 +44,7 @@ func startSteady(t *testing.T) string {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-
-	cmd := testenv.Command(t, "steady", "--host", "127.0.0.1", "-p", strconv.Itoa(port), "--log-level", "details", "--no-color", spec)
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	// steady's launcher starts the server as a child: stop the whole process group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-	})
-	url := "http://127.0.0.1:" + strconv.Itoa(port)
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		select {
-		case <-exited:
-			t.Fatalf("steady exited:\n%s", out.String())
-		default:
-		}
-		if res, err := http.Get(url + "/"); err == nil {
-			res.Body.Close()
-			return url
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("steady did not start:\n%s", out.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// verdict is steady's answer to one request.
-type verdict struct {
-	path, valid string
-	status      int
-	body        []byte
-	request     []byte
-}
-
-// verdicts records steady's verdicts on the requests sent through it.
-type verdicts struct {
-	mu  sync.Mutex
-	all []verdict
-}
-
-func (v *verdicts) RoundTrip(r *http.Request) (*http.Response, error) {
-	var reqBody []byte
-	if r.GetBody != nil {
-		if b, err := r.GetBody(); err == nil {
-			reqBody, _ = io.ReadAll(b)
-		}
-	}
-	res, err := http.DefaultTransport.RoundTrip(r)
-	if err != nil {
-		return nil, err
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	res.Body = io.NopCloser(bytes.NewReader(body))
-	v.mu.Lock()
-	v.all = append(v.all, verdict{path: r.URL.Path, valid: res.Header.Get("X-Steady-Request-Valid"), status: res.StatusCode, body: body, request: reqBody})
-	v.mu.Unlock()
-	return res, nil
-}
-
-func (v *verdicts) take() []verdict {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	out := v.all
-	v.all = nil
-	return out
-}
-
-// rules lists the rules steady reports as violated.
-func rules(body []byte) string {
-	var e struct {
-		Steady struct {
-			Errors []struct {
-				Code, Path, Message string
-			} `json:"errors"`
-		} `json:"steady"`
-	}
-	if json.Unmarshal(body, &e) != nil || len(e.Steady.Errors) == 0 {
-		return string(body)
-	}
-	var b strings.Builder
-	for _, x := range e.Steady.Errors {
-		fmt.Fprintf(&b, "\n  %s at %s: %s", x.Code, x.Path, x.Message)
-	}
-	return b.String()
+	return providertest.StartSteady(t, spec)
 }
 
 // TestSteadyValidation sends Chat Completions and Responses requests of every shape wield
@@ -180,7 +53,7 @@ func rules(body []byte) string {
 // rule; the test reports that rule. steady's answers are mock data: only the verdict counts.
 func TestSteadyValidation(t *testing.T) {
 	url := startSteady(t)
-	rec := &verdicts{}
+	rec := &providertest.Verdicts{}
 	client := &http.Client{Transport: rec}
 
 	weather, lcgo, forecast := weatherTool(), lcgoWeatherTool(), forecastTool()
@@ -274,16 +147,16 @@ func TestSteadyValidation(t *testing.T) {
 				} else {
 					_, _ = m.Call(context.Background(), p)
 				}
-				vs := rec.take()
+				vs := rec.Take()
 				if len(vs) != 1 {
 					t.Fatalf("%d requests reached steady, want 1", len(vs))
 				}
 				v := vs[0]
-				if v.path != api.path {
-					t.Fatalf("request to %s, want %s", v.path, api.path)
+				if v.Path != api.path {
+					t.Fatalf("request to %s, want %s", v.Path, api.path)
 				}
-				if v.status == http.StatusBadRequest || v.valid != "true" {
-					t.Fatalf("steady rejected the request (HTTP %d, valid=%q):%s\nrequest: %s", v.status, v.valid, rules(v.body), v.request)
+				if !v.Valid() {
+					t.Fatalf("steady rejected the request (HTTP %d):%s\nrequest: %s", v.Status, v.Rules(), v.Request)
 				}
 			})
 		}
@@ -297,9 +170,9 @@ func TestSteadyValidation(t *testing.T) {
 		}
 		_, err = m.Call(context.Background(), &chat.Prompt{Messages: history[:2], Options: &chat.Options{
 			Extra: map[string]any{ExtraBody: map[string]any{"temperature": "hot"}}}})
-		v := rec.take()[0]
-		if v.status != http.StatusBadRequest || !strings.Contains(rules(v.body), "temperature") {
-			t.Fatalf("steady accepted a string temperature: HTTP %d %s", v.status, v.body)
+		v := rec.Take()[0]
+		if v.Status != http.StatusBadRequest || !strings.Contains(v.Rules(), "temperature") {
+			t.Fatalf("steady accepted a string temperature: HTTP %d %s", v.Status, v.Body)
 		}
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 400 || pe.Message == "" {

@@ -51,13 +51,7 @@ func Tools[T any](tools []tool.Tool, consumer Consumer[T], opts ...Option) ([]to
 	if err != nil {
 		return nil, err
 	}
-	out := make([]tool.Tool, len(tools))
-	for i, t := range tools {
-		if out[i], err = aug.wrap(t); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return aug.wrapAll(tools)
 }
 
 // Tool wraps one tool; see [Tools].
@@ -81,13 +75,7 @@ func Provider[T any](p tool.Provider, consumer Consumer[T], opts ...Option) (too
 		if err != nil {
 			return nil, err
 		}
-		out := make([]tool.Tool, len(tools))
-		for i, t := range tools {
-			if out[i], err = aug.wrap(t); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
+		return aug.wrapAll(tools)
 	}), nil
 }
 
@@ -140,6 +128,18 @@ func newAugmenter[T any](consumer Consumer[T], opts []Option) (*augmenter[T], er
 		o(&a.cfg)
 	}
 	return a, nil
+}
+
+// wrapAll wraps each of tools.
+func (a *augmenter[T]) wrapAll(tools []tool.Tool) ([]tool.Tool, error) {
+	out := make([]tool.Tool, len(tools))
+	for i, t := range tools {
+		var err error
+		if out[i], err = a.wrap(t); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // wrap returns t with T's fields added to its schema.

@@ -1,0 +1,140 @@
+package providertest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
+)
+
+// Load reads the recorded case testdata/elem... of the package under test.
+func Load(t testing.TB, elem ...string) []replay.Exchange {
+	t.Helper()
+	exs, err := replay.Load(filepath.Join(append([]string{"testdata"}, elem...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exs
+}
+
+// Tool is [tool.Func] failing t instead of returning an error: a real Go function exposed as a
+// typed tool, its input schema inferred by wield.
+func Tool[In, Out any](t testing.TB, name, description string, fn func(context.Context, In) (Out, error)) tool.Tool {
+	t.Helper()
+	tl, err := tool.Func(name, description, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
+// RawTool is a tool with whatever definition a test gives it, as a tool from elsewhere (an MCP
+// server) might have. Calling it returns an empty result.
+type RawTool tool.Definition
+
+// Definition implements [tool.Tool].
+func (r RawTool) Definition() tool.Definition { return tool.Definition(r) }
+
+// Metadata implements [tool.Tool].
+func (RawTool) Metadata() tool.Metadata { return tool.Metadata{} }
+
+// Call implements [tool.Tool].
+func (RawTool) Call(context.Context, string) (string, error) { return "", nil }
+
+// Execute runs the tool calls of resp with a default toolcall.Manager, as the tool loop does,
+// and returns the history to send next.
+func Execute(t testing.TB, p *chat.Prompt, resp *chat.Response) []chat.Message {
+	t.Helper()
+	res, err := toolcall.New(toolcall.Config{}).Execute(context.Background(), p, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.History
+}
+
+// Run sends p to m: with Call, or with Stream, aggregated, when stream is set.
+func Run(ctx context.Context, m chat.Model, p *chat.Prompt, stream bool) (*chat.Response, error) {
+	if stream {
+		return chat.Aggregate(m.Stream(ctx, p))
+	}
+	return m.Call(ctx, p)
+}
+
+// Send sends a client request: with Call, or with Stream when stream is set, reading the text as
+// it streams. It fails t on an error and returns the client's response and the streamed text.
+func Send(t testing.TB, spec *client.Spec, stream bool) (*client.Response, string) {
+	t.Helper()
+	if !stream {
+		resp, err := spec.Call(context.Background()).Response()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, ""
+	}
+	s := spec.Stream(context.Background())
+	var b strings.Builder
+	for piece, err := range s.Text() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(piece)
+	}
+	if s.Response() == nil {
+		t.Fatal("no response at the end of the stream")
+	}
+	return s.Response(), b.String()
+}
+
+// JSONError is an answer with the status, a JSON body and the headers given as name, value pairs.
+func JSONError(status int, body string, header ...string) replay.Exchange {
+	h := http.Header{"Content-Type": {"application/json"}}
+	for i := 0; i+1 < len(header); i += 2 {
+		h.Set(header[i], header[i+1])
+	}
+	return replay.Exchange{Status: status, Header: h, Body: []byte(body)}
+}
+
+// SSE frames payloads as server-sent events named by their "type" member, as the Anthropic and
+// OpenAI streams name them. A payload without one (a malformed one, for a fault test) is written
+// as "name|data": the event name, a bar, then the data line as is.
+func SSE(payloads ...string) []byte {
+	var b strings.Builder
+	for _, p := range payloads {
+		name, data := eventType(p), p
+		if name == "" {
+			name, data, _ = strings.Cut(p, "|")
+		}
+		b.WriteString("event: " + name + "\ndata: " + data + "\n\n")
+	}
+	return []byte(b.String())
+}
+
+func eventType(payload string) string {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal([]byte(payload), &head) != nil {
+		return ""
+	}
+	return head.Type
+}
+
+// SameRequests fails t unless every request srv received has the body of the first: a retry
+// resends the request unchanged.
+func SameRequests(t testing.TB, srv *replay.Server) {
+	t.Helper()
+	reqs := srv.Requests()
+	for i, r := range reqs {
+		if string(r.Body) != string(reqs[0].Body) {
+			t.Fatalf("request %d differs from the first: a retry must resend the request unchanged", i+1)
+		}
+	}
+}

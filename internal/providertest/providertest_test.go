@@ -1,0 +1,269 @@
+package providertest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/replay"
+)
+
+func TestSSE(t *testing.T) {
+	got := string(SSE(`{"type":"message_start","x":1}`, `ping|{"broken"`, `{"no":"type"}|data`))
+	want := "event: message_start\ndata: {\"type\":\"message_start\",\"x\":1}\n\n" +
+		"event: ping\ndata: {\"broken\"\n\n" +
+		"event: {\"no\":\"type\"}\ndata: data\n\n"
+	if got != want {
+		t.Errorf("SSE = %q, want %q", got, want)
+	}
+}
+
+func TestJSONError(t *testing.T) {
+	ex := JSONError(429, `{"error":"slow down"}`, "Retry-After", "2", "X-Other")
+	if ex.Status != 429 || string(ex.Body) != `{"error":"slow down"}` || ex.Header.Get("Content-Type") != "application/json" ||
+		ex.Header.Get("Retry-After") != "2" || len(ex.Header) != 2 {
+		t.Errorf("JSONError = %+v", ex)
+	}
+}
+
+func TestSameRequests(t *testing.T) {
+	srv := replay.NewServer(t, replay.Exchange{}, replay.Exchange{}, replay.Exchange{}, replay.Exchange{})
+	for _, body := range []string{"a", "a"} {
+		post(t, srv.URL, body)
+	}
+	if failed, msg := check(t, func(t testing.TB) { SameRequests(t, srv) }); failed {
+		t.Errorf("equal requests: %s", msg)
+	}
+	post(t, srv.URL, "b")
+	if failed, _ := check(t, func(t testing.TB) { SameRequests(t, srv) }); !failed {
+		t.Error("a different request passed")
+	}
+}
+
+func post(t *testing.T, url, body string) {
+	t.Helper()
+	res, err := http.Post(url, "text/plain", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+}
+
+// TestTargetChecks runs the shared checks on a model that does everything right, and on models
+// with one flaw each, which the checks must catch.
+func TestTargetChecks(t *testing.T) {
+	checks := map[string]func(Target, testing.TB){
+		"CancelCall":       Target.CancelCall,
+		"CancelStream":     Target.CancelStream,
+		"CancelBeforeSend": Target.CancelBeforeSend,
+		"StopEarly":        Target.StopEarly,
+		"StreamCut": func(tg Target, t testing.TB) {
+			tg.StreamCut(t, replay.Exchange{Body: []byte("one\ntwo\nthree\n"), CutAfter: 6}, 0)
+		},
+		"ConsumerPanic": func(tg Target, t testing.TB) {
+			srv := replay.NewServer(t, replay.Exchange{Body: []byte("one\ntwo\n")})
+			ConsumerPanic(t, tg.New(t, srv.URL), tg.Prompt)
+		},
+	}
+	tests := []struct {
+		name  string
+		model lineModel
+		fails []string // the checks that must catch the flaw; all others must pass
+	}{
+		{name: "sound"},
+		{name: "loses the cancellation", model: lineModel{hideCause: true}, fails: []string{"CancelCall", "CancelStream", "CancelBeforeSend", "StreamCut"}},
+		{name: "ends silently when cut", model: lineModel{ignoreReadErrors: true}, fails: []string{"StreamCut"}},
+		{name: "reports a stream error twice", model: lineModel{errorTwice: true}, fails: []string{"CancelStream"}},
+		{name: "swallows the consumer's panic", model: lineModel{swallowPanics: true}, fails: []string{"ConsumerPanic"}},
+		{name: "yields nothing for the head", model: lineModel{skipFirst: true}, fails: []string{"CancelStream", "StopEarly"}},
+	}
+	for _, tt := range tests {
+		for name, run := range checks {
+			t.Run(tt.name+"/"+name, func(t *testing.T) {
+				if len(tt.fails) > 0 {
+					// A flaw can leave a check waiting for what never happens.
+					defer func(p time.Duration) { patience = p }(patience)
+					patience = 500 * time.Millisecond
+				}
+				tg := Target{
+					New: func(_ testing.TB, url string) chat.Model {
+						m := tt.model
+						m.url = url
+						return &m
+					},
+					Prompt:      &chat.Prompt{Messages: []chat.Message{chat.User("hi")}},
+					ContentType: "text/plain",
+					Head:        "Hel\n",
+				}
+				failed, msg := check(t, func(t testing.TB) { run(tg, t) })
+				want := false
+				for _, f := range tt.fails {
+					want = want || f == name
+				}
+				if failed != want {
+					t.Errorf("check failed = %v, want %v (%s)", failed, want, msg)
+				} else if failed {
+					t.Log("caught:", msg)
+				}
+			})
+		}
+	}
+}
+
+// check runs fn with a testing.TB that records failures instead of failing t.
+func check(t *testing.T, fn func(testing.TB)) (failed bool, msg string) {
+	f := &fakeT{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(f)
+	}()
+	<-done
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed, strings.Join(f.msgs, "; ")
+}
+
+// fakeT records failures; Fatal and FailNow end the goroutine, as they do in a test. Cleanups
+// go to the real test.
+type fakeT struct {
+	testing.TB
+	mu     sync.Mutex
+	failed bool
+	msgs   []string
+}
+
+func (f *fakeT) Helper() {}
+
+func (f *fakeT) fail(msg string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed = true
+	f.msgs = append(f.msgs, msg)
+}
+
+func (f *fakeT) Error(args ...any)                 { f.fail(fmt.Sprint(args...)) }
+func (f *fakeT) Errorf(format string, args ...any) { f.fail(fmt.Sprintf(format, args...)) }
+func (f *fakeT) Fail()                             { f.fail("Fail") }
+func (f *fakeT) FailNow()                          { f.fail("FailNow"); runtime.Goexit() }
+func (f *fakeT) Fatal(args ...any)                 { f.fail(fmt.Sprint(args...)); runtime.Goexit() }
+func (f *fakeT) Fatalf(format string, args ...any) {
+	f.fail(fmt.Sprintf(format, args...))
+	runtime.Goexit()
+}
+
+func (f *fakeT) Failed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed
+}
+
+// lineModel is a minimal chat.Model over HTTP: it posts to its URL and reads the answer, one chunk
+// a line when streaming. Each flag gives it one flaw.
+type lineModel struct {
+	url           string
+	hideCause     bool // report errors without wrapping their cause
+	errorTwice    bool // yield a stream's error twice
+	swallowPanics bool // recover the panics of the caller's loop
+	skipFirst     bool // yield nothing for the first line
+	// end a stream without an error when reading its body fails
+	ignoreReadErrors bool
+}
+
+func (m *lineModel) post(ctx context.Context) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.url, strings.NewReader("hi"))
+	if err != nil {
+		return nil, err
+	}
+	return http.DefaultClient.Do(req)
+}
+
+func (m *lineModel) wrap(err error) error {
+	if m.hideCause {
+		return fmt.Errorf("line model: %v", err)
+	}
+	return fmt.Errorf("line model: %w", err)
+}
+
+func (m *lineModel) Call(ctx context.Context, _ *chat.Prompt) (*chat.Response, error) {
+	res, err := m.post(ctx)
+	if err != nil {
+		return nil, m.wrap(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, m.wrap(err)
+	}
+	return &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant(string(b))}}}, nil
+}
+
+func (m *lineModel) Stream(ctx context.Context, _ *chat.Prompt) iter.Seq2[*chat.Response, error] {
+	return func(yield func(*chat.Response, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		fail := func(err error) {
+			if yield(nil, m.wrap(err)) && m.errorTwice {
+				yield(nil, m.wrap(err))
+			}
+		}
+		res, err := m.post(ctx)
+		if err != nil {
+			fail(err)
+			return
+		}
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		for first := true; sc.Scan(); first = false {
+			if first && m.skipFirst {
+				continue
+			}
+			if !m.yield(yield, &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant(sc.Text())}}}) {
+				return
+			}
+		}
+		if err := sc.Err(); err != nil && !m.ignoreReadErrors {
+			fail(err)
+		} else if ctx.Err() != nil {
+			fail(ctx.Err())
+		}
+	}
+}
+
+func (m *lineModel) yield(yield func(*chat.Response, error) bool, r *chat.Response) (more bool) {
+	if m.swallowPanics {
+		defer func() {
+			if recover() != nil {
+				more = false
+			}
+		}()
+	}
+	return yield(r, nil)
+}
+
+func TestGolden(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.golden.json")
+	if err := os.WriteFile(path, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if failed, msg := check(t, func(t testing.TB) { Golden(t, path, []byte("{}\n")) }); failed {
+		t.Errorf("same content: %s", msg)
+	}
+	if failed, _ := check(t, func(t testing.TB) { Golden(t, path, []byte("{\"a\":1}\n")) }); !failed {
+		t.Error("different content passed")
+	}
+	if failed, _ := check(t, func(t testing.TB) { Golden(t, filepath.Join(t.TempDir(), "missing.json"), nil) }); !failed {
+		t.Error("a missing golden file passed")
+	}
+}

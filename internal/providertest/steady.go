@@ -1,0 +1,176 @@
+//go:build unix
+
+package providertest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wield-ai/wield/internal/testenv"
+)
+
+// StartSteady runs steady, the OpenAPI mock server scripts/test installs, on the OpenAPI
+// description at spec (a file path) and returns its base URL on 127.0.0.1. steady answers a
+// request the description forbids with 400 naming the broken rules, and any other with
+// made-up data and X-Steady-Request-Valid: true; see [Verdicts]. The server stops with t. The
+// test is skipped (failed in CI) when steady is not installed.
+func StartSteady(t testing.TB, spec string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	cmd := testenv.Command(t, "steady", "--host", "127.0.0.1", "-p", port, "--log-level", "details", "--no-color", spec)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// steady's launcher starts the server as a child: stop the whole process group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+	})
+	url := "http://127.0.0.1:" + port
+	for deadline := time.Now().Add(90 * time.Second); ; {
+		select {
+		case <-exited:
+			t.Fatalf("steady exited:\n%s", out.String())
+		default:
+		}
+		if res, err := http.Get(url + "/"); err == nil {
+			res.Body.Close()
+			return url
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("steady did not start:\n%s", out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Verdict is steady's answer to one request.
+type Verdict struct {
+	// Path is the path of the request.
+	Path string
+	// Status is the answer's status: 400 for a request the description forbids.
+	Status int
+	// Header holds the answer's headers, steady's X-Steady-* among them.
+	Header http.Header
+	// Body is the answer's body; Request the request's.
+	Body, Request []byte
+}
+
+// Valid reports whether steady found the request valid.
+func (v Verdict) Valid() bool {
+	return v.Status != http.StatusBadRequest && v.Header.Get("X-Steady-Request-Valid") == "true"
+}
+
+// Rules lists the rules steady reports the request broke, one a line, from the errors in its
+// answer or else its X-Steady-Error-* headers; failing both, the answer's body.
+func (v Verdict) Rules() string {
+	var e struct {
+		Steady struct {
+			Errors []struct {
+				Code, Path, Message string
+			} `json:"errors"`
+		} `json:"steady"`
+	}
+	var b strings.Builder
+	if json.Unmarshal(v.Body, &e) == nil {
+		for _, x := range e.Steady.Errors {
+			fmt.Fprintf(&b, "\n  %s at %s: %s", x.Code, x.Path, x.Message)
+		}
+	}
+	if b.Len() == 0 {
+		var names []string
+		for k := range v.Header {
+			if strings.HasPrefix(strings.ToLower(k), "x-steady-error-") {
+				names = append(names, k)
+			}
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			fmt.Fprintf(&b, "\n  %s: %s", k, strings.Join(v.Header[k], ", "))
+		}
+	}
+	if b.Len() == 0 {
+		return string(v.Body)
+	}
+	return b.String()
+}
+
+// Verdicts is an http.RoundTripper that records steady's verdict on every request sent through
+// it. It is safe for concurrent use.
+type Verdicts struct {
+	mu  sync.Mutex
+	all []Verdict
+}
+
+// RoundTrip implements http.RoundTripper.
+func (v *Verdicts) RoundTrip(r *http.Request) (*http.Response, error) {
+	var reqBody []byte
+	if r.GetBody != nil {
+		if b, err := r.GetBody(); err == nil {
+			reqBody, _ = io.ReadAll(b)
+		}
+	}
+	res, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	v.mu.Lock()
+	v.all = append(v.all, Verdict{Path: r.URL.Path, Status: res.StatusCode, Header: res.Header.Clone(), Body: body, Request: reqBody})
+	v.mu.Unlock()
+	return res, nil
+}
+
+// Take returns the verdicts recorded since the last Take.
+func (v *Verdicts) Take() []Verdict {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := v.all
+	v.all = nil
+	return out
+}
