@@ -9,7 +9,6 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/embedding"
 )
 
@@ -119,23 +118,10 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	return out.Result()
 }
 
-// embedError turns the client's error into a *chat.ProviderError for an error status.
+// embedError reports the client's error, as a *chat.ProviderError for an error status.
 func embedError(err error) error {
-	var se api.StatusError
-	var ae api.AuthorizationError
-	switch {
-	case errors.As(err, &se):
-		msg := se.ErrorMessage
-		if msg == "" {
-			msg = http.StatusText(se.StatusCode)
-		}
-		return &chat.ProviderError{Provider: providerName, StatusCode: se.StatusCode, Message: msg, Err: err}
-	case errors.As(err, &ae):
-		msg := "unauthorized"
-		if ae.SigninURL != "" {
-			msg += "; sign in at " + ae.SigninURL
-		}
-		return &chat.ProviderError{Provider: providerName, StatusCode: ae.StatusCode, Message: msg, Err: err}
+	if pe := providerError(err); pe != nil {
+		return pe
 	}
 	return fmt.Errorf("ollama: %w", err)
 }

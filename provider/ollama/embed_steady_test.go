@@ -5,18 +5,25 @@ package ollama
 import (
 	"context"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/wield-ai/wield/internal/providertest"
 )
 
 // TestSteadyAcceptsEmbedRequests validates the Embedder's /api/embed requests against Ollama's
 // official OpenAPI description. steady answers with made-up vectors; only its verdict counts.
 func TestSteadyAcceptsEmbedRequests(t *testing.T) {
-	base := startSteady(t)
-	v := &verdicts{}
+	spec, err := filepath.Abs(filepath.Join("testdata", "spec", "ollama-openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := providertest.StartSteady(t, spec)
+	v := &providertest.Verdicts{}
 	client := &http.Client{Transport: v}
 	configs := map[string]EmbedderConfig{
 		"plain":      {Model: "embeddinggemma"},
@@ -30,29 +37,19 @@ func TestSteadyAcceptsEmbedRequests(t *testing.T) {
 	}
 	for name, cfg := range configs {
 		t.Run(name, func(t *testing.T) {
-			v.mu.Lock()
-			v.seen = nil
-			v.mu.Unlock()
+			v.Take()
 			cfg.BaseURL, cfg.HTTPClient, cfg.MaxRetries = base, client, -1
 			e, err := NewEmbedder(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, _ = e.Embed(context.Background(), []string{"get_weather\nGet the current weather for a city.", "send_email"})
-			v.mu.Lock()
-			defer v.mu.Unlock()
-			if len(v.seen) != 1 {
-				t.Fatalf("%d requests", len(v.seen))
+			vs := v.Take()
+			if len(vs) != 1 {
+				t.Fatalf("%d requests", len(vs))
 			}
-			h := v.seen[0]
-			if h.Get("X-Steady-Request-Valid") != "true" || h.Get("X-Steady-Matched-Path") != "/api/embed" {
-				var rules []string
-				for k, vals := range h {
-					if strings.HasPrefix(strings.ToLower(k), "x-steady-error-") {
-						rules = append(rules, k+": "+strings.Join(vals, ", "))
-					}
-				}
-				t.Fatalf("steady rejected the request: %v", rules)
+			if !vs[0].Valid() || vs[0].Header.Get("X-Steady-Matched-Path") != "/api/embed" {
+				t.Fatalf("steady rejected the request:%s\nrequest: %s", vs[0].Rules(), vs[0].Request)
 			}
 		})
 	}

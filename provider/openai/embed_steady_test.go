@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/wield-ai/wield/internal/providertest"
 )
 
 // TestSteadyEmbeddings sends the Embedder's requests to steady, which checks them against
@@ -16,7 +18,7 @@ import (
 // which need not fit the request: only its verdict counts.
 func TestSteadyEmbeddings(t *testing.T) {
 	url := startSteady(t)
-	rec := &verdicts{}
+	rec := &providertest.Verdicts{}
 	client := &http.Client{Transport: rec}
 	many := make([]string, 300)
 	for i := range many {
@@ -49,19 +51,19 @@ func TestSteadyEmbeddings(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _ = e.Embed(context.Background(), s.texts)
-			vs := rec.take()
+			vs := rec.Take()
 			if len(vs) != s.n {
 				t.Fatalf("%d requests, want %d", len(vs), s.n)
 			}
-			if s.cfg.BaseURL == DefaultBaseURL && !strings.Contains(string(vs[0].request), `"encoding_format":"base64"`) {
-				t.Fatalf("request to OpenAI without base64: %s", vs[0].request)
+			if s.cfg.BaseURL == DefaultBaseURL && !strings.Contains(string(vs[0].Request), `"encoding_format":"base64"`) {
+				t.Fatalf("request to OpenAI without base64: %s", vs[0].Request)
 			}
 			for _, v := range vs {
-				if v.path != "/embeddings" {
-					t.Fatalf("request to %s", v.path)
+				if v.Path != "/embeddings" {
+					t.Fatalf("request to %s", v.Path)
 				}
-				if v.status == http.StatusBadRequest || v.valid != "true" {
-					t.Fatalf("steady rejected the request (HTTP %d, valid=%q):%s\nrequest: %.500s", v.status, v.valid, rules(v.body), v.request)
+				if !v.Valid() {
+					t.Fatalf("steady rejected the request (HTTP %d):%s\nrequest: %.500s", v.Status, v.Rules(), v.Request)
 				}
 			}
 		})
@@ -74,9 +76,9 @@ func TestSteadyEmbeddings(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = e.Embed(context.Background(), []string{"a"})
-		v := rec.take()[0]
-		if v.status != http.StatusBadRequest || !strings.Contains(rules(v.body), "encoding_format") || err == nil {
-			t.Fatalf("steady accepted encoding_format hex: HTTP %d %s\nrequest: %s", v.status, v.body, v.request)
+		v := rec.Take()[0]
+		if v.Status != http.StatusBadRequest || !strings.Contains(v.Rules(), "encoding_format") || err == nil {
+			t.Fatalf("steady accepted encoding_format hex: HTTP %d %s\nrequest: %s", v.Status, v.Body, v.Request)
 		}
 	})
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
@@ -283,7 +284,7 @@ func TestEmbedderSettings(t *testing.T) {
 // embeddingsBody is a CreateEmbeddingResponse with the given data items.
 func embeddingsBody(items ...string) replay.Exchange {
 	body := `{"object":"list","model":"text-embedding-3-small","usage":{"prompt_tokens":2,"total_tokens":2},"data":[` + strings.Join(items, ",") + `]}`
-	return jsonError(200, body)
+	return providertest.JSONError(200, body)
 }
 
 // TestEmbedderMalformedResponses: answers that are not one vector per input fail the call with
@@ -298,9 +299,9 @@ func TestEmbedderMalformedResponses(t *testing.T) {
 		dims int
 		want string
 	}{
-		{"not JSON", jsonError(200, `{"object":"list","data":[{"index":0,`), 0, "openai"},
-		{"not an object", jsonError(200, `[1,2]`), 0, "openai"},
-		{"empty body", jsonError(200, ``), 0, "openai"},
+		{"not JSON", providertest.JSONError(200, `{"object":"list","data":[{"index":0,`), 0, "openai"},
+		{"not an object", providertest.JSONError(200, `[1,2]`), 0, "openai"},
+		{"empty body", providertest.JSONError(200, ``), 0, "openai"},
 		{"too few", embeddingsBody(item(0, "[0.1,0.2]")), 0, "1 embeddings for 2 inputs"},
 		{"too many", embeddingsBody(item(0, "[0.1]"), item(1, "[0.2]"), item(2, "[0.3]")), 0, "3 embeddings for 2 inputs"},
 		{"duplicate index", embeddingsBody(item(0, "[0.1]"), item(0, "[0.2]")), 0, "two embeddings for input 0"},
@@ -336,7 +337,7 @@ func TestEmbedderFaults(t *testing.T) {
 	fast := []option.RequestOption{option.WithMaxRetryDelay(5 * time.Millisecond)}
 
 	t.Run("429 then 200", func(t *testing.T) {
-		limited := jsonError(429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "Retry-After", "0")
+		limited := providertest.JSONError(429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "Retry-After", "0")
 		srv := replay.NewServer(t, limited, ok)
 		got, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL}).Embed(context.Background(), []string{"a"})
 		if err != nil || !equalVectors(got, [][]float32{{0.5, 0.25}}) || srv.Served() != 2 {
@@ -349,7 +350,7 @@ func TestEmbedderFaults(t *testing.T) {
 		}
 	})
 	t.Run("500 until retries run out", func(t *testing.T) {
-		failing := jsonError(500, `{"error":{"message":"The server had an error","type":"server_error"}}`)
+		failing := providertest.JSONError(500, `{"error":{"message":"The server had an error","type":"server_error"}}`)
 		srv := replay.NewServer(t, failing, failing, failing)
 		_, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, RequestOptions: fast}).Embed(context.Background(), []string{"a"})
 		var pe *chat.ProviderError
@@ -358,14 +359,14 @@ func TestEmbedderFaults(t *testing.T) {
 		}
 	})
 	t.Run("500 then 200", func(t *testing.T) {
-		srv := replay.NewServer(t, jsonError(500, `Internal Server Error`), ok)
+		srv := replay.NewServer(t, providertest.JSONError(500, `Internal Server Error`), ok)
 		got, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, RequestOptions: fast}).Embed(context.Background(), []string{"a"})
 		if err != nil || len(got) != 1 || srv.Served() != 2 {
 			t.Fatalf("Embed = %v, %v after %d requests", got, err, srv.Served())
 		}
 	})
 	t.Run("400 is not retried", func(t *testing.T) {
-		bad := jsonError(400, `{"error":{"message":"'$.input' is invalid.","type":"invalid_request_error","param":null,"code":null}}`)
+		bad := providertest.JSONError(400, `{"error":{"message":"'$.input' is invalid.","type":"invalid_request_error","param":null,"code":null}}`)
 		srv := replay.NewServer(t, bad)
 		_, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL}).Embed(context.Background(), []string{""})
 		var pe *chat.ProviderError
@@ -374,7 +375,7 @@ func TestEmbedderFaults(t *testing.T) {
 		}
 	})
 	t.Run("compatible server's error text", func(t *testing.T) {
-		srv := replay.NewServer(t, jsonError(404, `{"error":"model \"nomic\" not found, try pulling it first"}`))
+		srv := replay.NewServer(t, providertest.JSONError(404, `{"error":"model \"nomic\" not found, try pulling it first"}`))
 		_, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, Model: "nomic"}).Embed(context.Background(), []string{"a"})
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 404 || !strings.Contains(pe.Message, "not found") {
@@ -390,7 +391,7 @@ func TestEmbedderFaults(t *testing.T) {
 		}
 	})
 	t.Run("a later batch fails", func(t *testing.T) {
-		srv := replay.NewServer(t, ok, jsonError(400, `{"error":{"message":"too long"}}`))
+		srv := replay.NewServer(t, ok, providertest.JSONError(400, `{"error":{"message":"too long"}}`))
 		got, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, BatchSize: 1}).Embed(context.Background(), []string{"a", "b"})
 		var pe *chat.ProviderError
 		if got != nil || !errors.As(err, &pe) || pe.Message != "too long" {
