@@ -33,6 +33,12 @@ type VectorOptions struct {
 	Text func(tool.Definition) string
 	// BatchSize caps the texts sent in one Embed call while indexing; zero means 64.
 	BatchSize int
+	// QueryEmbedder embeds the search queries; nil means the index's Embedder. Embedding APIs
+	// that embed a query differently from the documents searched (Gemini's task types
+	// RETRIEVAL_QUERY and RETRIEVAL_DOCUMENT, models trained with "search_query: " and
+	// "search_document: " prefixes) need one embedder for each; both must give vectors of the
+	// same space (same model and dimensions).
+	QueryEmbedder Embedder
 }
 
 // VectorIndex is an [Index] that ranks tools by the cosine similarity of their embedded text to
@@ -122,7 +128,7 @@ func (v *VectorIndex) build(ctx context.Context, defs []tool.Definition) (*vecto
 	row := 0
 	for start := 0; start < len(texts); start += v.opts.BatchSize {
 		batch := texts[start:min(start+v.opts.BatchSize, len(texts))]
-		vecs, err := v.embed(ctx, batch)
+		vecs, err := v.embed(ctx, v.embedder, batch)
 		if err != nil {
 			return nil, fmt.Errorf("toolsearch: embedding tools: %w", err)
 		}
@@ -182,9 +188,9 @@ func quantize(v []float32, codes []int8) (scale float32, slack float64) {
 	return scale, slack*(1+1e-6) + 1e-9
 }
 
-// embed calls the embedder and checks that it kept its side of the contract.
-func (v *VectorIndex) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	vecs, err := v.embedder.Embed(ctx, texts)
+// embed calls e and checks that it kept its side of the contract.
+func (v *VectorIndex) embed(ctx context.Context, e Embedder, texts []string) ([][]float32, error) {
+	vecs, err := e.Embed(ctx, texts)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +210,8 @@ func (v *VectorIndex) embed(ctx context.Context, texts []string) ([][]float32, e
 	return vecs, nil
 }
 
-// Search implements [Index]. The query is embedded on every search.
+// Search implements [Index]. The query is embedded on every search, by
+// [VectorOptions.QueryEmbedder] when set.
 func (v *VectorIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	if v.embedder == nil {
 		return nil, errNoEmbedder
@@ -216,7 +223,11 @@ func (v *VectorIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, err
 	if len(set.defs) == 0 {
 		return nil, nil
 	}
-	vecs, err := v.embed(ctx, []string{req.Query})
+	qe := v.opts.QueryEmbedder
+	if qe == nil {
+		qe = v.embedder
+	}
+	vecs, err := v.embed(ctx, qe, []string{req.Query})
 	if err != nil {
 		return nil, fmt.Errorf("toolsearch: embedding query: %w", err)
 	}

@@ -57,4 +57,14 @@
 // connection are retried ([Config.MaxRetries], default 2) with exponential backoff, waiting as
 // long as Retry-After or Gemini's RetryInfo asks (up to a minute). A stream that ends before
 // every candidate has a finish reason yields an error wrapping io.ErrUnexpectedEOF.
+//
+// # Embeddings
+//
+// [NewEmbedder] returns an [Embedder] on the embedding API (batchEmbedContents; Vertex AI's
+// endpoints through [EmbedderConfig.ClientConfig]), which backs toolsearch's vector index. It
+// sends the texts in as few requests as the API's limits allow, checks that the answer holds one
+// vector per text, and retries and reports errors as above. Gemini embeds a text for the use it
+// is put to ([EmbedderConfig.TaskType]): for tool search, embed the tools with
+// [TaskRetrievalDocument] and the searches with [TaskRetrievalQuery], two Embedders given to
+// toolsearch.NewVectorIndex as its embedder and its VectorOptions.QueryEmbedder.
 package gemini

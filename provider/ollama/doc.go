@@ -37,4 +37,12 @@
 // honouring Retry-After. The client ignores a stream cut short; this package reports an answer
 // that ends before its "done": true line as an error wrapping the read error, or
 // io.ErrUnexpectedEOF.
+//
+// # Embeddings
+//
+// [NewEmbedder] returns an [Embedder] on /api/embed, which backs toolsearch's vector index. It
+// sends the texts in batches ([EmbedderConfig.BatchSize]), checks that the answer holds one
+// vector per text, and retries and reports errors as above. Models trained with instructions
+// (nomic-embed-text, embeddinggemma) want one [EmbedderConfig.Prefix] for the tools and another
+// for the queries: build two Embedders and give the second to the index as its query embedder.
 package ollama

@@ -151,21 +151,36 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 	}
 }
 
-// check turns the outcome of a chat request into the error to report: the SDK's error as a
-// chat.ProviderError when the server answered with an error status, and an error for an answer
-// that never said it was done (a stream cut short, which the SDK does not report).
-func (d *decoder) check(ctx context.Context, err error, watch *bodywatch.Watch) error {
+// providerError returns the client's error for an error status as a *chat.ProviderError, or nil
+// for any other error.
+func providerError(err error) *chat.ProviderError {
 	var se api.StatusError
 	var ae api.AuthorizationError
 	switch {
 	case errors.As(err, &se):
-		return &chat.ProviderError{Provider: providerName, StatusCode: se.StatusCode, Message: se.ErrorMessage, Err: err}
+		msg := se.ErrorMessage
+		if msg == "" {
+			msg = http.StatusText(se.StatusCode)
+		}
+		return &chat.ProviderError{Provider: providerName, StatusCode: se.StatusCode, Message: msg, Err: err}
 	case errors.As(err, &ae):
 		msg := "unauthorized"
 		if ae.SigninURL != "" {
 			msg += "; sign in at " + ae.SigninURL
 		}
 		return &chat.ProviderError{Provider: providerName, StatusCode: ae.StatusCode, Message: msg, Err: err}
+	}
+	return nil
+}
+
+// check turns the outcome of a chat request into the error to report: the SDK's error as a
+// chat.ProviderError when the server answered with an error status, and an error for an answer
+// that never said it was done (a stream cut short, which the SDK does not report).
+func (d *decoder) check(ctx context.Context, err error, watch *bodywatch.Watch) error {
+	if pe := providerError(err); pe != nil {
+		return pe
+	}
+	switch {
 	case err != nil && watch.Err() != nil:
 		// The client reports a line cut short as an error carrying the partial line; the read
 		// error is the cause.

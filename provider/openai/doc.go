@@ -92,4 +92,13 @@
 // 408, 409, 429, 5xx and connection errors with exponential backoff, honouring Retry-After and
 // Retry-After-Ms ([Config.MaxRetries]); cancelling the context stops a request and its retries
 // at once.
+//
+// # Embeddings
+//
+// [NewEmbedder] returns an [Embedder] on the Embeddings API (text-embedding-3-small by default,
+// or any model of a compatible server), which backs toolsearch's vector index. It sends the
+// texts in as few requests as the API's limits allow (2048 inputs and 300,000 tokens each),
+// matches vectors to texts by their index, and retries and reports errors as above. OpenAI's own
+// API is asked for base64 vectors, a quarter of the size of decimal ones and exact; other servers
+// answer in their default, decimal floats. Either form is read.
 package openai
