@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -234,4 +235,27 @@ func ConsumerPanic(t testing.TB, m chat.Model, p *chat.Prompt) {
 	if recovered != (consumer{}) {
 		t.Fatalf("recovered %v, want the consumer's panic", recovered)
 	}
+}
+
+// Waits records the waits between the attempts of a retried request instead of taking them:
+// its Sleep stands in for the wait of a provider's retry transport, so that a test sees which
+// waits were asked for, and takes none. It is safe for concurrent use.
+type Waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+// Sleep records d and returns at once: ctx's error, as a wait cut short by it would.
+func (w *Waits) Sleep(ctx context.Context, d time.Duration) error {
+	w.mu.Lock()
+	w.d = append(w.d, d)
+	w.mu.Unlock()
+	return ctx.Err()
+}
+
+// All returns the waits recorded so far, in order.
+func (w *Waits) All() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.d)
 }

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
@@ -187,43 +188,20 @@ func (f *fakeGeminiEmbed) requests() []batchRequest {
 	return slices.Clone(f.got)
 }
 
-func hashed(t testing.TB, dim int, texts ...string) [][]float32 {
-	t.Helper()
-	vecs, err := (&toolsearch.HashingEmbedder{Dim: dim}).Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return vecs
-}
-
-func equalVectors(a, b [][]float32) bool {
-	return slices.EqualFunc(a, b, func(x, y []float32) bool { return slices.Equal(x, y) })
-}
-
 // newTestEmbedder returns an Embedder on url with retry waits recorded instead of taken.
-func newTestEmbedder(t testing.TB, url string, cfg EmbedderConfig) (*Embedder, func() []time.Duration) {
+func newTestEmbedder(t testing.TB, url string, cfg EmbedderConfig) (*Embedder, *providertest.Waits) {
 	t.Helper()
-	var mu sync.Mutex
-	var waits []time.Duration
+	waits := &providertest.Waits{}
 	cfg.BaseURL = url
 	if cfg.APIKey == "" {
 		cfg.APIKey = "test-key"
 	}
-	cfg.sleep = func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		waits = append(waits, d)
-		mu.Unlock()
-		return ctx.Err()
-	}
+	cfg.sleep = waits.Sleep
 	e, err := NewEmbedder(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e, func() []time.Duration {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(waits)
-	}
+	return e, waits
 }
 
 func TestEmbedderBatches(t *testing.T) {
@@ -237,7 +215,7 @@ func TestEmbedderBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalVectors(got, hashed(t, 0, texts...)) {
+	if !providertest.EqualVectors(got, providertest.Hashed(t, 0, texts...)) {
 		t.Error("vectors do not match their texts")
 	}
 	reqs := srv.requests()
@@ -274,7 +252,7 @@ func TestEmbedderSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalVectors(got, hashed(t, 768, "a", "b", "c")) {
+	if !providertest.EqualVectors(got, providertest.Hashed(t, 768, "a", "b", "c")) {
 		t.Error("vectors do not match")
 	}
 	reqs := srv.requests()
@@ -405,10 +383,10 @@ func TestEmbedderFaults(t *testing.T) {
 		srv := replay.NewServer(t, limited, ok)
 		e, waits := newTestEmbedder(t, srv.URL, EmbedderConfig{})
 		got, err := e.Embed(context.Background(), []string{"a"})
-		if err != nil || !equalVectors(got, [][]float32{{0.5, 0.25}}) || srv.Served() != 2 {
+		if err != nil || !providertest.EqualVectors(got, [][]float32{{0.5, 0.25}}) || srv.Served() != 2 {
 			t.Fatalf("Embed = %v, %v after %d requests", got, err, srv.Served())
 		}
-		if w := waits(); len(w) != 1 || w[0] != 1500*time.Millisecond {
+		if w := waits.All(); len(w) != 1 || w[0] != 1500*time.Millisecond {
 			t.Errorf("waits %v, want the 1.5s RetryInfo asked for", w)
 		}
 		if reqs := srv.Requests(); !bytes.Equal(reqs[0].Body, reqs[1].Body) {
@@ -421,7 +399,7 @@ func TestEmbedderFaults(t *testing.T) {
 		e, waits := newTestEmbedder(t, srv.URL, EmbedderConfig{})
 		_, err := e.Embed(context.Background(), []string{"a"})
 		var pe *chat.ProviderError
-		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Type != "INTERNAL" || pe.Message != "boom" || srv.Served() != 3 || len(waits()) != 2 {
+		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Type != "INTERNAL" || pe.Message != "boom" || srv.Served() != 3 || len(waits.All()) != 2 {
 			t.Fatalf("error = %v after %d requests", err, srv.Served())
 		}
 	})
@@ -468,8 +446,8 @@ func TestEmbedderCancel(t *testing.T) {
 	if _, err := e.Embed(ctx, []string{"a"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled mid-request: %v", err)
 	}
-	if len(waits()) != 0 {
-		t.Errorf("a cancelled request was retried: %v", waits())
+	if len(waits.All()) != 0 {
+		t.Errorf("a cancelled request was retried: %v", waits.All())
 	}
 }
 

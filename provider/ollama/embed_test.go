@@ -18,6 +18,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
@@ -97,43 +98,20 @@ func (f *fakeOllamaEmbed) requests() ([][]string, []embedRequest) {
 	return slices.Clone(f.inputs), slices.Clone(f.reqs)
 }
 
-func hashed(t testing.TB, dim int, texts ...string) [][]float32 {
-	t.Helper()
-	vecs, err := (&toolsearch.HashingEmbedder{Dim: dim}).Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return vecs
-}
-
-func equalVectors(a, b [][]float32) bool {
-	return slices.EqualFunc(a, b, func(x, y []float32) bool { return slices.Equal(x, y) })
-}
-
 // newTestEmbedder returns an Embedder on url with retry waits recorded instead of taken.
-func newTestEmbedder(t testing.TB, url string, cfg EmbedderConfig) (*Embedder, func() []time.Duration) {
+func newTestEmbedder(t testing.TB, url string, cfg EmbedderConfig) (*Embedder, *providertest.Waits) {
 	t.Helper()
-	var mu sync.Mutex
-	var waits []time.Duration
+	waits := &providertest.Waits{}
 	cfg.BaseURL = url
 	if cfg.Model == "" {
 		cfg.Model = "embeddinggemma"
 	}
-	cfg.sleep = func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		waits = append(waits, d)
-		mu.Unlock()
-		return ctx.Err()
-	}
+	cfg.sleep = waits.Sleep
 	e, err := NewEmbedder(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e, func() []time.Duration {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(waits)
-	}
+	return e, waits
 }
 
 func TestEmbedderBatches(t *testing.T) {
@@ -144,7 +122,7 @@ func TestEmbedderBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalVectors(got, hashed(t, 0, texts...)) {
+	if !providertest.EqualVectors(got, providertest.Hashed(t, 0, texts...)) {
 		t.Error("vectors do not match their texts")
 	}
 	inputs, reqs := srv.requests()
@@ -187,7 +165,7 @@ func TestEmbedderSettings(t *testing.T) {
 		r.Truncate == nil || *r.Truncate || string(r.KeepAlive) != `"10m0s"` || r.Options["num_ctx"] != float64(2048) {
 		t.Errorf("request %+v, input %q", r, inputs[0])
 	}
-	if !equalVectors(got, hashed(t, 64, "search_query: weather")) {
+	if !providertest.EqualVectors(got, providertest.Hashed(t, 64, "search_query: weather")) {
 		t.Error("vector does not match")
 	}
 	for _, cfg := range []EmbedderConfig{{}, {Model: "m", Dimensions: -1}, {Model: "m", BatchSize: -1}, {Model: "m", BaseURL: "ftp://x"}} {
@@ -210,7 +188,7 @@ func TestEmbedderDocsExample(t *testing.T) {
 	if err := json.Unmarshal(ex.Body, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || !equalVectors(got, doc.Embeddings) || got[1][0] != -0.0098027075 {
+	if len(got) != 2 || !providertest.EqualVectors(got, doc.Embeddings) || got[1][0] != -0.0098027075 {
 		t.Errorf("vectors %v", got)
 	}
 	var sent, recorded map[string]any
@@ -262,10 +240,10 @@ func TestEmbedderFaults(t *testing.T) {
 		srv := replay.NewServer(t, replay.Exchange{Status: 429, Header: http.Header{"Retry-After": {"3"}}, Body: []byte(`{"error":"too many requests"}`)}, ok)
 		e, waits := newTestEmbedder(t, srv.URL, EmbedderConfig{})
 		got, err := e.Embed(context.Background(), []string{"a"})
-		if err != nil || !equalVectors(got, [][]float32{{0.5, 0.25}}) || srv.Served() != 2 {
+		if err != nil || !providertest.EqualVectors(got, [][]float32{{0.5, 0.25}}) || srv.Served() != 2 {
 			t.Fatalf("Embed = %v, %v after %d requests", got, err, srv.Served())
 		}
-		if w := waits(); len(w) != 1 || w[0] != 3*time.Second {
+		if w := waits.All(); len(w) != 1 || w[0] != 3*time.Second {
 			t.Errorf("waits %v, want the 3s Retry-After asked for", w)
 		}
 		if reqs := srv.Requests(); !bytes.Equal(reqs[0].Body, reqs[1].Body) {
@@ -278,7 +256,7 @@ func TestEmbedderFaults(t *testing.T) {
 		e, waits := newTestEmbedder(t, srv.URL, EmbedderConfig{})
 		_, err := e.Embed(context.Background(), []string{"a"})
 		var pe *chat.ProviderError
-		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Message != "llama runner process has terminated" || pe.Provider != providerName || srv.Served() != 3 || len(waits()) != 2 {
+		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Message != "llama runner process has terminated" || pe.Provider != providerName || srv.Served() != 3 || len(waits.All()) != 2 {
 			t.Fatalf("error = %v after %d requests", err, srv.Served())
 		}
 	})
@@ -345,8 +323,8 @@ func TestEmbedderCancel(t *testing.T) {
 	if _, err := e.Embed(ctx, []string{"a"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled mid-request: %v", err)
 	}
-	if len(waits()) != 0 {
-		t.Errorf("a cancelled request was retried: %v", waits())
+	if len(waits.All()) != 0 {
+		t.Errorf("a cancelled request was retried: %v", waits.All())
 	}
 }
 

@@ -114,15 +114,6 @@ func (f *fakeEmbeddings) requests() []embeddingsRequest {
 	return slices.Clone(f.req)
 }
 
-func hashed(t testing.TB, dim int, texts ...string) [][]float32 {
-	t.Helper()
-	vecs, err := (&toolsearch.HashingEmbedder{Dim: dim}).Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return vecs
-}
-
 func newTestEmbedder(t testing.TB, cfg EmbedderConfig) *Embedder {
 	t.Helper()
 	if cfg.APIKey == "" {
@@ -135,10 +126,6 @@ func newTestEmbedder(t testing.TB, cfg EmbedderConfig) *Embedder {
 	return e
 }
 
-func equalVectors(a, b [][]float32) bool {
-	return slices.EqualFunc(a, b, func(x, y []float32) bool { return slices.Equal(x, y) })
-}
-
 func TestEmbedderBatchesInOrder(t *testing.T) {
 	srv := newFakeEmbeddings(t)
 	e := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, BatchSize: 3})
@@ -147,7 +134,7 @@ func TestEmbedderBatchesInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalVectors(got, hashed(t, 0, texts...)) {
+	if !providertest.EqualVectors(got, providertest.Hashed(t, 0, texts...)) {
 		t.Error("vectors do not match their texts")
 	}
 	reqs := srv.requests()
@@ -203,14 +190,14 @@ func TestEmbedderBase64(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := srv.requests(); r[0].EncodingFormat != "base64" || !equalVectors(got, hashed(t, 0, texts...)) {
-		t.Errorf("encoding_format %q, vectors equal: %v", r[0].EncodingFormat, equalVectors(got, hashed(t, 0, texts...)))
+	if r := srv.requests(); r[0].EncodingFormat != "base64" || !providertest.EqualVectors(got, providertest.Hashed(t, 0, texts...)) {
+		t.Errorf("encoding_format %q, vectors equal: %v", r[0].EncodingFormat, providertest.EqualVectors(got, providertest.Hashed(t, 0, texts...)))
 	}
 
 	// A server may answer base64 unasked, or mix both.
 	mixed := replay.NewServer(t, embeddingsBody(`{"object":"embedding","index":1,"embedding":"zczMPQAAgD8="}`, `{"object":"embedding","index":0,"embedding":[0.5,-1]}`))
 	got, err = newTestEmbedder(t, EmbedderConfig{BaseURL: mixed.URL}).Embed(context.Background(), []string{"a", "b"})
-	if err != nil || !equalVectors(got, [][]float32{{0.5, -1}, {0.1, 1}}) {
+	if err != nil || !providertest.EqualVectors(got, [][]float32{{0.5, -1}, {0.1, 1}}) {
 		t.Errorf("Embed = %v, %v", got, err)
 	}
 	if body := string(mixed.Requests()[0].Body); strings.Contains(body, "encoding_format") {
@@ -267,7 +254,7 @@ func TestEmbedderSettings(t *testing.T) {
 	if r.Model != "nomic-embed-text" || r.Dimensions == nil || *r.Dimensions != 32 || !slices.Equal(r.Input, []string{"search_query: weather"}) {
 		t.Errorf("request %+v", r)
 	}
-	if !equalVectors(got, hashed(t, 32, "search_query: weather")) {
+	if !providertest.EqualVectors(got, providertest.Hashed(t, 32, "search_query: weather")) {
 		t.Errorf("vector %v", got)
 	}
 	if auth := srv.hdr[0].Get("Authorization"); auth != "Bearer sk-env" {
@@ -340,7 +327,7 @@ func TestEmbedderFaults(t *testing.T) {
 		limited := providertest.JSONError(429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "Retry-After", "0")
 		srv := replay.NewServer(t, limited, ok)
 		got, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL}).Embed(context.Background(), []string{"a"})
-		if err != nil || !equalVectors(got, [][]float32{{0.5, 0.25}}) || srv.Served() != 2 {
+		if err != nil || !providertest.EqualVectors(got, [][]float32{{0.5, 0.25}}) || srv.Served() != 2 {
 			t.Fatalf("Embed = %v, %v after %d requests", got, err, srv.Served())
 		}
 		// The retried request is the same request.

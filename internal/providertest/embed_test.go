@@ -1,0 +1,77 @@
+package providertest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestHashed(t *testing.T) {
+	vecs := Hashed(t, 16, "weather in a city", "weather in a town", "stock price")
+	if len(vecs) != 3 || len(vecs[0]) != 16 || len(Hashed(t, 0, "a")[0]) != 512 {
+		t.Fatalf("%d vectors of %d dimensions", len(vecs), len(vecs[0]))
+	}
+	if !EqualVectors(Hashed(t, 16, "weather in a city"), vecs[:1]) {
+		t.Error("the same text gave another vector")
+	}
+	dot := func(a, b []float32) (s float32) {
+		for i := range a {
+			s += a[i] * b[i]
+		}
+		return s
+	}
+	if dot(vecs[0], vecs[1]) <= dot(vecs[0], vecs[2]) {
+		t.Error("texts sharing words are not the closer ones")
+	}
+}
+
+func TestEqualVectors(t *testing.T) {
+	a := [][]float32{{1, 2}, {3, 4}}
+	tests := []struct {
+		name string
+		b    [][]float32
+		want bool
+	}{
+		{"same", [][]float32{{1, 2}, {3, 4}}, true},
+		{"one value differs", [][]float32{{1, 2}, {3, 4.5}}, false},
+		{"other order", [][]float32{{3, 4}, {1, 2}}, false},
+		{"one vector missing", [][]float32{{1, 2}}, false},
+		{"a vector shorter", [][]float32{{1, 2}, {3}}, false},
+		{"none", nil, false},
+	}
+	for _, tt := range tests {
+		if got := EqualVectors(a, tt.b); got != tt.want {
+			t.Errorf("%s: EqualVectors = %v", tt.name, got)
+		}
+	}
+}
+
+func TestWaits(t *testing.T) {
+	var w Waits
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			if err := w.Sleep(context.Background(), time.Duration(i)*time.Second); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got := w.All()
+	slices.Sort(got)
+	if !slices.Equal(got, []time.Duration{0, time.Second, 2 * time.Second, 3 * time.Second}) {
+		t.Errorf("waits %v", got)
+	}
+	got[0] = time.Hour
+	if w.All()[0] == time.Hour {
+		t.Error("All shares its slice")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := w.Sleep(ctx, time.Minute); !errors.Is(err, context.Canceled) || len(w.All()) != 5 {
+		t.Errorf("Sleep with a cancelled context: %v, %d waits", err, len(w.All()))
+	}
+}
