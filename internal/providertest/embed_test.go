@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wield-ai/wield/toolsearch"
 )
 
 func TestHashed(t *testing.T) {
@@ -73,5 +75,64 @@ func TestWaits(t *testing.T) {
 	cancel()
 	if err := w.Sleep(ctx, time.Minute); !errors.Is(err, context.Canceled) || len(w.All()) != 5 {
 		t.Errorf("Sleep with a cancelled context: %v, %d waits", err, len(w.All()))
+	}
+}
+
+// toyEmbedder is HashingEmbedder with at most one flaw.
+type toyEmbedder struct {
+	reverse  bool   // return the vectors in the reverse order of their texts
+	constant bool   // return the same vector for every text
+	fail     bool   // return an error
+	dropLast bool   // return one vector too few
+	instead  string // embed this text in place of each text
+}
+
+func (e toyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if e.fail {
+		return nil, errors.New("toy: no vectors today")
+	}
+	if e.instead != "" {
+		texts = slices.Repeat([]string{e.instead}, len(texts))
+	}
+	vecs, err := (&toolsearch.HashingEmbedder{}).Embed(ctx, texts)
+	switch {
+	case err != nil:
+		return nil, err
+	case e.reverse:
+		slices.Reverse(vecs)
+	case e.constant:
+		for i := range vecs {
+			vecs[i] = vecs[0]
+		}
+	case e.dropLast:
+		vecs = vecs[:len(vecs)-1]
+	}
+	return vecs, nil
+}
+
+func TestEmbedderSearch(t *testing.T) {
+	tests := []struct {
+		name          string
+		docs, queries toolsearch.Embedder
+		fails         bool
+	}{
+		{"sound", toyEmbedder{}, nil, false},
+		{"sound, with a query embedder", toyEmbedder{}, toyEmbedder{}, false},
+		{"vectors out of order", toyEmbedder{reverse: true}, nil, true},
+		{"one vector for all", toyEmbedder{constant: true}, nil, true},
+		{"an error", toyEmbedder{fail: true}, nil, true},
+		{"a vector missing", toyEmbedder{dropLast: true}, nil, true},
+		{"the query embedder fails", toyEmbedder{}, toyEmbedder{fail: true}, true},
+		{"the query embedder embeds other texts", toyEmbedder{}, toyEmbedder{instead: "book a flight"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			failed, msg := check(t, func(t testing.TB) { EmbedderSearch(t, tt.docs, tt.queries) })
+			if failed != tt.fails {
+				t.Errorf("check failed = %v, want %v (%s)", failed, tt.fails, msg)
+			} else if failed {
+				t.Log("caught:", msg)
+			}
+		})
 	}
 }

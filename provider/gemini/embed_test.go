@@ -23,7 +23,6 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
-	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
 )
 
@@ -457,50 +456,17 @@ func TestEmbedderVectorIndex(t *testing.T) {
 	srv := newFakeGeminiEmbed(t)
 	docs, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{TaskType: TaskRetrievalDocument, Dimensions: 768})
 	queries, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{TaskType: TaskRetrievalQuery, Dimensions: 768})
-	ix := toolsearch.NewVectorIndex(docs, &toolsearch.VectorOptions{QueryEmbedder: queries})
-	ctx := context.Background()
-	if err := ix.IndexTools(ctx, "s", embedCatalog); err != nil {
-		t.Fatal(err)
-	}
-	for query, want := range embedQueries {
-		hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: "s", Query: query, MaxResults: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == 0 || hits[0].Name != want {
-			t.Errorf("%q found %v, want %s first", query, hits, want)
-		}
-	}
+	providertest.EmbedderSearch(t, docs, queries)
 	tasks := map[string][]string{}
 	for _, r := range srv.requests() {
 		for _, q := range r.Requests {
 			tasks[q.TaskType] = append(tasks[q.TaskType], q.Content.Parts[0].Text)
 		}
 	}
-	if len(tasks) != 2 || len(tasks[TaskRetrievalDocument]) != len(embedCatalog) || len(tasks[TaskRetrievalQuery]) != len(embedQueries) ||
+	if len(tasks) != 2 || len(tasks[TaskRetrievalDocument]) != len(providertest.SearchCatalog) || len(tasks[TaskRetrievalQuery]) != len(providertest.SearchQueries) ||
 		!strings.HasPrefix(tasks[TaskRetrievalDocument][0], "book_flight\n") {
 		t.Errorf("texts by task type: %q", tasks)
 	}
-}
-
-func toolDef(name, description, params string) tool.Definition {
-	return tool.Definition{Name: name, Description: description, InputSchema: json.RawMessage(params)}
-}
-
-var embedCatalog = []tool.Definition{
-	toolDef("get_weather", "Get the current weather for a city.", `{"type":"object","properties":{"city":{"type":"string","description":"City name"}}}`),
-	toolDef("get_stock_price", "Current price of a stock on an exchange.", `{"type":"object","properties":{"ticker":{"type":"string","description":"Stock ticker symbol"}}}`),
-	toolDef("send_email", "Send an email message to a recipient.", `{"type":"object","properties":{"to":{"type":"string","description":"Recipient address"}}}`),
-	toolDef("translate_text", "Translate text into another language.", `{"type":"object","properties":{"language":{"type":"string","description":"Target language"}}}`),
-	toolDef("book_flight", "Book a flight between two airports.", `{"type":"object","properties":{"from":{"type":"string","description":"Departure airport"}}}`),
-}
-
-var embedQueries = map[string]string{
-	"what is the weather in Lisbon":        "get_weather",
-	"price of the ACME stock":              "get_stock_price",
-	"email my recipient a message":         "send_email",
-	"translate this into another language": "translate_text",
-	"book me a flight to Rome":             "book_flight",
 }
 
 // TestEmbedSchemasBite: the schema check of the fake server rejects what the API would.

@@ -20,7 +20,6 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
-	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
 )
 
@@ -334,20 +333,7 @@ func TestEmbedderVectorIndex(t *testing.T) {
 	srv := newFakeOllamaEmbed(t)
 	docs, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic-embed-text", Prefix: "search_document: ", BatchSize: 2})
 	queries, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic-embed-text", Prefix: "search_query: "})
-	ix := toolsearch.NewVectorIndex(docs, &toolsearch.VectorOptions{QueryEmbedder: queries})
-	ctx := context.Background()
-	if err := ix.IndexTools(ctx, "s", embedCatalog); err != nil {
-		t.Fatal(err)
-	}
-	for query, want := range embedQueries {
-		hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: "s", Query: query, MaxResults: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == 0 || hits[0].Name != want {
-			t.Errorf("%q found %v, want %s first", query, hits, want)
-		}
-	}
+	providertest.EmbedderSearch(t, docs, queries)
 	inputs, _ := srv.requests()
 	var documents, searches int
 	for _, in := range inputs {
@@ -360,27 +346,7 @@ func TestEmbedderVectorIndex(t *testing.T) {
 			}
 		}
 	}
-	if documents != len(embedCatalog) || searches != len(embedQueries) || len(inputs) != (len(embedCatalog)+1)/2+len(embedQueries) {
+	if documents != len(providertest.SearchCatalog) || searches != len(providertest.SearchQueries) || len(inputs) != (len(providertest.SearchCatalog)+1)/2+len(providertest.SearchQueries) {
 		t.Errorf("%d documents and %d queries embedded in %d requests", documents, searches, len(inputs))
 	}
-}
-
-func toolDef(name, description, params string) tool.Definition {
-	return tool.Definition{Name: name, Description: description, InputSchema: json.RawMessage(params)}
-}
-
-var embedCatalog = []tool.Definition{
-	toolDef("get_weather", "Get the current weather for a city.", `{"type":"object","properties":{"city":{"type":"string","description":"City name"}}}`),
-	toolDef("get_stock_price", "Current price of a stock on an exchange.", `{"type":"object","properties":{"ticker":{"type":"string","description":"Stock ticker symbol"}}}`),
-	toolDef("send_email", "Send an email message to a recipient.", `{"type":"object","properties":{"to":{"type":"string","description":"Recipient address"}}}`),
-	toolDef("translate_text", "Translate text into another language.", `{"type":"object","properties":{"language":{"type":"string","description":"Target language"}}}`),
-	toolDef("book_flight", "Book a flight between two airports.", `{"type":"object","properties":{"from":{"type":"string","description":"Departure airport"}}}`),
-}
-
-var embedQueries = map[string]string{
-	"what is the weather in Lisbon":        "get_weather",
-	"price of the ACME stock":              "get_stock_price",
-	"email my recipient a message":         "send_email",
-	"translate this into another language": "translate_text",
-	"book me a flight to Rome":             "book_flight",
 }

@@ -24,7 +24,6 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
-	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
 )
 
@@ -413,49 +412,21 @@ func TestEmbedderCancel(t *testing.T) {
 }
 
 // TestEmbedderVectorIndex: a toolsearch.VectorIndex on the Embedder, over a catalog embedded by
-// the fake API, finds the tool each query is about.
+// the fake API in batches, finds the tool each query is about, every search one request.
 func TestEmbedderVectorIndex(t *testing.T) {
 	srv := newFakeEmbeddings(t)
 	e := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, BatchSize: 2})
-	ix := toolsearch.NewVectorIndex(e, nil)
-	ctx := context.Background()
-	if err := ix.IndexTools(ctx, "s", embedCatalog); err != nil {
-		t.Fatal(err)
-	}
-	indexing := len(srv.requests())
-	if indexing != (len(embedCatalog)+1)/2 {
-		t.Errorf("%d indexing requests for %d tools in batches of 2", indexing, len(embedCatalog))
-	}
-	for query, want := range embedQueries {
-		hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: "s", Query: query, MaxResults: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == 0 || hits[0].Name != want {
-			t.Errorf("%q found %v, want %s first", query, hits, want)
+	providertest.EmbedderSearch(t, e, nil)
+	var indexing, searches int
+	for _, r := range srv.requests() {
+		if _, ok := providertest.SearchQueries[r.Input[0]]; ok && len(r.Input) == 1 {
+			searches++
+		} else {
+			indexing++
 		}
 	}
-	if n := len(srv.requests()) - indexing; n != len(embedQueries) {
-		t.Errorf("%d query requests for %d searches", n, len(embedQueries))
+	if indexing != (len(providertest.SearchCatalog)+1)/2 || searches != len(providertest.SearchQueries) {
+		t.Errorf("%d indexing requests for %d tools in batches of 2, %d requests for %d searches",
+			indexing, len(providertest.SearchCatalog), searches, len(providertest.SearchQueries))
 	}
-}
-
-func toolDef(name, description, params string) tool.Definition {
-	return tool.Definition{Name: name, Description: description, InputSchema: json.RawMessage(params)}
-}
-
-var embedCatalog = []tool.Definition{
-	toolDef("get_weather", "Get the current weather for a city.", `{"type":"object","properties":{"city":{"type":"string","description":"City name"}}}`),
-	toolDef("get_stock_price", "Current price of a stock on an exchange.", `{"type":"object","properties":{"ticker":{"type":"string","description":"Stock ticker symbol"}}}`),
-	toolDef("send_email", "Send an email message to a recipient.", `{"type":"object","properties":{"to":{"type":"string","description":"Recipient address"}}}`),
-	toolDef("translate_text", "Translate text into another language.", `{"type":"object","properties":{"language":{"type":"string","description":"Target language"}}}`),
-	toolDef("book_flight", "Book a flight between two airports.", `{"type":"object","properties":{"from":{"type":"string","description":"Departure airport"}}}`),
-}
-
-var embedQueries = map[string]string{
-	"what is the weather in Lisbon":        "get_weather",
-	"price of the ACME stock":              "get_stock_price",
-	"email my recipient a message":         "send_email",
-	"translate this into another language": "translate_text",
-	"book me a flight to Rome":             "book_flight",
 }
