@@ -1,12 +1,10 @@
 package ollama
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -204,60 +202,46 @@ func TestEmbedderDocsExample(t *testing.T) {
 	}
 }
 
+// embedTarget is the Embedder under providertest's shared fault checks.
+var embedTarget = providertest.EmbedTarget{
+	Provider: providerName,
+	New: func(t testing.TB, url string, o providertest.EmbedOptions) toolsearch.Embedder {
+		cfg := EmbedderConfig{Model: "embeddinggemma", BaseURL: url, Dimensions: o.Dimensions, BatchSize: o.BatchSize, sleep: o.Waits.Sleep}
+		if o.NoRetries {
+			cfg.MaxRetries = -1
+		}
+		e, err := NewEmbedder(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	},
+	Answer: func(vecs [][]float32) replay.Exchange {
+		body, _ := json.Marshal(map[string]any{"model": "embeddinggemma", "embeddings": vecs})
+		return replay.Exchange{Header: jsonHeader(), Body: body}
+	},
+	Fail: func(status int, message string) replay.Exchange {
+		return replay.Exchange{Status: status, Header: jsonHeader(), Body: fmt.Appendf(nil, `{"error":%q}`, message)}
+	},
+	RecordsWaits: true,
+}
+
 func TestEmbedderMalformedResponses(t *testing.T) {
-	tests := []struct {
-		name, body string
-		dims       int
-		want       string
-	}{
-		{"not JSON", `{"model":"m","embeddings":[[0.1`, 0, "ollama: unexpected end of JSON input"},
-		{"wrong type", `{"model":"m","embeddings":"AAAA"}`, 0, "ollama: json: cannot unmarshal"},
-		{"empty body", ``, 0, "0 embeddings for 2 inputs"},
-		{"no embeddings", `{"model":"m"}`, 0, "0 embeddings for 2 inputs"},
-		{"too few", `{"model":"m","embeddings":[[0.1,0.2]]}`, 0, "1 embeddings for 2 inputs"},
-		{"too many", `{"model":"m","embeddings":[[0.1],[0.2],[0.3]]}`, 0, "3 embeddings for 2 inputs"},
-		{"empty vector", `{"model":"m","embeddings":[[0.1],[]]}`, 0, "empty embedding for input 1"},
-		{"null vector", `{"model":"m","embeddings":[[0.1],null]}`, 0, "empty embedding for input 1"},
-		{"mixed dimensions", `{"model":"m","embeddings":[[0.1],[0.2,0.3]]}`, 0, "1 and 2 dimensions"},
-		{"dimensions not honoured", `{"model":"m","embeddings":[[0.1,0.2,0.3],[0.2,0.3,0.4]]}`, 2, "3 dimensions for input 0, 2 were asked for"},
+	bad := func(name, body, want string) providertest.BadAnswer {
+		return providertest.BadAnswer{Name: name, Answer: replay.Exchange{Header: jsonHeader(), Body: []byte(body)}, Want: want}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.NewServer(t, replay.Exchange{Header: jsonHeader(), Body: []byte(tt.body)})
-			e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Dimensions: tt.dims})
-			got, err := e.Embed(context.Background(), []string{"a", "b"})
-			if err == nil || !strings.Contains(err.Error(), tt.want) || got != nil {
-				t.Fatalf("Embed = %v, %v; want an error containing %q", got, err, tt.want)
-			}
-		})
-	}
+	embedTarget.TestBadAnswers(t,
+		bad("not JSON, cut in a vector", `{"model":"m","embeddings":[[0.1`, "ollama: unexpected end of JSON input"),
+		bad("wrong type", `{"model":"m","embeddings":"AAAA"}`, "ollama: json: cannot unmarshal"),
+		bad("empty body, no embeddings", ``, "0 embeddings for 2 inputs"),
+		bad("no embeddings", `{"model":"m"}`, "0 embeddings for 2 inputs"),
+	)
 }
 
 func TestEmbedderFaults(t *testing.T) {
-	ok := replay.Exchange{Header: jsonHeader(), Body: []byte(`{"model":"embeddinggemma","embeddings":[[0.5,0.25]]}`)}
-	t.Run("429 then 200", func(t *testing.T) {
-		srv := replay.NewServer(t, replay.Exchange{Status: 429, Header: http.Header{"Retry-After": {"3"}}, Body: []byte(`{"error":"too many requests"}`)}, ok)
-		e, waits := newTestEmbedder(t, srv.URL, EmbedderConfig{})
-		got, err := e.Embed(context.Background(), []string{"a"})
-		if err != nil || !providertest.EqualVectors(got, [][]float32{{0.5, 0.25}}) || srv.Served() != 2 {
-			t.Fatalf("Embed = %v, %v after %d requests", got, err, srv.Served())
-		}
-		if w := waits.All(); len(w) != 1 || w[0] != 3*time.Second {
-			t.Errorf("waits %v, want the 3s Retry-After asked for", w)
-		}
-		if reqs := srv.Requests(); !bytes.Equal(reqs[0].Body, reqs[1].Body) {
-			t.Errorf("retry sent %s, first %s", reqs[1].Body, reqs[0].Body)
-		}
-	})
-	t.Run("500 until retries run out", func(t *testing.T) {
-		failing := replay.Exchange{Status: 500, Header: jsonHeader(), Body: []byte(`{"error":"llama runner process has terminated"}`)}
-		srv := replay.NewServer(t, failing, failing, failing)
-		e, waits := newTestEmbedder(t, srv.URL, EmbedderConfig{})
-		_, err := e.Embed(context.Background(), []string{"a"})
-		var pe *chat.ProviderError
-		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Message != "llama runner process has terminated" || pe.Provider != providerName || srv.Served() != 3 || len(waits.All()) != 2 {
-			t.Fatalf("error = %v after %d requests", err, srv.Served())
-		}
+	embedTarget.TestFaults(t)
+	t.Run("429 asking for 3s then 200", func(t *testing.T) {
+		embedTarget.Retried(t, replay.Exchange{Status: 429, Header: http.Header{"Retry-After": {"3"}}, Body: []byte(`{"error":"too many requests"}`)}, 3*time.Second)
 	})
 	t.Run("500 without body", func(t *testing.T) {
 		srv := replay.NewServer(t, replay.Exchange{Status: 500})
@@ -286,46 +270,9 @@ func TestEmbedderFaults(t *testing.T) {
 			t.Fatalf("error = %v", err)
 		}
 	})
-	t.Run("body cut short", func(t *testing.T) {
-		cut := ok
-		cut.CutAfter = 20
-		srv := replay.NewServer(t, cut)
-		e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{MaxRetries: -1})
-		if got, err := e.Embed(context.Background(), []string{"a"}); err == nil || got != nil {
-			t.Fatalf("Embed = %v, %v", got, err)
-		}
-	})
 }
 
-func TestEmbedderCancel(t *testing.T) {
-	srv := newFakeOllamaEmbed(t)
-	e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := e.Embed(ctx, []string{"a"}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled context: %v", err)
-	}
-	if inputs, _ := srv.requests(); len(inputs) != 0 {
-		t.Errorf("%d requests with a cancelled context", len(inputs))
-	}
-
-	arrived := make(chan struct{})
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body) // the server notices the client leaving only after the body
-		close(arrived)
-		<-r.Context().Done()
-	}))
-	defer slow.Close()
-	e, waits := newTestEmbedder(t, slow.URL, EmbedderConfig{})
-	ctx, cancel = context.WithCancel(context.Background())
-	go func() { <-arrived; cancel() }()
-	if _, err := e.Embed(ctx, []string{"a"}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled mid-request: %v", err)
-	}
-	if len(waits.All()) != 0 {
-		t.Errorf("a cancelled request was retried: %v", waits.All())
-	}
-}
+func TestEmbedderCancel(t *testing.T) { embedTarget.TestCancel(t) }
 
 // TestEmbedderVectorIndex: a toolsearch.VectorIndex on the Embedder, with nomic-embed-text's
 // document and query prefixes on two embedders, finds the tool each query is about.
