@@ -18,19 +18,6 @@ import (
 	"github.com/wield-ai/wield/tool"
 )
 
-func newChatModel(t testing.TB, url string, cfg Config) *ChatModel {
-	t.Helper()
-	cfg.BaseURL = url
-	if cfg.APIKey == "" {
-		cfg.APIKey = "test-key"
-	}
-	m, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // The tools of the langchaingo recordings.
 func lcgoWeatherTool() *testTool {
 	return newTool("getCurrentWeather", "Get the current weather in a given location",
@@ -179,7 +166,7 @@ func TestChatToolLoop(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			exs := providertest.Load(t, "chat", tc.name)
 			srv := replay.NewServer(t, exs...)
-			m := newChatModel(t, srv.URL+"/v1", Config{Model: "gpt-4o", MaxTokens: 4000})
+			m := newTestModel(t, New, srv.URL+"/v1", Config{Model: "gpt-4o", MaxTokens: 4000})
 			weather := weatherTool()
 			opts := &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "auto"}
 			history := fantasyPrompt("What's the weather in Florence,Italy?", nil).Messages
@@ -222,7 +209,7 @@ func TestChatBaseURL(t *testing.T) {
 		{"/api/openai/v1", "/api/openai/v1/chat/completions"},
 	} {
 		srv := replay.NewServer(t, exs...)
-		m := newChatModel(t, srv.URL+tc.suffix, Config{Model: "gpt-4o"})
+		m := newTestModel(t, New, srv.URL+tc.suffix, Config{Model: "gpt-4o"})
 		r, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}})
 		if err != nil {
 			t.Fatalf("base %q: %v", tc.suffix, err)
@@ -245,7 +232,7 @@ func TestChatMinimalRequest(t *testing.T) {
 			name = "fantasy-text-stream-gpt-4o"
 		}
 		srv := replay.NewServer(t, providertest.Load(t, "chat", name)...)
-		m := newChatModel(t, srv.URL, Config{Model: "local-model"})
+		m := newTestModel(t, New, srv.URL, Config{Model: "local-model"})
 		p := &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}
 		var err error
 		if stream {
@@ -296,7 +283,7 @@ func TestChatStreamGenerationsAndParallelCalls(t *testing.T) {
 	}
 	body.WriteString("data: [DONE]\n\n")
 	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body.String())})
-	m := newChatModel(t, srv.URL, Config{Model: "m"})
+	m := newTestModel(t, New, srv.URL, Config{Model: "m"})
 	_, got, err := collect(t, m, &chat.Prompt{Messages: []chat.Message{chat.User("weather and time?")}, Options: &chat.Options{N: 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +314,7 @@ func TestChatSeveralChoices(t *testing.T) {
 		{"index":1,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_x","type":"function","function":{"name":"weather","arguments":"{}"}}]},"finish_reason":"tool_calls"}],
 		"usage":{"prompt_tokens":5,"completion_tokens":7,"total_tokens":12}}`
 	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)})
-	m := newChatModel(t, srv.URL, Config{Model: "m"})
+	m := newTestModel(t, New, srv.URL, Config{Model: "m"})
 	got, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("x")}, Options: &chat.Options{N: 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -473,7 +460,7 @@ func TestChatOptions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := replay.NewServer(t, providertest.Load(t, "chat", "fantasy-text-gpt-4o")...)
 			tc.cfg.Model = "gpt-4o"
-			m := newChatModel(t, srv.URL, tc.cfg)
+			m := newTestModel(t, New, srv.URL, tc.cfg)
 			if _, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: tc.opts}); err != nil {
 				t.Fatal(err)
 			}
@@ -508,7 +495,7 @@ func TestChatOptionErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newChatModel(t, srv.URL, tc.cfg)
+			m := newTestModel(t, New, srv.URL, tc.cfg)
 			p := &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: tc.opts}
 			_, err := m.Call(context.Background(), p)
 			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
@@ -579,7 +566,7 @@ func TestChatStreamLegacyFunctionCall(t *testing.T) {
 		"data: " + `{"id":"c","model":"gpt-3.5-turbo-0125","choices":[{"index":0,"delta":{"function_call":{"arguments":":\"Boston\"}"}},"finish_reason":null}]}` + "\n\n" +
 		"data: " + `{"id":"c","model":"gpt-3.5-turbo-0125","choices":[{"index":0,"delta":{},"finish_reason":"function_call"}]}` + "\n\ndata: [DONE]\n\n"
 	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body)})
-	m := newChatModel(t, srv.URL, Config{Model: "gpt-3.5-turbo", DisableStreamUsage: true})
+	m := newTestModel(t, New, srv.URL, Config{Model: "gpt-3.5-turbo", DisableStreamUsage: true})
 	_, got, err := collect(t, m, &chat.Prompt{Messages: []chat.Message{chat.User("What's the weather like in Boston?")}})
 	if err != nil {
 		t.Fatal(err)

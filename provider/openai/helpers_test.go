@@ -286,3 +286,18 @@ func sseResponsesText(t testing.TB, body []byte) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// newTestModel returns the model newModel (New or NewResponses) builds for the server at url,
+// with a test key unless cfg has one.
+func newTestModel[M chat.Model](t testing.TB, newModel func(Config) (M, error), url string, cfg Config) M {
+	t.Helper()
+	cfg.BaseURL = url
+	if cfg.APIKey == "" {
+		cfg.APIKey = "test-key"
+	}
+	m, err := newModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

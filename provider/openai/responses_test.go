@@ -14,19 +14,6 @@ import (
 	"github.com/wield-ai/wield/tool"
 )
 
-func newResponsesModel(t testing.TB, url string, cfg Config) *ResponsesModel {
-	t.Helper()
-	cfg.BaseURL = url
-	if cfg.APIKey == "" {
-		cfg.APIKey = "test-key"
-	}
-	m, err := NewResponses(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // fantasyResponsesConfig is the configuration of the client that made the fantasy recordings:
 // responses not stored, and no encrypted reasoning asked for.
 func fantasyResponsesConfig(model string) Config {
@@ -161,7 +148,7 @@ func TestResponsesToolLoop(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			exs := providertest.Load(t, "responses", tc.name)
 			srv := replay.NewServer(t, exs...)
-			m := newResponsesModel(t, srv.URL+"/v1", fantasyResponsesConfig(tc.model))
+			m := newTestModel(t, NewResponses, srv.URL+"/v1", fantasyResponsesConfig(tc.model))
 			weather := weatherTool()
 			opts := &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "auto"}
 			history := fantasyPrompt("What's the weather in Florence,Italy?", nil).Messages
@@ -234,7 +221,7 @@ func recordedReasoning(t *testing.T, body []byte) []map[string]any {
 func TestResponsesReasoningLoop(t *testing.T) {
 	exs := providertest.Load(t, "responses", "vercel-reasoning-tool-loop-stream-gpt-5.1-codex-max")
 	srv := replay.NewServer(t, exs...)
-	m := newResponsesModel(t, srv.URL+"/v1", Config{Model: "gpt-5.1-codex-max", Store: ptr(false)})
+	m := newTestModel(t, NewResponses, srv.URL+"/v1", Config{Model: "gpt-5.1-codex-max", Store: ptr(false)})
 	calc := calculatorTool()
 	opts := &chat.Options{Tools: []tool.Tool{calc}, Extra: map[string]any{ExtraReasoningSummary: "auto"}}
 	history := []chat.Message{chat.User("Compute (12 + 7) * 3 * 10 with the calculator, one step per call.")}
@@ -390,7 +377,7 @@ func TestResponsesOptions(t *testing.T) {
 	opt.def.Name = "forecast"
 	opt.def.InputSchema = json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"}},"required":["location"]}`)
 	srv := replay.NewServer(t, providertest.Load(t, "responses", "fantasy-text-gpt-4o")...)
-	m := newResponsesModel(t, srv.URL, Config{Model: "gpt-5", StrictTools: true, Store: ptr(false)})
+	m := newTestModel(t, NewResponses, srv.URL, Config{Model: "gpt-5", StrictTools: true, Store: ptr(false)})
 	_, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: &chat.Options{
 		Temperature: ptr(0.3), TopP: ptr(0.8), MaxTokens: 64,
 		Tools: []tool.Tool{weather, opt}, ToolChoice: "forecast", ParallelToolCalls: ptr(true),
@@ -450,7 +437,7 @@ func TestResponsesStreamEvents(t *testing.T) {
 		`{"type":"response.incomplete","response":{"id":"resp_1","model":"m","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[],"usage":{"input_tokens":3,"output_tokens":4,"total_tokens":7,"input_tokens_details":{"cached_tokens":1},"output_tokens_details":{"reasoning_tokens":2}}}}`,
 	}
 	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: providertest.SSE(events...)})
-	m := newResponsesModel(t, srv.URL, Config{Model: "m"})
+	m := newTestModel(t, NewResponses, srv.URL, Config{Model: "m"})
 	_, got, err := collect(t, m, &chat.Prompt{Messages: []chat.Message{chat.User("x")}})
 	if err != nil {
 		t.Fatal(err)
