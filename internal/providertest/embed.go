@@ -11,10 +11,9 @@ import (
 	"github.com/wield-ai/wield/toolsearch"
 )
 
-// Hashed returns the vectors toolsearch.HashingEmbedder makes of texts with dim dimensions (zero
-// for its default): what the fake embedding APIs of the provider tests answer, since texts
-// sharing words get similar vectors from it.
-func Hashed(t testing.TB, dim int, texts ...string) [][]float32 {
+// hashed returns the vectors toolsearch.HashingEmbedder makes of texts with dim dimensions (zero
+// for its default).
+func hashed(t testing.TB, dim int, texts ...string) [][]float32 {
 	t.Helper()
 	vecs, err := (&toolsearch.HashingEmbedder{Dim: dim}).Embed(context.Background(), texts)
 	if err != nil {
@@ -26,6 +25,26 @@ func Hashed(t testing.TB, dim int, texts ...string) [][]float32 {
 // EqualVectors reports whether a and b hold the same vectors, value for value, in the same order.
 func EqualVectors(a, b [][]float32) bool {
 	return slices.EqualFunc(a, b, func(x, y []float32) bool { return slices.Equal(x, y) })
+}
+
+// EmbedHashed embeds texts with e, an embedder on a fake API that answers with the vectors
+// toolsearch.HashingEmbedder makes of what it receives, dim dimensions long (zero for its
+// default). It fails t unless each text gets the vector of prefix and the text: the vectors come
+// back whole and in the order of the texts, and the API received each text with the prefix the
+// embedder was told to add.
+func EmbedHashed(t testing.TB, e toolsearch.Embedder, dim int, prefix string, texts ...string) {
+	t.Helper()
+	got, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := make([]string, len(texts))
+	for i, text := range texts {
+		sent[i] = prefix + text
+	}
+	if !EqualVectors(got, hashed(t, dim, sent...)) {
+		t.Fatalf("the vectors of %q are not those of %q", texts, sent)
+	}
 }
 
 // SearchCatalog is the tool catalog of [EmbedderSearch]: tools on unrelated subjects, each
@@ -55,8 +74,9 @@ func searchTool(name, description, param, paramDescription string) tool.Definiti
 
 // EmbedderSearch is the end-to-end check of an embedder: a toolsearch.VectorIndex on docs, with
 // queries embedding the searches (nil: docs embeds them too), indexes [SearchCatalog], and every
-// one of [SearchQueries] must find its tool first. Against a fake API answering with [Hashed]
-// vectors, it proves that the vectors reach the index in the order of their texts.
+// one of [SearchQueries] must find its tool first. Against a fake API answering with the vectors
+// of toolsearch.HashingEmbedder (texts sharing words get similar ones), it proves that the
+// vectors reach the index whole and in the order of their texts.
 func EmbedderSearch(t testing.TB, docs, queries toolsearch.Embedder) {
 	t.Helper()
 	var opts *toolsearch.VectorOptions

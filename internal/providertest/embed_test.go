@@ -11,12 +11,12 @@ import (
 	"github.com/wield-ai/wield/toolsearch"
 )
 
-func TestHashed(t *testing.T) {
-	vecs := Hashed(t, 16, "weather in a city", "weather in a town", "stock price")
-	if len(vecs) != 3 || len(vecs[0]) != 16 || len(Hashed(t, 0, "a")[0]) != 512 {
+func TestHashedVectors(t *testing.T) {
+	vecs := hashed(t, 16, "weather in a city", "weather in a town", "stock price")
+	if len(vecs) != 3 || len(vecs[0]) != 16 || len(hashed(t, 0, "a")[0]) != 512 {
 		t.Fatalf("%d vectors of %d dimensions", len(vecs), len(vecs[0]))
 	}
-	if !EqualVectors(Hashed(t, 16, "weather in a city"), vecs[:1]) {
+	if !EqualVectors(hashed(t, 16, "weather in a city"), vecs[:1]) {
 		t.Error("the same text gave another vector")
 	}
 	dot := func(a, b []float32) (s float32) {
@@ -78,6 +78,33 @@ func TestWaits(t *testing.T) {
 	}
 }
 
+func TestEmbedHashed(t *testing.T) {
+	texts := []string{"weather in a city", "stock price", "send an email"}
+	tests := []struct {
+		name   string
+		e      toolsearch.Embedder
+		dim    int
+		prefix string
+		fails  bool
+	}{
+		{"sound", toyEmbedder{}, 0, "", false},
+		{"vectors out of order", toyEmbedder{reverse: true}, 0, "", true},
+		{"a vector missing", toyEmbedder{dropLast: true}, 0, "", true},
+		{"an error", toyEmbedder{fail: true}, 0, "", true},
+		{"other dimensions", toyEmbedder{}, 16, "", true},
+		{"the prefix left out", toyEmbedder{}, 0, "search_query: ", true},
+		{"the prefix added", toyEmbedder{prefix: "search_query: "}, 0, "search_query: ", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			failed, msg := check(t, func(t testing.TB) { EmbedHashed(t, tt.e, tt.dim, tt.prefix, texts...) })
+			if failed != tt.fails {
+				t.Errorf("check failed = %v, want %v (%s)", failed, tt.fails, msg)
+			}
+		})
+	}
+}
+
 // toyEmbedder is HashingEmbedder with at most one flaw.
 type toyEmbedder struct {
 	reverse  bool   // return the vectors in the reverse order of their texts
@@ -85,6 +112,7 @@ type toyEmbedder struct {
 	fail     bool   // return an error
 	dropLast bool   // return one vector too few
 	instead  string // embed this text in place of each text
+	prefix   string // not a flaw: embed each text with this prefix
 }
 
 func (e toyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
@@ -93,6 +121,12 @@ func (e toyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, er
 	}
 	if e.instead != "" {
 		texts = slices.Repeat([]string{e.instead}, len(texts))
+	}
+	if e.prefix != "" {
+		texts = slices.Clone(texts)
+		for i := range texts {
+			texts[i] = e.prefix + texts[i]
+		}
 	}
 	vecs, err := (&toolsearch.HashingEmbedder{}).Embed(ctx, texts)
 	switch {
