@@ -214,31 +214,11 @@ func (tg EmbedTarget) CancelWhileWaiting(t testing.TB) {
 	t.Helper()
 	srv := NewHangingServer(t, "", "")
 	e, waits := tg.newEmbedder(t, srv.URL, EmbedOptions{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
+	cancelWhileWaiting(t, srv, "Embed", func(ctx context.Context) error {
 		_, err := e.Embed(ctx, []string{"a"})
-		done <- err
-	}()
-	select {
-	case <-srv.Arrived():
-	case err := <-done:
-		t.Fatalf("Embed returned before the server answered: %v", err)
-	case <-time.After(patience):
-		t.Fatal("the request did not reach the server")
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("err = %v, want context.Canceled", err)
-		}
-		tg.checkWaits(t, waits, 0)
-	case <-time.After(patience):
-		t.Fatal("Embed did not return after cancel")
-	}
-	WaitFor(t, srv.Gone(), "closing the connection")
+		return err
+	})
+	tg.checkWaits(t, waits, 0)
 }
 
 // BadAnswer is an answer to the texts "a" and "b" that an embedder must reject.

@@ -102,17 +102,25 @@ func (tg Target) CancelCall(t testing.TB) {
 	t.Helper()
 	srv := NewHangingServer(t, "", "")
 	m := tg.New(t, srv.URL)
+	cancelWhileWaiting(t, srv, "Call", func(ctx context.Context) error {
+		_, err := m.Call(ctx, tg.Prompt)
+		return err
+	})
+}
+
+// cancelWhileWaiting runs call, a request to srv named what, and cancels its context once the
+// request has reached srv. call must then return at once with an error wrapping
+// context.Canceled, and close the connection.
+func cancelWhileWaiting(t testing.TB, srv *HangingServer, what string, call func(context.Context) error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() {
-		_, err := m.Call(ctx, tg.Prompt)
-		done <- err
-	}()
+	go func() { done <- call(ctx) }()
 	select {
 	case <-srv.Arrived():
 	case err := <-done:
-		t.Fatalf("Call returned before the server answered: %v", err)
+		t.Fatalf("%s returned before the server answered: %v", what, err)
 	case <-time.After(patience):
 		t.Fatal("the request did not reach the server")
 	}
@@ -123,7 +131,7 @@ func (tg Target) CancelCall(t testing.TB) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
 	case <-time.After(patience):
-		t.Fatal("Call did not return after cancel")
+		t.Fatalf("%s did not return after cancel", what)
 	}
 	WaitFor(t, srv.Gone(), "closing the connection")
 }
