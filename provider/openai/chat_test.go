@@ -154,48 +154,14 @@ func TestChatReplay(t *testing.T) {
 // real Go tool answers, and the second request must carry the call and its result exactly as the
 // recorded one did before the recorded final answer comes back.
 func TestChatToolLoop(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		stream    bool
-		callID    string
-		finalText string
-	}{
-		{"fantasy-tool-loop-gpt-4o", false, "call_IUonKM9GCNis5eMRHuusMqoy", "The weather in Florence, Italy is currently 40°C."},
-		{"fantasy-tool-loop-streaming-gpt-4o", true, "call_7kE4IjtnwXcGbX6hDM7xFu8T", "The current temperature in Florence, Italy is 40°C."},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			exs := providertest.Load(t, "chat", tc.name)
-			srv := replay.NewServer(t, exs...)
-			m := newTestModel(t, New, srv.URL+"/v1", Config{Model: "gpt-4o", MaxTokens: 4000})
-			weather := weatherTool()
-			opts := &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "auto"}
-			history := fantasyPrompt("What's the weather in Florence,Italy?", nil).Messages
-			call := func() *chat.Response {
-				r, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, tc.stream)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return r
-			}
-			first := call()
-			calls := first.ToolCalls()
-			if len(calls) != 1 || calls[0].ID != tc.callID || calls[0].Name != "weather" || calls[0].Arguments != `{"location":"Florence, Italy"}` {
-				t.Fatalf("tool calls = %+v", calls)
-			}
-			if first.Usage != usage(61, 16) || first.Result().FinishReason != chat.FinishToolCalls {
-				t.Fatalf("usage %+v finish %q", first.Usage, first.Result().FinishReason)
-			}
-			history = runTools(t, history, first, weather)
-			final := call()
-			if final.Text() != tc.finalText || final.Usage != usage(86, 13) || final.Result().FinishReason != chat.FinishStop {
-				t.Fatalf("final answer %q usage %+v finish %q", final.Text(), final.Usage, final.Result().FinishReason)
-			}
-			reqs := srv.Requests()
-			for i := range exs {
-				assertSameRequest(t, reqs[i].Body, exs[i].RequestBody, dropFalseStrict)
-			}
-		})
-	}
+	cfg := Config{Model: "gpt-4o", MaxTokens: 4000}
+	norms := []normalizer{dropFalseStrict}
+	runToolLoops(t, apis[0], []toolLoopCase{
+		{name: "fantasy-tool-loop-gpt-4o", cfg: cfg, callID: "call_IUonKM9GCNis5eMRHuusMqoy", firstUsage: usage(61, 16),
+			finalText: "The weather in Florence, Italy is currently 40°C.", finalUsage: usage(86, 13), norms: norms},
+		{name: "fantasy-tool-loop-streaming-gpt-4o", cfg: cfg, stream: true, callID: "call_7kE4IjtnwXcGbX6hDM7xFu8T", firstUsage: usage(61, 16),
+			finalText: "The current temperature in Florence, Italy is 40°C.", finalUsage: usage(86, 13), norms: norms},
+	})
 }
 
 // TestChatBaseURL checks that the base URL is used as given: OpenAI-compatible servers are
