@@ -49,7 +49,7 @@ type EmbedOptions struct {
 	Waits *Waits
 }
 
-// embedOK is the vector the checks expect for the text "a", whatever the API's answer shape.
+// embedOK is the vector the answers of the checks give the text "a".
 var embedOK = [][]float32{{0.5, 0.25}}
 
 // newEmbedder builds an embedder on url with o and a fresh Waits, which it returns too.

@@ -184,25 +184,27 @@ func (f *fakeGeminiEmbed) requests() []batchRequest {
 	return slices.Clone(f.got)
 }
 
-// newTestEmbedder returns an Embedder on url with retry waits recorded instead of taken.
-func newTestEmbedder(t testing.TB, url string, cfg EmbedderConfig) (*Embedder, *providertest.Waits) {
+// newTestEmbedder returns an Embedder on url whose retry waits are recorded (in a Waits of its
+// own unless cfg has one) instead of taken.
+func newTestEmbedder(t testing.TB, url string, cfg EmbedderConfig) *Embedder {
 	t.Helper()
-	waits := &providertest.Waits{}
 	cfg.BaseURL = url
 	if cfg.APIKey == "" {
 		cfg.APIKey = "test-key"
 	}
-	cfg.sleep = waits.Sleep
+	if cfg.sleep == nil {
+		cfg.sleep = (&providertest.Waits{}).Sleep
+	}
 	e, err := NewEmbedder(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e, waits
+	return e
 }
 
 func TestEmbedderBatches(t *testing.T) {
 	srv := newFakeGeminiEmbed(t)
-	e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{})
+	e := newTestEmbedder(t, srv.URL, EmbedderConfig{})
 	texts := make([]string, 205)
 	for i := range texts {
 		texts[i] = fmt.Sprintf("tool %d reads the weather of city %d", i, i%7)
@@ -316,7 +318,7 @@ func TestEmbedderVertexBatches(t *testing.T) {
 		{"gemini-embedding-2-preview", 2, []string{"embedContent", "embedContent"}, []int{0, 0}},
 	} {
 		calls, sizes = nil, nil
-		e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: tt.model,
+		e := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: tt.model,
 			ClientConfig: &genai.ClientConfig{Backend: genai.BackendVertexAI, APIKey: "vertex-express-key"}})
 		got, err := e.Embed(context.Background(), texts[:tt.n])
 		if err != nil || len(got) != tt.n {
@@ -332,15 +334,11 @@ func TestEmbedderVertexBatches(t *testing.T) {
 var embedTarget = providertest.EmbedTarget{
 	Provider: providerName,
 	New: func(t testing.TB, url string, o providertest.EmbedOptions) toolsearch.Embedder {
-		cfg := EmbedderConfig{BaseURL: url, APIKey: "test-key", Dimensions: o.Dimensions, BatchSize: o.BatchSize, sleep: o.Waits.Sleep}
+		cfg := EmbedderConfig{Dimensions: o.Dimensions, BatchSize: o.BatchSize, sleep: o.Waits.Sleep}
 		if o.NoRetries {
 			cfg.MaxRetries = -1
 		}
-		e, err := NewEmbedder(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
+		return newTestEmbedder(t, url, cfg)
 	},
 	Answer: func(vecs [][]float32) replay.Exchange {
 		embeddings := make([]map[string][]float32, len(vecs))
@@ -400,8 +398,8 @@ func TestEmbedderCancel(t *testing.T) { embedTarget.TestCancel(t) }
 // RETRIEVAL_DOCUMENT and the searches as RETRIEVAL_QUERY finds the tool each query is about.
 func TestEmbedderVectorIndex(t *testing.T) {
 	srv := newFakeGeminiEmbed(t)
-	docs, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{TaskType: TaskRetrievalDocument, Dimensions: 768})
-	queries, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{TaskType: TaskRetrievalQuery, Dimensions: 768})
+	docs := newTestEmbedder(t, srv.URL, EmbedderConfig{TaskType: TaskRetrievalDocument, Dimensions: 768})
+	queries := newTestEmbedder(t, srv.URL, EmbedderConfig{TaskType: TaskRetrievalQuery, Dimensions: 768})
 	providertest.EmbedderSearch(t, docs, queries)
 	tasks := map[string][]string{}
 	for _, r := range srv.requests() {

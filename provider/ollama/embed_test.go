@@ -95,25 +95,27 @@ func (f *fakeOllamaEmbed) requests() ([][]string, []embedRequest) {
 	return slices.Clone(f.inputs), slices.Clone(f.reqs)
 }
 
-// newTestEmbedder returns an Embedder on url with retry waits recorded instead of taken.
-func newTestEmbedder(t testing.TB, url string, cfg EmbedderConfig) (*Embedder, *providertest.Waits) {
+// newTestEmbedder returns an Embedder on url whose retry waits are recorded (in a Waits of its
+// own unless cfg has one) instead of taken.
+func newTestEmbedder(t testing.TB, url string, cfg EmbedderConfig) *Embedder {
 	t.Helper()
-	waits := &providertest.Waits{}
 	cfg.BaseURL = url
 	if cfg.Model == "" {
 		cfg.Model = "embeddinggemma"
 	}
-	cfg.sleep = waits.Sleep
+	if cfg.sleep == nil {
+		cfg.sleep = (&providertest.Waits{}).Sleep
+	}
 	e, err := NewEmbedder(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e, waits
+	return e
 }
 
 func TestEmbedderBatches(t *testing.T) {
 	srv := newFakeOllamaEmbed(t)
-	e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{BatchSize: 2})
+	e := newTestEmbedder(t, srv.URL, EmbedderConfig{BatchSize: 2})
 	texts := []string{"weather in a city", "stock price", "send an email", "translate text", "book a flight"}
 	providertest.EmbedHashed(t, e, 0, "", texts...)
 	inputs, reqs := srv.requests()
@@ -164,7 +166,7 @@ func TestEmbedderSettings(t *testing.T) {
 func TestEmbedderDocsExample(t *testing.T) {
 	ex := load(t, "docs-embed-all-minilm")[0]
 	srv := replay.NewServer(t, ex)
-	e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "all-minilm"})
+	e := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "all-minilm"})
 	got, err := e.Embed(context.Background(), []string{"Why is the sky blue?", "Why is the grass green?"})
 	if err != nil {
 		t.Fatal(err)
@@ -194,15 +196,11 @@ func TestEmbedderDocsExample(t *testing.T) {
 var embedTarget = providertest.EmbedTarget{
 	Provider: providerName,
 	New: func(t testing.TB, url string, o providertest.EmbedOptions) toolsearch.Embedder {
-		cfg := EmbedderConfig{Model: "embeddinggemma", BaseURL: url, Dimensions: o.Dimensions, BatchSize: o.BatchSize, sleep: o.Waits.Sleep}
+		cfg := EmbedderConfig{Dimensions: o.Dimensions, BatchSize: o.BatchSize, sleep: o.Waits.Sleep}
 		if o.NoRetries {
 			cfg.MaxRetries = -1
 		}
-		e, err := NewEmbedder(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
+		return newTestEmbedder(t, url, cfg)
 	},
 	Answer: func(vecs [][]float32) replay.Exchange {
 		body, _ := json.Marshal(map[string]any{"model": "embeddinggemma", "embeddings": vecs})
@@ -233,7 +231,7 @@ func TestEmbedderFaults(t *testing.T) {
 	})
 	t.Run("500 without body", func(t *testing.T) {
 		srv := replay.NewServer(t, replay.Exchange{Status: 500})
-		e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{MaxRetries: -1})
+		e := newTestEmbedder(t, srv.URL, EmbedderConfig{MaxRetries: -1})
 		_, err := e.Embed(context.Background(), []string{"a"})
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Message != "Internal Server Error" {
@@ -242,7 +240,7 @@ func TestEmbedderFaults(t *testing.T) {
 	})
 	t.Run("model not found is not retried", func(t *testing.T) {
 		srv := replay.NewServer(t, replay.Exchange{Status: 404, Header: jsonHeader(), Body: []byte(`{"error":"model \"nomic\" not found, try pulling it first"}`)})
-		e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic"})
+		e := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic"})
 		_, err := e.Embed(context.Background(), []string{"a"})
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 404 || !strings.Contains(pe.Message, "try pulling it") || srv.Served() != 1 {
@@ -251,7 +249,7 @@ func TestEmbedderFaults(t *testing.T) {
 	})
 	t.Run("unauthorized", func(t *testing.T) {
 		srv := replay.NewServer(t, replay.Exchange{Status: 401, Header: jsonHeader(), Body: []byte(`{"error":"unauthorized","signin_url":"https://ollama.com/connect"}`)})
-		e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{})
+		e := newTestEmbedder(t, srv.URL, EmbedderConfig{})
 		_, err := e.Embed(context.Background(), []string{"a"})
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 401 || !strings.Contains(pe.Message, "ollama.com/connect") {
@@ -266,8 +264,8 @@ func TestEmbedderCancel(t *testing.T) { embedTarget.TestCancel(t) }
 // document and query prefixes on two embedders, finds the tool each query is about.
 func TestEmbedderVectorIndex(t *testing.T) {
 	srv := newFakeOllamaEmbed(t)
-	docs, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic-embed-text", Prefix: "search_document: ", BatchSize: 2})
-	queries, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic-embed-text", Prefix: "search_query: "})
+	docs := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic-embed-text", Prefix: "search_document: ", BatchSize: 2})
+	queries := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic-embed-text", Prefix: "search_query: "})
 	providertest.EmbedderSearch(t, docs, queries)
 	inputs, _ := srv.requests()
 	var documents, searches int
