@@ -7,25 +7,15 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wield-ai/wield/internal/providertest"
 )
-
-// waits records the waits a Transport asks for, without waiting.
-type waits struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (w *waits) sleep(ctx context.Context, d time.Duration) error {
-	w.mu.Lock()
-	w.d = append(w.d, d)
-	w.mu.Unlock()
-	return ctx.Err()
-}
 
 type answer struct {
 	status int
@@ -145,8 +135,8 @@ func TestRetries(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, bodies := server(t, tt.answers...)
-			var w waits
-			tr := &Transport{MaxRetries: tt.maxRetries, Hint: hint, Sleep: w.sleep}
+			var w providertest.Waits
+			tr := &Transport{MaxRetries: tt.maxRetries, Hint: hint, Sleep: w.Sleep}
 			if tt.name == "too long a hint keeps the body readable" {
 				tr.MaxRetryAfter = time.Second
 			}
@@ -162,20 +152,16 @@ func TestRetries(t *testing.T) {
 					t.Fatalf("attempt %d sent body %q", i+1, b)
 				}
 			}
+			waits := w.All()
 			if tt.wantWaits != nil {
-				if len(w.d) != len(tt.wantWaits) {
-					t.Fatalf("waits %v, want %v", w.d, tt.wantWaits)
-				}
-				for i := range w.d {
-					if w.d[i] != tt.wantWaits[i] {
-						t.Fatalf("waits %v, want %v", w.d, tt.wantWaits)
-					}
+				if !slices.Equal(waits, tt.wantWaits) {
+					t.Fatalf("waits %v, want %v", waits, tt.wantWaits)
 				}
 			} else {
-				if len(w.d) != tt.wantTries-1 {
-					t.Fatalf("waits %v for %d attempts", w.d, tt.wantTries)
+				if len(waits) != tt.wantTries-1 {
+					t.Fatalf("waits %v for %d attempts", waits, tt.wantTries)
 				}
-				for i, d := range w.d {
+				for i, d := range waits {
 					hi := DefaultBaseDelay << i
 					if d < hi/2 || d > hi {
 						t.Fatalf("backoff %d = %v, want within [%v, %v]", i, d, hi/2, hi)
@@ -216,9 +202,9 @@ func TestConnectionErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _ := server(t, answer{200, nil, "ok"})
-			var w waits
+			var w providertest.Waits
 			f := &flaky{n: 1, err: tt.err}
-			tr := &Transport{Base: f, Sleep: w.sleep}
+			tr := &Transport{Base: f, Sleep: w.Sleep}
 			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("x"))
 			resp, err := tr.RoundTrip(req)
 			if (err != nil) != tt.wantErr || f.calls != tt.wantCalls {
@@ -263,8 +249,8 @@ func TestCancelledWhileWaiting(t *testing.T) {
 
 func TestUnreplayableBodyIsNotRetried(t *testing.T) {
 	srv, bodies := server(t, answer{500, nil, "a"})
-	var w waits
-	tr := &Transport{Sleep: w.sleep}
+	var w providertest.Waits
+	tr := &Transport{Sleep: w.Sleep}
 	req, _ := http.NewRequest(http.MethodPost, srv.URL, io.NopCloser(strings.NewReader("x")))
 	req.GetBody = nil
 	resp, err := tr.RoundTrip(req)

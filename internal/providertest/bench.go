@@ -4,11 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/toolsearch"
 )
 
 // MemoryClient returns an HTTP client that answers every request with 200, contentType and body,
@@ -89,4 +94,96 @@ func BenchStream(b *testing.B, body []byte, m chat.Model, p *chat.Prompt, check 
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchTexts returns the n texts of an embedding benchmark: tool texts, as a vector tool index
+// embeds them.
+func BenchTexts(n int) []string {
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("tool_%d\nDoes thing %d to a resource.", i, i)
+	}
+	return texts
+}
+
+// BenchVectors returns n vectors of dim values in [-1, 1), the same on every run: the answer of
+// an embedding benchmark.
+func BenchVectors(n, dim int) [][]float32 {
+	rng := rand.New(rand.NewPCG(1, 2))
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = make([]float32, dim)
+		for j := range vecs[i] {
+			vecs[i][j] = rng.Float32()*2 - 1
+		}
+	}
+	return vecs
+}
+
+// BenchServer starts a server on 127.0.0.1 that answers every request with 200, contentType
+// and the body answer gives for the request's body, and returns its URL. It stops with tb.
+func BenchServer(tb testing.TB, contentType string, answer func(request []byte) []byte) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", contentType)
+		_, _ = w.Write(answer(req))
+	}))
+	tb.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// BenchPost is the baseline half of an embedding benchmark: posting the JSON request req to url
+// with net/http and decoding the answer with encoding/json into a T whose vectors are float32s,
+// in MB/s of size bytes of answer. count says how many vectors a T holds: it must be want.
+func BenchPost[T any](b *testing.B, url string, req []byte, size, want int, count func(*T) int) {
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := postDecode(url, req, want, count); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func postDecode[T any](url string, req []byte, want int, count func(*T) int) error {
+	res, err := http.Post(url, "application/json", bytes.NewReader(req))
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d", res.StatusCode)
+	}
+	var out T
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+		return err
+	}
+	if n := count(&out); n != want {
+		return fmt.Errorf("%d vectors, want %d", n, want)
+	}
+	return nil
+}
+
+// BenchEmbed is the measured half of an embedding benchmark: e.Embed(texts), in MB/s of size
+// bytes of answer (the baseline's, so that the two compare whatever encoding e asks for). It
+// fails unless every text gets a vector.
+func BenchEmbed(b *testing.B, e toolsearch.Embedder, texts []string, size int) {
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := embedAll(e, texts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func embedAll(e toolsearch.Embedder, texts []string) error {
+	vecs, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		return err
+	}
+	if len(vecs) != len(texts) {
+		return fmt.Errorf("%d vectors for %d texts", len(vecs), len(texts))
+	}
+	return nil
 }

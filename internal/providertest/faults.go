@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -101,17 +102,25 @@ func (tg Target) CancelCall(t testing.TB) {
 	t.Helper()
 	srv := NewHangingServer(t, "", "")
 	m := tg.New(t, srv.URL)
+	cancelWhileWaiting(t, srv, "Call", func(ctx context.Context) error {
+		_, err := m.Call(ctx, tg.Prompt)
+		return err
+	})
+}
+
+// cancelWhileWaiting runs call, a request to srv named what, and cancels its context once the
+// request has reached srv. call must then return at once with an error wrapping
+// context.Canceled, and close the connection.
+func cancelWhileWaiting(t testing.TB, srv *HangingServer, what string, call func(context.Context) error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() {
-		_, err := m.Call(ctx, tg.Prompt)
-		done <- err
-	}()
+	go func() { done <- call(ctx) }()
 	select {
 	case <-srv.Arrived():
 	case err := <-done:
-		t.Fatalf("Call returned before the server answered: %v", err)
+		t.Fatalf("%s returned before the server answered: %v", what, err)
 	case <-time.After(patience):
 		t.Fatal("the request did not reach the server")
 	}
@@ -122,7 +131,7 @@ func (tg Target) CancelCall(t testing.TB) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
 	case <-time.After(patience):
-		t.Fatal("Call did not return after cancel")
+		t.Fatalf("%s did not return after cancel", what)
 	}
 	WaitFor(t, srv.Gone(), "closing the connection")
 }
@@ -234,4 +243,27 @@ func ConsumerPanic(t testing.TB, m chat.Model, p *chat.Prompt) {
 	if recovered != (consumer{}) {
 		t.Fatalf("recovered %v, want the consumer's panic", recovered)
 	}
+}
+
+// Waits records the waits between the attempts of a retried request instead of taking them:
+// its Sleep stands in for the wait of a provider's retry transport, so that a test sees which
+// waits were asked for, and takes none. It is safe for concurrent use.
+type Waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+// Sleep records d and returns at once: ctx's error, as a wait cut short by it would.
+func (w *Waits) Sleep(ctx context.Context, d time.Duration) error {
+	w.mu.Lock()
+	w.d = append(w.d, d)
+	w.mu.Unlock()
+	return ctx.Err()
+}
+
+// All returns the waits recorded so far, in order.
+func (w *Waits) All() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.d)
 }

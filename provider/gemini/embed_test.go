@@ -1,10 +1,8 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,9 +18,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"google.golang.org/genai"
 
-	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
-	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
 )
 
@@ -187,59 +184,32 @@ func (f *fakeGeminiEmbed) requests() []batchRequest {
 	return slices.Clone(f.got)
 }
 
-func hashed(t testing.TB, dim int, texts ...string) [][]float32 {
+// newTestEmbedder returns an Embedder on url whose retry waits are recorded (in a Waits of its
+// own unless cfg has one) instead of taken.
+func newTestEmbedder(t testing.TB, url string, cfg EmbedderConfig) *Embedder {
 	t.Helper()
-	vecs, err := (&toolsearch.HashingEmbedder{Dim: dim}).Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return vecs
-}
-
-func equalVectors(a, b [][]float32) bool {
-	return slices.EqualFunc(a, b, func(x, y []float32) bool { return slices.Equal(x, y) })
-}
-
-// newTestEmbedder returns an Embedder on url with retry waits recorded instead of taken.
-func newTestEmbedder(t testing.TB, url string, cfg EmbedderConfig) (*Embedder, func() []time.Duration) {
-	t.Helper()
-	var mu sync.Mutex
-	var waits []time.Duration
 	cfg.BaseURL = url
 	if cfg.APIKey == "" {
 		cfg.APIKey = "test-key"
 	}
-	cfg.sleep = func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		waits = append(waits, d)
-		mu.Unlock()
-		return ctx.Err()
+	if cfg.sleep == nil {
+		cfg.sleep = (&providertest.Waits{}).Sleep
 	}
 	e, err := NewEmbedder(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e, func() []time.Duration {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(waits)
-	}
+	return e
 }
 
 func TestEmbedderBatches(t *testing.T) {
 	srv := newFakeGeminiEmbed(t)
-	e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{})
+	e := newTestEmbedder(t, srv.URL, EmbedderConfig{})
 	texts := make([]string, 205)
 	for i := range texts {
 		texts[i] = fmt.Sprintf("tool %d reads the weather of city %d", i, i%7)
 	}
-	got, err := e.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !equalVectors(got, hashed(t, 0, texts...)) {
-		t.Error("vectors do not match their texts")
-	}
+	providertest.EmbedHashed(t, e, 0, "", texts...)
 	reqs := srv.requests()
 	var sizes []int
 	for _, r := range reqs {
@@ -270,13 +240,7 @@ func TestEmbedderSettings(t *testing.T) {
 	if e.Model() != "text-embedding-004" || e.TaskType() != TaskRetrievalDocument || e.Client() == nil {
 		t.Errorf("Model %q, TaskType %q", e.Model(), e.TaskType())
 	}
-	got, err := e.Embed(context.Background(), []string{"a", "b", "c"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !equalVectors(got, hashed(t, 768, "a", "b", "c")) {
-		t.Error("vectors do not match")
-	}
+	providertest.EmbedHashed(t, e, 768, "", "a", "b", "c")
 	reqs := srv.requests()
 	q := reqs[0].Requests[0]
 	if len(reqs) != 2 || q.TaskType != "RETRIEVAL_DOCUMENT" || q.OutputDimensionality != 768 || q.Title != "tool catalog" ||
@@ -354,7 +318,7 @@ func TestEmbedderVertexBatches(t *testing.T) {
 		{"gemini-embedding-2-preview", 2, []string{"embedContent", "embedContent"}, []int{0, 0}},
 	} {
 		calls, sizes = nil, nil
-		e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: tt.model,
+		e := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: tt.model,
 			ClientConfig: &genai.ClientConfig{Backend: genai.BackendVertexAI, APIKey: "vertex-express-key"}})
 		got, err := e.Embed(context.Background(), texts[:tt.n])
 		if err != nil || len(got) != tt.n {
@@ -366,163 +330,87 @@ func TestEmbedderVertexBatches(t *testing.T) {
 	}
 }
 
+// embedTarget is the Embedder under providertest's shared fault checks.
+var embedTarget = providertest.EmbedTarget{
+	Provider: providerName,
+	New: func(t testing.TB, url string, o providertest.EmbedOptions) toolsearch.Embedder {
+		cfg := EmbedderConfig{Dimensions: o.Dimensions, BatchSize: o.BatchSize, sleep: o.Waits.Sleep}
+		if o.NoRetries {
+			cfg.MaxRetries = -1
+		}
+		return newTestEmbedder(t, url, cfg)
+	},
+	Answer: func(vecs [][]float32) replay.Exchange {
+		embeddings := make([]map[string][]float32, len(vecs))
+		for i, v := range vecs {
+			embeddings[i] = map[string][]float32{"values": v}
+		}
+		body, _ := json.Marshal(map[string]any{"embeddings": embeddings})
+		return replay.Exchange{Header: jsonHeader(), Body: body}
+	},
+	Fail: func(status int, message string) replay.Exchange {
+		return replay.Exchange{Status: status, Header: jsonHeader(), Body: geminiError(status, errorStatus(status), message)}
+	},
+	ErrorType:    errorStatus,
+	RecordsWaits: true,
+}
+
+// errorStatus is the status the Gemini API names its errors of an HTTP status by.
+func errorStatus(code int) string {
+	switch code {
+	case http.StatusTooManyRequests:
+		return "RESOURCE_EXHAUSTED"
+	case http.StatusServiceUnavailable:
+		return "UNAVAILABLE"
+	}
+	if code >= 500 {
+		return "INTERNAL"
+	}
+	return "INVALID_ARGUMENT"
+}
+
 func TestEmbedderMalformedResponses(t *testing.T) {
-	tests := []struct {
-		name, body string
-		dims       int
-		want       string
-	}{
-		{"not JSON", `{"embeddings":[{"values":[0.1`, 0, "gemini: "},
-		{"not an object", `[1,2]`, 0, "gemini: "},
-		{"values not numbers", `{"embeddings":[{"values":"AAAA"},{"values":[0.1]}]}`, 0, "gemini: "},
-		{"embeddings not a list", `{"embeddings":{"values":[0.1]}}`, 0, "gemini: "},
-		{"empty body", ``, 0, "gemini: "},
-		{"no embeddings", `{}`, 0, "0 embeddings for 2 inputs"},
-		{"too few", `{"embeddings":[{"values":[0.1,0.2]}]}`, 0, "1 embeddings for 2 inputs"},
-		{"too many", `{"embeddings":[{"values":[0.1]},{"values":[0.2]},{"values":[0.3]}]}`, 0, "3 embeddings for 2 inputs"},
-		{"null embedding", `{"embeddings":[{"values":[0.1]},null]}`, 0, "empty embedding for input 1"},
-		{"no values", `{"embeddings":[{"values":[0.1]},{}]}`, 0, "empty embedding for input 1"},
-		{"mixed dimensions", `{"embeddings":[{"values":[0.1]},{"values":[0.2,0.3]}]}`, 0, "1 and 2 dimensions"},
-		{"dimensions not honoured", `{"embeddings":[{"values":[0.1,0.2,0.3]},{"values":[0.2,0.3,0.4]}]}`, 2, "3 dimensions for input 0, 2 were asked for"},
+	bad := func(name, body, want string) providertest.BadAnswer {
+		return providertest.BadAnswer{Name: name, Answer: replay.Exchange{Header: jsonHeader(), Body: []byte(body)}, Want: want}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.NewServer(t, replay.Exchange{Header: jsonHeader(), Body: []byte(tt.body)})
-			e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Dimensions: tt.dims})
-			got, err := e.Embed(context.Background(), []string{"a", "b"})
-			if err == nil || !strings.Contains(err.Error(), tt.want) || got != nil {
-				t.Fatalf("Embed = %v, %v; want an error containing %q", got, err, tt.want)
-			}
-		})
-	}
+	embedTarget.TestBadAnswers(t,
+		bad("not an object", `[1,2]`, ""),
+		bad("values not numbers", `{"embeddings":[{"values":"AAAA"},{"values":[0.1]}]}`, ""),
+		bad("embeddings not a list", `{"embeddings":{"values":[0.1]}}`, ""),
+		bad("no embeddings", `{}`, "0 embeddings for 2 inputs"),
+		bad("null embedding", `{"embeddings":[{"values":[0.1]},null]}`, "empty embedding for input 1"),
+		bad("no values", `{"embeddings":[{"values":[0.1]},{}]}`, "empty embedding for input 1"),
+	)
 }
 
 func TestEmbedderFaults(t *testing.T) {
-	ok := replay.Exchange{Header: jsonHeader(), Body: []byte(`{"embeddings":[{"values":[0.5,0.25]}]}`)}
-	t.Run("429 then 200", func(t *testing.T) {
+	embedTarget.TestFaults(t)
+	t.Run("429 asking for 1.5s in the body then 200", func(t *testing.T) {
 		limited := replay.Exchange{Status: 429, Header: jsonHeader(), Body: []byte(`{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED",` +
 			`"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"}]}}`)}
-		srv := replay.NewServer(t, limited, ok)
-		e, waits := newTestEmbedder(t, srv.URL, EmbedderConfig{})
-		got, err := e.Embed(context.Background(), []string{"a"})
-		if err != nil || !equalVectors(got, [][]float32{{0.5, 0.25}}) || srv.Served() != 2 {
-			t.Fatalf("Embed = %v, %v after %d requests", got, err, srv.Served())
-		}
-		if w := waits(); len(w) != 1 || w[0] != 1500*time.Millisecond {
-			t.Errorf("waits %v, want the 1.5s RetryInfo asked for", w)
-		}
-		if reqs := srv.Requests(); !bytes.Equal(reqs[0].Body, reqs[1].Body) {
-			t.Error("retried request differs")
-		}
-	})
-	t.Run("500 until retries run out", func(t *testing.T) {
-		failing := replay.Exchange{Status: 500, Header: jsonHeader(), Body: geminiError(500, "INTERNAL", "boom")}
-		srv := replay.NewServer(t, failing, failing, failing)
-		e, waits := newTestEmbedder(t, srv.URL, EmbedderConfig{})
-		_, err := e.Embed(context.Background(), []string{"a"})
-		var pe *chat.ProviderError
-		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Type != "INTERNAL" || pe.Message != "boom" || srv.Served() != 3 || len(waits()) != 2 {
-			t.Fatalf("error = %v after %d requests", err, srv.Served())
-		}
-	})
-	t.Run("400 is not retried", func(t *testing.T) {
-		srv := replay.NewServer(t, replay.Exchange{Status: 400, Header: jsonHeader(),
-			Body: geminiError(400, "INVALID_ARGUMENT", "* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch\\n")})
-		e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{})
-		_, err := e.Embed(context.Background(), []string{"a"})
-		var pe *chat.ProviderError
-		if !errors.As(err, &pe) || pe.StatusCode != 400 || pe.Type != "INVALID_ARGUMENT" || !strings.Contains(pe.Message, "at most 100") || srv.Served() != 1 {
-			t.Fatalf("error = %v after %d requests", err, srv.Served())
-		}
-	})
-	t.Run("body cut short", func(t *testing.T) {
-		cut := ok
-		cut.CutAfter = 20
-		srv := replay.NewServer(t, cut)
-		e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{MaxRetries: -1})
-		if got, err := e.Embed(context.Background(), []string{"a"}); err == nil || got != nil {
-			t.Fatalf("Embed = %v, %v", got, err)
-		}
+		embedTarget.Retried(t, limited, 1500*time.Millisecond)
 	})
 }
 
-func TestEmbedderCancel(t *testing.T) {
-	srv := newFakeGeminiEmbed(t)
-	e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := e.Embed(ctx, []string{"a"}); !errors.Is(err, context.Canceled) || len(srv.requests()) != 0 {
-		t.Fatalf("cancelled context: %v", err)
-	}
-
-	arrived := make(chan struct{})
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body) // the server notices the client leaving only after the body
-		close(arrived)
-		<-r.Context().Done()
-	}))
-	defer slow.Close()
-	e, waits := newTestEmbedder(t, slow.URL, EmbedderConfig{})
-	ctx, cancel = context.WithCancel(context.Background())
-	go func() { <-arrived; cancel() }()
-	if _, err := e.Embed(ctx, []string{"a"}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled mid-request: %v", err)
-	}
-	if len(waits()) != 0 {
-		t.Errorf("a cancelled request was retried: %v", waits())
-	}
-}
+func TestEmbedderCancel(t *testing.T) { embedTarget.TestCancel(t) }
 
 // TestEmbedderVectorIndex: a toolsearch.VectorIndex with the tools embedded as
 // RETRIEVAL_DOCUMENT and the searches as RETRIEVAL_QUERY finds the tool each query is about.
 func TestEmbedderVectorIndex(t *testing.T) {
 	srv := newFakeGeminiEmbed(t)
-	docs, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{TaskType: TaskRetrievalDocument, Dimensions: 768})
-	queries, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{TaskType: TaskRetrievalQuery, Dimensions: 768})
-	ix := toolsearch.NewVectorIndex(docs, &toolsearch.VectorOptions{QueryEmbedder: queries})
-	ctx := context.Background()
-	if err := ix.IndexTools(ctx, "s", embedCatalog); err != nil {
-		t.Fatal(err)
-	}
-	for query, want := range embedQueries {
-		hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: "s", Query: query, MaxResults: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == 0 || hits[0].Name != want {
-			t.Errorf("%q found %v, want %s first", query, hits, want)
-		}
-	}
+	docs := newTestEmbedder(t, srv.URL, EmbedderConfig{TaskType: TaskRetrievalDocument, Dimensions: 768})
+	queries := newTestEmbedder(t, srv.URL, EmbedderConfig{TaskType: TaskRetrievalQuery, Dimensions: 768})
+	providertest.EmbedderSearch(t, docs, queries)
 	tasks := map[string][]string{}
 	for _, r := range srv.requests() {
 		for _, q := range r.Requests {
 			tasks[q.TaskType] = append(tasks[q.TaskType], q.Content.Parts[0].Text)
 		}
 	}
-	if len(tasks) != 2 || len(tasks[TaskRetrievalDocument]) != len(embedCatalog) || len(tasks[TaskRetrievalQuery]) != len(embedQueries) ||
+	if len(tasks) != 2 || len(tasks[TaskRetrievalDocument]) != len(providertest.SearchCatalog) || len(tasks[TaskRetrievalQuery]) != len(providertest.SearchQueries) ||
 		!strings.HasPrefix(tasks[TaskRetrievalDocument][0], "book_flight\n") {
 		t.Errorf("texts by task type: %q", tasks)
 	}
-}
-
-func toolDef(name, description, params string) tool.Definition {
-	return tool.Definition{Name: name, Description: description, InputSchema: json.RawMessage(params)}
-}
-
-var embedCatalog = []tool.Definition{
-	toolDef("get_weather", "Get the current weather for a city.", `{"type":"object","properties":{"city":{"type":"string","description":"City name"}}}`),
-	toolDef("get_stock_price", "Current price of a stock on an exchange.", `{"type":"object","properties":{"ticker":{"type":"string","description":"Stock ticker symbol"}}}`),
-	toolDef("send_email", "Send an email message to a recipient.", `{"type":"object","properties":{"to":{"type":"string","description":"Recipient address"}}}`),
-	toolDef("translate_text", "Translate text into another language.", `{"type":"object","properties":{"language":{"type":"string","description":"Target language"}}}`),
-	toolDef("book_flight", "Book a flight between two airports.", `{"type":"object","properties":{"from":{"type":"string","description":"Departure airport"}}}`),
-}
-
-var embedQueries = map[string]string{
-	"what is the weather in Lisbon":        "get_weather",
-	"price of the ACME stock":              "get_stock_price",
-	"email my recipient a message":         "send_email",
-	"translate this into another language": "translate_text",
-	"book me a flight to Rome":             "book_flight",
 }
 
 // TestEmbedSchemasBite: the schema check of the fake server rejects what the API would.

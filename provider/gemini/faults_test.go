@@ -62,8 +62,8 @@ func TestRetries(t *testing.T) {
 			if resp.ToolCalls()[0].Name != "weather" || srv.Served() != len(tt.faults)+1 {
 				t.Fatalf("calls %+v after %d requests", resp.ToolCalls(), srv.Served())
 			}
-			if !tt.wantWaits(*waits) {
-				t.Fatalf("waits %v", *waits)
+			if !tt.wantWaits(waits.All()) {
+				t.Fatalf("waits %v", waits.All())
 			}
 			providertest.SameRequests(t, srv)
 		})

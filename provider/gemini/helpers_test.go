@@ -6,31 +6,28 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"google.golang.org/genai"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 )
 
 // newTestModel returns a Model talking to srv, with retry waits recorded instead of taken.
-func newTestModel(t testing.TB, srv *replay.Server, cfg Config) (*Model, *[]time.Duration) {
+func newTestModel(t testing.TB, srv *replay.Server, cfg Config) (*Model, *providertest.Waits) {
 	t.Helper()
-	var waits []time.Duration
+	waits := &providertest.Waits{}
 	cfg.BaseURL = srv.URL
 	if cfg.APIKey == "" {
 		cfg.APIKey = "test-key"
 	}
-	cfg.sleep = func(ctx context.Context, d time.Duration) error {
-		waits = append(waits, d)
-		return ctx.Err()
-	}
+	cfg.sleep = waits.Sleep
 	m, err := New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, &waits
+	return m, waits
 }
 
 // recorded is what a recorded response says, read straight from its JSON (independently of the

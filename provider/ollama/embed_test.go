@@ -1,12 +1,10 @@
 package ollama
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -18,8 +16,8 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
-	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
 )
 
@@ -97,56 +95,29 @@ func (f *fakeOllamaEmbed) requests() ([][]string, []embedRequest) {
 	return slices.Clone(f.inputs), slices.Clone(f.reqs)
 }
 
-func hashed(t testing.TB, dim int, texts ...string) [][]float32 {
+// newTestEmbedder returns an Embedder on url whose retry waits are recorded (in a Waits of its
+// own unless cfg has one) instead of taken.
+func newTestEmbedder(t testing.TB, url string, cfg EmbedderConfig) *Embedder {
 	t.Helper()
-	vecs, err := (&toolsearch.HashingEmbedder{Dim: dim}).Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return vecs
-}
-
-func equalVectors(a, b [][]float32) bool {
-	return slices.EqualFunc(a, b, func(x, y []float32) bool { return slices.Equal(x, y) })
-}
-
-// newTestEmbedder returns an Embedder on url with retry waits recorded instead of taken.
-func newTestEmbedder(t testing.TB, url string, cfg EmbedderConfig) (*Embedder, func() []time.Duration) {
-	t.Helper()
-	var mu sync.Mutex
-	var waits []time.Duration
 	cfg.BaseURL = url
 	if cfg.Model == "" {
 		cfg.Model = "embeddinggemma"
 	}
-	cfg.sleep = func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		waits = append(waits, d)
-		mu.Unlock()
-		return ctx.Err()
+	if cfg.sleep == nil {
+		cfg.sleep = (&providertest.Waits{}).Sleep
 	}
 	e, err := NewEmbedder(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e, func() []time.Duration {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(waits)
-	}
+	return e
 }
 
 func TestEmbedderBatches(t *testing.T) {
 	srv := newFakeOllamaEmbed(t)
-	e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{BatchSize: 2})
+	e := newTestEmbedder(t, srv.URL, EmbedderConfig{BatchSize: 2})
 	texts := []string{"weather in a city", "stock price", "send an email", "translate text", "book a flight"}
-	got, err := e.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !equalVectors(got, hashed(t, 0, texts...)) {
-		t.Error("vectors do not match their texts")
-	}
+	providertest.EmbedHashed(t, e, 0, "", texts...)
 	inputs, reqs := srv.requests()
 	if !slices.EqualFunc(inputs, [][]string{texts[:2], texts[2:4], texts[4:]}, slices.Equal) {
 		t.Errorf("batches %q", inputs)
@@ -177,18 +148,12 @@ func TestEmbedderSettings(t *testing.T) {
 	if e.Model() != "nomic-embed-text" || e.Client() == nil {
 		t.Errorf("Model() = %q", e.Model())
 	}
-	got, err := e.Embed(context.Background(), []string{"weather"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	providertest.EmbedHashed(t, e, 64, "search_query: ", "weather")
 	inputs, reqs := srv.requests()
 	r := reqs[0]
 	if !slices.Equal(inputs[0], []string{"search_query: weather"}) || r.Dimensions == nil || *r.Dimensions != 64 ||
 		r.Truncate == nil || *r.Truncate || string(r.KeepAlive) != `"10m0s"` || r.Options["num_ctx"] != float64(2048) {
 		t.Errorf("request %+v, input %q", r, inputs[0])
-	}
-	if !equalVectors(got, hashed(t, 64, "search_query: weather")) {
-		t.Error("vector does not match")
 	}
 	for _, cfg := range []EmbedderConfig{{}, {Model: "m", Dimensions: -1}, {Model: "m", BatchSize: -1}, {Model: "m", BaseURL: "ftp://x"}} {
 		if _, err := NewEmbedder(cfg); err == nil {
@@ -201,7 +166,7 @@ func TestEmbedderSettings(t *testing.T) {
 func TestEmbedderDocsExample(t *testing.T) {
 	ex := load(t, "docs-embed-all-minilm")[0]
 	srv := replay.NewServer(t, ex)
-	e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "all-minilm"})
+	e := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "all-minilm"})
 	got, err := e.Embed(context.Background(), []string{"Why is the sky blue?", "Why is the grass green?"})
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +175,7 @@ func TestEmbedderDocsExample(t *testing.T) {
 	if err := json.Unmarshal(ex.Body, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || !equalVectors(got, doc.Embeddings) || got[1][0] != -0.0098027075 {
+	if len(got) != 2 || !providertest.EqualVectors(got, doc.Embeddings) || got[1][0] != -0.0098027075 {
 		t.Errorf("vectors %v", got)
 	}
 	var sent, recorded map[string]any
@@ -227,64 +192,46 @@ func TestEmbedderDocsExample(t *testing.T) {
 	}
 }
 
+// embedTarget is the Embedder under providertest's shared fault checks.
+var embedTarget = providertest.EmbedTarget{
+	Provider: providerName,
+	New: func(t testing.TB, url string, o providertest.EmbedOptions) toolsearch.Embedder {
+		cfg := EmbedderConfig{Dimensions: o.Dimensions, BatchSize: o.BatchSize, sleep: o.Waits.Sleep}
+		if o.NoRetries {
+			cfg.MaxRetries = -1
+		}
+		return newTestEmbedder(t, url, cfg)
+	},
+	Answer: func(vecs [][]float32) replay.Exchange {
+		body, _ := json.Marshal(map[string]any{"model": "embeddinggemma", "embeddings": vecs})
+		return replay.Exchange{Header: jsonHeader(), Body: body}
+	},
+	Fail: func(status int, message string) replay.Exchange {
+		return replay.Exchange{Status: status, Header: jsonHeader(), Body: fmt.Appendf(nil, `{"error":%q}`, message)}
+	},
+	RecordsWaits: true,
+}
+
 func TestEmbedderMalformedResponses(t *testing.T) {
-	tests := []struct {
-		name, body string
-		dims       int
-		want       string
-	}{
-		{"not JSON", `{"model":"m","embeddings":[[0.1`, 0, "ollama: unexpected end of JSON input"},
-		{"wrong type", `{"model":"m","embeddings":"AAAA"}`, 0, "ollama: json: cannot unmarshal"},
-		{"empty body", ``, 0, "0 embeddings for 2 inputs"},
-		{"no embeddings", `{"model":"m"}`, 0, "0 embeddings for 2 inputs"},
-		{"too few", `{"model":"m","embeddings":[[0.1,0.2]]}`, 0, "1 embeddings for 2 inputs"},
-		{"too many", `{"model":"m","embeddings":[[0.1],[0.2],[0.3]]}`, 0, "3 embeddings for 2 inputs"},
-		{"empty vector", `{"model":"m","embeddings":[[0.1],[]]}`, 0, "empty embedding for input 1"},
-		{"null vector", `{"model":"m","embeddings":[[0.1],null]}`, 0, "empty embedding for input 1"},
-		{"mixed dimensions", `{"model":"m","embeddings":[[0.1],[0.2,0.3]]}`, 0, "1 and 2 dimensions"},
-		{"dimensions not honoured", `{"model":"m","embeddings":[[0.1,0.2,0.3],[0.2,0.3,0.4]]}`, 2, "3 dimensions for input 0, 2 were asked for"},
+	bad := func(name, body, want string) providertest.BadAnswer {
+		return providertest.BadAnswer{Name: name, Answer: replay.Exchange{Header: jsonHeader(), Body: []byte(body)}, Want: want}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.NewServer(t, replay.Exchange{Header: jsonHeader(), Body: []byte(tt.body)})
-			e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Dimensions: tt.dims})
-			got, err := e.Embed(context.Background(), []string{"a", "b"})
-			if err == nil || !strings.Contains(err.Error(), tt.want) || got != nil {
-				t.Fatalf("Embed = %v, %v; want an error containing %q", got, err, tt.want)
-			}
-		})
-	}
+	embedTarget.TestBadAnswers(t,
+		bad("not JSON, cut in a vector", `{"model":"m","embeddings":[[0.1`, "ollama: unexpected end of JSON input"),
+		bad("wrong type", `{"model":"m","embeddings":"AAAA"}`, "ollama: json: cannot unmarshal"),
+		bad("empty body, no embeddings", ``, "0 embeddings for 2 inputs"),
+		bad("no embeddings", `{"model":"m"}`, "0 embeddings for 2 inputs"),
+	)
 }
 
 func TestEmbedderFaults(t *testing.T) {
-	ok := replay.Exchange{Header: jsonHeader(), Body: []byte(`{"model":"embeddinggemma","embeddings":[[0.5,0.25]]}`)}
-	t.Run("429 then 200", func(t *testing.T) {
-		srv := replay.NewServer(t, replay.Exchange{Status: 429, Header: http.Header{"Retry-After": {"3"}}, Body: []byte(`{"error":"too many requests"}`)}, ok)
-		e, waits := newTestEmbedder(t, srv.URL, EmbedderConfig{})
-		got, err := e.Embed(context.Background(), []string{"a"})
-		if err != nil || !equalVectors(got, [][]float32{{0.5, 0.25}}) || srv.Served() != 2 {
-			t.Fatalf("Embed = %v, %v after %d requests", got, err, srv.Served())
-		}
-		if w := waits(); len(w) != 1 || w[0] != 3*time.Second {
-			t.Errorf("waits %v, want the 3s Retry-After asked for", w)
-		}
-		if reqs := srv.Requests(); !bytes.Equal(reqs[0].Body, reqs[1].Body) {
-			t.Errorf("retry sent %s, first %s", reqs[1].Body, reqs[0].Body)
-		}
-	})
-	t.Run("500 until retries run out", func(t *testing.T) {
-		failing := replay.Exchange{Status: 500, Header: jsonHeader(), Body: []byte(`{"error":"llama runner process has terminated"}`)}
-		srv := replay.NewServer(t, failing, failing, failing)
-		e, waits := newTestEmbedder(t, srv.URL, EmbedderConfig{})
-		_, err := e.Embed(context.Background(), []string{"a"})
-		var pe *chat.ProviderError
-		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Message != "llama runner process has terminated" || pe.Provider != providerName || srv.Served() != 3 || len(waits()) != 2 {
-			t.Fatalf("error = %v after %d requests", err, srv.Served())
-		}
+	embedTarget.TestFaults(t)
+	t.Run("429 asking for 3s then 200", func(t *testing.T) {
+		embedTarget.Retried(t, replay.Exchange{Status: 429, Header: http.Header{"Retry-After": {"3"}}, Body: []byte(`{"error":"too many requests"}`)}, 3*time.Second)
 	})
 	t.Run("500 without body", func(t *testing.T) {
 		srv := replay.NewServer(t, replay.Exchange{Status: 500})
-		e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{MaxRetries: -1})
+		e := newTestEmbedder(t, srv.URL, EmbedderConfig{MaxRetries: -1})
 		_, err := e.Embed(context.Background(), []string{"a"})
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Message != "Internal Server Error" {
@@ -293,7 +240,7 @@ func TestEmbedderFaults(t *testing.T) {
 	})
 	t.Run("model not found is not retried", func(t *testing.T) {
 		srv := replay.NewServer(t, replay.Exchange{Status: 404, Header: jsonHeader(), Body: []byte(`{"error":"model \"nomic\" not found, try pulling it first"}`)})
-		e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic"})
+		e := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic"})
 		_, err := e.Embed(context.Background(), []string{"a"})
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 404 || !strings.Contains(pe.Message, "try pulling it") || srv.Served() != 1 {
@@ -302,74 +249,24 @@ func TestEmbedderFaults(t *testing.T) {
 	})
 	t.Run("unauthorized", func(t *testing.T) {
 		srv := replay.NewServer(t, replay.Exchange{Status: 401, Header: jsonHeader(), Body: []byte(`{"error":"unauthorized","signin_url":"https://ollama.com/connect"}`)})
-		e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{})
+		e := newTestEmbedder(t, srv.URL, EmbedderConfig{})
 		_, err := e.Embed(context.Background(), []string{"a"})
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 401 || !strings.Contains(pe.Message, "ollama.com/connect") {
 			t.Fatalf("error = %v", err)
 		}
 	})
-	t.Run("body cut short", func(t *testing.T) {
-		cut := ok
-		cut.CutAfter = 20
-		srv := replay.NewServer(t, cut)
-		e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{MaxRetries: -1})
-		if got, err := e.Embed(context.Background(), []string{"a"}); err == nil || got != nil {
-			t.Fatalf("Embed = %v, %v", got, err)
-		}
-	})
 }
 
-func TestEmbedderCancel(t *testing.T) {
-	srv := newFakeOllamaEmbed(t)
-	e, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := e.Embed(ctx, []string{"a"}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled context: %v", err)
-	}
-	if inputs, _ := srv.requests(); len(inputs) != 0 {
-		t.Errorf("%d requests with a cancelled context", len(inputs))
-	}
-
-	arrived := make(chan struct{})
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body) // the server notices the client leaving only after the body
-		close(arrived)
-		<-r.Context().Done()
-	}))
-	defer slow.Close()
-	e, waits := newTestEmbedder(t, slow.URL, EmbedderConfig{})
-	ctx, cancel = context.WithCancel(context.Background())
-	go func() { <-arrived; cancel() }()
-	if _, err := e.Embed(ctx, []string{"a"}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled mid-request: %v", err)
-	}
-	if len(waits()) != 0 {
-		t.Errorf("a cancelled request was retried: %v", waits())
-	}
-}
+func TestEmbedderCancel(t *testing.T) { embedTarget.TestCancel(t) }
 
 // TestEmbedderVectorIndex: a toolsearch.VectorIndex on the Embedder, with nomic-embed-text's
 // document and query prefixes on two embedders, finds the tool each query is about.
 func TestEmbedderVectorIndex(t *testing.T) {
 	srv := newFakeOllamaEmbed(t)
-	docs, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic-embed-text", Prefix: "search_document: ", BatchSize: 2})
-	queries, _ := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic-embed-text", Prefix: "search_query: "})
-	ix := toolsearch.NewVectorIndex(docs, &toolsearch.VectorOptions{QueryEmbedder: queries})
-	ctx := context.Background()
-	if err := ix.IndexTools(ctx, "s", embedCatalog); err != nil {
-		t.Fatal(err)
-	}
-	for query, want := range embedQueries {
-		hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: "s", Query: query, MaxResults: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == 0 || hits[0].Name != want {
-			t.Errorf("%q found %v, want %s first", query, hits, want)
-		}
-	}
+	docs := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic-embed-text", Prefix: "search_document: ", BatchSize: 2})
+	queries := newTestEmbedder(t, srv.URL, EmbedderConfig{Model: "nomic-embed-text", Prefix: "search_query: "})
+	providertest.EmbedderSearch(t, docs, queries)
 	inputs, _ := srv.requests()
 	var documents, searches int
 	for _, in := range inputs {
@@ -382,27 +279,7 @@ func TestEmbedderVectorIndex(t *testing.T) {
 			}
 		}
 	}
-	if documents != len(embedCatalog) || searches != len(embedQueries) || len(inputs) != (len(embedCatalog)+1)/2+len(embedQueries) {
+	if documents != len(providertest.SearchCatalog) || searches != len(providertest.SearchQueries) || len(inputs) != (len(providertest.SearchCatalog)+1)/2+len(providertest.SearchQueries) {
 		t.Errorf("%d documents and %d queries embedded in %d requests", documents, searches, len(inputs))
 	}
-}
-
-func toolDef(name, description, params string) tool.Definition {
-	return tool.Definition{Name: name, Description: description, InputSchema: json.RawMessage(params)}
-}
-
-var embedCatalog = []tool.Definition{
-	toolDef("get_weather", "Get the current weather for a city.", `{"type":"object","properties":{"city":{"type":"string","description":"City name"}}}`),
-	toolDef("get_stock_price", "Current price of a stock on an exchange.", `{"type":"object","properties":{"ticker":{"type":"string","description":"Stock ticker symbol"}}}`),
-	toolDef("send_email", "Send an email message to a recipient.", `{"type":"object","properties":{"to":{"type":"string","description":"Recipient address"}}}`),
-	toolDef("translate_text", "Translate text into another language.", `{"type":"object","properties":{"language":{"type":"string","description":"Target language"}}}`),
-	toolDef("book_flight", "Book a flight between two airports.", `{"type":"object","properties":{"from":{"type":"string","description":"Departure airport"}}}`),
-}
-
-var embedQueries = map[string]string{
-	"what is the weather in Lisbon":        "get_weather",
-	"price of the ACME stock":              "get_stock_price",
-	"email my recipient a message":         "send_email",
-	"translate this into another language": "translate_text",
-	"book me a flight to Rome":             "book_flight",
 }

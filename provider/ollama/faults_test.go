@@ -63,8 +63,8 @@ func TestRetries(t *testing.T) {
 			if len(resp.ToolCalls()) != 1 || srv.Served() != len(tt.faults)+1 {
 				t.Fatalf("calls %+v after %d requests", resp.ToolCalls(), srv.Served())
 			}
-			if !tt.wantWaits(waits()) {
-				t.Fatalf("waits %v", waits())
+			if !tt.wantWaits(waits.All()) {
+				t.Fatalf("waits %v", waits.All())
 			}
 			providertest.SameRequests(t, srv)
 		})

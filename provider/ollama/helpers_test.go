@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
@@ -53,26 +51,16 @@ func load(t testing.TB, name string) []replay.Exchange {
 }
 
 // newTestModel returns a Model talking to srv, with retry waits recorded instead of taken.
-func newTestModel(t testing.TB, srv *replay.Server, cfg Config) (*Model, func() []time.Duration) {
+func newTestModel(t testing.TB, srv *replay.Server, cfg Config) (*Model, *providertest.Waits) {
 	t.Helper()
-	var mu sync.Mutex
-	var waits []time.Duration
+	waits := &providertest.Waits{}
 	cfg.BaseURL = srv.URL
-	cfg.sleep = func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		waits = append(waits, d)
-		mu.Unlock()
-		return ctx.Err()
-	}
+	cfg.sleep = waits.Sleep
 	m, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, func() []time.Duration {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]time.Duration(nil), waits...)
-	}
+	return m, waits
 }
 
 // recorded is what a recorded answer says, read straight from its JSON lines.

@@ -18,19 +18,6 @@ import (
 	"github.com/wield-ai/wield/tool"
 )
 
-func newChatModel(t testing.TB, url string, cfg Config) *ChatModel {
-	t.Helper()
-	cfg.BaseURL = url
-	if cfg.APIKey == "" {
-		cfg.APIKey = "test-key"
-	}
-	m, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // The tools of the langchaingo recordings.
 func lcgoWeatherTool() *testTool {
 	return newTool("getCurrentWeather", "Get the current weather in a given location",
@@ -167,48 +154,14 @@ func TestChatReplay(t *testing.T) {
 // real Go tool answers, and the second request must carry the call and its result exactly as the
 // recorded one did before the recorded final answer comes back.
 func TestChatToolLoop(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		stream    bool
-		callID    string
-		finalText string
-	}{
-		{"fantasy-tool-loop-gpt-4o", false, "call_IUonKM9GCNis5eMRHuusMqoy", "The weather in Florence, Italy is currently 40°C."},
-		{"fantasy-tool-loop-streaming-gpt-4o", true, "call_7kE4IjtnwXcGbX6hDM7xFu8T", "The current temperature in Florence, Italy is 40°C."},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			exs := providertest.Load(t, "chat", tc.name)
-			srv := replay.NewServer(t, exs...)
-			m := newChatModel(t, srv.URL+"/v1", Config{Model: "gpt-4o", MaxTokens: 4000})
-			weather := weatherTool()
-			opts := &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "auto"}
-			history := fantasyPrompt("What's the weather in Florence,Italy?", nil).Messages
-			call := func() *chat.Response {
-				r, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, tc.stream)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return r
-			}
-			first := call()
-			calls := first.ToolCalls()
-			if len(calls) != 1 || calls[0].ID != tc.callID || calls[0].Name != "weather" || calls[0].Arguments != `{"location":"Florence, Italy"}` {
-				t.Fatalf("tool calls = %+v", calls)
-			}
-			if first.Usage != usage(61, 16) || first.Result().FinishReason != chat.FinishToolCalls {
-				t.Fatalf("usage %+v finish %q", first.Usage, first.Result().FinishReason)
-			}
-			history = runTools(t, history, first, weather)
-			final := call()
-			if final.Text() != tc.finalText || final.Usage != usage(86, 13) || final.Result().FinishReason != chat.FinishStop {
-				t.Fatalf("final answer %q usage %+v finish %q", final.Text(), final.Usage, final.Result().FinishReason)
-			}
-			reqs := srv.Requests()
-			for i := range exs {
-				assertSameRequest(t, reqs[i].Body, exs[i].RequestBody, dropFalseStrict)
-			}
-		})
-	}
+	cfg := Config{Model: "gpt-4o", MaxTokens: 4000}
+	norms := []normalizer{dropFalseStrict}
+	runToolLoops(t, apis[0], []toolLoopCase{
+		{name: "fantasy-tool-loop-gpt-4o", cfg: cfg, callID: "call_IUonKM9GCNis5eMRHuusMqoy", firstUsage: usage(61, 16),
+			finalText: "The weather in Florence, Italy is currently 40°C.", finalUsage: usage(86, 13), norms: norms},
+		{name: "fantasy-tool-loop-streaming-gpt-4o", cfg: cfg, stream: true, callID: "call_7kE4IjtnwXcGbX6hDM7xFu8T", firstUsage: usage(61, 16),
+			finalText: "The current temperature in Florence, Italy is 40°C.", finalUsage: usage(86, 13), norms: norms},
+	})
 }
 
 // TestChatBaseURL checks that the base URL is used as given: OpenAI-compatible servers are
@@ -222,7 +175,7 @@ func TestChatBaseURL(t *testing.T) {
 		{"/api/openai/v1", "/api/openai/v1/chat/completions"},
 	} {
 		srv := replay.NewServer(t, exs...)
-		m := newChatModel(t, srv.URL+tc.suffix, Config{Model: "gpt-4o"})
+		m := newTestModel(t, New, srv.URL+tc.suffix, Config{Model: "gpt-4o"})
 		r, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}})
 		if err != nil {
 			t.Fatalf("base %q: %v", tc.suffix, err)
@@ -245,7 +198,7 @@ func TestChatMinimalRequest(t *testing.T) {
 			name = "fantasy-text-stream-gpt-4o"
 		}
 		srv := replay.NewServer(t, providertest.Load(t, "chat", name)...)
-		m := newChatModel(t, srv.URL, Config{Model: "local-model"})
+		m := newTestModel(t, New, srv.URL, Config{Model: "local-model"})
 		p := &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}
 		var err error
 		if stream {
@@ -296,7 +249,7 @@ func TestChatStreamGenerationsAndParallelCalls(t *testing.T) {
 	}
 	body.WriteString("data: [DONE]\n\n")
 	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body.String())})
-	m := newChatModel(t, srv.URL, Config{Model: "m"})
+	m := newTestModel(t, New, srv.URL, Config{Model: "m"})
 	_, got, err := collect(t, m, &chat.Prompt{Messages: []chat.Message{chat.User("weather and time?")}, Options: &chat.Options{N: 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +280,7 @@ func TestChatSeveralChoices(t *testing.T) {
 		{"index":1,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_x","type":"function","function":{"name":"weather","arguments":"{}"}}]},"finish_reason":"tool_calls"}],
 		"usage":{"prompt_tokens":5,"completion_tokens":7,"total_tokens":12}}`
 	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)})
-	m := newChatModel(t, srv.URL, Config{Model: "m"})
+	m := newTestModel(t, New, srv.URL, Config{Model: "m"})
 	got, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("x")}, Options: &chat.Options{N: 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -473,7 +426,7 @@ func TestChatOptions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := replay.NewServer(t, providertest.Load(t, "chat", "fantasy-text-gpt-4o")...)
 			tc.cfg.Model = "gpt-4o"
-			m := newChatModel(t, srv.URL, tc.cfg)
+			m := newTestModel(t, New, srv.URL, tc.cfg)
 			if _, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: tc.opts}); err != nil {
 				t.Fatal(err)
 			}
@@ -508,7 +461,7 @@ func TestChatOptionErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newChatModel(t, srv.URL, tc.cfg)
+			m := newTestModel(t, New, srv.URL, tc.cfg)
 			p := &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: tc.opts}
 			_, err := m.Call(context.Background(), p)
 			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
@@ -579,7 +532,7 @@ func TestChatStreamLegacyFunctionCall(t *testing.T) {
 		"data: " + `{"id":"c","model":"gpt-3.5-turbo-0125","choices":[{"index":0,"delta":{"function_call":{"arguments":":\"Boston\"}"}},"finish_reason":null}]}` + "\n\n" +
 		"data: " + `{"id":"c","model":"gpt-3.5-turbo-0125","choices":[{"index":0,"delta":{},"finish_reason":"function_call"}]}` + "\n\ndata: [DONE]\n\n"
 	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body)})
-	m := newChatModel(t, srv.URL, Config{Model: "gpt-3.5-turbo", DisableStreamUsage: true})
+	m := newTestModel(t, New, srv.URL, Config{Model: "gpt-3.5-turbo", DisableStreamUsage: true})
 	_, got, err := collect(t, m, &chat.Prompt{Messages: []chat.Message{chat.User("What's the weather like in Boston?")}})
 	if err != nil {
 		t.Fatal(err)

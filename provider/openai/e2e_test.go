@@ -150,7 +150,7 @@ func TestClientLoop(t *testing.T) {
 func TestClientReasoningLoop(t *testing.T) {
 	exs := providertest.Load(t, "responses", "vercel-reasoning-tool-loop-stream-gpt-5.1-codex-max")
 	srv := replay.NewServer(t, exs...)
-	m := newResponsesModel(t, srv.URL+"/v1", Config{Model: "gpt-5.1-codex-max", Store: ptr(false)})
+	m := newTestModel(t, NewResponses, srv.URL+"/v1", Config{Model: "gpt-5.1-codex-max", Store: ptr(false)})
 	resp, answer := providertest.Send(t, client.New(m).Prompt("Compute (12 + 7) * 3 * 10 with the calculator, one step per call.").Tools(calculatorTool()), true)
 	if answer != "The final result is **570**." || resp.ModelCalls != 4 {
 		t.Fatalf("answer %q after %d model calls", answer, resp.ModelCalls)

@@ -2,17 +2,14 @@ package openai
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
-	"io"
 	"math"
-	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"testing"
+
+	"github.com/wield-ai/wield/internal/providertest"
 )
 
 // BenchmarkEmbed measures one Embed call of 64 texts answered with 1536-dimension vectors by a
@@ -21,15 +18,12 @@ import (
 // float32s. OpenAI's own API is asked for base64 vectors, which a compatible server is not.
 func BenchmarkEmbed(b *testing.B) {
 	const n, dim = 64, 1536
-	rng := rand.New(rand.NewPCG(1, 2))
 	data := make([]map[string]any, n)
 	data64 := make([]map[string]any, n)
-	for i := range data {
-		v := make([]float32, dim)
+	for i, v := range providertest.BenchVectors(n, dim) {
 		raw := make([]byte, 0, 4*dim)
-		for j := range v {
-			v[j] = rng.Float32()*2 - 1
-			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(v[j]))
+		for _, x := range v {
+			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(x))
 		}
 		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
 		data64[i] = map[string]any{"object": "embedding", "index": i, "embedding": base64.StdEncoding.EncodeToString(raw)}
@@ -37,48 +31,30 @@ func BenchmarkEmbed(b *testing.B) {
 	usage := map[string]int{"prompt_tokens": 640, "total_tokens": 640}
 	body, _ := json.Marshal(map[string]any{"object": "list", "model": "text-embedding-3-small", "data": data, "usage": usage})
 	body64, _ := json.Marshal(map[string]any{"object": "list", "model": "text-embedding-3-small", "data": data64, "usage": usage})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, _ := io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "application/json")
+	url := providertest.BenchServer(b, "application/json", func(req []byte) []byte {
 		if bytes.Contains(req, []byte(`"encoding_format":"base64"`)) {
-			_, _ = w.Write(body64)
-			return
+			return body64
 		}
-		_, _ = w.Write(body)
-	}))
-	defer srv.Close()
-	texts := make([]string, n)
-	for i := range texts {
-		texts[i] = fmt.Sprintf("tool_%d\nDoes thing %d to a resource.", i, i)
-	}
+		return body
+	})
+	texts := providertest.BenchTexts(n)
 	b.Run("baseline", func(b *testing.B) {
-		req, _ := json.Marshal(map[string]any{"model": "text-embedding-3-small", "input": texts})
-		b.SetBytes(int64(len(body)))
-		for b.Loop() {
-			res, err := http.Post(srv.URL+"/embeddings", "application/json", bytes.NewReader(req))
-			if err != nil {
-				b.Fatal(err)
-			}
-			var out struct {
-				Data []struct {
-					Index     int       `json:"index"`
-					Embedding []float32 `json:"embedding"`
-				} `json:"data"`
-			}
-			err = json.NewDecoder(res.Body).Decode(&out)
-			res.Body.Close()
-			if err != nil || len(out.Data) != n {
-				b.Fatal(err)
-			}
+		type answer struct {
+			Data []struct {
+				Index     int       `json:"index"`
+				Embedding []float32 `json:"embedding"`
+			} `json:"data"`
 		}
+		req, _ := json.Marshal(map[string]any{"model": "text-embedding-3-small", "input": texts})
+		providertest.BenchPost(b, url+"/embeddings", req, len(body), n, func(a *answer) int { return len(a.Data) })
 	})
 	// floats: a compatible server; base64: OpenAI, reached here through a proxying transport.
 	for _, c := range []struct {
 		name string
 		cfg  EmbedderConfig
 	}{
-		{"Embedder/floats", EmbedderConfig{BaseURL: srv.URL}},
-		{"Embedder/base64", EmbedderConfig{BaseURL: DefaultBaseURL, HTTPClient: &http.Client{Transport: toServer{url: srv.URL}}}},
+		{"Embedder/floats", EmbedderConfig{BaseURL: url}},
+		{"Embedder/base64", EmbedderConfig{BaseURL: DefaultBaseURL, HTTPClient: &http.Client{Transport: toServer{url: url}}}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			c.cfg.APIKey = "k"
@@ -86,12 +62,7 @@ func BenchmarkEmbed(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.SetBytes(int64(len(body))) // the same vectors as the baseline, whatever the encoding
-			for b.Loop() {
-				if _, err := e.Embed(context.Background(), texts); err != nil {
-					b.Fatal(err)
-				}
-			}
+			providertest.BenchEmbed(b, e, texts, len(body)) // the same vectors as the baseline, whatever the encoding
 		})
 	}
 }

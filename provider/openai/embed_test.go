@@ -1,14 +1,12 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -24,7 +22,6 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
-	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
 )
 
@@ -114,15 +111,6 @@ func (f *fakeEmbeddings) requests() []embeddingsRequest {
 	return slices.Clone(f.req)
 }
 
-func hashed(t testing.TB, dim int, texts ...string) [][]float32 {
-	t.Helper()
-	vecs, err := (&toolsearch.HashingEmbedder{Dim: dim}).Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return vecs
-}
-
 func newTestEmbedder(t testing.TB, cfg EmbedderConfig) *Embedder {
 	t.Helper()
 	if cfg.APIKey == "" {
@@ -135,21 +123,11 @@ func newTestEmbedder(t testing.TB, cfg EmbedderConfig) *Embedder {
 	return e
 }
 
-func equalVectors(a, b [][]float32) bool {
-	return slices.EqualFunc(a, b, func(x, y []float32) bool { return slices.Equal(x, y) })
-}
-
 func TestEmbedderBatchesInOrder(t *testing.T) {
 	srv := newFakeEmbeddings(t)
 	e := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, BatchSize: 3})
 	texts := []string{"weather in a city", "stock price", "send an email", "translate text", "book a flight", "search the web", "convert currency"}
-	got, err := e.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !equalVectors(got, hashed(t, 0, texts...)) {
-		t.Error("vectors do not match their texts")
-	}
+	providertest.EmbedHashed(t, e, 0, "", texts...)
 	reqs := srv.requests()
 	var sizes []int
 	for _, r := range reqs {
@@ -166,7 +144,7 @@ func TestEmbedderBatchesInOrder(t *testing.T) {
 	}
 
 	// No texts, no request.
-	got, err = e.Embed(context.Background(), nil)
+	got, err := e.Embed(context.Background(), nil)
 	if err != nil || len(got) != 0 || len(srv.requests()) != 3 {
 		t.Errorf("no texts: %v, %v after %d requests", got, err, len(srv.requests()))
 	}
@@ -198,19 +176,15 @@ func (s toServer) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestEmbedderBase64(t *testing.T) {
 	srv := newFakeEmbeddings(t)
 	e := newTestEmbedder(t, EmbedderConfig{BaseURL: DefaultBaseURL, HTTPClient: &http.Client{Transport: toServer{url: srv.URL}}})
-	texts := []string{"weather in a city", "stock price"}
-	got, err := e.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := srv.requests(); r[0].EncodingFormat != "base64" || !equalVectors(got, hashed(t, 0, texts...)) {
-		t.Errorf("encoding_format %q, vectors equal: %v", r[0].EncodingFormat, equalVectors(got, hashed(t, 0, texts...)))
+	providertest.EmbedHashed(t, e, 0, "", "weather in a city", "stock price")
+	if r := srv.requests(); r[0].EncodingFormat != "base64" {
+		t.Errorf("encoding_format %q", r[0].EncodingFormat)
 	}
 
 	// A server may answer base64 unasked, or mix both.
 	mixed := replay.NewServer(t, embeddingsBody(`{"object":"embedding","index":1,"embedding":"zczMPQAAgD8="}`, `{"object":"embedding","index":0,"embedding":[0.5,-1]}`))
-	got, err = newTestEmbedder(t, EmbedderConfig{BaseURL: mixed.URL}).Embed(context.Background(), []string{"a", "b"})
-	if err != nil || !equalVectors(got, [][]float32{{0.5, -1}, {0.1, 1}}) {
+	got, err := newTestEmbedder(t, EmbedderConfig{BaseURL: mixed.URL}).Embed(context.Background(), []string{"a", "b"})
+	if err != nil || !providertest.EqualVectors(got, [][]float32{{0.5, -1}, {0.1, 1}}) {
 		t.Errorf("Embed = %v, %v", got, err)
 	}
 	if body := string(mixed.Requests()[0].Body); strings.Contains(body, "encoding_format") {
@@ -259,16 +233,10 @@ func TestEmbedderSettings(t *testing.T) {
 	if e.Model() != "nomic-embed-text" {
 		t.Errorf("Model() = %q", e.Model())
 	}
-	got, err := e.Embed(context.Background(), []string{"weather"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	providertest.EmbedHashed(t, e, 32, "search_query: ", "weather")
 	r := srv.requests()[0]
 	if r.Model != "nomic-embed-text" || r.Dimensions == nil || *r.Dimensions != 32 || !slices.Equal(r.Input, []string{"search_query: weather"}) {
 		t.Errorf("request %+v", r)
-	}
-	if !equalVectors(got, hashed(t, 32, "search_query: weather")) {
-		t.Errorf("vector %v", got)
 	}
 	if auth := srv.hdr[0].Get("Authorization"); auth != "Bearer sk-env" {
 		t.Errorf("Authorization %q", auth)
@@ -287,92 +255,73 @@ func embeddingsBody(items ...string) replay.Exchange {
 	return providertest.JSONError(200, body)
 }
 
+// embedTarget is the Embedder under providertest's shared fault checks.
+var embedTarget = providertest.EmbedTarget{
+	Provider: Provider,
+	New: func(t testing.TB, url string, o providertest.EmbedOptions) toolsearch.Embedder {
+		cfg := EmbedderConfig{BaseURL: url, Dimensions: o.Dimensions, BatchSize: o.BatchSize,
+			RequestOptions: []option.RequestOption{option.WithMaxRetryDelay(5 * time.Millisecond)}}
+		if o.NoRetries {
+			cfg.MaxRetries = ptr(0)
+		}
+		return newTestEmbedder(t, cfg)
+	},
+	Answer: func(vecs [][]float32) replay.Exchange {
+		items := make([]string, len(vecs))
+		for i, v := range vecs {
+			emb, _ := json.Marshal(v)
+			items[i] = embeddingItem(i, string(emb))
+		}
+		return embeddingsBody(items...)
+	},
+	Fail: func(status int, message string) replay.Exchange {
+		return providertest.JSONError(status, fmt.Sprintf(`{"error":{"message":%q,"type":%q,"param":null,"code":null}}`, message, errorType(status)))
+	},
+	ErrorType: errorType,
+}
+
+// errorType is the type OpenAI gives its errors of a status.
+func errorType(status int) string {
+	switch {
+	case status >= 500:
+		return "server_error"
+	case status == http.StatusTooManyRequests:
+		return "requests"
+	}
+	return "invalid_request_error"
+}
+
+func embeddingItem(i int, emb string) string {
+	return fmt.Sprintf(`{"object":"embedding","index":%d,"embedding":%s}`, i, emb)
+}
+
 // TestEmbedderMalformedResponses: answers that are not one vector per input fail the call with
 // an error saying what is wrong, never a panic or a wrong vector.
 func TestEmbedderMalformedResponses(t *testing.T) {
-	item := func(i int, emb string) string {
-		return fmt.Sprintf(`{"object":"embedding","index":%d,"embedding":%s}`, i, emb)
+	item := embeddingItem
+	bad := func(name string, ex replay.Exchange, want string) providertest.BadAnswer {
+		return providertest.BadAnswer{Name: name, Answer: ex, Want: want}
 	}
-	tests := []struct {
-		name string
-		ex   replay.Exchange
-		dims int
-		want string
-	}{
-		{"not JSON", providertest.JSONError(200, `{"object":"list","data":[{"index":0,`), 0, "openai"},
-		{"not an object", providertest.JSONError(200, `[1,2]`), 0, "openai"},
-		{"empty body", providertest.JSONError(200, ``), 0, "openai"},
-		{"too few", embeddingsBody(item(0, "[0.1,0.2]")), 0, "1 embeddings for 2 inputs"},
-		{"too many", embeddingsBody(item(0, "[0.1]"), item(1, "[0.2]"), item(2, "[0.3]")), 0, "3 embeddings for 2 inputs"},
-		{"duplicate index", embeddingsBody(item(0, "[0.1]"), item(0, "[0.2]")), 0, "two embeddings for input 0"},
-		{"index out of range", embeddingsBody(item(0, "[0.1]"), item(2, "[0.2]")), 0, "index 2, but the request had 2"},
-		{"negative index", embeddingsBody(item(0, "[0.1]"), item(-1, "[0.2]")), 0, "index -1"},
-		{"no index", embeddingsBody(item(0, "[0.1]"), `{"object":"embedding","embedding":[0.2]}`), 0, "an embedding without an index"},
-		{"index not a number", embeddingsBody(item(0, "[0.1]"), `{"object":"embedding","index":"1","embedding":[0.2]}`), 0, "cannot unmarshal string"},
-		{"fractional index", embeddingsBody(item(0, "[0.1]"), `{"object":"embedding","index":0.5,"embedding":[0.2]}`), 0, "cannot unmarshal number 0.5"},
-		{"numbers as text", embeddingsBody(item(0, "[0.1]"), item(1, `["a","b"]`)), 0, "cannot unmarshal string"},
-		{"number out of range", embeddingsBody(item(0, "[0.1]"), item(1, `[1e40]`)), 0, "cannot unmarshal number 1e40"},
-		{"not base64", embeddingsBody(item(0, "[0.1]"), item(1, `"zczMPQ!="`)), 0, "base64 embedding: illegal base64"},
-		{"base64 not float32s", embeddingsBody(item(0, "[0.1]"), item(1, `"zczM"`)), 0, "3 bytes, not a whole number of float32s"},
-		{"base64 NaN", embeddingsBody(item(0, "[0.1]"), item(1, `"AADAfw=="`)), 0, "NaN or infinite value in the embedding for input 1"},
-		{"null embedding", embeddingsBody(item(0, "[0.1]"), item(1, `null`)), 0, "empty embedding for input 1"},
-		{"empty embedding", embeddingsBody(item(0, "[0.1]"), item(1, `[]`)), 0, "empty embedding for input 1"},
-		{"mixed dimensions", embeddingsBody(item(0, "[0.1]"), item(1, `[0.2,0.3]`)), 0, "1 and 2 dimensions"},
-		{"dimensions not honoured", embeddingsBody(item(0, "[0.1,0.2,0.3]"), item(1, `[0.2,0.3,0.4]`)), 2, "3 dimensions for input"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.NewServer(t, tt.ex)
-			e := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, Dimensions: tt.dims, MaxRetries: ptr(0)})
-			got, err := e.Embed(context.Background(), []string{"a", "b"})
-			if err == nil || !strings.Contains(err.Error(), tt.want) || got != nil {
-				t.Fatalf("Embed = %v, %v; want an error containing %q", got, err, tt.want)
-			}
-		})
-	}
+	embedTarget.TestBadAnswers(t,
+		bad("not an object", providertest.JSONError(200, `[1,2]`), ""),
+		bad("duplicate index", embeddingsBody(item(0, "[0.1]"), item(0, "[0.2]")), "two embeddings for input 0"),
+		bad("index out of range", embeddingsBody(item(0, "[0.1]"), item(2, "[0.2]")), "index 2, but the request had 2"),
+		bad("negative index", embeddingsBody(item(0, "[0.1]"), item(-1, "[0.2]")), "index -1"),
+		bad("no index", embeddingsBody(item(0, "[0.1]"), `{"object":"embedding","embedding":[0.2]}`), "an embedding without an index"),
+		bad("index not a number", embeddingsBody(item(0, "[0.1]"), `{"object":"embedding","index":"1","embedding":[0.2]}`), "cannot unmarshal string"),
+		bad("fractional index", embeddingsBody(item(0, "[0.1]"), `{"object":"embedding","index":0.5,"embedding":[0.2]}`), "cannot unmarshal number 0.5"),
+		bad("numbers as text", embeddingsBody(item(0, "[0.1]"), item(1, `["a","b"]`)), "cannot unmarshal string"),
+		bad("number out of range", embeddingsBody(item(0, "[0.1]"), item(1, `[1e40]`)), "cannot unmarshal number 1e40"),
+		bad("not base64", embeddingsBody(item(0, "[0.1]"), item(1, `"zczMPQ!="`)), "base64 embedding: illegal base64"),
+		bad("base64 not float32s", embeddingsBody(item(0, "[0.1]"), item(1, `"zczM"`)), "3 bytes, not a whole number of float32s"),
+		bad("base64 NaN", embeddingsBody(item(0, "[0.1]"), item(1, `"AADAfw=="`)), "NaN or infinite value in the embedding for input 1"),
+	)
 }
 
 func TestEmbedderFaults(t *testing.T) {
-	ok := embeddingsBody(`{"object":"embedding","index":0,"embedding":[0.5,0.25]}`)
-	fast := []option.RequestOption{option.WithMaxRetryDelay(5 * time.Millisecond)}
-
-	t.Run("429 then 200", func(t *testing.T) {
-		limited := providertest.JSONError(429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "Retry-After", "0")
-		srv := replay.NewServer(t, limited, ok)
-		got, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL}).Embed(context.Background(), []string{"a"})
-		if err != nil || !equalVectors(got, [][]float32{{0.5, 0.25}}) || srv.Served() != 2 {
-			t.Fatalf("Embed = %v, %v after %d requests", got, err, srv.Served())
-		}
-		// The retried request is the same request.
-		reqs := srv.Requests()
-		if !bytes.Equal(reqs[0].Body, reqs[1].Body) {
-			t.Errorf("retry sent %s, first %s", reqs[1].Body, reqs[0].Body)
-		}
-	})
-	t.Run("500 until retries run out", func(t *testing.T) {
-		failing := providertest.JSONError(500, `{"error":{"message":"The server had an error","type":"server_error"}}`)
-		srv := replay.NewServer(t, failing, failing, failing)
-		_, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, RequestOptions: fast}).Embed(context.Background(), []string{"a"})
-		var pe *chat.ProviderError
-		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Type != "server_error" || pe.Provider != Provider || !pe.Temporary() || srv.Served() != 3 {
-			t.Fatalf("error = %v after %d requests", err, srv.Served())
-		}
-	})
-	t.Run("500 then 200", func(t *testing.T) {
-		srv := replay.NewServer(t, providertest.JSONError(500, `Internal Server Error`), ok)
-		got, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, RequestOptions: fast}).Embed(context.Background(), []string{"a"})
-		if err != nil || len(got) != 1 || srv.Served() != 2 {
-			t.Fatalf("Embed = %v, %v after %d requests", got, err, srv.Served())
-		}
-	})
-	t.Run("400 is not retried", func(t *testing.T) {
-		bad := providertest.JSONError(400, `{"error":{"message":"'$.input' is invalid.","type":"invalid_request_error","param":null,"code":null}}`)
-		srv := replay.NewServer(t, bad)
-		_, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL}).Embed(context.Background(), []string{""})
-		var pe *chat.ProviderError
-		if !errors.As(err, &pe) || pe.StatusCode != 400 || pe.Message != "'$.input' is invalid." || pe.Temporary() || srv.Served() != 1 {
-			t.Fatalf("error = %#v after %d requests", err, srv.Served())
-		}
+	embedTarget.TestFaults(t)
+	t.Run("500 with a text body then 200", func(t *testing.T) {
+		embedTarget.Retried(t, providertest.JSONError(500, `Internal Server Error`), -1)
 	})
 	t.Run("compatible server's error text", func(t *testing.T) {
 		srv := replay.NewServer(t, providertest.JSONError(404, `{"error":"model \"nomic\" not found, try pulling it first"}`))
@@ -382,93 +331,26 @@ func TestEmbedderFaults(t *testing.T) {
 			t.Fatalf("error = %v", err)
 		}
 	})
-	t.Run("body cut short", func(t *testing.T) {
-		cut := ok
-		cut.CutAfter = 40
-		srv := replay.NewServer(t, cut)
-		if _, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, MaxRetries: ptr(0)}).Embed(context.Background(), []string{"a"}); err == nil {
-			t.Fatal("no error")
-		}
-	})
-	t.Run("a later batch fails", func(t *testing.T) {
-		srv := replay.NewServer(t, ok, providertest.JSONError(400, `{"error":{"message":"too long"}}`))
-		got, err := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, BatchSize: 1}).Embed(context.Background(), []string{"a", "b"})
-		var pe *chat.ProviderError
-		if got != nil || !errors.As(err, &pe) || pe.Message != "too long" {
-			t.Fatalf("Embed = %v, %v", got, err)
-		}
-	})
 }
 
-func TestEmbedderCancel(t *testing.T) {
-	srv := newFakeEmbeddings(t)
-	e := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := e.Embed(ctx, []string{"a"}); !errors.Is(err, context.Canceled) || len(srv.requests()) != 0 {
-		t.Fatalf("cancelled context: %v, %d requests", err, len(srv.requests()))
-	}
-
-	// Cancelled while the server is thinking.
-	arrived := make(chan struct{})
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body) // the server notices the client leaving only after the body
-		close(arrived)
-		<-r.Context().Done()
-	}))
-	defer slow.Close()
-	e = newTestEmbedder(t, EmbedderConfig{BaseURL: slow.URL})
-	ctx, cancel = context.WithCancel(context.Background())
-	go func() { <-arrived; cancel() }()
-	if _, err := e.Embed(ctx, []string{"a"}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled mid-request: %v", err)
-	}
-}
+func TestEmbedderCancel(t *testing.T) { embedTarget.TestCancel(t) }
 
 // TestEmbedderVectorIndex: a toolsearch.VectorIndex on the Embedder, over a catalog embedded by
-// the fake API, finds the tool each query is about.
+// the fake API in batches, finds the tool each query is about, every search one request.
 func TestEmbedderVectorIndex(t *testing.T) {
 	srv := newFakeEmbeddings(t)
 	e := newTestEmbedder(t, EmbedderConfig{BaseURL: srv.URL, BatchSize: 2})
-	ix := toolsearch.NewVectorIndex(e, nil)
-	ctx := context.Background()
-	if err := ix.IndexTools(ctx, "s", embedCatalog); err != nil {
-		t.Fatal(err)
-	}
-	indexing := len(srv.requests())
-	if indexing != (len(embedCatalog)+1)/2 {
-		t.Errorf("%d indexing requests for %d tools in batches of 2", indexing, len(embedCatalog))
-	}
-	for query, want := range embedQueries {
-		hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: "s", Query: query, MaxResults: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == 0 || hits[0].Name != want {
-			t.Errorf("%q found %v, want %s first", query, hits, want)
+	providertest.EmbedderSearch(t, e, nil)
+	var indexing, searches int
+	for _, r := range srv.requests() {
+		if _, ok := providertest.SearchQueries[r.Input[0]]; ok && len(r.Input) == 1 {
+			searches++
+		} else {
+			indexing++
 		}
 	}
-	if n := len(srv.requests()) - indexing; n != len(embedQueries) {
-		t.Errorf("%d query requests for %d searches", n, len(embedQueries))
+	if indexing != (len(providertest.SearchCatalog)+1)/2 || searches != len(providertest.SearchQueries) {
+		t.Errorf("%d indexing requests for %d tools in batches of 2, %d requests for %d searches",
+			indexing, len(providertest.SearchCatalog), searches, len(providertest.SearchQueries))
 	}
-}
-
-func toolDef(name, description, params string) tool.Definition {
-	return tool.Definition{Name: name, Description: description, InputSchema: json.RawMessage(params)}
-}
-
-var embedCatalog = []tool.Definition{
-	toolDef("get_weather", "Get the current weather for a city.", `{"type":"object","properties":{"city":{"type":"string","description":"City name"}}}`),
-	toolDef("get_stock_price", "Current price of a stock on an exchange.", `{"type":"object","properties":{"ticker":{"type":"string","description":"Stock ticker symbol"}}}`),
-	toolDef("send_email", "Send an email message to a recipient.", `{"type":"object","properties":{"to":{"type":"string","description":"Recipient address"}}}`),
-	toolDef("translate_text", "Translate text into another language.", `{"type":"object","properties":{"language":{"type":"string","description":"Target language"}}}`),
-	toolDef("book_flight", "Book a flight between two airports.", `{"type":"object","properties":{"from":{"type":"string","description":"Departure airport"}}}`),
-}
-
-var embedQueries = map[string]string{
-	"what is the weather in Lisbon":        "get_weather",
-	"price of the ACME stock":              "get_stock_price",
-	"email my recipient a message":         "send_email",
-	"translate this into another language": "translate_text",
-	"book me a flight to Rome":             "book_flight",
 }

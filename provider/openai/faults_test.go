@@ -28,7 +28,7 @@ type apiCase struct {
 var apis = []apiCase{
 	{
 		name: "chat",
-		newM: func(t testing.TB, url string, cfg Config) chat.Model { return newChatModel(t, url, cfg) },
+		newM: func(t testing.TB, url string, cfg Config) chat.Model { return newTestModel(t, New, url, cfg) },
 		success: func(t testing.TB, stream bool) replay.Exchange {
 			if stream {
 				return providertest.Load(t, "chat", "fantasy-text-stream-gpt-4o")[0]
@@ -38,7 +38,7 @@ var apis = []apiCase{
 	},
 	{
 		name: "responses",
-		newM: func(t testing.TB, url string, cfg Config) chat.Model { return newResponsesModel(t, url, cfg) },
+		newM: func(t testing.TB, url string, cfg Config) chat.Model { return newTestModel(t, NewResponses, url, cfg) },
 		success: func(t testing.TB, stream bool) replay.Exchange {
 			if stream {
 				return providertest.Load(t, "responses", "fantasy-text-stream-gpt-4o")[0]
@@ -353,7 +353,7 @@ func TestErrorsInStream(t *testing.T) {
 	}
 	t.Run("responses failed, not streamed", func(t *testing.T) {
 		srv := replay.NewServer(t, providertest.JSONError(200, `{"id":"r","object":"response","model":"m","status":"failed","output":[],"error":{"code":"server_error","message":"boom"}}`))
-		m := newResponsesModel(t, srv.URL, Config{Model: "m"})
+		m := newTestModel(t, NewResponses, srv.URL, Config{Model: "m"})
 		_, err := m.Call(context.Background(), hi)
 		var re *ResponseError
 		if !errors.As(err, &re) || *re != (ResponseError{Event: "response", Code: "server_error", Message: "boom"}) || !re.Temporary() {

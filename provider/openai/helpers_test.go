@@ -163,6 +163,65 @@ func runReplay(t *testing.T, api apiCase, path string, cases []replayCase) {
 	}
 }
 
+// toolLoopCase is one recorded tool loop, replayed by [runToolLoops]: the model calls the weather
+// tool for Florence, a real Go tool answers, and the model answers with the result.
+type toolLoopCase struct {
+	name   string
+	cfg    Config
+	stream bool
+	// callID and firstUsage are the first answer's; finalText and finalUsage the last one's.
+	callID                 string
+	firstUsage, finalUsage chat.Usage
+	finalText              string
+	norms                  []normalizer
+	// checkFirst, when set, checks more of the first answer.
+	checkFirst func(t *testing.T, first *chat.Response)
+}
+
+// runToolLoops replays each case's recording (testdata/<api>/<name>) through the API's model,
+// called or streamed: the first answer must be one weather call, the tool's result must reach the
+// second request, every request must mean the same as the recorded one, and the final answer
+// must be the recorded one.
+func runToolLoops(t *testing.T, api apiCase, cases []toolLoopCase) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			exs := providertest.Load(t, api.name, tc.name)
+			srv := replay.NewServer(t, exs...)
+			m := api.newM(t, srv.URL+"/v1", tc.cfg)
+			weather := weatherTool()
+			opts := &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "auto"}
+			history := fantasyPrompt("What's the weather in Florence,Italy?", nil).Messages
+			call := func() *chat.Response {
+				r, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, tc.stream)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			first := call()
+			calls := first.ToolCalls()
+			if len(calls) != 1 || calls[0].ID != tc.callID || calls[0].Name != "weather" || calls[0].Arguments != `{"location":"Florence, Italy"}` {
+				t.Fatalf("tool calls = %+v", calls)
+			}
+			if first.Usage != tc.firstUsage || first.Result().FinishReason != chat.FinishToolCalls {
+				t.Fatalf("usage %+v finish %q", first.Usage, first.Result().FinishReason)
+			}
+			if tc.checkFirst != nil {
+				tc.checkFirst(t, first)
+			}
+			history = runTools(t, history, first, weather)
+			final := call()
+			if final.Text() != tc.finalText || final.Usage != tc.finalUsage || final.Result().FinishReason != chat.FinishStop {
+				t.Fatalf("final answer %q usage %+v finish %q", final.Text(), final.Usage, final.Result().FinishReason)
+			}
+			reqs := srv.Requests()
+			for i := range exs {
+				assertSameRequest(t, reqs[i].Body, exs[i].RequestBody, tc.norms...)
+			}
+		})
+	}
+}
+
 // normalizer rewrites a parsed request body into the form compared; each one states why a
 // difference does not matter.
 type normalizer func(body map[string]any)
@@ -286,3 +345,18 @@ func sseResponsesText(t testing.TB, body []byte) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// newTestModel returns the model newModel (New or NewResponses) builds for the server at url,
+// with a test key unless cfg has one.
+func newTestModel[M chat.Model](t testing.TB, newModel func(Config) (M, error), url string, cfg Config) M {
+	t.Helper()
+	cfg.BaseURL = url
+	if cfg.APIKey == "" {
+		cfg.APIKey = "test-key"
+	}
+	m, err := newModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

@@ -14,19 +14,6 @@ import (
 	"github.com/wield-ai/wield/tool"
 )
 
-func newResponsesModel(t testing.TB, url string, cfg Config) *ResponsesModel {
-	t.Helper()
-	cfg.BaseURL = url
-	if cfg.APIKey == "" {
-		cfg.APIKey = "test-key"
-	}
-	m, err := NewResponses(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // fantasyResponsesConfig is the configuration of the client that made the fantasy recordings:
 // responses not stored, and no encrypted reasoning asked for.
 func fantasyResponsesConfig(model string) Config {
@@ -139,69 +126,37 @@ func TestResponsesReplay(t *testing.T) {
 // since the responses are not stored, the API could not look it up, so it is not sent back
 // (which is also what the recorded second request shows).
 func TestResponsesToolLoop(t *testing.T) {
-	for _, tc := range []struct {
-		name, model string
-		stream      bool
-		callID      string
-		firstUsage  chat.Usage
-		finalText   string
-		finalUsage  chat.Usage
-		reasoningID string
-		norms       []normalizer
-	}{
-		{name: "fantasy-tool-loop-gpt-4o", model: "gpt-4o", callID: "call_6Y7U4KSBYYYDJIEL0QdvBtzW", firstUsage: usage(58, 17),
-			finalText: "The current temperature in Florence, Italy is 40°C.", finalUsage: usage(81, 14)},
-		{name: "fantasy-tool-loop-streaming-gpt-4o", model: "gpt-4o", stream: true, callID: "call_PRiJm2RVAvt7IoRvjxIXxFVF", firstUsage: usage(58, 17),
-			finalText: "The current temperature in Florence, Italy is 40°C.", finalUsage: usage(81, 14)},
-		{name: "fantasy-tool-loop-streaming-gpt-5", model: "gpt-5", stream: true, callID: "call_nYgMM3oZuxort2H8Ky4uP5RE", firstUsage: usage(63, 77),
-			finalText:   "Florence, Italy is currently about 40°C (104°F). It’s very hot—stay hydrated and avoid peak afternoon sun. Want a forecast for the next few days?",
-			finalUsage:  chat.Usage{InputTokens: 92, OutputTokens: 194, TotalTokens: 286, ReasoningTokens: 128},
-			reasoningID: "rs_0967f4efea4061d0016a3c122284b881a0ba3b13e24047d7ce", norms: []normalizer{developerAsSystem}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			exs := providertest.Load(t, "responses", tc.name)
-			srv := replay.NewServer(t, exs...)
-			m := newResponsesModel(t, srv.URL+"/v1", fantasyResponsesConfig(tc.model))
-			weather := weatherTool()
-			opts := &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "auto"}
-			history := fantasyPrompt("What's the weather in Florence,Italy?", nil).Messages
-			call := func() *chat.Response {
-				r, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, tc.stream)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return r
+	norms := []normalizer{joinTextParts("input")}
+	runToolLoops(t, apis[1], []toolLoopCase{
+		{name: "fantasy-tool-loop-gpt-4o", cfg: fantasyResponsesConfig("gpt-4o"), callID: "call_6Y7U4KSBYYYDJIEL0QdvBtzW", firstUsage: usage(58, 17),
+			finalText: "The current temperature in Florence, Italy is 40°C.", finalUsage: usage(81, 14), norms: norms, checkFirst: firstResponse("")},
+		{name: "fantasy-tool-loop-streaming-gpt-4o", cfg: fantasyResponsesConfig("gpt-4o"), stream: true, callID: "call_PRiJm2RVAvt7IoRvjxIXxFVF", firstUsage: usage(58, 17),
+			finalText: "The current temperature in Florence, Italy is 40°C.", finalUsage: usage(81, 14), norms: norms, checkFirst: firstResponse("")},
+		{name: "fantasy-tool-loop-streaming-gpt-5", cfg: fantasyResponsesConfig("gpt-5"), stream: true, callID: "call_nYgMM3oZuxort2H8Ky4uP5RE", firstUsage: usage(63, 77),
+			finalText:  "Florence, Italy is currently about 40°C (104°F). It’s very hot—stay hydrated and avoid peak afternoon sun. Want a forecast for the next few days?",
+			finalUsage: chat.Usage{InputTokens: 92, OutputTokens: 194, TotalTokens: 286, ReasoningTokens: 128},
+			norms:      []normalizer{developerAsSystem, joinTextParts("input")}, checkFirst: firstResponse("rs_0967f4efea4061d0016a3c122284b881a0ba3b13e24047d7ce")},
+	})
+}
+
+// firstResponse checks the first answer of a Responses tool loop: the reasoning item reasoningID,
+// if the model reasons, and the link from the call to its item; OpenAI's item ids never show as
+// the call's signature.
+func firstResponse(reasoningID string) func(*testing.T, *chat.Response) {
+	return func(t *testing.T, first *chat.Response) {
+		call := first.ToolCalls()[0]
+		rs := first.Result().Message.Reasoning
+		if reasoningID != "" {
+			if len(rs) != 2 || rs[0] != (chat.Reasoning{Provider: "openai", ID: reasoningID}) ||
+				rs[1] != (chat.Reasoning{Provider: "openai", ID: "fc_0967f4efea4061d0016a3c1223286481a0b6b3834cdd7c6574", Signature: call.ID}) {
+				t.Fatalf("reasoning and call link = %+v", rs)
 			}
-			first := call()
-			calls := first.ToolCalls()
-			if len(calls) != 1 || calls[0].ID != tc.callID || calls[0].Name != "weather" || calls[0].Arguments != `{"location":"Florence, Italy"}` {
-				t.Fatalf("tool calls = %+v", calls)
-			}
-			if first.Usage != tc.firstUsage || first.Result().FinishReason != chat.FinishToolCalls {
-				t.Fatalf("usage %+v finish %q", first.Usage, first.Result().FinishReason)
-			}
-			rs := first.Result().Message.Reasoning
-			if tc.reasoningID != "" {
-				if len(rs) != 2 || rs[0] != (chat.Reasoning{Provider: "openai", ID: tc.reasoningID}) ||
-					rs[1] != (chat.Reasoning{Provider: "openai", ID: "fc_0967f4efea4061d0016a3c1223286481a0b6b3834cdd7c6574", Signature: tc.callID}) {
-					t.Fatalf("reasoning and call link = %+v", rs)
-				}
-			} else if len(rs) != 0 {
-				t.Fatalf("reasoning %+v from a model without reasoning", rs)
-			}
-			if calls[0].Signature != "" {
-				t.Fatalf("call signature %q: OpenAI's item ids must not reach other providers", calls[0].Signature)
-			}
-			history = runTools(t, history, first, weather)
-			final := call()
-			if final.Text() != tc.finalText || final.Usage != tc.finalUsage || final.Result().FinishReason != chat.FinishStop {
-				t.Fatalf("final answer %q usage %+v finish %q", final.Text(), final.Usage, final.Result().FinishReason)
-			}
-			reqs := srv.Requests()
-			for i := range exs {
-				assertSameRequest(t, reqs[i].Body, exs[i].RequestBody, append(tc.norms, joinTextParts("input"))...)
-			}
-		})
+		} else if len(rs) != 0 {
+			t.Fatalf("reasoning %+v from a model without reasoning", rs)
+		}
+		if call.Signature != "" {
+			t.Fatalf("call signature %q: OpenAI's item ids must not reach other providers", call.Signature)
+		}
 	}
 }
 
@@ -234,7 +189,7 @@ func recordedReasoning(t *testing.T, body []byte) []map[string]any {
 func TestResponsesReasoningLoop(t *testing.T) {
 	exs := providertest.Load(t, "responses", "vercel-reasoning-tool-loop-stream-gpt-5.1-codex-max")
 	srv := replay.NewServer(t, exs...)
-	m := newResponsesModel(t, srv.URL+"/v1", Config{Model: "gpt-5.1-codex-max", Store: ptr(false)})
+	m := newTestModel(t, NewResponses, srv.URL+"/v1", Config{Model: "gpt-5.1-codex-max", Store: ptr(false)})
 	calc := calculatorTool()
 	opts := &chat.Options{Tools: []tool.Tool{calc}, Extra: map[string]any{ExtraReasoningSummary: "auto"}}
 	history := []chat.Message{chat.User("Compute (12 + 7) * 3 * 10 with the calculator, one step per call.")}
@@ -390,7 +345,7 @@ func TestResponsesOptions(t *testing.T) {
 	opt.def.Name = "forecast"
 	opt.def.InputSchema = json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"}},"required":["location"]}`)
 	srv := replay.NewServer(t, providertest.Load(t, "responses", "fantasy-text-gpt-4o")...)
-	m := newResponsesModel(t, srv.URL, Config{Model: "gpt-5", StrictTools: true, Store: ptr(false)})
+	m := newTestModel(t, NewResponses, srv.URL, Config{Model: "gpt-5", StrictTools: true, Store: ptr(false)})
 	_, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: &chat.Options{
 		Temperature: ptr(0.3), TopP: ptr(0.8), MaxTokens: 64,
 		Tools: []tool.Tool{weather, opt}, ToolChoice: "forecast", ParallelToolCalls: ptr(true),
@@ -450,7 +405,7 @@ func TestResponsesStreamEvents(t *testing.T) {
 		`{"type":"response.incomplete","response":{"id":"resp_1","model":"m","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[],"usage":{"input_tokens":3,"output_tokens":4,"total_tokens":7,"input_tokens_details":{"cached_tokens":1},"output_tokens_details":{"reasoning_tokens":2}}}}`,
 	}
 	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: providertest.SSE(events...)})
-	m := newResponsesModel(t, srv.URL, Config{Model: "m"})
+	m := newTestModel(t, NewResponses, srv.URL, Config{Model: "m"})
 	_, got, err := collect(t, m, &chat.Prompt{Messages: []chat.Message{chat.User("x")}})
 	if err != nil {
 		t.Fatal(err)
