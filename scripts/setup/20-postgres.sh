@@ -10,7 +10,6 @@ if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/postgres" ]; then
 	pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 fi
 
-pg_port=${WIELD_PG_PORT:-55432}
 pg_data="$WIELD_TOOLS/postgres/data"
 pg_log="$WIELD_TOOLS/postgres/server.log"
 # PostgreSQL refuses to run as root: use the postgres account the package creates.
@@ -28,7 +27,15 @@ fi
 if [ ! -f "$pg_data/PG_VERSION" ]; then
 	pg_run "$pg_bin/initdb" -D "$pg_data" -U wield --auth=trust -E UTF8 >/dev/null
 fi
-if ! pg_run "$pg_bin/pg_ctl" -D "$pg_data" status >/dev/null 2>&1; then
+if pg_run "$pg_bin/pg_ctl" -D "$pg_data" status >/dev/null 2>&1; then
+	# Our server from an earlier run: its port is the fourth line of postmaster.pid.
+	pg_port=$(sed -n 4p "$pg_data/postmaster.pid")
+else
+	# $WIELD_PG_PORT, or the first free port from 55432 (another checkout's server may hold one).
+	pg_port=${WIELD_PG_PORT:-55432}
+	if [ -z "${WIELD_PG_PORT:-}" ]; then
+		while (exec 3<>"/dev/tcp/127.0.0.1/$pg_port") 2>/dev/null; do pg_port=$((pg_port + 1)); done
+	fi
 	pg_run "$pg_bin/pg_ctl" -D "$pg_data" -l "$pg_log" -w -t 60 \
 		-o "-h 127.0.0.1 -p $pg_port -k /tmp -c max_connections=200 -c fsync=off" start >/dev/null
 fi
