@@ -1,94 +1,24 @@
 package mcp_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wield-ai/wield/internal/testenv"
+	"github.com/wield-ai/wield/internal/inspector"
 	"github.com/wield-ai/wield/tool"
 )
-
-// inspect runs the MCP inspector's command line with args and returns its output and exit code.
-func inspect(t *testing.T, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	home := t.TempDir() // the inspector keeps a catalog of servers in $HOME; not in ours
-	cmd := testenv.Command(t, "mcp-inspector", append([]string{"--cli"}, args...)...)
-	cmd.Env = append(cmd.Env, "HOME="+home, "MCP_CATALOG_PATH="+home+"/mcp.json")
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
-}
-
-// listTools runs tools/list --strict and checks that the inspector found no schema problem.
-func listTools(t *testing.T, target ...string) []string {
-	t.Helper()
-	stdout, stderr, code := inspect(t, append(target, "--method", "tools/list", "--strict")...)
-	if code != 0 || strings.Contains(stderr, "Error:") || strings.Contains(stderr, "Warning:") {
-		t.Fatalf("tools/list --strict: exit %d\n%s", code, stderr)
-	}
-	var res struct {
-		Tools []struct {
-			Name        string          `json:"name"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-		} `json:"tools"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-		t.Fatalf("tools/list output: %v\n%s", err, stdout)
-	}
-	var names []string
-	for _, tl := range res.Tools {
-		names = append(names, tl.Name)
-	}
-	return names
-}
-
-// callTool runs tools/call and returns the result's text and whether it is an error.
-func callTool(t *testing.T, target []string, name string, args ...string) (string, bool) {
-	t.Helper()
-	cmd := append(target, "--method", "tools/call", "--tool-name", name)
-	if len(args) > 0 {
-		cmd = append(append(cmd, "--tool-arg"), args...)
-	}
-	stdout, stderr, code := inspect(t, cmd...)
-	var res sdk.CallToolResult
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-		t.Fatalf("tools/call %s: exit %d: %v\n%s\n%s", name, code, err, stdout, stderr)
-	}
-	if res.IsError != (code != 0) {
-		t.Errorf("tools/call %s: isError %v but exit code %d", name, res.IsError, code)
-	}
-	var texts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			texts = append(texts, tc.Text)
-		}
-	}
-	return strings.Join(texts, "\n"), res.IsError
-}
 
 // TestInspectorStdio checks the wield conformance server, run over stdio by the MCP inspector.
 func TestInspectorStdio(t *testing.T) {
 	t.Parallel()
 	target := []string{program(t, "conformance-server")}
-	names := listTools(t, target...)
+	names := inspector.ListTools(t, target)
 	for _, want := range []string{"test_simple_text", "test_error_handling", "json_schema_2020_12_tool", "test_sampling"} {
 		if !strings.Contains(strings.Join(names, " "), want) {
 			t.Errorf("tools/list lacks %s: %v", want, names)
@@ -111,7 +41,7 @@ func TestInspectorStdio(t *testing.T) {
 			if tc.arg != "" {
 				args = append(args, tc.arg)
 			}
-			text, isErr := callTool(t, target, tc.tool, args...)
+			text, isErr := inspector.CallTool(t, target, tc.tool, args...)
 			if isErr != tc.isError || !strings.Contains(text, tc.want) {
 				t.Errorf("%s = %q, isError %v; want %q, isError %v", tc.tool, text, isErr, tc.want, tc.isError)
 			}
@@ -166,22 +96,22 @@ func TestInspectorHTTP(t *testing.T) {
 		return []string{ts.URL + "/mcp", "--transport", "http"}
 	}
 	target := serve(tools...)
-	if names := listTools(t, target...); strings.Join(names, ",") != "echo,forecast,rich" {
+	if names := inspector.ListTools(t, target); strings.Join(names, ",") != "echo,forecast,rich" {
 		t.Errorf("tools/list = %v", names)
 	}
-	if text, isErr := callTool(t, target, "forecast", "city=Paris", "days=2", "units=C"); isErr || !strings.Contains(text, `"conditions":"sunny in Paris"`) {
+	if text, isErr := inspector.CallTool(t, target, "forecast", "city=Paris", "days=2", "units=C"); isErr || !strings.Contains(text, `"conditions":"sunny in Paris"`) {
 		t.Errorf("forecast = %q, isError %v", text, isErr)
 	}
-	if text, isErr := callTool(t, target, "forecast", "days=2"); !isErr || !strings.Contains(text, "invalid arguments") {
+	if text, isErr := inspector.CallTool(t, target, "forecast", "days=2"); !isErr || !strings.Contains(text, "invalid arguments") {
 		t.Errorf("forecast without city = %q, isError %v", text, isErr)
 	}
-	if text, isErr := callTool(t, target, "forecast", "city=Oslo", "units=K"); !isErr || !strings.Contains(text, "units") {
+	if text, isErr := inspector.CallTool(t, target, "forecast", "city=Oslo", "units=K"); !isErr || !strings.Contains(text, "units") {
 		t.Errorf("forecast with a bad unit = %q, isError %v", text, isErr)
 	}
 
 	// Control: a schema problem is reported, and an error-severity one fails --strict.
 	bad := serve(newTool("nullable", `{"type":"object","properties":{"x":{"type":["string","null"]},"y":true}}`, nil))
-	_, stderr, code := inspect(t, append(bad, "--method", "tools/list", "--strict")...)
+	_, stderr, code := inspector.Run(t, bad, "--method", "tools/list", "--strict")
 	if code == 0 || !strings.Contains(stderr, "Warning:") || !strings.Contains(stderr, "Error:") {
 		t.Errorf("--strict on a problem schema: exit %d\n%s", code, stderr)
 	}

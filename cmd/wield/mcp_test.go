@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -18,64 +16,9 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/internal/inspector"
 	"github.com/wield-ai/wield/internal/testenv"
 )
-
-// inspect runs the MCP inspector's command line against target and returns its output.
-func inspect(t *testing.T, target []string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	home := t.TempDir() // the inspector keeps a catalog of servers in $HOME
-	cmd := testenv.Command(t, "mcp-inspector", append(append([]string{"--cli"}, target...), args...)...)
-	cmd.Env = append(cmd.Env, "HOME="+home, "MCP_CATALOG_PATH="+filepath.Join(home, "mcp.json"))
-	var out, errw bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errw
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatal(err)
-	}
-	return out.String(), errw.String(), code
-}
-
-func inspectTools(t *testing.T, target []string) []string {
-	t.Helper()
-	stdout, stderr, code := inspect(t, target, "--method", "tools/list", "--strict")
-	if code != 0 || strings.Contains(stderr, "Error:") || strings.Contains(stderr, "Warning:") {
-		t.Fatalf("tools/list --strict: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	var res sdk.ListToolsResult
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-		t.Fatalf("tools/list: %v\n%s", err, stdout)
-	}
-	var names []string
-	for _, tl := range res.Tools {
-		names = append(names, tl.Name)
-	}
-	return names
-}
-
-func inspectCall(t *testing.T, target []string, name string, args ...string) (string, bool) {
-	t.Helper()
-	a := []string{"--method", "tools/call", "--tool-name", name}
-	if len(args) > 0 {
-		a = append(append(a, "--tool-arg"), args...)
-	}
-	stdout, stderr, _ := inspect(t, target, a...)
-	var res sdk.CallToolResult
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-		t.Fatalf("tools/call %s: %v\n%s\n%s", name, err, stdout, stderr)
-	}
-	var texts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			texts = append(texts, tc.Text)
-		}
-	}
-	return strings.Join(texts, "\n"), res.IsError
-}
 
 // envArgs turns an environment into the inspector's -e options for a stdio server.
 func envArgs(env []string) []string {
@@ -88,23 +31,23 @@ func envArgs(env []string) []string {
 
 func TestBinaryMCPServeStdio(t *testing.T) {
 	target := append(envArgs(cleanEnv(t)), wieldBin, "mcp", "serve")
-	if names := inspectTools(t, target); strings.Join(names, ",") != "getCurrentDateTime,setAlarm" {
+	if names := inspector.ListTools(t, target); strings.Join(names, ",") != "getCurrentDateTime,setAlarm" {
 		t.Fatalf("tools %v", names)
 	}
-	if text, isErr := inspectCall(t, target, "getCurrentDateTime"); isErr || !strings.Contains(text, "time zone Asia/Tokyo") {
+	if text, isErr := inspector.CallTool(t, target, "getCurrentDateTime"); isErr || !strings.Contains(text, "time zone Asia/Tokyo") {
 		t.Fatalf("getCurrentDateTime: %q, error %v", text, isErr)
 	}
-	if text, isErr := inspectCall(t, target, "setAlarm", "time=2999-01-01T07:00:00", "label=tea"); isErr || !strings.HasPrefix(text, "Alarm set for 2999-01-01T07:00:00+09:00 (tea)") {
+	if text, isErr := inspector.CallTool(t, target, "setAlarm", "time=2999-01-01T07:00:00", "label=tea"); isErr || !strings.HasPrefix(text, "Alarm set for 2999-01-01T07:00:00+09:00 (tea)") {
 		t.Fatalf("setAlarm: %q, error %v", text, isErr)
 	}
-	if text, isErr := inspectCall(t, target, "setAlarm", "time=yesterday"); !isErr || !strings.Contains(text, "ISO-8601") {
+	if text, isErr := inspector.CallTool(t, target, "setAlarm", "time=yesterday"); !isErr || !strings.Contains(text, "ISO-8601") {
 		t.Fatalf("setAlarm with a bad time: %q, error %v", text, isErr)
 	}
 	search := append(envArgs(cleanEnv(t)), wieldBin, "mcp", "serve", "--tool-search")
-	if names := inspectTools(t, search); strings.Join(names, ",") != "toolSearchTool" {
+	if names := inspector.ListTools(t, search); strings.Join(names, ",") != "toolSearchTool" {
 		t.Fatalf("--tool-search lists %v", names)
 	}
-	if text, isErr := inspectCall(t, search, "toolSearchTool", "query=alarm"); isErr || !strings.Contains(text, "- setAlarm: Sets a user alarm") {
+	if text, isErr := inspector.CallTool(t, search, "toolSearchTool", "query=alarm"); isErr || !strings.Contains(text, "- setAlarm: Sets a user alarm") {
 		t.Fatalf("toolSearchTool: %q, error %v", text, isErr)
 	}
 }
@@ -130,10 +73,10 @@ func TestBinaryMCPServeHTTP(t *testing.T) {
 	}
 	go io.Copy(io.Discard, stderr)
 	target := []string{url, "--transport", "http"}
-	if names := inspectTools(t, target); strings.Join(names, ",") != "getCurrentDateTime,setAlarm" {
+	if names := inspector.ListTools(t, target); strings.Join(names, ",") != "getCurrentDateTime,setAlarm" {
 		t.Fatalf("tools %v", names)
 	}
-	if text, isErr := inspectCall(t, target, "getCurrentDateTime"); isErr || !strings.Contains(text, "Asia/Tokyo") {
+	if text, isErr := inspector.CallTool(t, target, "getCurrentDateTime"); isErr || !strings.Contains(text, "Asia/Tokyo") {
 		t.Fatalf("getCurrentDateTime: %q, error %v", text, isErr)
 	}
 	// An interrupt stops the server cleanly.
