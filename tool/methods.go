@@ -278,15 +278,14 @@ func (t *methodTool) Call(ctx context.Context, args string) (string, error) {
 		callArgs = append(callArgs, reflect.ValueOf(&ctx).Elem())
 	}
 	if t.sig.in != nil {
-		p := reflect.New(derefType(t.sig.in))
+		p := reflect.New(t.sig.in)
 		if err := t.in.Decode(args, p.Interface()); err != nil {
 			return "", err
 		}
-		if t.sig.in.Kind() == reflect.Pointer {
-			callArgs = append(callArgs, p)
-		} else {
-			callArgs = append(callArgs, p.Elem())
+		if in := p.Elem(); in.Kind() == reflect.Pointer && in.IsNil() {
+			in.Set(reflect.New(in.Type().Elem())) // nothing was decoded: a struct without fields
 		}
+		callArgs = append(callArgs, p.Elem())
 	} else if err := t.in.Decode(args, nil); err != nil {
 		return "", err
 	}
