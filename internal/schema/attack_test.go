@@ -183,8 +183,8 @@ func arguments(name string, size int) map[string]string {
 
 // costOf validates args with v as Prepare does and returns the visits it took.
 func costOf(v *Validator, args string) (int, error) {
-	st := getState(args)
-	defer putState(st)
+	state := newState(args)
+	st := &state
 	pos := skipWS(args, 0)
 	if v.applicators {
 		st.buildIndex(pos)

@@ -47,6 +47,8 @@ func EncoderFor(t reflect.Type) *Encoder {
 	return actual.(*Encoder)
 }
 
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
 // EncodeAny encodes v, whatever its type, as [Encoder.Encode] does.
 func EncodeAny(v any) (string, error) {
 	if v == nil {
@@ -54,8 +56,6 @@ func EncodeAny(v any) (string, error) {
 	}
 	return EncoderFor(reflect.TypeOf(v)).Encode(v)
 }
-
-var bufPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // Encode returns the JSON text of v, a value of the encoder's type or a pointer to one.
 func (e *Encoder) Encode(v any) (string, error) {
@@ -334,6 +334,9 @@ func (p *eplan) appendMap(b []byte, v reflect.Value, depth int) ([]byte, error) 
 func appendFloatBits(b []byte, f float64, bits int) []byte {
 	if bits == 32 {
 		f = float64(float32(f))
+	}
+	if bits == 64 && f == math.Trunc(f) && f != 0 && math.Abs(f) < 1e15 {
+		return strconv.AppendInt(b, int64(f), 10) // an integral value: written as an integer
 	}
 	abs := math.Abs(f)
 	format := byte('f')

@@ -80,7 +80,8 @@ func TestEncoderEdgeCases(t *testing.T) {
 		encInner{Seen: map[string]bool{"b": true, "a": false, "\xff": true, "\xfe": true}},
 		map[string]encInner{"z": {}, "a": {Label: "x"}},
 		[]*encInner{nil, {}},
-		float32(0.1),
+		float32(0.1), float32(123456789), float32(-0.0), float32(1e10),
+		[]float64{30, -0.0, 1e15, 1e15 - 1, 1e14 + 0.5, -123456789012345, 1e21, 9007199254740993},
 		encMixed{Any: map[string]any{"k": []any{1.5, "x", time.Second}}, At: time.Unix(1e9, 5).UTC(), Raw: json.RawMessage(`{"a": 1}`), hidden: 1},
 		&encMixed{},
 	} {

@@ -333,9 +333,10 @@ func (st *vstate) integer(lit string, t reflect.Type) (int64, bool) {
 func (st *vstate) setMapIndex(m reflect.Value, key string, v reflect.Value) {
 	k := reflect.ValueOf(key)
 	if m.MapIndex(k).IsValid() {
+		seg := st.top()
 		st.pop()
 		st.decodeFailed(&ArgumentError{Issues: []Issue{{Message: "duplicate property " + strconv.Quote(key), Keyword: "duplicate"}}})
-		st.push(pathSeg{key: key, isKey: true})
+		st.push(seg)
 		return
 	}
 	m.SetMapIndex(k, v)

@@ -15,11 +15,14 @@ import (
 // maxDepth bounds nesting, like encoding/json.
 const maxDepth = 10000
 
+// pathSeg is one step of the path to the current value: an object key, as data[start:end]
+// (the raw text between its quotes), or an array index. It holds no pointer, so that setting
+// it costs no write barrier.
 type pathSeg struct {
-	key   string // raw key text between the quotes; empty for an array index
-	isKey bool
-	esc   bool // key has escapes
-	index int
+	start, end int32
+	index      int32
+	isKey      bool
+	esc        bool // the key has escapes
 }
 
 // edit is a change Prepare makes to the arguments: a default inserted into an object (end ==
@@ -34,7 +37,7 @@ type vstate struct {
 	data string
 	// The path to the current value: the first segments in a fixed array (no allocation for
 	// ordinary nesting), deeper ones in more.
-	path    [16]pathSeg
+	path    [8]pathSeg
 	npath   int
 	more    []pathSeg
 	err     *ArgumentError
@@ -166,12 +169,12 @@ func (st *vstate) pointer() string {
 	for _, s := range segs {
 		b.WriteByte('/')
 		if !s.isKey {
-			b.WriteString(strconv.Itoa(s.index))
+			b.WriteString(strconv.Itoa(int(s.index)))
 			continue
 		}
-		k := s.key
+		k := st.data[s.start:s.end]
 		if s.esc {
-			k = string(unescape(nil, s.key))
+			k = string(unescape(nil, k))
 		}
 		k = strings.ReplaceAll(k, "~", "~0")
 		b.WriteString(strings.ReplaceAll(k, "/", "~1"))
@@ -813,6 +816,14 @@ func (st *vstate) push(seg pathSeg) {
 	st.npath++
 }
 
+// top returns the last step of the path.
+func (st *vstate) top() pathSeg {
+	if st.npath > len(st.path) {
+		return st.more[len(st.more)-1]
+	}
+	return st.path[st.npath-1]
+}
+
 func (st *vstate) pop() {
 	st.npath--
 	if st.npath >= len(st.path) {
@@ -860,7 +871,7 @@ func (st *vstate) array(n *vnode, pos int) int {
 				st.dec, st.dst = dec.elem, dst.Index(count)
 			}
 			if item != anyNode || dec != nil {
-				st.push(pathSeg{index: count})
+				st.push(pathSeg{index: int32(count)})
 				i = st.value(item, i)
 				st.pop()
 			} else {
@@ -953,6 +964,7 @@ func (st *vstate) object(n *vnode, pos int) int {
 			if kend < 0 {
 				return -1
 			}
+			i0 := i
 			key := d[i+1 : kend-1]
 			i = skipWS(d, kend)
 			if i >= len(d) || d[i] != ':' {
@@ -1004,7 +1016,7 @@ func (st *vstate) object(n *vnode, pos int) int {
 					}
 				}
 				if vn != anyNode || st.dec != nil {
-					st.push(pathSeg{key: key, isKey: true, esc: esc})
+					st.push(pathSeg{start: int32(i0 + 1), end: int32(kend - 1), isKey: true, esc: esc})
 					i = st.value(vn, i)
 					if mapVal.IsValid() && i >= 0 {
 						st.setMapIndex(dst, lookup, mapVal)

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -205,7 +204,8 @@ func (c *compiler) checkDefaults() error {
 		if err != nil {
 			continue // a subschema nothing applies, in a form the single pass does not check
 		}
-		st := getState(string(s.Default))
+		state := newState(string(s.Default))
+		st := &state
 		pos := skipWS(st.data, 0)
 		if c.applicators {
 			st.buildIndex(pos)
@@ -215,9 +215,7 @@ func (c *compiler) checkDefaults() error {
 		if st.err == nil {
 			st.value(n, pos)
 		}
-		bad := st.err
-		putState(st)
-		if bad != nil {
+		if bad := st.err; bad != nil {
 			return fmt.Errorf("the default of %q does not match its schema: %w", "#"+c.res.path[s], bad)
 		}
 	}
@@ -250,11 +248,14 @@ func (v *Validator) Prepare(args string) (string, error) {
 	if isBlank(args) {
 		args = emptyObject
 	}
+	if len(args) >= math.MaxInt32 {
+		return "", errTooLarge()
+	}
 	if v.root == nil {
 		return v.prepareGeneral(args)
 	}
-	st := getState(args)
-	defer putState(st)
+	state := newState(args)
+	st := &state
 	pos := skipWS(args, 0)
 	if v.applicators {
 		// Check the syntax and find every container's extent first: nodes with applicators
@@ -305,8 +306,11 @@ func (v *Validator) decode(args string, plan *dnode, dst reflect.Value) error {
 	if isBlank(args) {
 		args = emptyObject
 	}
-	st := getState(args)
-	defer putState(st)
+	if len(args) >= math.MaxInt32 {
+		return errTooLarge()
+	}
+	state := newState(args)
+	st := &state
 	pos := skipWS(args, 0)
 	if v.applicators {
 		st.buildIndex(pos)
@@ -330,6 +334,11 @@ func (v *Validator) decode(args string, plan *dnode, dst reflect.Value) error {
 	return nil
 }
 
+// errTooLarge refuses arguments whose offsets do not fit the scanner's 32 bits.
+func errTooLarge() error {
+	return &ArgumentError{Issues: []Issue{{Message: "the arguments are too large to be checked", Keyword: "limit"}}}
+}
+
 // checkSyntax scans the value at pos and what follows it for syntax alone.
 func (st *vstate) checkSyntax(pos int) {
 	end := st.own(anyNode, pos)
@@ -340,35 +349,10 @@ func (st *vstate) checkSyntax(pos int) {
 	}
 }
 
-var statePool = sync.Pool{New: func() any { return new(vstate) }}
-
-// getState returns a scan state for data. States are pooled: a state is large (its path array
-// above all), and kept off the stack, a call does not grow a fresh goroutine's stack for it.
-func getState(data string) *vstate {
-	st := statePool.Get().(*vstate)
-	st.data = data
-	st.budget = minBudget + budgetPerByte*len(data)
-	return st
-}
-
-func putState(st *vstate) {
-	const keep = 1 << 12 // larger buffers are left to the collector
-	clear(st.more)
-	clear(st.edits)
-	st.dst = reflect.Value{}
-	*st = vstate{
-		more:    st.more[:0],
-		edits:   st.edits[:0],
-		scratch: st.scratch[:0],
-		at:      st.at[:0],
-		vals:    st.vals[:0],
-		memo:    st.memo[:0],
-	}
-	if cap(st.more) > keep || cap(st.edits) > keep || cap(st.scratch) > keep || cap(st.at) > 16*keep ||
-		cap(st.vals) > keep || cap(st.memo) > keep {
-		*st = vstate{}
-	}
-	statePool.Put(st)
+// newState returns a scan state for data. A state lives on its caller's stack: writing to it
+// costs no write barrier, and its path array is small.
+func newState(data string) vstate {
+	return vstate{data: data, budget: minBudget + budgetPerByte*len(data)}
 }
 
 func isBlank(b string) bool {
@@ -383,8 +367,8 @@ func isBlank(b string) bool {
 // prepareGeneral validates with jsonschema-go, for schemas the single-pass validator does not
 // cover. The syntax is checked by the scanner first, for its precise messages.
 func (v *Validator) prepareGeneral(args string) (string, error) {
-	st := getState(args)
-	defer putState(st)
+	state := newState(args)
+	st := &state
 	pos := skipWS(args, 0)
 	end := st.value(anyNode, pos)
 	if end >= 0 {
