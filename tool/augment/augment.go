@@ -256,7 +256,7 @@ func (t *augmented[T]) Call(ctx context.Context, args string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var extra, rest object
+	extra, rest := make(object, 0, len(a.fields)), make(object, 0, len(members))
 	for _, m := range members {
 		if slices.Contains(a.fields, m.Key) {
 			extra = append(extra, m)
