@@ -99,9 +99,20 @@ const anyDescription = "Any JSON value."
 // node is an inferred schema: the few keywords inference writes, cheap to build and to write
 // as JSON, and turned into a jsonschema.Schema only when one is asked for.
 type node struct {
-	typ             string
+	typ         string
+	description string
+	items       *node
+	props       []prop // nil unless an object from a struct
+	object      bool   // write "properties" even when empty
+	required    []string
+	additional  *node
+	closed      bool       // additionalProperties: false
+	extra       *nodeExtra // the keywords few nodes have; nil for none of them
+}
+
+// nodeExtra holds the keywords few nodes have, so that the many plain ones stay small.
+type nodeExtra struct {
 	ref             string
-	description     string
 	def             json.RawMessage // compact JSON
 	enum            []any           // string, float64 or bool
 	hasMin, hasMax  bool
@@ -109,16 +120,28 @@ type node struct {
 	pattern         string
 	minItems        int // -1: absent
 	maxItems        int
-	items           *node
-	props           []prop // nil unless an object from a struct
-	object          bool   // write "properties" even when empty
-	required        []string
-	additional      *node
-	closed          bool // additionalProperties: false
 	contentEncoding string
 	format          string
 	defs            []namedNode        // root only, sorted by name
 	hook            *jsonschema.Schema // a schema given by a Hook, used as it is
+}
+
+var noExtra = nodeExtra{minItems: -1, maxItems: -1}
+
+// x returns n's rare keywords, for reading.
+func (n *node) x() *nodeExtra {
+	if n.extra == nil {
+		return &noExtra
+	}
+	return n.extra
+}
+
+// w returns n's rare keywords, for writing.
+func (n *node) w() *nodeExtra {
+	if n.extra == nil {
+		n.extra = &nodeExtra{minItems: -1, maxItems: -1}
+	}
+	return n.extra
 }
 
 type prop struct {
@@ -136,16 +159,59 @@ func (inf *inferrer) newNode() *node {
 	if len(inf.slab) == cap(inf.slab) {
 		inf.slab = make([]node, 0, 4)
 	}
-	inf.slab = append(inf.slab, node{minItems: -1, maxItems: -1})
+	inf.slab = append(inf.slab, node{})
 	return &inf.slab[len(inf.slab)-1]
+}
+
+// mayRecurse reports whether a value of t may hold, at any depth, a container type more than
+// once: false for scalars, and for structs and containers of scalars or of containers of
+// scalars, the common tool inputs, which need no walk for recursive types.
+func (inf *inferrer) mayRecurse(t reflect.Type) bool {
+	t = derefType(t)
+	if isLeafType(t) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return inf.mayRecurseElem(t.Elem())
+	case reflect.Struct:
+		for _, f := range inf.fields(t) {
+			if inf.mayRecurseElem(f.typ) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayRecurseElem is mayRecurse for a type inside another: any struct there may.
+func (inf *inferrer) mayRecurseElem(t reflect.Type) bool {
+	t = derefType(t)
+	if isLeafType(t) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return true
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return inf.mayRecurseElem(t.Elem())
+	}
+	return false
 }
 
 // fields returns the JSON fields of struct type t, found once per inference.
 func (inf *inferrer) fields(t reflect.Type) []*jsonField {
+	if t == inf.root && inf.rootFields != nil {
+		return inf.rootFields
+	}
 	if f, ok := inf.fieldsOf[t]; ok {
 		return f
 	}
 	f := jsonFields(t)
+	if t == inf.root {
+		inf.rootFields = f
+		return f
+	}
 	if inf.fieldsOf == nil {
 		inf.fieldsOf = make(map[reflect.Type][]*jsonField, 4)
 	}
@@ -162,13 +228,14 @@ type inferrer struct {
 	// hooks is set when some schema came from a Hook; defaults when a default tag was used.
 	hooks, defaults bool
 	slab            []node
+	rootFields      []*jsonField
 	fieldsOf        map[reflect.Type][]*jsonField
 }
 
 func infer(t reflect.Type) (*inferrer, *node, error) {
 	t = derefType(t)
 	inf := &inferrer{root: t}
-	if !isLeafType(t) && (t.Kind() == reflect.Struct || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
+	if inf.mayRecurse(t) {
 		var state walkState
 		inf.findRecursive(t, &state)
 	}
@@ -178,7 +245,7 @@ func infer(t reflect.Type) (*inferrer, *node, error) {
 	}
 	if len(inf.defs) > 0 {
 		for _, name := range slices.Sorted(maps.Keys(inf.defs)) {
-			n.defs = append(n.defs, namedNode{name, inf.defs[name]})
+			n.w().defs = append(n.x().defs, namedNode{name, inf.defs[name]})
 		}
 	}
 	return inf, n, nil
@@ -222,6 +289,7 @@ func (inf *inferrer) findRecursive(t reflect.Type, state *walkState) {
 // walkState is the state of each type of a walk: a short list, since types have few others
 // inside, and a map once it is long.
 type walkState struct {
+	buf  [8]typeState
 	list []typeState
 	m    map[reflect.Type]uint8
 }
@@ -253,6 +321,9 @@ func (w *walkState) set(t reflect.Type, s uint8) {
 			w.list[i].s = s
 			return
 		}
+	}
+	if w.list == nil {
+		w.list = w.buf[:0]
 	}
 	if len(w.list) == 32 {
 		w.m = make(map[reflect.Type]uint8, 64)
@@ -320,7 +391,7 @@ func (inf *inferrer) schema(t reflect.Type) (*node, error) {
 	}
 	n := inf.newNode()
 	if t == inf.root {
-		n.ref = "#"
+		n.w().ref = "#"
 		return n, nil
 	}
 	name, ok := inf.defNames[t]
@@ -332,7 +403,7 @@ func (inf *inferrer) schema(t reflect.Type) (*node, error) {
 		}
 		inf.defs[name] = body
 	}
-	n.ref = "#/$defs/" + name
+	n.w().ref = "#/$defs/" + name
 	return n, nil
 }
 
@@ -382,17 +453,17 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 	n := inf.newNode()
 	switch t {
 	case timeType:
-		n.typ, n.format = "string", "date-time"
+		n.typ, n.w().format = "string", "date-time"
 		return n, nil
 	case durationType:
-		n.typ, n.pattern = "string", DurationPattern
+		n.typ, n.w().pattern = "string", DurationPattern
 		n.description = strings.ToUpper(durationHint[:1]) + durationHint[1:] + "."
 		return n, nil
 	case rawMessageType:
 		n.description = anyDescription
 		return n, nil
 	case byteSliceType:
-		n.typ, n.contentEncoding = "string", "base64"
+		n.typ, n.w().contentEncoding = "string", "base64"
 		return n, nil
 	}
 	if isLeafType(t) {
@@ -403,13 +474,13 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 				return nil, err
 			}
 			inf.hooks = true
-			n.hook = s
+			n.w().hook = s
 		case hasCustomJSON(t):
 			probeSchema(t, n)
 		case hasCustomText(t):
 			n.typ = "string"
 		default: // a byte array
-			n.typ, n.contentEncoding = "string", "base64"
+			n.typ, n.w().contentEncoding = "string", "base64"
 		}
 		return n, nil
 	}
@@ -419,19 +490,19 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 	case reflect.Int, reflect.Int64:
 		n.typ = "integer"
 	case reflect.Int8:
-		n.typ, n.hasMin, n.min, n.hasMax, n.max = "integer", true, math.MinInt8, true, math.MaxInt8
+		n.typ, n.w().hasMin, n.w().min, n.w().hasMax, n.w().max = "integer", true, math.MinInt8, true, math.MaxInt8
 	case reflect.Int16:
-		n.typ, n.hasMin, n.min, n.hasMax, n.max = "integer", true, math.MinInt16, true, math.MaxInt16
+		n.typ, n.w().hasMin, n.w().min, n.w().hasMax, n.w().max = "integer", true, math.MinInt16, true, math.MaxInt16
 	case reflect.Int32:
-		n.typ, n.hasMin, n.min, n.hasMax, n.max = "integer", true, math.MinInt32, true, math.MaxInt32
+		n.typ, n.w().hasMin, n.w().min, n.w().hasMax, n.w().max = "integer", true, math.MinInt32, true, math.MaxInt32
 	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
-		n.typ, n.hasMin, n.min = "integer", true, 0
+		n.typ, n.w().hasMin, n.w().min = "integer", true, 0
 	case reflect.Uint8:
-		n.typ, n.hasMin, n.min, n.hasMax, n.max = "integer", true, 0, true, math.MaxUint8
+		n.typ, n.w().hasMin, n.w().min, n.w().hasMax, n.w().max = "integer", true, 0, true, math.MaxUint8
 	case reflect.Uint16:
-		n.typ, n.hasMin, n.min, n.hasMax, n.max = "integer", true, 0, true, math.MaxUint16
+		n.typ, n.w().hasMin, n.w().min, n.w().hasMax, n.w().max = "integer", true, 0, true, math.MaxUint16
 	case reflect.Uint32:
-		n.typ, n.hasMin, n.min, n.hasMax, n.max = "integer", true, 0, true, math.MaxUint32
+		n.typ, n.w().hasMin, n.w().min, n.w().hasMax, n.w().max = "integer", true, 0, true, math.MaxUint32
 	case reflect.Float32, reflect.Float64:
 		n.typ = "number"
 	case reflect.String:
@@ -441,7 +512,7 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 && !hasCustomJSON(t.Elem()) && !hasCustomText(t.Elem()) {
 			// Byte slices and arrays are base64 strings in JSON.
-			n.typ, n.contentEncoding = "string", "base64"
+			n.typ, n.w().contentEncoding = "string", "base64"
 			return n, nil
 		}
 		items, err := inf.schema(t.Elem())
@@ -450,7 +521,7 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 		}
 		n.typ, n.items = "array", items
 		if t.Kind() == reflect.Array {
-			n.minItems, n.maxItems = t.Len(), t.Len()
+			n.w().minItems, n.w().maxItems = t.Len(), t.Len()
 		}
 	case reflect.Map:
 		if !validMapKey(t.Key()) {
@@ -485,6 +556,7 @@ func (inf *inferrer) structSchema(t reflect.Type) (*node, error) {
 	n.description = doc.Description
 	fields := inf.fields(t)
 	n.props = make([]prop, 0, len(fields))
+	n.required = make([]string, 0, len(fields))
 	for _, f := range fields {
 		fs, err := inf.schema(f.typ)
 		if err != nil {
@@ -520,8 +592,8 @@ func (inf *inferrer) fieldTags(fs *node, f *jsonField, doc TypeDoc) error {
 		if derefType(f.typ) == durationType {
 			desc = strings.TrimRight(desc, ". ") + " (" + durationHint + ")."
 		}
-		if fs.hook != nil {
-			fs.hook.Description = desc
+		if fs.x().hook != nil {
+			fs.w().hook.Description = desc
 		} else {
 			fs.description = desc
 		}
@@ -533,18 +605,18 @@ func (inf *inferrer) fieldTags(fs *node, f *jsonField, doc TypeDoc) error {
 	}
 	if def, ok := tags.def, tags.hasDefault; ok {
 		typ := fs.typ
-		if fs.hook != nil {
-			typ = fs.hook.Type
+		if fs.x().hook != nil {
+			typ = fs.x().hook.Type
 		}
 		d, err := defaultTag(typ, def)
 		if err != nil {
 			return err
 		}
 		inf.defaults = true
-		if fs.hook != nil {
-			fs.hook.Default = d
+		if fs.x().hook != nil {
+			fs.w().hook.Default = d
 		} else {
-			fs.def = d
+			fs.w().def = d
 		}
 	}
 	return nil
@@ -638,8 +710,8 @@ func derefType(t reflect.Type) reflect.Type {
 // applyEnumTag restricts s (or its items, for an array) to the comma-separated values, read as
 // the schema's type.
 func applyEnumTag(n *node, tag string) error {
-	if n.hook != nil {
-		target := n.hook
+	if n.x().hook != nil {
+		target := n.x().hook
 		if target.Type == "array" && target.Items != nil {
 			target = target.Items
 		}
@@ -655,17 +727,17 @@ func applyEnumTag(n *node, tag string) error {
 		target = n.items
 	}
 	typ := target.typ
-	if target.hook != nil {
-		typ = target.hook.Type
+	if target.x().hook != nil {
+		typ = target.x().hook.Type
 	}
 	vals, err := enumValues(typ, tag)
 	if err != nil {
 		return err
 	}
-	if target.hook != nil {
-		target.hook.Enum = vals
+	if target.x().hook != nil {
+		target.w().hook.Enum = vals
 	} else {
-		target.enum = vals
+		target.w().enum = vals
 	}
 	return nil
 }
@@ -778,29 +850,28 @@ type jsonField struct {
 // fields, named by their json tag, fields of untagged embedded structs promoted, and of several
 // fields with one name the shallowest (then the tagged) one kept, or none if still ambiguous.
 func jsonFields(t reflect.Type) []*jsonField {
-	var cands []*jsonField
+	// The common case, a struct without embedded fields, in one pass: one allocation for the
+	// fields and one for their indexes (each reflect.Type.Field call allocates too, once).
+	n := t.NumField()
+	slab := make([]jsonField, 0, n)
+	index := make([]int, n)
+	cands := make([]*jsonField, 0, n)
 	embedded := false
-	for i := range t.NumField() {
-		if t.Field(i).Anonymous {
+	for i := range n {
+		sf := t.Field(i)
+		if sf.Anonymous {
 			embedded = true
 			break
 		}
+		index[i] = i
+		if f, ok := fieldOf(sf, index[i:i+1:i+1], 0); ok {
+			slab = append(slab, f)
+			cands = append(cands, &slab[len(slab)-1])
+		}
 	}
 	if embedded {
+		cands = cands[:0]
 		collectFields(t, nil, 0, map[reflect.Type]bool{}, &cands)
-	} else {
-		// One allocation for the fields and one for their indexes.
-		n := t.NumField()
-		slab := make([]jsonField, 0, n)
-		index := make([]int, n)
-		cands = make([]*jsonField, 0, n)
-		for i := range n {
-			index[i] = i
-			if f, ok := fieldOf(t.Field(i), index[i:i+1:i+1], 0); ok {
-				slab = append(slab, f)
-				cands = append(cands, &slab[len(slab)-1])
-			}
-		}
 	}
 	if !hasDuplicateNames(cands) && !embedded {
 		return cands
@@ -943,30 +1014,30 @@ func (n *node) toSchema() *jsonschema.Schema {
 	if n == nil {
 		return nil
 	}
-	if n.hook != nil {
-		return n.hook.CloneSchemas()
+	if n.x().hook != nil {
+		return n.x().hook.CloneSchemas()
 	}
 	s := &jsonschema.Schema{
-		Type: n.typ, Ref: n.ref, Description: n.description, Pattern: n.pattern,
-		ContentEncoding: n.contentEncoding, Format: n.format,
+		Type: n.typ, Ref: n.x().ref, Description: n.description, Pattern: n.x().pattern,
+		ContentEncoding: n.x().contentEncoding, Format: n.x().format,
 	}
-	if n.def != nil {
-		s.Default = slices.Clone(n.def)
+	if n.x().def != nil {
+		s.Default = slices.Clone(n.x().def)
 	}
-	if n.enum != nil {
-		s.Enum = slices.Clone(n.enum)
+	if n.x().enum != nil {
+		s.Enum = slices.Clone(n.x().enum)
 	}
-	if n.hasMin {
-		s.Minimum = new(n.min)
+	if n.x().hasMin {
+		s.Minimum = new(n.x().min)
 	}
-	if n.hasMax {
-		s.Maximum = new(n.max)
+	if n.x().hasMax {
+		s.Maximum = new(n.x().max)
 	}
-	if n.minItems >= 0 {
-		s.MinItems = new(n.minItems)
+	if n.x().minItems >= 0 {
+		s.MinItems = new(n.x().minItems)
 	}
-	if n.maxItems >= 0 {
-		s.MaxItems = new(n.maxItems)
+	if n.x().maxItems >= 0 {
+		s.MaxItems = new(n.x().maxItems)
 	}
 	s.Items = n.items.toSchema()
 	if n.object {
@@ -976,15 +1047,17 @@ func (n *node) toSchema() *jsonschema.Schema {
 			s.PropertyOrder = append(s.PropertyOrder, p.name)
 		}
 	}
-	s.Required = slices.Clone(n.required)
+	if len(n.required) > 0 {
+		s.Required = slices.Clone(n.required)
+	}
 	if n.closed {
 		s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
 	} else {
 		s.AdditionalProperties = n.additional.toSchema()
 	}
-	if n.defs != nil {
-		s.Defs = make(map[string]*jsonschema.Schema, len(n.defs))
-		for _, d := range n.defs {
+	if n.x().defs != nil {
+		s.Defs = make(map[string]*jsonschema.Schema, len(n.x().defs))
+		for _, d := range n.x().defs {
 			s.Defs[d.name] = d.n.toSchema()
 		}
 	}
@@ -994,8 +1067,8 @@ func (n *node) toSchema() *jsonschema.Schema {
 // appendJSON writes n as JSON, byte for byte as encoding/json writes n.toSchema() (keys in the
 // order of jsonschema.Schema.MarshalJSON).
 func (n *node) appendJSON(b []byte) ([]byte, error) {
-	if n.hook != nil {
-		h, err := json.Marshal(n.hook)
+	if n.x().hook != nil {
+		h, err := json.Marshal(n.x().hook)
 		if err != nil {
 			return nil, err
 		}
@@ -1038,14 +1111,14 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if n.ref != "" {
+	if n.x().ref != "" {
 		key("$ref")
-		b = appendString(b, n.ref)
+		b = appendString(b, n.x().ref)
 	}
-	if n.defs != nil {
+	if n.x().defs != nil {
 		key("$defs")
 		b = append(b, '{')
-		for i, d := range n.defs {
+		for i, d := range n.x().defs {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -1061,14 +1134,14 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 		key("description")
 		b = appendString(b, n.description)
 	}
-	if n.def != nil {
+	if n.x().def != nil {
 		key("default")
-		b = append(b, n.def...)
+		b = append(b, n.x().def...)
 	}
-	if n.enum != nil {
+	if n.x().enum != nil {
 		key("enum")
 		b = append(b, '[')
-		for i, e := range n.enum {
+		for i, e := range n.x().enum {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -1083,25 +1156,25 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
-	if n.hasMin {
+	if n.x().hasMin {
 		key("minimum")
-		b = appendFloat(b, n.min)
+		b = appendFloat(b, n.x().min)
 	}
-	if n.hasMax {
+	if n.x().hasMax {
 		key("maximum")
-		b = appendFloat(b, n.max)
+		b = appendFloat(b, n.x().max)
 	}
-	if n.pattern != "" {
+	if n.x().pattern != "" {
 		key("pattern")
-		b = appendString(b, n.pattern)
+		b = appendString(b, n.x().pattern)
 	}
-	if n.minItems >= 0 {
+	if n.x().minItems >= 0 {
 		key("minItems")
-		b = strconv.AppendInt(b, int64(n.minItems), 10)
+		b = strconv.AppendInt(b, int64(n.x().minItems), 10)
 	}
-	if n.maxItems >= 0 {
+	if n.x().maxItems >= 0 {
 		key("maxItems")
-		b = strconv.AppendInt(b, int64(n.maxItems), 10)
+		b = strconv.AppendInt(b, int64(n.x().maxItems), 10)
 	}
 	if len(n.required) > 0 {
 		key("required")
@@ -1123,13 +1196,13 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if n.contentEncoding != "" {
+	if n.x().contentEncoding != "" {
 		key("contentEncoding")
-		b = appendString(b, n.contentEncoding)
+		b = appendString(b, n.x().contentEncoding)
 	}
-	if n.format != "" {
+	if n.x().format != "" {
 		key("format")
-		b = appendString(b, n.format)
+		b = appendString(b, n.x().format)
 	}
 	if !comma {
 		return append(b[:len(b)-1], "true"...), nil
