@@ -88,10 +88,10 @@ type memoItem struct {
 // minBudget is the number of value visits any arguments may take, however small (a few
 // milliseconds' work); larger arguments may take budgetPerByte visits per byte. Ordinary
 // schemas take one visit per value, and a value takes at least two bytes but the last; an
-// alternative of the wrong type costs no visit.
+// alternative of the wrong type costs a step but no visit.
 const (
-	minBudget     = 1 << 18
-	budgetPerByte = 2
+	minBudget     = 1 << 17
+	budgetPerByte = 1
 	patternCost   = 16 // per byte of a string matched against a pattern
 )
 
@@ -282,7 +282,11 @@ func (st *vstate) quietValid(n *vnode, pos int) bool {
 		n = n.ref
 	}
 	if n.types != 0 && n.types&kindBits(st.data[pos]) == 0 {
-		return false // the wrong type: no need to look further
+		// The wrong type: no need to look further, but trying it costs a step too.
+		if st.work++; st.work > st.budget {
+			st.overBudget()
+		}
+		return false
 	}
 	before := st.fails
 	st.quiet++
