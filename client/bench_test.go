@@ -6,7 +6,6 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
-	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -53,7 +52,7 @@ func BenchmarkTurn(b *testing.B) {
 	})
 
 	b.Run("Client", func(b *testing.B) {
-		c := client.New(benchModel())
+		c := newClient(b, benchModel())
 		b.ReportAllocs()
 		for b.Loop() {
 			text, err := c.Prompt("Weather in Paris?").Tools(weather).Call(ctx).Content()
@@ -111,7 +110,7 @@ func BenchmarkTurnStream(b *testing.B) {
 	})
 
 	b.Run("Client", func(b *testing.B) {
-		c := client.New(benchModel())
+		c := newClient(b, benchModel())
 		b.ReportAllocs()
 		for b.Loop() {
 			n := 0

@@ -32,7 +32,7 @@ func TestConcurrentCalls(t *testing.T) {
 	})
 	m := chattest.New(echoModel()).Repeat().DiscardPrompts()
 	repo := memory.NewInMemory()
-	c := client.New(m, client.WithTools(echo),
+	c := newClient(t, m, client.WithTools(echo),
 		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50), memory.AdvisorConfig{})))
 	var wg sync.WaitGroup
 	for i := range 16 {

@@ -29,7 +29,7 @@ func TestClientLoops(t *testing.T) {
 			srv := replay.NewServer(t, exs...)
 			m := newTestModel(t, srv.URL, tc.cfg)
 			opts := tc.opts
-			c := client.New(m,
+			c := newClient(t, m,
 				client.WithOptions(&opts),
 				client.WithManager(toolcall.New(toolcall.Config{ErrorProcessor: sdkRunnerErrors})))
 			spec := c.Prompt(tc.user).Tools(tc.tools())

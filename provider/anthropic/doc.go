@@ -47,8 +47,7 @@
 //     CachedInputTokens the cache reads; ReasoningTokens the thinking tokens when reported.
 //
 // The Messages API has one generation per request: [chat.Options.N] above 1 is an error
-// ([ErrUnsupported]), and Seed is ignored (Anthropic has no seed). [chat.Options.ToolNames] must be
-// resolved into tools before the model is called ([ErrToolNames]).
+// ([ErrUnsupported]), and Seed is ignored (Anthropic has no seed).
 //
 // # Provider-specific options
 //

@@ -23,7 +23,7 @@ func TestClientLoops(t *testing.T) {
 			srv := replay.NewServer(t, exs...)
 			m, _ := newTestModel(t, srv, Config{SchemaMode: tc.mode})
 			opts := tc.opts
-			c := client.New(m,
+			c := newClient(t, m,
 				client.WithOptions(&opts),
 				client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(nil, 100), memory.AdvisorConfig{Order: client.OrderToolCalling + 1})))
 			tools := tc.tools(t)
