@@ -22,7 +22,7 @@ const (
 	// OrderMemory is the default order of memory advisors: outside the tool loop, so they load
 	// history once per turn and store only the user's message and the final answer.
 	OrderMemory = HighestPrecedence + 200
-	// OrderToolCalling is the default order of the [ToolCallingAdvisor].
+	// OrderToolCalling is the default order of the [ToolLoop].
 	OrderToolCalling = HighestPrecedence + 300
 )
 
