@@ -5,6 +5,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/toolcall"
@@ -29,7 +30,7 @@ func TestClientLoops(t *testing.T) {
 			srv := replay.NewServer(t, exs...)
 			m := newTestModel(t, srv.URL, tc.cfg)
 			opts := tc.opts
-			c := newClient(t, m,
+			c := clienttest.New(t, m,
 				client.WithOptions(&opts),
 				client.WithManager(toolcall.New(toolcall.Config{ErrorProcessor: sdkRunnerErrors})))
 			spec := c.Prompt(tc.user).Tools(tc.tools())
