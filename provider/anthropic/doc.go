@@ -44,11 +44,12 @@
 //     model_context_window_exceeded → [chat.FinishLength], tool_use → [chat.FinishToolCalls],
 //     refusal → [chat.FinishContentFilter]; others (pause_turn) pass through unchanged.
 //   - Usage: InputTokens counts all input, including cache reads and writes;
-//     CachedInputTokens the cache reads; ReasoningTokens the thinking tokens when reported.
+//     CachedInputTokens the cache reads (cache_read_input_tokens), CacheWriteInputTokens the
+//     cache writes (cache_creation_input_tokens); ReasoningTokens the thinking tokens when
+//     reported.
 //
 // The Messages API has one generation per request: [chat.Options.N] above 1 is an error
-// ([ErrUnsupported]), and Seed is ignored (Anthropic has no seed). [chat.Options.ToolNames] must be
-// resolved into tools before the model is called ([ErrToolNames]).
+// ([ErrUnsupported]), and Seed is ignored (Anthropic has no seed).
 //
 // # Provider-specific options
 //

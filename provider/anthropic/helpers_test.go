@@ -107,7 +107,10 @@ func (u rawUsage) chat() chat.Usage {
 		return *p
 	}
 	in := v(u.InputTokens) + v(u.CacheRead) + v(u.CacheCreate)
-	return chat.Usage{InputTokens: in, OutputTokens: v(u.OutputTokens), TotalTokens: in + v(u.OutputTokens), CachedInputTokens: v(u.CacheRead)}
+	return chat.Usage{
+		InputTokens: in, OutputTokens: v(u.OutputTokens), TotalTokens: in + v(u.OutputTokens),
+		CachedInputTokens: v(u.CacheRead), CacheWriteInputTokens: v(u.CacheCreate),
+	}
 }
 
 func (m rawMessage) expected(t testing.TB) expected {

@@ -36,10 +36,6 @@ const (
 	ExtraParams = "anthropic.params"
 )
 
-// ErrToolNames is returned when [chat.Options.ToolNames] is set: names must be resolved into
-// tools (the tool-calling runtime does this) before a model is called.
-var ErrToolNames = errors.New("anthropic: Options.ToolNames must be resolved into Options.Tools before the model is called")
-
 // ErrUnsupported is returned, wrapped with the setting's name, for a [chat.Options] setting the
 // Messages API cannot honour (N above 1).
 var ErrUnsupported = errors.New("unsupported setting")
@@ -59,9 +55,6 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	o := p.Options
 	if o == nil {
 		o = &chat.Options{}
-	}
-	if len(o.ToolNames) > 0 {
-		return nil, fmt.Errorf("%w: %q", ErrToolNames, o.ToolNames)
 	}
 	if o.N > 1 {
 		return nil, fmt.Errorf("anthropic: N=%d: %w: the Messages API returns one generation per request", o.N, ErrUnsupported)
