@@ -332,6 +332,9 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 			if err != nil {
 				return nil, err
 			}
+			if turn.messages == nil {
+				turn.messages = make([]chat.Message, 0, 3) // a round and the answer
+			}
 			h := result.History
 			turn.messages = append(turn.messages, h[len(h)-2:]...)
 			if result.ReturnDirect {
