@@ -16,6 +16,7 @@ import (
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/internal/clienttest"
+	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -631,7 +632,7 @@ func TestSearchToolArgs(t *testing.T) {
 	if !slices.Equal(s.Required, []string{"query"}) || len(s.Properties) != 2 {
 		t.Errorf("schema %+v", s)
 	}
-	if _, err := tool.CompileSchema(SearchToolDefinition("").InputSchema); err != nil {
+	if _, err := schema.Compile(SearchToolDefinition("").InputSchema); err != nil {
 		t.Errorf("search tool schema does not compile: %v", err)
 	}
 }

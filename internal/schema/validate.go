@@ -1,4 +1,4 @@
-package tool
+package schema
 
 import (
 	"encoding/json"
@@ -13,58 +13,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
-
-// ArgumentError reports tool arguments that cannot be used: text that is not JSON, or JSON that
-// does not match the tool's input schema. Its message is written for the model, which is expected
-// to correct its call; the runtime can tell it apart from a failure of the tool itself with
-// errors.As.
-type ArgumentError struct {
-	// Syntax is set when the arguments are not JSON; Offset is then the byte offset of the
-	// problem and Issues has one entry describing it.
-	Syntax bool
-	Offset int
-	// Issues lists what is wrong, each at the JSON Pointer of the offending value.
-	Issues []Issue
-}
-
-// Issue is one problem with tool arguments.
-type Issue struct {
-	// Path is the JSON Pointer (RFC 6901) of the value, "" for the arguments object itself.
-	Path string
-	// Message says what is wrong and what was expected.
-	Message string
-}
-
-// Error lists the issues, or the syntax problem and its offset.
-func (e *ArgumentError) Error() string {
-	var b strings.Builder
-	if e.Syntax {
-		b.WriteString("arguments are not valid JSON: ")
-		if len(e.Issues) > 0 {
-			b.WriteString(e.Issues[0].Message)
-		}
-		b.WriteString(" at offset ")
-		b.WriteString(strconv.Itoa(e.Offset))
-		return b.String()
-	}
-	b.WriteString("invalid arguments: ")
-	for i, is := range e.Issues {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		if is.Path == "" {
-			b.WriteString("/")
-		} else {
-			b.WriteString(is.Path)
-		}
-		b.WriteString(": ")
-		b.WriteString(is.Message)
-	}
-	return b.String()
-}
-
-// maxIssues bounds how many problems one error lists; a model fixes a few at a time anyway.
-const maxIssues = 10
 
 // Validator checks JSON arguments against a JSON Schema compiled once. Schemas made of the
 // common keywords (type, enum, const, properties, required, additionalProperties, items,
@@ -81,13 +29,13 @@ type Validator struct {
 	unsupported string
 }
 
-// CompileSchema prepares a JSON Schema (2020-12, or draft-07 through its $schema) for
-// validating arguments. It fails when the schema is not a valid schema, including when a
-// default does not match the schema it sits in.
-func CompileSchema(schema json.RawMessage) (*Validator, error) {
+// Compile prepares a JSON Schema (2020-12, or draft-07 through its $schema) for validating
+// arguments. It fails when the schema is not a valid schema, including when a default does not
+// match the schema it sits in.
+func Compile(schema json.RawMessage) (*Validator, error) {
 	s := new(jsonschema.Schema)
 	if err := json.Unmarshal(schema, s); err != nil {
-		return nil, fmt.Errorf("tool: invalid JSON Schema: %w", err)
+		return nil, fmt.Errorf("invalid JSON Schema: %w", err)
 	}
 	return compileSchema(s)
 }
@@ -101,7 +49,7 @@ func compileSchema(s *jsonschema.Schema) (*Validator, error) {
 		err = checkInPlaceCycles(s)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("tool: invalid JSON Schema: %w", err)
+		return nil, fmt.Errorf("invalid JSON Schema: %w", err)
 	}
 	v := &Validator{schema: s, resolved: resolved}
 	c := &compiler{root: s, nodes: map[*jsonschema.Schema]*vnode{}}
@@ -242,16 +190,22 @@ func (v *Validator) Schema() *jsonschema.Schema { return v.schema }
 // Empty or blank args count as {}, which is what models send for tools without parameters. The
 // error is an [*ArgumentError].
 func (v *Validator) Validate(args []byte) error {
+	_, err := v.Prepare(string(args))
+	return err
+}
+
+// ValidateString is [Validator.Validate] for text held in a string.
+func (v *Validator) ValidateString(args string) error {
 	_, err := v.Prepare(args)
 	return err
 }
 
-var emptyObject = []byte("{}")
+const emptyObject = "{}"
 
 // Prepare validates args like [Validator.Validate] and returns them with the defaults of
 // missing optional properties filled in, ready to decode. When there is nothing to fill in, the
 // result is args itself (or {} for blank args).
-func (v *Validator) Prepare(args []byte) ([]byte, error) {
+func (v *Validator) Prepare(args string) (string, error) {
 	if isBlank(args) {
 		args = emptyObject
 	}
@@ -267,7 +221,7 @@ func (v *Validator) Prepare(args []byte) ([]byte, error) {
 		}
 	}
 	if st.err != nil {
-		return nil, st.err
+		return "", st.err
 	}
 	if len(st.edits) > 0 {
 		return st.applyEdits(), nil
@@ -275,9 +229,9 @@ func (v *Validator) Prepare(args []byte) ([]byte, error) {
 	return args, nil
 }
 
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+func isBlank(b string) bool {
+	for i := 0; i < len(b); i++ {
+		if c := b[i]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return false
 		}
 	}
@@ -286,7 +240,7 @@ func isBlank(b []byte) bool {
 
 // prepareGeneral validates with jsonschema-go, for schemas the single-pass validator does not
 // cover. The syntax is checked by the scanner first, for its precise messages.
-func (v *Validator) prepareGeneral(args []byte) ([]byte, error) {
+func (v *Validator) prepareGeneral(args string) (string, error) {
 	st := vstate{data: args}
 	pos := skipWS(args, 0)
 	end := st.value(anyNode, pos)
@@ -296,15 +250,15 @@ func (v *Validator) prepareGeneral(args []byte) ([]byte, error) {
 		}
 	}
 	if st.err != nil {
-		return nil, st.err
+		return "", st.err
 	}
 	var inst any
-	if err := json.Unmarshal(args, &inst); err != nil {
+	if err := json.Unmarshal([]byte(args), &inst); err != nil {
 		// The scanner accepted it, so this is a number beyond float64.
-		return nil, &ArgumentError{Issues: []Issue{{Message: err.Error()}}}
+		return "", &ArgumentError{Issues: []Issue{{Message: err.Error(), Keyword: "decode"}}}
 	}
 	if err := v.resolved.Validate(inst); err != nil {
-		return nil, &ArgumentError{Issues: []Issue{{Message: generalMessage(err)}}}
+		return "", &ArgumentError{Issues: []Issue{{Message: generalMessage(err), Keyword: generalKeyword(err)}}}
 	}
 	if !v.defaults {
 		return args, nil
@@ -314,9 +268,9 @@ func (v *Validator) prepareGeneral(args []byte) ([]byte, error) {
 	}
 	out, err := json.Marshal(inst)
 	if err != nil {
-		return nil, fmt.Errorf("tool: encoding arguments with defaults: %w", err)
+		return "", fmt.Errorf("encoding arguments with defaults: %w", err)
 	}
-	return out, nil
+	return string(out), nil
 }
 
 // generalMessage shortens jsonschema-go's error, whose outer lines name schema locations the
@@ -331,6 +285,15 @@ func generalMessage(err error) string {
 		msg = rest
 	}
 	return msg
+}
+
+// generalKeyword is the keyword jsonschema-go's error names first ("anyOf: did not validate…").
+func generalKeyword(err error) string {
+	kw, _, ok := strings.Cut(generalMessage(err), ":")
+	if !ok || strings.ContainsAny(kw, " \"'") {
+		return ""
+	}
+	return kw
 }
 
 // applyDefaults fills in the defaults of missing optional properties in the decoded instance,
@@ -465,14 +428,14 @@ type vnode struct {
 	items              *vnode
 	minItems, maxItems int
 
-	props       []vprop
-	propIndex   map[string]int // for objects with many properties
-	reqExtra    []string       // required names that properties does not declare
-	additional  *vnode         // nil allows any value
-	noAdditonal bool
-	minProps    int
-	maxProps    int
-	hasDefaults bool
+	props        []vprop
+	propIndex    map[string]int // for objects with many properties
+	reqExtra     []string       // required names that properties does not declare
+	additional   *vnode         // nil allows any value
+	noAdditional bool
+	minProps     int
+	maxProps     int
+	hasDefaults  bool
 
 	ref   *vnode
 	allOf []*vnode
@@ -492,8 +455,8 @@ type vprop struct {
 	name     string
 	node     *vnode
 	required bool
-	def      []byte
-	quoted   []byte // "name": prefix for inserting a default
+	def      string
+	quoted   string // "name": prefix for inserting a default
 }
 
 var anyNode = &vnode{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
@@ -668,9 +631,9 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 		}
 		p := vprop{name: name, node: pn, required: slices.Contains(s.Required, name)}
 		if ps.Default != nil && !p.required {
-			p.def = ps.Default
+			p.def = string(ps.Default)
 			q, _ := json.Marshal(name)
-			p.quoted = append(q, ':')
+			p.quoted = string(q) + ":"
 			n.hasDefaults = true
 		}
 		n.props = append(n.props, p)
@@ -691,7 +654,7 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	}
 	if a := s.AdditionalProperties; a != nil {
 		if a.Not != nil && isEmptySchema(a.Not) && isFalseOnly(a) {
-			n.noAdditonal = true
+			n.noAdditional = true
 		} else if n.additional, err = c.compile(a); err != nil {
 			return nil, err
 		}
@@ -727,7 +690,7 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 		n.types == 0 && !n.never && !n.hasEnum && !n.hasConst && !n.needNum && n.minLen < 0 &&
 		n.maxLen < 0 && n.pattern == nil && n.prefix == nil && n.items == nil && n.minItems < 0 &&
 		n.maxItems < 0 && n.props == nil && n.reqExtra == nil && n.additional == nil &&
-		!n.noAdditonal && n.minProps < 0 && n.maxProps < 0
+		!n.noAdditional && n.minProps < 0 && n.maxProps < 0
 	return n, nil
 }
 
@@ -792,4 +755,13 @@ func formatNumber(f float64) string {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// General returns why the schema is checked by jsonschema-go instead of the single pass, or ""
+// when the single pass checks it: for tests and diagnostics.
+func (v *Validator) General() string {
+	if v.root != nil {
+		return ""
+	}
+	return v.unsupported
 }

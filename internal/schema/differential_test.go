@@ -1,4 +1,4 @@
-package tool
+package schema
 
 import (
 	"encoding/json"
@@ -96,7 +96,7 @@ func reference(t testing.TB, v *Validator, inst []byte) (valid, skip bool, synta
 
 func checkAgreement(t testing.TB, schema string, v *Validator, inst []byte) {
 	t.Helper()
-	if isBlank(inst) || !utf8.Valid(inst) {
+	if isBlank(string(inst)) || !utf8.Valid(inst) {
 		return
 	}
 	want, skip, syntax := reference(t, v, inst)
@@ -145,14 +145,14 @@ func FuzzValidate(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, schema, inst string) {
-		v, err := CompileSchema(json.RawMessage(schema))
+		v, err := Compile(json.RawMessage(schema))
 		if err != nil || v.root == nil {
 			return
 		}
 		checkAgreement(t, schema, v, []byte(inst))
 		// Prepare must leave valid arguments valid.
-		if out, err := v.Prepare([]byte(inst)); err == nil {
-			if err := v.Validate(out); err != nil {
+		if out, err := v.Prepare(inst); err == nil {
+			if err := v.ValidateString(out); err != nil {
 				t.Errorf("schema %s: arguments %s with defaults %s are invalid: %v", schema, inst, out, err)
 			}
 		}

@@ -1,4 +1,4 @@
-package tool
+package schema
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -157,7 +155,7 @@ var schemaCases = []struct {
 func TestSchemaGolden(t *testing.T) {
 	for _, tc := range schemaCases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := SchemaOf(tc.typ)
+			s, err := Of(tc.typ)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,6 +177,18 @@ func TestSchemaGolden(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("schema of %v:\n%s\nwant (%s):\n%s", tc.typ, got, path, want)
 			}
+			// The schema text tools advertise is the schema, as encoding/json writes it.
+			c, err := For(tc.typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compact, err := json.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(c.Schema(), compact) {
+				t.Errorf("schema text of %v:\n%s\nwant\n%s", tc.typ, c.Schema(), compact)
+			}
 			// Every inferred schema is a valid schema and compiles for the fast path.
 			v, err := compileSchema(s)
 			if err != nil {
@@ -190,6 +200,3 @@ func TestSchemaGolden(t *testing.T) {
 		})
 	}
 }
-
-var _ = strings.Contains
-var _ sync.Mutex

@@ -1,12 +1,10 @@
-package tool
+package schema
 
 import (
-	"bytes"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // The single-pass validator: it reads the JSON text once, checking its syntax (RFC 8259, UTF-8
@@ -17,8 +15,9 @@ import (
 const maxDepth = 10000
 
 type pathSeg struct {
-	key   []byte // raw key text between the quotes; nil for an array index
-	esc   bool   // key has escapes
+	key   string // raw key text between the quotes; empty for an array index
+	isKey bool
+	esc   bool // key has escapes
 	index int
 }
 
@@ -26,12 +25,12 @@ type pathSeg struct {
 // at, just after its '{') or an integral number in an integer slot rewritten as an integer.
 type edit struct {
 	at, end int
-	text    []byte
+	text    string
 	more    bool // an insert into an object with members: a comma follows
 }
 
 type vstate struct {
-	data []byte
+	data string
 	// The path to the current value: the first segments in a fixed array (no allocation for
 	// ordinary nesting), deeper ones in more.
 	path    [16]pathSeg
@@ -45,7 +44,7 @@ type vstate struct {
 	scratch []byte
 }
 
-func skipWS(d []byte, i int) int {
+func skipWS(d string, i int) int {
 	for i < len(d) {
 		switch d[i] {
 		case ' ', '\t', '\n', '\r':
@@ -59,7 +58,7 @@ func skipWS(d []byte, i int) int {
 
 func (st *vstate) syntaxError(pos int, msg string) int {
 	if st.err == nil || !st.err.Syntax {
-		st.err = &ArgumentError{Syntax: true, Offset: pos, Issues: []Issue{{Message: msg}}}
+		st.err = &ArgumentError{Syntax: true, Offset: pos, Issues: []Issue{{Message: msg, Keyword: "syntax"}}}
 	}
 	return -1
 }
@@ -89,14 +88,14 @@ func (st *vstate) report() bool {
 }
 
 // fail records a schema violation at the current path.
-func (st *vstate) fail(msg string) {
+func (st *vstate) fail(keyword, msg string) {
 	if st.err == nil {
 		st.err = &ArgumentError{}
 	}
 	if st.err.Syntax || len(st.err.Issues) >= maxIssues {
 		return
 	}
-	st.err.Issues = append(st.err.Issues, Issue{Path: st.pointer(), Message: msg})
+	st.err.Issues = append(st.err.Issues, Issue{Path: st.pointer(), Message: msg, Keyword: keyword})
 }
 
 func (st *vstate) pointer() string {
@@ -104,11 +103,11 @@ func (st *vstate) pointer() string {
 	segs := append(st.path[:min(st.npath, len(st.path)):min(st.npath, len(st.path))], st.more...)
 	for _, s := range segs {
 		b.WriteByte('/')
-		if s.key == nil {
+		if !s.isKey {
 			b.WriteString(strconv.Itoa(s.index))
 			continue
 		}
-		k := string(s.key)
+		k := s.key
 		if s.esc {
 			k = string(unescape(nil, s.key))
 		}
@@ -148,7 +147,7 @@ func (st *vstate) value(n *vnode, pos int) int {
 		}
 		if !ok {
 			if st.report() {
-				st.fail(alternativesMessage(n.anyOf, st.data[pos], "does not match any of the allowed alternatives (anyOf)"))
+				st.fail("anyOf", alternativesMessage(n.anyOf, st.data[pos], "does not match any of the allowed alternatives (anyOf)"))
 			}
 		}
 	}
@@ -162,17 +161,17 @@ func (st *vstate) value(n *vnode, pos int) int {
 		switch {
 		case count == 0:
 			if st.report() {
-				st.fail(alternativesMessage(n.oneOf, st.data[pos], "does not match any of the alternatives (oneOf)"))
+				st.fail("oneOf", alternativesMessage(n.oneOf, st.data[pos], "does not match any of the alternatives (oneOf)"))
 			}
 		case count > 1:
 			if st.report() {
-				st.fail("matches more than one of the alternatives (oneOf); it must match exactly one")
+				st.fail("oneOf", "matches more than one of the alternatives (oneOf); it must match exactly one")
 			}
 		}
 	}
 	if n.not != nil && st.quietValid(n.not, pos) {
 		if st.report() {
-			st.fail("matches a schema it must not match (not)")
+			st.fail("not", "matches a schema it must not match (not)")
 		}
 	}
 	st.own(n, pos)
@@ -228,7 +227,7 @@ func kindName(c byte) string {
 func (st *vstate) typeOK(n *vnode, got uint8, pos, end int) bool {
 	if n.never {
 		if st.report() {
-			st.fail("no value is allowed here")
+			st.fail("false", "no value is allowed here")
 		}
 		return false
 	}
@@ -236,7 +235,7 @@ func (st *vstate) typeOK(n *vnode, got uint8, pos, end int) bool {
 		return true
 	}
 	if st.report() {
-		st.fail("expected " + typeList(n.types&^impliedInteger(n.types)) + ", got " + describe(st.data[pos:end]))
+		st.fail("type", "expected "+typeList(n.types&^impliedInteger(n.types))+", got "+describe(st.data[pos:end]))
 	}
 	return false
 }
@@ -249,7 +248,7 @@ func impliedInteger(mask uint8) uint8 {
 }
 
 // describe renders a value for a message: short scalars as written, others by kind.
-func describe(v []byte) string {
+func describe(v string) string {
 	if len(v) == 0 {
 		return "nothing"
 	}
@@ -260,17 +259,17 @@ func describe(v []byte) string {
 		return "an array"
 	case '"':
 		if len(v) > 40 {
-			return "a string " + string(truncateUTF8(v, 37)) + `…"`
+			return "a string " + truncateUTF8(v, 37) + `…"`
 		}
-		return "the string " + string(v)
+		return "the string " + v
 	}
 	if len(v) > 40 {
-		return string(v[:37]) + "…"
+		return v[:37] + "…"
 	}
-	return string(v)
+	return v
 }
 
-func truncateUTF8(b []byte, n int) []byte {
+func truncateUTF8(b string, n int) string {
 	if len(b) <= n {
 		return b
 	}
@@ -310,7 +309,7 @@ func (st *vstate) own(n *vnode, pos int) int {
 func (st *vstate) literal(n *vnode, pos int, lit string, kind uint8) int {
 	d := st.data
 	end := pos + len(lit)
-	if end > len(d) || string(d[pos:end]) != lit {
+	if end > len(d) || d[pos:end] != lit {
 		for i := 0; i < len(lit); i++ {
 			if pos+i >= len(d) || d[pos+i] != lit[i] {
 				return st.unexpected(pos+i, "in literal "+lit)
@@ -339,11 +338,11 @@ func (st *vstate) checkEnum(n *vnode, match func(scalar) bool, shown string) {
 			}
 		}
 		if !found && st.report() {
-			st.fail(shown + " is not one of " + scalarList(n.enum))
+			st.fail("enum", shown+" is not one of "+scalarList(n.enum))
 		}
 	}
 	if n.hasConst && !match(n.constv) && st.report() {
-		st.fail(shown + " is not the required value " + n.constv.json)
+		st.fail("const", shown+" is not the required value "+n.constv.json)
 	}
 }
 
@@ -400,10 +399,10 @@ func (st *vstate) number(n *vnode, pos int) int {
 		}
 	} else {
 		var err error
-		f, err = strconv.ParseFloat(unsafe.String(unsafe.SliceData(lit), len(lit)), 64)
+		f, err = strconv.ParseFloat(lit, 64)
 		if err != nil {
 			if st.report() {
-				st.fail("the number " + describe(lit) + " is out of range")
+				st.fail("type", "the number "+describe(lit)+" is out of range")
 			}
 			return end
 		}
@@ -424,36 +423,36 @@ func (st *vstate) number(n *vnode, pos int) int {
 		math.Abs(f) <= 1<<53 {
 		// An integer written as 2.0 or 1e3 is valid for the schema but not for Go's integer
 		// types: hand the decoder the plain integer.
-		st.addRewrite(pos, end, strconv.AppendFloat(nil, f, 'f', -1, 64))
+		st.addRewrite(pos, end, strconv.FormatFloat(f, 'f', -1, 64))
 	}
 	if n.hasEnum || n.hasConst {
-		st.checkEnum(n, func(sc scalar) bool { return sc.kind == tNumber && sc.n == f }, string(lit))
+		st.checkEnum(n, func(sc scalar) bool { return sc.kind == tNumber && sc.n == f }, lit)
 	}
 	if n.hasMult {
 		if _, frac := math.Modf(f / n.mult); frac != 0 {
 			if st.report() {
-				st.fail(string(lit) + " is not a multiple of " + formatNumber(n.mult))
+				st.fail("multipleOf", lit+" is not a multiple of "+formatNumber(n.mult))
 			}
 		}
 	}
 	if n.hasMin && f < n.min {
 		if st.report() {
-			st.fail(string(lit) + " is less than the minimum " + formatNumber(n.min))
+			st.fail("minimum", lit+" is less than the minimum "+formatNumber(n.min))
 		}
 	}
 	if n.hasMax && f > n.max {
 		if st.report() {
-			st.fail(string(lit) + " is greater than the maximum " + formatNumber(n.max))
+			st.fail("maximum", lit+" is greater than the maximum "+formatNumber(n.max))
 		}
 	}
 	if n.hasExMin && f <= n.exMin {
 		if st.report() {
-			st.fail(string(lit) + " must be greater than " + formatNumber(n.exMin))
+			st.fail("exclusiveMinimum", lit+" must be greater than "+formatNumber(n.exMin))
 		}
 	}
 	if n.hasExMax && f >= n.exMax {
 		if st.report() {
-			st.fail(string(lit) + " must be less than " + formatNumber(n.exMax))
+			st.fail("exclusiveMaximum", lit+" must be less than "+formatNumber(n.exMax))
 		}
 	}
 	return end
@@ -499,12 +498,12 @@ func (st *vstate) scanString(pos int) (end int, esc bool) {
 					i += 6
 				}
 			default:
-				return st.syntaxError(i, "invalid escape "+strconv.Quote(string(d[i:i+2]))+" in string"), false
+				return st.syntaxError(i, "invalid escape "+strconv.Quote(d[i:i+2])+" in string"), false
 			}
 		case c < 0x20:
 			return st.syntaxError(i, "control character "+strconv.QuoteRune(rune(c))+" in string (it must be escaped)"), false
 		default:
-			r, size := utf8.DecodeRune(d[i:])
+			r, size := utf8.DecodeRuneInString(d[i:])
 			if r == utf8.RuneError && size == 1 {
 				return st.syntaxError(i, "invalid UTF-8 in string"), false
 			}
@@ -514,7 +513,7 @@ func (st *vstate) scanString(pos int) (end int, esc bool) {
 }
 
 // parseSmallInt parses an integer literal of at most 15 digits (and a sign).
-func parseSmallInt(lit []byte) float64 {
+func parseSmallInt(lit string) float64 {
 	neg := lit[0] == '-'
 	if neg {
 		lit = lit[1:]
@@ -531,12 +530,13 @@ func parseSmallInt(lit []byte) float64 {
 
 func utf16IsSurrogate(r rune) bool { return r >= 0xD800 && r <= 0xDFFF }
 
-func hex4(d []byte, i int) (rune, bool) {
+func hex4(d string, i int) (rune, bool) {
 	if i+4 > len(d) {
 		return 0, false
 	}
 	var r rune
-	for _, c := range d[i : i+4] {
+	for j := i; j < i+4; j++ {
+		c := d[j]
 		switch {
 		case c >= '0' && c <= '9':
 			r = r<<4 | rune(c-'0')
@@ -562,7 +562,7 @@ var strSafe = func() (t [256]bool) {
 
 // unescape appends the decoded content of a string body (between the quotes) already checked
 // by scanString.
-func unescape(dst, s []byte) []byte {
+func unescape(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c != '\\' {
@@ -610,42 +610,41 @@ func (st *vstate) str(n *vnode, pos int) int {
 	if !n.hasEnum && !n.hasConst && n.minLen < 0 && n.maxLen < 0 && n.pattern == nil {
 		return end
 	}
-	body := st.data[pos+1 : end-1]
+	s := st.data[pos+1 : end-1]
 	if esc {
-		st.scratch = unescape(st.scratch[:0], body)
-		body = st.scratch
+		st.scratch = unescape(st.scratch[:0], s)
+		s = string(st.scratch)
 	}
-	s := unsafe.String(unsafe.SliceData(body), len(body))
 	shown := describeString(st.data[pos:end])
 	if n.hasEnum || n.hasConst {
 		st.checkEnum(n, func(sc scalar) bool { return sc.kind == tString && sc.s == s }, shown)
 	}
 	if n.minLen >= 0 || n.maxLen >= 0 {
-		count := utf8.RuneCount(body)
+		count := utf8.RuneCountInString(s)
 		if n.minLen >= 0 && count < n.minLen {
 			if st.report() {
-				st.fail(shown + " is shorter than the minimum length " + strconv.Itoa(n.minLen))
+				st.fail("minLength", shown+" is shorter than the minimum length "+strconv.Itoa(n.minLen))
 			}
 		}
 		if n.maxLen >= 0 && count > n.maxLen {
 			if st.report() {
-				st.fail(shown + " is longer than the maximum length " + strconv.Itoa(n.maxLen))
+				st.fail("maxLength", shown+" is longer than the maximum length "+strconv.Itoa(n.maxLen))
 			}
 		}
 	}
 	if n.pattern != nil && !n.pattern.MatchString(s) {
 		if st.report() {
-			st.fail(shown + " does not match the pattern " + n.pattern.String())
+			st.fail("pattern", shown+" does not match the pattern "+n.pattern.String())
 		}
 	}
 	return end
 }
 
-func describeString(quoted []byte) string {
+func describeString(quoted string) string {
 	if len(quoted) > 40 {
-		return string(truncateUTF8(quoted, 37)) + `…"`
+		return truncateUTF8(quoted, 37) + `…"`
 	}
-	return string(quoted)
+	return quoted
 }
 
 func (st *vstate) push(seg pathSeg) {
@@ -715,12 +714,12 @@ func (st *vstate) array(n *vnode, pos int) int {
 		}
 		if n.minItems >= 0 && count < n.minItems {
 			if st.report() {
-				st.fail("has " + plural(count, "item") + ", fewer than the minimum " + strconv.Itoa(n.minItems))
+				st.fail("minItems", "has "+plural(count, "item")+", fewer than the minimum "+strconv.Itoa(n.minItems))
 			}
 		}
 		if n.maxItems >= 0 && count > n.maxItems {
 			if st.report() {
-				st.fail("has " + plural(count, "item") + ", more than the maximum " + strconv.Itoa(n.maxItems))
+				st.fail("maxItems", "has "+plural(count, "item")+", more than the maximum "+strconv.Itoa(n.maxItems))
 			}
 		}
 	}
@@ -770,26 +769,26 @@ func (st *vstate) object(n *vnode, pos int) int {
 				lookup := key
 				if esc {
 					st.scratch = unescape(st.scratch[:0], key)
-					lookup = st.scratch
+					lookup = string(st.scratch)
 				}
 				idx := n.propIdx(lookup)
 				var vn *vnode
 				switch {
 				case idx >= 0:
 					if seen&(1<<idx) != 0 && st.report() {
-						st.fail("duplicate property " + strconv.Quote(n.props[idx].name))
+						st.fail("duplicate", "duplicate property "+strconv.Quote(n.props[idx].name))
 					}
 					seen |= 1 << idx
 					vn = n.props[idx].node
 				default:
 					for j, r := range n.reqExtra {
-						if r == string(lookup) {
+						if r == lookup {
 							seenExtra |= 1 << j
 						}
 					}
-					if n.noAdditonal {
+					if n.noAdditional {
 						if st.report() {
-							st.fail(unexpectedProperty(n, lookup))
+							st.fail("additionalProperties", unexpectedProperty(n, lookup))
 						}
 						vn = anyNode
 					} else if n.additional != nil {
@@ -799,7 +798,7 @@ func (st *vstate) object(n *vnode, pos int) int {
 					}
 				}
 				if vn != anyNode {
-					st.push(pathSeg{key: key, esc: esc})
+					st.push(pathSeg{key: key, isKey: true, esc: esc})
 					i = st.value(vn, i)
 					st.pop()
 				} else {
@@ -838,49 +837,49 @@ func (st *vstate) object(n *vnode, pos int) int {
 		}
 		if p.required {
 			if st.report() {
-				st.fail("missing required property " + strconv.Quote(p.name))
+				st.fail("required", "missing required property "+strconv.Quote(p.name))
 			}
-		} else if p.def != nil && st.quiet == 0 {
+		} else if p.def != "" && st.quiet == 0 {
 			st.addDefault(pos+1, p, count > 0)
 		}
 	}
 	for j, r := range n.reqExtra {
 		if seenExtra&(1<<j) == 0 {
 			if st.report() {
-				st.fail("missing required property " + strconv.Quote(r))
+				st.fail("required", "missing required property "+strconv.Quote(r))
 			}
 		}
 	}
 	if n.minProps >= 0 && count < n.minProps {
 		if st.report() {
-			st.fail("has " + plural(count, "property") + ", fewer than the minimum " + strconv.Itoa(n.minProps))
+			st.fail("minProperties", "has "+plural(count, "property")+", fewer than the minimum "+strconv.Itoa(n.minProps))
 		}
 	}
 	if n.maxProps >= 0 && count > n.maxProps {
 		if st.report() {
-			st.fail("has " + plural(count, "property") + ", more than the maximum " + strconv.Itoa(n.maxProps))
+			st.fail("maxProperties", "has "+plural(count, "property")+", more than the maximum "+strconv.Itoa(n.maxProps))
 		}
 	}
 	return i
 }
 
-func (n *vnode) propIdx(key []byte) int {
+func (n *vnode) propIdx(key string) int {
 	if n.propIndex != nil {
-		if i, ok := n.propIndex[string(key)]; ok {
+		if i, ok := n.propIndex[key]; ok {
 			return i
 		}
 		return -1
 	}
 	for i := range n.props {
-		if n.props[i].name == string(key) {
+		if n.props[i].name == key {
 			return i
 		}
 	}
 	return -1
 }
 
-func unexpectedProperty(n *vnode, key []byte) string {
-	msg := "unexpected property " + strconv.Quote(string(key))
+func unexpectedProperty(n *vnode, key string) string {
+	msg := "unexpected property " + strconv.Quote(key)
 	if len(n.props) == 0 {
 		return msg + " (no properties are allowed)"
 	}
@@ -902,17 +901,15 @@ func unexpectedProperty(n *vnode, key []byte) string {
 
 func (st *vstate) addDefault(at int, p *vprop, more bool) {
 	for _, e := range st.edits {
-		if e.at == at && e.end == at && bytes.HasPrefix(e.text, p.quoted) {
+		if e.at == at && e.end == at && strings.HasPrefix(e.text, p.quoted) {
 			return // the object was visited twice (through $ref or allOf)
 		}
 	}
-	text := make([]byte, 0, len(p.quoted)+len(p.def))
-	text = append(append(text, p.quoted...), p.def...)
-	st.edits = append(st.edits, edit{at: at, end: at, text: text, more: more})
+	st.edits = append(st.edits, edit{at: at, end: at, text: p.quoted + p.def, more: more})
 }
 
 // addRewrite replaces data[at:end] with text.
-func (st *vstate) addRewrite(at, end int, text []byte) {
+func (st *vstate) addRewrite(at, end int, text string) {
 	for _, e := range st.edits {
 		if e.at == at && e.end == end {
 			return
@@ -923,12 +920,13 @@ func (st *vstate) addRewrite(at, end int, text []byte) {
 
 // applyEdits returns a copy of the data with the edits made. Inserts at one offset go in the
 // order they were found, separated by commas, and followed by one if the object has members.
-func (st *vstate) applyEdits() []byte {
+func (st *vstate) applyEdits() string {
 	size := len(st.data)
 	for _, e := range st.edits {
 		size += len(e.text) + 1
 	}
-	out := make([]byte, 0, size)
+	var out strings.Builder
+	out.Grow(size)
 	// Edits were recorded as values ended, so inner ones come first: sort by offset, keeping
 	// the order within one offset.
 	es := st.edits
@@ -939,15 +937,16 @@ func (st *vstate) applyEdits() []byte {
 	}
 	last := 0
 	for k, e := range es {
-		out = append(out, st.data[last:e.at]...)
-		out = append(out, e.text...)
+		out.WriteString(st.data[last:e.at])
+		out.WriteString(e.text)
 		last = e.end
 		if e.end == e.at {
 			nextInsertHere := k+1 < len(es) && es[k+1].at == e.at && es[k+1].end == e.at
 			if nextInsertHere || e.more {
-				out = append(out, ',')
+				out.WriteByte(',')
 			}
 		}
 	}
-	return append(out, st.data[last:]...)
+	out.WriteString(st.data[last:])
+	return out.String()
 }

@@ -1,4 +1,4 @@
-package tool
+package schema
 
 import (
 	"encoding/json"
@@ -6,20 +6,21 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func mustValidator(t testing.TB, schema string) *Validator {
 	t.Helper()
-	v, err := CompileSchema(json.RawMessage(schema))
+	v, err := Compile(json.RawMessage(schema))
 	if err != nil {
-		t.Fatalf("CompileSchema(%s): %v", schema, err)
+		t.Fatalf("Compile(%s): %v", schema, err)
 	}
 	return v
 }
 
 func inferredValidator[T any](t testing.TB) *Validator {
 	t.Helper()
-	s, err := SchemaFor[T]()
+	s, err := Of(reflect.TypeFor[T]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestValidateDefaults(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v := mustValidator(t, tc.schema)
-			got, err := v.Prepare([]byte(tc.args))
+			got, err := v.Prepare(tc.args)
 			if tc.want == "error" {
 				if err == nil {
 					t.Fatalf("Prepare(%s) = %s, want an error", tc.args, got)
@@ -193,7 +194,7 @@ func TestValidateDefaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			var g, w any
-			if err := json.Unmarshal(got, &g); err != nil {
+			if err := json.Unmarshal([]byte(got), &g); err != nil {
 				t.Fatalf("Prepare(%s) = %s: %v", tc.args, got, err)
 			}
 			if err := json.Unmarshal([]byte(tc.want), &w); err != nil {
@@ -208,12 +209,12 @@ func TestValidateDefaults(t *testing.T) {
 
 func TestPrepareKeepsArgs(t *testing.T) {
 	v := inferredValidator[weatherArgs](t)
-	args := []byte(`{"location":"Paris","unit":"C"}`)
+	args := `{"location":"Paris","unit":"C"}`
 	got, err := v.Prepare(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if &got[0] != &args[0] {
+	if unsafe.StringData(got) != unsafe.StringData(args) {
 		t.Error("Prepare copied arguments that needed no defaults")
 	}
 }
@@ -257,8 +258,15 @@ func TestCompileSchemaErrors(t *testing.T) {
 		`{"$ref":"#"}`,
 		`{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/b"}]},"b":{"anyOf":[{"not":{"$ref":"#/$defs/a"}}]}},"properties":{"x":{"$ref":"#/$defs/a"}}}`,
 	} {
-		if _, err := CompileSchema(json.RawMessage(schema)); err == nil {
-			t.Errorf("CompileSchema(%s) succeeded", schema)
+		if _, err := Compile(json.RawMessage(schema)); err == nil {
+			t.Errorf("Compile(%s) succeeded", schema)
 		}
 	}
+}
+
+// The argument types of the validator tests, as tools declare them.
+type weatherArgs struct {
+	Location string `json:"location" jsonschema:"City and country, e.g. Copenhagen, Denmark"`
+	Unit     string `json:"unit" enum:"C,F" jsonschema:"Temperature unit"`
+	Days     int    `json:"days,omitempty" jsonschema:"Days of forecast"`
 }

@@ -1,4 +1,4 @@
-package tool
+package schema
 
 import (
 	"errors"
@@ -60,15 +60,6 @@ var (
 	encodeOptions = jsonv2.JoinOptions(baseEncodeOptions, jsonv2.WithMarshalers(durationMarshaler))
 )
 
-// encodeOptionsFor returns the options for encoding results of type t: with the duration
-// marshaler when t may hold a duration, which an interface may.
-func encodeOptionsFor(t reflect.Type) jsonv2.Options {
-	if containsType(t, func(t reflect.Type) bool { return t == durationType || t.Kind() == reflect.Interface }) {
-		return encodeOptions
-	}
-	return baseEncodeOptions
-}
-
 // decodeOptions returns the options needed to decode t: none unless it holds durations, so
 // the common case takes the codec's fastest path.
 func decodeOptions(t reflect.Type) []jsonv2.Options {
@@ -114,7 +105,7 @@ func decodeError(err error) error {
 	if errors.As(err, &se) {
 		msg := describeKind(se.JSONKind)
 		if len(se.JSONValue) > 0 {
-			msg = describe(se.JSONValue)
+			msg = describe(string(se.JSONValue))
 		}
 		if se.GoType != nil {
 			msg += " cannot be read as " + goTypeName(se.GoType)
@@ -127,7 +118,7 @@ func decodeError(err error) error {
 		case se.Err != nil && !errors.Is(se.Err, strconv.ErrSyntax):
 			msg += ": " + se.Err.Error()
 		}
-		return &ArgumentError{Issues: []Issue{{Path: string(se.JSONPointer), Message: msg}}}
+		return &ArgumentError{Issues: []Issue{{Path: string(se.JSONPointer), Message: msg, Keyword: "decode"}}}
 	}
 	var syn *jsontext.SyntacticError
 	if errors.As(err, &syn) {
@@ -135,15 +126,16 @@ func decodeError(err error) error {
 			return &ArgumentError{Issues: []Issue{{
 				Path:    string(syn.JSONPointer.Parent()),
 				Message: "duplicate property " + strconv.Quote(syn.JSONPointer.LastToken()),
+				Keyword: "duplicate",
 			}}}
 		}
 		msg := "invalid JSON"
 		if syn.Err != nil {
 			msg = syn.Err.Error()
 		}
-		return &ArgumentError{Syntax: true, Offset: int(syn.ByteOffset), Issues: []Issue{{Path: string(syn.JSONPointer), Message: msg}}}
+		return &ArgumentError{Syntax: true, Offset: int(syn.ByteOffset), Issues: []Issue{{Path: string(syn.JSONPointer), Message: msg, Keyword: "syntax"}}}
 	}
-	return &ArgumentError{Issues: []Issue{{Message: err.Error()}}}
+	return &ArgumentError{Issues: []Issue{{Message: err.Error(), Keyword: "decode"}}}
 }
 
 func describeKind(k jsontext.Kind) string {
