@@ -111,7 +111,7 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	}
 	o := s.opts
 	names := toolname.ForPrompt(toolname.OpenAI, o.Tools, p.Messages)
-	msgs, err := chatMessages(p.Messages, names)
+	msgs, err := chatWire{names: names, reasoningField: m.cfg.ReasoningField}.messages(p.Messages)
 	if err != nil {
 		return nil, err
 	}
@@ -202,9 +202,20 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	return req, nil
 }
 
-// chatMessages maps the conversation: one message per chat message, except tool messages, which
-// become one "tool" message per result. Tool names are sent as their wire names.
-func chatMessages(msgs []chat.Message, names *toolname.Map) ([]oai.ChatCompletionMessageParamUnion, error) {
+// chatWire says how a request's messages are written for the server.
+type chatWire struct {
+	// names maps tool names to wire names.
+	names *toolname.Map
+	// reasoningField is Config.ReasoningField.
+	reasoningField string
+}
+
+// messages maps the conversation: one message per chat message, except tool messages, which
+// become one "tool" message per result. Tool names are sent as their wire names, and an
+// assistant message's reasoning from a Chat Completions server in the fields reasoningFields
+// chooses.
+func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessageParamUnion, error) {
+	names := w.names
 	out := make([]oai.ChatCompletionMessageParamUnion, 0, len(msgs))
 	ids := callIDs{}
 	for i, m := range msgs {
@@ -225,6 +236,13 @@ func chatMessages(msgs []chat.Message, names *toolname.Map) ([]oai.ChatCompletio
 						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: names.Wire(c.Name), Arguments: callArguments(c.Arguments)},
 					},
 				})
+			}
+			fields, err := reasoningFields(m.Reasoning, w.reasoningField)
+			if err != nil {
+				return nil, fmt.Errorf("openai: message %d: %w", i, err)
+			}
+			if fields != nil {
+				a.SetExtraFields(fields)
 			}
 			out = append(out, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
 		case chat.RoleTool:
@@ -322,7 +340,7 @@ func responseSchema(rf *chat.ResponseFormat) (string, map[string]any, error) {
 func chatResponse(c *oai.ChatCompletion, tools toolSet) *chat.Response {
 	r := &chat.Response{ID: c.ID, Model: c.Model, Usage: chatUsage(c.Usage), Raw: c}
 	for _, ch := range c.Choices {
-		msg := chat.Message{Role: chat.RoleAssistant, Content: ch.Message.Content}
+		msg := chat.Message{Role: chat.RoleAssistant, Content: ch.Message.Content, Reasoning: messageReasoning(ch.Message.JSON.ExtraFields)}
 		if msg.Content == "" {
 			msg.Content = ch.Message.Refusal
 		}
@@ -348,14 +366,21 @@ func chatResponse(c *oai.ChatCompletion, tools toolSet) *chat.Response {
 	return r
 }
 
+// chatUsage maps usage. OutputTokens include the reasoning tokens, as OpenAI counts them; xAI
+// counts reasoning apart from completion_tokens (its total_tokens is prompt + completion +
+// reasoning), which the totals show, and such reasoning is added to OutputTokens.
 func chatUsage(u oai.CompletionUsage) chat.Usage {
-	return chat.Usage{
+	out := chat.Usage{
 		InputTokens:       int(u.PromptTokens),
 		OutputTokens:      int(u.CompletionTokens),
 		TotalTokens:       int(u.TotalTokens),
 		CachedInputTokens: int(u.PromptTokensDetails.CachedTokens),
 		ReasoningTokens:   int(u.CompletionTokensDetails.ReasoningTokens),
 	}
+	if r := u.CompletionTokensDetails.ReasoningTokens; r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
+		out.OutputTokens += int(r)
+	}
+	return out
 }
 
 // chatStream turns chunks into responses and checks the stream ends complete.
@@ -365,7 +390,8 @@ type chatStream struct {
 }
 
 type chatGenState struct {
-	finished bool
+	finished  bool
+	reasoning reasoningStream
 	// calls maps a tool call's index to its state.
 	calls map[int64]*streamCall
 }
@@ -400,6 +426,10 @@ func (st *chatStream) chunk(c *oai.ChatCompletionChunk) *chat.Response {
 		msg := chat.Message{Role: chat.RoleAssistant, Content: ch.Delta.Content}
 		if msg.Content == "" {
 			msg.Content = ch.Delta.Refusal
+		}
+		msg.Reasoning = g.reasoning.delta(ch.Delta.JSON.ExtraFields)
+		if msg.Content != "" || len(ch.Delta.ToolCalls) > 0 || ch.Delta.FunctionCall.Name != "" || ch.FinishReason != "" {
+			msg.Reasoning = append(msg.Reasoning, g.reasoning.flush()...)
 		}
 		for _, tc := range ch.Delta.ToolCalls {
 			if d, ok := st.callDelta(g, tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments); ok {
