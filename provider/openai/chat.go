@@ -14,6 +14,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/toolname"
 )
 
 // ChatModel is a [chat.Model] on the Chat Completions API (POST {base URL}/chat/completions),
@@ -109,7 +110,8 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 		return nil, err
 	}
 	o := s.opts
-	msgs, err := chatMessages(p.Messages)
+	names := toolname.ForPrompt(toolname.OpenAI, o.Tools, p.Messages)
+	msgs, err := chatWire{names: names, reasoningField: m.cfg.ReasoningField}.messages(p.Messages)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +145,7 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	if s.effort != "" {
 		params.ReasoningEffort = shared.ReasoningEffort(s.effort)
 	}
-	req.tools, err = prepareTools(o.Tools, s.strict)
+	req.tools, err = prepareTools(o.Tools, s.strict, names)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +168,7 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 		case "auto", "none", "required":
 			params.ToolChoice = oai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: oai.String(o.ToolChoice)}
 		default:
-			params.ToolChoice = oai.ToolChoiceOptionFunctionToolChoice(oai.ChatCompletionNamedToolChoiceFunctionParam{Name: o.ToolChoice})
+			params.ToolChoice = oai.ToolChoiceOptionFunctionToolChoice(oai.ChatCompletionNamedToolChoiceFunctionParam{Name: names.Wire(o.ToolChoice)})
 		}
 		if o.ParallelToolCalls != nil {
 			params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
@@ -200,10 +202,20 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	return req, nil
 }
 
-// chatMessages maps the conversation: one message per chat message, except tool messages, which
-// become one "tool" message per result. Reasoning is dropped: Chat Completions has no way to
-// send it back.
-func chatMessages(msgs []chat.Message) ([]oai.ChatCompletionMessageParamUnion, error) {
+// chatWire says how a request's messages are written for the server.
+type chatWire struct {
+	// names maps tool names to wire names.
+	names *toolname.Map
+	// reasoningField is Config.ReasoningField.
+	reasoningField string
+}
+
+// messages maps the conversation: one message per chat message, except tool messages, which
+// become one "tool" message per result. Tool names are sent as their wire names, and an
+// assistant message's reasoning from a Chat Completions server in the fields reasoningFields
+// chooses.
+func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessageParamUnion, error) {
+	names := w.names
 	out := make([]oai.ChatCompletionMessageParamUnion, 0, len(msgs))
 	ids := callIDs{}
 	for i, m := range msgs {
@@ -221,9 +233,16 @@ func chatMessages(msgs []chat.Message) ([]oai.ChatCompletionMessageParamUnion, e
 				a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
 					OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
 						ID:       ids.call(c),
-						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: callArguments(c.Arguments)},
+						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: names.Wire(c.Name), Arguments: callArguments(c.Arguments)},
 					},
 				})
+			}
+			fields, err := reasoningFields(m.Reasoning, w.reasoningField)
+			if err != nil {
+				return nil, fmt.Errorf("openai: message %d: %w", i, err)
+			}
+			if fields != nil {
+				a.SetExtraFields(fields)
 			}
 			out = append(out, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
 		case chat.RoleTool:
@@ -321,38 +340,47 @@ func responseSchema(rf *chat.ResponseFormat) (string, map[string]any, error) {
 func chatResponse(c *oai.ChatCompletion, tools toolSet) *chat.Response {
 	r := &chat.Response{ID: c.ID, Model: c.Model, Usage: chatUsage(c.Usage), Raw: c}
 	for _, ch := range c.Choices {
-		msg := chat.Message{Role: chat.RoleAssistant, Content: ch.Message.Content}
+		msg := chat.Message{Role: chat.RoleAssistant, Content: ch.Message.Content, Reasoning: messageReasoning(ch.Message.JSON.ExtraFields)}
 		if msg.Content == "" {
 			msg.Content = ch.Message.Refusal
 		}
 		for _, tc := range ch.Message.ToolCalls {
 			call := chat.ToolCall{ID: tc.ID, Index: len(msg.ToolCalls)}
 			switch tc.Type {
-			case "function":
-				call.Name, call.Arguments = tc.Function.Name, tools.clean(tc.Function.Name, tc.Function.Arguments)
+			case "function", "":
+				// Mistral leaves the type out.
+				call.Name, call.Arguments = tools.call(tc.Function.Name, tc.Function.Arguments)
 			case "custom":
-				call.Name, call.Arguments = tc.Custom.Name, tc.Custom.Input
+				call.Name, call.Arguments = tools.names.User(tc.Custom.Name), tc.Custom.Input
 			default:
 				continue
 			}
 			msg.ToolCalls = append(msg.ToolCalls, call)
 		}
 		if fc := ch.Message.FunctionCall; fc.Name != "" {
-			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{Name: fc.Name, Arguments: tools.clean(fc.Name, fc.Arguments), Index: len(msg.ToolCalls)})
+			name, args := tools.call(fc.Name, fc.Arguments)
+			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{Name: name, Arguments: args, Index: len(msg.ToolCalls)})
 		}
 		r.Generations = append(r.Generations, chat.Generation{Index: int(ch.Index), Message: msg, FinishReason: finishReason(ch.FinishReason)})
 	}
 	return r
 }
 
+// chatUsage maps usage. OutputTokens include the reasoning tokens, as OpenAI counts them; xAI
+// counts reasoning apart from completion_tokens (its total_tokens is prompt + completion +
+// reasoning), which the totals show, and such reasoning is added to OutputTokens.
 func chatUsage(u oai.CompletionUsage) chat.Usage {
-	return chat.Usage{
+	out := chat.Usage{
 		InputTokens:       int(u.PromptTokens),
 		OutputTokens:      int(u.CompletionTokens),
 		TotalTokens:       int(u.TotalTokens),
 		CachedInputTokens: int(u.PromptTokensDetails.CachedTokens),
 		ReasoningTokens:   int(u.CompletionTokensDetails.ReasoningTokens),
 	}
+	if r := u.CompletionTokensDetails.ReasoningTokens; r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
+		out.OutputTokens += int(r)
+	}
+	return out
 }
 
 // chatStream turns chunks into responses and checks the stream ends complete.
@@ -362,7 +390,8 @@ type chatStream struct {
 }
 
 type chatGenState struct {
-	finished bool
+	finished  bool
+	reasoning reasoningStream
 	// calls maps a tool call's index to its state.
 	calls map[int64]*streamCall
 }
@@ -398,6 +427,10 @@ func (st *chatStream) chunk(c *oai.ChatCompletionChunk) *chat.Response {
 		if msg.Content == "" {
 			msg.Content = ch.Delta.Refusal
 		}
+		msg.Reasoning = g.reasoning.delta(ch.Delta.JSON.ExtraFields)
+		if msg.Content != "" || len(ch.Delta.ToolCalls) > 0 || ch.Delta.FunctionCall.Name != "" || ch.FinishReason != "" {
+			msg.Reasoning = append(msg.Reasoning, g.reasoning.flush()...)
+		}
 		for _, tc := range ch.Delta.ToolCalls {
 			if d, ok := st.callDelta(g, tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments); ok {
 				msg.ToolCalls = append(msg.ToolCalls, d)
@@ -431,7 +464,7 @@ func (st *chatStream) callDelta(g *chatGenState, index int64, id, name, args str
 		c.name = name
 		c.held = st.tools.needsCleaning(name)
 	}
-	d := chat.ToolCall{Index: c.index, ID: id, Name: name}
+	d := chat.ToolCall{Index: c.index, ID: id, Name: st.tools.names.User(name)}
 	if c.held {
 		c.args = append(c.args, args...)
 	} else {

@@ -69,6 +69,15 @@ type Config struct {
 	// DisableStreamUsage (Chat Completions) stops asking for the usage-only final chunk
 	// (stream_options.include_usage), for servers that reject stream_options.
 	DisableStreamUsage bool
+	// ReasoningField (Chat Completions) says how the reasoning of earlier answers goes back to
+	// the server, on their assistant messages. Empty sends it in the field it came in, which is
+	// what the servers that return reasoning expect: reasoning_content for DeepSeek, vLLM,
+	// llama.cpp, xAI, Moonshot and Z.ai, reasoning for Groq, reasoning_details (the entries as
+	// they came, signatures and encrypted entries included) for OpenRouter. [FieldReasoningContent]
+	// or [FieldReasoning] sends all of a message's reasoning text in that field,
+	// [FieldReasoningDetails] sends details as they came and plain text as reasoning.text entries,
+	// for a server that reads one field only; [FieldNone] never sends reasoning back.
+	ReasoningField string
 	// RequestOptions are passed to the SDK client after the options above, so they can add
 	// headers, middleware, or override anything.
 	RequestOptions []option.RequestOption
@@ -134,6 +143,12 @@ func newBase(cfg Config) (base, error) {
 	case "", "max_tokens", "max_completion_tokens":
 	default:
 		return base{}, fmt.Errorf("openai: MaxTokensField is %q, want max_tokens or max_completion_tokens", cfg.MaxTokensField)
+	}
+	switch cfg.ReasoningField {
+	case "", FieldReasoningContent, FieldReasoning, FieldReasoningDetails, FieldNone:
+	default:
+		return base{}, fmt.Errorf("openai: ReasoningField is %q, want %s, %s, %s, %s or empty", cfg.ReasoningField,
+			FieldReasoningContent, FieldReasoning, FieldReasoningDetails, FieldNone)
 	}
 	opts := []option.RequestOption{option.WithBaseURL(b.baseURL), option.WithMiddleware(captureFailure)}
 	if cfg.APIKey != "" {

@@ -50,7 +50,17 @@
 // IsError set is sent as "Error: " followed by its text. A refusal comes back as the message's
 // text. Chat Completions' legacy function_call answers are read as tool calls without id (finish
 // reason tool_calls); calls without id get synthetic ids when sent back, and their results the
-// same ids. Chat Completions has no way to send reasoning back, so the Chat model drops it.
+// same ids.
+//
+// # Tool names
+//
+// Both APIs accept function names matching ^[a-zA-Z0-9_-]{1,64}$. A tool whose name is outside
+// that rule (dotted or slashed MCP names, names over 64 bytes, non-ASCII names) is sent under a
+// wire name: the name with each refused character replaced by '_' (accents dropped first) when
+// that is free, else that, cut short, followed by '_' and 8 hex digits of the name's SHA-256. Wire
+// names are deterministic and distinct within a request; tool choice and the calls of the history
+// use them too, and the model's calls come back under the tool's own name, so users and tools
+// never see them.
 //
 // # Streams
 //
@@ -64,6 +74,33 @@
 // reports inside a stream (Responses "error" and "response.failed" events, an error object in a
 // Chat Completions stream) fail with a [*ResponseError]. Stopping the iteration early closes the
 // connection.
+//
+// # Reasoning (Chat Completions)
+//
+// OpenAI's Chat Completions API returns no reasoning, but compatible servers do, in one of three
+// fields of the assistant message: reasoning_content (DeepSeek, vLLM, llama.cpp, xAI, Moonshot,
+// Z.ai), reasoning (OpenRouter, Groq, Cerebras) or reasoning_details (OpenRouter: typed entries,
+// reasoning.text with an optional signature, reasoning.summary, reasoning.encrypted; for Gemini 3
+// models the encrypted entry is the thought signature, tied to its tool call by id). It is read
+// into [chat.Message.Reasoning] in order, one entry per reasoning_details entry (the plain field
+// that repeats their text is then ignored) or one entry for a plain field, each with the Provider
+// [ReasoningProvider] of its field. A reasoning_details entry keeps its text or summary in Text,
+// its signature and id, and the whole entry, as the server sent it, in Encrypted. Streams send
+// reasoning in fragments; an entry is yielded whole once the next entry, text, a tool call or the
+// finish reason shows it complete (fragments of one reasoning_details entry share its type and
+// index), because [chat.Aggregate] keeps reasoning entries as they come.
+//
+// On the next turn each assistant message's reasoning goes back in the field it came in, entries
+// as they came ([Config.ReasoningField] chooses one field for servers that want another, or
+// none). DeepSeek requires reasoning_content back on turns with tool calls, and OpenRouter the
+// reasoning_details of Gemini 3 and signed Claude reasoning; other providers' reasoning, and the
+// Responses API's, is not sent.
+//
+// Usage means what it means for every provider: OutputTokens include reasoning tokens and
+// ReasoningTokens say how many. xAI counts reasoning apart from completion_tokens (its
+// total_tokens is prompt + completion + reasoning tokens); such reasoning is added to
+// OutputTokens. CachedInputTokens is prompt_tokens_details.cached_tokens, in both APIs
+// (input_tokens_details.cached_tokens in the Responses API).
 //
 // # Reasoning (Responses API)
 //
