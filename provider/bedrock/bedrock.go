@@ -49,9 +49,9 @@ type Config struct {
 	// Profile names the shared-configuration profile to load; empty means $AWS_PROFILE or the
 	// default profile. It is ignored when AWS is set.
 	Profile string
-	// AWS, when set, is the AWS configuration to use (region, credentials, HTTP client, retry
-	// settings are replaced by this package's) instead of the one config.LoadDefaultConfig finds:
-	// environment, shared files, SSO, web identity, container and instance roles.
+	// AWS, when set, is the AWS configuration to use (region, credentials, HTTP client) instead
+	// of the one config.LoadDefaultConfig finds: environment, shared files, SSO, web identity,
+	// container and instance roles. Its retry settings give way to MaxAttempts and MaxBackoff.
 	AWS *aws.Config
 	// APIKey, when set, is a Bedrock API key, sent as a bearer token instead of signing requests
 	// with AWS credentials. Empty means $AWS_BEARER_TOKEN_BEDROCK if set, else AWS credentials.
