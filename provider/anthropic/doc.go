@@ -66,6 +66,10 @@
 //   - Tool definitions become custom tools with input_schema. Anthropic requires an object at the
 //     schema's root: a schema without a type gets "type":"object", an empty schema becomes
 //     {"type":"object","properties":{}}, and a schema of another type is an error.
+//   - A tool name outside the API's rule (^[a-zA-Z0-9_-]{1,64}$: dots, MCP names, long or
+//     non-ASCII names) is sent under a legal, deterministic name distinct from the request's
+//     others, in the tools, the tool choice and the history; the model's calls come back under
+//     the tool's own name.
 //   - ToolChoice "" or "auto" → auto, "none" → none, "required" (or "any") → any, any other
 //     value → that tool; ParallelToolCalls=false sets disable_parallel_tool_use.
 //   - ResponseFormat → output_config.format (native structured outputs, always strict).

@@ -142,7 +142,7 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 	if err != nil {
 		return nil, wrapError(ctx, err)
 	}
-	return fromMessage(msg)
+	return req.restore(fromMessage(msg))
 }
 
 // callStreaming gets the whole answer through the streaming endpoint.
@@ -163,7 +163,7 @@ func (m *Model) callStreaming(ctx context.Context, req *request) (*chat.Response
 	if err := st.finish(ctx, stream.Err()); err != nil {
 		return nil, err
 	}
-	return fromMessage(&msg)
+	return req.restore(fromMessage(&msg))
 }
 
 // Stream sends the prompt and yields the answer as it arrives, one chat.Response per event that
@@ -195,6 +195,7 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 			raw := new(sdk.MessageStreamEventUnion)
 			*raw = ev
 			chunk.Raw = raw
+			req.names.Restore(chunk)
 			if !yield(chunk, nil) {
 				return
 			}

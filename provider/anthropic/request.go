@@ -14,6 +14,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/toolname"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -47,6 +48,8 @@ var ErrUnsupported = errors.New("unsupported setting")
 type request struct {
 	params sdk.MessageNewParams
 	opts   []option.RequestOption
+	// names maps tool names to the wire names sent and back.
+	names *toolname.Map
 }
 
 // request builds the SDK request for a prompt, applying the call's options over the Model's
@@ -140,6 +143,9 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	if params.ToolChoice, err = toolChoice(o); err != nil {
 		return nil, err
 	}
+	r.names = toolname.ForPrompt(toolname.Anthropic, o.Tools, p.Messages)
+	wireNames(params, r.names)
+
 	cache, err := extraCache(o.Extra, m.cfg.Cache)
 	if err != nil {
 		return nil, err

@@ -192,7 +192,7 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 	if err != nil {
 		return nil, wrapError(err)
 	}
-	d := newDecoder()
+	d := newDecoderFor(req)
 	return d.flush(d.response(resp)), nil
 }
 
@@ -228,7 +228,7 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 				yield(nil, fmt.Errorf("gemini: malformed stream: %v", r))
 			}
 		}()
-		d := newDecoder()
+		d := newDecoderFor(req)
 		for chunk, err := range m.client.Models.GenerateContentStream(ctx, req.model, req.contents, req.config) {
 			if err != nil {
 				if cause := watch.Err(); cause != nil {

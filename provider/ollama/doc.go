@@ -29,6 +29,12 @@
 // specific settings come from the Extra keys ExtraThink, ExtraOptions (num_ctx, top_k, …),
 // ExtraKeepAlive and ExtraConfigure; [Config.Configure] adjusts every request.
 //
+// Ollama documents no rule for tool names; names reach the model's chat template as they are.
+// Open models are trained on OpenAI-style function names, and some templates read a dot as a
+// separator, so a name outside OpenAI's rule (^[a-zA-Z0-9_-]{1,64}$) is sent under a legal,
+// deterministic name distinct from the request's others, in the tools, the calls and tool_name;
+// the model's calls come back under the tool's own name.
+//
 // # Errors and retries
 //
 // Error answers ({"error": "…"} with a 4xx or 5xx status) are *chat.ProviderError. Ollama's

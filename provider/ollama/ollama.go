@@ -108,6 +108,7 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 	}
 	ctx, watch := bodywatch.With(ctx)
 	d := newDecoder()
+	d.names = promptNames(p)
 	var agg chat.Aggregator
 	var raw *api.ChatResponse
 	err = m.client.Chat(ctx, req, func(r api.ChatResponse) error {
@@ -136,6 +137,7 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 		defer cancel()
 		ctx, watch := bodywatch.With(ctx)
 		d := newDecoder()
+		d.names = promptNames(p)
 		err = m.client.Chat(ctx, req, func(r api.ChatResponse) error {
 			if !yield(d.chunk(r), nil) {
 				return errStop

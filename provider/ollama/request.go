@@ -104,6 +104,7 @@ func (m *Model) request(p *chat.Prompt, stream bool) (*api.ChatRequest, error) {
 		return nil, err
 	}
 	req.Messages = msgs
+	wireNames(req, promptNames(p))
 	configure, err := applyExtra(req, opts.Extra)
 	if err != nil {
 		return nil, err

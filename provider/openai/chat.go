@@ -14,6 +14,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/toolname"
 )
 
 // ChatModel is a [chat.Model] on the Chat Completions API (POST {base URL}/chat/completions),
@@ -109,7 +110,8 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 		return nil, err
 	}
 	o := s.opts
-	msgs, err := chatMessages(p.Messages)
+	names := toolname.ForPrompt(toolname.OpenAI, o.Tools, p.Messages)
+	msgs, err := chatMessages(p.Messages, names)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +145,7 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	if s.effort != "" {
 		params.ReasoningEffort = shared.ReasoningEffort(s.effort)
 	}
-	req.tools, err = prepareTools(o.Tools, s.strict)
+	req.tools, err = prepareTools(o.Tools, s.strict, names)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +168,7 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 		case "auto", "none", "required":
 			params.ToolChoice = oai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: oai.String(o.ToolChoice)}
 		default:
-			params.ToolChoice = oai.ToolChoiceOptionFunctionToolChoice(oai.ChatCompletionNamedToolChoiceFunctionParam{Name: o.ToolChoice})
+			params.ToolChoice = oai.ToolChoiceOptionFunctionToolChoice(oai.ChatCompletionNamedToolChoiceFunctionParam{Name: names.Wire(o.ToolChoice)})
 		}
 		if o.ParallelToolCalls != nil {
 			params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
@@ -201,9 +203,8 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 }
 
 // chatMessages maps the conversation: one message per chat message, except tool messages, which
-// become one "tool" message per result. Reasoning is dropped: Chat Completions has no way to
-// send it back.
-func chatMessages(msgs []chat.Message) ([]oai.ChatCompletionMessageParamUnion, error) {
+// become one "tool" message per result. Tool names are sent as their wire names.
+func chatMessages(msgs []chat.Message, names *toolname.Map) ([]oai.ChatCompletionMessageParamUnion, error) {
 	out := make([]oai.ChatCompletionMessageParamUnion, 0, len(msgs))
 	ids := callIDs{}
 	for i, m := range msgs {
@@ -221,7 +222,7 @@ func chatMessages(msgs []chat.Message) ([]oai.ChatCompletionMessageParamUnion, e
 				a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
 					OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
 						ID:       ids.call(c),
-						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: callArguments(c.Arguments)},
+						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: names.Wire(c.Name), Arguments: callArguments(c.Arguments)},
 					},
 				})
 			}
@@ -328,17 +329,19 @@ func chatResponse(c *oai.ChatCompletion, tools toolSet) *chat.Response {
 		for _, tc := range ch.Message.ToolCalls {
 			call := chat.ToolCall{ID: tc.ID, Index: len(msg.ToolCalls)}
 			switch tc.Type {
-			case "function":
-				call.Name, call.Arguments = tc.Function.Name, tools.clean(tc.Function.Name, tc.Function.Arguments)
+			case "function", "":
+				// Mistral leaves the type out.
+				call.Name, call.Arguments = tools.call(tc.Function.Name, tc.Function.Arguments)
 			case "custom":
-				call.Name, call.Arguments = tc.Custom.Name, tc.Custom.Input
+				call.Name, call.Arguments = tools.names.User(tc.Custom.Name), tc.Custom.Input
 			default:
 				continue
 			}
 			msg.ToolCalls = append(msg.ToolCalls, call)
 		}
 		if fc := ch.Message.FunctionCall; fc.Name != "" {
-			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{Name: fc.Name, Arguments: tools.clean(fc.Name, fc.Arguments), Index: len(msg.ToolCalls)})
+			name, args := tools.call(fc.Name, fc.Arguments)
+			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{Name: name, Arguments: args, Index: len(msg.ToolCalls)})
 		}
 		r.Generations = append(r.Generations, chat.Generation{Index: int(ch.Index), Message: msg, FinishReason: finishReason(ch.FinishReason)})
 	}
@@ -431,7 +434,7 @@ func (st *chatStream) callDelta(g *chatGenState, index int64, id, name, args str
 		c.name = name
 		c.held = st.tools.needsCleaning(name)
 	}
-	d := chat.ToolCall{Index: c.index, ID: id, Name: name}
+	d := chat.ToolCall{Index: c.index, ID: id, Name: st.tools.names.User(name)}
 	if c.held {
 		c.args = append(c.args, args...)
 	} else {

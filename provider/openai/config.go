@@ -101,10 +101,6 @@ const (
 	ExtraStrictTools = "openai.strict_tools"
 )
 
-// ErrToolNames is returned when [chat.Options.ToolNames] is set: names must be resolved into
-// tools (the tool-calling runtime does this) before a model is called.
-var ErrToolNames = errors.New("openai: Options.ToolNames must be resolved into Options.Tools before the model is called")
-
 // ErrNoModel is returned when neither [Config.Model] nor [chat.Options.Model] names a model.
 var ErrNoModel = errors.New("openai: no model: set Config.Model or Options.Model")
 
@@ -182,9 +178,6 @@ func (b *base) settings(p *chat.Prompt) (callSettings, error) {
 	o := p.Options
 	if o == nil {
 		o = &chat.Options{}
-	}
-	if len(o.ToolNames) > 0 {
-		return callSettings{}, ErrToolNames
 	}
 	s := callSettings{opts: o, model: o.Model, temperature: o.Temperature, maxTokens: o.MaxTokens,
 		strict: b.cfg.StrictTools, store: b.cfg.Store}

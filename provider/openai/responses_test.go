@@ -313,7 +313,7 @@ func TestResponsesReasoningSentBack(t *testing.T) {
 			`{"arguments":"{}","call_id":"call_2","name":"g","type":"function_call"},` +
 			`{"output":"ok","call_id":"call_1","type":"function_call_output"},{"output":"Error: bad","call_id":"call_2","type":"function_call_output"}]`},
 	} {
-		items, err := responsesInput(msgs, tc.stored)
+		items, err := responsesInput(msgs, tc.stored, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,14 +326,14 @@ func TestResponsesReasoningSentBack(t *testing.T) {
 	// Without tool calls, the reasoning is not needed back; nor are reasoning-less calls linked
 	// by item id.
 	items, err := responsesInput([]chat.Message{{Role: chat.RoleAssistant, Content: "hi", Reasoning: assistant.Reasoning},
-		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "c", Name: "f"}}, Reasoning: []chat.Reasoning{{Provider: "openai", ID: "fc_9", Signature: "c"}}}}, true)
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "c", Name: "f"}}, Reasoning: []chat.Reasoning{{Provider: "openai", ID: "fc_9", Signature: "c"}}}}, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(items)
 	assertSameRequest(t, []byte(`{"i":`+string(b)+`}`), []byte(`{"i":[{"content":"hi","role":"assistant"},{"arguments":"{}","call_id":"c","name":"f","type":"function_call"}]}`))
 
-	if _, err := responsesInput([]chat.Message{chat.ToolMessage(chat.ToolResult{Name: "f", Content: "x"})}, true); err == nil {
+	if _, err := responsesInput([]chat.Message{chat.ToolMessage(chat.ToolResult{Name: "f", Content: "x"})}, true, nil); err == nil {
 		t.Error("a result without call id was accepted")
 	}
 }
@@ -381,7 +381,7 @@ func TestResponsesOptions(t *testing.T) {
 		t.Fatalf("request:\n%s", gj)
 	}
 
-	for _, bad := range []*chat.Options{{N: 2}, {Seed: ptr(int64(1))}, {Stop: []string{"x"}}, {ToolNames: []string{"x"}},
+	for _, bad := range []*chat.Options{{N: 2}, {Seed: ptr(int64(1))}, {Stop: []string{"x"}},
 		{Extra: map[string]any{ExtraParams: func(*chat.Options) {}}}, {Extra: map[string]any{ExtraReasoningSummary: 1}}} {
 		if _, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: bad}); err == nil {
 			t.Errorf("options %+v accepted", bad)
