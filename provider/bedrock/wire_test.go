@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"regexp"
 	"strings"
@@ -127,96 +128,84 @@ func TestStreamToolLoop(t *testing.T) {
 	}
 }
 
-// TestToolNames: names Converse refuses ([a-zA-Z0-9_-], 64 at most) are sent under legal,
-// distinct names and mapped back, so the tools run under their own names through a whole loop,
-// and the history sent back uses the wire names again.
-func TestToolNames(t *testing.T) {
-	legal := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-	long := "tool_" + strings.Repeat("x", 95)
-	for _, tc := range []struct {
-		name   string
-		names  []string // the request's tools; the model calls the first
-		stream bool
-	}{
-		{"dotted", []string{"github.list.issues"}, false},
-		{"long", []string{long, long[:99]}, true},
-		{"unicode", []string{"météo"}, false},
-		{"colliding", []string{"a.b", "a_b", "a-b"}, true},
-		{"legal names unchanged", []string{"get_weather"}, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var ran []string
-			var tools []tool.Tool
-			for _, n := range tc.names {
-				// A tool from elsewhere (an MCP server) may have a name wield's own tools cannot.
-				tools = append(tools, namedTool{name: n, ran: &ran})
-			}
-			// The first request tells the wire names; the test server then answers with a call of
-			// the first tool under its wire name.
-			probe := replay.NewServer(t, answer(t, types.StopReasonEndTurn, tokens(1, 1), &types.ContentBlockMemberText{Value: "x"}))
-			pm := newTestModel(t, probe.URL, Config{})
-			if _, err := pm.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("go")}, Options: &chat.Options{Tools: tools}}); err != nil {
-				t.Fatal(err)
-			}
-			var sent struct {
+// nameAPI fakes Converse and ConverseStream for the shared tool-name loops, refusing tool names
+// as Bedrock documents them (ToolSpecification.name: [a-zA-Z0-9_-]+, 1 to 64 characters); its
+// answers are written by the AWS SDK's serializers.
+func nameAPI(t testing.TB) providertest.NameAPI {
+	return providertest.NameAPI{
+		Rule: regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`),
+		Parse: func(r *http.Request, body []byte) (providertest.NameRequest, error) {
+			var req struct {
+				Messages []struct {
+					Content []struct {
+						ToolUse *struct {
+							ToolUseID string `json:"toolUseId"`
+							Name      string `json:"name"`
+						} `json:"toolUse"`
+						ToolResult *struct {
+							ToolUseID string `json:"toolUseId"`
+							Content   []struct {
+								Text string `json:"text"`
+							} `json:"content"`
+						} `json:"toolResult"`
+					} `json:"content"`
+				} `json:"messages"`
 				ToolConfig struct {
 					Tools []struct {
-						ToolSpec struct{ Name string } `json:"toolSpec"`
+						ToolSpec struct{ Name, Description string } `json:"toolSpec"`
 					} `json:"tools"`
 				} `json:"toolConfig"`
 			}
-			if err := json.Unmarshal(probe.Requests()[0].Body, &sent); err != nil {
-				t.Fatal(err)
+			out := providertest.NameRequest{Stream: strings.HasSuffix(r.URL.Path, "/converse-stream")}
+			if err := json.Unmarshal(body, &req); err != nil {
+				return out, err
 			}
-			seen := map[string]bool{}
-			var wire []string
-			for _, s := range sent.ToolConfig.Tools {
-				n := s.ToolSpec.Name
-				if !legal.MatchString(n) || seen[n] {
-					t.Errorf("wire name %q is illegal or repeated", n)
-				}
-				seen[n] = true
-				wire = append(wire, n)
+			for _, tl := range req.ToolConfig.Tools {
+				out.Tools = append(out.Tools, providertest.NameTool{Name: tl.ToolSpec.Name, Description: tl.ToolSpec.Description})
 			}
-			if len(wire) != len(tc.names) {
-				t.Fatalf("wire names %q for %q", wire, tc.names)
-			}
-			for i, n := range tc.names {
-				if legal.MatchString(n) && wire[i] != n {
-					t.Errorf("legal name %q sent as %q", n, wire[i])
+			for _, m := range req.Messages {
+				for _, b := range m.Content {
+					if u := b.ToolUse; u != nil {
+						out.Calls = append(out.Calls, providertest.NameCall{ID: u.ToolUseID, Name: u.Name})
+					}
+					if res := b.ToolResult; res != nil && len(res.Content) > 0 {
+						// Converse results carry the call's id, not the tool's name.
+						out.Results = append(out.Results, providertest.NameCall{ID: res.ToolUseID, Content: res.Content[0].Text})
+					}
 				}
 			}
-
-			var exs []replay.Exchange
-			if tc.stream {
-				exs = append(exs, streamExchange(frames(t, evStart(), evToolStart(0, "call_1", wire[0]), evToolInput(0, "{}"), evStop(0),
-					evMessageStop(types.StopReasonToolUse), evMetadata(tokens(5, 5)))),
-					streamExchange(frames(t, evStart(), evText(0, "done"), evStop(0), evMessageStop(types.StopReasonEndTurn), evMetadata(tokens(5, 5)))))
-			} else {
-				exs = append(exs, answer(t, types.StopReasonToolUse, tokens(5, 5), toolUse("call_1", wire[0], map[string]any{})),
-					answer(t, types.StopReasonEndTurn, tokens(5, 5), &types.ContentBlockMemberText{Value: "done"}))
+			return out, nil
+		},
+		Call: func(w http.ResponseWriter, stream bool, id, wire, args string) {
+			if stream {
+				serve(w, streamExchange(frames(t, evStart(), evToolStart(0, id, wire), evToolInput(0, args), evStop(0),
+					evMessageStop(types.StopReasonToolUse), evMetadata(tokens(10, 5)))))
+				return
 			}
-			srv := replay.NewServer(t, exs...)
-			m := newTestModel(t, srv.URL, Config{})
-			resp, _ := providertest.Send(t, client.New(m, client.WithOptions(&chat.Options{Tools: tools})).Prompt("go"), tc.stream)
-			if resp.Text() != "done" || !reflect.DeepEqual(ran, tc.names[:1]) {
-				t.Fatalf("answer %q, tools run %q, want %q", resp.Text(), ran, tc.names[:1])
+			var input map[string]any
+			_ = json.Unmarshal([]byte(args), &input)
+			serve(w, answer(t, types.StopReasonToolUse, tokens(10, 5), toolUse(id, wire, input)))
+		},
+		Final: func(w http.ResponseWriter, stream bool, text string) {
+			if stream {
+				serve(w, streamExchange(frames(t, evStart(), evText(0, text), evStop(0), evMessageStop(types.StopReasonEndTurn), evMetadata(tokens(20, 5)))))
+				return
 			}
-			var second struct {
-				Messages []struct {
-					Content []map[string]json.RawMessage `json:"content"`
-				} `json:"messages"`
-			}
-			if err := json.Unmarshal(srv.Requests()[1].Body, &second); err != nil {
-				t.Fatal(err)
-			}
-			var use struct{ Name string }
-			_ = json.Unmarshal(second.Messages[1].Content[0]["toolUse"], &use)
-			if use.Name != wire[0] {
-				t.Errorf("history sends the call as %q, want the wire name %q", use.Name, wire[0])
-			}
-		})
+			serve(w, answer(t, types.StopReasonEndTurn, tokens(20, 5), &types.ContentBlockMemberText{Value: text}))
+		},
 	}
+}
+
+func serve(w http.ResponseWriter, ex replay.Exchange) {
+	w.Header().Set("Content-Type", ex.Header.Get("Content-Type"))
+	_, _ = w.Write(ex.Body)
+}
+
+// TestToolNames runs dotted, long, unicode and colliding tool names through whole tool loops,
+// called and streamed: Bedrock receives names its rule accepts, in tool specs and the history's
+// toolUse blocks alike, and the model's calls come back under the tools' own names.
+func TestToolNames(t *testing.T) {
+	providertest.ToolNameLoop(t, nameAPI(t), func(t testing.TB, url string) chat.Model { return newTestModel(t, url, Config{}) })
 }
 
 // TestReasoning: reasoning blocks (text with signature, and redacted) come back as
@@ -513,19 +502,4 @@ func TestStopReasons(t *testing.T) {
 			t.Errorf("%s → %q, want %q", reason, got, want)
 		}
 	}
-}
-
-// namedTool is a tool with any name, recording its calls.
-type namedTool struct {
-	name string
-	ran  *[]string
-}
-
-func (n namedTool) Definition() tool.Definition {
-	return tool.Definition{Name: n.name, Description: "A tool", InputSchema: json.RawMessage(`{"type":"object"}`)}
-}
-func (namedTool) Metadata() tool.Metadata { return tool.Metadata{} }
-func (n namedTool) Call(context.Context, string) (string, error) {
-	*n.ran = append(*n.ran, n.name)
-	return "ok from " + n.name, nil
 }
