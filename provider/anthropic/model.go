@@ -7,11 +7,13 @@ import (
 	"iter"
 	"net/http"
 	"slices"
+	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/httptimeout"
 )
 
 // Defaults used when neither [Config] nor the call's options say otherwise.
@@ -50,8 +52,20 @@ type Config struct {
 	// MaxRetries is how often a failed request (429, 5xx, connection error) is retried; nil means
 	// the SDK's default of 2, and 0 turns retries off.
 	MaxRetries *int
-	// HTTPClient sends the requests; nil means the SDK's default client.
+	// HTTPClient sends the requests; nil means the SDK's default client. The timeouts below are
+	// layered on its transport.
 	HTTPClient *http.Client
+	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
+	// per attempt (a timed-out attempt is retried like a dropped connection): a server that takes
+	// the request and says nothing fails the call with an error naming this timeout. A
+	// non-streamed answer begins only once it is complete, so allow for the longest generation.
+	// Zero means 10 minutes; a negative value waits forever. An HTTP client passed in
+	// RequestOptions replaces the one these timeouts are on.
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
+	// streamed events (Anthropic sends pings while a long answer is prepared). Zero means 5
+	// minutes; a negative value waits forever.
+	IdleTimeout time.Duration
 	// RequestOptions are passed to the SDK on every request, after wield's own.
 	RequestOptions []option.RequestOption
 }
@@ -88,9 +102,7 @@ func New(cfg Config) (*Model, error) {
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
+	opts = append(opts, option.WithHTTPClient(httptimeout.Client(cfg.HTTPClient, cfg.FirstByteTimeout, cfg.IdleTimeout)))
 	if cfg.MaxRetries != nil {
 		opts = append(opts, option.WithMaxRetries(*cfg.MaxRetries))
 	}

@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/httptimeout"
 )
 
 // Provider names OpenAI in [chat.Info], [chat.ProviderError] and [chat.Reasoning].
@@ -44,8 +46,19 @@ type Config struct {
 	// error is retried, with exponential backoff that honours Retry-After and Retry-After-Ms;
 	// nil keeps the SDK's default (2), and 0 disables retries.
 	MaxRetries *int
-	// HTTPClient sends the requests; nil uses the SDK's default client.
+	// HTTPClient sends the requests; nil uses the SDK's default client. The timeouts below are
+	// layered on its transport.
 	HTTPClient *http.Client
+	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
+	// per attempt (a timed-out attempt is retried like a dropped connection): a server that takes
+	// the request and says nothing fails the call with an error naming this timeout. A
+	// non-streamed answer begins only once it is complete, so allow for the longest generation.
+	// Zero means 10 minutes; a negative value waits forever. An HTTP client passed in
+	// RequestOptions replaces the one these timeouts are on.
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
+	// streamed events. Zero means 5 minutes; a negative value waits forever.
+	IdleTimeout time.Duration
 	// StrictTools sends tool definitions in strict mode, where the model's arguments always
 	// match the schema. Strict mode accepts only closed objects whose properties are all
 	// required, so schemas are rewritten: see the package documentation. The
@@ -146,9 +159,7 @@ func newBase(cfg Config) (base, error) {
 	if cfg.MaxRetries != nil {
 		opts = append(opts, option.WithMaxRetries(*cfg.MaxRetries))
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
+	opts = append(opts, option.WithHTTPClient(httptimeout.Client(cfg.HTTPClient, cfg.FirstByteTimeout, cfg.IdleTimeout)))
 	opts = append(opts, cfg.RequestOptions...)
 	b.client = oai.NewClient(opts...)
 	return b, nil
