@@ -38,9 +38,9 @@ type Config struct {
 	// few tools a model needs all the time. A tool the request's ToolChoice names is pinned too.
 	Pinned []string
 	// Loop configures the tool loop the advisor extends: manager, order, eligibility, history,
-	// iteration cap. Its InitializeLoop and BeforeCall hooks (and their stream variants) run
-	// after the advisor's own, so they see the search tool in place; its EndLoop hooks run
-	// before the advisor's own, which lets go of the session; its other hooks run as given.
+	// iteration cap. Its InitializeLoop and BeforeCall hooks run after the advisor's own, so
+	// they see the search tool in place; its EndLoop hook runs before the advisor's own, which
+	// lets go of the session; its other hooks run as given.
 	Loop client.ToolLoopConfig
 
 	now func() time.Time // for tests of eviction by age
@@ -50,21 +50,21 @@ type Config struct {
 // instead of the request's whole catalog, and adds the tools each search finds to the following
 // requests of the turn.
 //
-// It is the client's tool loop ([client.ToolCallingAdvisor]) extended through its hooks:
+// It is the client's tool loop ([client.ToolLoop]) extended through its hooks:
 // InitializeLoop takes hold of the session and indexes the request's tools in the session's
 // index when their fingerprint changed, BeforeCall sends the pinned tools, the search tool and
 // the tools found so far, and EndLoop, which runs however the turn ends, lets go of the session.
 // A session is never evicted while a turn holds it.
 // Register it like any advisor; it replaces the default tool loop:
 //
-//	c := client.New(model, client.WithAdvisors(toolsearch.New(toolsearch.Config{})))
+//	c, err := client.New(model, client.WithAdvisors(toolsearch.New(toolsearch.Config{})))
 //	answer := c.Prompt("Will it rain in Oslo tomorrow?").Tools(catalog...).
 //		Param(client.ParamConversationID, userID).Call(ctx).Content()
 //
 // The session is the conversation (client.ParamConversationID); requests without one share a
 // session per tool set. Tools found accumulate over a turn and start afresh with the next.
 type Advisor struct {
-	*client.ToolCallingAdvisor
+	*client.ToolLoop
 	cfg       Config
 	index     Index
 	sessions  *sessions
@@ -95,40 +95,15 @@ func New(cfg Config) *Advisor {
 	a.sessions = newSessions(cfg.Eviction, cfg.now)
 
 	loop := cfg.Loop
-	user := loop.Hooks
-	loop.Hooks.InitializeLoop = chain(a.initialize, user.InitializeLoop)
-	loop.Hooks.BeforeCall = chain(a.before, user.BeforeCall)
-	loop.Hooks.InitializeLoopStream = chain(a.initialize, cmpOr(user.InitializeLoopStream, user.InitializeLoop))
-	loop.Hooks.BeforeStream = chain(a.before, cmpOr(user.BeforeStream, user.BeforeCall))
-	loop.Hooks.EndLoop = a.endWith(user.EndLoop)
-	if user.EndLoopStream != nil {
-		loop.Hooks.EndLoopStream = a.endWith(user.EndLoopStream)
-	}
-	a.ToolCallingAdvisor = client.NewToolCallingAdvisor(loop)
+	// The advisor's hooks come first, so the user's see the search tool in place; its EndLoop
+	// runs last, after the user's, to let go of the session.
+	loop.Hooks = client.ChainHooks(client.ToolLoopHooks{
+		InitializeLoop: a.initialize,
+		BeforeCall:     a.before,
+		EndLoop:        a.endLoop,
+	}, loop.Hooks)
+	a.ToolLoop = client.NewToolLoop(loop)
 	return a
-}
-
-type hook = func(context.Context, *client.Request) (*client.Request, error)
-
-// chain runs mine, then theirs if set.
-func chain(mine, theirs hook) hook {
-	if theirs == nil {
-		return mine
-	}
-	return func(ctx context.Context, r *client.Request) (*client.Request, error) {
-		r, err := mine(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		return theirs(ctx, r)
-	}
-}
-
-func cmpOr(a, b hook) hook {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // SearchTool returns the definition of the search tool the model is sent.
@@ -217,33 +192,27 @@ func (a *Advisor) clear(ctx context.Context, ids []string) {
 	}
 }
 
-// endWith returns the EndLoop hook: theirs, if set, then the release of the turn's session.
-func (a *Advisor) endWith(theirs func(context.Context, *client.Request, *client.Response, error)) func(context.Context, *client.Request, *client.Response, error) {
-	return func(ctx context.Context, req *client.Request, resp *client.Response, err error) {
-		if req.Loop == nil {
-			return
-		}
-		// Released even if their hook panics.
-		if ts, _ := req.Loop.Value(turnKey{}).(*turn); ts != nil {
-			defer a.end(ctx, ts)
-		}
-		if theirs != nil {
-			theirs(ctx, req, resp, err)
-		}
+// endLoop is the EndLoop hook: the release of the turn's session.
+func (a *Advisor) endLoop(ctx context.Context, req *client.Request, _ *client.Response, _ error) {
+	if req.Turn == nil {
+		return
+	}
+	if ts, _ := req.Turn.Value(turnKey{}).(*turn); ts != nil {
+		a.end(ctx, ts)
 	}
 }
 
 // initialize is the InitializeLoop hook: take hold of the session, index its tools if they
 // changed and set up the turn's search tool.
 func (a *Advisor) initialize(ctx context.Context, req *client.Request) (*client.Request, error) {
-	if req.Loop == nil {
+	if req.Turn == nil {
 		return req, nil
 	}
 	ts, err := a.begin(ctx, req)
 	if err != nil || ts == nil {
 		return req, err
 	}
-	req.Loop.SetValue(turnKey{}, ts) // from here on the end hook lets go of the session
+	req.Turn.SetValue(turnKey{}, ts) // from here on the end hook lets go of the session
 	if err := a.ensureIndexed(ctx, ts); err != nil {
 		return nil, err
 	}
@@ -257,7 +226,7 @@ func (a *Advisor) initialize(ctx context.Context, req *client.Request) (*client.
 			return a.index.IndexTools(ctx, ts.id, ts.defs)
 		},
 	}
-	req.Loop.SetValue(loopKey{}, &loopState{search: search, pinned: ts.pinned})
+	req.Turn.SetValue(loopKey{}, &loopState{search: search, pinned: ts.pinned})
 	return req, nil
 }
 
@@ -284,10 +253,10 @@ type loopState struct {
 // before is the BeforeCall hook: the model is sent the pinned tools, the search tool and the
 // tools found so far in the turn, and the system prompt says how to search.
 func (a *Advisor) before(_ context.Context, req *client.Request) (*client.Request, error) {
-	if req.Loop == nil {
+	if req.Turn == nil {
 		return req, nil
 	}
-	ls, _ := req.Loop.Value(loopKey{}).(*loopState)
+	ls, _ := req.Turn.Value(loopKey{}).(*loopState)
 	if ls == nil {
 		return req, nil
 	}
@@ -324,4 +293,4 @@ func withSystemSuffix(msgs []chat.Message, suffix string) []chat.Message {
 	return append([]chat.Message{chat.System(suffix)}, msgs...)
 }
 
-var _ client.ToolAdvisor = (*Advisor)(nil)
+var _ client.Advisor = (*Advisor)(nil)

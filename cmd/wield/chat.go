@@ -147,7 +147,10 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		}
 	}
 	opts = append(opts, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, historyWindow), memory.AdvisorConfig{ConversationID: conversation})))
-	c := client.New(model, opts...)
+	c, err := client.New(model, opts...)
+	if err != nil {
+		return err
+	}
 
 	if prompt != "" {
 		err := a.turn(ctx, c, disp, conversation, prompt)

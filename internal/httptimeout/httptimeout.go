@@ -3,8 +3,9 @@
 // sends nothing for an idle timeout, with an [*Error] naming the timeout and its value. A
 // server that accepts the connection and then says nothing would otherwise hold a turn forever.
 //
-// The providers install it under their SDK (and under [httpretry], so the timeouts apply to each
-// attempt) and expose the two durations in their Config, where zero means the defaults here and
+// The providers install it under their SDK, as a transport (under [httpretry], so the timeouts
+// apply to each attempt) or as SDK middleware ([Transport.Do]), and expose the two durations in
+// their Config, where zero means the defaults here and
 // a negative value turns a timeout off. It needs a base transport that honours the request's
 // context, as net/http's does: the timeouts cancel the attempt's context.
 //
@@ -18,6 +19,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"sync/atomic"
 	"time"
 )
@@ -98,22 +100,36 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
+	return t.Do(req, base.RoundTrip)
+}
+
+// Do sends req through next with the timeouts: the form of the SDKs' middleware, for SDKs
+// that may replace the HTTP client (the OpenAI and Anthropic SDKs, Bedrock and Vertex AI) and
+// whose retries run the middleware again for each attempt. Base is not used.
+func (t *Transport) Do(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	firstByte := resolve(t.FirstByte, DefaultFirstByteTimeout)
 	idle := resolve(t.Idle, DefaultIdleTimeout)
 	if firstByte == 0 && idle == 0 {
-		return base.RoundTrip(req)
+		return next(req)
 	}
 	ctx, cancel := context.WithCancelCause(req.Context())
 	var timer *time.Timer
 	if firstByte > 0 {
 		timer = time.AfterFunc(firstByte, func() { cancel(&Error{Kind: FirstByte, After: firstByte}) })
 	}
-	resp, err := base.RoundTrip(req.WithContext(ctx))
+	resp, err := next(req.WithContext(ctx))
 	if timer != nil {
 		timer.Stop()
 	}
 	if err != nil {
-		err = ours(ctx, err)
+		if te := ours(ctx, nil); te != nil {
+			// Keep the method and URL an *url.Error from http.Client adds.
+			if ue, ok := err.(*url.Error); ok {
+				ue.Err = te
+			} else {
+				err = te
+			}
+		}
 		cancel(nil)
 		return nil, err
 	}
@@ -204,15 +220,4 @@ func (b *body) Close() error {
 	err := b.rc.Close()
 	b.cancel(nil)
 	return err
-}
-
-// Client returns a copy of base (a new client when nil) whose transport applies the timeouts
-// over base's own, for SDKs that take an *http.Client.
-func Client(base *http.Client, firstByte, idle time.Duration) *http.Client {
-	c := &http.Client{}
-	if base != nil {
-		*c = *base
-	}
-	c.Transport = &Transport{Base: c.Transport, FirstByte: firstByte, Idle: idle}
-	return c
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -253,17 +254,32 @@ func TestDefaultsAndOff(t *testing.T) {
 	}
 }
 
-func TestClient(t *testing.T) {
-	base := &http.Client{Timeout: time.Hour, Transport: http.DefaultTransport}
-	c := Client(base, time.Second, 2*time.Second)
-	tr, ok := c.Transport.(*Transport)
-	if !ok || tr.Base != http.DefaultTransport || tr.FirstByte != time.Second || tr.Idle != 2*time.Second || c.Timeout != time.Hour {
-		t.Fatalf("Client = %+v", c)
+// TestDoAsMiddleware checks the middleware form over a whole client: the timeout replaces the
+// cause inside the client's *url.Error, which keeps naming the request.
+func TestDoAsMiddleware(t *testing.T) {
+	silent, _ := silentListener(t)
+	stalling, _ := stallingServer(t, "data: 1\n\n")
+	tr := &Transport{FirstByte: 40 * time.Millisecond, Idle: 40 * time.Millisecond}
+	req, _ := http.NewRequest(http.MethodPost, silent+"/v1/messages", strings.NewReader("{}"))
+	err := within(t, "a request to a silent server", func() error {
+		resp, err := tr.Do(req, http.DefaultClient.Do)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	})
+	var ue *url.Error
+	if !errors.As(err, &ue) || ue.Op != "Post" || !strings.Contains(ue.URL, "/v1/messages") {
+		t.Fatalf("err = %v, want the client's *url.Error", err)
 	}
-	if base.Transport != http.DefaultTransport {
-		t.Fatal("Client changed its base")
+	wantTimeout(t, err, FirstByte, 40*time.Millisecond)
+
+	req, _ = http.NewRequest(http.MethodGet, stalling, nil)
+	resp, err := tr.Do(req, http.DefaultClient.Do)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if c := Client(nil, 0, 0); c.Transport.(*Transport).Base != nil {
-		t.Fatal("Client(nil) has a base transport")
-	}
+	defer resp.Body.Close()
+	err = within(t, "reading a stalled stream", func() error { _, err := io.ReadAll(resp.Body); return err })
+	wantTimeout(t, err, Idle, 40*time.Millisecond)
 }

@@ -56,9 +56,6 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	if opts == nil {
 		opts = &chat.Options{}
 	}
-	if len(opts.ToolNames) > 0 {
-		return nil, fmt.Errorf("gemini: tool names %q must be resolved to tools before the model is called", opts.ToolNames)
-	}
 	r := &request{model: m.cfg.Model, config: &genai.GenerateContentConfig{}}
 	if opts.Model != "" {
 		r.model = opts.Model

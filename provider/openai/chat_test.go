@@ -449,7 +449,6 @@ func TestChatOptionErrors(t *testing.T) {
 		opts *chat.Options
 		want error
 	}{
-		{"tool names", Config{Model: "m"}, &chat.Options{ToolNames: []string{"weather"}}, ErrToolNames},
 		{"no model", Config{}, nil, ErrNoModel},
 		{"extra of the wrong type", Config{Model: "m"}, &chat.Options{Extra: map[string]any{ExtraBody: "top_k=3"}}, nil},
 		{"params hook of the wrong type", Config{Model: "m"}, &chat.Options{Extra: map[string]any{ExtraParams: func(*int) {}}}, nil},

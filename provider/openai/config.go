@@ -46,15 +46,13 @@ type Config struct {
 	// error is retried, with exponential backoff that honours Retry-After and Retry-After-Ms;
 	// nil keeps the SDK's default (2), and 0 disables retries.
 	MaxRetries *int
-	// HTTPClient sends the requests; nil uses the SDK's default client. The timeouts below are
-	// layered on its transport.
+	// HTTPClient sends the requests; nil uses the SDK's default client.
 	HTTPClient *http.Client
 	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
 	// per attempt (a timed-out attempt is retried like a dropped connection): a server that takes
 	// the request and says nothing fails the call with an error naming this timeout. A
 	// non-streamed answer begins only once it is complete, so allow for the longest generation.
-	// Zero means 10 minutes; a negative value waits forever. An HTTP client passed in
-	// RequestOptions replaces the one these timeouts are on.
+	// Zero means 10 minutes; a negative value waits forever.
 	FirstByteTimeout time.Duration
 	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
 	// streamed events. Zero means 5 minutes; a negative value waits forever.
@@ -114,10 +112,6 @@ const (
 	ExtraStrictTools = "openai.strict_tools"
 )
 
-// ErrToolNames is returned when [chat.Options.ToolNames] is set: names must be resolved into
-// tools (the tool-calling runtime does this) before a model is called.
-var ErrToolNames = errors.New("openai: Options.ToolNames must be resolved into Options.Tools before the model is called")
-
 // ErrNoModel is returned when neither [Config.Model] nor [chat.Options.Model] names a model.
 var ErrNoModel = errors.New("openai: no model: set Config.Model or Options.Model")
 
@@ -159,7 +153,14 @@ func newBase(cfg Config) (base, error) {
 	if cfg.MaxRetries != nil {
 		opts = append(opts, option.WithMaxRetries(*cfg.MaxRetries))
 	}
-	opts = append(opts, option.WithHTTPClient(httptimeout.Client(cfg.HTTPClient, cfg.FirstByteTimeout, cfg.IdleTimeout)))
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	// As middleware, the timeouts hold whatever HTTP client the request options choose.
+	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout}
+	opts = append(opts, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return timeouts.Do(r, next)
+	}))
 	opts = append(opts, cfg.RequestOptions...)
 	b.client = oai.NewClient(opts...)
 	return b, nil
@@ -193,9 +194,6 @@ func (b *base) settings(p *chat.Prompt) (callSettings, error) {
 	o := p.Options
 	if o == nil {
 		o = &chat.Options{}
-	}
-	if len(o.ToolNames) > 0 {
-		return callSettings{}, ErrToolNames
 	}
 	s := callSettings{opts: o, model: o.Model, temperature: o.Temperature, maxTokens: o.MaxTokens,
 		strict: b.cfg.StrictTools, store: b.cfg.Store}

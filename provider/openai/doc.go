@@ -27,7 +27,6 @@
 // editing the SDK's request parameters), [ExtraRequestOptions] (SDK request options for one
 // call), [ExtraReasoningEffort], [ExtraReasoningSummary], [ExtraStore] and [ExtraStrictTools].
 // The Responses API has no n, seed or stop: setting them is an error wrapping [ErrUnsupported].
-// [chat.Options.ToolNames] must be resolved into tools before a model is called ([ErrToolNames]).
 //
 // # Tools and strict mode
 //

@@ -381,7 +381,7 @@ func TestResponsesOptions(t *testing.T) {
 		t.Fatalf("request:\n%s", gj)
 	}
 
-	for _, bad := range []*chat.Options{{N: 2}, {Seed: ptr(int64(1))}, {Stop: []string{"x"}}, {ToolNames: []string{"x"}},
+	for _, bad := range []*chat.Options{{N: 2}, {Seed: ptr(int64(1))}, {Stop: []string{"x"}},
 		{Extra: map[string]any{ExtraParams: func(*chat.Options) {}}}, {Extra: map[string]any{ExtraReasoningSummary: 1}}} {
 		if _, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: bad}); err == nil {
 			t.Errorf("options %+v accepted", bad)
