@@ -7,11 +7,13 @@ import (
 	"iter"
 	"net/http"
 	"slices"
+	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/httptimeout"
 )
 
 // Defaults used when neither [Config] nor the call's options say otherwise.
@@ -55,6 +57,16 @@ type Config struct {
 	MaxRetries *int
 	// HTTPClient sends the requests; nil means the SDK's default client.
 	HTTPClient *http.Client
+	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
+	// per attempt (a timed-out attempt is retried like a dropped connection): a server that takes
+	// the request and says nothing fails the call with an error naming this timeout. A
+	// non-streamed answer begins only once it is complete, so allow for the longest generation.
+	// Zero means 10 minutes; a negative value waits forever.
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
+	// streamed events (Anthropic sends pings while a long answer is prepared). Zero means 5
+	// minutes; a negative value waits forever.
+	IdleTimeout time.Duration
 	// RequestOptions are passed to the SDK on every request, after wield's own.
 	RequestOptions []option.RequestOption
 }
@@ -115,6 +127,12 @@ func newModel(cfg Config, platform string, opts []option.RequestOption) *Model {
 	if cfg.MaxRetries != nil {
 		opts = append(opts, option.WithMaxRetries(*cfg.MaxRetries))
 	}
+	// As middleware, the timeouts hold whatever HTTP client the platform or the request options
+	// choose.
+	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout}
+	opts = append(opts, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return timeouts.Do(r, next)
+	}))
 	opts = append(opts, cfg.RequestOptions...)
 	return &Model{client: sdk.NewClient(opts...), cfg: cfg, platform: platform}
 }

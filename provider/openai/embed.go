@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -55,6 +56,8 @@ type EmbedderConfig struct {
 	MaxRetries *int
 	// HTTPClient sends the requests; nil uses the SDK's default client.
 	HTTPClient *http.Client
+	// FirstByteTimeout and IdleTimeout bound the server's silences as for [Config].
+	FirstByteTimeout, IdleTimeout time.Duration
 	// RequestOptions are passed to the SDK client after the options above.
 	RequestOptions []option.RequestOption
 }
@@ -79,7 +82,8 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 		return nil, fmt.Errorf("openai: BatchSize is %d, want 0 or more", cfg.BatchSize)
 	}
 	b, err := newBase(Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, MaxRetries: cfg.MaxRetries,
-		HTTPClient: cfg.HTTPClient, RequestOptions: cfg.RequestOptions})
+		HTTPClient: cfg.HTTPClient, FirstByteTimeout: cfg.FirstByteTimeout, IdleTimeout: cfg.IdleTimeout,
+		RequestOptions: cfg.RequestOptions})
 	if err != nil {
 		return nil, err
 	}
