@@ -70,6 +70,10 @@ func (a *Advisor) conversation(req *client.Request) string {
 // prepare stores the new messages and returns the request with the conversation.
 func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, out *client.Request, err error) {
 	id = a.conversation(req)
+	// Checked first, so a hostile id never reaches an error text.
+	if err := ValidateConversationID(id); err != nil {
+		return "", nil, fmt.Errorf("memory: %w", err)
+	}
 	var system, fresh []chat.Message
 	for _, m := range req.Prompt.Messages {
 		if m.Role == chat.RoleSystem {

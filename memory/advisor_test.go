@@ -164,3 +164,18 @@ func TestAdvisorMergesGenerations(t *testing.T) {
 		t.Fatalf("stored = %v", stored)
 	}
 }
+
+// A hostile conversation id is refused before the model is called, and never echoed.
+func TestAdvisorRefusesBadConversationID(t *testing.T) {
+	m := chattest.New(chattest.Text("x"))
+	mem := memory.NewWindow(memory.NewInMemory(), 10)
+	c := clienttest.New(t, m, client.WithAdvisors(memory.NewAdvisor(mem, memory.AdvisorConfig{})))
+	id := strings.Repeat("\x1b[31m", 200_000)
+	err := c.Prompt("hi").Param(client.ParamConversationID, id).Call(context.Background()).Err()
+	if !errors.Is(err, memory.ErrInvalidConversationID) || len(err.Error()) > 200 || strings.Contains(err.Error(), "\x1b") {
+		t.Fatalf("err = %.300q", err)
+	}
+	if m.Requests() != 0 {
+		t.Fatal("the model was called")
+	}
+}
