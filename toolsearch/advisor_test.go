@@ -426,7 +426,7 @@ func TestSearchErrorsGoToTheModel(t *testing.T) {
 		isError bool
 		want    string
 	}{
-		{1, true, "query is empty"},
+		{1, true, "no query"},
 		{2, true, "invalid arguments"},
 		{3, false, "No tool found"},
 		{4, true, "get_stock_price"},
@@ -627,8 +627,8 @@ func TestSearchToolArgs(t *testing.T) {
 	if err := json.Unmarshal(SearchToolDefinition("").InputSchema, &s); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(s.Required, []string{"query"}) || len(s.Properties) != 2 {
-		t.Errorf("schema %+v", s)
+	if len(s.Required) != 0 || len(s.Properties) != 3 || s.Properties["queries"] == nil || s.Properties["query"] == nil {
+		t.Errorf("schema: required %v, properties %d: want queries, query and maxResults, none required", s.Required, len(s.Properties))
 	}
 	if _, err := tool.CompileSchema(SearchToolDefinition("").InputSchema); err != nil {
 		t.Errorf("search tool schema does not compile: %v", err)
