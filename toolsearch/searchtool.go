@@ -71,7 +71,7 @@ type searchTool struct {
 	index      Index
 	session    string
 	maxResults int
-	catalog    map[string]tool.Tool // the turn's searchable tools by name
+	lookup     func(name string) (tool.Tool, bool) // the turn's searchable tools by name
 	filter     func(tool.Definition) bool
 	// reindex indexes the turn's tools again, for a session evicted during the turn.
 	reindex func(ctx context.Context) error
@@ -100,7 +100,7 @@ func (s *searchTool) Call(ctx context.Context, args string) (string, error) {
 	// first, its next ones fill its share.
 	limit := min(perQuery*len(queries), MaxSearchResults)
 	req := SearchRequest{Session: s.session, MaxResults: limit, Filter: s.keep}
-	ix := turnIndex{s.index, s.catalog}
+	ix := turnIndex{s.index, s.lookup}
 	merged, results, err := SearchAll(ctx, ix, req, queries)
 	if errors.Is(err, ErrUnknownSession) && s.reindex != nil {
 		if err = s.reindex(ctx); err == nil {
@@ -156,14 +156,14 @@ func parseSearchArgs(args string, defaultPerQuery int) (queries []string, perQue
 // and ignores the filter.
 type turnIndex struct {
 	Index
-	catalog map[string]tool.Tool
+	lookup func(name string) (tool.Tool, bool)
 }
 
 func (t turnIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	hits, err := t.Index.Search(ctx, req)
 	out := hits[:0]
 	for _, h := range hits {
-		if _, ok := t.catalog[h.Name]; ok {
+		if _, ok := t.lookup(h.Name); ok {
 			out = append(out, h)
 		}
 	}
@@ -217,7 +217,7 @@ func report(queries []string, results [][]Hit, names []string) string {
 }
 
 func (s *searchTool) keep(d tool.Definition) bool {
-	if _, ok := s.catalog[d.Name]; !ok {
+	if _, ok := s.lookup(d.Name); !ok {
 		return false
 	}
 	return s.filter == nil || s.filter(d)
@@ -243,7 +243,9 @@ func (s *searchTool) discovered() []tool.Tool {
 	defer s.mu.Unlock()
 	out := make([]tool.Tool, 0, len(s.found))
 	for _, n := range s.found {
-		out = append(out, s.catalog[n])
+		if t, ok := s.lookup(n); ok {
+			out = append(out, t)
+		}
 	}
 	return out
 }

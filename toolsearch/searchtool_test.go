@@ -26,7 +26,7 @@ func TestSearchToolCall(t *testing.T) {
 	if err := ix.IndexTools(ctx, "s", append(slices.Clone(defs), extra)); err != nil {
 		t.Fatal(err)
 	}
-	st := &searchTool{def: SearchToolDefinition(""), index: ix, session: "s", maxResults: 5, catalog: catalog}
+	st := &searchTool{def: SearchToolDefinition(""), index: ix, session: "s", maxResults: 5, lookup: mapLookup(catalog)}
 
 	out, err := st.Call(ctx, `{"query":"weather radar forecast"}`)
 	if err != nil || strings.Contains(out, "weatherRadar") || !strings.Contains(out, "getWeatherForecast") {
@@ -43,7 +43,7 @@ func TestSearchToolCall(t *testing.T) {
 	if err := ix.IndexTools(ctx, "many", manyDefs); err != nil {
 		t.Fatal(err)
 	}
-	greedy := &searchTool{def: SearchToolDefinition(""), index: ix, session: "many", maxResults: 5, catalog: many}
+	greedy := &searchTool{def: SearchToolDefinition(""), index: ix, session: "many", maxResults: 5, lookup: mapLookup(many)}
 	if _, err := greedy.Call(ctx, `{"query":"sales report","maxResults":1000}`); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestSearchToolSeveralQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	newTool := func(perQuery int) *searchTool {
-		return &searchTool{def: SearchToolDefinition(""), index: ix, session: "s", maxResults: perQuery, catalog: catalog}
+		return &searchTool{def: SearchToolDefinition(""), index: ix, session: "s", maxResults: perQuery, lookup: mapLookup(catalog)}
 	}
 
 	// One query per capability: each gets its share, the strong query's best first.
@@ -184,4 +184,12 @@ func toolNames(tools []tool.Tool) []string {
 		out = append(out, t.Definition().Name)
 	}
 	return out
+}
+
+// mapLookup looks tools up in a map.
+func mapLookup(m map[string]tool.Tool) func(string) (tool.Tool, bool) {
+	return func(name string) (tool.Tool, bool) {
+		t, ok := m[name]
+		return t, ok
+	}
 }
