@@ -205,12 +205,12 @@ func (a *app) banner(s modelSpec, cat *catalog, conv *conversation, interactive 
 	if s.baseURL != "" {
 		b.WriteString(" at " + safeLine(s.url()))
 	}
-	if s.picked {
-		b.WriteString(" (picked: " + safeLine(s.why) + "; --model chooses another)")
-	}
 	fmt.Fprintf(&b, " · %d tools", len(cat.tools))
 	if conv.named {
 		b.WriteString(" · session " + safeLine(conv.id))
+	}
+	if s.picked {
+		b.WriteString("\n" + a.paint(ansiDim, "picked "+safeLine(s.why)+"; --model chooses another"))
 	}
 	if interactive {
 		b.WriteString("\n" + a.paint(ansiDim, `Ask anything. End a line with \ to go on; Ctrl-C stops an answer; Ctrl-D or /exit ends the chat.`))

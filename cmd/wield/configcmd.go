@@ -123,7 +123,7 @@ func (a *app) effectiveSettings(cmd *cobra.Command, f modelFlags, tools toolFlag
 	case err != nil:
 		return nil, err
 	default:
-		add("model", spec.String(), strings.TrimPrefix(spec.why, "the first model of "))
+		add("model", spec.String(), strings.TrimPrefix(spec.why, "as "))
 		add("base URL", spec.url(), sourceOf(spec.baseFrom != "", spec.baseFrom, "default"))
 		switch {
 		case spec.provider == "ollama":

@@ -181,7 +181,7 @@ func (a *app) resolveModel(ctx context.Context, f modelFlags) (modelSpec, error)
 		return modelSpec{}, configError{noModelMessage}
 	}
 	s.name = name
-	s.why = "the first model of the Ollama server at " + redactURL(s.baseURL) + " that can call tools"
+	s.why = "as the first model of the Ollama server that can call tools"
 	return s, nil
 }
 
