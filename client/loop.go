@@ -219,7 +219,20 @@ type Turn struct {
 	values   map[any]any
 	messages []chat.Message // what the turn added to the conversation
 	exec     toolcall.Turn  // the turn's tool context, limit counts and observer
+	calls    int            // model calls made
+
+	// Stopping and resuming.
+	id        string     // the turn's id, once it has a state
+	seq       int64      // the Seq of the state saved last (or resumed from)
+	conv      string     // the conversation, for the store
+	store     TurnStore  // nil: states are built only when the turn stops or fails
+	resumed   *TurnState // the state the turn continues, until claimed
+	claimed   bool       // the resumed state is this turn's now
+	resumable bool       // a failure now leaves a ready state: a round completed or was resumed
 }
+
+// Resumed reports whether the turn continues one that stopped ([Client.Resume]).
+func (t *Turn) Resumed() bool { return t.resumed != nil }
 
 // Value returns the per-turn value stored under key, or nil.
 func (t *Turn) Value(key any) any { return t.values[key] }
@@ -311,36 +324,64 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 	if err != nil {
 		return nil, err
 	}
-	for calls := 1; ; calls++ {
+	var round *Round // a stopped round to finish first
+	if rs := req.resume; rs != nil {
+		round = rs.state.Round
+	}
+	for {
 		base, cur, err := l.prepare(ctx, r, turn, h.BeforeCall)
 		if err != nil {
-			return nil, err
+			return nil, turn.failed(r, err)
 		}
-		resp, err := next(ctx, cur)
-		if err != nil {
-			return nil, err
-		}
-		if resp, err = l.after(ctx, cur, resp, turn, h.AfterCall); err != nil {
-			return nil, err
+		var resp *Response
+		var plans []toolcall.Plan
+		if round != nil {
+			if plans, err = turn.plans(ctx, cur, req.resume.decisions); err != nil {
+				return nil, err
+			}
+			resp = &Response{Chat: round.response()}
+			round = nil
+		} else {
+			if turn.resumed != nil && !turn.claimed {
+				if err := turn.save(ctx, turn.readyState(r)); err != nil {
+					return nil, err
+				}
+			}
+			turn.calls++
+			if resp, err = next(ctx, cur); err != nil {
+				return nil, turn.failed(r, err)
+			}
+			if resp, err = l.after(ctx, cur, resp, turn, h.AfterCall); err != nil {
+				return nil, turn.failed(r, err)
+			}
 		}
 		var final *Response
 		if turn.Final || !l.eligible(resp) {
-			final = l.finish(resp, turn, calls)
+			final = l.finish(resp, turn)
 		} else {
 			obs.logRound(ctx, turn, resp.Chat)
-			result, err := l.execute(ctx, mgr, turn, cur, resp.Chat)
+			result, err := l.execute(ctx, mgr, turn, r, cur, resp.Chat, plans)
 			if err != nil {
 				return nil, err
+			}
+			if result.Stopped {
+				return l.stop(ctx, turn, r, cur, resp, result)
 			}
 			h := result.History
 			turn.messages = append(turn.messages, h[len(h)-2:]...)
 			if result.ReturnDirect {
-				final = direct(resp, result, turn, calls)
+				final = direct(resp, result, turn)
 			} else {
 				if r, err = l.next(ctx, r, base, resp, result, turn, l.cfg.Hooks.NextInstructions); err != nil {
 					return nil, err
 				}
 				*loopReq = r
+				turn.resumable = true
+				if turn.store != nil {
+					if err := turn.save(ctx, turn.readyState(r)); err != nil {
+						return nil, err
+					}
+				}
 			}
 		}
 		if final != nil {
@@ -352,6 +393,9 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 					return nil, errors.New("client: tool loop: finalize hook returned no response")
 				}
 			}
+			if err := turn.end(ctx); err != nil {
+				return nil, err
+			}
 			return final, nil
 		}
 	}
@@ -361,17 +405,22 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 // was given comes back with the error, for the end hook.
 func (l *ToolLoop) start(ctx context.Context, req *Request, span loopSpan, init requestHook) (*Request, *Turn, error) {
 	turn := &Turn{MaxIterations: l.cfg.MaxIterations, History: !l.cfg.DisableHistory && !req.memoryInLoop}
-	if !turn.History {
-		turn.system = leadingSystem(req.Prompt.Messages)
-	}
 	r := req.Clone()
 	r.Turn = turn
 	r.untraced = span.off
+	r.resume = nil
 	if r.Prompt.Options == nil {
 		r.Prompt.Options = &chat.Options{}
 	}
 	if r.emit != nil {
 		r.emit = textOnlyEvents(r.emit)
+	}
+	turn.exec.Approval = req.approval
+	if err := turn.setUp(req, r); err != nil {
+		return r, turn, err
+	}
+	if !turn.History {
+		turn.system = leadingSystem(r.Prompt.Messages)
 	}
 	if init != nil {
 		out, err := init(ctx, r)
@@ -424,21 +473,72 @@ func (l *ToolLoop) after(ctx context.Context, cur *Request, resp *Response, turn
 	return resp, nil
 }
 
-// execute runs a round's tool calls. On a stream, each call's start and finish reach the
-// consumer as they happen; if the consumer stops, the calls are cancelled.
-func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Turn, cur *Request, resp *chat.Response) (*toolcall.Result, error) {
+// execute runs a round's tool calls, or finishes a stopped round with plans. On a stream, each
+// call's start and finish reach the consumer as they happen, and so do the events of sub-agents;
+// if the consumer stops, the calls are cancelled.
+func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Turn, r, cur *Request, resp *chat.Response, plans []toolcall.Plan) (*toolcall.Result, error) {
 	turn.exec.ToolContext = cur.ToolContext
+	if turn.store != nil || (turn.resumed != nil && !turn.claimed) {
+		turn.exec.BeforeRun = func(ctx context.Context, calls []toolcall.CallOutcome) error {
+			return turn.save(ctx, turn.roundState(r, TurnRunning, resp, calls))
+		}
+	} else {
+		turn.exec.BeforeRun = nil
+	}
 	var result *toolcall.Result
 	var err error
 	if cur.emit == nil {
-		result, err = mgr.ExecuteTurn(ctx, &turn.exec, &cur.Prompt, resp)
+		if plans == nil {
+			result, err = mgr.ExecuteTurn(ctx, &turn.exec, &cur.Prompt, resp)
+		} else {
+			result, err = mgr.ResumeTurn(ctx, &turn.exec, &cur.Prompt, resp, plans)
+		}
 	} else {
-		result, err = executeObserved(ctx, mgr, &turn.exec, &cur.Prompt, resp, cur.emit)
+		result, err = executeObserved(ctx, mgr, &turn.exec, &cur.Prompt, resp, plans, cur.emit)
 	}
-	if err != nil && !errors.Is(err, errStopped) {
+	if err != nil && !errors.Is(err, errStopped) && !errors.Is(err, ErrAlreadyResumed) && !errors.Is(err, ErrTurnConflict) {
 		err = fmt.Errorf("client: tool loop: %w", err)
 	}
 	return result, err
+}
+
+// stop ends the turn at a stopped round: it saves the turn's state, tells a stream's consumer
+// which calls wait, and returns the response holding the state.
+func (l *ToolLoop) stop(ctx context.Context, turn *Turn, r, cur *Request, resp *Response, result *toolcall.Result) (*Response, error) {
+	status := TurnInterrupted
+	for _, o := range result.Calls {
+		if o.Status == toolcall.CallNeedsApproval {
+			status = TurnApproval
+		}
+	}
+	st := turn.roundState(r, status, resp.Chat, result.Calls)
+	if err := turn.save(ctx, st); err != nil {
+		return nil, err
+	}
+	if cur.emit != nil {
+		for i, o := range result.Calls {
+			var ev *ToolEvent
+			switch o.Status {
+			case toolcall.CallNeedsApproval:
+				ev = &ToolEvent{Kind: ToolApprovalRequired, Call: o.Call}
+			case toolcall.CallInterrupted:
+				ev = &ToolEvent{Kind: ToolInterrupted, Call: o.Call, Interrupt: st.Round.Calls[i].Interrupt}
+			default:
+				continue
+			}
+			if !cur.emit(&Event{Tool: ev}) {
+				return nil, errStopped
+			}
+		}
+	}
+	return &Response{
+		Chat:       resp.Chat,
+		Messages:   turn.messages,
+		Usage:      turn.Usage,
+		Outcome:    stopOutcome(st),
+		ModelCalls: turn.calls,
+		Pending:    st,
+	}, nil
 }
 
 // next computes the request of the next iteration from the loop's request r; sent is the
@@ -459,10 +559,10 @@ func (l *ToolLoop) next(ctx context.Context, r, sent *Request, resp *Response, r
 }
 
 // finish turns the last call's response, which the loop owns, into the turn's response.
-func (l *ToolLoop) finish(resp *Response, turn *Turn, calls int) *Response {
+func (l *ToolLoop) finish(resp *Response, turn *Turn) *Response {
 	out := resp
 	out.Usage = turn.Usage
-	out.ModelCalls = calls
+	out.ModelCalls = turn.calls
 	if len(resp.Chat.Generations) > 0 {
 		turn.messages = append(turn.messages, resp.Chat.Message())
 	}
@@ -479,7 +579,7 @@ func (l *ToolLoop) finish(resp *Response, turn *Turn, calls int) *Response {
 }
 
 // direct builds the response of a return-direct round from the tool results.
-func direct(resp *Response, result *toolcall.Result, turn *Turn, calls int) *Response {
+func direct(resp *Response, result *toolcall.Result, turn *Turn) *Response {
 	var results []chat.ToolResult
 	h := result.History
 	for i := len(h) - 1; i >= 0 && h[i].Role == chat.RoleTool; i-- {
@@ -502,7 +602,7 @@ func direct(resp *Response, result *toolcall.Result, turn *Turn, calls int) *Res
 		Messages:    turn.messages,
 		Usage:       turn.Usage,
 		Outcome:     OutcomeReturnDirect,
-		ModelCalls:  calls,
+		ModelCalls:  turn.calls,
 		ToolResults: results,
 	}
 }
@@ -519,7 +619,7 @@ func textOnlyEvents(emit func(*Event) bool) func(*Event) bool {
 			return true
 		}
 		if c != ev.Chunk {
-			ev = &Event{Chunk: c}
+			ev = &Event{Chunk: c, Agent: ev.Agent}
 		}
 		return emit(ev)
 	}
@@ -559,16 +659,19 @@ func textOnly(c *chat.Response) *chat.Response {
 }
 
 // eventObserver turns the manager's observer calls, made on the tools' goroutines, into events
-// for the loop's goroutine, the only one that may emit.
+// for the loop's goroutine, the only one that may emit. Sub-agents' events come the same way.
 type eventObserver struct {
 	events chan *Event
 	stop   chan struct{}
 }
 
-func (o *eventObserver) send(ev *Event) {
+// send hands ev to the loop's goroutine and reports whether the stream goes on.
+func (o *eventObserver) send(ev *Event) bool {
 	select {
 	case o.events <- ev:
+		return true
 	case <-o.stop:
+		return false
 	}
 }
 
@@ -580,27 +683,49 @@ func (o *eventObserver) ToolFinished(_ context.Context, call chat.ToolCall, resu
 	o.send(&Event{Tool: &ToolEvent{Kind: ToolFinished, Call: call, Result: result, Elapsed: elapsed}})
 }
 
+// eventsKey carries the eventObserver of a streamed round to the round's tools, for sub-agents.
+type eventsKey struct{}
+
 // executeObserved runs the tool calls and emits their events as they happen. If the consumer
 // stops, the calls are cancelled and the error is errStopped.
 func executeObserved(ctx context.Context, mgr *toolcall.Manager, turn *toolcall.Turn, p *chat.Prompt, resp *chat.Response,
-	emit func(*Event) bool) (result *toolcall.Result, err error) {
+	plans []toolcall.Plan, emit func(*Event) bool) (result *toolcall.Result, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	obs := &eventObserver{events: make(chan *Event), stop: make(chan struct{})}
+	// Closing stop releases the senders that come once nobody receives: tools the round
+	// abandoned, or all of them when the consumer stopped.
+	stopped := false
+	defer func() {
+		if !stopped {
+			close(obs.stop)
+		}
+	}()
 	turn.Observer = obs
 	defer func() { turn.Observer = nil }()
+	ctx = context.WithValue(ctx, eventsKey{}, obs)
+	done := make(chan struct{})
 	go func() {
-		defer close(obs.events)
-		result, err = mgr.ExecuteTurn(ctx, turn, p, resp)
+		defer close(done)
+		if plans == nil {
+			result, err = mgr.ExecuteTurn(ctx, turn, p, resp)
+		} else {
+			result, err = mgr.ResumeTurn(ctx, turn, p, resp, plans)
+		}
 	}()
-	for ev := range obs.events {
-		if !emit(ev) {
-			close(obs.stop)
-			cancel()
-			for range obs.events {
+	for {
+		select {
+		case ev := <-obs.events:
+			if !emit(ev) {
+				cancel()
+				close(obs.stop)
+				stopped = true
+				<-done
+				return nil, errStopped
 			}
-			return nil, errStopped
+		case <-done:
+			// Every observer call of the round was received before it returned.
+			return result, err
 		}
 	}
-	return result, err
 }
