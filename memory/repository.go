@@ -27,10 +27,12 @@ type Repository interface {
 	Conversations(ctx context.Context) ([]string, error)
 }
 
-// InMemory is a [Repository] in process memory. The zero value is ready to use.
+// InMemory is a [Repository] and a [TurnRepository] in process memory. The zero value is ready
+// to use.
 type InMemory struct {
 	mu    sync.RWMutex
 	convs map[string][]chat.Message
+	turns map[string]TurnRecord // see TurnRepository
 }
 
 // NewInMemory returns an empty in-memory repository.
