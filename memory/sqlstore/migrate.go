@@ -54,11 +54,33 @@ var migrations = []migration{
 			)`,
 		},
 	},
+	{
+		// Each conversation's open turn (memory.TurnRepository): one row, replaced step by step.
+		version: 2,
+		sqlite: []string{
+			`CREATE TABLE wield_turns (
+				conversation_id TEXT PRIMARY KEY,
+				turn_id         TEXT NOT NULL,
+				seq             INTEGER NOT NULL,
+				state           TEXT NOT NULL,
+				updated_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+			)`,
+		},
+		postgres: []string{
+			`CREATE TABLE wield_turns (
+				conversation_id TEXT COLLATE "C" PRIMARY KEY,
+				turn_id         TEXT NOT NULL,
+				seq             BIGINT NOT NULL,
+				state           TEXT NOT NULL,
+				updated_at      TIMESTAMPTZ NOT NULL DEFAULT CURRENT_TIMESTAMP
+			)`,
+		},
+	},
 }
 
 // SchemaVersion is the schema version this package creates and understands: the version of the
 // last migration.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // ErrSchemaTooNew reports a database migrated by a newer version of this package, whose schema
 // this one does not know.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -34,6 +35,9 @@ func TestMain(m *testing.M) {
 //   - hang: $WIELD_SQLSTORE_BATCHES batches, then one more whose transaction stops before its
 //     commit, printing "in transaction" and waiting to be killed.
 func child(mode string) error {
+	if strings.HasPrefix(mode, "turn-") {
+		return turnChild(mode)
+	}
 	ctx := context.Background()
 	s, err := Open(ctx, os.Getenv("WIELD_SQLSTORE_DSN"))
 	if err != nil {
