@@ -27,13 +27,18 @@ type AgentInput struct {
 // ([PendingCall.Child]): the top-level caller sees the sub-agent's pending calls in
 // [TurnState.Pending], decides them, and its resume resumes the sub-agent where it stopped.
 //
-// opts configure the tool as for [tool.Func] (a timeout, approval, MCP hints).
+// opts configure the tool as for any constructor of package tool (a timeout, approval, MCP
+// hints); its input is always [AgentInput].
 func AgentTool(c *Client, name, description string, opts ...tool.Option) (tool.Tool, error) {
 	if c == nil {
 		return nil, fmt.Errorf("client: agent tool %q: nil client", name)
 	}
 	a := &agentTool{c: c, name: name}
-	t, err := tool.Func(name, description, a.call, opts...)
+	fopts := make([]tool.FuncOption, len(opts))
+	for i, o := range opts {
+		fopts[i] = o
+	}
+	t, err := tool.Func(name, description, a.call, fopts...)
 	if err != nil {
 		return nil, err
 	}

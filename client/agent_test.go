@@ -10,6 +10,7 @@ import (
 
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -23,7 +24,7 @@ func agentSetup(t *testing.T) (parent *client.Client, pm, cm *chattest.Model, wr
 		chattest.Calls(chattest.Call("write", `{"path":"/notes"}`)).WithText("I will write."),
 		chattest.Text("Written."),
 	)
-	child := newClient(t, cm, client.WithTools(write), client.WithSystem("You write files."))
+	child := clienttest.New(t, cm, client.WithTools(write), client.WithSystem("You write files."))
 	helper, err := client.AgentTool(child, "helper", "Writes files")
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +33,7 @@ func agentSetup(t *testing.T) (parent *client.Client, pm, cm *chattest.Model, wr
 		chattest.Calls(chattest.Call("helper", `{"input":"write the notes"}`)),
 		chattest.Text("The helper wrote the notes."),
 	)
-	return newClient(t, pm, client.WithTools(helper)), pm, cm, write
+	return clienttest.New(t, pm, client.WithTools(helper)), pm, cm, write
 }
 
 func TestSubAgentApproval(t *testing.T) {
@@ -163,9 +164,9 @@ func TestSubAgentInterrupt(t *testing.T) {
 				return "", toolcall.Interrupt("Which colour?")
 			})
 			cm := chattest.New(chattest.Calls(chattest.Call("ask", `{}`)), chattest.Text("Blue it is."))
-			helper := tool.Must(client.AgentTool(newClient(t, cm, client.WithTools(ask)), "painter", "Paints"))
+			helper := tool.Must(client.AgentTool(clienttest.New(t, cm, client.WithTools(ask)), "painter", "Paints"))
 			pm := chattest.New(chattest.Calls(chattest.Call("painter", `{"input":"paint"}`)), chattest.Text("Painted blue."))
-			parent := newClient(t, pm, client.WithTools(helper))
+			parent := clienttest.New(t, pm, client.WithTools(helper))
 			resp, events, err := drive(t, parent.Prompt("paint"), path.stream)
 			if err != nil || resp.Outcome != client.OutcomeInterrupted {
 				t.Fatalf("first: %v, %v", resp, err)
@@ -196,7 +197,7 @@ func TestSubAgentLimitsAreItsOwn(t *testing.T) {
 				chattest.Calls(chattest.Call("step", `{}`), chattest.Call("step", `{}`), chattest.Call("step", `{}`)),
 				chattest.Text("three steps"),
 			)
-			child := newClient(t, cm, client.WithTools(constTool("step", "ok")))
+			child := clienttest.New(t, cm, client.WithTools(constTool("step", "ok")))
 			helper := tool.Must(client.AgentTool(child, "worker", "Works"))
 			pm := chattest.New(chattest.Calls(chattest.Call("worker", `{"input":"work"}`)), chattest.Text("worked"))
 			strict := toolcall.New(toolcall.Config{Limits: toolcall.Limits{Total: 1}})
@@ -206,7 +207,7 @@ func TestSubAgentLimitsAreItsOwn(t *testing.T) {
 				counts = append(counts, total)
 				return resp, nil
 			}}
-			parent := newClient(t, pm, client.WithTools(helper), client.WithManager(strict),
+			parent := clienttest.New(t, pm, client.WithTools(helper), client.WithManager(strict),
 				client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: hooks})))
 			resp, events, err := drive(t, parent.Prompt("go"), path.stream)
 			if err != nil || resp.Text() != "worked" {
@@ -235,10 +236,10 @@ func TestSubAgentLimitsAreItsOwn(t *testing.T) {
 
 func TestStreamTextLeavesSubAgentsOut(t *testing.T) {
 	cm := chattest.New(chattest.Text("sub-agent text"))
-	helper := tool.Must(client.AgentTool(newClient(t, cm), "helper", "Helps"))
+	helper := tool.Must(client.AgentTool(clienttest.New(t, cm), "helper", "Helps"))
 	pm := chattest.New(chattest.Calls(chattest.Call("helper", `{"input":"x"}`)), chattest.Text("parent text"))
 	var text strings.Builder
-	for chunk, err := range newClient(t, pm, client.WithTools(helper)).Prompt("go").Stream(context.Background()).Text() {
+	for chunk, err := range clienttest.New(t, pm, client.WithTools(helper)).Prompt("go").Stream(context.Background()).Text() {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,7 +257,7 @@ func TestAgentToolInput(t *testing.T) {
 	if _, err := client.AgentTool(nil, "x", "y"); err == nil {
 		t.Fatal("nil client accepted")
 	}
-	helper := tool.Must(client.AgentTool(newClient(t, chattest.New()), "helper", "Helps", tool.WithTimeout(time.Minute)))
+	helper := tool.Must(client.AgentTool(clienttest.New(t, chattest.New()), "helper", "Helps", tool.WithTimeout(time.Minute)))
 	if helper.Metadata().Timeout != time.Minute || !strings.Contains(string(helper.Definition().InputSchema), `"input"`) {
 		t.Fatalf("tool = %+v %s", helper.Metadata(), helper.Definition().InputSchema)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -147,7 +148,7 @@ func TestApprove(t *testing.T) {
 					WithText("Cleaning up.").WithUsage(10, 3),
 				chattest.Text("Deleted /tmp/a.").WithUsage(20, 4),
 			)
-			c := newClient(t, m, client.WithTools(del, list))
+			c := clienttest.New(t, m, client.WithTools(del, list))
 			resp, events, err := drive(t, c.Prompt("clean /tmp"), path.stream)
 			if err != nil {
 				t.Fatal(err)
@@ -216,7 +217,7 @@ func TestApproveWithEditedArguments(t *testing.T) {
 		t.Run(path.name, func(t *testing.T) {
 			del := fileTool("delete", tool.Metadata{RequiresApproval: true})
 			m := chattest.New(chattest.Calls(chattest.Call("delete", `{"path":"/"}`)), chattest.Text("ok"))
-			c := newClient(t, m, client.WithTools(del))
+			c := clienttest.New(t, m, client.WithTools(del))
 			resp, _, err := drive(t, c.Prompt("delete everything"), path.stream)
 			if err != nil {
 				t.Fatal(err)
@@ -257,7 +258,7 @@ func TestReject(t *testing.T) {
 				chattest.Calls(chattest.Call("delete", `{"path":"/a"}`), chattest.Call("delete", `{"path":"/b"}`)),
 				chattest.Text("I kept /b."),
 			)
-			c := newClient(t, m, client.WithTools(del))
+			c := clienttest.New(t, m, client.WithTools(del))
 			resp, _, err := drive(t, c.Prompt("delete /a and /b"), path.stream)
 			if err != nil {
 				t.Fatal(err)
@@ -318,7 +319,7 @@ func TestInterruptAndAnswer(t *testing.T) {
 				chattest.Calls(chattest.Call("pay", `{"amount":5}`), chattest.Call("lookup", `{}`)),
 				chattest.Text("Paid."),
 			)
-			c := newClient(t, m, client.WithTools(pay, look))
+			c := clienttest.New(t, m, client.WithTools(pay, look))
 			resp, events, err := drive(t, c.Prompt("pay 5"), path.stream)
 			if err != nil {
 				t.Fatal(err)
@@ -366,7 +367,7 @@ func TestInterruptAndRestart(t *testing.T) {
 			var resumed atomic.Value
 			pay := accountTool(&runs, &resumed)
 			m := chattest.New(chattest.Calls(chattest.Call("pay", `{"amount":5}`)), chattest.Text("Paid."))
-			c := newClient(t, m, client.WithTools(pay))
+			c := clienttest.New(t, m, client.WithTools(pay))
 			resp, _, err := drive(t, c.Prompt("pay 5"), path.stream)
 			if err != nil {
 				t.Fatal(err)
@@ -392,7 +393,7 @@ func TestInterruptAgain(t *testing.T) {
 	var resumed atomic.Value
 	pay := accountTool(&runs, &resumed)
 	m := chattest.New(chattest.Calls(chattest.Call("pay", `{"amount":5}`)), chattest.Text("Paid."))
-	c := newClient(t, m, client.WithTools(pay))
+	c := clienttest.New(t, m, client.WithTools(pay))
 	resp, err := c.Prompt("pay").Call(context.Background()).Response()
 	if err != nil {
 		t.Fatal(err)
@@ -414,7 +415,7 @@ func TestInterruptAgain(t *testing.T) {
 func TestResumeRefusals(t *testing.T) {
 	del := fileTool("delete", tool.Metadata{RequiresApproval: true})
 	m := chattest.New(chattest.Calls(chattest.Call("delete", `{"path":"/a"}`)), chattest.Text("ok"), chattest.Text("again"))
-	c := newClient(t, m, client.WithTools(del))
+	c := clienttest.New(t, m, client.WithTools(del))
 	resp, err := c.Prompt("delete /a").Call(context.Background()).Response()
 	if err != nil {
 		t.Fatal(err)
@@ -475,12 +476,12 @@ func TestApprovalPolicy(t *testing.T) {
 		return chattest.New(chattest.Calls(chattest.Call("ls", `{"path":"/"}`)), chattest.Calls(chattest.Call("rm", `{"path":"/x"}`)), chattest.Text("done"))
 	}
 	// The default asks only for flagged tools.
-	resp, err := newClient(t, script(), client.WithTools(rm, ls)).Prompt("go").Call(context.Background()).Response()
+	resp, err := clienttest.New(t, script(), client.WithTools(rm, ls)).Prompt("go").Call(context.Background()).Response()
 	if err != nil || resp.Outcome != client.OutcomeAnswer {
 		t.Fatalf("default policy: %v, %v", resp, err)
 	}
 	// The client's policy: MCP hints.
-	c := newClient(t, script(), client.WithTools(rm, ls), client.WithApproval(toolcall.AskDestructive()))
+	c := clienttest.New(t, script(), client.WithTools(rm, ls), client.WithApproval(toolcall.AskDestructive()))
 	resp, err = c.Prompt("go").Call(context.Background()).Response()
 	if err != nil || resp.Outcome != client.OutcomeApproval || resp.Pending.Pending()[0].Call.Name != "rm" || resp.Pending.Iteration != 1 {
 		t.Fatalf("destructive policy: %+v, %v", resp, err)
@@ -492,7 +493,7 @@ func TestApprovalPolicy(t *testing.T) {
 	byArgs := func(_ context.Context, r toolcall.ApprovalRequest) bool {
 		return strings.Contains(r.Call.Arguments, `"/"`)
 	}
-	c = newClient(t, script(), client.WithTools(rm, ls), client.WithApproval(toolcall.AskDestructive()))
+	c = clienttest.New(t, script(), client.WithTools(rm, ls), client.WithApproval(toolcall.AskDestructive()))
 	resp, err = c.Prompt("go").Approval(byArgs).Call(context.Background()).Response()
 	if err != nil || resp.Outcome != client.OutcomeApproval || resp.Pending.Pending()[0].Call.Name != "ls" {
 		t.Fatalf("per-call policy: %+v, %v", resp, err)
@@ -509,7 +510,7 @@ func TestResponseMessages(t *testing.T) {
 				chattest.Calls(chattest.Call("b", `{}`), chattest.Call("a", `{"x":1}`)),
 				chattest.Text("answer"),
 			)
-			c := newClient(t, m, client.WithSystem("sys"), client.WithTools(constTool("a", "A"), constTool("b", "B")))
+			c := clienttest.New(t, m, client.WithSystem("sys"), client.WithTools(constTool("a", "A"), constTool("b", "B")))
 			resp, _, err := drive(t, c.Prompt("go"), path.stream)
 			if err != nil {
 				t.Fatal(err)
@@ -607,7 +608,7 @@ func TestTurnStore(t *testing.T) {
 				chattest.Text("done"),
 			)
 			store := newMapStore()
-			c := newClient(t, m, client.WithTools(del, list), client.WithTurnStore(store))
+			c := clienttest.New(t, m, client.WithTools(del, list), client.WithTurnStore(store))
 			if _, _, err := drive(t, c.Prompt("go"), path.stream); !errors.Is(err, client.ErrNoConversation) {
 				t.Fatalf("err = %v", err)
 			}
@@ -625,7 +626,7 @@ func TestTurnStore(t *testing.T) {
 			if err != nil || loaded == nil || loaded.ConversationID != "c1" || loaded.Seq != 3 {
 				t.Fatalf("loaded %+v, %v", loaded, err)
 			}
-			c2 := newClient(t, m, client.WithTools(del, list), client.WithTurnStore(store))
+			c2 := clienttest.New(t, m, client.WithTools(del, list), client.WithTurnStore(store))
 			resp, _, err = drive(t, c2.Resume(loaded, client.Approve(loaded.Pending()[0].Call.ID)), path.stream)
 			if err != nil || resp.Text() != "done" {
 				t.Fatalf("resume: %v, %v", resp, err)
@@ -661,7 +662,7 @@ func TestModelFailureAfterToolRound(t *testing.T) {
 				if withStore {
 					opts = append(opts, client.WithTurnStore(store))
 				}
-				c := newClient(t, m, opts...)
+				c := clienttest.New(t, m, opts...)
 				_, _, err := drive(t, c.Prompt("charge me").Param(client.ParamConversationID, "c"), path.stream)
 				var te *client.TurnError
 				if !errors.Is(err, boom) || !errors.As(err, &te) {
@@ -703,7 +704,7 @@ func TestModelFailureAfterToolRound(t *testing.T) {
 
 func TestFailureBeforeAnyRoundIsPlain(t *testing.T) {
 	boom := errors.New("down")
-	c := newClient(t, chattest.New(chattest.Fail(boom)))
+	c := clienttest.New(t, chattest.New(chattest.Fail(boom)))
 	err := c.Prompt("hi").Call(context.Background()).Err()
 	var te *client.TurnError
 	if !errors.Is(err, boom) || errors.As(err, &te) {
@@ -728,7 +729,7 @@ func TestRoundCutShort(t *testing.T) {
 		}
 		return nil
 	}
-	c := newClient(t, m, client.WithTools(charge, note), client.WithTurnStore(store))
+	c := clienttest.New(t, m, client.WithTools(charge, note), client.WithTurnStore(store))
 	if err := c.Prompt("go").Param(client.ParamConversationID, "c").Call(context.Background()).Err(); !errors.Is(err, crash) {
 		t.Fatalf("err = %v", err)
 	}
@@ -754,7 +755,7 @@ func TestStoreFailureKeepsStateResumable(t *testing.T) {
 	del := fileTool("delete", tool.Metadata{RequiresApproval: true})
 	m := chattest.New(chattest.Calls(chattest.Call("delete", `{"path":"/a"}`)), chattest.Text("ok"))
 	store := newMapStore()
-	c := newClient(t, m, client.WithTools(del), client.WithTurnStore(store))
+	c := clienttest.New(t, m, client.WithTools(del), client.WithTurnStore(store))
 	resp, err := c.Prompt("go").Param(client.ParamConversationID, "c").Call(context.Background()).Response()
 	if err != nil {
 		t.Fatal(err)

@@ -11,12 +11,13 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 )
 
 func TestPromptAssembly(t *testing.T) {
 	m := chattest.New(chattest.Text("one"), chattest.Text("two"))
-	c := newClient(t, m,
+	c := clienttest.New(t, m,
 		client.WithSystem("be brief"),
 		client.WithOptions(&chat.Options{Model: "m1", Temperature: chat.Ptr(0.2)}),
 		client.WithToolContext(tool.Context{"tenant": "acme", "user": "u0"}),
@@ -61,14 +62,14 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"nil model", build(nil), "nil model"},
 		{"bad default tool", build(m, client.WithTools(nil)), "nil tool"},
-		{"bad call tool", func() error { return newClient(t, m).Prompt("x").Tools(42).Call(ctx).Err() }, "tools"},
+		{"bad call tool", func() error { return clienttest.New(t, m).Prompt("x").Tools(42).Call(ctx).Err() }, "tools"},
 		{"nil advisor", build(m, client.WithAdvisors(nil)), "nil advisor"},
-		{"nil call advisor", func() error { return newClient(t, m).Prompt("x").Advisors(nil).Call(ctx).Err() }, "nil advisor"},
+		{"nil call advisor", func() error { return clienttest.New(t, m).Prompt("x").Advisors(nil).Call(ctx).Err() }, "nil advisor"},
 		{"duplicate tools", func() error {
-			return newClient(t, m, client.WithTools(constTool("a", "1"))).Prompt("x").Tools(constTool("a", "2")).Call(ctx).Err()
+			return clienttest.New(t, m, client.WithTools(constTool("a", "1"))).Prompt("x").Tools(constTool("a", "2")).Call(ctx).Err()
 		}, `"a"`},
 		{"failing provider", func() error {
-			return newClient(t, m).Prompt("x").Tools(tool.ProviderFunc(func(context.Context) ([]tool.Tool, error) {
+			return clienttest.New(t, m).Prompt("x").Tools(tool.ProviderFunc(func(context.Context) ([]tool.Tool, error) {
 				return nil, errors.New("registry down")
 			})).Call(ctx).Err()
 		}, "registry down"},
@@ -88,7 +89,7 @@ func TestConfigErrors(t *testing.T) {
 
 func TestToolsFromEverySource(t *testing.T) {
 	m := chattest.New(chattest.Text("ok"))
-	c := newClient(t, m, client.WithTools(constTool("a", "1"), []tool.Tool{constTool("b", "2")}))
+	c := clienttest.New(t, m, client.WithTools(constTool("a", "1"), []tool.Tool{constTool("b", "2")}))
 	err := c.Prompt("x").
 		Tools(tool.List{constTool("c", "3")}, tool.ProviderFunc(func(context.Context) ([]tool.Tool, error) {
 			return []tool.Tool{constTool("d", "4")}, nil
@@ -119,7 +120,7 @@ func TestWithoutToolLoopReturnsCalls(t *testing.T) {
 			if tt.name == "per client" {
 				opts = append(opts, client.WithoutToolLoop())
 			}
-			c := newClient(t, m, opts...)
+			c := clienttest.New(t, m, opts...)
 			resp, err := tt.spec(c.Prompt("weather?").Tools(weather)).Call(context.Background()).Response()
 			if err != nil {
 				t.Fatal(err)
@@ -137,7 +138,7 @@ func TestWithoutToolLoopReturnsCalls(t *testing.T) {
 func TestAdvisorOrderWithoutTools(t *testing.T) {
 	j := &journal{}
 	m := chattest.New(chattest.Text("a"), chattest.Text("b"))
-	c := newClient(t, m, client.WithAdvisors(
+	c := clienttest.New(t, m, client.WithAdvisors(
 		&recorder{"inner", client.OrderToolCalling + 100, j},
 		&recorder{"outer", client.OrderMemory, j},
 	))
@@ -168,7 +169,7 @@ func TestAdvisorOrderWithoutTools(t *testing.T) {
 func TestModelErrorsWrapped(t *testing.T) {
 	boom := &chat.ProviderError{StatusCode: 503}
 	m := chattest.New(chattest.Fail(boom), chattest.Reply{Text: "cut", Err: boom})
-	c := newClient(t, m)
+	c := clienttest.New(t, m)
 	err := c.Prompt("x").Call(context.Background()).Err()
 	var pe *chat.ProviderError
 	if !errors.As(err, &pe) || pe.StatusCode != 503 {

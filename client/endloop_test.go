@@ -10,6 +10,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -94,7 +95,7 @@ func TestEndLoopOnSuccess(t *testing.T) {
 		t.Run(fmt.Sprint("stream=", stream), func(t *testing.T) {
 			p := &endProbe{j: &journal{}}
 			m := chattest.New(chattest.Calls(chattest.Call("a", `{}`)), chattest.Text("answer"))
-			c := newClient(t, m, client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: p.hooks()})))
+			c := clienttest.New(t, m, client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: p.hooks()})))
 			spec := c.Prompt("q").Tools(constTool("a", "A"))
 			var resp *client.Response
 			var err error
@@ -177,7 +178,7 @@ func TestEndLoopOnFailure(t *testing.T) {
 						return "", tctx.Err()
 					}))
 				}
-				c := newClient(t, chattest.New(replies...), client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: h})))
+				c := clienttest.New(t, chattest.New(replies...), client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: h})))
 				spec := c.Prompt("q").Tools(tools...)
 				var err error
 				if stream {
@@ -199,7 +200,7 @@ func TestEndLoopWhenTheStreamConsumerStops(t *testing.T) {
 		t.Run(during, func(t *testing.T) {
 			p := &endProbe{j: &journal{}}
 			m := chattest.New(chattest.Calls(chattest.Call("a", `{}`)).WithText("thinking"), chattest.Text("answer"))
-			c := newClient(t, m, client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: p.hooks()})))
+			c := clienttest.New(t, m, client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: p.hooks()})))
 			for ev, err := range c.Prompt("q").Tools(constTool("a", "A")).Stream(context.Background()).Events() {
 				if err != nil {
 					t.Fatal(err)
@@ -232,7 +233,7 @@ func TestEndLoopPanicsAreNotSwallowed(t *testing.T) {
 						panic(crash{where})
 					}
 				}
-				c := newClient(t, chattest.New(chattest.Text("answer")), client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: h})))
+				c := clienttest.New(t, chattest.New(chattest.Text("answer")), client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: h})))
 				spec := c.Prompt("q").Tools(constTool("a", "A"))
 				got := func() (v any) {
 					defer func() { v = recover() }()
@@ -268,7 +269,7 @@ func TestEndLoopOnBothPaths(t *testing.T) {
 			}
 		},
 	}
-	c := newClient(t, chattest.New(chattest.Text("a"), chattest.Text("b")),
+	c := clienttest.New(t, chattest.New(chattest.Text("a"), chattest.Text("b")),
 		client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: hooks})))
 	if err := c.Prompt("q").Call(context.Background()).Err(); err != nil {
 		t.Fatal(err)

@@ -367,6 +367,9 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 			if result.Stopped {
 				return l.stop(ctx, turn, r, cur, resp, result)
 			}
+			if turn.messages == nil {
+				turn.messages = make([]chat.Message, 0, 3) // a round and the answer
+			}
 			h := result.History
 			turn.messages = append(turn.messages, h[len(h)-2:]...)
 			if result.ReturnDirect {

@@ -12,6 +12,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -26,7 +27,7 @@ func TestLoopOneToolCall(t *testing.T) {
 		chattest.Calls(chattest.Call("weather", `{"city":"Paris"}`)).WithUsage(10, 5),
 		chattest.Text("It is sunny in Paris.").WithUsage(30, 7),
 	)
-	c := newClient(t, m, client.WithSystem("be brief"))
+	c := clienttest.New(t, m, client.WithSystem("be brief"))
 	resp, err := c.Prompt("Weather in Paris?").Tools(weather).ToolContext(tool.Context{"tenant": "acme"}).
 		Call(context.Background()).Response()
 	if err != nil {
@@ -69,7 +70,7 @@ func TestInnerAdvisorRunsEveryIteration(t *testing.T) {
 		chattest.Calls(chattest.Call("a", `{}`), chattest.Call("a", `{}`)),
 		chattest.Text("done"),
 	)
-	c := newClient(t, m, client.WithAdvisors(
+	c := clienttest.New(t, m, client.WithAdvisors(
 		&recorder{"inner", client.OrderToolCalling + 100, j},
 		&recorder{"outer", client.OrderMemory, j},
 		&recorder{"innermost", client.LowestPrecedence, j},
@@ -90,7 +91,7 @@ func TestReturnDirect(t *testing.T) {
 
 	t.Run("all direct", func(t *testing.T) {
 		m := chattest.New(chattest.Calls(chattest.Call("lookup", `{}`)).WithUsage(3, 1))
-		resp, err := newClient(t, m).Prompt("who?").Tools(direct, normal).Call(context.Background()).Response()
+		resp, err := clienttest.New(t, m).Prompt("who?").Tools(direct, normal).Call(context.Background()).Response()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +107,7 @@ func TestReturnDirect(t *testing.T) {
 			chattest.Calls(chattest.Call("lookup", `{}`), chattest.Call("normal", `{}`)),
 			chattest.Text("the model saw both"),
 		)
-		resp, err := newClient(t, m).Prompt("who?").Tools(direct, normal).Call(context.Background()).Response()
+		resp, err := clienttest.New(t, m).Prompt("who?").Tools(direct, normal).Call(context.Background()).Response()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +120,7 @@ func TestReturnDirect(t *testing.T) {
 	})
 	t.Run("stream", func(t *testing.T) {
 		m := chattest.New(chattest.Calls(chattest.Call("lookup", `{}`)))
-		s := newClient(t, m).Prompt("who?").Tools(direct).Stream(context.Background())
+		s := clienttest.New(t, m).Prompt("who?").Tools(direct).Stream(context.Background())
 		var text string
 		for chunk, err := range s.Text() {
 			if err != nil {
@@ -142,7 +143,7 @@ func TestIterationCap(t *testing.T) {
 		chattest.Calls(chattest.Call("again", `{}`)).WithText("giving up").WithUsage(1, 1), // ignores ToolChoice none
 	)
 	adv := client.NewToolLoop(client.ToolLoopConfig{MaxIterations: 2})
-	resp, err := newClient(t, m, client.WithAdvisors(adv)).Prompt("loop").Tools(loopy).Call(context.Background()).Response()
+	resp, err := clienttest.New(t, m, client.WithAdvisors(adv)).Prompt("loop").Tools(loopy).Call(context.Background()).Response()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestEligibilityChecker(t *testing.T) {
 	adv := client.NewToolLoop(client.ToolLoopConfig{Eligible: func(r *chat.Response) bool {
 		return r.HasToolCalls() && r.Result().FinishReason == chat.FinishToolCalls
 	}})
-	resp, err := newClient(t, m).Prompt("x").Tools(tl).Advisors(adv).Call(context.Background()).Response()
+	resp, err := clienttest.New(t, m).Prompt("x").Tools(tl).Advisors(adv).Call(context.Background()).Response()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestEligibilityChecker(t *testing.T) {
 func TestDisableHistory(t *testing.T) {
 	m := chattest.New(chattest.Calls(chattest.Call("a", `{}`)), chattest.Text("ok"))
 	adv := client.NewToolLoop(client.ToolLoopConfig{DisableHistory: true})
-	c := newClient(t, m, client.WithSystem("sys"), client.WithAdvisors(adv))
+	c := clienttest.New(t, m, client.WithSystem("sys"), client.WithAdvisors(adv))
 	if err := c.Prompt("q").Tools(constTool("a", "A")).Call(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestCustomToolAdvisorThroughHooks(t *testing.T) {
 				chattest.Calls(chattest.Call("secret", `{}`)),
 				chattest.Text("the answer is 42"),
 			)
-			c := newClient(t, m, client.WithAdvisors(newAuditAdvisor(j, secret)))
+			c := clienttest.New(t, m, client.WithAdvisors(newAuditAdvisor(j, secret)))
 			spec := c.Prompt("q").Tools(constTool("search", "found secret"))
 			var text string
 			if stream {
@@ -295,7 +296,7 @@ func TestOneToolAdvisorPerChain(t *testing.T) {
 	custom := newAuditAdvisor(j, constTool("secret", "s"))
 	m := chattest.New(chattest.Calls(chattest.Call("a", `{}`)), chattest.Text("ok"))
 	// A custom one given per call replaces the default: the loop runs once, with its hooks.
-	if err := newClient(t, m).Prompt("q").Tools(constTool("a", "A")).Advisors(custom).Call(ctx).Err(); err != nil {
+	if err := clienttest.New(t, m).Prompt("q").Tools(constTool("a", "A")).Advisors(custom).Call(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(j.String(), "init") || m.Requests() != 2 {
@@ -303,7 +304,7 @@ func TestOneToolAdvisorPerChain(t *testing.T) {
 	}
 	// Two custom ones fail fast, before the model is called.
 	other := client.NewToolLoop(client.ToolLoopConfig{})
-	err := newClient(t, m, client.WithAdvisors(custom)).Prompt("q").Advisors(other).Call(ctx).Err()
+	err := clienttest.New(t, m, client.WithAdvisors(custom)).Prompt("q").Advisors(other).Call(ctx).Err()
 	if !errors.Is(err, client.ErrTwoToolLoops) {
 		t.Fatalf("err = %v", err)
 	}
@@ -315,7 +316,7 @@ func TestOneToolAdvisorPerChain(t *testing.T) {
 	}
 	// A tool advisor given explicitly runs even when the automatic one is off.
 	m2 := chattest.New(chattest.Calls(chattest.Call("a", `{}`)), chattest.Text("ok"))
-	resp, err := newClient(t, m2, client.WithoutToolLoop(), client.WithAdvisors(other)).Prompt("q").Tools(constTool("a", "A")).Call(ctx).Response()
+	resp, err := clienttest.New(t, m2, client.WithoutToolLoop(), client.WithAdvisors(other)).Prompt("q").Tools(constTool("a", "A")).Call(ctx).Response()
 	if err != nil || resp.Outcome != client.OutcomeAnswer {
 		t.Fatalf("%v %v", resp, err)
 	}
@@ -328,7 +329,7 @@ func TestNextInstructionsHook(t *testing.T) {
 			return append(req.Turn.NextMessages(result), chat.User("now answer")), nil
 		},
 	}})
-	if err := newClient(t, m, client.WithAdvisors(adv)).Prompt("q").Tools(constTool("a", "A")).Call(context.Background()).Err(); err != nil {
+	if err := clienttest.New(t, m, client.WithAdvisors(adv)).Prompt("q").Tools(constTool("a", "A")).Call(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
 	p := m.Prompt(1).Messages
@@ -352,7 +353,7 @@ func TestHookErrors(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := chattest.New(chattest.Text("ok"), chattest.Text("ok"))
-			c := newClient(t, m, client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: hooks})))
+			c := clienttest.New(t, m, client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: hooks})))
 			if err := c.Prompt("q").Call(context.Background()).Err(); !errors.Is(err, boom) {
 				t.Fatalf("call err = %v", err)
 			}
@@ -372,7 +373,7 @@ func TestLoopErrors(t *testing.T) {
 	t.Run("model fails in the second round", func(t *testing.T) {
 		boom := errors.New("overloaded")
 		m := chattest.New(chattest.Calls(chattest.Call("a", `{}`)), chattest.Fail(boom))
-		err := newClient(t, m).Prompt("q").Tools(constTool("a", "A")).Call(ctx).Err()
+		err := clienttest.New(t, m).Prompt("q").Tools(constTool("a", "A")).Call(ctx).Err()
 		if !errors.Is(err, boom) {
 			t.Fatalf("err = %v", err)
 		}
@@ -381,7 +382,7 @@ func TestLoopErrors(t *testing.T) {
 		boom := errors.New("disk on fire")
 		bad := newTool("bad", func(context.Context, string) (string, error) { return "", tool.Fatal(boom) })
 		m := chattest.New(chattest.Calls(chattest.Call("bad", `{}`)), chattest.Text("never"))
-		err := newClient(t, m).Prompt("q").Tools(bad).Call(ctx).Err()
+		err := clienttest.New(t, m).Prompt("q").Tools(bad).Call(ctx).Err()
 		var ee *tool.ExecutionError
 		if !errors.Is(err, boom) || !errors.As(err, &ee) || m.Requests() != 1 {
 			t.Fatalf("err = %v, requests %d", err, m.Requests())
@@ -390,7 +391,7 @@ func TestLoopErrors(t *testing.T) {
 	t.Run("tool failure goes back to the model", func(t *testing.T) {
 		bad := newTool("bad", func(context.Context, string) (string, error) { return "", errors.New("no such city") })
 		m := chattest.New(chattest.Calls(chattest.Call("bad", `{}`), chattest.Call("missing", `{}`)), chattest.Text("sorry"))
-		got, err := newClient(t, m).Prompt("q").Tools(bad).Call(ctx).Content()
+		got, err := clienttest.New(t, m).Prompt("q").Tools(bad).Call(ctx).Content()
 		if err != nil || got != "sorry" {
 			t.Fatalf("%q %v", got, err)
 		}
@@ -407,7 +408,7 @@ func TestLoopErrors(t *testing.T) {
 			return "", ctx.Err()
 		})
 		m := chattest.New(chattest.Calls(chattest.Call("slow", `{}`)), chattest.Text("never"))
-		err := newClient(t, m).Prompt("q").Tools(slow).Call(cctx).Err()
+		err := clienttest.New(t, m).Prompt("q").Tools(slow).Call(cctx).Err()
 		if !errors.Is(err, context.Canceled) || m.Requests() != 1 {
 			t.Fatalf("err = %v", err)
 		}
@@ -431,7 +432,7 @@ func TestLoopWithExplicitManagerAndNames(t *testing.T) {
 	}
 	mgr := toolcall.New(toolcall.Config{Resolver: res})
 	m := chattest.New(chattest.Calls(chattest.Call("named", `{}`)), chattest.Text("ok"))
-	c := newClient(t, m, client.WithManager(mgr), client.WithToolNames("named"))
+	c := clienttest.New(t, m, client.WithManager(mgr), client.WithToolNames("named"))
 	if c.Manager() != mgr || c.Model() != m {
 		t.Fatal("accessors")
 	}
@@ -467,7 +468,7 @@ func TestLoopLimitsWithoutHistory(t *testing.T) {
 			)
 			mgr := toolcall.New(toolcall.Config{Limits: toolcall.Limits{PerTool: 2, OnExceeded: toolcall.LimitTellModel}})
 			loop := client.NewToolLoop(client.ToolLoopConfig{Manager: mgr, DisableHistory: true})
-			spec := newClient(t, m, client.WithAdvisors(loop)).Prompt("find it").Tools(lookup)
+			spec := clienttest.New(t, m, client.WithAdvisors(loop)).Prompt("find it").Tools(lookup)
 			var text string
 			var err error
 			if stream {

@@ -38,12 +38,13 @@ type TurnRepository interface {
 // or another step of the turn, than the one it was to follow.
 var ErrTurnConflict = errors.New("memory: the conversation's open turn changed")
 
-// CheckTurnRecord reports whether rec can be saved for conversationID, for the implementations of
-// [TurnRepository].SaveTurn.
+// CheckTurnRecord reports whether rec can be saved for conversationID (an id
+// [ValidateConversationID] accepts), for the implementations of [TurnRepository].SaveTurn.
 func CheckTurnRecord(conversationID string, rec TurnRecord) error {
+	if err := ValidateConversationID(conversationID); err != nil {
+		return err
+	}
 	switch {
-	case conversationID == "":
-		return ErrNoConversationID
 	case rec.ID == "":
 		return errors.New("memory: turn record without an id")
 	case rec.Seq < 1:
@@ -75,8 +76,8 @@ func (r *InMemory) SaveTurn(_ context.Context, id string, rec TurnRecord) error 
 
 // LoadTurn returns the conversation's open turn; see [TurnRepository].
 func (r *InMemory) LoadTurn(_ context.Context, id string) (TurnRecord, bool, error) {
-	if id == "" {
-		return TurnRecord{}, false, ErrNoConversationID
+	if err := ValidateConversationID(id); err != nil {
+		return TurnRecord{}, false, err
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -88,8 +89,8 @@ func (r *InMemory) LoadTurn(_ context.Context, id string) (TurnRecord, bool, err
 // DeleteTurn removes the conversation's open turn if it is turnID at seq; see
 // [TurnRepository].
 func (r *InMemory) DeleteTurn(_ context.Context, id, turnID string, seq int64) error {
-	if id == "" {
-		return ErrNoConversationID
+	if err := ValidateConversationID(id); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 )
@@ -35,7 +36,7 @@ func TestTurnsStore(t *testing.T) {
 	var runs atomic.Int32
 	pay := countTool{"pay", tool.Metadata{RequiresApproval: true}, &runs}
 	m := chattest.New(chattest.Calls(chattest.Call("pay", `{}`)), chattest.Text("Paid."))
-	c := newClient(t, m, client.WithTools(pay), client.WithTurnStore(memory.Turns(repo)))
+	c := clienttest.New(t, m, client.WithTools(pay), client.WithTurnStore(memory.Turns(repo)))
 	resp, err := c.Prompt("pay").Param(client.ParamConversationID, "c1").Call(context.Background()).Response()
 	if err != nil || resp.Outcome != client.OutcomeApproval {
 		t.Fatalf("first: %v, %v", resp, err)
@@ -49,7 +50,7 @@ func TestTurnsStore(t *testing.T) {
 	if none, err := store.LoadTurn(context.Background(), "other"); none != nil || err != nil {
 		t.Fatalf("other conversation: %v, %v", none, err)
 	}
-	c2 := newClient(t, m, client.WithTools(pay), client.WithTurnStore(memory.Turns(repo)))
+	c2 := clienttest.New(t, m, client.WithTools(pay), client.WithTurnStore(memory.Turns(repo)))
 	text, err := c2.Resume(st, client.Approve(st.Pending()[0].Call.ID)).Call(context.Background()).Content()
 	if err != nil || text != "Paid." {
 		t.Fatalf("resume: %q, %v", text, err)
@@ -108,7 +109,7 @@ func TestAdvisorStoresStoppedAndResumedTurns(t *testing.T) {
 				chattest.Text("Paid."),
 				chattest.Text("You paid."),
 			)
-			c := newClient(t, m, client.WithTools(look, pay),
+			c := clienttest.New(t, m, client.WithTools(look, pay),
 				client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50), memory.AdvisorConfig{})))
 			spec := c.Prompt("pay the bill").Param(client.ParamConversationID, "c")
 			var resp *client.Response
@@ -158,7 +159,7 @@ func TestAdvisorKeepsRoundsOfAFailedTurn(t *testing.T) {
 		chattest.Fail(errors.New("provider down")),
 		chattest.Text("You were charged already."),
 	)
-	c := newClient(t, m, client.WithTools(charge),
+	c := clienttest.New(t, m, client.WithTools(charge),
 		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50), memory.AdvisorConfig{})))
 	err := c.Prompt("charge me").Param(client.ParamConversationID, "c").Call(context.Background()).Err()
 	var te *client.TurnError

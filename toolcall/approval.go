@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -203,13 +204,13 @@ var ErrPlanMismatch = errors.New("toolcall: the plans do not match the response'
 // *[tool.ArgumentError] saying what is wrong.
 func ValidateArguments(t tool.Tool, args string) error {
 	def := t.Definition()
-	schema := def.InputSchema
-	if len(schema) == 0 {
-		schema = json.RawMessage(`{"type":"object"}`)
+	input := def.InputSchema
+	if len(input) == 0 {
+		input = json.RawMessage(`{"type":"object"}`)
 	}
-	v, err := tool.CompileSchema(schema)
+	v, err := schema.Compile(input)
 	if err != nil {
 		return fmt.Errorf("toolcall: tool %q: %w", def.Name, err)
 	}
-	return v.Validate([]byte(args))
+	return v.ValidateString(args)
 }

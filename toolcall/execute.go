@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -364,7 +363,7 @@ func (m *Manager) runCall(t *round, st *callState) {
 		if st.resume != nil {
 			ctx = context.WithValue(ctx, resumptionKey{}, st.resume)
 		}
-		out, err := m.invoke(ctx, st, args)
+		out, err := tool.Invoke(ctx, st.tool, args)
 		if err != nil {
 			var ie *InterruptError
 			if errors.As(err, &ie) && t.ctx.Err() == nil {
@@ -372,6 +371,11 @@ func (m *Manager) runCall(t *round, st *callState) {
 				st.interrupt, st.err = ie, err
 				t.stopped.Store(true)
 				break
+			}
+			var pe *tool.PanicError
+			if errors.As(err, &pe) {
+				m.logger().ErrorContext(ctx, "toolcall: tool panicked",
+					"tool", st.call.Name, "call_id", st.call.ID, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
 			}
 			m.fail(ctx, t, st, err, classify(err))
 			break
@@ -423,62 +427,16 @@ func (m *Manager) fail(ctx context.Context, t *round, st *callState, cause error
 	st.result = chat.ToolResult{ID: st.call.ID, Name: st.call.Name, Content: text, IsError: true}
 }
 
-type outcome struct {
-	out string
-	err error
-}
-
-// invoke calls the tool in its own goroutine, so that a panic is recovered and a tool that ignores
-// its context is abandoned when the call times out or the turn ends.
-func (m *Manager) invoke(ctx context.Context, st *callState, args string) (string, error) {
-	callCtx := ctx
-	if d := st.meta.Timeout; d > 0 {
-		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w after %v", ErrTimeout, d))
-		defer cancel()
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		returned := false
-		defer func() {
-			if returned {
-				return
-			}
-			r := recover()
-			if r == nil { // runtime.Goexit: the tool's goroutine was stopped
-				done <- outcome{err: errors.New("the tool stopped without returning a result")}
-				return
-			}
-			stack := debug.Stack()
-			m.logger().ErrorContext(ctx, "toolcall: tool panicked",
-				"tool", st.call.Name, "call_id", st.call.ID, "panic", fmt.Sprint(r), "stack", string(stack))
-			done <- outcome{err: &PanicError{Value: r, Stack: stack}}
-		}()
-		out, err := st.tool.Call(callCtx, args)
-		returned = true
-		done <- outcome{out, err}
-	}()
-	select {
-	case o := <-done:
-		if o.err != nil && ctx.Err() == nil && callCtx.Err() != nil {
-			return "", context.Cause(callCtx) // the tool gave up because of its timeout
-		}
-		return o.out, o.err
-	case <-callCtx.Done():
-		return "", context.Cause(callCtx)
-	}
-}
-
 // classify returns the error.type of a tool's error.
 func classify(err error) string {
-	var pe *PanicError
+	var pe *tool.PanicError
 	var ae *tool.ArgumentError
 	switch {
 	case errors.As(err, &ae):
 		return errTypeInvalidArguments
 	case errors.As(err, &pe):
 		return errTypePanic
-	case errors.Is(err, ErrTimeout):
+	case errors.Is(err, tool.ErrTimeout):
 		return errTypeTimeout
 	case tool.IsFatal(err):
 		return errTypeFatal

@@ -72,18 +72,10 @@ func (l *Limits) check(c *Turn, history []chat.Message, calls []chat.ToolCall) [
 		if c.counts == nil {
 			c.counts, c.total = countAnswered(history)
 		}
-		counts = make(map[string]int, len(calls))
-		for _, call := range calls {
-			counts[call.Name] = c.counts[call.Name]
-		}
-		total = c.total
-		defer func() {
-			// Refused and unknown calls count too, as when counting from the history.
-			for _, call := range calls {
-				c.counts[call.Name]++
-			}
-			c.total += len(calls)
-		}()
+		// The calls are counted into the turn as they are checked: refused and unknown calls
+		// count too, as when counting from the history.
+		counts, total = c.counts, c.total
+		defer func() { c.total = total }()
 	} else {
 		counts, total = countAnswered(history)
 	}

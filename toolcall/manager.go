@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
@@ -110,7 +111,10 @@ func (m *Manager) resolve(ctx context.Context, given []tool.Tool, toolNames []st
 		return nil, nil, nil
 	}
 	n := len(given) + len(toolNames)
-	tools := make([]tool.Tool, 0, n)
+	var tools []tool.Tool // nil while they are given's: only names add to them
+	if len(toolNames) > 0 {
+		tools = make([]tool.Tool, 0, n)
+	}
 	defs := make([]tool.Definition, 0, n)
 	var seen names
 	for i, t := range given {
@@ -121,9 +125,14 @@ func (m *Manager) resolve(ctx context.Context, given []tool.Tool, toolNames []st
 		if seen.has(defs, d.Name) {
 			return nil, nil, fmt.Errorf("%w %q", ErrDuplicateTool, d.Name)
 		}
-		tools = append(tools, t)
+		if tools != nil {
+			tools = append(tools, t)
+		}
 		defs = append(defs, d)
 		seen.added(defs, d.Name)
+	}
+	if tools == nil {
+		tools = slices.Clip(given)
 	}
 	for _, name := range toolNames {
 		if seen.has(defs, name) {

@@ -15,6 +15,8 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
+	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -134,7 +136,7 @@ func TestEndToEnd(t *testing.T) {
 	var c calls
 	model := chattest.New(agent("weather forecast", "Weather", `{"city":"Paris"}`)).Repeat()
 	adv := New(Config{})
-	cl := newClient(t, model, client.WithAdvisors(adv))
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
 	got, err := cl.Prompt("What's the weather in Paris?").System("You are helpful.").Tools(toTools(testCatalog(t, &c))...).
 		Param(client.ParamConversationID, "conv-1").Call(context.Background()).Content()
 	if err != nil {
@@ -186,7 +188,7 @@ func toTools(ts []tool.Tool) []any {
 func TestEndToEndStream(t *testing.T) {
 	var c calls
 	model := chattest.New(agent("stock price", "stock", `{"ticker":"ACME"}`)).Repeat().WithChunkSize(3)
-	cl := newClient(t, model, client.WithAdvisors(New(Config{})))
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{})))
 	s := cl.Prompt("How much is ACME?").Tools(toTools(testCatalog(t, &c))...).Stream(context.Background())
 	var text strings.Builder
 	for piece, err := range s.Text() {
@@ -213,7 +215,7 @@ func TestDiscoveredAccumulateOverTheTurn(t *testing.T) {
 		// The next turn starts from the search tool again.
 		chattest.Text("second turn"),
 	)
-	cl := newClient(t, model, client.WithAdvisors(New(Config{})))
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{})))
 	tools := toTools(testCatalog(t, &c))
 	if _, err := cl.Prompt("weather and stocks").Tools(tools...).Param(client.ParamConversationID, "c").Call(context.Background()).Content(); err != nil {
 		t.Fatal(err)
@@ -243,7 +245,7 @@ func TestDiscoveredAccumulateOverTheTurn(t *testing.T) {
 func TestPinned(t *testing.T) {
 	var c calls
 	model := chattest.New(chattest.Text("a"), chattest.Text("b"), chattest.Text("c"))
-	cl := newClient(t, model, client.WithAdvisors(New(Config{Pinned: []string{"send-email"}})))
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{Pinned: []string{"send-email"}})))
 	tools := toTools(testCatalog(t, &c))
 	ctx := context.Background()
 	if _, err := cl.Prompt("x").Tools(tools...).Call(ctx).Content(); err != nil {
@@ -293,7 +295,7 @@ func TestReindexOnlyWhenToolsChange(t *testing.T) {
 	var c calls
 	ix := &countingIndex{Index: NewKeywordIndex(nil)}
 	model := chattest.New(chattest.Text("ok")).Repeat()
-	cl := newClient(t, model, client.WithAdvisors(New(Config{Index: ix})))
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{Index: ix})))
 	base := testCatalog(t, &c)
 	turn := func(tools []tool.Tool) {
 		t.Helper()
@@ -332,7 +334,7 @@ func TestSessionsAreIsolatedAndEvicted(t *testing.T) {
 	ix := &countingIndex{Index: NewKeywordIndex(nil)}
 	adv := New(Config{Index: ix, Eviction: LRU(2)})
 	model := chattest.New(chattest.Text("ok")).Repeat()
-	cl := newClient(t, model, client.WithAdvisors(adv))
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
 	tools := toTools(testCatalog(t, &c))
 	for _, conv := range []string{"a", "b", "c"} {
 		if _, err := cl.Prompt("x").Tools(tools...).Param(client.ParamConversationID, conv).Call(context.Background()).Content(); err != nil {
@@ -361,7 +363,7 @@ func TestSessionsAreIsolatedAndEvicted(t *testing.T) {
 
 	// Requests without a conversation id share a session per tool set.
 	anon := New(Config{Index: NewKeywordIndex(nil)})
-	cl = newClient(t, model, client.WithAdvisors(anon))
+	cl = clienttest.New(t, model, client.WithAdvisors(anon))
 	for range 3 {
 		if _, err := cl.Prompt("x").Tools(tools...).Call(context.Background()).Content(); err != nil {
 			t.Fatal(err)
@@ -380,7 +382,7 @@ func TestAlwaysAndTTLEviction(t *testing.T) {
 	model := chattest.New(chattest.Text("ok")).Repeat()
 	tools := toTools(testCatalog(t, &c))
 	ix := &countingIndex{Index: NewKeywordIndex(nil)}
-	cl := newClient(t, model, client.WithAdvisors(New(Config{Index: ix, Eviction: Always()})))
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{Index: ix, Eviction: Always()})))
 	for range 3 {
 		if _, err := cl.Prompt("x").Tools(tools...).Param(client.ParamConversationID, "s").Call(context.Background()).Content(); err != nil {
 			t.Fatal(err)
@@ -393,7 +395,7 @@ func TestAlwaysAndTTLEviction(t *testing.T) {
 	clk := &clock{t: time.Unix(0, 0)}
 	ix = &countingIndex{Index: NewKeywordIndex(nil)}
 	adv := New(Config{Index: ix, Eviction: TTL(time.Minute), now: clk.now})
-	cl = newClient(t, model, client.WithAdvisors(adv))
+	cl = clienttest.New(t, model, client.WithAdvisors(adv))
 	call := func(conv string) {
 		if _, err := cl.Prompt("x").Tools(tools...).Param(client.ParamConversationID, conv).Call(context.Background()).Content(); err != nil {
 			t.Fatal(err)
@@ -416,7 +418,7 @@ func TestSearchErrorsGoToTheModel(t *testing.T) {
 		chattest.Calls(chattest.Call("get_stock_price", `{"ticker":"X"}`)), // not found yet
 		chattest.Text("gave up"),
 	)
-	cl := newClient(t, model, client.WithAdvisors(New(Config{})))
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{})))
 	got, err := cl.Prompt("x").Tools(toTools(testCatalog(t, &c))...).Call(context.Background()).Content()
 	if err != nil || got != "gave up" {
 		t.Fatalf("%q, %v", got, err)
@@ -449,7 +451,7 @@ func TestRegexIndexAdvisor(t *testing.T) {
 	if adv.SearchTool().Description != RegexSearchToolDescription {
 		t.Errorf("regex index with the keyword description")
 	}
-	cl := newClient(t, model, client.WithAdvisors(adv))
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
 	got, err := cl.Prompt("x").Tools(toTools(testCatalog(t, &c))...).Call(context.Background()).Content()
 	if err != nil || got != "answer: Z is at 42" {
 		t.Errorf("%q, %v", got, err)
@@ -461,7 +463,7 @@ func TestIndexFailureFailsTheTurn(t *testing.T) {
 	ix := &countingIndex{Index: NewKeywordIndex(nil)}
 	ix.fail.Store(true)
 	adv := New(Config{Index: ix})
-	cl := newClient(t, chattest.New(chattest.Text("x")), client.WithAdvisors(adv))
+	cl := clienttest.New(t, chattest.New(chattest.Text("x")), client.WithAdvisors(adv))
 	_, err := cl.Prompt("x").Tools(toTools(testCatalog(t, &c))...).Call(context.Background()).Content()
 	if err == nil || !strings.Contains(err.Error(), "index unavailable") {
 		t.Errorf("err = %v", err)
@@ -493,7 +495,7 @@ func TestEvictedDuringTurnReindexes(t *testing.T) {
 		chattest.Text("done"),
 	)
 	adv = New(Config{Index: ix})
-	cl := newClient(t, model, client.WithAdvisors(adv))
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
 	if _, err := cl.Prompt("x").Tools(toTools(testCatalog(t, &c))...).Param(client.ParamConversationID, "s").Call(context.Background()).Content(); err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +510,7 @@ func TestEvictedDuringTurnReindexes(t *testing.T) {
 func TestNoToolsIsAPlainLoop(t *testing.T) {
 	model := chattest.New(chattest.Text("hi"))
 	adv := New(Config{})
-	cl := newClient(t, model, client.WithAdvisors(adv))
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
 	if got, err := cl.Prompt("x").Call(context.Background()).Content(); err != nil || got != "hi" {
 		t.Fatalf("%q %v", got, err)
 	}
@@ -531,7 +533,7 @@ func TestSystemPromptOptions(t *testing.T) {
 		{Config{DisableSystemPrompt: true}, ""},
 	} {
 		model := chattest.New(chattest.Text("ok"))
-		cl := newClient(t, model, client.WithAdvisors(New(tt.cfg)))
+		cl := clienttest.New(t, model, client.WithAdvisors(New(tt.cfg)))
 		if _, err := cl.Prompt("x").Tools(tools...).Call(context.Background()).Content(); err != nil {
 			t.Fatal(err)
 		}
@@ -556,7 +558,7 @@ func TestUserHooksRunAfterTheAdvisors(t *testing.T) {
 			return r, nil
 		},
 	}}})
-	cl := newClient(t, chattest.New(chattest.Text("ok"), chattest.Text("ok")), client.WithAdvisors(adv))
+	cl := clienttest.New(t, chattest.New(chattest.Text("ok"), chattest.Text("ok")), client.WithAdvisors(adv))
 	if _, err := cl.Prompt("x").Tools(toTools(testCatalog(t, &c))...).Call(context.Background()).Content(); err != nil {
 		t.Fatal(err)
 	}
@@ -577,7 +579,7 @@ func TestUserHooksRunAfterTheAdvisors(t *testing.T) {
 
 func TestConflictingToolName(t *testing.T) {
 	fake := tool.Must(tool.Func(SearchToolName, "mine", func(context.Context, struct{}) (string, error) { return "", nil }))
-	cl := newClient(t, chattest.New(chattest.Text("x")), client.WithAdvisors(New(Config{})))
+	cl := clienttest.New(t, chattest.New(chattest.Text("x")), client.WithAdvisors(New(Config{})))
 	if _, err := cl.Prompt("x").Tools(fake).Call(context.Background()).Content(); err == nil || !strings.Contains(err.Error(), SearchToolName) {
 		t.Errorf("err = %v", err)
 	}
@@ -590,7 +592,7 @@ func TestConcurrentConversations(t *testing.T) {
 	base := testCatalog(t, &c)
 	model := chattest.New(agent("weather forecast", "eather", `{"city":"Oslo"}`)).Repeat().DiscardPrompts()
 	adv := New(Config{Eviction: LRU(4)})
-	cl := newClient(t, model, client.WithAdvisors(adv))
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Add(1)
@@ -630,7 +632,7 @@ func TestSearchToolArgs(t *testing.T) {
 	if !slices.Equal(s.Required, []string{"query"}) || len(s.Properties) != 2 {
 		t.Errorf("schema %+v", s)
 	}
-	if _, err := tool.CompileSchema(SearchToolDefinition("").InputSchema); err != nil {
+	if _, err := schema.Compile(SearchToolDefinition("").InputSchema); err != nil {
 		t.Errorf("search tool schema does not compile: %v", err)
 	}
 }
@@ -706,7 +708,7 @@ func TestSessionHeldForTheWholeTurn(t *testing.T) {
 			}
 			// Always would evict every session not in a turn.
 			adv = New(Config{Index: ix, Eviction: Always(), Loop: client.ToolLoopConfig{Hooks: hooks}})
-			spec := newClient(t, model, client.WithAdvisors(adv)).Prompt("x").Tools(tools...).Param(client.ParamConversationID, "s")
+			spec := clienttest.New(t, model, client.WithAdvisors(adv)).Prompt("x").Tools(tools...).Param(client.ParamConversationID, "s")
 			var err error
 			recovered := func() (v any) {
 				defer func() { v = recover() }()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch/internal/topk"
 )
@@ -245,7 +246,7 @@ func BenchmarkTurn(b *testing.B) {
 	ctx := context.Background()
 	b.Run("baseline-all-tools", func(b *testing.B) {
 		model := chattest.New(chattest.Calls(chattest.Call(target.Name, `{}`)), chattest.Text("done")).Repeat().DiscardPrompts()
-		c := newClient(b, model)
+		c := clienttest.New(b, model)
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			if _, err := c.Prompt("x").Tools(tools...).Call(ctx).Content(); err != nil {
@@ -259,7 +260,7 @@ func BenchmarkTurn(b *testing.B) {
 			chattest.Calls(chattest.Call(target.Name, `{}`)),
 			chattest.Text("done"),
 		).Repeat().DiscardPrompts()
-		c := newClient(b, model, client.WithAdvisors(New(Config{})))
+		c := clienttest.New(b, model, client.WithAdvisors(New(Config{})))
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			if _, err := c.Prompt("x").Tools(tools...).Param(client.ParamConversationID, "bench").Call(ctx).Content(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/wield-ai/wield/memory"
 )
@@ -44,6 +45,9 @@ func (s *Store) SaveTurn(ctx context.Context, conversationID string, rec memory.
 	if err := memory.CheckTurnRecord(conversationID, rec); err != nil {
 		return err
 	}
+	if s.readOnly {
+		return ErrReadOnly
+	}
 	q := turnSQL[s.dialect]
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if rec.Seq == 1 {
@@ -64,14 +68,17 @@ func (s *Store) SaveTurn(ctx context.Context, conversationID string, rec memory.
 
 // LoadTurn returns the conversation's open turn (see [memory.TurnRepository]).
 func (s *Store) LoadTurn(ctx context.Context, conversationID string) (memory.TurnRecord, bool, error) {
-	if conversationID == "" {
-		return memory.TurnRecord{}, false, memory.ErrNoConversationID
+	if err := memory.ValidateConversationID(conversationID); err != nil {
+		return memory.TurnRecord{}, false, err
 	}
 	var rec memory.TurnRecord
 	var state string
 	err := s.db.QueryRowContext(ctx, turnSQL[s.dialect].load, conversationID).Scan(&rec.ID, &rec.Seq, &state)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
+		return memory.TurnRecord{}, false, nil
+	case err != nil && s.readOnly && noTurnsTable(err):
+		// A database at a schema version before turns were kept has none.
 		return memory.TurnRecord{}, false, nil
 	case err != nil:
 		return memory.TurnRecord{}, false, fmt.Errorf("sqlstore: load the turn of %q: %w", conversationID, err)
@@ -83,8 +90,8 @@ func (s *Store) LoadTurn(ctx context.Context, conversationID string) (memory.Tur
 // DeleteTurn removes the conversation's open turn if it is turnID at seq (see
 // [memory.TurnRepository]).
 func (s *Store) DeleteTurn(ctx context.Context, conversationID, turnID string, seq int64) error {
-	if conversationID == "" {
-		return memory.ErrNoConversationID
+	if err := s.writable(conversationID); err != nil {
+		return err
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, turnSQL[s.dialect].delete, conversationID, turnID, seq)
@@ -97,6 +104,15 @@ func (s *Store) DeleteTurn(ctx context.Context, conversationID, turnID string, s
 		return fmt.Errorf("sqlstore: delete the turn of %q: %w", conversationID, err)
 	}
 	return err
+}
+
+// noTurnsTable reports whether err says the turns table does not exist.
+func noTurnsTable(err error) bool {
+	var coder interface{ SQLState() string }
+	if errors.As(err, &coder) {
+		return coder.SQLState() == "42P01" // undefined_table
+	}
+	return strings.Contains(err.Error(), "no such table: wield_turns")
 }
 
 // oneRow reports a conflict when a compare-and-swap statement matched no row.

@@ -28,7 +28,7 @@ import (
 // and one tool, pay (needs approval) or charge (does not), counting its runs in the runs file.
 func turnClient(s *Store, m chat.Model, toolName string, approval bool) (*client.Client, error) {
 	runs := os.Getenv("WIELD_TURN_RUNS")
-	var opts []tool.Option
+	var opts []tool.FuncOption
 	if approval {
 		opts = append(opts, tool.RequiresApproval())
 	}

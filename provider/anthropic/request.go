@@ -34,6 +34,9 @@ const (
 	ExtraRequestOptions = "anthropic.request_options"
 	// ExtraParams (func(*anthropic.MessageNewParams)) edits the SDK request after wield built it.
 	ExtraParams = "anthropic.params"
+	// ExtraCache ([Cache], *Cache or bool) sets the call's prompt-caching breakpoints, replacing
+	// [Config.Cache]: true means [CacheAuto], false or a nil *Cache none.
+	ExtraCache = "anthropic.cache"
 )
 
 // ErrUnsupported is returned, wrapped with the setting's name, for a [chat.Options] setting the
@@ -137,6 +140,12 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	if params.ToolChoice, err = toolChoice(o); err != nil {
 		return nil, err
 	}
+	cache, err := extraCache(o.Extra, m.cfg.Cache)
+	if err != nil {
+		return nil, err
+	}
+	cache.apply(params)
+
 	if rf := o.ResponseFormat; rf != nil {
 		var schema map[string]any
 		if err := json.Unmarshal(rf.Schema, &schema); err != nil || schema == nil {
