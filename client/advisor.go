@@ -91,16 +91,29 @@ type Request struct {
 	rt           *runtime
 	emit         func(*Event) bool // the stream's consumer; nil on a call
 	memoryInLoop bool
-	untraced     bool // see telemetry.startChat
-	approval     toolcall.ApprovalPolicy
-	store        TurnStore
-	resume       *resumption
+	untraced     bool        // see telemetry.startChat
+	turnIn       *turnInputs // nil for a plain turn
+}
+
+// turnInputs are a request's inputs for stopping and resuming turns, apart so that requests,
+// copied at every step of the chain, stay small when there are none.
+type turnInputs struct {
+	approval toolcall.ApprovalPolicy
+	store    TurnStore
+	resume   *resumption
+}
+
+func (r *Request) resumption() *resumption {
+	if r.turnIn == nil {
+		return nil
+	}
+	return r.turnIn.resume
 }
 
 // Resuming reports whether the request continues a stopped turn ([Client.Resume]) rather than
 // starting one: its messages are not new, and the response's messages continue those of the
 // response that stopped.
-func (r *Request) Resuming() bool { return r.resume != nil }
+func (r *Request) Resuming() bool { return r.resumption() != nil }
 
 // Param returns the parameter key, or nil.
 func (r *Request) Param(key string) any { return r.Params[key] }
@@ -239,9 +252,6 @@ func (r *Response) Text() string {
 
 // Event is one element of a streamed turn. Exactly one of Chunk, Tool and Done is set.
 type Event struct {
-	// Agent names the sub-agent ([AgentTool]) the event comes from, outermost first, joined by
-	// "/"; empty for the turn's own events.
-	Agent string
 	// Chunk is a piece of the model's answer as the provider sent it. Out of the tool loop, chunks
 	// carry only text and reasoning: tool-call fragments are consumed by the loop.
 	Chunk *chat.Response
@@ -250,6 +260,17 @@ type Event struct {
 	// Done is the whole response of the turn, the last event of a stream that did not fail. It is
 	// never emitted inside the chain: there the response is what next returns.
 	Done *Response
+
+	agent *string // see Agent; a pointer keeps events, made for every chunk, small
+}
+
+// Agent names the sub-agent ([AgentTool]) the event comes from, outermost first, joined by "/";
+// empty for the turn's own events.
+func (e *Event) Agent() string {
+	if e == nil || e.agent == nil {
+		return ""
+	}
+	return *e.agent
 }
 
 // Text returns the text the event carries: the text of every generation of its chunk, a

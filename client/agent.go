@@ -22,7 +22,7 @@ type AgentInput struct {
 // The sub-agent's turn is its own: its tool loop, limits, call counts and observers are those of
 // c, never the caller's. When the calling turn is streamed, the sub-agent's turn is streamed too
 // and its events (text, tool calls, approvals) reach the caller's stream attributed to it
-// ([Event.Agent] is the tool's name). When the sub-agent's turn stops for approval or an
+// ([Event.Agent] names the tool). When the sub-agent's turn stops for approval or an
 // interrupt, the calling turn stops as well, with the sub-agent's state inside its own
 // ([PendingCall.Child]): the top-level caller sees the sub-agent's pending calls in
 // [TurnState.Pending], decides them, and its resume resumes the sub-agent where it stopped.
@@ -100,7 +100,12 @@ func (a *agentTool) run(ctx context.Context, spec *Spec) (*Response, error) {
 			continue
 		}
 		fwd := *ev
-		fwd.Agent = joinAgent(a.name, ev.Agent)
+		if ev.agent == nil {
+			fwd.agent = &a.name
+		} else {
+			name := joinAgent(a.name, *ev.agent)
+			fwd.agent = &name
+		}
 		if !parent.send(&fwd) {
 			return nil, errStopped
 		}

@@ -110,7 +110,7 @@ func TestSubAgentApproval(t *testing.T) {
 func agentText(events []*client.Event, agent string) string {
 	var b strings.Builder
 	for _, ev := range events {
-		if ev.Agent == agent {
+		if ev.Agent() == agent {
 			b.WriteString(ev.Text())
 		}
 	}

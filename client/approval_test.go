@@ -62,7 +62,7 @@ func toolEvents(events []*client.Event) []string {
 			client.ToolStarted: "start", client.ToolFinished: "finish",
 			client.ToolApprovalRequired: "approval", client.ToolInterrupted: "interrupted",
 		}[ev.Tool.Kind]
-		out = append(out, ev.Agent+":"+kind+":"+ev.Tool.Call.Name)
+		out = append(out, ev.Agent()+":"+kind+":"+ev.Tool.Call.Name)
 	}
 	return out
 }

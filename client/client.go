@@ -289,7 +289,7 @@ var ErrNoResponse = errors.New("client: model returned no response")
 // callModel is the end of every chain: the model's Call, or on a stream the model's Stream,
 // whose chunks go to the consumer as they arrive and are joined into the response.
 func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, error) {
-	if req.resume != nil {
+	if req.resumption() != nil {
 		return nil, errors.New("client: a turn can be resumed only through a tool loop")
 	}
 	if req.emit != nil {

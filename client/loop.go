@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
@@ -214,25 +215,30 @@ type Turn struct {
 	// Final is true during the last model call, made with tool use turned off because the
 	// iteration cap was reached.
 	Final bool
+	// resumable: a failure now leaves a ready state (a round completed, or a ready state was
+	// resumed). Beside the bools above, it takes no room.
+	resumable bool
 
 	system   []chat.Message
 	values   map[any]any
 	messages []chat.Message // what the turn added to the conversation
 	exec     toolcall.Turn  // the turn's tool context, limit counts and observer
 	calls    int            // model calls made
+	dur      *durable       // nil until the turn has a store, resumes, stops or fails
+}
 
-	// Stopping and resuming.
-	id        string     // the turn's id, once it has a state
-	seq       int64      // the Seq of the state saved last (or resumed from)
-	conv      string     // the conversation, for the store
-	store     TurnStore  // nil: states are built only when the turn stops or fails
-	resumed   *TurnState // the state the turn continues, until claimed
-	claimed   bool       // the resumed state is this turn's now
-	resumable bool       // a failure now leaves a ready state: a round completed or was resumed
+// durable is what a turn keeps to stop, be stored and resume.
+type durable struct {
+	id      string     // the turn's id, once it has a state
+	seq     int64      // the Seq of the state saved last (or resumed from)
+	conv    string     // the conversation, for the store
+	store   TurnStore  // nil: states are built only when the turn stops or fails
+	resumed *TurnState // the state the turn continues
+	claimed bool       // the resumed state is this turn's now
 }
 
 // Resumed reports whether the turn continues one that stopped ([Client.Resume]).
-func (t *Turn) Resumed() bool { return t.resumed != nil }
+func (t *Turn) Resumed() bool { return t.dur != nil && t.dur.resumed != nil }
 
 // Value returns the per-turn value stored under key, or nil.
 func (t *Turn) Value(key any) any { return t.values[key] }
@@ -325,7 +331,8 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 		return nil, err
 	}
 	var round *Round // a stopped round to finish first
-	if rs := req.resume; rs != nil {
+	rs := req.resumption()
+	if rs != nil {
 		round = rs.state.Round
 	}
 	for {
@@ -336,13 +343,13 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 		var resp *Response
 		var plans []toolcall.Plan
 		if round != nil {
-			if plans, err = turn.plans(ctx, cur, req.resume.decisions); err != nil {
+			if plans, err = turn.plans(ctx, cur, rs.decisions); err != nil {
 				return nil, err
 			}
 			resp = &Response{Chat: round.response()}
 			round = nil
 		} else {
-			if turn.resumed != nil && !turn.claimed {
+			if turn.claiming() {
 				if err := turn.save(ctx, turn.readyState(r)); err != nil {
 					return nil, err
 				}
@@ -380,7 +387,7 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 				}
 				*loopReq = r
 				turn.resumable = true
-				if turn.store != nil {
+				if turn.dur != nil && turn.dur.store != nil {
 					if err := turn.save(ctx, turn.readyState(r)); err != nil {
 						return nil, err
 					}
@@ -411,14 +418,20 @@ func (l *ToolLoop) start(ctx context.Context, req *Request, span loopSpan, init 
 	r := req.Clone()
 	r.Turn = turn
 	r.untraced = span.off
-	r.resume = nil
+	if in := req.turnIn; in != nil {
+		turn.exec.Approval = in.approval
+		if in.resume != nil { // the loop's requests continue the turn, they do not resume it
+			loopIn := *in
+			loopIn.resume = nil
+			r.turnIn = &loopIn
+		}
+	}
 	if r.Prompt.Options == nil {
 		r.Prompt.Options = &chat.Options{}
 	}
 	if r.emit != nil {
 		r.emit = textOnlyEvents(r.emit)
 	}
-	turn.exec.Approval = req.approval
 	if err := turn.setUp(req, r); err != nil {
 		return r, turn, err
 	}
@@ -481,7 +494,7 @@ func (l *ToolLoop) after(ctx context.Context, cur *Request, resp *Response, turn
 // if the consumer stops, the calls are cancelled.
 func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Turn, r, cur *Request, resp *chat.Response, plans []toolcall.Plan) (*toolcall.Result, error) {
 	turn.exec.ToolContext = cur.ToolContext
-	if turn.store != nil || (turn.resumed != nil && !turn.claimed) {
+	if turn.dur != nil && (turn.dur.store != nil || turn.claiming()) {
 		turn.exec.BeforeRun = func(ctx context.Context, calls []toolcall.CallOutcome) error {
 			return turn.save(ctx, turn.roundState(r, TurnRunning, resp, calls))
 		}
@@ -622,7 +635,7 @@ func textOnlyEvents(emit func(*Event) bool) func(*Event) bool {
 			return true
 		}
 		if c != ev.Chunk {
-			ev = &Event{Chunk: c, Agent: ev.Agent}
+			ev = &Event{Chunk: c, agent: ev.agent}
 		}
 		return emit(ev)
 	}
@@ -662,14 +675,35 @@ func textOnly(c *chat.Response) *chat.Response {
 }
 
 // eventObserver turns the manager's observer calls, made on the tools' goroutines, into events
-// for the loop's goroutine, the only one that may emit. Sub-agents' events come the same way.
+// for the loop's goroutine, the only one that may emit. Sub-agents' events come the same way: it
+// is also the round's context, through which a sub-agent's tool finds it ([eventsKey]).
 type eventObserver struct {
-	events chan *Event
-	stop   chan struct{}
+	context.Context
+	events   chan *Event
+	stop     chan struct{} // closed when nobody will receive any more
+	stopOnce sync.Once
+	mu       sync.RWMutex // held by senders; taken to close events
+	closed   bool
+}
+
+// eventsKey finds the eventObserver of a streamed round in the context of its tools.
+type eventsKey struct{}
+
+// Value implements context.Context: the observer under eventsKey, the round's values otherwise.
+func (o *eventObserver) Value(key any) any {
+	if key == (eventsKey{}) {
+		return o
+	}
+	return o.Context.Value(key)
 }
 
 // send hands ev to the loop's goroutine and reports whether the stream goes on.
 func (o *eventObserver) send(ev *Event) bool {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	if o.closed {
+		return false // a sub-agent the round abandoned
+	}
 	select {
 	case o.events <- ev:
 		return true
@@ -677,6 +711,8 @@ func (o *eventObserver) send(ev *Event) bool {
 		return false
 	}
 }
+
+func (o *eventObserver) halt() { o.stopOnce.Do(func() { close(o.stop) }) }
 
 func (o *eventObserver) ToolStarted(_ context.Context, call chat.ToolCall) {
 	o.send(&Event{Tool: &ToolEvent{Kind: ToolStarted, Call: call}})
@@ -686,49 +722,37 @@ func (o *eventObserver) ToolFinished(_ context.Context, call chat.ToolCall, resu
 	o.send(&Event{Tool: &ToolEvent{Kind: ToolFinished, Call: call, Result: result, Elapsed: elapsed}})
 }
 
-// eventsKey carries the eventObserver of a streamed round to the round's tools, for sub-agents.
-type eventsKey struct{}
-
 // executeObserved runs the tool calls and emits their events as they happen. If the consumer
 // stops, the calls are cancelled and the error is errStopped.
 func executeObserved(ctx context.Context, mgr *toolcall.Manager, turn *toolcall.Turn, p *chat.Prompt, resp *chat.Response,
 	plans []toolcall.Plan, emit func(*Event) bool) (result *toolcall.Result, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	obs := &eventObserver{events: make(chan *Event), stop: make(chan struct{})}
-	// Closing stop releases the senders that come once nobody receives: tools the round
-	// abandoned, or all of them when the consumer stopped.
-	stopped := false
-	defer func() {
-		if !stopped {
-			close(obs.stop)
-		}
-	}()
+	obs := &eventObserver{Context: ctx, events: make(chan *Event), stop: make(chan struct{})}
 	turn.Observer = obs
 	defer func() { turn.Observer = nil }()
-	ctx = context.WithValue(ctx, eventsKey{}, obs)
-	done := make(chan struct{})
 	go func() {
-		defer close(done)
 		if plans == nil {
-			result, err = mgr.ExecuteTurn(ctx, turn, p, resp)
+			result, err = mgr.ExecuteTurn(obs, turn, p, resp)
 		} else {
-			result, err = mgr.ResumeTurn(ctx, turn, p, resp, plans)
+			result, err = mgr.ResumeTurn(obs, turn, p, resp, plans)
 		}
+		// Every observer call of the round has been received; whoever sends now is a tool the
+		// round abandoned, and gives up.
+		obs.halt()
+		obs.mu.Lock()
+		obs.closed = true
+		close(obs.events)
+		obs.mu.Unlock()
 	}()
-	for {
-		select {
-		case ev := <-obs.events:
-			if !emit(ev) {
-				cancel()
-				close(obs.stop)
-				stopped = true
-				<-done
-				return nil, errStopped
+	for ev := range obs.events {
+		if !emit(ev) {
+			obs.halt()
+			cancel()
+			for range obs.events {
 			}
-		case <-done:
-			// Every observer call of the round was received before it returned.
-			return result, err
+			return nil, errStopped
 		}
 	}
+	return result, err
 }

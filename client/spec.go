@@ -208,13 +208,15 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 			}
 		}
 	}
-	approval := c.approval
-	if s.approval != nil {
-		approval = s.approval
-	}
-	store := c.store
-	if s.nested {
-		store = nil
+	var in *turnInputs
+	if c.approval != nil || s.approval != nil || (c.store != nil && !s.nested) || s.resume != nil {
+		in = &turnInputs{approval: c.approval, resume: s.resume}
+		if s.approval != nil {
+			in.approval = s.approval
+		}
+		if !s.nested {
+			in.store = c.store
+		}
 	}
 	toolCtx := c.toolCtx
 	if len(s.toolCtx) > 0 {
@@ -228,9 +230,7 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 		Params:       params,
 		rt:           c.rt,
 		memoryInLoop: ch.memoryInLoop,
-		approval:     approval,
-		store:        store,
-		resume:       s.resume,
+		turnIn:       in,
 	}, ch, nil
 }
 
@@ -341,7 +341,7 @@ func (s *Stream) Text() iter.Seq2[string, error] {
 				yield("", err)
 				return
 			}
-			if ev.Agent != "" {
+			if ev.agent != nil {
 				continue
 			}
 			if t := ev.Text(); t != "" && !yield(t, nil) {

@@ -13,15 +13,20 @@ import (
 // setUp prepares the turn's stopping and resuming: the store and conversation, and, for a
 // resumed turn, the state it continues (r gets the state's messages).
 func (t *Turn) setUp(req, r *Request) error {
-	t.store = req.store
-	if t.store != nil {
+	in := req.turnIn
+	if in == nil || in.store == nil && in.resume == nil {
+		return nil
+	}
+	d := &durable{store: in.store}
+	t.dur = d
+	if d.store != nil {
 		id, ok := req.StringParam(ParamConversationID)
 		if !ok {
 			return ErrNoConversation
 		}
-		t.conv = id
+		d.conv = id
 	}
-	rs := req.resume
+	rs := in.resume
 	if rs == nil {
 		return nil
 	}
@@ -29,26 +34,40 @@ func (t *Turn) setUp(req, r *Request) error {
 	if id, ok := req.StringParam(ParamConversationID); ok && st.ConversationID != "" && id != st.ConversationID {
 		return fmt.Errorf("client: resume: the turn state belongs to conversation %q, the request names %q", st.ConversationID, id)
 	}
-	t.resumed = st
+	d.resumed = st
+	d.id, d.seq = st.ID, st.Seq
 	t.resumable = st.Status == TurnReady
-	t.id, t.seq = st.ID, st.Seq
 	t.Iteration = st.Iteration
 	t.exec.SetCounts(st.CallCounts, st.TotalCalls)
 	r.Prompt.Messages = slices.Clip(st.Messages)
 	return nil
 }
 
+// durable returns what the turn keeps to stop and resume, made on first use.
+func (t *Turn) durable() *durable {
+	if t.dur == nil {
+		t.dur = &durable{}
+	}
+	return t.dur
+}
+
+// claiming reports whether the turn resumed a state it has not claimed yet.
+func (t *Turn) claiming() bool {
+	return t.dur != nil && t.dur.resumed != nil && !t.dur.claimed
+}
+
 // state returns the turn's state in status, at the next Seq, with r's messages.
 func (t *Turn) state(r *Request, status TurnStatus) *TurnState {
-	if t.id == "" {
-		t.id = newTurnID()
+	d := t.durable()
+	if d.id == "" {
+		d.id = newTurnID()
 	}
 	conv, _ := r.StringParam(ParamConversationID)
 	counts, total := t.exec.Counts()
 	return &TurnState{
 		Version:        TurnStateVersion,
-		ID:             t.id,
-		Seq:            t.seq + 1,
+		ID:             d.id,
+		Seq:            d.seq + 1,
 		ConversationID: conv,
 		Status:         status,
 		Iteration:      t.Iteration,
@@ -99,14 +118,15 @@ func (t *Turn) roundState(r *Request, status TurnStatus, resp *chat.Response, ou
 // save records st as the turn's newest state: in the store, if any, and as the claim of the
 // state the turn resumed, if not yet claimed.
 func (t *Turn) save(ctx context.Context, st *TurnState) error {
-	claiming := t.resumed != nil && !t.claimed
-	if claiming && !t.resumed.claim() {
-		return fmt.Errorf("%w: turn %s, step %d", ErrAlreadyResumed, t.resumed.ID, t.resumed.Seq)
+	d := t.durable()
+	claiming := t.claiming()
+	if claiming && !d.resumed.claim() {
+		return fmt.Errorf("%w: turn %s, step %d", ErrAlreadyResumed, d.resumed.ID, d.resumed.Seq)
 	}
-	if t.store != nil {
-		if err := t.store.SaveTurn(ctx, t.conv, st); err != nil {
+	if d.store != nil {
+		if err := d.store.SaveTurn(ctx, d.conv, st); err != nil {
 			if claiming {
-				t.resumed.claimed.Store(false) // nothing ran: the state can be resumed again
+				d.resumed.claimed.Store(false) // nothing ran: the state can be resumed again
 				if errors.Is(err, ErrTurnConflict) {
 					return fmt.Errorf("%w: turn %s is no longer stored at step %d: %w", ErrAlreadyResumed, st.ID, st.Seq-1, err)
 				}
@@ -114,17 +134,18 @@ func (t *Turn) save(ctx context.Context, st *TurnState) error {
 			return fmt.Errorf("client: saving the turn's state: %w", err)
 		}
 	}
-	t.seq = st.Seq
-	t.claimed = true
+	d.seq = st.Seq
+	d.claimed = true
 	return nil
 }
 
 // end removes the finished turn's state from the store.
 func (t *Turn) end(ctx context.Context) error {
-	if t.store == nil || t.seq == 0 || t.id == "" {
+	d := t.dur
+	if d == nil || d.store == nil || d.seq == 0 || d.id == "" {
 		return nil
 	}
-	if err := t.store.EndTurn(ctx, t.conv, t.id, t.seq); err != nil {
+	if err := d.store.EndTurn(ctx, d.conv, d.id, d.seq); err != nil {
 		return fmt.Errorf("client: ending the turn's stored state: %w", err)
 	}
 	return nil
@@ -137,12 +158,12 @@ func (t *Turn) failed(r *Request, err error) error {
 		return err
 	}
 	st := t.readyState(r)
-	st.Seq = t.seq // what the store holds, if anything
+	st.Seq = t.dur.seq // what the store holds, if anything
 	return &TurnError{Err: err, State: st, Messages: t.messages}
 }
 
 // plans checks the decisions of the resumed round against the tools of cur and returns the
 // round's plans.
 func (t *Turn) plans(ctx context.Context, cur *Request, decisions []Decision) ([]toolcall.Plan, error) {
-	return plans(ctx, t.resumed, decisions, cur.Prompt.Options.Tools)
+	return plans(ctx, t.dur.resumed, decisions, cur.Prompt.Options.Tools)
 }

@@ -46,13 +46,10 @@ type callState struct {
 	description string
 	meta        tool.Metadata
 	refused     *LimitError // set when a limit refuses the call and the model is to be told
-	given       *chat.ToolResult
-	approved    bool
-	resume      *Resumption
-	asks        bool            // waits for approval
-	ran         bool            // runCall started it
-	interrupt   *InterruptError // the tool interrupted the turn
-	err         error           // the error that carried the interrupt
+	plan        *Plan       // set when a stopped round is resumed
+	asks        bool        // waits for approval
+	ran         bool        // runCall started it
+	interrupted error       // the tool's error, which interrupted the turn
 	result      chat.ToolResult
 	errType     string // error.type of a failed call; empty on success
 	errText     string
@@ -174,7 +171,7 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 			if pl.Arguments != "" {
 				calls[i].Arguments = pl.Arguments
 			}
-			st.given, st.approved, st.resume = pl.Result, pl.Approved, pl.Resume
+			st.plan = pl
 		}
 		st.call = calls[i]
 		if breaches != nil {
@@ -182,7 +179,7 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 		}
 		if j := find(st.call.Name); j >= 0 {
 			st.tool, st.description, st.meta = tools[j], defs[j].Description, tools[j].Metadata()
-			if st.refused == nil && st.given == nil && !st.approved {
+			if st.refused == nil && (st.plan == nil || st.plan.Result == nil && !st.plan.Approved) {
 				if policy == nil {
 					st.asks = st.meta.RequiresApproval
 				} else {
@@ -266,13 +263,14 @@ func outcomes(states []callState) []CallOutcome {
 		o := &out[i]
 		o.Call = st.call
 		switch {
-		case st.interrupt != nil:
-			o.Status, o.Interrupt, o.Err = CallInterrupted, st.interrupt, st.err
+		case st.interrupted != nil:
+			o.Status, o.Err = CallInterrupted, st.interrupted
+			errors.As(st.interrupted, &o.Interrupt)
 		case st.ran:
 			o.Status, o.Result = CallDone, st.result
 		case st.refused != nil:
 			o.Status, o.Result = CallDone, refusedResult(st)
-		case st.given != nil:
+		case st.given() != nil:
 			o.Status, o.Result = CallDone, givenResult(st)
 		case st.asks:
 			o.Status = CallNeedsApproval
@@ -287,8 +285,16 @@ func refusedResult(st *callState) chat.ToolResult {
 	return chat.ToolResult{ID: st.call.ID, Name: st.call.Name, Content: st.refused.modelText(), IsError: true}
 }
 
+// given returns the result a plan gives the call, or nil.
+func (st *callState) given() *chat.ToolResult {
+	if st.plan == nil {
+		return nil
+	}
+	return st.plan.Result
+}
+
 func givenResult(st *callState) chat.ToolResult {
-	r := *st.given
+	r := *st.given()
 	if r.ID == "" {
 		r.ID = st.call.ID
 	}
@@ -348,7 +354,7 @@ func (m *Manager) runCall(t *round, st *callState) {
 	case st.refused != nil:
 		st.errType, st.errText = errTypeLimit, st.refused.Error()
 		st.result = refusedResult(st)
-	case st.given != nil:
+	case st.given() != nil:
 		st.result = givenResult(st)
 		if st.result.IsError {
 			st.errType, st.errText = errTypeRejected, st.result.Content
@@ -360,15 +366,15 @@ func (m *Manager) runCall(t *round, st *callState) {
 		if strings.TrimSpace(args) == "" {
 			args = "{}" // streamed calls of tools without parameters may carry no arguments at all
 		}
-		if st.resume != nil {
-			ctx = context.WithValue(ctx, resumptionKey{}, st.resume)
+		if st.plan != nil && st.plan.Resume != nil {
+			ctx = context.WithValue(ctx, resumptionKey{}, st.plan.Resume)
 		}
 		out, err := tool.Invoke(ctx, st.tool, args)
 		if err != nil {
 			var ie *InterruptError
 			if errors.As(err, &ie) && t.ctx.Err() == nil {
 				// Not a failure: the call waits for the application, with no result yet.
-				st.interrupt, st.err = ie, err
+				st.interrupted = err
 				t.stopped.Store(true)
 				break
 			}
@@ -384,7 +390,7 @@ func (m *Manager) runCall(t *round, st *callState) {
 	}
 
 	elapsed := time.Since(start)
-	if t.observer != nil && st.interrupt == nil {
+	if t.observer != nil && st.interrupted == nil {
 		t.observer.ToolFinished(ctx, st.call, st.result, elapsed)
 	}
 	m.endSpan(ctx, span, st, elapsed)
