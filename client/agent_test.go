@@ -265,3 +265,72 @@ func TestAgentToolInput(t *testing.T) {
 		t.Fatal("bad input accepted")
 	}
 }
+
+func TestNestedSubAgents(t *testing.T) {
+	for _, path := range paths {
+		t.Run(path.name, func(t *testing.T) {
+			// top → planner → writer, whose tool needs approval.
+			write := fileTool("write", tool.Metadata{RequiresApproval: true})
+			wm := chattest.New(chattest.Calls(chattest.Call("write", `{"path":"/plan"}`)).WithText("writing"), chattest.Text("written"))
+			writer := tool.Must(client.AgentTool(clienttest.New(t, wm, client.WithTools(write)), "writer", "Writes"))
+			pm := chattest.New(chattest.Calls(chattest.Call("writer", `{"input":"write the plan"}`)), chattest.Text("planned"))
+			planner := tool.Must(client.AgentTool(clienttest.New(t, pm, client.WithTools(writer)), "planner", "Plans"))
+			tm := chattest.New(chattest.Calls(chattest.Call("planner", `{"input":"plan"}`)), chattest.Text("all done"))
+			top := clienttest.New(t, tm, client.WithTools(planner))
+
+			resp, events, err := drive(t, top.Prompt("go"), path.stream)
+			if err != nil || resp.Outcome != client.OutcomeApproval {
+				t.Fatalf("first: %+v, %v", resp, err)
+			}
+			p := resp.Pending.Pending()
+			if len(p) != 1 || p[0].Agent != "planner/writer" || len(p[0].Path) != 2 || p[0].Call.Name != "write" {
+				t.Fatalf("pending = %+v", p)
+			}
+			if path.stream {
+				want := []string{":start:planner", "planner:start:writer", "planner/writer:approval:write", "planner:interrupted:writer", ":interrupted:planner"}
+				if got := toolEvents(events); !slices.Equal(got, want) {
+					t.Fatalf("events = %v, want %v", got, want)
+				}
+				if text := agentText(events, "planner/writer"); text != "writing" {
+					t.Fatalf("writer's text = %q", text)
+				}
+			}
+			resp, events, err = drive(t, top.Resume(roundTrip(t, resp.Pending), p[0].Approve()), path.stream)
+			if err != nil || resp.Text() != "all done" {
+				t.Fatalf("resume: %+v, %v", resp, err)
+			}
+			if !slices.Equal(write.runs(), []string{`{"path":"/plan"}`}) {
+				t.Fatalf("runs = %v", write.runs())
+			}
+			if path.stream && !slices.Contains(toolEvents(events), "planner/writer:finish:write") {
+				t.Fatalf("events = %v", toolEvents(events))
+			}
+			if tm.Requests() != 2 || pm.Requests() != 2 || wm.Requests() != 2 {
+				t.Fatalf("requests %d %d %d", tm.Requests(), pm.Requests(), wm.Requests())
+			}
+		})
+	}
+}
+
+func TestSubAgentStreamConsumerStops(t *testing.T) {
+	// The consumer stops while the sub-agent streams: the whole turn ends, cancelled.
+	cm := chattest.New(chattest.Text(strings.Repeat("long sub-agent answer ", 20)))
+	helper := tool.Must(client.AgentTool(clienttest.New(t, cm), "helper", "Helps"))
+	pm := chattest.New(chattest.Calls(chattest.Call("helper", `{"input":"x"}`)), chattest.Text("never"))
+	s := clienttest.New(t, pm, client.WithTools(helper)).Prompt("go").Stream(context.Background())
+	n := 0
+	for ev, err := range s.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Agent() == "helper" && ev.Chunk != nil {
+			n++
+			if n == 3 {
+				break
+			}
+		}
+	}
+	if n != 3 || pm.Requests() != 1 || s.Response() != nil {
+		t.Fatalf("n = %d, parent requests %d", n, pm.Requests())
+	}
+}

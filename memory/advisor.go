@@ -85,6 +85,13 @@ func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, 
 			fresh = append(fresh, m)
 		}
 	}
+	if req.Turn != nil && req.Turn.Resumed() && len(fresh) > 0 {
+		// Inside the loop, a resumed turn's first request may carry tool results stored
+		// already, by the attempt that failed after its round.
+		if fresh, err = a.unstored(ctx, id, fresh); err != nil {
+			return "", nil, err
+		}
+	}
 	// Stored before loading, so that the window sees new tool results next to their call.
 	if err := a.mem.Add(ctx, id, fresh...); err != nil {
 		return "", nil, fmt.Errorf("memory: storing conversation %q: %w", id, err)
@@ -102,6 +109,33 @@ func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, 
 		msgs = append(msgs, m)
 	}
 	return id, req.WithMessages(msgs), nil
+}
+
+// unstored returns fresh without the tool messages whose results the conversation holds already.
+func (a *Advisor) unstored(ctx context.Context, id string, fresh []chat.Message) ([]chat.Message, error) {
+	hist, err := a.mem.Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("memory: loading conversation %q: %w", id, err)
+	}
+	stored := map[string]bool{}
+	for _, m := range hist {
+		for _, r := range m.ToolResults {
+			if r.ID != "" {
+				stored[r.ID] = true
+			}
+		}
+	}
+	out := fresh[:0:0]
+	for _, m := range fresh {
+		dup := m.Role == chat.RoleTool && len(m.ToolResults) > 0
+		for _, r := range m.ToolResults {
+			dup = dup && stored[r.ID]
+		}
+		if !dup {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // store appends the answer, or everything the turn added when it stopped or was resumed.

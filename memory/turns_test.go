@@ -181,3 +181,37 @@ func TestAdvisorKeepsRoundsOfAFailedTurn(t *testing.T) {
 		t.Fatalf("charge ran %d times", runs.Load())
 	}
 }
+
+func TestAdvisorInsideLoopRetriedTurn(t *testing.T) {
+	// Memory inside the loop stores the round's results before the model call that fails; the
+	// retry sends them again, and they are stored once.
+	repo := memory.NewInMemory()
+	var runs atomic.Int32
+	charge := countTool{"charge", tool.Metadata{}, &runs}
+	m := chattest.New(
+		chattest.Calls(chattest.Call("charge", `{}`)),
+		chattest.Fail(errors.New("provider down")),
+		chattest.Text("Charged."),
+	)
+	c := clienttest.New(t, m, client.WithTools(charge), client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50),
+		memory.AdvisorConfig{Order: client.OrderToolCalling + 1})))
+	err := c.Prompt("charge me").Param(client.ParamConversationID, "c").Call(context.Background()).Err()
+	var te *client.TurnError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v", err)
+	}
+	text, err := c.Resume(te.State).Call(context.Background()).Content()
+	if err != nil || text != "Charged." {
+		t.Fatalf("retry: %q, %v", text, err)
+	}
+	stored, _ := repo.Messages(context.Background(), "c")
+	if got := summary(stored); got != "[user charge me][call charge][result charge done][assistant Charged.]" {
+		t.Fatalf("stored: %s", got)
+	}
+	if got := summary(m.Prompt(2).Messages); got != "[user charge me][call charge][result charge done]" {
+		t.Fatalf("retried prompt: %s", got)
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("charge ran %d times", runs.Load())
+	}
+}
