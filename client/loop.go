@@ -28,13 +28,17 @@ type EligibilityChecker func(resp *chat.Response) bool
 // the hooks of several extensions with [ChainHooks].
 type ToolLoopHooks struct {
 	// InitializeLoop runs once per turn, before the first model call: index tools, set up
-	// per-turn state, augment the system prompt.
+	// per-turn state, augment the system prompt. A resumed turn ([Client.Resume]) is a new turn
+	// for the hooks: InitializeLoop runs again, with the stopped turn's messages, and per-turn
+	// values start empty ([Turn.Resumed] tells).
 	InitializeLoop func(ctx context.Context, req *Request) (*Request, error)
 	// BeforeCall runs before each model call; the request it returns is what the rest of the
 	// chain and the model receive for this iteration: inject or remove tools, change options,
 	// add per-iteration context. Each iteration starts again from the loop's own request (as
 	// InitializeLoop left it, with the messages of the iteration), so a hook that adds a tool
-	// adds it once per call, never cumulatively.
+	// adds it once per call, never cumulatively. When a resumed turn finishes its stopped round,
+	// BeforeCall runs to rebuild that round's request (its tools), though the model is not
+	// called.
 	BeforeCall func(ctx context.Context, req *Request) (*Request, error)
 	// AfterCall runs after each model call, before the loop decides whether to run tools: record
 	// observations or transform the response.
@@ -42,12 +46,14 @@ type ToolLoopHooks struct {
 	// NextInstructions returns the messages of the next iteration's request after a tool round.
 	// The default is [Turn.NextMessages].
 	NextInstructions func(ctx context.Context, req *Request, resp *Response, result *toolcall.Result) ([]chat.Message, error)
-	// FinalizeLoop runs once when the loop ends with an answer (not after an error): emit
-	// aggregate metrics, clean up state, transform the final response.
+	// FinalizeLoop runs once when the loop ends with an answer (not after an error, nor when the
+	// turn stops for approval or an interrupt): emit aggregate metrics, clean up state,
+	// transform the final response.
 	FinalizeLoop func(ctx context.Context, req *Request, resp *Response) (*Response, error)
 	// EndLoop runs exactly once for every turn whose InitializeLoop ran (even if it failed),
 	// however the turn ends, so it is where a turn releases what InitializeLoop took. On success
-	// it runs after FinalizeLoop with the turn's response and a nil error; on failure resp is
+	// it runs after FinalizeLoop with the turn's response and a nil error (a turn that stops for
+	// approval or an interrupt succeeds: its response holds Pending); on failure resp is
 	// nil and err is what ended the turn: a hook's, the model's or a tool's error, the context's
 	// error, an error matching [context.Canceled] when a stream's consumer stopped before the
 	// end, or [ErrLoopAborted] when a hook, advisor, model or stream consumer panicked, in which

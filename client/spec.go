@@ -304,7 +304,9 @@ type Stream struct {
 }
 
 // Events yields the turn's events: text chunks of every round as they arrive, tool calls as they
-// start and finish, and the whole response last. Stopping the iteration cancels the turn.
+// start and finish, the calls that wait for approval or interrupted the turn when it stops, the
+// events of sub-agents ([AgentTool]) as they happen, attributed to them ([Event.Agent]), and the
+// whole response last. Stopping the iteration cancels the turn.
 func (s *Stream) Events() iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
 		req, ch, err := s.spec.request(s.ctx)
