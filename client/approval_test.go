@@ -774,3 +774,40 @@ func TestStoreFailureKeepsStateResumable(t *testing.T) {
 		t.Fatalf("runs = %v", del.runs())
 	}
 }
+
+func TestMalformedStatesAreRefused(t *testing.T) {
+	del := fileTool("delete", tool.Metadata{RequiresApproval: true})
+	m := chattest.New(chattest.Calls(chattest.Call("delete", `{"path":"/a"}`)), chattest.Text("ok"))
+	c := clienttest.New(t, m, client.WithTools(del))
+	resp, err := c.Prompt("go").Call(context.Background()).Response()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := resp.Pending.Pending()[0].Call.ID
+	for _, tt := range []struct {
+		name  string
+		spoil func(*client.TurnState)
+	}{
+		{"unknown status", func(s *client.TurnState) { s.Status = "sleeping" }},
+		{"no round", func(s *client.TurnState) { s.Round = nil }},
+		{"ready with a round", func(s *client.TurnState) { s.Status = client.TurnReady }},
+		{"calls and message disagree", func(s *client.TurnState) { s.Round.Message.ToolCalls = nil }},
+		{"done without a result", func(s *client.TurnState) {
+			s.Round.Calls = append(s.Round.Calls, client.PendingCall{Call: chat.ToolCall{ID: "x", Name: "delete"}, Status: client.CallDone})
+			s.Round.Message.ToolCalls = append(s.Round.Message.ToolCalls, chat.ToolCall{ID: "x", Name: "delete"})
+		}},
+		{"a tool the request does not offer", func(s *client.TurnState) {
+			s.Round.Calls[0].Call.Name = "format_disk"
+			s.Round.Message.ToolCalls[0].Name = "format_disk"
+		}},
+	} {
+		s := roundTrip(t, resp.Pending)
+		tt.spoil(s)
+		if err := c.Resume(s, client.Approve(id)).Call(context.Background()).Err(); err == nil {
+			t.Errorf("%s: resumed", tt.name)
+		}
+	}
+	if len(del.runs()) != 0 || m.Requests() != 1 {
+		t.Fatal("a malformed state ran something")
+	}
+}
