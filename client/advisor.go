@@ -9,6 +9,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
 )
 
 // Advisor orders are relative to HighestPrecedence: lower runs first (outer), and an advisor
@@ -90,8 +91,29 @@ type Request struct {
 	rt           *runtime
 	emit         func(*Event) bool // the stream's consumer; nil on a call
 	memoryInLoop bool
-	untraced     bool // see telemetry.startChat
+	untraced     bool        // see telemetry.startChat
+	turnIn       *turnInputs // nil for a plain turn
 }
+
+// turnInputs are a request's inputs for stopping and resuming turns, apart so that requests,
+// copied at every step of the chain, stay small when there are none.
+type turnInputs struct {
+	approval toolcall.ApprovalPolicy
+	store    TurnStore
+	resume   *resumption
+}
+
+func (r *Request) resumption() *resumption {
+	if r.turnIn == nil {
+		return nil
+	}
+	return r.turnIn.resume
+}
+
+// Resuming reports whether the request continues a stopped turn ([Client.Resume]) rather than
+// starting one: its messages are not new, and the response's messages continue those of the
+// response that stopped.
+func (r *Request) Resuming() bool { return r.resumption() != nil }
 
 // Param returns the parameter key, or nil.
 func (r *Request) Param(key string) any { return r.Params[key] }
@@ -166,6 +188,13 @@ const (
 	// OutcomeIterationLimit: the loop reached its iteration cap and made one last model call with
 	// tool use turned off; the answer may be incomplete.
 	OutcomeIterationLimit
+	// OutcomeApproval: calls of the model's response need approval (a sub-agent's included) and
+	// none of them ran; [Response.Pending] holds the turn's state, [Client.Resume] continues it
+	// with the application's decisions.
+	OutcomeApproval
+	// OutcomeInterrupted: a tool (or a sub-agent's tool) interrupted the turn to ask something;
+	// [Response.Pending] holds the turn's state, [Client.Resume] continues it.
+	OutcomeInterrupted
 )
 
 func (o Outcome) String() string {
@@ -178,6 +207,10 @@ func (o Outcome) String() string {
 		return "return_direct"
 	case OutcomeIterationLimit:
 		return "iteration_limit"
+	case OutcomeApproval:
+		return "approval_required"
+	case OutcomeInterrupted:
+		return "interrupted"
 	}
 	return "unknown"
 }
@@ -189,16 +222,24 @@ type Response struct {
 	Chat *chat.Response
 	// Messages are the messages the turn added to the conversation, in order: each tool round's
 	// assistant message with its calls and the tool message with their results, then the answer.
-	// Outside a tool loop it is the model's answer alone.
+	// Outside a tool loop it is the model's answer alone. A turn that stops holds its completed
+	// rounds only (the stopped round is in Pending), and a resumed turn holds what it added
+	// since the resume, so the messages of a stop and of its resume, appended in order, are the
+	// conversation.
 	Messages []chat.Message
-	// Usage is the token usage of every model call of the turn, summed.
+	// Usage is the token usage of every model call of the turn (since the resume, for a resumed
+	// turn), summed.
 	Usage chat.Usage
 	// Outcome says how the turn ended.
 	Outcome Outcome
-	// ModelCalls is the number of model calls the turn made.
+	// ModelCalls is the number of model calls the turn made (since the resume, for a resumed
+	// turn).
 	ModelCalls int
 	// ToolResults are the results that became the answer of a return-direct turn.
 	ToolResults []chat.ToolResult
+	// Pending is the state of a turn that stopped ([OutcomeApproval], [OutcomeInterrupted]):
+	// the calls awaiting a decision ([TurnState.Pending]) and everything needed to continue.
+	Pending *TurnState
 }
 
 // Text returns the text of the final response's first generation.
@@ -209,7 +250,7 @@ func (r *Response) Text() string {
 	return r.Chat.Text()
 }
 
-// Event is one element of a streamed turn. Exactly one of its fields is set.
+// Event is one element of a streamed turn. Exactly one of Chunk, Tool and Done is set.
 type Event struct {
 	// Chunk is a piece of the model's answer as the provider sent it. Out of the tool loop, chunks
 	// carry only text and reasoning: tool-call fragments are consumed by the loop.
@@ -219,9 +260,21 @@ type Event struct {
 	// Done is the whole response of the turn, the last event of a stream that did not fail. It is
 	// never emitted inside the chain: there the response is what next returns.
 	Done *Response
+
+	agent *string // see Agent; a pointer keeps events, made for every chunk, small
 }
 
-// Text returns the text the event carries: the text of every generation of its chunk.
+// Agent names the sub-agent ([AgentTool]) the event comes from, outermost first, joined by "/";
+// empty for the turn's own events.
+func (e *Event) Agent() string {
+	if e == nil || e.agent == nil {
+		return ""
+	}
+	return *e.agent
+}
+
+// Text returns the text the event carries: the text of every generation of its chunk, a
+// sub-agent's included.
 func (e *Event) Text() string {
 	if e == nil || e.Chunk == nil {
 		return ""
@@ -237,21 +290,29 @@ func (e *Event) Text() string {
 	return b.String()
 }
 
-// ToolEventKind says whether a tool call started or finished.
+// ToolEventKind says what happened to a tool call.
 type ToolEventKind int
 
 // The kinds of tool events.
 const (
 	ToolStarted ToolEventKind = iota + 1
 	ToolFinished
+	// ToolApprovalRequired: the call waits for approval and the turn stops; sent for each such
+	// call, after which the stream ends with a Done event whose response is Pending.
+	ToolApprovalRequired
+	// ToolInterrupted: the tool interrupted the turn to ask something (Interrupt), or the tool is
+	// a sub-agent that stopped; the stream then ends as for an approval.
+	ToolInterrupted
 )
 
 // ToolEvent reports a tool call for user interfaces: its name, id and arguments when it starts;
-// also its result and duration when it finishes.
+// also its result and duration when it finishes; what it asks when it interrupts the turn.
 type ToolEvent struct {
 	Kind ToolEventKind
 	// Call is the model's call: Name, ID and Arguments.
 	Call chat.ToolCall
+	// Interrupt is what the tool asked (ToolInterrupted only).
+	Interrupt *toolcall.InterruptError
 	// Result is the result sent back to the model (ToolFinished only).
 	Result chat.ToolResult
 	// Elapsed is how long the call ran (ToolFinished only).

@@ -28,6 +28,8 @@ type Client struct {
 	toolCtx  tool.Context
 	advisors []Advisor
 	noLoop   bool
+	approval toolcall.ApprovalPolicy
+	store    TurnStore
 	rt       *runtime
 
 	chain *chain // the chain of the defaults, built once
@@ -51,6 +53,8 @@ type config struct {
 	toolContext    tool.Context
 	advisors       []Advisor
 	noLoop         bool
+	approval       toolcall.ApprovalPolicy
+	store          TurnStore
 	manager        *toolcall.Manager
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
@@ -90,6 +94,21 @@ func WithAdvisors(advisors ...Advisor) Option {
 // [OutcomeToolCalls]) for a user-controlled loop or for delegation. A [ToolLoop] added as an
 // advisor still runs.
 func WithoutToolLoop() Option { return func(c *config) { c.noLoop = true } }
+
+// WithApproval sets the policy that decides which tool calls wait for the application's
+// approval; the default asks for the tools whose metadata sets RequiresApproval
+// ([toolcall.AskFlagged]). A turn whose model asks for such calls stops with [OutcomeApproval]
+// before any call of that response runs.
+func WithApproval(policy toolcall.ApprovalPolicy) Option {
+	return func(c *config) { c.approval = policy }
+}
+
+// WithTurnStore makes the client's turns durable: the tool loop saves each turn's state in store
+// under the request's conversation ([ParamConversationID], then required) when it stops, before
+// a round's calls start and after each round, so that a stopped, failed or crashed turn can be
+// resumed from the store in any process ([TurnStore.LoadTurn], [Client.Resume]) and no recorded
+// call runs twice.
+func WithTurnStore(store TurnStore) Option { return func(c *config) { c.store = store } }
 
 // WithManager sets the tool-call manager that resolves tool names and executes calls; the
 // default is toolcall.New with the client's tracer, meter and logger.
@@ -137,6 +156,8 @@ func New(model chat.Model, opts ...Option) (*Client, error) {
 		toolCtx:  maps.Clone(cfg.toolContext),
 		advisors: slices.Clone(cfg.advisors),
 		noLoop:   cfg.noLoop,
+		approval: cfg.approval,
+		store:    cfg.store,
 		rt:       &runtime{model: model, manager: manager, obs: obs},
 	}
 	if err := c.tools.add(cfg.tools...); err != nil {
@@ -268,6 +289,9 @@ var ErrNoResponse = errors.New("client: model returned no response")
 // callModel is the end of every chain: the model's Call, or on a stream the model's Stream,
 // whose chunks go to the consumer as they arrive and are joined into the response.
 func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, error) {
+	if req.resumption() != nil {
+		return nil, errors.New("client: a turn can be resumed only through a tool loop")
+	}
 	if req.emit != nil {
 		return rt.streamModel(ctx, req)
 	}

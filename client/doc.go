@@ -30,6 +30,29 @@
 // by embedding a *ToolLoop; a chain holds at most one, a custom one replacing the default.
 // [Response.Messages] holds what the turn added to the conversation.
 //
+// # Approval, interrupts and resumable turns
+//
+// A tool can require approval ([tool.Metadata].RequiresApproval), and an approval policy
+// ([WithApproval], [Spec.Approval]; see [toolcall.ApprovalPolicy]) decides per call, by tool,
+// MCP hint or arguments. When a model response asks for calls that need approval, none of them
+// runs: the turn ends with [OutcomeApproval] and [Response.Pending], a [TurnState] that is plain
+// JSON. A tool can also stop the turn to ask something ([toolcall.Interrupt]): [OutcomeInterrupted].
+// The application decides each pending call ([TurnState.Pending]: [Approve], [ApproveWith],
+// [Reject], [Answer], [Restart]) and continues the turn with [Client.Resume], in this process or
+// another; it goes on exactly where it stopped, and calls with a result never run again.
+//
+// With a [TurnStore] ([WithTurnStore]; memory.Turns makes one of a memory repository) the loop
+// saves the turn's state under the conversation when it stops, before a round's calls start and
+// after each round, so a turn interrupted in one process is resumed in another, each state once
+// ([ErrAlreadyResumed]). A turn that fails after a tool round returns a [TurnError] whose state
+// retries it from the next model call without running the round's calls again.
+//
+// # Agents as tools
+//
+// [AgentTool] turns a client into a tool. Its turn has its own loop, limits and counters; on a
+// stream its events reach the caller's stream attributed to it ([Event.Agent]); its approvals
+// and interrupts stop the calling turn, whose resume reaches back down into it.
+//
 // # Streaming
 //
 // [Spec.Stream] gives the text of every model call of the turn as it arrives, and an event

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
@@ -27,13 +28,17 @@ type EligibilityChecker func(resp *chat.Response) bool
 // the hooks of several extensions with [ChainHooks].
 type ToolLoopHooks struct {
 	// InitializeLoop runs once per turn, before the first model call: index tools, set up
-	// per-turn state, augment the system prompt.
+	// per-turn state, augment the system prompt. A resumed turn ([Client.Resume]) is a new turn
+	// for the hooks: InitializeLoop runs again, with the stopped turn's messages, and per-turn
+	// values start empty ([Turn.Resumed] tells).
 	InitializeLoop func(ctx context.Context, req *Request) (*Request, error)
 	// BeforeCall runs before each model call; the request it returns is what the rest of the
 	// chain and the model receive for this iteration: inject or remove tools, change options,
 	// add per-iteration context. Each iteration starts again from the loop's own request (as
 	// InitializeLoop left it, with the messages of the iteration), so a hook that adds a tool
-	// adds it once per call, never cumulatively.
+	// adds it once per call, never cumulatively. When a resumed turn finishes its stopped round,
+	// BeforeCall runs to rebuild that round's request (its tools), though the model is not
+	// called.
 	BeforeCall func(ctx context.Context, req *Request) (*Request, error)
 	// AfterCall runs after each model call, before the loop decides whether to run tools: record
 	// observations or transform the response.
@@ -41,12 +46,14 @@ type ToolLoopHooks struct {
 	// NextInstructions returns the messages of the next iteration's request after a tool round.
 	// The default is [Turn.NextMessages].
 	NextInstructions func(ctx context.Context, req *Request, resp *Response, result *toolcall.Result) ([]chat.Message, error)
-	// FinalizeLoop runs once when the loop ends with an answer (not after an error): emit
-	// aggregate metrics, clean up state, transform the final response.
+	// FinalizeLoop runs once when the loop ends with an answer (not after an error, nor when the
+	// turn stops for approval or an interrupt): emit aggregate metrics, clean up state,
+	// transform the final response.
 	FinalizeLoop func(ctx context.Context, req *Request, resp *Response) (*Response, error)
 	// EndLoop runs exactly once for every turn whose InitializeLoop ran (even if it failed),
 	// however the turn ends, so it is where a turn releases what InitializeLoop took. On success
-	// it runs after FinalizeLoop with the turn's response and a nil error; on failure resp is
+	// it runs after FinalizeLoop with the turn's response and a nil error (a turn that stops for
+	// approval or an interrupt succeeds: its response holds Pending); on failure resp is
 	// nil and err is what ended the turn: a hook's, the model's or a tool's error, the context's
 	// error, an error matching [context.Canceled] when a stream's consumer stopped before the
 	// end, or [ErrLoopAborted] when a hook, advisor, model or stream consumer panicked, in which
@@ -214,12 +221,30 @@ type Turn struct {
 	// Final is true during the last model call, made with tool use turned off because the
 	// iteration cap was reached.
 	Final bool
+	// resumable: a failure now leaves a ready state (a round completed, or a ready state was
+	// resumed). Beside the bools above, it takes no room.
+	resumable bool
 
 	system   []chat.Message
 	values   map[any]any
 	messages []chat.Message // what the turn added to the conversation
 	exec     toolcall.Turn  // the turn's tool context, limit counts and observer
+	calls    int            // model calls made
+	dur      *durable       // nil until the turn has a store, resumes, stops or fails
 }
+
+// durable is what a turn keeps to stop, be stored and resume.
+type durable struct {
+	id      string     // the turn's id, once it has a state
+	seq     int64      // the Seq of the state saved last (or resumed from)
+	conv    string     // the conversation, for the store
+	store   TurnStore  // nil: states are built only when the turn stops or fails
+	resumed *TurnState // the state the turn continues
+	claimed bool       // the resumed state is this turn's now
+}
+
+// Resumed reports whether the turn continues one that stopped ([Client.Resume]).
+func (t *Turn) Resumed() bool { return t.dur != nil && t.dur.resumed != nil }
 
 // Value returns the per-turn value stored under key, or nil.
 func (t *Turn) Value(key any) any { return t.values[key] }
@@ -311,26 +336,49 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 	if err != nil {
 		return nil, err
 	}
-	for calls := 1; ; calls++ {
+	var round *Round // a stopped round to finish first
+	rs := req.resumption()
+	if rs != nil {
+		round = rs.state.Round
+	}
+	for {
 		base, cur, err := l.prepare(ctx, r, turn, h.BeforeCall)
 		if err != nil {
-			return nil, err
+			return nil, turn.failed(r, err)
 		}
-		resp, err := next(ctx, cur)
-		if err != nil {
-			return nil, err
-		}
-		if resp, err = l.after(ctx, cur, resp, turn, h.AfterCall); err != nil {
-			return nil, err
+		var resp *Response
+		var plans []toolcall.Plan
+		if round != nil {
+			if plans, err = turn.plans(ctx, cur, rs.decisions); err != nil {
+				return nil, err
+			}
+			resp = &Response{Chat: round.response()}
+			round = nil
+		} else {
+			if turn.claiming() {
+				if err := turn.save(ctx, turn.readyState(r)); err != nil {
+					return nil, err
+				}
+			}
+			turn.calls++
+			if resp, err = next(ctx, cur); err != nil {
+				return nil, turn.failed(r, err)
+			}
+			if resp, err = l.after(ctx, cur, resp, turn, h.AfterCall); err != nil {
+				return nil, turn.failed(r, err)
+			}
 		}
 		var final *Response
 		if turn.Final || !l.eligible(resp) {
-			final = l.finish(resp, turn, calls)
+			final = l.finish(resp, turn)
 		} else {
 			obs.logRound(ctx, turn, resp.Chat)
-			result, err := l.execute(ctx, mgr, turn, cur, resp.Chat)
+			result, err := l.execute(ctx, mgr, turn, r, cur, resp.Chat, plans)
 			if err != nil {
 				return nil, err
+			}
+			if result.Stopped {
+				return l.stop(ctx, turn, r, cur, resp, result)
 			}
 			if turn.messages == nil {
 				turn.messages = make([]chat.Message, 0, 3) // a round and the answer
@@ -338,12 +386,18 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 			h := result.History
 			turn.messages = append(turn.messages, h[len(h)-2:]...)
 			if result.ReturnDirect {
-				final = direct(resp, result, turn, calls)
+				final = direct(resp, result, turn)
 			} else {
 				if r, err = l.next(ctx, r, base, resp, result, turn, l.cfg.Hooks.NextInstructions); err != nil {
 					return nil, err
 				}
 				*loopReq = r
+				turn.resumable = true
+				if turn.dur != nil && turn.dur.store != nil {
+					if err := turn.save(ctx, turn.readyState(r)); err != nil {
+						return nil, err
+					}
+				}
 			}
 		}
 		if final != nil {
@@ -355,6 +409,9 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 					return nil, errors.New("client: tool loop: finalize hook returned no response")
 				}
 			}
+			if err := turn.end(ctx); err != nil {
+				return nil, err
+			}
 			return final, nil
 		}
 	}
@@ -364,17 +421,28 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 // was given comes back with the error, for the end hook.
 func (l *ToolLoop) start(ctx context.Context, req *Request, span loopSpan, init requestHook) (*Request, *Turn, error) {
 	turn := &Turn{MaxIterations: l.cfg.MaxIterations, History: !l.cfg.DisableHistory && !req.memoryInLoop}
-	if !turn.History {
-		turn.system = leadingSystem(req.Prompt.Messages)
-	}
 	r := req.Clone()
 	r.Turn = turn
 	r.untraced = span.off
+	if in := req.turnIn; in != nil {
+		turn.exec.Approval = in.approval
+		if in.resume != nil { // the loop's requests continue the turn, they do not resume it
+			loopIn := *in
+			loopIn.resume = nil
+			r.turnIn = &loopIn
+		}
+	}
 	if r.Prompt.Options == nil {
 		r.Prompt.Options = &chat.Options{}
 	}
 	if r.emit != nil {
 		r.emit = textOnlyEvents(r.emit)
+	}
+	if err := turn.setUp(req, r); err != nil {
+		return r, turn, err
+	}
+	if !turn.History {
+		turn.system = leadingSystem(r.Prompt.Messages)
 	}
 	if init != nil {
 		out, err := init(ctx, r)
@@ -427,21 +495,72 @@ func (l *ToolLoop) after(ctx context.Context, cur *Request, resp *Response, turn
 	return resp, nil
 }
 
-// execute runs a round's tool calls. On a stream, each call's start and finish reach the
-// consumer as they happen; if the consumer stops, the calls are cancelled.
-func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Turn, cur *Request, resp *chat.Response) (*toolcall.Result, error) {
+// execute runs a round's tool calls, or finishes a stopped round with plans. On a stream, each
+// call's start and finish reach the consumer as they happen, and so do the events of sub-agents;
+// if the consumer stops, the calls are cancelled.
+func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Turn, r, cur *Request, resp *chat.Response, plans []toolcall.Plan) (*toolcall.Result, error) {
 	turn.exec.ToolContext = cur.ToolContext
+	if turn.dur != nil && (turn.dur.store != nil || turn.claiming()) {
+		turn.exec.BeforeRun = func(ctx context.Context, calls []toolcall.CallOutcome) error {
+			return turn.save(ctx, turn.roundState(r, TurnRunning, resp, calls))
+		}
+	} else {
+		turn.exec.BeforeRun = nil
+	}
 	var result *toolcall.Result
 	var err error
 	if cur.emit == nil {
-		result, err = mgr.ExecuteTurn(ctx, &turn.exec, &cur.Prompt, resp)
+		if plans == nil {
+			result, err = mgr.ExecuteTurn(ctx, &turn.exec, &cur.Prompt, resp)
+		} else {
+			result, err = mgr.ResumeTurn(ctx, &turn.exec, &cur.Prompt, resp, plans)
+		}
 	} else {
-		result, err = executeObserved(ctx, mgr, &turn.exec, &cur.Prompt, resp, cur.emit)
+		result, err = executeObserved(ctx, mgr, &turn.exec, &cur.Prompt, resp, plans, cur.emit)
 	}
-	if err != nil && !errors.Is(err, errStopped) {
+	if err != nil && !errors.Is(err, errStopped) && !errors.Is(err, ErrAlreadyResumed) && !errors.Is(err, ErrTurnConflict) {
 		err = fmt.Errorf("client: tool loop: %w", err)
 	}
 	return result, err
+}
+
+// stop ends the turn at a stopped round: it saves the turn's state, tells a stream's consumer
+// which calls wait, and returns the response holding the state.
+func (l *ToolLoop) stop(ctx context.Context, turn *Turn, r, cur *Request, resp *Response, result *toolcall.Result) (*Response, error) {
+	status := TurnInterrupted
+	for _, o := range result.Calls {
+		if o.Status == toolcall.CallNeedsApproval {
+			status = TurnApproval
+		}
+	}
+	st := turn.roundState(r, status, resp.Chat, result.Calls)
+	if err := turn.save(ctx, st); err != nil {
+		return nil, err
+	}
+	if cur.emit != nil {
+		for i, o := range result.Calls {
+			var ev *ToolEvent
+			switch o.Status {
+			case toolcall.CallNeedsApproval:
+				ev = &ToolEvent{Kind: ToolApprovalRequired, Call: o.Call}
+			case toolcall.CallInterrupted:
+				ev = &ToolEvent{Kind: ToolInterrupted, Call: o.Call, Interrupt: st.Round.Calls[i].Interrupt}
+			default:
+				continue
+			}
+			if !cur.emit(&Event{Tool: ev}) {
+				return nil, errStopped
+			}
+		}
+	}
+	return &Response{
+		Chat:       resp.Chat,
+		Messages:   turn.messages,
+		Usage:      turn.Usage,
+		Outcome:    stopOutcome(st),
+		ModelCalls: turn.calls,
+		Pending:    st,
+	}, nil
 }
 
 // next computes the request of the next iteration from the loop's request r; sent is the
@@ -462,10 +581,10 @@ func (l *ToolLoop) next(ctx context.Context, r, sent *Request, resp *Response, r
 }
 
 // finish turns the last call's response, which the loop owns, into the turn's response.
-func (l *ToolLoop) finish(resp *Response, turn *Turn, calls int) *Response {
+func (l *ToolLoop) finish(resp *Response, turn *Turn) *Response {
 	out := resp
 	out.Usage = turn.Usage
-	out.ModelCalls = calls
+	out.ModelCalls = turn.calls
 	if len(resp.Chat.Generations) > 0 {
 		turn.messages = append(turn.messages, resp.Chat.Message())
 	}
@@ -482,7 +601,7 @@ func (l *ToolLoop) finish(resp *Response, turn *Turn, calls int) *Response {
 }
 
 // direct builds the response of a return-direct round from the tool results.
-func direct(resp *Response, result *toolcall.Result, turn *Turn, calls int) *Response {
+func direct(resp *Response, result *toolcall.Result, turn *Turn) *Response {
 	var results []chat.ToolResult
 	h := result.History
 	for i := len(h) - 1; i >= 0 && h[i].Role == chat.RoleTool; i-- {
@@ -505,7 +624,7 @@ func direct(resp *Response, result *toolcall.Result, turn *Turn, calls int) *Res
 		Messages:    turn.messages,
 		Usage:       turn.Usage,
 		Outcome:     OutcomeReturnDirect,
-		ModelCalls:  calls,
+		ModelCalls:  turn.calls,
 		ToolResults: results,
 	}
 }
@@ -522,7 +641,7 @@ func textOnlyEvents(emit func(*Event) bool) func(*Event) bool {
 			return true
 		}
 		if c != ev.Chunk {
-			ev = &Event{Chunk: c}
+			ev = &Event{Chunk: c, agent: ev.agent}
 		}
 		return emit(ev)
 	}
@@ -562,18 +681,44 @@ func textOnly(c *chat.Response) *chat.Response {
 }
 
 // eventObserver turns the manager's observer calls, made on the tools' goroutines, into events
-// for the loop's goroutine, the only one that may emit.
+// for the loop's goroutine, the only one that may emit. Sub-agents' events come the same way: it
+// is also the round's context, through which a sub-agent's tool finds it ([eventsKey]).
 type eventObserver struct {
-	events chan *Event
-	stop   chan struct{}
+	context.Context
+	events   chan *Event
+	stop     chan struct{} // closed when nobody will receive any more
+	stopOnce sync.Once
+	mu       sync.RWMutex // held by senders; taken to close events
+	closed   bool
 }
 
-func (o *eventObserver) send(ev *Event) {
+// eventsKey finds the eventObserver of a streamed round in the context of its tools.
+type eventsKey struct{}
+
+// Value implements context.Context: the observer under eventsKey, the round's values otherwise.
+func (o *eventObserver) Value(key any) any {
+	if key == (eventsKey{}) {
+		return o
+	}
+	return o.Context.Value(key)
+}
+
+// send hands ev to the loop's goroutine and reports whether the stream goes on.
+func (o *eventObserver) send(ev *Event) bool {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	if o.closed {
+		return false // a sub-agent the round abandoned
+	}
 	select {
 	case o.events <- ev:
+		return true
 	case <-o.stop:
+		return false
 	}
 }
+
+func (o *eventObserver) halt() { o.stopOnce.Do(func() { close(o.stop) }) }
 
 func (o *eventObserver) ToolStarted(_ context.Context, call chat.ToolCall) {
 	o.send(&Event{Tool: &ToolEvent{Kind: ToolStarted, Call: call}})
@@ -586,19 +731,29 @@ func (o *eventObserver) ToolFinished(_ context.Context, call chat.ToolCall, resu
 // executeObserved runs the tool calls and emits their events as they happen. If the consumer
 // stops, the calls are cancelled and the error is errStopped.
 func executeObserved(ctx context.Context, mgr *toolcall.Manager, turn *toolcall.Turn, p *chat.Prompt, resp *chat.Response,
-	emit func(*Event) bool) (result *toolcall.Result, err error) {
+	plans []toolcall.Plan, emit func(*Event) bool) (result *toolcall.Result, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	obs := &eventObserver{events: make(chan *Event), stop: make(chan struct{})}
+	obs := &eventObserver{Context: ctx, events: make(chan *Event), stop: make(chan struct{})}
 	turn.Observer = obs
 	defer func() { turn.Observer = nil }()
 	go func() {
-		defer close(obs.events)
-		result, err = mgr.ExecuteTurn(ctx, turn, p, resp)
+		if plans == nil {
+			result, err = mgr.ExecuteTurn(obs, turn, p, resp)
+		} else {
+			result, err = mgr.ResumeTurn(obs, turn, p, resp, plans)
+		}
+		// Every observer call of the round has been received; whoever sends now is a tool the
+		// round abandoned, and gives up.
+		obs.halt()
+		obs.mu.Lock()
+		obs.closed = true
+		close(obs.events)
+		obs.mu.Unlock()
 	}()
 	for ev := range obs.events {
 		if !emit(ev) {
-			close(obs.stop)
+			obs.halt()
 			cancel()
 			for range obs.events {
 			}

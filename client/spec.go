@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
 )
 
 // Spec is one request being built: c.Prompt("…").Tools(…).Call(ctx). Its methods add to the
@@ -24,6 +26,9 @@ type Spec struct {
 	advisors  []Advisor
 	params    map[string]any
 	noLoop    bool
+	approval  toolcall.ApprovalPolicy
+	resume    *resumption
+	nested    bool // a sub-agent's turn: its state lives in the parent's, never in a store
 	err       error
 }
 
@@ -101,6 +106,32 @@ func (s *Spec) Param(key string, value any) *Spec {
 	return s
 }
 
+// Approval sets the approval policy of this call, in place of the client's ([WithApproval]).
+func (s *Spec) Approval(policy toolcall.ApprovalPolicy) *Spec {
+	s.approval = policy
+	return s
+}
+
+// Resume makes the request continue the turn that stopped in state, with the application's
+// decisions for its pending calls ([TurnState.Pending]; every one needs a decision). The turn
+// continues exactly where it stopped: calls with a result never run again, approved and
+// restarted calls run, and the loop goes on with the next model call. The request offers the
+// tools and advisors as the first one did (the client's defaults, plus what the Spec adds); it
+// takes no new messages, and names the state's conversation unless [Spec.Param] names one.
+//
+// A state resumes once: a second resume of the same state is refused with [ErrAlreadyResumed],
+// by this process, and by any process sharing the client's [TurnStore]. Decisions that do not
+// fit fail with [ErrInvalidDecision] before anything runs, and the state can be resumed again.
+func (s *Spec) Resume(state *TurnState, decisions ...Decision) *Spec {
+	s.resume = &resumption{state: state, decisions: decisions}
+	return s
+}
+
+// Resume starts a request that continues the turn that stopped in state; see [Spec.Resume].
+func (c *Client) Resume(state *TurnState, decisions ...Decision) *Spec {
+	return c.Prompt().Resume(state, decisions...)
+}
+
 // WithoutToolLoop turns off the automatic tool loop for this call: tool calls come back to the
 // caller with [OutcomeToolCalls].
 func (s *Spec) WithoutToolLoop() *Spec {
@@ -157,6 +188,36 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 		}
 		opts.Tools = tools
 	}
+	params := s.params
+	if s.resume != nil {
+		if err := s.resume.state.check(); err != nil {
+			return nil, nil, err
+		}
+		for _, m := range s.msgs {
+			if m.Role != chat.RoleSystem {
+				return nil, nil, errors.New("client: a resumed turn takes no new messages")
+			}
+		}
+		if id := s.resume.state.ConversationID; id != "" {
+			if _, ok := params[ParamConversationID]; !ok {
+				params = maps.Clone(params)
+				if params == nil {
+					params = make(map[string]any, 1)
+				}
+				params[ParamConversationID] = id
+			}
+		}
+	}
+	var in *turnInputs
+	if c.approval != nil || s.approval != nil || (c.store != nil && !s.nested) || s.resume != nil {
+		in = &turnInputs{approval: c.approval, resume: s.resume}
+		if s.approval != nil {
+			in.approval = s.approval
+		}
+		if !s.nested {
+			in.store = c.store
+		}
+	}
 	toolCtx := c.toolCtx
 	if len(s.toolCtx) > 0 {
 		toolCtx = make(tool.Context, len(c.toolCtx)+len(s.toolCtx))
@@ -166,14 +227,15 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 	return &Request{
 		Prompt:       chat.Prompt{Messages: msgs, Options: opts},
 		ToolContext:  toolCtx,
-		Params:       s.params,
+		Params:       params,
 		rt:           c.rt,
 		memoryInLoop: ch.memoryInLoop,
+		turnIn:       in,
 	}, ch, nil
 }
 
 // run sends req through the chain; a response without the turn's messages (no tool loop ran)
-// gets the model's answer as its one message.
+// gets the model's answer as its one message, unless the turn stopped.
 func run(ctx context.Context, ch *chain, req *Request) (*Response, error) {
 	resp, err := ch.next(ctx, req)
 	if err != nil {
@@ -182,7 +244,7 @@ func run(ctx context.Context, ch *chain, req *Request) (*Response, error) {
 	if resp == nil || resp.Chat == nil {
 		return nil, ErrNoResponse
 	}
-	if resp.Messages == nil && len(resp.Chat.Generations) > 0 {
+	if resp.Messages == nil && resp.Pending == nil && len(resp.Chat.Generations) > 0 {
 		resp.Messages = []chat.Message{resp.Chat.Message()}
 	}
 	return resp, nil
@@ -242,7 +304,9 @@ type Stream struct {
 }
 
 // Events yields the turn's events: text chunks of every round as they arrive, tool calls as they
-// start and finish, and the whole response last. Stopping the iteration cancels the turn.
+// start and finish, the calls that wait for approval or interrupted the turn when it stops, the
+// events of sub-agents ([AgentTool]) as they happen, attributed to them ([Event.Agent]), and the
+// whole response last. Stopping the iteration cancels the turn.
 func (s *Stream) Events() iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
 		req, ch, err := s.spec.request(s.ctx)
@@ -270,13 +334,17 @@ func (s *Stream) Events() iter.Seq2[*Event, error] {
 	}
 }
 
-// Text yields the text of the answer as it arrives, from every model call of the turn.
+// Text yields the text of the answer as it arrives, from every model call of the turn; the text
+// of sub-agents ([AgentTool]) is not the answer's and is left out.
 func (s *Stream) Text() iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		for ev, err := range s.Events() {
 			if err != nil {
 				yield("", err)
 				return
+			}
+			if ev.agent != nil {
+				continue
 			}
 			if t := ev.Text(); t != "" && !yield(t, nil) {
 				return

@@ -69,10 +69,12 @@ func ValidateConversationID(id string) error {
 	return nil
 }
 
-// InMemory is a [Repository] in process memory. The zero value is ready to use.
+// InMemory is a [Repository] and a [TurnRepository] in process memory. The zero value is ready
+// to use.
 type InMemory struct {
 	mu    sync.RWMutex
 	convs map[string]*conversation
+	turns map[string]TurnRecord // see TurnRepository
 }
 
 // conversation is what InMemory keeps of one conversation.

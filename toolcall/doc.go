@@ -36,6 +36,21 @@
 // the last user message of the prompt are counted. A breach either ends the turn
 // ([LimitFail], the default) or is told to the model ([LimitTellModel]).
 //
+// # Approval and interrupts
+//
+// A round can stop instead of finishing, so that a person decides ([Result.Stopped],
+// [Result.Calls]). Before any call runs, the [ApprovalPolicy] of the [Turn] ([AskFlagged] when
+// none is set: tools whose metadata sets RequiresApproval) says which calls must wait for
+// approval; if any must, none of the round's calls runs. [AskDestructive] reads the MCP hints of
+// [tool.Metadata], [AskTools] names tools, [AskAny] combines policies, one's own function decides
+// by arguments. While calls run, a tool may stop the turn to ask something by returning an
+// [InterruptError] ([Interrupt], [InterruptWith]): the calls already started finish, later
+// sequential groups wait. [Manager.ResumeTurn] finishes the round with a [Plan] per call: a
+// given result (a rejection, an answer), edited arguments ([ValidateArguments] checks them),
+// approval, or a restart whose tool finds the interrupt and the application's data with
+// [Resumed]. Calls with a result never run again, and the round's calls are counted against the
+// limits only once.
+//
 // # Return direct
 //
 // When every call of a response went to a return-direct tool and none failed,

@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -13,8 +14,10 @@ import (
 // It must not panic: it runs on the goroutines executing the calls.
 //
 // Both methods are called for every call Execute starts, including unknown tools, calls refused by
-// a limit and failed calls; ToolFinished gets the result sent to the model (for a call cut short by
-// the end of the turn, an error result saying so). Calls of one response run in parallel, so an
+// a limit, calls whose result a resumed round was given, and failed calls; ToolFinished gets the
+// result sent to the model (for a call cut short by the end of the turn, an error result saying
+// so). A call that interrupts the turn ([InterruptError]) has no result yet: ToolFinished is not
+// called for it, and [Result.Calls] reports it. Calls of one response run in parallel, so an
 // Observer must be safe for concurrent use. ctx is the call's context: it carries the call's span
 // and [tool.CallFrom].
 type Observer interface {
@@ -35,6 +38,15 @@ type Turn struct {
 	ToolContext tool.Context
 	// Observer, if set, sees every call of the turn start and finish.
 	Observer Observer
+	// Approval decides which calls wait for the application's approval; nil means
+	// [AskFlagged].
+	Approval ApprovalPolicy
+	// BeforeRun, if set, is called once per round after the limits and the approval policy let
+	// it go on and before any of its calls runs, with where each call stands (CallDone for
+	// calls whose result needs no run, CallWaiting for those about to run): the moment to
+	// record that the calls are starting. An error ends the round with nothing run and is
+	// returned as it is.
+	BeforeRun func(ctx context.Context, calls []CallOutcome) error
 
 	mu     sync.Mutex
 	counts map[string]int
@@ -47,4 +59,27 @@ func (t *Turn) Calls(name string) (ofTool, total int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.counts[name], t.total
+}
+
+// Counts returns a copy of the turn's call counts, per tool and in all, for a turn that is to be
+// continued elsewhere ([Turn.SetCounts]). Nil counts mean the turn has not counted yet.
+func (t *Turn) Counts() (perTool map[string]int, total int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.counts == nil {
+		return nil, 0
+	}
+	return maps.Clone(t.counts), t.total
+}
+
+// SetCounts sets the turn's call counts, as [Turn.Counts] returned them, to continue a turn
+// stopped before. Nil perTool leaves the turn to count from the history of its next round.
+func (t *Turn) SetCounts(perTool map[string]int, total int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if perTool == nil {
+		t.counts, t.total = nil, 0
+		return
+	}
+	t.counts, t.total = maps.Clone(perTool), total
 }

@@ -25,6 +25,7 @@ const (
 	errTypeLimit            = "limit_exceeded"
 	errTypeCanceled         = "canceled"
 	errTypeFatal            = "fatal"
+	errTypeRejected         = "rejected"
 )
 
 // durationBuckets are the bucket boundaries the GenAI semantic conventions advise for

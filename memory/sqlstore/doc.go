@@ -15,4 +15,9 @@
 // system messages, so a [memory.Window] costs the same over 50,000 messages as over 50.
 // [ReadOnly] opens a store for programs that only look, without creating, migrating or writing
 // anything, so that a read-only file or directory works.
+//
+// A [Store] is also a [memory.TurnRepository]: it keeps each conversation's open turn (the
+// state of a turn stopped for approval or an interrupt, or recorded after a tool round) in one
+// row whose steps are compared and swapped in a single statement, so a turn stopped in one
+// process is resumed in another exactly once (memory.Turns makes the client's turn store of it).
 package sqlstore

@@ -65,12 +65,35 @@ var migrations = []migration{
 			`CREATE INDEX wield_messages_system ON wield_messages (conversation_id, seq) WHERE role = 'system'`,
 		},
 	},
+	{
+		// Each conversation's open turn (memory.TurnRepository): one row, replaced step by step.
+		version: 3,
+		sqlite: []string{
+			`CREATE TABLE wield_turns (
+				conversation_id TEXT PRIMARY KEY,
+				turn_id         TEXT NOT NULL,
+				seq             INTEGER NOT NULL,
+				state           TEXT NOT NULL,
+				updated_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+			)`,
+		},
+		postgres: []string{
+			`CREATE TABLE wield_turns (
+				conversation_id TEXT COLLATE "C" PRIMARY KEY,
+				turn_id         TEXT NOT NULL,
+				seq             BIGINT NOT NULL,
+				state           TEXT NOT NULL,
+				updated_at      TIMESTAMPTZ NOT NULL DEFAULT CURRENT_TIMESTAMP
+			)`,
+		},
+	},
 }
 
 // SchemaVersion is the schema version this package creates and understands: the version of the
-// last migration. Migrations only add indexes or columns the queries can do without, so that a
-// store opened [ReadOnly] also reads databases at older versions.
-const SchemaVersion = 2
+// last migration. Migrations only add indexes, columns the queries can do without, and tables
+// whose absence reads as empty, so that a store opened [ReadOnly] also reads databases at older
+// versions.
+const SchemaVersion = 3
 
 // ErrNoSchema reports a database opened [ReadOnly] that holds no conversations' schema: it
 // was never opened for writing.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -36,6 +37,9 @@ func TestMain(m *testing.M) {
 //   - list, list-ro: open the store (read-only for list-ro), print its conversations and the
 //     last message of each.
 func child(mode string) error {
+	if strings.HasPrefix(mode, "turn-") {
+		return turnChild(mode)
+	}
 	ctx := context.Background()
 	if mode == "list" || mode == "list-ro" {
 		return list(ctx, os.Getenv("WIELD_SQLSTORE_DSN"), mode == "list-ro")

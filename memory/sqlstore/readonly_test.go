@@ -101,7 +101,7 @@ func TestReadOnlyOlderSchema(t *testing.T) {
 			if err := s.Append(t.Context(), "c", conv...); err != nil {
 				t.Fatal(err)
 			}
-			for _, q := range []string{"DROP INDEX wield_messages_system", "DELETE FROM wield_schema_migrations WHERE version = 2"} {
+			for _, q := range []string{"DROP INDEX wield_messages_system", "DROP TABLE wield_turns", "DELETE FROM wield_schema_migrations WHERE version >= 2"} {
 				if _, err := s.db.ExecContext(t.Context(), q); err != nil {
 					t.Fatal(err)
 				}
@@ -115,6 +115,10 @@ func TestReadOnlyOlderSchema(t *testing.T) {
 			sys, msgs, err := ro.Last(t.Context(), "c", 1)
 			if err != nil || sys == nil || sys.Content != "rules" || !memorytest.Equal(msgs, conv[2:]) {
 				t.Fatalf("Last at version 1: %v, %v, %v", sys, msgs, err)
+			}
+			// A database from before turns were kept has none.
+			if _, ok, err := ro.LoadTurn(t.Context(), "c"); ok || err != nil {
+				t.Fatalf("LoadTurn at version 1: %v, %v", ok, err)
 			}
 			// A writable open migrates it again.
 			open(t, dsn).Close()
