@@ -46,7 +46,7 @@ func New(cfg Config) (*ChatModel, error) {
 }
 
 // Info names the provider and the configured model.
-func (m *ChatModel) Info() chat.Info { return chat.Info{Provider: Provider, Model: m.cfg.Model} }
+func (m *ChatModel) Info() chat.Info { return m.info() }
 
 // Call sends the prompt and returns the whole answer; Response.Raw is the *openai.ChatCompletion.
 func (m *ChatModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {

@@ -15,7 +15,26 @@
 // Requests carry only the fields a call sets, so servers that reject fields they do not know keep
 // working: stream_options only when streaming, n only above 1, tool_choice and
 // parallel_tool_calls only with tools, strict only in strict mode. The token limit goes in
-// max_completion_tokens to api.openai.com and in max_tokens elsewhere ([Config.MaxTokensField]).
+// max_completion_tokens to api.openai.com and Azure OpenAI and in max_tokens elsewhere
+// ([Config.MaxTokensField]).
+//
+// # Azure OpenAI
+//
+// With [Config.Azure] both models talk to Azure OpenAI, the deployment named as the model:
+//
+//	m, err := openai.New(openai.Config{Azure: &openai.Azure{
+//		Endpoint: "https://my-resource.openai.azure.com", Deployment: "gpt-5-mini", APIKey: key}})
+//
+// An empty [Azure.APIVersion] uses the v1 API ({endpoint}/openai/v1/chat/completions and
+// /responses, no api-version); a version uses the versioned deployment routes
+// ({endpoint}/openai/deployments/{deployment}/chat/completions?api-version=…), through the SDK's
+// azure package. A key goes in the Api-Key header; [Azure.TokenCredential] authenticates with
+// Microsoft Entra ID instead, with any azcore.TokenCredential (azidentity's credentials, which
+// this package does not import, so a program that uses keys does not build them). Nothing of
+// OpenAI's environment ($OPENAI_API_KEY, organization, project) reaches Azure. Azure's additions to
+// the answers (prompt_filter_results, content_filter_results, content_filters, a first stream
+// chunk without choices) are ignored; a content filter's finish reason is
+// [chat.FinishContentFilter]. [chat.Info] names the provider [AzureProvider].
 //
 // # Settings
 //

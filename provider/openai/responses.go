@@ -38,7 +38,7 @@ func NewResponses(cfg Config) (*ResponsesModel, error) {
 }
 
 // Info names the provider and the configured model.
-func (m *ResponsesModel) Info() chat.Info { return chat.Info{Provider: Provider, Model: m.cfg.Model} }
+func (m *ResponsesModel) Info() chat.Info { return m.info() }
 
 // Call sends the prompt and returns the whole answer; Response.Raw is the *responses.Response.
 // A response whose status is "failed" is returned as a *[ResponseError].
