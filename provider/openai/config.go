@@ -307,7 +307,7 @@ func finishReason(s string) chat.FinishReason {
 	switch s {
 	case "stop", "end_turn":
 		return chat.FinishStop
-	case "length", "max_tokens", "max_output_tokens":
+	case "length", "max_tokens", "max_output_tokens", "model_length":
 		return chat.FinishLength
 	case "tool_calls", "function_call":
 		return chat.FinishToolCalls

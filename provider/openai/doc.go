@@ -4,7 +4,10 @@
 //   - [New] returns a [ChatModel] on the Chat Completions API, which OpenAI-compatible servers
 //     (vLLM, llama.cpp, LM Studio, Ollama, OpenRouter, Groq, DeepSeek, …) implement too;
 //   - [NewResponses] returns a [ResponsesModel] on the Responses API, OpenAI's newer API, which
-//     keeps a reasoning model's reasoning across the turns of a tool loop.
+//     keeps a reasoning model's reasoning across the turns of a tool loop;
+//   - [NewMistral] returns a [ChatModel] on Mistral's chat completions API, whose differences
+//     from OpenAI's (tool-call ids, tool messages, a stricter request schema, Magistral's
+//     thinking chunks) it handles.
 //
 // Both take a [Config]. The API key and base URL default to $OPENAI_API_KEY and
 // $OPENAI_BASE_URL (the SDK also reads $OPENAI_ORG_ID and $OPENAI_PROJECT_ID). A compatible server
@@ -147,6 +150,17 @@
 // 408, 409, 429, 5xx and connection errors with exponential backoff, honouring Retry-After and
 // Retry-After-Ms ([Config.MaxRetries]); cancelling the context stops a request and its retries
 // at once.
+//
+// # How this package is tested
+//
+// Against recorded traffic where it exists (testdata/README.md): OpenAI's Chat Completions and
+// Responses, Azure OpenAI (both URL shapes), and the tool loops of OpenAI-compatible servers that
+// return reasoning (OpenRouter, Z.ai, Moonshot, Avian, Cerebras, DeepSeek). Where no recording
+// has the request side, requests are checked against the published API description with steady:
+// OpenAI's spec for every request shape of both APIs, Mistral's spec for the Mistral model (only
+// Mistral's answers were recorded). The shapes of Mistral's answers no recording has (calls
+// without index in one delta, thinking chunks) and xAI's usage are tested on answers built in
+// those shapes from the API descriptions.
 //
 // # Embeddings
 //
