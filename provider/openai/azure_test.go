@@ -244,3 +244,41 @@ func TestAzureErrors(t *testing.T) {
 		t.Errorf("path %s", got)
 	}
 }
+
+// TestAzureRoutes checks the routes no recording has: the Responses API on the versioned routes
+// (/openai/responses?api-version=…), and embeddings on both shapes. The answers are built in the
+// APIs' shapes.
+func TestAzureRoutes(t *testing.T) {
+	respAnswer := providertest.JSONError(http.StatusOK, `{"id":"resp_1","object":"response","model":"gpt-5-mini","status":"completed","output":[{"type":"message","id":"m","role":"assistant","status":"completed","content":[{"type":"output_text","text":"hi","annotations":[]}]}]}`)
+	srv := replay.NewServer(t, respAnswer)
+	m := azureModel(t, "responses", Azure{Endpoint: srv.URL, Deployment: "gpt-5-mini", APIVersion: "2025-04-01-preview", APIKey: "k"}, Config{})
+	if r, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}); err != nil || r.Text() != "hi" {
+		t.Fatalf("answer %v, %v", r, err)
+	}
+	if req := srv.Requests()[0]; req.Path != "/openai/responses" || req.Query != "api-version=2025-04-01-preview" || req.Header.Get("Api-Key") != "k" {
+		t.Errorf("Responses request to %s?%s", req.Path, req.Query)
+	}
+
+	embedAnswer := providertest.JSONError(http.StatusOK, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5,0.25]}],"model":"text-embedding-3-small","usage":{"prompt_tokens":1,"total_tokens":1}}`)
+	for _, tc := range []struct{ version, path, query string }{
+		{"", "/openai/v1/embeddings", ""},
+		{"2024-10-21", "/openai/deployments/embed-small/embeddings", "api-version=2024-10-21"},
+	} {
+		srv := replay.NewServer(t, embedAnswer)
+		e, err := NewEmbedder(EmbedderConfig{Azure: &Azure{Endpoint: srv.URL, Deployment: "embed-small", APIVersion: tc.version, APIKey: "k"},
+			RequestOptions: []option.RequestOption{azure.WithUnsafeAllowHTTP()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := e.Embed(context.Background(), []string{"hello"})
+		if err != nil || len(vs) != 1 || vs[0][0] != 0.5 {
+			t.Fatalf("version %q: vectors %v, %v", tc.version, vs, err)
+		}
+		req := srv.Requests()[0]
+		var body struct{ Model string }
+		json.Unmarshal(req.Body, &body)
+		if req.Path != tc.path || req.Query != tc.query || body.Model != "embed-small" || req.Header.Get("Api-Key") != "k" {
+			t.Errorf("version %q: request to %s?%s for %q", tc.version, req.Path, req.Query, body.Model)
+		}
+	}
+}

@@ -168,6 +168,7 @@
 // or any model of a compatible server), which backs toolsearch's vector index. It sends the
 // texts in as few requests as the API's limits allow (2048 inputs and 300,000 tokens each),
 // matches vectors to texts by their index, and retries and reports errors as above. OpenAI's own
-// API is asked for base64 vectors, a quarter of the size of decimal ones and exact; other servers
-// answer in their default, decimal floats. Either form is read.
+// API (and Azure OpenAI, through [EmbedderConfig.Azure]) is asked for base64 vectors, a quarter
+// of the size of decimal ones and exact; other servers answer in their default, decimal floats.
+// Either form is read.
 package openai
