@@ -187,7 +187,9 @@ func TestMCPToolNames(t *testing.T) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "3 open issues in " + args.Repo}}}, nil, nil
 		})
 	sdk.AddTool(server, &sdk.Tool{Name: "issues.search." + strings.Repeat("by_label.", 6) + "and_milestone", Description: "Search issues"},
-		func(context.Context, *sdk.CallToolRequest, in) (*sdk.CallToolResult, any, error) { return nil, nil, nil })
+		func(context.Context, *sdk.CallToolRequest, in) (*sdk.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
 	client, err := mcp.Connect(context.Background(), mcp.ServerConfig{Name: "github", Prefix: "gh.", Transport: func() (sdk.Transport, error) {
 		ct, st := sdk.NewInMemoryTransports()
 		if _, err := server.Connect(context.Background(), st, nil); err != nil {
