@@ -3,12 +3,12 @@ package client
 import (
 	"context"
 	"errors"
-	"iter"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/tool"
 )
 
 // Advisor orders are relative to HighestPrecedence: lower runs first (outer), and an advisor
@@ -22,7 +22,7 @@ const (
 	// OrderMemory is the default order of memory advisors: outside the tool loop, so they load
 	// history once per turn and store only the user's message and the final answer.
 	OrderMemory = HighestPrecedence + 200
-	// OrderToolCalling is the default order of the [ToolCallingAdvisor].
+	// OrderToolCalling is the default order of the [ToolLoop].
 	OrderToolCalling = HighestPrecedence + 300
 )
 
@@ -30,31 +30,36 @@ const (
 // and by anything else that keeps per-conversation state. Set it with [Spec.Param].
 const ParamConversationID = "conversation_id"
 
-// Advisor is a step of the advisor chain. It must also implement [CallAdvisor],
-// [StreamAdvisor] or both; the call chain uses the first kind, the stream chain the second.
+// Advisor is a step of the advisor chain. It wraps the rest of the chain like HTTP middleware
+// wraps a handler: it may change the request, call next zero or more times, and change the
+// response. One method serves calls and streams alike: on a stream, the events the consumer sees
+// flow through [Request.Emit] while the chain runs, and the response comes back as for a call, so
+// an advisor written for calls is right for streams too. An advisor that wants to see or change
+// the stream's events wraps them with [Request.WithEvents].
 type Advisor interface {
 	// Order places the advisor in the chain: lower is outer.
 	Order() int
+	// Advise handles req, passing it on with next.
+	Advise(ctx context.Context, req *Request, next Next) (*Response, error)
 }
 
-// CallNext continues a call chain: the next advisor, or the model.
-type CallNext func(ctx context.Context, req *Request) (*Response, error)
+// Next continues the chain: the next advisor, or the model.
+type Next func(ctx context.Context, req *Request) (*Response, error)
 
-// StreamNext continues a stream chain: the next advisor, or the model.
-type StreamNext func(ctx context.Context, req *Request) iter.Seq2[*Event, error]
-
-// CallAdvisor wraps the rest of a call chain, like HTTP middleware wraps a handler: it may change
-// the request, call next zero or more times, and change the response.
-type CallAdvisor interface {
-	Advisor
-	Call(ctx context.Context, req *Request, next CallNext) (*Response, error)
+// NewAdvisor returns an advisor at order that runs fn, for middleware without state of its own.
+func NewAdvisor(order int, fn func(ctx context.Context, req *Request, next Next) (*Response, error)) Advisor {
+	return funcAdvisor{order: order, fn: fn}
 }
 
-// StreamAdvisor wraps the rest of a stream chain. The stream it returns must end, when it does
-// not fail, with an event carrying [Event.Done], as the model's stream does.
-type StreamAdvisor interface {
-	Advisor
-	Stream(ctx context.Context, req *Request, next StreamNext) iter.Seq2[*Event, error]
+type funcAdvisor struct {
+	order int
+	fn    func(ctx context.Context, req *Request, next Next) (*Response, error)
+}
+
+func (a funcAdvisor) Order() int { return a.order }
+
+func (a funcAdvisor) Advise(ctx context.Context, req *Request, next Next) (*Response, error) {
+	return a.fn(ctx, req, next)
 }
 
 // HistoryKeeper is implemented by advisors that load and store the conversation themselves, such
@@ -67,19 +72,23 @@ type HistoryKeeper interface {
 }
 
 // Request is what flows down the advisor chain: the prompt, the call's parameters and, inside the
-// tool loop, the loop's state. Advisors treat a Request as read-only and pass a changed copy on
+// tool loop, the turn's state. Advisors treat a Request as read-only and pass a changed copy on
 // (see [Request.WithMessages] and [Request.WithOptions]), as HTTP middleware does.
 type Request struct {
-	// Prompt holds the messages and the options of the call. In the chain Options is never nil,
-	// Tools holds every tool of the call (ToolNames already resolved) and ToolContext the tool
-	// context; the model is sent neither names nor tool context.
+	// Prompt holds the messages and the options of the model call: what a provider reads. In
+	// the chain Options is never nil and Options.Tools holds every tool of the call, names
+	// already resolved.
 	Prompt chat.Prompt
+	// ToolContext reaches the tools through their context.Context ([tool.ContextFrom]) and never
+	// the model.
+	ToolContext tool.Context
 	// Params are values for advisors, such as [ParamConversationID].
 	Params map[string]any
-	// Loop is the state of the tool loop the request belongs to, nil outside one.
-	Loop *Loop
+	// Turn is the state of the tool loop's turn the request belongs to, nil outside one.
+	Turn *Turn
 
 	rt           *runtime
+	emit         func(*Event) bool // the stream's consumer; nil on a call
 	memoryInLoop bool
 	untraced     bool // see telemetry.startChat
 }
@@ -93,7 +102,35 @@ func (r *Request) StringParam(key string) (string, bool) {
 	return s, ok && s != ""
 }
 
-// Clone returns a shallow copy of r: the messages slice, options, params and loop are shared.
+// Streaming reports whether the request belongs to a stream, whose consumer sees events as they
+// happen, rather than to a call.
+func (r *Request) Streaming() bool { return r.emit != nil }
+
+// Emit sends ev to the stream's consumer and reports whether the consumer wants more; on a call
+// it does nothing and reports true. An advisor that gets false must stop and return an error
+// (the chain's own steps return one matching [context.Canceled]). Emit must be called on the
+// goroutine that runs the advisor, never concurrently.
+func (r *Request) Emit(ev *Event) bool {
+	if r.emit == nil {
+		return true
+	}
+	return r.emit(ev)
+}
+
+// WithEvents returns a copy of r whose events pass through fn before reaching the stream's
+// consumer: fn gets each event with the function that sends it on, and returns what that
+// function returned (or false to stop the stream). On a call it returns r unchanged.
+func (r *Request) WithEvents(fn func(ev *Event, send func(*Event) bool) bool) *Request {
+	if r.emit == nil {
+		return r
+	}
+	c := *r
+	send := r.emit
+	c.emit = func(ev *Event) bool { return fn(ev, send) }
+	return &c
+}
+
+// Clone returns a shallow copy of r: the messages slice, options, params and turn are shared.
 func (r *Request) Clone() *Request {
 	c := *r
 	return &c
@@ -150,6 +187,10 @@ type Response struct {
 	// Chat is the model's final response. After a return-direct turn it is built from the tool
 	// results: one generation whose text is the results' contents, one per line.
 	Chat *chat.Response
+	// Messages are the messages the turn added to the conversation, in order: each tool round's
+	// assistant message with its calls and the tool message with their results, then the answer.
+	// Outside a tool loop it is the model's answer alone.
+	Messages []chat.Message
 	// Usage is the token usage of every model call of the turn, summed.
 	Usage chat.Usage
 	// Outcome says how the turn ended.
@@ -175,8 +216,8 @@ type Event struct {
 	Chunk *chat.Response
 	// Tool reports a tool call starting or finishing.
 	Tool *ToolEvent
-	// Done is the whole response of the turn (or, inside the loop, of one model call); it is the
-	// last event of a stream that did not fail.
+	// Done is the whole response of the turn, the last event of a stream that did not fail. It is
+	// never emitted inside the chain: there the response is what next returns.
 	Done *Response
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/toolcall"
@@ -17,22 +18,13 @@ const DefaultMaxIterations = 20
 // [chat.Response.HasToolCalls].
 type EligibilityChecker func(resp *chat.Response) bool
 
-// ToolAdvisor is implemented by tool-calling advisors: [*ToolCallingAdvisor] and any type that
-// embeds one. A chain holds at most one: a custom one replaces the auto-registered default, and
-// two custom ones fail the call with [ErrTwoToolAdvisors].
-type ToolAdvisor interface {
-	CallAdvisor
-	StreamAdvisor
-	toolAdvisor()
-}
-
-// ToolLoopHooks customise the tool loop without re-implementing it. Every hook is optional. The
-// call path uses the first six; the stream path uses the Stream variants and, where one is nil,
-// the call hook of the same step, so a customisation that does not care about streaming sets
-// only the call hooks.
+// ToolLoopHooks customise the tool loop without re-implementing it. Every hook is optional, and
+// each serves calls and streams alike; a hook that must tell them apart asks
+// [Request.Streaming].
 //
 // Hooks run on the goroutine of the loop, one at a time. State for one turn belongs in
-// [Loop.SetValue], never in the hook's closure, since one advisor serves concurrent calls.
+// [Turn.SetValue], never in the hook's closure, since one loop serves concurrent calls. Combine
+// the hooks of several extensions with [ChainHooks].
 type ToolLoopHooks struct {
 	// InitializeLoop runs once per turn, before the first model call: index tools, set up
 	// per-turn state, augment the system prompt.
@@ -47,7 +39,7 @@ type ToolLoopHooks struct {
 	// observations or transform the response.
 	AfterCall func(ctx context.Context, req *Request, resp *Response) (*Response, error)
 	// NextInstructions returns the messages of the next iteration's request after a tool round.
-	// The default is [Loop.NextMessages].
+	// The default is [Turn.NextMessages].
 	NextInstructions func(ctx context.Context, req *Request, resp *Response, result *toolcall.Result) ([]chat.Message, error)
 	// FinalizeLoop runs once when the loop ends with an answer (not after an error): emit
 	// aggregate metrics, clean up state, transform the final response.
@@ -56,24 +48,84 @@ type ToolLoopHooks struct {
 	// however the turn ends, so it is where a turn releases what InitializeLoop took. On success
 	// it runs after FinalizeLoop with the turn's response and a nil error; on failure resp is
 	// nil and err is what ended the turn: a hook's, the model's or a tool's error, the context's
-	// error, [context.Canceled] when a stream's consumer stopped before the end, or
-	// [ErrLoopAborted] when a hook, advisor, model or stream consumer panicked, in which case the
-	// panic goes on once EndLoop returns. req is the loop's request as of the turn's last step,
-	// with its [Loop]. ctx may be done: clean-up that needs a live context should use
+	// error, an error matching [context.Canceled] when a stream's consumer stopped before the
+	// end, or [ErrLoopAborted] when a hook, advisor, model or stream consumer panicked, in which
+	// case the panic goes on once EndLoop returns. req is the loop's request as of the turn's
+	// last step, with its [Turn]. ctx may be done: clean-up that needs a live context should use
 	// [context.WithoutCancel]. EndLoop cannot change the outcome.
 	EndLoop func(ctx context.Context, req *Request, resp *Response, err error)
+}
 
-	InitializeLoopStream   func(ctx context.Context, req *Request) (*Request, error)
-	BeforeStream           func(ctx context.Context, req *Request) (*Request, error)
-	AfterStream            func(ctx context.Context, req *Request, resp *Response) (*Response, error)
-	NextInstructionsStream func(ctx context.Context, req *Request, resp *Response, result *toolcall.Result) ([]chat.Message, error)
-	FinalizeLoopStream     func(ctx context.Context, req *Request, resp *Response) (*Response, error)
-	EndLoopStream          func(ctx context.Context, req *Request, resp *Response, err error)
+// ChainHooks combines the hooks of several loop extensions into one set: InitializeLoop,
+// BeforeCall, AfterCall and FinalizeLoop run in the order given, each on what the one before
+// returned; EndLoop hooks run in the reverse order, like deferred calls, and all of them run even
+// if one panics; NextInstructions is the last one set, since a round's next messages can have
+// only one author.
+func ChainHooks(hooks ...ToolLoopHooks) ToolLoopHooks {
+	var out ToolLoopHooks
+	for _, h := range hooks {
+		out.InitializeLoop = thenRequest(out.InitializeLoop, h.InitializeLoop)
+		out.BeforeCall = thenRequest(out.BeforeCall, h.BeforeCall)
+		out.AfterCall = thenResponse(out.AfterCall, h.AfterCall)
+		out.FinalizeLoop = thenResponse(out.FinalizeLoop, h.FinalizeLoop)
+		if h.NextInstructions != nil {
+			out.NextInstructions = h.NextInstructions
+		}
+		if first, later := out.EndLoop, h.EndLoop; later != nil {
+			if first == nil {
+				out.EndLoop = later
+			} else {
+				out.EndLoop = func(ctx context.Context, req *Request, resp *Response, err error) {
+					defer first(ctx, req, resp, err)
+					later(ctx, req, resp, err)
+				}
+			}
+		}
+	}
+	return out
+}
+
+type requestHook = func(context.Context, *Request) (*Request, error)
+type responseHook = func(context.Context, *Request, *Response) (*Response, error)
+
+func thenRequest(first, second requestHook) requestHook {
+	if first == nil || second == nil {
+		if first == nil {
+			return second
+		}
+		return first
+	}
+	return func(ctx context.Context, req *Request) (*Request, error) {
+		req, err := first(ctx, req)
+		if err != nil || req == nil {
+			return req, err
+		}
+		return second(ctx, req)
+	}
+}
+
+func thenResponse(first, second responseHook) responseHook {
+	if first == nil || second == nil {
+		if first == nil {
+			return second
+		}
+		return first
+	}
+	return func(ctx context.Context, req *Request, resp *Response) (*Response, error) {
+		resp, err := first(ctx, req, resp)
+		if err != nil || resp == nil {
+			return resp, err
+		}
+		return second(ctx, req, resp)
+	}
 }
 
 // ErrLoopAborted is the error [ToolLoopHooks.EndLoop] receives when the turn's goroutine is
 // unwinding from a panic (or runtime.Goexit) rather than returning: the panic is not recovered.
 var ErrLoopAborted = errors.New("client: tool loop aborted by a panic")
+
+// errStopped ends a stream whose consumer stopped iterating.
+var errStopped = fmt.Errorf("client: the stream's consumer stopped: %w", context.Canceled)
 
 // endLoop runs hook, if set, as a turn ends. r is the loop's request (nil before the loop was
 // set up, when no hook runs); returned is false while a panic unwinds the turn.
@@ -90,12 +142,11 @@ func endLoop(ctx context.Context, hook func(context.Context, *Request, *Response
 	hook(ctx, r, resp, err)
 }
 
-// ToolLoopConfig configures a [ToolCallingAdvisor]. The zero value is the auto-registered
-// default.
+// ToolLoopConfig configures a [ToolLoop]. The zero value is the auto-registered default.
 type ToolLoopConfig struct {
 	// Manager executes tool calls; nil uses the client's.
 	Manager *toolcall.Manager
-	// Order places the advisor in the chain; zero means [OrderToolCalling].
+	// Order places the loop in the chain; zero means [OrderToolCalling].
 	Order int
 	// Eligible decides whether a response starts a tool round; nil means it has tool calls.
 	Eligible EligibilityChecker
@@ -113,38 +164,45 @@ type ToolLoopConfig struct {
 	Hooks ToolLoopHooks
 }
 
-// ToolCallingAdvisor is the tool loop: it calls the rest of the chain, runs the tool calls of
-// the response through a [toolcall.Manager], sends the results back, and repeats until the
+// ToolLoop is the advisor that runs tools: it calls the rest of the chain, runs the tool calls
+// of the response through a [toolcall.Manager], sends the results back, and repeats until the
 // model answers without tool calls, every tool called is return-direct, or the iteration cap is
 // reached. Advisors with a higher order run inside the loop, once per model call.
 //
-// It is the only place the loop lives. Customise it with [ToolLoopConfig] and its hooks, and
-// build other tool advisors by embedding one (the embedding type is then a [ToolAdvisor]).
-type ToolCallingAdvisor struct {
+// It is the only place the loop lives, for calls and streams alike. Customise it with
+// [ToolLoopConfig] and its hooks, and build other tool loops by embedding one: a chain holds at
+// most one tool loop, and one added to the chain replaces the auto-registered default.
+type ToolLoop struct {
 	cfg ToolLoopConfig
 }
 
-// NewToolCallingAdvisor returns a tool-calling advisor.
-func NewToolCallingAdvisor(cfg ToolLoopConfig) *ToolCallingAdvisor {
+// NewToolLoop returns a tool loop.
+func NewToolLoop(cfg ToolLoopConfig) *ToolLoop {
 	if cfg.Order == 0 {
 		cfg.Order = OrderToolCalling
 	}
 	if cfg.MaxIterations <= 0 {
 		cfg.MaxIterations = DefaultMaxIterations
 	}
-	return &ToolCallingAdvisor{cfg: cfg}
+	return &ToolLoop{cfg: cfg}
 }
 
 // Order implements [Advisor].
-func (a *ToolCallingAdvisor) Order() int { return a.cfg.Order }
+func (l *ToolLoop) Order() int { return l.cfg.Order }
 
-// Config returns the advisor's configuration, defaults filled in.
-func (a *ToolCallingAdvisor) Config() ToolLoopConfig { return a.cfg }
+// Config returns the loop's configuration, defaults filled in.
+func (l *ToolLoop) Config() ToolLoopConfig { return l.cfg }
 
-func (a *ToolCallingAdvisor) toolAdvisor() {}
+func (l *ToolLoop) toolLoop() *ToolLoop { return l }
 
-// Loop is the state of one turn of a tool loop, shared by its iterations' requests.
-type Loop struct {
+// toolLooper is implemented by *ToolLoop and every type that embeds one.
+type toolLooper interface {
+	Advisor
+	toolLoop() *ToolLoop
+}
+
+// Turn is the state of one turn of a tool loop, shared by its iterations' requests.
+type Turn struct {
 	// Iteration counts the tool rounds done so far: 0 during the first model call.
 	Iteration int
 	// MaxIterations is the loop's iteration cap.
@@ -157,38 +215,33 @@ type Loop struct {
 	// iteration cap was reached.
 	Final bool
 
-	system []chat.Message
-	values map[any]any
-	// calls counts the turn's tool calls for the manager's limits when the rounds are sent
-	// without the turn's history, which is where the manager would otherwise count them.
-	calls *toolcall.Counter
-}
-
-// execContext is the context for executing a round's tool calls.
-func (l *Loop) execContext(ctx context.Context) context.Context {
-	if l.calls == nil {
-		return ctx
-	}
-	return toolcall.WithCounter(ctx, l.calls)
+	system   []chat.Message
+	values   map[any]any
+	messages []chat.Message // what the turn added to the conversation
+	exec     toolcall.Turn  // the turn's tool context, limit counts and observer
 }
 
 // Value returns the per-turn value stored under key, or nil.
-func (l *Loop) Value(key any) any { return l.values[key] }
+func (t *Turn) Value(key any) any { return t.values[key] }
 
 // SetValue stores a per-turn value, for hooks that keep state across iterations. Use a key of
 // an unexported type, as with context values.
-func (l *Loop) SetValue(key, value any) {
-	if l.values == nil {
-		l.values = make(map[any]any)
+func (t *Turn) SetValue(key, value any) {
+	if t.values == nil {
+		t.values = make(map[any]any)
 	}
-	l.values[key] = value
+	t.values[key] = value
 }
+
+// Calls returns how many tool calls the turn has made, in all and of the named tool, as the
+// manager's limits count them.
+func (t *Turn) Calls(name string) (ofTool, total int) { return t.exec.Calls(name) }
 
 // NextMessages returns the default messages of the next iteration after a tool round: with
 // history, the whole conversation the manager returned; without, the first request's system
 // messages followed by the new tool results.
-func (l *Loop) NextMessages(result *toolcall.Result) []chat.Message {
-	if l.History {
+func (t *Turn) NextMessages(result *toolcall.Result) []chat.Message {
+	if t.History {
 		return result.History
 	}
 	h := result.History
@@ -196,8 +249,8 @@ func (l *Loop) NextMessages(result *toolcall.Result) []chat.Message {
 	for start > 0 && h[start-1].Role == chat.RoleTool {
 		start--
 	}
-	out := make([]chat.Message, 0, len(l.system)+len(h)-start)
-	out = append(out, l.system...)
+	out := make([]chat.Message, 0, len(t.system)+len(h)-start)
+	out = append(out, t.system...)
 	return append(out, h[start:]...)
 }
 
@@ -212,9 +265,9 @@ func leadingSystem(msgs []chat.Message) []chat.Message {
 // ErrNoManager is returned when a tool loop runs outside a client and its config has no manager.
 var ErrNoManager = errors.New("client: tool loop has no toolcall.Manager")
 
-func (a *ToolCallingAdvisor) manager(req *Request) (*toolcall.Manager, error) {
-	if a.cfg.Manager != nil {
-		return a.cfg.Manager, nil
+func (l *ToolLoop) manager(req *Request) (*toolcall.Manager, error) {
+	if l.cfg.Manager != nil {
+		return l.cfg.Manager, nil
 	}
 	if req.rt != nil && req.rt.manager != nil {
 		return req.rt.manager, nil
@@ -222,46 +275,123 @@ func (a *ToolCallingAdvisor) manager(req *Request) (*toolcall.Manager, error) {
 	return nil, ErrNoManager
 }
 
-func (a *ToolCallingAdvisor) eligible(resp *Response) bool {
+func (l *ToolLoop) eligible(resp *Response) bool {
 	if resp == nil || resp.Chat == nil {
 		return false
 	}
-	if a.cfg.Eligible != nil {
-		return a.cfg.Eligible(resp.Chat)
+	if l.cfg.Eligible != nil {
+		return l.cfg.Eligible(resp.Chat)
 	}
 	return resp.Chat.HasToolCalls()
 }
 
-// start sets up a turn's loop state and runs the initialize hook. If the hook fails, the
-// request it was given comes back with the error, for the end hook.
-func (a *ToolCallingAdvisor) start(ctx context.Context, req *Request, span loopSpan, init func(context.Context, *Request) (*Request, error)) (*Request, *Loop, error) {
-	loop := &Loop{MaxIterations: a.cfg.MaxIterations, History: !a.cfg.DisableHistory && !req.memoryInLoop}
-	if !loop.History {
-		loop.system = leadingSystem(req.Prompt.Messages)
-		loop.calls = &toolcall.Counter{}
+// Advise implements [Advisor]: it runs the turn's tool loop.
+func (l *ToolLoop) Advise(ctx context.Context, req *Request, next Next) (resp *Response, err error) {
+	mgr, err := l.manager(req)
+	if err != nil {
+		return nil, err
+	}
+	obs := req.rt.telemetry()
+	ctx, span := obs.startLoop(ctx, req)
+	defer func() { span.end(resp, err) }()
+
+	var r *Request // the loop's request, once there is a loop
+	returned := false
+	defer func() { endLoop(ctx, l.cfg.Hooks.EndLoop, r, resp, err, returned) }()
+	resp, err = l.run(ctx, req, next, mgr, obs, span, &r)
+	returned = true
+	return resp, err
+}
+
+// run is the loop of [ToolLoop.Advise]; it keeps *loopReq at the loop's current request.
+func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolcall.Manager, obs *telemetry, span loopSpan, loopReq **Request) (*Response, error) {
+	h := &l.cfg.Hooks
+	r, turn, err := l.start(ctx, req, span, h.InitializeLoop)
+	*loopReq = r
+	if err != nil {
+		return nil, err
+	}
+	for calls := 1; ; calls++ {
+		base, cur, err := l.prepare(ctx, r, turn, h.BeforeCall)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := next(ctx, cur)
+		if err != nil {
+			return nil, err
+		}
+		if resp, err = l.after(ctx, cur, resp, turn, h.AfterCall); err != nil {
+			return nil, err
+		}
+		var final *Response
+		if turn.Final || !l.eligible(resp) {
+			final = l.finish(resp, turn, calls)
+		} else {
+			obs.logRound(ctx, turn, resp.Chat)
+			result, err := l.execute(ctx, mgr, turn, cur, resp.Chat)
+			if err != nil {
+				return nil, err
+			}
+			if turn.messages == nil {
+				turn.messages = make([]chat.Message, 0, 3) // a round and the answer
+			}
+			h := result.History
+			turn.messages = append(turn.messages, h[len(h)-2:]...)
+			if result.ReturnDirect {
+				final = direct(resp, result, turn, calls)
+			} else {
+				if r, err = l.next(ctx, r, base, resp, result, turn, l.cfg.Hooks.NextInstructions); err != nil {
+					return nil, err
+				}
+				*loopReq = r
+			}
+		}
+		if final != nil {
+			if h.FinalizeLoop != nil {
+				if final, err = h.FinalizeLoop(ctx, r, final); err != nil {
+					return nil, fmt.Errorf("client: tool loop: finalize: %w", err)
+				}
+				if final == nil {
+					return nil, errors.New("client: tool loop: finalize hook returned no response")
+				}
+			}
+			return final, nil
+		}
+	}
+}
+
+// start sets up a turn's state and runs the initialize hook. If the hook fails, the request it
+// was given comes back with the error, for the end hook.
+func (l *ToolLoop) start(ctx context.Context, req *Request, span loopSpan, init requestHook) (*Request, *Turn, error) {
+	turn := &Turn{MaxIterations: l.cfg.MaxIterations, History: !l.cfg.DisableHistory && !req.memoryInLoop}
+	if !turn.History {
+		turn.system = leadingSystem(req.Prompt.Messages)
 	}
 	r := req.Clone()
-	r.Loop = loop
+	r.Turn = turn
 	r.untraced = span.off
 	if r.Prompt.Options == nil {
 		r.Prompt.Options = &chat.Options{}
 	}
+	if r.emit != nil {
+		r.emit = textOnlyEvents(r.emit)
+	}
 	if init != nil {
 		out, err := init(ctx, r)
 		if err != nil {
-			return r, loop, fmt.Errorf("client: tool loop: initialize: %w", err)
+			return r, turn, fmt.Errorf("client: tool loop: initialize: %w", err)
 		}
 		if out == nil {
-			return r, loop, errors.New("client: tool loop: initialize hook returned no request")
+			return r, turn, errors.New("client: tool loop: initialize hook returned no request")
 		}
 		r = out
 	}
-	return r, loop, nil
+	return r, turn, nil
 }
 
 // prepare runs the before hook and, past the cap, turns tool use off for this call only.
-func (a *ToolCallingAdvisor) prepare(ctx context.Context, r *Request, loop *Loop, before func(context.Context, *Request) (*Request, error)) (base, cur *Request, err error) {
-	loop.Final = loop.Iteration >= loop.MaxIterations
+func (l *ToolLoop) prepare(ctx context.Context, r *Request, turn *Turn, before requestHook) (base, cur *Request, err error) {
+	turn.Final = turn.Iteration >= turn.MaxIterations
 	if before != nil {
 		if r, err = before(ctx, r); err != nil {
 			return nil, nil, fmt.Errorf("client: tool loop: before call: %w", err)
@@ -271,7 +401,7 @@ func (a *ToolCallingAdvisor) prepare(ctx context.Context, r *Request, loop *Loop
 		}
 	}
 	cur = r
-	if loop.Final {
+	if turn.Final {
 		o := r.Prompt.Options.Clone()
 		o.ToolChoice = "none"
 		cur = r.WithOptions(o)
@@ -280,11 +410,11 @@ func (a *ToolCallingAdvisor) prepare(ctx context.Context, r *Request, loop *Loop
 }
 
 // after sums usage and runs the after hook.
-func (a *ToolCallingAdvisor) after(ctx context.Context, cur *Request, resp *Response, loop *Loop, hook func(context.Context, *Request, *Response) (*Response, error)) (*Response, error) {
+func (l *ToolLoop) after(ctx context.Context, cur *Request, resp *Response, turn *Turn, hook responseHook) (*Response, error) {
 	if resp == nil || resp.Chat == nil {
 		return nil, ErrNoResponse
 	}
-	loop.Usage = loop.Usage.Add(resp.Usage)
+	turn.Usage = turn.Usage.Add(resp.Usage)
 	if hook != nil {
 		var err error
 		if resp, err = hook(ctx, cur, resp); err != nil {
@@ -297,9 +427,26 @@ func (a *ToolCallingAdvisor) after(ctx context.Context, cur *Request, resp *Resp
 	return resp, nil
 }
 
+// execute runs a round's tool calls. On a stream, each call's start and finish reach the
+// consumer as they happen; if the consumer stops, the calls are cancelled.
+func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Turn, cur *Request, resp *chat.Response) (*toolcall.Result, error) {
+	turn.exec.ToolContext = cur.ToolContext
+	var result *toolcall.Result
+	var err error
+	if cur.emit == nil {
+		result, err = mgr.ExecuteTurn(ctx, &turn.exec, &cur.Prompt, resp)
+	} else {
+		result, err = executeObserved(ctx, mgr, &turn.exec, &cur.Prompt, resp, cur.emit)
+	}
+	if err != nil && !errors.Is(err, errStopped) {
+		err = fmt.Errorf("client: tool loop: %w", err)
+	}
+	return result, err
+}
+
 // next computes the request of the next iteration from the loop's request r; sent is the
 // request of the iteration that just ended.
-func (a *ToolCallingAdvisor) next(ctx context.Context, r, sent *Request, resp *Response, result *toolcall.Result, loop *Loop,
+func (l *ToolLoop) next(ctx context.Context, r, sent *Request, resp *Response, result *toolcall.Result, turn *Turn,
 	hook func(context.Context, *Request, *Response, *toolcall.Result) ([]chat.Message, error)) (*Request, error) {
 	var msgs []chat.Message
 	if hook != nil {
@@ -308,19 +455,23 @@ func (a *ToolCallingAdvisor) next(ctx context.Context, r, sent *Request, resp *R
 			return nil, fmt.Errorf("client: tool loop: next instructions: %w", err)
 		}
 	} else {
-		msgs = loop.NextMessages(result)
+		msgs = turn.NextMessages(result)
 	}
-	loop.Iteration++
+	turn.Iteration++
 	return r.WithMessages(msgs), nil
 }
 
 // finish turns the last call's response, which the loop owns, into the turn's response.
-func (a *ToolCallingAdvisor) finish(resp *Response, loop *Loop, calls int) *Response {
+func (l *ToolLoop) finish(resp *Response, turn *Turn, calls int) *Response {
 	out := resp
-	out.Usage = loop.Usage
+	out.Usage = turn.Usage
 	out.ModelCalls = calls
+	if len(resp.Chat.Generations) > 0 {
+		turn.messages = append(turn.messages, resp.Chat.Message())
+	}
+	out.Messages = turn.messages
 	switch {
-	case loop.Final:
+	case turn.Final:
 		out.Outcome = OutcomeIterationLimit
 	case resp.Chat.HasToolCalls():
 		out.Outcome = OutcomeToolCalls // declined by the eligibility checker
@@ -331,7 +482,7 @@ func (a *ToolCallingAdvisor) finish(resp *Response, loop *Loop, calls int) *Resp
 }
 
 // direct builds the response of a return-direct round from the tool results.
-func direct(resp *Response, result *toolcall.Result, loop *Loop, calls int) *Response {
+func direct(resp *Response, result *toolcall.Result, turn *Turn, calls int) *Response {
 	var results []chat.ToolResult
 	h := result.History
 	for i := len(h) - 1; i >= 0 && h[i].Role == chat.RoleTool; i-- {
@@ -351,76 +502,108 @@ func direct(resp *Response, result *toolcall.Result, loop *Loop, calls int) *Res
 			}},
 			Usage: resp.Chat.Usage,
 		},
-		Usage:       loop.Usage,
+		Messages:    turn.messages,
+		Usage:       turn.Usage,
 		Outcome:     OutcomeReturnDirect,
 		ModelCalls:  calls,
 		ToolResults: results,
 	}
 }
 
-// Call runs the tool loop for a call.
-func (a *ToolCallingAdvisor) Call(ctx context.Context, req *Request, next CallNext) (resp *Response, err error) {
-	mgr, err := a.manager(req)
-	if err != nil {
-		return nil, err
+// textOnlyEvents returns emit with the tool-call fragments taken out of chunks: tool calls are
+// the loop's business, not the consumer's.
+func textOnlyEvents(emit func(*Event) bool) func(*Event) bool {
+	return func(ev *Event) bool {
+		if ev.Chunk == nil {
+			return emit(ev)
+		}
+		c := textOnly(ev.Chunk)
+		if c == nil {
+			return true
+		}
+		if c != ev.Chunk {
+			ev = &Event{Chunk: c}
+		}
+		return emit(ev)
 	}
-	obs := req.rt.telemetry()
-	ctx, span := obs.startLoop(ctx, req)
-	defer func() { span.end(resp, err) }()
-
-	var r *Request // the loop's request, once there is a loop
-	returned := false
-	defer func() { endLoop(ctx, a.cfg.Hooks.EndLoop, r, resp, err, returned) }()
-	resp, err = a.call(ctx, req, next, mgr, obs, span, &r)
-	returned = true
-	return resp, err
 }
 
-// call is the loop of [ToolCallingAdvisor.Call]; it keeps *loopReq at the loop's current request.
-func (a *ToolCallingAdvisor) call(ctx context.Context, req *Request, next CallNext, mgr *toolcall.Manager, obs *telemetry, span loopSpan, loopReq **Request) (*Response, error) {
-	h := &a.cfg.Hooks
-	r, loop, err := a.start(ctx, req, span, h.InitializeLoop)
-	*loopReq = r
-	if err != nil {
-		return nil, err
-	}
-	for calls := 1; ; calls++ {
-		base, cur, err := a.prepare(ctx, r, loop, h.BeforeCall)
-		if err != nil {
-			return nil, err
+// textOnly returns the chunk without its tool-call fragments, or nil if nothing is left to
+// show.
+func textOnly(c *chat.Response) *chat.Response {
+	hasCalls, hasContent := false, false
+	for i := range c.Generations {
+		m := &c.Generations[i].Message
+		if len(m.ToolCalls) > 0 {
+			hasCalls = true
 		}
-		resp, err := next(ctx, cur)
-		if err != nil {
-			return nil, err
-		}
-		if resp, err = a.after(ctx, cur, resp, loop, h.AfterCall); err != nil {
-			return nil, err
-		}
-		var final *Response
-		if loop.Final || !a.eligible(resp) {
-			final = a.finish(resp, loop, calls)
-		} else {
-			obs.logRound(ctx, loop, resp.Chat)
-			result, err := mgr.Execute(loop.execContext(ctx), &cur.Prompt, resp.Chat)
-			if err != nil {
-				return nil, fmt.Errorf("client: tool loop: %w", err)
-			}
-			if result.ReturnDirect {
-				final = direct(resp, result, loop, calls)
-			} else {
-				if r, err = a.next(ctx, r, base, resp, result, loop, h.NextInstructions); err != nil {
-					return nil, err
-				}
-				*loopReq = r
-			}
-		}
-		if final != nil {
-			if h.FinalizeLoop != nil {
-				if final, err = h.FinalizeLoop(ctx, r, final); err != nil {
-					return nil, fmt.Errorf("client: tool loop: finalize: %w", err)
-				}
-			}
-			return final, nil
+		if m.Content != "" || len(m.Reasoning) > 0 {
+			hasContent = true
 		}
 	}
+	if !hasCalls {
+		if hasContent {
+			return c
+		}
+		return nil
+	}
+	if !hasContent {
+		return nil
+	}
+	out := *c
+	out.Generations = make([]chat.Generation, 0, len(c.Generations))
+	for _, g := range c.Generations {
+		g.Message.ToolCalls = nil
+		if g.Message.Content != "" || len(g.Message.Reasoning) > 0 {
+			out.Generations = append(out.Generations, g)
+		}
+	}
+	return &out
+}
+
+// eventObserver turns the manager's observer calls, made on the tools' goroutines, into events
+// for the loop's goroutine, the only one that may emit.
+type eventObserver struct {
+	events chan *Event
+	stop   chan struct{}
+}
+
+func (o *eventObserver) send(ev *Event) {
+	select {
+	case o.events <- ev:
+	case <-o.stop:
+	}
+}
+
+func (o *eventObserver) ToolStarted(_ context.Context, call chat.ToolCall) {
+	o.send(&Event{Tool: &ToolEvent{Kind: ToolStarted, Call: call}})
+}
+
+func (o *eventObserver) ToolFinished(_ context.Context, call chat.ToolCall, result chat.ToolResult, elapsed time.Duration) {
+	o.send(&Event{Tool: &ToolEvent{Kind: ToolFinished, Call: call, Result: result, Elapsed: elapsed}})
+}
+
+// executeObserved runs the tool calls and emits their events as they happen. If the consumer
+// stops, the calls are cancelled and the error is errStopped.
+func executeObserved(ctx context.Context, mgr *toolcall.Manager, turn *toolcall.Turn, p *chat.Prompt, resp *chat.Response,
+	emit func(*Event) bool) (result *toolcall.Result, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	obs := &eventObserver{events: make(chan *Event), stop: make(chan struct{})}
+	turn.Observer = obs
+	defer func() { turn.Observer = nil }()
+	go func() {
+		defer close(obs.events)
+		result, err = mgr.ExecuteTurn(ctx, turn, p, resp)
+	}()
+	for ev := range obs.events {
+		if !emit(ev) {
+			close(obs.stop)
+			cancel()
+			for range obs.events {
+			}
+			return nil, errStopped
+		}
+	}
+	return result, err
 }

@@ -86,8 +86,7 @@ func (s *Spec) Options(opts *chat.Options) *Spec {
 	return s
 }
 
-// Advisors adds advisors for this call. A tool-calling advisor given here replaces the default
-// one.
+// Advisors adds advisors for this call. A [ToolLoop] given here replaces the default one.
 func (s *Spec) Advisors(advisors ...Advisor) *Spec {
 	s.advisors = append(s.advisors, advisors...)
 	return s
@@ -102,8 +101,8 @@ func (s *Spec) Param(key string, value any) *Spec {
 	return s
 }
 
-// WithoutToolLoop turns off the automatic tool-calling advisor for this call: tool calls come
-// back to the caller with [OutcomeToolCalls].
+// WithoutToolLoop turns off the automatic tool loop for this call: tool calls come back to the
+// caller with [OutcomeToolCalls].
 func (s *Spec) WithoutToolLoop() *Spec {
 	s.noLoop = true
 	return s
@@ -112,18 +111,16 @@ func (s *Spec) WithoutToolLoop() *Spec {
 // request assembles the request and picks the chain.
 func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 	c := s.c
-	if c.err != nil {
-		return nil, nil, c.err
-	}
 	if s.err != nil {
 		return nil, nil, s.err
 	}
 	ch := c.chain
 	if len(s.advisors) > 0 || (s.noLoop && !c.noLoop) {
-		ch = c.buildChain(append(c.advisors[:len(c.advisors):len(c.advisors)], s.advisors...), c.noLoop || s.noLoop)
-	}
-	if ch.err != nil {
-		return nil, nil, ch.err
+		var err error
+		ch, err = c.buildChain(append(c.advisors[:len(c.advisors):len(c.advisors)], s.advisors...), c.noLoop || s.noLoop)
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 
 	system := c.system
@@ -139,11 +136,7 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 		msgs = slices.Clip(s.msgs) // appends down the chain must not write into the spec
 	}
 
-	opts := s.opts
-	if len(s.toolNames) > 0 || len(s.toolCtx) > 0 {
-		opts = chat.Merge(opts, &chat.Options{ToolNames: s.toolNames, ToolContext: s.toolCtx})
-	}
-	opts = chat.Merge(c.opts, opts)
+	opts := chat.Merge(c.opts, s.opts)
 	if !c.tools.empty() || !s.tools.empty() {
 		var err error
 		if opts.Tools, err = c.tools.appendTo(ctx, opts.Tools); err == nil {
@@ -153,19 +146,46 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 			return nil, nil, fmt.Errorf("client: %w", err)
 		}
 	}
-	if len(opts.Tools) > 0 || len(opts.ToolNames) > 0 {
-		tools, err := c.rt.manager.Resolve(ctx, opts)
+	names := c.names
+	if len(s.toolNames) > 0 {
+		names = append(names[:len(names):len(names)], s.toolNames...)
+	}
+	if len(opts.Tools) > 0 || len(names) > 0 {
+		tools, err := c.rt.manager.Resolve(ctx, opts.Tools, names)
 		if err != nil {
 			return nil, nil, fmt.Errorf("client: tools: %w", err)
 		}
-		opts.Tools, opts.ToolNames = tools, nil
+		opts.Tools = tools
+	}
+	toolCtx := c.toolCtx
+	if len(s.toolCtx) > 0 {
+		toolCtx = make(tool.Context, len(c.toolCtx)+len(s.toolCtx))
+		maps.Copy(toolCtx, c.toolCtx)
+		maps.Copy(toolCtx, s.toolCtx)
 	}
 	return &Request{
 		Prompt:       chat.Prompt{Messages: msgs, Options: opts},
+		ToolContext:  toolCtx,
 		Params:       s.params,
 		rt:           c.rt,
 		memoryInLoop: ch.memoryInLoop,
 	}, ch, nil
+}
+
+// run sends req through the chain; a response without the turn's messages (no tool loop ran)
+// gets the model's answer as its one message.
+func run(ctx context.Context, ch *chain, req *Request) (*Response, error) {
+	resp, err := ch.next(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp == nil || resp.Chat == nil {
+		return nil, ErrNoResponse
+	}
+	if resp.Messages == nil && len(resp.Chat.Generations) > 0 {
+		resp.Messages = []chat.Message{resp.Chat.Message()}
+	}
+	return resp, nil
 }
 
 // Call sends the request through the advisor chain and waits for the answer.
@@ -174,7 +194,7 @@ func (s *Spec) Call(ctx context.Context) *CallResponse {
 	if err != nil {
 		return &CallResponse{err: err}
 	}
-	resp, err := ch.callNext(ctx, req)
+	resp, err := run(ctx, ch, req)
 	return &CallResponse{resp: resp, err: err}
 }
 
@@ -192,8 +212,8 @@ func (r *CallResponse) Content() (string, error) {
 	return r.resp.Text(), nil
 }
 
-// Response returns the whole response: the final chat response, usage over every model call,
-// and how the turn ended.
+// Response returns the whole response: the final chat response, the turn's messages, usage over
+// every model call, and how the turn ended.
 func (r *CallResponse) Response() (*Response, error) { return r.resp, r.err }
 
 // ChatResponse returns the model's final response.
@@ -207,7 +227,7 @@ func (r *CallResponse) ChatResponse() (*chat.Response, error) {
 // Err returns the error of the call, if any.
 func (r *CallResponse) Err() error { return r.err }
 
-// Stream sends the request through the stream chain. Nothing is sent until the returned
+// Stream sends the request through the chain as a stream. Nothing is sent until the returned
 // stream is iterated.
 func (s *Spec) Stream(ctx context.Context) *Stream {
 	return &Stream{ctx: ctx, spec: s}
@@ -222,7 +242,7 @@ type Stream struct {
 }
 
 // Events yields the turn's events: text chunks of every round as they arrive, tool calls as they
-// start and finish, and the whole response last.
+// start and finish, and the whole response last. Stopping the iteration cancels the turn.
 func (s *Stream) Events() iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
 		req, ch, err := s.spec.request(s.ctx)
@@ -230,17 +250,22 @@ func (s *Stream) Events() iter.Seq2[*Event, error] {
 			yield(nil, err)
 			return
 		}
-		for ev, err := range ch.streamNext(s.ctx, req) {
-			if err != nil {
-				yield(nil, err)
-				return
+		stopped := false
+		req.emit = func(ev *Event) bool {
+			if stopped {
+				return false
 			}
-			if ev.Done != nil {
-				s.resp = ev.Done
-			}
-			if !yield(ev, nil) {
-				return
-			}
+			stopped = !yield(ev, nil)
+			return !stopped
+		}
+		resp, err := run(s.ctx, ch, req)
+		switch {
+		case stopped:
+		case err != nil:
+			yield(nil, err)
+		default:
+			s.resp = resp
+			yield(&Event{Done: resp}, nil)
 		}
 	}
 }

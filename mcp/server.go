@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -91,7 +92,7 @@ func serverTool(t tool.Tool, def tool.Definition) (*sdk.Tool, sdk.ToolHandler, e
 	_, passThrough := t.(ResultTool)
 	h := &handler{tool: t, name: def.Name, timeout: t.Metadata().Timeout}
 	var err error
-	if h.input, err = tool.CompileSchema(input); err != nil && !passThrough {
+	if h.input, err = schema.ForServing(t, input); err != nil && !passThrough {
 		return nil, nil, fmt.Errorf("mcp: tool %q: input schema: %w", def.Name, err)
 	}
 	// A ResultTool (a proxied tool above all) may carry a schema wield cannot compile, one with
@@ -105,7 +106,7 @@ func serverTool(t tool.Tool, def tool.Definition) (*sdk.Tool, sdk.ToolHandler, e
 		if typ == "object" {
 			st.OutputSchema = def.OutputSchema
 			h.structured = true
-			if h.output, err = tool.CompileSchema(def.OutputSchema); err != nil && !passThrough {
+			if h.output, err = schema.Compile(def.OutputSchema); err != nil && !passThrough {
 				return nil, nil, fmt.Errorf("mcp: tool %q: output schema: %w", def.Name, err)
 			}
 		}
@@ -135,9 +136,9 @@ type handler struct {
 	tool       tool.Tool
 	name       string
 	timeout    time.Duration
-	input      *tool.Validator // nil: no validation
-	structured bool            // results are sent as structuredContent
-	output     *tool.Validator
+	input      *schema.Validator // nil: no validation
+	structured bool              // results are sent as structuredContent
+	output     *schema.Validator
 }
 
 func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {

@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"iter"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
@@ -71,6 +70,10 @@ func (a *Advisor) conversation(req *client.Request) string {
 // prepare stores the new messages and returns the request with the conversation.
 func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, out *client.Request, err error) {
 	id = a.conversation(req)
+	// Checked first, so a hostile id never reaches an error text.
+	if err := ValidateConversationID(id); err != nil {
+		return "", nil, fmt.Errorf("memory: %w", err)
+	}
 	var system, fresh []chat.Message
 	for _, m := range req.Prompt.Messages {
 		if m.Role == chat.RoleSystem {
@@ -109,8 +112,9 @@ func (a *Advisor) store(ctx context.Context, id string, resp *client.Response) e
 	return nil
 }
 
-// Call implements [client.CallAdvisor].
-func (a *Advisor) Call(ctx context.Context, req *client.Request, next client.CallNext) (*client.Response, error) {
+// Advise implements [client.Advisor]: it loads the conversation before the rest of the chain
+// runs and stores the turn's new messages after it, for calls and streams alike.
+func (a *Advisor) Advise(ctx context.Context, req *client.Request, next client.Next) (*client.Response, error) {
 	id, out, err := a.prepare(ctx, req)
 	if err != nil {
 		return nil, err
@@ -123,31 +127,4 @@ func (a *Advisor) Call(ctx context.Context, req *client.Request, next client.Cal
 		return nil, err
 	}
 	return resp, nil
-}
-
-// Stream implements [client.StreamAdvisor]; the answer is stored when the stream's final event
-// arrives, before it is passed on.
-func (a *Advisor) Stream(ctx context.Context, req *client.Request, next client.StreamNext) iter.Seq2[*client.Event, error] {
-	return func(yield func(*client.Event, error) bool) {
-		id, out, err := a.prepare(ctx, req)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		for ev, err := range next(ctx, out) {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if ev.Done != nil {
-				if err := a.store(ctx, id, ev.Done); err != nil {
-					yield(nil, err)
-					return
-				}
-			}
-			if !yield(ev, nil) {
-				return
-			}
-		}
-	}
 }

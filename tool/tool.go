@@ -37,7 +37,8 @@ type Metadata struct {
 	// ReturnDirect makes the tool's result the final answer of the turn instead of going back to
 	// the model. It applies only when every tool called in one model response is return-direct.
 	ReturnDirect bool
-	// Timeout bounds one call of the tool; zero means no limit beyond the caller's context.
+	// Timeout bounds one call of the tool, as [Invoke] applies it; zero means no limit beyond the
+	// caller's context.
 	Timeout time.Duration
 	// Sequential tools never run beside other calls of the same response.
 	Sequential bool

@@ -10,7 +10,7 @@
 // alone: the calls before it finish first and the calls after it start only once it is done.
 //
 // Each call runs with a context carrying the call ([tool.WithCall]) and the request's tool context
-// ([chat.Options.ToolContext], through [tool.WithContext]); [tool.Metadata.Timeout] bounds it.
+// ([Turn.ToolContext], through [tool.WithContext]); [tool.Metadata.Timeout] bounds it.
 // Tools must honour their context: a tool that ignores it is abandoned when its call times out or
 // the turn ends, its result discarded.
 //
@@ -31,8 +31,9 @@
 //
 // # Limits
 //
-// [Limits] cap the calls of one turn, counted from the last user message of the prompt: per tool
-// (default 40) and in total (default 150), as Spring AI 2.0.1 does. A breach either ends the turn
+// [Limits] cap the calls of one turn: per tool (default 40) and in total (default 150), as Spring
+// AI 2.0.1 does. A [Turn] counts its calls across rounds; without one, the calls answered since
+// the last user message of the prompt are counted. A breach either ends the turn
 // ([LimitFail], the default) or is told to the model ([LimitTellModel]).
 //
 // # Return direct
@@ -44,7 +45,7 @@
 //
 // Each call gets an OpenTelemetry span "execute_tool {name}" (GenAI semantic conventions), a child
 // of the span in the caller's context, and a gen_ai.client.operation.duration measurement. Tool
-// arguments and results go on spans only with [Config.RecordContent]. An [Observer] attached with
-// [WithObserver] sees every call start and finish. Steps are logged with log/slog at debug level;
-// the tool context is never logged.
+// arguments and results go on spans only with [Config.RecordContent]. The [Observer] of the
+// [Turn] passed to [Manager.ExecuteTurn] sees every call start and finish. Steps are logged with
+// log/slog at debug level; the tool context is never logged.
 package toolcall

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,37 +44,44 @@ type callState struct {
 	errText     string
 }
 
-// turnEnd wraps the error that ends a turn as the cause of the turn's context, so Execute can tell
-// it from a cancellation by the caller (whose cause may itself be an outer Execute's turnEnd).
+// turnEnd wraps the error that ends a turn as the cause of the round's context, so Execute can
+// tell it from a cancellation by the caller (whose cause may itself be an outer Execute's turnEnd).
 type turnEnd struct {
-	turn *turn
-	err  error
+	round *round
+	err   error
 }
 
 func (e *turnEnd) Error() string { return e.err.Error() }
 func (e *turnEnd) Unwrap() error { return e.err }
 
-// turn is the shared state of one Execute.
-type turn struct {
+// round is the shared state of one Execute.
+type round struct {
 	ctx       context.Context // the turn's context: the caller's, with the tool context
 	cancel    context.CancelCauseFunc
-	observers []Observer
+	observer  Observer
 	available []tool.Definition
 	debug     bool
 }
 
 // Execute runs every tool call of resp (all generations) with the tools of p.Options and returns
 // the history to send next: p.Messages, the assistant message with the calls, and ONE tool message
-// holding a result per call in the model's order.
+// holding a result per call in the model's order. It is ExecuteTurn without a turn: the limits
+// count the calls answered in p.Messages since the last user message, and no tool context or
+// observer applies.
+func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Response) (*Result, error) {
+	return m.ExecuteTurn(ctx, nil, p, resp)
+}
+
+// ExecuteTurn runs the tool calls of one round of turn, as [Manager.Execute] describes, with the
+// turn's tool context and observer; the limits count the turn's calls (turn may be nil).
 //
 // Failed calls become error results for the model unless the [ErrorProcessor] ends the turn.
-// Execute returns an error, and no Result, when the turn ends: a [tool.Fatal] error from a tool
-// (as a *[tool.ExecutionError]), an error from the ErrorProcessor, a breached limit under
+// ExecuteTurn returns an error, and no Result, when the turn ends: a [tool.Fatal] error from a
+// tool (as a *[tool.ExecutionError]), an error from the ErrorProcessor, a breached limit under
 // [LimitFail] (a *[LimitError], before any call runs), or ctx being cancelled or expiring (the
-// error matches ctx.Err() with errors.Is). Calls still running are then cancelled. Execute also
-// fails when resp has no tool calls ([ErrNoToolCalls]) or the tools of p.Options cannot be
-// resolved.
-func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Response) (*Result, error) {
+// error matches ctx.Err() with errors.Is). Calls still running are then cancelled. It also
+// fails when resp has no tool calls ([ErrNoToolCalls]) or two tools of p.Options share a name.
+func (m *Manager) ExecuteTurn(ctx context.Context, turn *Turn, p *chat.Prompt, resp *chat.Response) (*Result, error) {
 	if p == nil {
 		return nil, errors.New("toolcall: Execute needs a prompt")
 	}
@@ -83,17 +89,24 @@ func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Respon
 	if len(calls) == 0 {
 		return nil, ErrNoToolCalls
 	}
-	tools, defs, err := m.resolve(ctx, p.Options)
+	var offered []tool.Tool
+	if p.Options != nil {
+		offered = p.Options.Tools
+	}
+	tools, defs, err := m.resolve(ctx, offered, nil)
 	if err != nil {
 		return nil, err
 	}
 	log := m.logger()
-	t := &turn{available: defs, observers: observersFrom(ctx), debug: log.Enabled(ctx, slog.LevelDebug)}
+	t := &round{available: defs, debug: log.Enabled(ctx, slog.LevelDebug)}
+	if turn != nil {
+		t.observer = turn.Observer
+	}
 	if t.debug {
 		log.DebugContext(ctx, "toolcall: executing tool calls", "calls", len(calls), "tools", len(tools))
 	}
 
-	breaches := m.cfg.Limits.check(counterFrom(ctx), p.Messages, calls)
+	breaches := m.cfg.Limits.check(turn, p.Messages, calls)
 	if breaches != nil && m.cfg.Limits.OnExceeded != LimitTellModel {
 		for _, b := range breaches {
 			if b != nil {
@@ -118,8 +131,8 @@ func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Respon
 		}
 	}
 
-	if p.Options != nil {
-		ctx = tool.WithContext(ctx, p.Options.ToolContext)
+	if turn != nil {
+		ctx = tool.WithContext(ctx, turn.ToolContext)
 	}
 	turnCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -139,7 +152,7 @@ func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Respon
 	}
 
 	if cause := context.Cause(turnCtx); cause != nil {
-		if end, ok := cause.(*turnEnd); ok && end.turn == t {
+		if end, ok := cause.(*turnEnd); ok && end.round == t {
 			if t.debug {
 				log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", end.err)
 			}
@@ -173,7 +186,7 @@ func (st *callState) alone() bool {
 
 // runGroup runs calls in parallel, at most m.concurrency at once, and returns when the calls it
 // started have finished. Calls not yet started when the turn ends are skipped.
-func (m *Manager) runGroup(t *turn, group []callState) {
+func (m *Manager) runGroup(t *round, group []callState) {
 	if len(group) == 1 || m.concurrency == 1 {
 		for i := range group {
 			if t.ctx.Err() != nil {
@@ -203,12 +216,12 @@ func (m *Manager) runGroup(t *turn, group []callState) {
 }
 
 // runCall executes one call and records its outcome in st.
-func (m *Manager) runCall(t *turn, st *callState) {
+func (m *Manager) runCall(t *round, st *callState) {
 	start := time.Now()
 	ctx := tool.WithCall(t.ctx, tool.Call{ID: st.call.ID, Name: st.call.Name})
 	ctx, span := m.startSpan(ctx, st)
-	for _, o := range t.observers {
-		o.ToolStarted(ctx, st.call)
+	if t.observer != nil {
+		t.observer.ToolStarted(ctx, st.call)
 	}
 
 	switch {
@@ -222,8 +235,13 @@ func (m *Manager) runCall(t *turn, st *callState) {
 		if strings.TrimSpace(args) == "" {
 			args = "{}" // streamed calls of tools without parameters may carry no arguments at all
 		}
-		out, err := m.invoke(ctx, st, args)
+		out, err := tool.Invoke(ctx, st.tool, args)
 		if err != nil {
+			var pe *tool.PanicError
+			if errors.As(err, &pe) {
+				m.logger().ErrorContext(ctx, "toolcall: tool panicked",
+					"tool", st.call.Name, "call_id", st.call.ID, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+			}
 			m.fail(ctx, t, st, err, classify(err))
 			break
 		}
@@ -231,8 +249,8 @@ func (m *Manager) runCall(t *turn, st *callState) {
 	}
 
 	elapsed := time.Since(start)
-	for _, o := range t.observers {
-		o.ToolFinished(ctx, st.call, st.result, elapsed)
+	if t.observer != nil {
+		t.observer.ToolFinished(ctx, st.call, st.result, elapsed)
 	}
 	m.endSpan(ctx, span, st, elapsed)
 	if t.debug {
@@ -248,7 +266,7 @@ func (m *Manager) runCall(t *turn, st *callState) {
 }
 
 // fail records a failed call: an error result for the model, or the end of the turn.
-func (m *Manager) fail(ctx context.Context, t *turn, st *callState, cause error, errType string) {
+func (m *Manager) fail(ctx context.Context, t *round, st *callState, cause error, errType string) {
 	ee := &tool.ExecutionError{Tool: st.call.Name, CallID: st.call.ID, Err: cause}
 	st.errType, st.errText = errType, cause.Error()
 	text := ""
@@ -274,62 +292,16 @@ func (m *Manager) fail(ctx context.Context, t *turn, st *callState, cause error,
 	st.result = chat.ToolResult{ID: st.call.ID, Name: st.call.Name, Content: text, IsError: true}
 }
 
-type outcome struct {
-	out string
-	err error
-}
-
-// invoke calls the tool in its own goroutine, so that a panic is recovered and a tool that ignores
-// its context is abandoned when the call times out or the turn ends.
-func (m *Manager) invoke(ctx context.Context, st *callState, args string) (string, error) {
-	callCtx := ctx
-	if d := st.meta.Timeout; d > 0 {
-		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w after %v", ErrTimeout, d))
-		defer cancel()
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		returned := false
-		defer func() {
-			if returned {
-				return
-			}
-			r := recover()
-			if r == nil { // runtime.Goexit: the tool's goroutine was stopped
-				done <- outcome{err: errors.New("the tool stopped without returning a result")}
-				return
-			}
-			stack := debug.Stack()
-			m.logger().ErrorContext(ctx, "toolcall: tool panicked",
-				"tool", st.call.Name, "call_id", st.call.ID, "panic", fmt.Sprint(r), "stack", string(stack))
-			done <- outcome{err: &PanicError{Value: r, Stack: stack}}
-		}()
-		out, err := st.tool.Call(callCtx, args)
-		returned = true
-		done <- outcome{out, err}
-	}()
-	select {
-	case o := <-done:
-		if o.err != nil && ctx.Err() == nil && callCtx.Err() != nil {
-			return "", context.Cause(callCtx) // the tool gave up because of its timeout
-		}
-		return o.out, o.err
-	case <-callCtx.Done():
-		return "", context.Cause(callCtx)
-	}
-}
-
 // classify returns the error.type of a tool's error.
 func classify(err error) string {
-	var pe *PanicError
+	var pe *tool.PanicError
 	var ae *tool.ArgumentError
 	switch {
 	case errors.As(err, &ae):
 		return errTypeInvalidArguments
 	case errors.As(err, &pe):
 		return errTypePanic
-	case errors.Is(err, ErrTimeout):
+	case errors.Is(err, tool.ErrTimeout):
 		return errTypeTimeout
 	case tool.IsFatal(err):
 		return errTypeFatal

@@ -2,9 +2,11 @@ package toolcall
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/tool"
 )
 
 // Observer sees each tool call start and finish; the client's event stream uses it.
@@ -22,21 +24,27 @@ type Observer interface {
 	ToolFinished(ctx context.Context, call chat.ToolCall, result chat.ToolResult, elapsed time.Duration)
 }
 
-type observerKey struct{}
+// Turn is the state of one turn's tool execution, passed explicitly to [Manager.ExecuteTurn]
+// for every round of the turn: the tool context, who observes the calls, and the count of the
+// turn's calls for the [Limits]. Nothing of it travels in a context.Context, so a turn run inside
+// a tool (a sub-agent) has limits and observers of its own.
+//
+// Use a new Turn for each turn; its fields must not change while a round runs.
+type Turn struct {
+	// ToolContext reaches the tools through their context ([tool.ContextFrom]); never the model.
+	ToolContext tool.Context
+	// Observer, if set, sees every call of the turn start and finish.
+	Observer Observer
 
-// WithObserver returns ctx carrying obs for the Execute calls made with it. Observers accumulate:
-// one added to a context that already carries others is called after them.
-func WithObserver(ctx context.Context, obs Observer) context.Context {
-	if obs == nil {
-		return ctx
-	}
-	prev := observersFrom(ctx)
-	next := make([]Observer, len(prev), len(prev)+1)
-	copy(next, prev)
-	return context.WithValue(ctx, observerKey{}, append(next, obs))
+	mu     sync.Mutex
+	counts map[string]int
+	total  int
 }
 
-func observersFrom(ctx context.Context) []Observer {
-	obs, _ := ctx.Value(observerKey{}).([]Observer)
-	return obs
+// Calls returns how many calls the turn has executed, in all and of the named tool. Refused and
+// unknown calls count too, as the limits count them.
+func (t *Turn) Calls(name string) (ofTool, total int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.counts[name], t.total
 }

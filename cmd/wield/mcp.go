@@ -21,29 +21,6 @@ import (
 	"github.com/wield-ai/wield/toolsearch"
 )
 
-// loadMCP connects to the MCP servers configured in file and adds their tools to c.
-func (a *app) loadMCP(ctx context.Context, c *catalog, file string) error {
-	cfgs, err := mcp.LoadConfig(file)
-	if err != nil {
-		return fmt.Errorf("--mcp-config: %w", err)
-	}
-	set, err := mcp.ConnectAll(ctx, cfgs...)
-	if err != nil {
-		return fmt.Errorf("--mcp-config %s: %w", file, err)
-	}
-	c.closers = append(c.closers, set.Close)
-	for _, cl := range set.Clients() {
-		tools, err := cl.Tools(ctx)
-		if err != nil {
-			return fmt.Errorf("--mcp-config %s: server %s: %w", file, cl.Name(), err)
-		}
-		if err := c.add("mcp:"+cl.Name(), tools); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func (a *app) mcpCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",

@@ -175,7 +175,10 @@ func nameLoop(t *testing.T, api NameAPI, newModel func(t testing.TB, url string)
 		fail("the model's calls %+v, want one call of %q", calls, nc.Target)
 	}
 
-	c := client.New(m)
+	c, err := client.New(m)
+	if err != nil {
+		fail("client: %v", err)
+	}
 	resp, _ := Send(t, c.Prompt("Weather in Florence?").Tools(offered), stream)
 	want := "result: sunny in Florence says " + nc.Target
 	if resp.Text() != want {

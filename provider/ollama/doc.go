@@ -18,7 +18,8 @@
 //
 // Tool schemas are reduced to what Ollama's tool format holds (type, description, enum, items,
 // anyOf, properties, required), which is also all its server reads: $ref is inlined (recursion
-// cut), const becomes enum and oneOf anyOf.
+// cut), const becomes enum and oneOf anyOf. A schema that would pass 256 KiB once inlined (its
+// definitions referring to each other many times over) is refused with an error naming the tool.
 //
 // # Options
 //

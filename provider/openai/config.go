@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/httptimeout"
 )
 
 // Provider names OpenAI in [chat.Info], [chat.ProviderError] and [chat.Reasoning].
@@ -46,6 +48,15 @@ type Config struct {
 	MaxRetries *int
 	// HTTPClient sends the requests; nil uses the SDK's default client.
 	HTTPClient *http.Client
+	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
+	// per attempt (a timed-out attempt is retried like a dropped connection): a server that takes
+	// the request and says nothing fails the call with an error naming this timeout. A
+	// non-streamed answer begins only once it is complete, so allow for the longest generation.
+	// Zero means 10 minutes; a negative value waits forever.
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
+	// streamed events. Zero means 5 minutes; a negative value waits forever.
+	IdleTimeout time.Duration
 	// StrictTools sends tool definitions in strict mode, where the model's arguments always
 	// match the schema. Strict mode accepts only closed objects whose properties are all
 	// required, so schemas are rewritten: see the package documentation. The
@@ -173,6 +184,11 @@ func newBase(cfg Config) (base, error) {
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
+	// As middleware, the timeouts hold whatever HTTP client the request options choose.
+	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout}
+	opts = append(opts, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return timeouts.Do(r, next)
+	}))
 	opts = append(opts, cfg.RequestOptions...)
 	b.client = oai.NewClient(opts...)
 	return b, nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -55,6 +56,8 @@ type EmbedderConfig struct {
 	MaxRetries *int
 	// HTTPClient sends the requests; nil uses the SDK's default client.
 	HTTPClient *http.Client
+	// FirstByteTimeout and IdleTimeout bound the server's silences as for [Config].
+	FirstByteTimeout, IdleTimeout time.Duration
 	// Azure, when set, embeds with an embedding deployment on Azure OpenAI, [Azure.Deployment]
 	// (or Model) naming it; BaseURL and APIKey must then be empty.
 	Azure *Azure
@@ -82,7 +85,8 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 		return nil, fmt.Errorf("openai: BatchSize is %d, want 0 or more", cfg.BatchSize)
 	}
 	b, err := newBase(Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, MaxRetries: cfg.MaxRetries, Model: cfg.Model,
-		HTTPClient: cfg.HTTPClient, RequestOptions: cfg.RequestOptions, Azure: cfg.Azure})
+		HTTPClient: cfg.HTTPClient, FirstByteTimeout: cfg.FirstByteTimeout, IdleTimeout: cfg.IdleTimeout,
+		RequestOptions: cfg.RequestOptions, Azure: cfg.Azure})
 	if err != nil {
 		return nil, err
 	}

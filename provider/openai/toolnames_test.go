@@ -17,7 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wield-ai/wield/chat"
-	wclient "github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/mcp"
 )
@@ -236,7 +236,7 @@ func TestMCPToolNames(t *testing.T) {
 	}))
 	defer srv.Close()
 	m := newTestModel(t, New, srv.URL, Config{Model: "m"})
-	resp, _ := providertest.Send(t, wclient.New(m).Prompt("How many issues are open?").Tools(tools), false)
+	resp, _ := providertest.Send(t, clienttest.New(t, m).Prompt("How many issues are open?").Tools(tools), false)
 	mu.Lock()
 	defer mu.Unlock()
 	if resp.Text() != "Found: 3 open issues in wield-ai/wield" || ran.Load() != 1 {
