@@ -403,7 +403,9 @@ func chatResponse(c *oai.ChatCompletion, tools toolSet) *chat.Response {
 
 // chatUsage maps usage. OutputTokens include the reasoning tokens, as OpenAI counts them; xAI
 // counts reasoning apart from completion_tokens (its total_tokens is prompt + completion +
-// reasoning), which the totals show, and such reasoning is added to OutputTokens.
+// reasoning), which the totals show, and such reasoning is added to OutputTokens. Cache reads
+// come from prompt_tokens_details.cached_tokens (Mistral: num_cached_tokens), cache writes from
+// prompt_tokens_details.cache_write_tokens (OpenAI's and OpenRouter's).
 func chatUsage(u oai.CompletionUsage) chat.Usage {
 	out := chat.Usage{
 		InputTokens:       int(u.PromptTokens),
@@ -415,6 +417,7 @@ func chatUsage(u oai.CompletionUsage) chat.Usage {
 	if out.CachedInputTokens == 0 {
 		out.CachedInputTokens = numCachedTokens(u.JSON.ExtraFields) // Mistral
 	}
+	out.CacheWriteInputTokens = int(u.PromptTokensDetails.CacheWriteTokens)
 	if r := u.CompletionTokensDetails.ReasoningTokens; r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
 		out.OutputTokens += int(r)
 	}

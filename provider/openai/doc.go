@@ -121,8 +121,9 @@
 // Usage means what it means for every provider: OutputTokens include reasoning tokens and
 // ReasoningTokens say how many. xAI counts reasoning apart from completion_tokens (its
 // total_tokens is prompt + completion + reasoning tokens); such reasoning is added to
-// OutputTokens. CachedInputTokens is prompt_tokens_details.cached_tokens, in both APIs
-// (input_tokens_details.cached_tokens in the Responses API).
+// OutputTokens. CachedInputTokens is prompt_tokens_details.cached_tokens and
+// CacheWriteInputTokens prompt_tokens_details.cache_write_tokens (OpenAI, OpenRouter); the
+// Responses API's input_tokens_details holds the same two.
 //
 // # Reasoning (Responses API)
 //

@@ -165,7 +165,12 @@ func contentChunks(raw string) (text string, reasoning []chat.Reasoning, ok bool
 // numCachedTokens reads the num_cached_tokens member of Mistral's usage, which it reports
 // beside (or instead of) prompt_tokens_details.cached_tokens.
 func numCachedTokens(extra map[string]respjson.Field) int {
-	raw := extraRaw(extra, "num_cached_tokens")
+	return intField(extra, "num_cached_tokens")
+}
+
+// intField returns an integer member the SDK does not know, or 0.
+func intField(extra map[string]respjson.Field, name string) int {
+	raw := extraRaw(extra, name)
 	var n int
 	if raw == "" || json.Unmarshal([]byte(raw), &n) != nil {
 		return 0

@@ -388,8 +388,9 @@ func responsesUsage(u responses.ResponseUsage) chat.Usage {
 		InputTokens:       int(u.InputTokens),
 		OutputTokens:      int(u.OutputTokens),
 		TotalTokens:       int(u.TotalTokens),
-		CachedInputTokens: int(u.InputTokensDetails.CachedTokens),
-		ReasoningTokens:   int(u.OutputTokensDetails.ReasoningTokens),
+		CachedInputTokens:     int(u.InputTokensDetails.CachedTokens),
+		CacheWriteInputTokens: int(u.InputTokensDetails.CacheWriteTokens),
+		ReasoningTokens:       int(u.OutputTokensDetails.ReasoningTokens),
 	}
 }
 

@@ -417,12 +417,13 @@ func TestResponsesStreamEvents(t *testing.T) {
 }
 
 // TestResponsesCachedTokens checks that the Responses API's cached input tokens
-// (usage.input_tokens_details.cached_tokens) reach CachedInputTokens, called and streamed. No
-// recording has a cache hit on this API; the answers are built in its shape.
+// (usage.input_tokens_details.cached_tokens) reach CachedInputTokens and the tokens written to
+// the cache CacheWriteInputTokens, called and streamed. No recording has a cache hit on this
+// API; the answers are built in its shape.
 func TestResponsesCachedTokens(t *testing.T) {
 	resp := `{"id":"resp_1","object":"response","model":"gpt-5-mini","status":"completed","output":[{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"hi","annotations":[]}]}],` +
-		`"usage":{"input_tokens":2048,"input_tokens_details":{"cached_tokens":1536},"output_tokens":20,"output_tokens_details":{"reasoning_tokens":12},"total_tokens":2068}}`
-	want := chat.Usage{InputTokens: 2048, OutputTokens: 20, TotalTokens: 2068, CachedInputTokens: 1536, ReasoningTokens: 12}
+		`"usage":{"input_tokens":2048,"input_tokens_details":{"cached_tokens":1536,"cache_write_tokens":256},"output_tokens":20,"output_tokens_details":{"reasoning_tokens":12},"total_tokens":2068}}`
+	want := chat.Usage{InputTokens: 2048, OutputTokens: 20, TotalTokens: 2068, CachedInputTokens: 1536, CacheWriteInputTokens: 256, ReasoningTokens: 12}
 	for _, stream := range []bool{false, true} {
 		ex := providertest.JSONError(200, resp)
 		if stream {
