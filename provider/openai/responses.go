@@ -385,9 +385,9 @@ func responsesFinish(r *responses.Response, calls bool) chat.FinishReason {
 
 func responsesUsage(u responses.ResponseUsage) chat.Usage {
 	return chat.Usage{
-		InputTokens:       int(u.InputTokens),
-		OutputTokens:      int(u.OutputTokens),
-		TotalTokens:       int(u.TotalTokens),
+		InputTokens:           int(u.InputTokens),
+		OutputTokens:          int(u.OutputTokens),
+		TotalTokens:           int(u.TotalTokens),
 		CachedInputTokens:     int(u.InputTokensDetails.CachedTokens),
 		CacheWriteInputTokens: int(u.InputTokensDetails.CacheWriteTokens),
 		ReasoningTokens:       int(u.OutputTokensDetails.ReasoningTokens),
