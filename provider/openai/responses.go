@@ -38,7 +38,7 @@ func NewResponses(cfg Config) (*ResponsesModel, error) {
 }
 
 // Info names the provider and the configured model.
-func (m *ResponsesModel) Info() chat.Info { return chat.Info{Provider: Provider, Model: m.cfg.Model} }
+func (m *ResponsesModel) Info() chat.Info { return m.info() }
 
 // Call sends the prompt and returns the whole answer; Response.Raw is the *responses.Response.
 // A response whose status is "failed" is returned as a *[ResponseError].
@@ -385,11 +385,12 @@ func responsesFinish(r *responses.Response, calls bool) chat.FinishReason {
 
 func responsesUsage(u responses.ResponseUsage) chat.Usage {
 	return chat.Usage{
-		InputTokens:       int(u.InputTokens),
-		OutputTokens:      int(u.OutputTokens),
-		TotalTokens:       int(u.TotalTokens),
-		CachedInputTokens: int(u.InputTokensDetails.CachedTokens),
-		ReasoningTokens:   int(u.OutputTokensDetails.ReasoningTokens),
+		InputTokens:           int(u.InputTokens),
+		OutputTokens:          int(u.OutputTokens),
+		TotalTokens:           int(u.TotalTokens),
+		CachedInputTokens:     int(u.InputTokensDetails.CachedTokens),
+		CacheWriteInputTokens: int(u.InputTokensDetails.CacheWriteTokens),
+		ReasoningTokens:       int(u.OutputTokensDetails.ReasoningTokens),
 	}
 }
 
