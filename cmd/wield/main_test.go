@@ -17,6 +17,11 @@ import (
 var wieldBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("WIELD_TEST_MCP_SERVER") != "" {
+		// The test binary doubles as an MCP server for the tests of MCP servers' tools.
+		serveTestMCP()
+		return
+	}
 	dir, err := os.MkdirTemp("", "wield-cli-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
