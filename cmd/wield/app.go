@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/version"
 )
 
 // Exit codes, documented on the package.
@@ -162,7 +163,8 @@ Exit codes: 0 success, 1 an error, 2 a usage error, 3 nothing configured, 130 in
 	root.PersistentFlags().BoolVar(&a.debug, "debug", false, "show the HTTP exchanges with model providers on standard error, keys redacted")
 	root.AddCommand(a.chatCommand(), a.toolsCommand(), a.mcpCommand(), a.sessionsCommand(), a.genCommand(),
 		a.modelsCommand(), a.configCommand(), a.versionCommand())
-	root.CompletionOptions.HiddenDefaultCmd = false
+	root.Version = version.Get().String()
+	root.SetVersionTemplate("wield {{.Version}}\n")
 	return root
 }
 
