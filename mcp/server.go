@@ -220,6 +220,9 @@ func (s *Server) serverTool(t tool.Tool, def tool.Definition) (*sdk.Tool, sdk.To
 	// A ResultTool (a proxied tool above all) may carry a schema wield cannot compile, one with
 	// remote references say; it is served as it is, and its own server checks the arguments.
 	st := &sdk.Tool{Name: def.Name, Description: def.Description, InputSchema: input}
+	if m := t.Metadata(); m.ReadOnly || m.Destructive != nil || m.Idempotent || m.OpenWorld != nil {
+		st.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: m.ReadOnly, DestructiveHint: m.Destructive, IdempotentHint: m.Idempotent, OpenWorldHint: m.OpenWorld}
+	}
 	if len(def.OutputSchema) > 0 {
 		typ, err := schemaType(def.OutputSchema)
 		if err != nil {
