@@ -160,9 +160,13 @@ func evaluateWith(s System, ds *Dataset, p Protocol) (Metrics, error) {
 	if err != nil {
 		return Metrics{}, err
 	}
+	var along func(string) []string
+	if p.Companions != nil {
+		along = p.Companions(ds.Tools)
+	}
 	var acc accumulate
 	for _, q := range ds.Queries {
-		ranked, err := p.search(search, q.Text, 10)
+		ranked, err := p.searchWith(search, along, q.Text, 10)
 		if err != nil {
 			return Metrics{}, fmt.Errorf("query %s: %w", q.ID, err)
 		}
