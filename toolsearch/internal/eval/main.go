@@ -1,5 +1,8 @@
 // Command eval measures the retrieval quality of the tool indexes on public tool-retrieval data
-// and the tokens a search tool saves, and prints both as Markdown tables.
+// and the tokens a search tool saves, and prints both as Markdown tables. Requests are searched
+// whole, as one query, and, for the public indexes, the way the search tool is meant to be
+// used: one query per capability (formed from the request text by capabilityQueries), merged
+// by toolsearch.Merge.
 //
 //	go run ./toolsearch/internal/eval -data ../shared/data
 //
