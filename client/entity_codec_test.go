@@ -9,6 +9,7 @@ import (
 
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 )
 
 // An entity is read by the rules its schema states, as tool arguments are: a duration as
@@ -21,7 +22,7 @@ type Reminder struct {
 
 func TestEntityReadsByItsSchema(t *testing.T) {
 	m := chattest.New(chattest.Text(`{"text":"stretch","after":"1h30m"}`))
-	got, err := client.Entity[Reminder](context.Background(), client.New(m).Prompt("Remind me"))
+	got, err := client.Entity[Reminder](context.Background(), clienttest.New(t, m).Prompt("Remind me"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestEntityReadsByItsSchema(t *testing.T) {
 	}
 
 	m = chattest.New(chattest.Text(`{"text":"stretch","after":"soon"}`))
-	_, err = client.Entity[Reminder](context.Background(), client.New(m).Prompt("Remind me"))
+	_, err = client.Entity[Reminder](context.Background(), clienttest.New(t, m).Prompt("Remind me"))
 	var ee *client.EntityError
 	if !errors.As(err, &ee) || !strings.Contains(err.Error(), "/after") {
 		t.Errorf("malformed duration: %v", err)

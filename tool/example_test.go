@@ -153,7 +153,7 @@ func ExampleInvoke() {
 	var pe *tool.PanicError
 	fmt.Println(err, errors.As(err, &pe))
 	// Output:
-	// tool call timed out after 20ms: context deadline exceeded true
+	// tool call timed out after 20ms true
 	// the tool panicked: out of cheese true
 }
 

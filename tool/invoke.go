@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 )
 
 // Invoke calls t with the model's arguments, the way every runtime does (the tool loop, the MCP
@@ -30,7 +31,7 @@ func Invoke(ctx context.Context, t Tool, args string) (string, error) {
 	callCtx := ctx
 	if d > 0 {
 		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w after %v: %w", ErrTimeout, d, context.DeadlineExceeded))
+		callCtx, cancel = context.WithTimeoutCause(ctx, d, timeoutError(d))
 		defer cancel()
 	}
 	type outcome struct {
@@ -74,4 +75,15 @@ func callRecovered(ctx context.Context, t Tool, args string) (out string, err er
 		}
 	}()
 	return t.Call(ctx, args)
+}
+
+// timeoutError is the cause of a call that outlived its timeout. Its text is what the model
+// reads, so it names the limit and nothing else; it matches [ErrTimeout] and
+// context.DeadlineExceeded.
+type timeoutError time.Duration
+
+func (e timeoutError) Error() string { return fmt.Sprintf("%v after %v", ErrTimeout, time.Duration(e)) }
+
+func (e timeoutError) Is(target error) bool {
+	return target == ErrTimeout || target == context.DeadlineExceeded
 }

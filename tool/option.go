@@ -29,6 +29,8 @@ type NewOption interface{ applyNew(*config) }
 type config struct {
 	returnDirect bool
 	sequential   bool
+	approval     bool
+	hints        Metadata // only its hint fields
 	timeout      time.Duration
 	converter    ResultConverter
 	errs         []error
@@ -66,6 +68,24 @@ func ReturnDirect() Option { return common(func(c *config) { c.returnDirect = tr
 // Sequential makes the tool run alone, never beside other calls of the same model response
 // (see [Metadata.Sequential]); use it for tools that must not race with others.
 func Sequential() Option { return common(func(c *config) { c.sequential = true }) }
+
+// RequiresApproval makes every call of the tool wait for the application's decision before it
+// runs (see [Metadata.RequiresApproval]).
+func RequiresApproval() Option { return common(func(c *config) { c.approval = true }) }
+
+// ReadOnly declares that the tool does not change its environment (MCP readOnlyHint).
+func ReadOnly() Option { return common(func(c *config) { c.hints.ReadOnly = true }) }
+
+// Destructive declares whether the tool may destroy or overwrite data (MCP destructiveHint).
+func Destructive(yes bool) Option { return common(func(c *config) { c.hints.Destructive = &yes }) }
+
+// Idempotent declares that repeating a call with the same arguments has no further effect (MCP
+// idempotentHint).
+func Idempotent() Option { return common(func(c *config) { c.hints.Idempotent = true }) }
+
+// OpenWorld declares whether the tool reaches an open world of outside entities (MCP
+// openWorldHint).
+func OpenWorld(yes bool) Option { return common(func(c *config) { c.hints.OpenWorld = &yes }) }
 
 // WithTimeout bounds one call of the tool (see [Metadata.Timeout]): [Invoke] gives the call's
 // context this deadline and gives up on a call that outlives it. It must be positive.
@@ -126,7 +146,9 @@ func (c *config) err() error {
 }
 
 func (c *config) metadata() Metadata {
-	return Metadata{ReturnDirect: c.returnDirect, Timeout: c.timeout, Sequential: c.sequential}
+	m := c.hints
+	m.ReturnDirect, m.Timeout, m.Sequential, m.RequiresApproval = c.returnDirect, c.timeout, c.sequential, c.approval
+	return m
 }
 
 // checkName follows MCP's guidance for tool names, which every provider's rules include once

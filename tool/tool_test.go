@@ -91,7 +91,7 @@ func TestNewDefaultsAndErrors(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}, WithTimeout(5*time.Millisecond)))
-	if _, err := Invoke(ctx, slow, `{}`); err == nil || err.Error() != "tool call timed out after 5ms: context deadline exceeded" {
+	if _, err := Invoke(ctx, slow, `{}`); err == nil || err.Error() != "tool call timed out after 5ms" {
 		t.Errorf("timeout: %v", err)
 	}
 	upper := Must(New(Definition{Name: "upper"}, func(context.Context, map[string]any) (any, error) { return "x", nil },
