@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/wield-ai/wield/internal/benchratio"
 )
 
 // The invoke benchmark: a model's JSON arguments to the text of the result, through a Func
@@ -90,24 +91,7 @@ func BenchmarkInvoke(b *testing.B) {
 	// loads. This one alternates batches of both and reports their ratio, which load affects
 	// alike.
 	b.Run("ratio", func(b *testing.B) {
-		const batch = 64
-		var direct, tool time.Duration
-		for i := 0; i < b.N; i += batch {
-			start := time.Now()
-			for range batch {
-				directCall(ctx, weatherCall)
-			}
-			mid := time.Now()
-			for range batch {
-				weather.Call(ctx, weatherCall)
-			}
-			direct += mid.Sub(start)
-			tool += time.Since(mid)
-		}
-		n := float64((b.N + batch - 1) / batch * batch)
-		b.ReportMetric(float64(direct.Nanoseconds())/n, "direct-ns/op")
-		b.ReportMetric(float64(tool.Nanoseconds())/n, "tool-ns/op")
-		b.ReportMetric(float64(tool)/float64(direct), "tool/direct")
+		benchratio.Run(b, 64, "direct", func() { directCall(ctx, weatherCall) }, "tool", func() { weather.Call(ctx, weatherCall) })
 	})
 }
 
@@ -139,26 +123,11 @@ func BenchmarkDefine(b *testing.B) {
 	})
 	// Alternating batches of both, for a ratio that load on a shared machine affects alike.
 	b.Run("ratio", func(b *testing.B) {
-		const batch = 16
-		var alone, tool time.Duration
-		for i := 0; i < b.N; i += batch {
-			start := time.Now()
-			for range batch {
-				jsonschema.For[weatherArgs](nil)
-			}
-			mid := time.Now()
-			for range batch {
-				RegisterType[cacheBuster](TypeDoc{})
-				t, _ := Func("currentWeather", "Get the weather in location", currentWeather)
-				_ = t.Definition()
-			}
-			alone += mid.Sub(start)
-			tool += time.Since(mid)
-		}
-		n := float64((b.N + batch - 1) / batch * batch)
-		b.ReportMetric(float64(alone.Nanoseconds())/n, "inference-ns/op")
-		b.ReportMetric(float64(tool.Nanoseconds())/n, "tool-ns/op")
-		b.ReportMetric(float64(tool)/float64(alone), "tool/inference")
+		benchratio.Run(b, 16, "inference", func() { jsonschema.For[weatherArgs](nil) }, "tool", func() {
+			RegisterType[cacheBuster](TypeDoc{})
+			t, _ := Func("currentWeather", "Get the weather in location", currentWeather)
+			_ = t.Definition()
+		})
 	})
 	b.Run("tool-cached", func(b *testing.B) {
 		b.ReportAllocs()
