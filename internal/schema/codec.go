@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	jsonv2 "github.com/go-json-experiment/json"
 )
@@ -30,13 +31,17 @@ type Codec struct {
 	none bool
 }
 
+// codecSlot holds the codec of one type as inferred last; it is stored once per type, so that
+// inferring again (after a type doc is registered) replaces a pointer and adds no map entry.
+type codecSlot struct{ cur atomic.Pointer[codecEntry] }
+
 type codecEntry struct {
 	gen   uint64
 	codec *Codec
 	err   error
 }
 
-var codecs sync.Map // reflect.Type → *codecEntry
+var codecs sync.Map // reflect.Type → *codecSlot
 
 // For returns the codec of type t with its inferred schema; the rules are those of
 // tool.SchemaOf. Inference runs once per type (again after a type doc is registered). The
@@ -44,21 +49,29 @@ var codecs sync.Map // reflect.Type → *codecEntry
 // defaults, which are checked here so that a bad one fails now.
 func For(t reflect.Type) (*Codec, error) {
 	gen := registry.gen.Load()
-	if e, ok := codecs.Load(t); ok && e.(*codecEntry).gen == gen {
-		e := e.(*codecEntry)
-		return e.codec, e.err
+	var slot *codecSlot
+	if s, ok := codecs.Load(t); ok {
+		slot = s.(*codecSlot)
+		if e := slot.cur.Load(); e != nil && e.gen == gen {
+			return e.codec, e.err
+		}
+	} else {
+		s, _ := codecs.LoadOrStore(t, new(codecSlot))
+		slot = s.(*codecSlot)
 	}
-	c, err := infer1(t, gen)
-	if err != nil {
-		err = fmt.Errorf("schema of %v: %w", t, err)
-		c = nil
+	e := &codecEntry{gen: gen}
+	e.codec, e.err = infer1(t, gen)
+	if e.err != nil {
+		e.err = fmt.Errorf("schema of %v: %w", t, e.err)
+		e.codec = nil
 	}
-	codecs.Store(t, &codecEntry{gen: gen, codec: c, err: err})
-	return c, err
+	slot.cur.Store(e)
+	return e.codec, e.err
 }
 
 func infer1(t reflect.Type, gen uint64) (*Codec, error) {
-	inf, root, err := infer(t)
+	var inf inferrer
+	root, err := inf.infer(t)
 	if err != nil {
 		return nil, err
 	}

@@ -114,7 +114,8 @@ type node struct {
 type nodeExtra struct {
 	ref             string
 	def             json.RawMessage // compact JSON
-	enum            []any           // string, float64 or bool
+	enum            []any           // float64 or bool; string enums are in enumStrings
+	enumStrings     []string        // a string enum, kept unboxed
 	hasMin, hasMax  bool
 	min, max        float64
 	pattern         string
@@ -157,10 +158,17 @@ type namedNode struct {
 // newNode returns an empty node, from a slab: inference builds many small nodes at once.
 func (inf *inferrer) newNode() *node {
 	if len(inf.slab) == cap(inf.slab) {
-		inf.slab = make([]node, 0, 4)
+		inf.reserve(4)
 	}
 	inf.slab = append(inf.slab, node{})
 	return &inf.slab[len(inf.slab)-1]
+}
+
+// reserve makes room for n more nodes in one allocation.
+func (inf *inferrer) reserve(n int) {
+	if cap(inf.slab)-len(inf.slab) < n {
+		inf.slab = make([]node, 0, max(n, 4))
+	}
 }
 
 // mayRecurse reports whether a value of t may hold, at any depth, a container type more than
@@ -232,23 +240,24 @@ type inferrer struct {
 	fieldsOf        map[reflect.Type][]*jsonField
 }
 
-func infer(t reflect.Type) (*inferrer, *node, error) {
+// infer builds the schema of t with a new inferrer.
+func (inf *inferrer) infer(t reflect.Type) (*node, error) {
 	t = derefType(t)
-	inf := &inferrer{root: t}
+	inf.root = t
 	if inf.mayRecurse(t) {
 		var state walkState
 		inf.findRecursive(t, &state)
 	}
 	n, err := inf.body(t)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(inf.defs) > 0 {
 		for _, name := range slices.Sorted(maps.Keys(inf.defs)) {
 			n.w().defs = append(n.x().defs, namedNode{name, inf.defs[name]})
 		}
 	}
-	return inf, n, nil
+	return n, nil
 }
 
 // findRecursive marks every type reached again while it is being walked (the targets of the
@@ -351,13 +360,37 @@ func isLeafType(t reflect.Type) bool {
 		}
 	case reflect.Interface:
 		return false
+	case reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return true
+		}
+		if t.Name() == "" {
+			return false // an unnamed array has no methods
+		}
+	case reflect.Slice, reflect.Map:
+		if t.Name() == "" {
+			return false
+		}
 	}
-	if implementsEither(t, hookType) {
-		return true
+	// Every method of t is one of *t too: one method set answers for both.
+	pt := t
+	if t.Kind() != reflect.Pointer {
+		pt = reflect.PointerTo(t)
 	}
-	return hasCustomJSON(t) || hasCustomText(t) ||
-		(t.Kind() == reflect.Array && t.Elem().Kind() == reflect.Uint8)
+	if pt.NumMethod() == 0 {
+		return false
+	}
+	for _, iface := range leafInterfaces {
+		if pt.Implements(iface) {
+			return true
+		}
+	}
+	return false
 }
+
+// leafInterfaces are the interfaces by which a type gives its own schema or JSON form.
+var leafInterfaces = []reflect.Type{hookType, jsonMarshalerType, jsonUnmarshalerType,
+	jsonMarshalerToType, jsonUnmarshalFromTyp, textMarshalerType, textUnmarshalerType}
 
 func implementsEither(t, iface reflect.Type) bool {
 	return t.Implements(iface) || (t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
@@ -450,6 +483,10 @@ func defNameOf(typeName string) string {
 
 // body builds the schema of t itself (never a $ref to t).
 func (inf *inferrer) body(t reflect.Type) (*node, error) {
+	leaf := isLeafType(t)
+	if t.Kind() == reflect.Struct && !leaf {
+		return inf.structSchema(t)
+	}
 	n := inf.newNode()
 	switch t {
 	case timeType:
@@ -466,7 +503,7 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 		n.typ, n.w().contentEncoding = "string", "base64"
 		return n, nil
 	}
-	if isLeafType(t) {
+	if leaf {
 		switch {
 		case implementsEither(t, hookType):
 			s, err := hookSchema(t)
@@ -532,8 +569,6 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 			return nil, err
 		}
 		n.typ, n.additional = "object", vals
-	case reflect.Struct:
-		return inf.structSchema(t)
 	default:
 		return nil, fmt.Errorf("type %v cannot be described in JSON Schema", t)
 	}
@@ -550,11 +585,12 @@ func validMapKey(k reflect.Type) bool {
 }
 
 func (inf *inferrer) structSchema(t reflect.Type) (*node, error) {
+	fields := inf.fields(t)
+	inf.reserve(len(fields) + 2) // the struct, its fields and, likely, an item or two
 	n := inf.newNode()
 	n.typ, n.object, n.closed = "object", true, true
 	doc, _ := lookupTypeDoc(t)
 	n.description = doc.Description
-	fields := inf.fields(t)
 	n.props = make([]prop, 0, len(fields))
 	n.required = make([]string, 0, len(fields))
 	for _, f := range fields {
@@ -576,7 +612,7 @@ func (inf *inferrer) structSchema(t reflect.Type) (*node, error) {
 // fieldTags applies a field's jsonschema, enum and default tags (and its registered doc) to its
 // schema.
 func (inf *inferrer) fieldTags(fs *node, f *jsonField, doc TypeDoc) error {
-	tags := parseTags(f.field.Tag)
+	tags := parseTags(f.tag)
 	desc, tagged := tags.jsonschema, tags.hasJSONSchema
 	if tagged {
 		if desc == "" {
@@ -730,6 +766,10 @@ func applyEnumTag(n *node, tag string) error {
 	if target.x().hook != nil {
 		typ = target.x().hook.Type
 	}
+	if target.x().hook == nil && typ == "string" {
+		target.w().enumStrings = enumStrings(tag)
+		return nil
+	}
 	vals, err := enumValues(typ, tag)
 	if err != nil {
 		return err
@@ -740,6 +780,15 @@ func applyEnumTag(n *node, tag string) error {
 		target.w().enum = vals
 	}
 	return nil
+}
+
+// enumStrings returns the comma-separated values of a string enum tag, trimmed.
+func enumStrings(tag string) []string {
+	parts := strings.Split(tag, ",")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+	}
+	return parts
 }
 
 func enumValues(typ, tag string) ([]any, error) {
@@ -838,8 +887,9 @@ type jsonField struct {
 	name     string
 	goName   string
 	index    []int
+	idx      [1]int // the index of a field not promoted from an embedded struct
 	typ      reflect.Type
-	field    reflect.StructField
+	tag      reflect.StructTag
 	optional bool
 	tagged   bool
 	depth    int
@@ -851,10 +901,9 @@ type jsonField struct {
 // fields with one name the shallowest (then the tagged) one kept, or none if still ambiguous.
 func jsonFields(t reflect.Type) []*jsonField {
 	// The common case, a struct without embedded fields, in one pass: one allocation for the
-	// fields and one for their indexes (each reflect.Type.Field call allocates too, once).
+	// fields, their indexes inside them, and one for the list.
 	n := t.NumField()
 	slab := make([]jsonField, 0, n)
-	index := make([]int, n)
 	cands := make([]*jsonField, 0, n)
 	embedded := false
 	for i := range n {
@@ -863,10 +912,12 @@ func jsonFields(t reflect.Type) []*jsonField {
 			embedded = true
 			break
 		}
-		index[i] = i
-		if f, ok := fieldOf(sf, index[i:i+1:i+1], 0); ok {
+		if f, ok := fieldOf(sf, nil, 0); ok {
 			slab = append(slab, f)
-			cands = append(cands, &slab[len(slab)-1])
+			p := &slab[len(slab)-1]
+			p.idx[0] = i
+			p.index = p.idx[:]
+			cands = append(cands, p)
 		}
 	}
 	if embedded {
@@ -948,7 +999,7 @@ func fieldOf(sf reflect.StructField, index []int, depth int) (jsonField, bool) {
 	name, opts, _ := strings.Cut(tag, ",")
 	f := jsonField{
 		name: name, goName: sf.Name, index: index,
-		typ: sf.Type, field: sf, tagged: name != "", depth: depth, opts: opts,
+		typ: sf.Type, tag: sf.Tag, tagged: name != "", depth: depth, opts: opts,
 	}
 	if f.name == "" {
 		f.name = sf.Name
@@ -981,7 +1032,7 @@ func collectFields(t reflect.Type, index []int, depth int, visited map[reflect.T
 			}
 			f := &jsonField{
 				name: name, goName: sf.Name, index: append(index[:len(index):len(index)], i),
-				typ: sf.Type, field: sf, tagged: name != "", depth: depth,
+				typ: sf.Type, tag: sf.Tag, tagged: name != "", depth: depth,
 			}
 			if f.name == "" {
 				f.name = sf.Name
@@ -1026,6 +1077,12 @@ func (n *node) toSchema() *jsonschema.Schema {
 	}
 	if n.x().enum != nil {
 		s.Enum = slices.Clone(n.x().enum)
+	}
+	if n.x().enumStrings != nil {
+		s.Enum = make([]any, len(n.x().enumStrings))
+		for i, v := range n.x().enumStrings {
+			s.Enum[i] = v
+		}
 	}
 	if n.x().hasMin {
 		s.Minimum = new(n.x().min)
@@ -1138,6 +1195,17 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 		key("default")
 		b = append(b, n.x().def...)
 	}
+	if n.x().enumStrings != nil {
+		key("enum")
+		b = append(b, '[')
+		for i, e := range n.x().enumStrings {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, e)
+		}
+		b = append(b, ']')
+	}
 	if n.x().enum != nil {
 		key("enum")
 		b = append(b, '[')
@@ -1146,8 +1214,6 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 				b = append(b, ',')
 			}
 			switch v := e.(type) {
-			case string:
-				b = appendString(b, v)
 			case float64:
 				b = appendFloat(b, v)
 			case bool:
