@@ -335,8 +335,61 @@ func appendFloatBits(b []byte, f float64, bits int) []byte {
 	if bits == 32 {
 		f = float64(float32(f))
 	}
+	if bits == 64 && f != 0 {
+		abs := math.Abs(f)
+		if f == math.Trunc(f) && abs < 1e15 {
+			return strconv.AppendInt(b, int64(f), 10) // an integral value: written as an integer
+		}
+		if abs < 1e15 {
+			if out, ok := appendFewDecimals(b, f, abs); ok {
+				return out
+			}
+		}
+	}
+	return appendFloatGeneric(b, f, bits)
+}
+
+// pow10 holds the exact powers of ten appendFewDecimals tries.
+var pow10 = [...]float64{1e1, 1e2, 1e3, 1e4, 1e5, 1e6}
+
+// appendFewDecimals writes f, not integral, when some decimal with at most six places after
+// the point rounds to it: then the first such, with fewest places, is the shortest decimal
+// that reads back as f (what strconv finds in general, several times slower). m/10^k, with m
+// an integer below 2^53, rounds to f exactly when float64(m)/10^k == f, since both operands are
+// exact and IEEE division rounds correctly.
+func appendFewDecimals(b []byte, f, abs float64) ([]byte, bool) {
+	for k, p := range pow10 {
+		if abs*p >= 1<<53 {
+			return b, false
+		}
+		m := math.Round(abs * p)
+		if m/p != abs {
+			continue
+		}
+		var buf [24]byte
+		digits := strconv.AppendUint(buf[:0], uint64(m), 10)
+		places := k + 1
+		if f < 0 {
+			b = append(b, '-')
+		}
+		if len(digits) <= places {
+			b = append(b, '0', '.')
+			for range places - len(digits) {
+				b = append(b, '0')
+			}
+			return append(b, digits...), true
+		}
+		b = append(b, digits[:len(digits)-places]...)
+		b = append(b, '.')
+		return append(b, digits[len(digits)-places:]...), true
+	}
+	return b, false
+}
+
+// appendFloatGeneric writes f as the v2 codec does, by strconv's shortest formatting.
+func appendFloatGeneric(b []byte, f float64, bits int) []byte {
 	if bits == 64 && f == math.Trunc(f) && f != 0 && math.Abs(f) < 1e15 {
-		return strconv.AppendInt(b, int64(f), 10) // an integral value: written as an integer
+		return strconv.AppendInt(b, int64(f), 10)
 	}
 	abs := math.Abs(f)
 	format := byte('f')

@@ -218,6 +218,12 @@ func derefTarget(d *dnode, dst reflect.Value) (*dnode, reflect.Value) {
 // store decodes the scalar data[pos:end], which the schema accepted, into st.dst.
 func (st *vstate) store(d *dnode, pos, end int) {
 	d, dst := derefTarget(d, st.dst)
+	st.storeTo(d, dst, pos, end)
+}
+
+// storeTo decodes the scalar data[pos:end], which the schema accepted, into dst by plan d, which
+// is not a pointer's.
+func (st *vstate) storeTo(d *dnode, dst reflect.Value, pos, end int) {
 	lit := st.data[pos:end]
 	switch d.kind {
 	case dString:
@@ -309,6 +315,9 @@ func (st *vstate) stringValue(lit string) string {
 // integer reads a JSON number for an integer type: an integer literal, or an integral number
 // written otherwise (2.0, 1e3) that a float64 holds exactly.
 func (st *vstate) integer(lit string, t reflect.Type) (int64, bool) {
+	if n, ok := shortInt(lit); ok {
+		return n, true
+	}
 	if lit[0] != '-' && (lit[0] < '0' || lit[0] > '9') {
 		st.cannotHold(lit, t, "")
 		return 0, false
@@ -327,6 +336,29 @@ func (st *vstate) integer(lit string, t reflect.Type) (int64, bool) {
 		return 0, false
 	}
 	return int64(f), true
+}
+
+// shortInt reads an integer literal of at most 18 digits (and a sign), which no int64
+// overflows; ok is false for anything else.
+func shortInt(lit string) (n int64, ok bool) {
+	digits := lit
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(digits) < len(lit) {
+		n = -n
+	}
+	return n, true
 }
 
 // setMapIndex stores a decoded member of a map, refusing a key given twice as the v2 codec does.

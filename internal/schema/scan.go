@@ -612,12 +612,33 @@ func (st *vstate) number(n *vnode, pos int) int {
 	return end
 }
 
+// load64 returns the eight bytes of d at i as a little-endian word (one load on the machines
+// that matter).
+func load64(d string, i int) uint64 {
+	b := d[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// haszero has the high bit set in some byte if a byte of w is zero (and only then some byte
+// has it).
+func haszero(w uint64) uint64 { return (w - 0x0101010101010101) &^ w }
+
 // scanString checks the string at pos (at its opening quote) and returns the offset after the
 // closing quote and whether it has escapes.
 func (st *vstate) scanString(pos int) (end int, esc bool) {
 	d := st.data
 	i := pos + 1
 	for {
+		// Eight bytes at a time while none needs a look (a quote, a backslash, a control
+		// character or a byte of a multi-byte UTF-8 sequence), then one at a time.
+		for i+8 <= len(d) {
+			w := load64(d, i)
+			if (w|(w-0x2020202020202020)|haszero(w^0x2222222222222222)|haszero(w^0x5c5c5c5c5c5c5c5c))&0x8080808080808080 != 0 {
+				break
+			}
+			i += 8
+		}
 		for i < len(d) && strSafe[d[i]] {
 			i++
 		}
@@ -1010,6 +1031,18 @@ func (st *vstate) object(n *vnode, pos int) int {
 					}
 				}
 				var mapVal reflect.Value
+				if dec != nil && dec.kind == dStruct && idx >= 0 && i < len(d) && d[i] != '{' && d[i] != '[' {
+					// A scalar for a field: checked and stored here, without the way through
+					// value (what value does for it, it does).
+					if f := dec.fields[idx]; f.d != nil && f.d.kind >= dString && f.d.kind <= dDuration {
+						if sn := vn.deref(); sn != anyNode && !sn.applicators {
+							st.push(pathSeg{start: int32(i0 + 1), end: int32(kend - 1), isKey: true, esc: esc})
+							i = st.scalarField(sn, f.d, dst.Field(f.index), i)
+							st.pop()
+							goto member
+						}
+					}
+				}
 				if dec != nil {
 					switch {
 					case dec.kind == dStruct && idx >= 0 && dec.fields[idx].d != nil:
@@ -1031,6 +1064,7 @@ func (st *vstate) object(n *vnode, pos int) int {
 				}
 				st.dec = nil
 			}
+		member:
 			if i < 0 {
 				return -1
 			}
@@ -1098,6 +1132,28 @@ func (st *vstate) object(n *vnode, pos int) int {
 		}
 	}
 	return i
+}
+
+// scalarField validates the scalar at pos against n, which has no applicators, and stores it in
+// dst by plan d: what value followed by scan's store does, for a value known not to be a
+// container.
+func (st *vstate) scalarField(n *vnode, d *dnode, dst reflect.Value, pos int) int {
+	if st.work++; st.work > st.budget {
+		return st.overBudget()
+	}
+	end := st.own(n, pos)
+	if end >= 0 && st.err == nil {
+		st.storeTo(d, dst, pos, end)
+	}
+	return end
+}
+
+// deref follows a node that is only a reference to the node it refers to.
+func (n *vnode) deref() *vnode {
+	for n.onlyRef {
+		n = n.ref
+	}
+	return n
 }
 
 func (n *vnode) propIdx(key string) int {
