@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/wield-ai/wield/content"
@@ -80,8 +81,8 @@ func (r *result) convert(ctx context.Context, v any) (Result, error) {
 }
 
 // convertTyped converts a typed result; the kind of Out, found when the tool was built, spares
-// the common results a type switch.
-func convertTyped[Out any](ctx context.Context, r *result, out Out) (Result, error) {
+// the common results a type switch. boxes, if not nil, holds *Out values to encode from.
+func convertTyped[Out any](ctx context.Context, r *result, out Out, boxes *sync.Pool) (Result, error) {
 	if r.converter != nil {
 		text, err := r.converter.ConvertResult(ctx, out)
 		return Result{Text: text}, err
@@ -101,7 +102,19 @@ func convertTyped[Out any](ctx context.Context, r *result, out Out) (Result, err
 	case resultAny, resultParts:
 		return convertAnyResult(any(out))
 	}
-	text, err := r.enc.Encode(&out)
+	if boxes == nil {
+		box := out // escapes; out itself must not, or every call would allocate it
+		text, err := r.enc.Encode(&box)
+		return Result{Text: text}, err
+	}
+	p, _ := boxes.Get().(*Out)
+	if p == nil {
+		p = new(Out)
+	}
+	*p = out
+	text, err := r.enc.Encode(p)
+	*p = *new(Out)
+	boxes.Put(p)
 	return Result{Text: text}, err
 }
 
