@@ -67,8 +67,11 @@ func (e *turnEnd) Unwrap() error { return e.err }
 
 // round is the shared state of one Execute.
 type round struct {
-	ctx       context.Context // the turn's context: the caller's, with the tool context
+	ctx context.Context // the turn's context: the caller's, with the tool context
+	// cancel ends the calls of a round of several; a round of one call has none to stop, so its
+	// context is the caller's and ended holds what ended the turn.
 	cancel    context.CancelCauseFunc
+	ended     error
 	observer  Observer
 	available []tool.Definition
 	debug     bool
@@ -204,13 +207,17 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 	if turn != nil {
 		ctx = tool.WithContext(ctx, turn.ToolContext)
 	}
-	turnCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	t.ctx, t.cancel = turnCtx, cancel
+	t.ctx = ctx
+	if len(states) > 1 {
+		var cancel context.CancelCauseFunc
+		t.ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		t.cancel = cancel
+	}
 
 	// Sequential tools split the calls into groups run one after the other; the calls within a
 	// group run in parallel. After an interrupt, later groups wait for the resume.
-	for lo := 0; lo < len(states) && turnCtx.Err() == nil && !t.stopped.Load(); {
+	for lo := 0; lo < len(states) && t.ctx.Err() == nil && !t.stopped.Load(); {
 		hi := lo + 1
 		if !states[lo].alone() {
 			for hi < len(states) && !states[hi].alone() {
@@ -221,7 +228,13 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 		lo = hi
 	}
 
-	if cause := context.Cause(turnCtx); cause != nil {
+	if t.ended != nil {
+		if t.debug {
+			log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", t.ended)
+		}
+		return nil, t.ended
+	}
+	if cause := context.Cause(t.ctx); cause != nil {
 		if end, ok := cause.(*turnEnd); ok && end.round == t {
 			if t.debug {
 				log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", end.err)
@@ -406,6 +419,15 @@ func (m *Manager) runCall(t *round, st *callState) {
 	}
 }
 
+// end ends the turn with err, stopping the round's other calls.
+func (t *round) end(err error) {
+	if t.cancel == nil {
+		t.ended = err // the round's only call
+		return
+	}
+	t.cancel(&turnEnd{t, err})
+}
+
 // fail records a failed call: an error result for the model, or the end of the turn.
 func (m *Manager) fail(ctx context.Context, t *round, st *callState, cause error, errType string) {
 	ee := &tool.ExecutionError{Tool: st.call.Name, CallID: st.call.ID, Err: cause}
@@ -420,13 +442,13 @@ func (m *Manager) fail(ctx context.Context, t *round, st *callState, cause error
 		text = "The call was cancelled: " + st.errText
 	case tool.IsFatal(cause):
 		st.errType = errTypeFatal
-		t.cancel(&turnEnd{t, ee})
+		t.end(ee)
 		text = cause.Error()
 	default:
 		var err error
 		text, err = m.processor.Process(ctx, ee)
 		if err != nil {
-			t.cancel(&turnEnd{t, err})
+			t.end(err)
 			text = err.Error()
 		}
 	}
