@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/wield-ai/wield/internal/tracegate"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -54,6 +55,7 @@ type Manager struct {
 	concurrency int
 	processor   ErrorProcessor
 	tracer      trace.Tracer
+	spans       *tracegate.Gate
 	duration    metric.Float64Histogram
 }
 
@@ -71,6 +73,7 @@ func New(cfg Config) *Manager {
 		tp = otel.GetTracerProvider()
 	}
 	m.tracer = tp.Tracer(instrumentationName)
+	m.spans = tracegate.New(tp)
 	mp := cfg.MeterProvider
 	if mp == nil {
 		mp = otel.GetMeterProvider()
