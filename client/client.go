@@ -180,6 +180,7 @@ func (c *Client) Model() chat.Model { return c.model }
 type toolSet struct {
 	tools     []tool.Tool
 	providers []tool.Provider
+	one       [1]tool.Tool // holds a lone tool, the common case, without an allocation
 }
 
 func (s *toolSet) add(values ...any) error {
@@ -188,6 +189,11 @@ func (s *toolSet) add(values ...any) error {
 		case nil:
 			return errors.New("nil tool")
 		case tool.Tool:
+			if s.tools == nil {
+				s.one[0] = v
+				s.tools = s.one[:1:1]
+				continue
+			}
 			s.tools = append(s.tools, v)
 		case []tool.Tool:
 			s.tools = append(s.tools, v...)
@@ -208,8 +214,13 @@ func (s *toolSet) add(values ...any) error {
 
 func (s *toolSet) empty() bool { return len(s.tools) == 0 && len(s.providers) == 0 }
 
-// appendTo appends the set's tools, asking providers now.
-func (s *toolSet) appendTo(ctx context.Context, dst []tool.Tool) ([]tool.Tool, error) {
+// appendTo appends the set's tools, asking providers now. With own set, a set used by one
+// request only (a Spec's), its tools alone come back as they are, clipped so that appends go
+// elsewhere; a client's are always copied, since the request's hooks may change them.
+func (s *toolSet) appendTo(ctx context.Context, dst []tool.Tool, own bool) ([]tool.Tool, error) {
+	if own && len(dst) == 0 && len(s.providers) == 0 {
+		return slices.Clip(s.tools), nil
+	}
 	dst = append(dst, s.tools...)
 	for _, p := range s.providers {
 		ts, err := p.Tools(ctx)

@@ -31,11 +31,17 @@ type Spec struct {
 	resume    *resumption
 	nested    bool // a sub-agent's turn: its state lives in the parent's, never in a store
 	err       error
+	one       [1]chat.Message // holds a lone user message, the common case, without an allocation
 }
 
 // Prompt starts a request; each text is a user message.
 func (c *Client) Prompt(user ...string) *Spec {
 	s := &Spec{c: c}
+	if len(user) == 1 {
+		s.one[0] = chat.User(user[0])
+		s.msgs = s.one[:1:1]
+		return s
+	}
 	for _, u := range user {
 		s.msgs = append(s.msgs, chat.User(u))
 	}
@@ -168,11 +174,20 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 		msgs = slices.Clip(s.msgs) // appends down the chain must not write into the spec
 	}
 
-	opts := chat.Merge(c.opts, s.opts)
+	// The request and its options in one allocation. Options are the client's, or merged with
+	// the spec's; a copy of the client's needs no allocation of its own when it holds none of
+	// the slices and maps Clone copies.
+	box := new(requestBox)
+	opts := &box.opts
+	if s.opts == nil && plainOptions(c.opts) {
+		box.opts = *c.opts
+	} else {
+		opts = chat.Merge(c.opts, s.opts)
+	}
 	if !c.tools.empty() || !s.tools.empty() {
 		var err error
-		if opts.Tools, err = c.tools.appendTo(ctx, opts.Tools); err == nil {
-			opts.Tools, err = s.tools.appendTo(ctx, opts.Tools)
+		if opts.Tools, err = c.tools.appendTo(ctx, opts.Tools, false); err == nil {
+			opts.Tools, err = s.tools.appendTo(ctx, opts.Tools, true)
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("client: %w", err)
@@ -225,14 +240,27 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 		maps.Copy(toolCtx, c.toolCtx)
 		maps.Copy(toolCtx, s.toolCtx)
 	}
-	return &Request{
+	box.Request = Request{
 		Prompt:       chat.Prompt{Messages: msgs, Options: opts},
 		ToolContext:  toolCtx,
 		Params:       params,
 		rt:           c.rt,
 		memoryInLoop: ch.memoryInLoop,
 		turnIn:       in,
-	}, ch, nil
+	}
+	return &box.Request, ch, nil
+}
+
+// requestBox holds a spec's request and the options it points to.
+type requestBox struct {
+	Request
+	opts chat.Options
+}
+
+// plainOptions reports options whose copy shares nothing that [chat.Options.Clone] copies: a
+// shallow copy of them is their Clone.
+func plainOptions(o *chat.Options) bool {
+	return o != nil && o.Stop == nil && o.Tools == nil && o.Extra == nil
 }
 
 // run sends req through the chain; a response without the turn's messages (no tool loop ran)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -124,7 +125,7 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 	if p == nil {
 		return nil, errors.New("toolcall: Execute needs a prompt")
 	}
-	calls := resp.ToolCalls()
+	calls := roundCalls(resp, plans != nil)
 	if len(calls) == 0 {
 		return nil, ErrNoToolCalls
 	}
@@ -266,6 +267,15 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 		log.DebugContext(ctx, "toolcall: tool calls executed", "calls", len(calls), "return_direct", direct)
 	}
 	return &Result{History: history, ReturnDirect: direct}, nil
+}
+
+// roundCalls returns the tool calls of resp. Those of a response of one generation are its own
+// (clipped: appends go elsewhere), unless the round changes them (plans may replace arguments).
+func roundCalls(resp *chat.Response, changed bool) []chat.ToolCall {
+	if resp != nil && len(resp.Generations) == 1 && !changed {
+		return slices.Clip(resp.Generations[0].Message.ToolCalls)
+	}
+	return resp.ToolCalls()
 }
 
 // outcomes reports where each call of a round stands.

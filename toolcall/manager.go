@@ -104,6 +104,36 @@ func (m *Manager) logger() *slog.Logger {
 // and per-call names may do) is not resolved again. A name the Resolver does not know, or any
 // name when the Manager has no Resolver, is an error.
 func (m *Manager) Resolve(ctx context.Context, tools []tool.Tool, names []string) ([]tool.Tool, error) {
+	if len(names) == 0 {
+		// Only duplicates to find: no definitions to keep.
+		var buf [nameSetSliceMax]string
+		seen := buf[:0]
+		var index map[string]bool
+		for i, t := range tools {
+			if t == nil {
+				return nil, fmt.Errorf("toolcall: tool %d is nil", i)
+			}
+			name := t.Definition().Name
+			if index == nil && len(seen) == nameSetSliceMax {
+				index = make(map[string]bool, 2*len(tools))
+				for _, n := range seen {
+					index[n] = true
+				}
+			}
+			if index != nil {
+				if index[name] {
+					return nil, fmt.Errorf("%w %q", ErrDuplicateTool, name)
+				}
+				index[name] = true
+				continue
+			}
+			if slices.Contains(seen, name) {
+				return nil, fmt.Errorf("%w %q", ErrDuplicateTool, name)
+			}
+			seen = append(seen, name)
+		}
+		return slices.Clip(tools), nil
+	}
 	out, _, err := m.resolve(ctx, tools, names)
 	return out, err
 }
