@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/workers"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -597,18 +598,21 @@ func TestExecuteCancellationCause(t *testing.T) {
 	}
 }
 
-// stableGoroutines counts goroutines once the runtime's own have settled.
+// stableGoroutines counts the goroutines at work (not idle workers kept for later calls) once
+// the runtime's own have settled.
 func stableGoroutines() int {
 	runtime.GC()
-	return runtime.NumGoroutine()
+	return workingGoroutines()
 }
 
-// waitGoroutines waits, within a generous delay, for the goroutine count to come back to before,
-// and returns the count.
+func workingGoroutines() int { return runtime.NumGoroutine() - workers.Idle() }
+
+// waitGoroutines waits, within a generous delay, for the count of goroutines at work to come
+// back to before, and returns the count.
 func waitGoroutines(before int) int {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		n := runtime.NumGoroutine()
+		n := workingGoroutines()
 		if n <= before || time.Now().After(deadline) {
 			return n
 		}
