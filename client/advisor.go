@@ -88,8 +88,11 @@ type Request struct {
 	// Turn is the state of the tool loop's turn the request belongs to, nil outside one.
 	Turn *Turn
 
-	rt           *runtime
-	emit         func(*Event) bool // the stream's consumer; nil on a call
+	rt   *runtime
+	emit func(*Event) bool // the stream's consumer; nil on a call
+	// borrow: emit reads an event during the call only (the consumer keeps none), so the model
+	// end may reuse one event for every chunk.
+	borrow       bool
 	memoryInLoop bool
 	untraced     bool        // see telemetry.startChat
 	turnIn       *turnInputs // nil for a plain turn
@@ -149,6 +152,7 @@ func (r *Request) WithEvents(fn func(ev *Event, send func(*Event) bool) bool) *R
 	c := *r
 	send := r.emit
 	c.emit = func(ev *Event) bool { return fn(ev, send) }
+	c.borrow = false // fn may keep events
 	return &c
 }
 

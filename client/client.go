@@ -322,22 +322,54 @@ func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, erro
 func (rt *runtime) streamModel(ctx context.Context, req *Request) (*Response, error) {
 	p := &req.Prompt
 	ctx, call := rt.obs.startChat(ctx, p, true, req.untraced)
-	var agg chat.Aggregator
-	for chunk, err := range rt.model.Stream(ctx, p) {
-		if err != nil {
-			call.end(ctx, agg.Response(), err)
-			return nil, fmt.Errorf("client: model stream: %w", err)
-		}
-		if chunk == nil {
-			continue
-		}
-		agg.Add(chunk)
-		if !req.emit(&Event{Chunk: chunk}) {
-			call.end(ctx, agg.Response(), context.Canceled)
-			return nil, errStopped
-		}
+	ms := &modelStream{req: req}
+	rt.model.Stream(ctx, p)(ms.add)
+	switch {
+	case ms.err != nil:
+		call.end(ctx, ms.agg.Response(), ms.err)
+		return nil, fmt.Errorf("client: model stream: %w", ms.err)
+	case ms.stopped:
+		call.end(ctx, ms.agg.Response(), context.Canceled)
+		return nil, errStopped
 	}
-	resp := agg.Response()
+	resp := ms.agg.Response()
 	call.end(ctx, resp, nil)
 	return modelResponse(resp), nil
+}
+
+// modelStream is one model stream being read: its chunks joined and passed on. One value holds
+// it all, where a range loop's state would be several allocations.
+type modelStream struct {
+	req     *Request
+	agg     chat.Aggregator
+	ev      *Event // reused for every chunk when the consumer borrows events
+	err     error
+	stopped bool
+}
+
+func (ms *modelStream) add(chunk *chat.Response, err error) bool {
+	if ms.stopped || ms.err != nil {
+		return false // a stream that goes on after being told to stop
+	}
+	if err != nil {
+		ms.err = err
+		return false
+	}
+	if chunk == nil {
+		return true
+	}
+	ms.agg.Add(chunk)
+	ev := ms.ev
+	if ev == nil || !ms.req.borrow {
+		ev = new(Event)
+		if ms.req.borrow {
+			ms.ev = ev
+		}
+	}
+	*ev = Event{Chunk: chunk}
+	if !ms.req.emit(ev) {
+		ms.stopped = true
+		return false
+	}
+	return true
 }

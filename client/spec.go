@@ -336,13 +336,18 @@ type Stream struct {
 // start and finish, the calls that wait for approval or interrupted the turn when it stops, the
 // events of sub-agents ([AgentTool]) as they happen, attributed to them ([Event.Agent]), and the
 // whole response last. Stopping the iteration cancels the turn.
-func (s *Stream) Events() iter.Seq2[*Event, error] {
+func (s *Stream) Events() iter.Seq2[*Event, error] { return s.events(false) }
+
+// events is Events; with borrow, the consumer reads each event during its step only and keeps
+// none, so the events of chunks may be one event reused.
+func (s *Stream) events(borrow bool) iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
 		req, ch, err := s.spec.request(s.ctx)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
+		req.borrow = borrow
 		stopped := false
 		req.emit = func(ev *Event) bool {
 			if stopped {
@@ -367,7 +372,7 @@ func (s *Stream) Events() iter.Seq2[*Event, error] {
 // of sub-agents ([AgentTool]) is not the answer's and is left out.
 func (s *Stream) Text() iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		for ev, err := range s.Events() {
+		for ev, err := range s.events(true) {
 			if err != nil {
 				yield("", err)
 				return

@@ -44,10 +44,20 @@ func Invoke(ctx context.Context, t Tool, args string) (Result, error) {
 	c := invocations.Get().(*invocation)
 	c.ctx, c.t, c.args = callCtx, t, args
 	c.state.Store(invRunning)
+	w := workers.WaiterFrom(ctx)
+	claimed := w != nil && w.Claim()
 	workers.Go(c)
-	select {
-	case <-c.done:
-	case <-callCtx.Done():
+	var finished bool
+	if claimed {
+		finished = w.Wait(c.done, callCtx.Done()) // a stream's turn, emitting while it waits
+	} else {
+		select {
+		case <-c.done:
+			finished = true
+		case <-callCtx.Done():
+		}
+	}
+	if !finished {
 		if c.state.CompareAndSwap(invRunning, invAbandoned) {
 			return Result{}, context.Cause(callCtx) // c is the worker's now
 		}

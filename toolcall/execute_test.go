@@ -785,6 +785,43 @@ func TestObserver(t *testing.T) {
 	}
 }
 
+// goroutineObserver notes the goroutines it is called on.
+type goroutineObserver struct{ ids []string }
+
+func goroutineID() string {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	id, _, _ := strings.Cut(strings.TrimPrefix(string(b), "goroutine "), " ")
+	return id
+}
+
+func (o *goroutineObserver) ToolStarted(context.Context, chat.ToolCall) {
+	o.ids = append(o.ids, goroutineID())
+}
+
+func (o *goroutineObserver) ToolFinished(context.Context, chat.ToolCall, chat.ToolResult, time.Duration) {
+	o.ids = append(o.ids, goroutineID())
+}
+
+// A round of one call is observed on the goroutine that executes it, whether or not the call
+// itself runs elsewhere (a cancellable context, a timeout): streams emit its events there.
+func TestLoneCallObservedOnTheCallersGoroutine(t *testing.T) {
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	timed := echoTool("timed").with(tool.Metadata{Timeout: time.Minute})
+	for name, ctx := range map[string]context.Context{"background": context.Background(), "cancellable": cancellable} {
+		for _, tl := range []string{"a", "timed"} {
+			var obs goroutineObserver
+			if _, err := New(Config{}).ExecuteTurn(ctx, &Turn{Observer: &obs}, prompt(echoTool("a"), timed), response(call("1", tl, "{}"))); err != nil {
+				t.Fatal(err)
+			}
+			if me := goroutineID(); len(obs.ids) != 2 || obs.ids[0] != me || obs.ids[1] != me {
+				t.Errorf("%s, %s: observed on goroutines %v, the caller is %s", name, tl, obs.ids, me)
+			}
+		}
+	}
+}
+
 func TestExecuteNeverLogsToolContext(t *testing.T) {
 	logs := &logBuffer{}
 	const secret = "s3cr3t-t0ken"

@@ -18,7 +18,8 @@ import (
 // result sent to the model (for a call cut short by the end of the turn, an error result saying
 // so). A call that interrupts the turn ([InterruptError]) has no result yet: ToolFinished is not
 // called for it, and [Result.Calls] reports it. Calls of one response run in parallel, so an
-// Observer must be safe for concurrent use. ctx is the call's context: it carries the call's span
+// Observer must be safe for concurrent use; a round of one call, though, is observed on the
+// goroutine that called [Manager.ExecuteTurn] (the call itself may run elsewhere). ctx is the call's context: it carries the call's span
 // and [tool.CallFrom].
 type Observer interface {
 	// ToolStarted is called before the call runs.

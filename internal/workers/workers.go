@@ -5,6 +5,7 @@
 package workers
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -106,4 +107,26 @@ func Idle() int {
 	pool.mu.Lock()
 	defer pool.mu.Unlock()
 	return len(pool.idle)
+}
+
+// A Waiter waits, in place of a plain wait, for a call run on a worker: a streamed turn's
+// goroutine, which must go on handing the stream's events to its consumer while the call runs.
+// A context offers one under [WaiterKey].
+type Waiter interface {
+	// Claim reports whether the waiter takes this wait. It takes one wait only: the one of the
+	// call its turn is running, never one of a call made inside that call. Claim before the
+	// call starts.
+	Claim() bool
+	// Wait returns true once done is ready (and takes its value), false once stop is closed.
+	Wait(done, stop <-chan struct{}) (finished bool)
+}
+
+// WaiterKey is the context key of a [Waiter]. A context that answers it with anything else has
+// none, whatever the contexts it derives from offer.
+type WaiterKey struct{}
+
+// WaiterFrom returns the Waiter ctx offers, or nil.
+func WaiterFrom(ctx context.Context) Waiter {
+	w, _ := ctx.Value(WaiterKey{}).(Waiter)
+	return w
 }
