@@ -342,29 +342,35 @@ func (s *Stream) Events() iter.Seq2[*Event, error] { return s.events(false) }
 // none, so the events of chunks may be one event reused.
 func (s *Stream) events(borrow bool) iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
-		req, ch, err := s.spec.request(s.ctx)
-		if err != nil {
-			yield(nil, err)
-			return
+		s.run(borrow, func(ev *Event) bool { return yield(ev, nil) }, func(err error) { yield(nil, err) })
+	}
+}
+
+// run runs the turn, handing each event to emit, its last the Done event, or its error to
+// fail. emit returning false stops the turn.
+func (s *Stream) run(borrow bool, emit func(*Event) bool, fail func(error)) {
+	req, ch, err := s.spec.request(s.ctx)
+	if err != nil {
+		fail(err)
+		return
+	}
+	req.borrow = borrow
+	stopped := false
+	req.emit = func(ev *Event) bool {
+		if stopped {
+			return false
 		}
-		req.borrow = borrow
-		stopped := false
-		req.emit = func(ev *Event) bool {
-			if stopped {
-				return false
-			}
-			stopped = !yield(ev, nil)
-			return !stopped
-		}
-		resp, err := run(s.ctx, ch, req)
-		switch {
-		case stopped:
-		case err != nil:
-			yield(nil, err)
-		default:
-			s.resp = resp
-			yield(&Event{Done: resp}, nil)
-		}
+		stopped = !emit(ev)
+		return !stopped
+	}
+	resp, err := run(s.ctx, ch, req)
+	switch {
+	case stopped:
+	case err != nil:
+		fail(err)
+	default:
+		s.resp = resp
+		emit(&Event{Done: resp})
 	}
 }
 
@@ -372,18 +378,15 @@ func (s *Stream) events(borrow bool) iter.Seq2[*Event, error] {
 // of sub-agents ([AgentTool]) is not the answer's and is left out.
 func (s *Stream) Text() iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		for ev, err := range s.events(true) {
-			if err != nil {
-				yield("", err)
-				return
-			}
+		s.run(true, func(ev *Event) bool {
 			if ev.agent != nil {
-				continue
+				return true
 			}
-			if t := ev.Text(); t != "" && !yield(t, nil) {
-				return
+			if t := ev.Text(); t != "" {
+				return yield(t, nil)
 			}
-		}
+			return true
+		}, func(err error) { yield("", err) })
 	}
 }
 
