@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/version"
 )
 
 // Exit codes, documented on the package.
@@ -48,6 +50,18 @@ type app struct {
 	started bool
 	// modelOverride, when set by tests, builds every model instead of the providers.
 	modelOverride func(modelSpec) (chat.Model, error)
+
+	// debug shows HTTP exchanges on stderr (--debug); errMu serialises what goes there from
+	// several goroutines.
+	debug bool
+	errMu sync.Mutex
+	// cfg is the configuration file, read once.
+	cfg *loadedConfig
+
+	// interruptMu guards onInterrupt, which, when set, takes the user's interrupt (Ctrl-C)
+	// instead of it ending the command: an interactive chat stops the answer being given.
+	interruptMu sync.Mutex
+	onInterrupt func()
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
@@ -68,6 +82,30 @@ func (a *app) color() bool {
 	return a.stderrTTY && a.getenv("NO_COLOR") == "" && a.getenv("TERM") != "dumb"
 }
 
+// interrupt delivers the user's interrupt: to the chat turn that takes it, if one does, and
+// reports whether one did; otherwise the caller ends the command.
+func (a *app) interrupt() bool {
+	a.interruptMu.Lock()
+	defer a.interruptMu.Unlock()
+	if a.onInterrupt == nil {
+		return false
+	}
+	a.onInterrupt()
+	return true
+}
+
+// takeInterrupts makes fn receive the user's interrupts until the returned function is called.
+func (a *app) takeInterrupts(fn func()) (release func()) {
+	a.interruptMu.Lock()
+	a.onInterrupt = fn
+	a.interruptMu.Unlock()
+	return func() {
+		a.interruptMu.Lock()
+		a.onInterrupt = nil
+		a.interruptMu.Unlock()
+	}
+}
+
 func (a *app) run(ctx context.Context, args []string) int {
 	root := a.rootCommand()
 	root.SetArgs(args)
@@ -81,16 +119,16 @@ func (a *app) run(ctx context.Context, args []string) int {
 	)
 	switch {
 	case errors.As(err, &cfg):
-		fmt.Fprintln(a.stderr, cfg.msg)
+		fmt.Fprintln(a.stderr, safeText(cfg.msg))
 		return exitConfig
 	case ctx.Err() != nil:
 		fmt.Fprintln(a.stderr, "wield: interrupted")
 		return exitInterrupted
 	case errors.As(err, &usage) || !a.started:
-		fmt.Fprintf(a.stderr, "wield: %v\nRun 'wield --help' for usage.\n", err)
+		fmt.Fprintf(a.stderr, "wield: %s\nRun 'wield --help' for usage.\n", safeText(err.Error()))
 		return exitUsage
 	}
-	fmt.Fprintf(a.stderr, "wield: %v\n", err)
+	fmt.Fprintf(a.stderr, "wield: %s\n", safeText(err.Error()))
 	return exitError
 }
 
@@ -101,15 +139,17 @@ func (a *app) rootCommand() *cobra.Command {
 		Long: `wield lets a language model call tools: built-in ones (the date and time, alarms), the tools
 of MCP servers, and Go methods registered with wield gen.
 
-Models are chosen with --model provider/name (openai, anthropic, gemini, ollama) or picked from
-the API keys in the environment.
+Models are chosen with --model provider/name (openai, anthropic, gemini, ollama), set in the
+configuration file (` + configFileHint + `; see wield config), or picked from the API keys in
+the environment.
 
 Exit codes: 0 success, 1 an error, 2 a usage error, 3 nothing configured, 130 interrupted.`,
 		Example: `  wield chat "What day is tomorrow?"
   wield chat --model ollama/llama3.2 --session work
   wield tools list
+  wield models
   wield mcp serve --http 127.0.0.1:8080
-  go generate ./...   # with //go:generate go run github.com/wield-ai/wield/cmd/wield gen`,
+  go generate ./...   # with //go:generate go tool wieldgen`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRun: func(*cobra.Command, []string) {
@@ -120,7 +160,11 @@ Exit codes: 0 success, 1 an error, 2 a usage error, 3 nothing configured, 130 in
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(a.chatCommand(), a.toolsCommand(), a.mcpCommand(), a.sessionsCommand(), a.genCommand())
+	root.PersistentFlags().BoolVar(&a.debug, "debug", false, "show the HTTP exchanges with model providers on standard error, keys redacted")
+	root.AddCommand(a.chatCommand(), a.toolsCommand(), a.mcpCommand(), a.sessionsCommand(), a.genCommand(),
+		a.modelsCommand(), a.configCommand(), a.versionCommand())
+	root.Version = version.Get().String()
+	root.SetVersionTemplate("wield {{.Version}}\n")
 	return root
 }
 

@@ -22,7 +22,8 @@ type toolFlags struct {
 
 func (f *toolFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.builtin, "builtin", true, "offer the built-in tools (date and time, alarms); --builtin=false turns them off")
-	cmd.Flags().StringVar(&f.mcpConfig, "mcp-config", "", "offer the tools of the MCP servers in `FILE` (the common mcpServers JSON format)")
+	cmd.Flags().StringVar(&f.mcpConfig, "mcp-config", "", "offer the tools of the MCP servers in `FILE` (the common mcpServers JSON format) instead of the configuration file's")
+	cmd.MarkFlagFilename("mcp-config", "json")
 }
 
 // catalog is the set of tools a command works with, and where each comes from.
@@ -49,8 +50,12 @@ func (a *app) loadCatalog(ctx context.Context, f toolFlags, onAlarm func(builtin
 			return nil, err
 		}
 	}
-	if f.mcpConfig != "" {
-		if err := a.loadMCP(ctx, c, f.mcpConfig); err != nil {
+	servers, from, err := a.mcpServers(f)
+	if err != nil {
+		return nil, err
+	}
+	if len(servers) > 0 {
+		if err := a.connectMCP(ctx, c, servers, from); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -76,7 +81,7 @@ func (c *catalog) add(source string, tools []tool.Tool) error {
 	for _, t := range tools {
 		name := t.Definition().Name
 		if other, dup := c.sources[name]; dup {
-			return fmt.Errorf("two tools are named %q: one from %s, one from %s (give an MCP server a prefix)", name, other, source)
+			return fmt.Errorf("two tools are named %q: one from %s, one from %s (give an MCP server a prefix)", name, safeLine(other), safeLine(source))
 		}
 		c.sources[name] = source
 		c.tools = append(c.tools, t)
@@ -122,7 +127,7 @@ func (a *app) pendingAlarms(c *catalog) {
 	for _, al := range c.alarms.Pending() {
 		label := ""
 		if al.Label != "" {
-			label = " (" + al.Label + ")"
+			label = " (" + safeLine(al.Label) + ")"
 		}
 		fmt.Fprintf(a.stderr, "wield: the alarm for %s%s will not ring: wield rings alarms only while it runs (use an interactive 'wield chat')\n", al.At.Format(time.RFC3339), label)
 	}

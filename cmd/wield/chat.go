@@ -3,17 +3,16 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/wield-ai/wield/client"
-	"github.com/wield-ai/wield/memory"
-	"github.com/wield-ai/wield/memory/sqlstore"
 	"github.com/wield-ai/wield/toolcall"
 )
 
@@ -25,47 +24,69 @@ type chatFlags struct {
 	tools        toolFlags
 	system       string
 	session      string
+	resume       bool
 	maxToolCalls int
 	json         bool
+	raw          bool
+	verbose      bool
 	toolSearch   bool
 }
 
 func (a *app) chatCommand() *cobra.Command {
 	var f chatFlags
 	cmd := &cobra.Command{
-		Use:   "chat [PROMPT]",
+		Use:   "chat [PROMPT...]",
 		Short: "Ask a model a question it can answer with tools, or chat interactively",
-		Long: `chat sends PROMPT to a model that may call tools to answer it, and streams the answer to
-standard output as it arrives; each tool call shows on standard error as it runs. PROMPT - reads
-the prompt from standard input. Without PROMPT, chat reads one question per line from standard
-input until end of input or /exit, keeping the conversation in between.
+		Long: `chat sends PROMPT (its words joined, so quotes are optional) to a model that may call tools to
+answer it, and streams the answer to standard output as it arrives. Text piped to standard input
+is added to the prompt (cat notes.txt | wield chat summarise them); PROMPT - reads the whole
+prompt from standard input.
+
+Without PROMPT, chat is interactive: on a terminal it has a line editor (arrows, Ctrl-A/E/K/U/W,
+history with Up/Down kept in $XDG_STATE_HOME/wield/history), end a line with \ or paste several
+lines to ask a question of several lines, Ctrl-C stops an answer (at an empty prompt it ends the
+chat, as do Ctrl-D and /exit). Without a terminal it reads one question per line.
+
+On a terminal the answer is rendered as Markdown (--raw prints it as the model wrote it), tool
+calls show with a spinner on standard error, and a line after each answer counts the tokens used.
+When standard error is not a terminal chat says nothing there but warnings and errors, unless
+--verbose.
 
 The built-in tools (the date and time in your time zone, alarms) are on unless --builtin=false;
---mcp-config adds the tools of MCP servers. --session NAME keeps the conversation (your messages
-and the answers) in ` + sessionsHint + ` and resumes it on the next run with the same NAME; see
-wield sessions.
+--mcp-config adds the tools of MCP servers (else those of the configuration file). Each chat is
+kept in ` + sessionsHint + `: --session NAME keeps it under that name and resumes it on the next run
+with the same NAME, --continue resumes the last chat; see wield sessions.
 
-The model is --model PROVIDER/NAME (openai, anthropic, gemini, ollama), or $WIELD_MODEL, or picked
-from the API keys in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY), or
-$OLLAMA_HOST, or a local Ollama. --base-url URL talks to an OpenAI-compatible server.`,
-		Example: `  wield chat "What day is tomorrow?"
+The model is --model PROVIDER/NAME (openai, anthropic, gemini, ollama), or $WIELD_MODEL, or the
+configuration file's, or picked from the API keys in the environment (OPENAI_API_KEY,
+ANTHROPIC_API_KEY, GEMINI_API_KEY), or $OLLAMA_HOST, or a local Ollama. --base-url URL talks to
+an OpenAI-compatible server, with --api-key or $WIELD_API_KEY as its key: the providers' own keys
+are only ever sent to the providers' own hosts.`,
+		Example: `  wield chat What day is tomorrow?
   wield chat --model anthropic/claude-sonnet-4-5 "Set an alarm in 10 minutes"
+  cat notes.txt | wield chat "Summarise these notes"
   wield chat --model ollama/qwen3 --session planning
+  wield chat --continue "And the day after?"
   wield chat --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B "What time is it?"
   wield chat --mcp-config mcp.json --tool-search "List the open issues"
   wield chat --json "What day is tomorrow?" | jq -c 'select(.type=="tool_end")'`,
-		Args: rangeArgs(0, 1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.chat(cmd.Context(), f, args)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.model.model, "model", "m", "", "the model, as `PROVIDER/NAME` (default: $WIELD_MODEL, or from the API keys in the environment)")
-	fl.StringVar(&f.model.baseURL, "base-url", "", "`URL` of an OpenAI-compatible server, version path included (e.g. http://127.0.0.1:8000/v1)")
+	a.registerModelFlags(cmd, &f.model)
 	fl.StringVarP(&f.system, "system", "s", "", "system `PROMPT` sent before the conversation")
 	fl.StringVar(&f.session, "session", "", "keep the conversation as `NAME` and resume it on later runs")
-	fl.IntVar(&f.maxToolCalls, "max-tool-calls", 0, "most tool calls per question (default 150); beyond it the model is told to answer")
+	fl.BoolVarP(&f.resume, "continue", "c", false, "continue the last chat (named or not)")
+	fl.IntVar(&f.maxToolCalls, "max-tool-calls", 0, fmt.Sprintf("most tool calls per question, %d of any one tool (default %d); the model is told when it reaches the limit, and further calls are refused so it answers", toolcall.DefaultPerToolLimit, toolcall.DefaultTotalLimit))
 	fl.BoolVar(&f.json, "json", false, "print one JSON event per line on standard output instead of text")
+	fl.BoolVar(&f.raw, "raw", false, "print the answer as the model wrote it, without rendering Markdown")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show tool calls and token usage on standard error also when it is not a terminal")
+	cmd.RegisterFlagCompletionFunc("session", cobra.CompletionFunc(func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return a.completeSessions(cmd.Context())
+	}))
 	f.tools.register(cmd)
 	a.registerToolSearchFlag(cmd, &f.toolSearch)
 	return cmd
@@ -75,25 +96,20 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	if f.maxToolCalls < 0 {
 		return usagef("--max-tool-calls must not be negative")
 	}
+	if f.session != "" && f.resume {
+		return usagef("--session and --continue: choose one (--continue resumes the last chat, --session NAME a named one)")
+	}
+	if f.json && f.raw {
+		return usagef("--json and --raw: choose one")
+	}
 	if f.session != "" {
 		if err := checkSessionName(f.session); err != nil {
 			return err
 		}
 	}
-	// One question (PROMPT, or - for standard input), or an interactive chat without one.
-	var prompt string
-	if len(args) == 1 {
-		prompt = args[0]
-		if prompt == "-" {
-			b, err := io.ReadAll(a.stdin)
-			if err != nil {
-				return err
-			}
-			prompt = string(b)
-		}
-		if strings.TrimSpace(prompt) == "" {
-			return usagef("the prompt is empty")
-		}
+	prompt, err := a.promptFrom(args)
+	if err != nil {
+		return err
 	}
 	spec, err := a.resolveModel(ctx, f.model)
 	if err != nil {
@@ -104,11 +120,21 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		return err
 	}
 
-	var disp display
-	if f.json {
-		disp = newJSONDisplay(a.stdout)
-	} else {
-		disp = newTextDisplay(a.stdout, a.stderr, a.stderrTTY, a.color())
+	// An interactive chat on a terminal reads with a line editor, and what appears while it
+	// waits (an alarm) goes through it so the prompt is drawn again.
+	var editor *lineEditor
+	errw := a.stderr
+	if prompt == "" && a.stdinTerminal() && a.stderrTTY {
+		editor, err = a.newLineEditor()
+		if err != nil {
+			return err
+		}
+		defer editor.close()
+		errw = editor
+	}
+	disp, err := a.newDisplay(f, errw)
+	if err != nil {
+		return err
 	}
 	defer disp.close()
 
@@ -118,67 +144,181 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	}
 	defer cat.Close()
 
-	limits := toolcall.Limits{}
-	if f.maxToolCalls > 0 {
-		limits.Total = f.maxToolCalls
-		limits.OnExceeded = toolcall.LimitTellModel
-	}
-	mgr := toolcall.New(toolcall.Config{Limits: limits})
-	opts := []client.Option{client.WithManager(mgr), client.WithTools(cat.tools)}
-	if f.system != "" {
-		opts = append(opts, client.WithSystem(f.system))
-	}
-	if f.toolSearch {
-		opts = append(opts, client.WithAdvisors(a.toolSearchAdvisor(mgr)))
-	}
-
-	// The conversation: kept in the session store when named, else in memory for this run.
-	var repo memory.Repository = memory.NewInMemory()
-	conversation := "wield"
-	if f.session != "" {
-		store, err := a.openSessions(ctx)
-		if err != nil {
-			return err
-		}
-		defer store.Close()
-		repo, conversation = store, f.session
-		if prior, err := store.Messages(ctx, f.session); err == nil && len(prior) > 0 && a.stderrTTY && !f.json {
-			fmt.Fprintf(a.stderr, "resuming session %s (%d messages)\n", f.session, len(prior))
-		}
-	}
-	opts = append(opts, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, historyWindow), memory.AdvisorConfig{ConversationID: conversation})))
-	c := client.New(model, opts...)
-
-	if prompt != "" {
-		err := a.turn(ctx, c, disp, conversation, prompt)
-		a.pendingAlarms(cat)
+	conv, err := a.openConversation(ctx, f)
+	if err != nil {
 		return err
 	}
-	return a.interactive(ctx, c, disp, cat, conversation)
+	defer conv.close()
+	setup := chatSetup{model: model, tools: cat.tools, system: f.system, maxToolCalls: f.maxToolCalls, toolSearch: f.toolSearch,
+		repo: conv.repo, conversation: conv.id, interruptible: editor != nil}
+	c, err := a.newChatClient(setup)
+	if err != nil {
+		return err
+	}
+	talk := !f.json && a.stderrTTY
+	if talk && (editor != nil || spec.picked) {
+		fmt.Fprintln(errw, a.banner(spec, cat, conv, editor != nil))
+	}
+	if talk && conv.resumed > 0 {
+		fmt.Fprintf(errw, "resuming session %s (%d messages)\n", safeLine(conv.id), conv.resumed)
+	}
+
+	if prompt != "" {
+		err := a.turn(ctx, c, disp, setup, prompt)
+		a.pendingAlarms(cat)
+		return a.explain(err, spec)
+	}
+	if editor != nil {
+		return a.interactive(ctx, c, disp, cat, setup, spec, editor)
+	}
+	return a.readQuestions(ctx, c, disp, cat, setup, spec)
 }
 
-// turn asks one question and shows the answer as it streams.
-func (a *app) turn(ctx context.Context, c *client.Client, disp display, conversation, prompt string) error {
-	disp.waiting()
-	for ev, err := range c.Prompt(prompt).Param(client.ParamConversationID, conversation).Stream(ctx).Events() {
+// newDisplay makes the display f asks for, writing progress to errw.
+func (a *app) newDisplay(f chatFlags, errw io.Writer) (display, error) {
+	if f.json {
+		return newJSONDisplay(a.stdout), nil
+	}
+	o := textOptions{terminal: a.stderrTTY && !a.debug, color: a.color(), verbose: f.verbose || a.debug, safe: a.stdoutTTY}
+	if a.stdoutTTY && !f.raw && a.getenv("TERM") != "dumb" {
+		w, h := a.stdoutSize()
+		style := a.getenv("GLAMOUR_STYLE")
+		if style == "" {
+			style = "dark"
+		}
+		if a.getenv("NO_COLOR") != "" {
+			style = "notty"
+		}
+		md, err := newMarkdown(a.stdout, w, h, style)
 		if err != nil {
-			return disp.failed(err)
+			return nil, err
 		}
-		if ev.Done != nil {
-			disp.done(ev.Done)
-			continue
-		}
-		disp.event(ev)
+		o.markdown = md
 	}
-	return nil
+	return newTextDisplay(a.stdout, errw, o), nil
 }
 
-// interactive reads one question per line until the end of input or /exit.
-func (a *app) interactive(ctx context.Context, c *client.Client, disp display, cat *catalog, conversation string) error {
-	promptTTY := isTerminal(a.stdin) && a.stderrTTY
-	if promptTTY {
-		fmt.Fprintln(a.stderr, "Ask anything; /exit or Ctrl-D ends the chat.")
+// banner names the model the chat talks to, and how it was chosen when wield picked it.
+func (a *app) banner(s modelSpec, cat *catalog, conv *conversation, interactive bool) string {
+	var b strings.Builder
+	b.WriteString("wield · " + safeLine(s.String()))
+	if s.baseURL != "" {
+		b.WriteString(" at " + safeLine(s.url()))
 	}
+	fmt.Fprintf(&b, " · %d tools", len(cat.tools))
+	if conv.named {
+		b.WriteString(" · session " + safeLine(conv.id))
+	}
+	if s.picked {
+		b.WriteString("\n" + a.paint(ansiDim, "picked "+safeLine(s.why)+"; --model chooses another"))
+	}
+	if interactive {
+		b.WriteString("\n" + a.paint(ansiDim, `Ask anything. End a line with \ to go on; Ctrl-C stops an answer; Ctrl-D or /exit ends the chat.`))
+	}
+	return b.String()
+}
+
+// paint colors s for stderr when colors are on.
+func (a *app) paint(code, s string) string {
+	if !a.color() {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+// promptFrom makes the prompt of the command line: the words of args joined, then what is
+// piped to standard input; "-" alone reads the prompt from standard input. No arguments means an
+// interactive chat: "".
+func (a *app) promptFrom(args []string) (string, error) {
+	if len(args) == 0 {
+		return "", nil
+	}
+	if len(args) == 1 && args[0] == "-" {
+		b, err := io.ReadAll(a.stdin)
+		if err != nil {
+			return "", err
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			return "", usagef("the prompt is empty: standard input had nothing")
+		}
+		return string(b), nil
+	}
+	prompt := strings.Join(args, " ")
+	if strings.TrimSpace(prompt) == "" {
+		return "", usagef("the prompt is empty")
+	}
+	if a.stdinPiped() {
+		b, err := io.ReadAll(a.stdin)
+		if err != nil {
+			return "", err
+		}
+		if piped := strings.TrimRight(string(b), "\n"); strings.TrimSpace(piped) != "" {
+			prompt += "\n\n" + piped
+		}
+	}
+	return prompt, nil
+}
+
+// stdinTerminal reports whether standard input is a terminal.
+func (a *app) stdinTerminal() bool { return isTerminal(a.stdin) }
+
+// stdinPiped reports whether standard input brings data: a pipe or a file, not a terminal or
+// /dev/null (which an unattended job inherits).
+func (a *app) stdinPiped() bool {
+	f, ok := a.stdin.(*os.File)
+	if !ok {
+		return a.stdin != nil
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	return fi.Mode()&os.ModeNamedPipe != 0 || fi.Mode().IsRegular()
+}
+
+// stdoutSize is the terminal's size, or 80×24 when it cannot be read.
+func (a *app) stdoutSize() (width, height int) {
+	if f, ok := a.stdout.(*os.File); ok {
+		if w, h, err := term.GetSize(int(f.Fd())); err == nil {
+			return w, h
+		}
+	}
+	return 80, 24
+}
+
+// interactive chats on a terminal with the line editor until Ctrl-D, /exit, or Ctrl-C at an
+// empty prompt.
+func (a *app) interactive(ctx context.Context, c *client.Client, disp display, cat *catalog, s chatSetup, spec modelSpec, ed *lineEditor) error {
+	for {
+		line, err := ed.read(ctx)
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, errEditorInterrupt):
+			a.pendingAlarms(cat)
+			return nil
+		case err != nil:
+			return err
+		}
+		line = strings.TrimSpace(line)
+		switch line {
+		case "":
+			continue
+		case "/exit", "/quit":
+			a.pendingAlarms(cat)
+			return nil
+		}
+		err = a.turn(ctx, c, disp, s, line)
+		switch {
+		case err == nil || errors.Is(err, errStopped):
+		case ctx.Err() != nil:
+			return err
+		default:
+			fmt.Fprintf(ed, "wield: %s\n", safeText(a.explain(err, spec).Error()))
+		}
+	}
+}
+
+// readQuestions reads one question per line of standard input until its end or /exit.
+func (a *app) readQuestions(ctx context.Context, c *client.Client, disp display, cat *catalog, s chatSetup, spec modelSpec) error {
 	lines := make(chan string)
 	readErr := make(chan error, 1)
 	go func() {
@@ -195,9 +335,6 @@ func (a *app) interactive(ctx context.Context, c *client.Client, disp display, c
 		close(lines)
 	}()
 	for {
-		if promptTTY {
-			fmt.Fprint(a.stderr, "> ")
-		}
 		var line string
 		var ok bool
 		select {
@@ -206,9 +343,6 @@ func (a *app) interactive(ctx context.Context, c *client.Client, disp display, c
 		case line, ok = <-lines:
 		}
 		if !ok {
-			if promptTTY {
-				fmt.Fprintln(a.stderr)
-			}
 			a.pendingAlarms(cat)
 			return <-readErr
 		}
@@ -220,48 +354,11 @@ func (a *app) interactive(ctx context.Context, c *client.Client, disp display, c
 			a.pendingAlarms(cat)
 			return nil
 		}
-		if err := a.turn(ctx, c, disp, conversation, line); err != nil {
+		if err := a.turn(ctx, c, disp, s, line); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "wield: %v\n", err)
+			fmt.Fprintf(a.stderr, "wield: %s\n", safeText(a.explain(err, spec).Error()))
 		}
 	}
-}
-
-// sessionsHint says where sessions are kept, for help texts.
-const sessionsHint = "$XDG_DATA_HOME/wield/sessions.db (~/.local/share/wield/sessions.db by default)"
-
-// dataDir is wield's directory in the user's data directory.
-func (a *app) dataDir() (string, error) {
-	if d := a.getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "wield"), nil
-	}
-	home := a.getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", fmt.Errorf("no data directory for sessions: set XDG_DATA_HOME or HOME: %w", err)
-		}
-	}
-	return filepath.Join(home, ".local", "share", "wield"), nil
-}
-
-// openSessions opens the SQLite store of sessions, creating it if needed.
-func (a *app) openSessions(ctx context.Context) (*sqlstore.Store, error) {
-	dir, err := a.dataDir()
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("sessions: %w", err)
-	}
-	return sqlstore.OpenSQLite(ctx, filepath.Join(dir, "sessions.db"))
-}
-
-func checkSessionName(name string) error {
-	if strings.TrimSpace(name) != name || name == "" || strings.ContainsFunc(name, func(r rune) bool { return r < ' ' }) {
-		return usagef("--session %q: use a name without control characters or surrounding spaces", name)
-	}
-	return nil
 }

@@ -37,7 +37,7 @@ func TestChatOneQuestion(t *testing.T) {
 		chattest.Calls(chattest.Call("getCurrentDateTime", `{}`)),
 		chattest.Text("Tomorrow is Tuesday."),
 	)
-	stdout, stderr, code := run(t, keyEnv(t), m, "", "chat", "What day is tomorrow?")
+	stdout, stderr, code := run(t, keyEnv(t), m, "", "chat", "--verbose", "What day is tomorrow?")
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
@@ -70,7 +70,7 @@ func TestChatToolError(t *testing.T) {
 		chattest.Calls(chattest.Call("setAlarm", `{"time": "whenever"}`)),
 		chattest.Text("I could not set it."),
 	)
-	stdout, stderr, code := run(t, keyEnv(t), m, "", "chat", "--system", "Be brief.", "Set an alarm")
+	stdout, stderr, code := run(t, keyEnv(t), m, "", "chat", "-v", "--system", "Be brief.", "Set an alarm")
 	if code != exitOK || stdout != "I could not set it.\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
@@ -219,7 +219,9 @@ func TestChatUsageErrors(t *testing.T) {
 		{[]string{"chat", "--base-url", "http://127.0.0.1:1/v1", "hi"}, "--base-url needs --model NAME"},
 		{[]string{"chat", "--model", "anthropic/claude", "--base-url", "http://x", "hi"}, "--base-url is for OpenAI-compatible servers"},
 		{[]string{"chat", "--session", " x", "hi"}, "--session"},
-		{[]string{"chat", "a", "b"}, "accepts between 0 and 1 arg(s)"},
+		{[]string{"chat", "--session", "x", "--continue", "hi"}, "--session and --continue: choose one"},
+		{[]string{"chat", "--json", "--raw", "hi"}, "--json and --raw: choose one"},
+		{[]string{"chat", " ", " "}, "the prompt is empty"},
 		{[]string{"chat", "--nope"}, "unknown flag: --nope"},
 		{[]string{"chat", ""}, "the prompt is empty"},
 	} {
@@ -260,7 +262,7 @@ func TestChatToolSearch(t *testing.T) {
 		chattest.Calls(chattest.Call("setAlarm", `{"time":"2999-01-01T07:00:00"}`)),
 		chattest.Text("Your alarm is set."),
 	)
-	stdout, stderr, code := run(t, keyEnv(t), m, "", "chat", "--tool-search", "Wake me up in the year 2999")
+	stdout, stderr, code := run(t, keyEnv(t), m, "", "chat", "-v", "--tool-search", "Wake me up in the year 2999")
 	if code != exitOK || stdout != "Your alarm is set.\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}

@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/cmd/wield/internal/builtin"
+	"github.com/wield-ai/wield/tool"
 )
 
 // display shows a chat as it happens: the answer's text on stdout as it arrives, each tool call
@@ -23,12 +27,16 @@ type display interface {
 	waiting()
 	// event shows one event of a streamed turn.
 	event(ev *client.Event)
+	// progress shows a running tool's progress report.
+	progress(p tool.Progress)
 	// alarm shows a built-in alarm ringing.
 	alarm(a builtin.Alarm)
 	// done ends a turn that succeeded.
 	done(resp *client.Response)
 	// failed ends a turn that failed with err; it returns err for the caller to report.
 	failed(err error) error
+	// stopped ends a turn the user interrupted.
+	stopped()
 	// close stops the spinner.
 	close()
 }
@@ -44,24 +52,41 @@ const (
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
+// textOptions say how a textDisplay shows a chat.
+type textOptions struct {
+	// terminal: stderr is a terminal (spinner, lines rewritten in place, usage line).
+	terminal bool
+	// color: ANSI colors on stderr.
+	color bool
+	// verbose: tool lines and the usage line also when stderr is not a terminal.
+	verbose bool
+	// safe: stdout is a terminal, so the model's text is stripped of control characters.
+	safe bool
+	// markdown, when set, renders the answer on stdout.
+	markdown *markdown
+}
+
 // textDisplay writes the answer to out and tool progress to errw.
 type textDisplay struct {
 	mu       sync.Mutex
 	out, err io.Writer
-	terminal bool // errw is a terminal: spinner, lines rewritten in place
-	color    bool
-	midLine  bool // out has text without its line's end
+	textOptions
+	midLine bool // out has text without its line's end
 
 	spin     string // what the spinner waits for; "" when stopped
+	tool     string // the running tool's spinner label, which progress reports extend
 	frame    int
 	stopTick chan struct{}
 	ticking  bool
-	started  time.Time
 }
 
-func newTextDisplay(out, errw io.Writer, terminal, color bool) *textDisplay {
-	return &textDisplay{out: out, err: errw, terminal: terminal, color: color}
+func newTextDisplay(out, errw io.Writer, o textOptions) *textDisplay {
+	return &textDisplay{out: out, err: errw, textOptions: o}
 }
+
+// quiet reports whether progress lines are left out: stderr is not a terminal and no one asked
+// for them.
+func (d *textDisplay) quiet() bool { return !d.terminal && !d.verbose }
 
 func (d *textDisplay) paint(code, s string) string {
 	if !d.color {
@@ -76,7 +101,6 @@ func (d *textDisplay) startSpinner(label string) {
 		return
 	}
 	d.spin = label
-	d.started = time.Now()
 	d.drawSpinner()
 	if !d.ticking {
 		d.ticking = true
@@ -116,8 +140,14 @@ func (d *textDisplay) stopSpinner() {
 	fmt.Fprint(d.err, clearLine)
 }
 
-// endLine finishes a line of answer text before something else is shown.
+// endLine finishes the answer's text before something else is shown: renders what Markdown is
+// pending and ends the line.
 func (d *textDisplay) endLine() {
+	if d.markdown != nil {
+		d.markdown.flush()
+		d.midLine = false
+		return
+	}
 	if d.midLine {
 		fmt.Fprintln(d.out)
 		d.midLine = false
@@ -142,32 +172,48 @@ func (d *textDisplay) event(ev *client.Event) {
 			return
 		}
 		d.stopSpinner()
-		io.WriteString(d.out, text)
+		if d.safe {
+			text = safeText(text)
+		}
+		if d.markdown != nil {
+			d.markdown.write(text)
+		} else {
+			io.WriteString(d.out, text)
+		}
 		d.midLine = !strings.HasSuffix(text, "\n")
 	case ev.Tool != nil:
 		t := ev.Tool
-		line := t.Call.Name + " " + d.paint(ansiDim, shortArgs(t.Call.Arguments))
+		name, args := safeLine(t.Call.Name), shortArgs(t.Call.Arguments)
+		line := name + " " + d.paint(ansiDim, args)
 		switch t.Kind {
 		case client.ToolStarted:
+			if d.quiet() {
+				return
+			}
 			d.endLine()
 			if d.terminal {
+				d.tool = line
 				d.startSpinner(line)
 			} else {
-				fmt.Fprintf(d.err, "tool %s %s\n", t.Call.Name, shortArgs(t.Call.Arguments))
+				fmt.Fprintf(d.err, "tool %s %s\n", name, args)
 			}
 		case client.ToolFinished:
+			if d.quiet() {
+				return
+			}
 			elapsed := roundElapsed(t.Elapsed)
 			if !d.terminal {
 				if err := t.Err(); err != nil {
-					fmt.Fprintf(d.err, "tool %s failed after %v: %s\n", t.Call.Name, elapsed, oneLine(err.Error(), 200))
+					fmt.Fprintf(d.err, "tool %s failed after %v: %s\n", name, elapsed, safeLine(oneLine(err.Error(), 200)))
 				} else {
-					fmt.Fprintf(d.err, "tool %s done in %v\n", t.Call.Name, elapsed)
+					fmt.Fprintf(d.err, "tool %s done in %v\n", name, elapsed)
 				}
 				return
 			}
 			d.stopSpinner()
+			d.tool = ""
 			if err := t.Err(); err != nil {
-				fmt.Fprintf(d.err, "%s %s %s %s\n", d.paint(ansiRed, "✗"), line, d.paint(ansiDim, elapsed.String()), d.paint(ansiRed, oneLine(err.Error(), 200)))
+				fmt.Fprintf(d.err, "%s %s %s %s\n", d.paint(ansiRed, "✗"), line, d.paint(ansiDim, elapsed.String()), d.paint(ansiRed, safeLine(oneLine(err.Error(), 200))))
 			} else {
 				fmt.Fprintf(d.err, "%s %s %s\n", d.paint(ansiGreen, "✓"), line, d.paint(ansiDim, elapsed.String()))
 			}
@@ -176,12 +222,38 @@ func (d *textDisplay) event(ev *client.Event) {
 	}
 }
 
+func (d *textDisplay) progress(p tool.Progress) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.terminal || d.tool == "" || d.spin == "" {
+		return
+	}
+	d.spin = d.tool + " " + d.paint(ansiDim, progressText(p))
+	d.drawSpinner()
+}
+
+// progressText shows a progress report: "3/10 copying files", "40%", "step 3".
+func progressText(p tool.Progress) string {
+	var s string
+	switch {
+	case p.Total > 0:
+		s = strconv.FormatFloat(p.Progress, 'f', -1, 64) + "/" + strconv.FormatFloat(p.Total, 'f', -1, 64)
+	case p.Progress > 0:
+		s = strconv.FormatFloat(p.Progress, 'f', -1, 64)
+	}
+	if m := safeLine(oneLine(p.Message, 60)); m != "" {
+		s = strings.TrimSpace(s + " " + m)
+	}
+	return s
+}
+
 func (d *textDisplay) alarm(a builtin.Alarm) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	spin := d.spin
 	d.stopSpinner()
-	label := a.Label
+	d.endLine()
+	label := safeLine(a.Label)
 	if label == "" {
 		label = "alarm"
 	}
@@ -195,19 +267,74 @@ func (d *textDisplay) alarm(a builtin.Alarm) {
 	}
 }
 
-func (d *textDisplay) done(*client.Response) {
+func (d *textDisplay) done(resp *client.Response) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.stopSpinner()
 	d.endLine()
+	if resp == nil {
+		return
+	}
+	if resp.Outcome == client.OutcomeIterationLimit {
+		fmt.Fprintf(d.err, "wield: the model was still calling tools after %d model calls, the most one question may take; the answer may be incomplete\n", resp.ModelCalls)
+	}
+	if !d.quiet() {
+		if u := usageLine(resp); u != "" {
+			fmt.Fprintln(d.err, d.paint(ansiDim, u))
+		}
+	}
+}
+
+// usageLine sums up a turn's token usage: "tokens: 1,234 in (1,024 cached), 56 out".
+func usageLine(resp *client.Response) string {
+	u := resp.Usage
+	if u.InputTokens == 0 && u.OutputTokens == 0 {
+		return ""
+	}
+	s := "tokens: " + humanize.Comma(int64(u.InputTokens)) + " in"
+	if u.CachedInputTokens > 0 {
+		s += " (" + humanize.Comma(int64(u.CachedInputTokens)) + " cached)"
+	}
+	s += ", " + humanize.Comma(int64(u.OutputTokens)) + " out"
+	if u.ReasoningTokens > 0 {
+		s += " (" + humanize.Comma(int64(u.ReasoningTokens)) + " reasoning)"
+	}
+	if resp.ModelCalls > 1 {
+		s += ", " + strconv.Itoa(resp.ModelCalls) + " model calls"
+	}
+	return s
 }
 
 func (d *textDisplay) failed(err error) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.stopSpinner()
-	d.endLine()
+	d.abandon()
 	return err
+}
+
+// abandon ends an answer cut short, leaving what was shown.
+func (d *textDisplay) abandon() {
+	if d.markdown != nil {
+		d.markdown.abandon()
+		d.midLine = false
+		return
+	}
+	if d.midLine {
+		fmt.Fprintln(d.out)
+		d.midLine = false
+	}
+}
+
+func (d *textDisplay) stopped() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopSpinner()
+	d.tool = ""
+	d.abandon()
+	if d.terminal {
+		fmt.Fprintln(d.err, d.paint(ansiDim, "(stopped)"))
+	}
 }
 
 func (d *textDisplay) close() {
@@ -240,7 +367,7 @@ func shortArgs(args string) string {
 	if args == "" {
 		args = "{}"
 	}
-	return oneLine(args, 80)
+	return safeLine(oneLine(args, 80))
 }
 
 // oneLine puts s on one line of at most n runes.
@@ -267,7 +394,7 @@ func newJSONDisplay(out io.Writer) *jsonDisplay {
 
 // jsonEvent is one line of --json output; Type says which fields are set.
 type jsonEvent struct {
-	// Type is text, tool_start, tool_end, alarm, done or error.
+	// Type is text, tool_start, progress, tool_end, alarm, done, stopped or error.
 	Type       string          `json:"type"`
 	Text       string          `json:"text,omitempty"`
 	Tool       string          `json:"tool,omitempty"`
@@ -280,6 +407,14 @@ type jsonEvent struct {
 	Outcome    string          `json:"outcome,omitempty"`
 	ModelCalls int             `json:"model_calls,omitempty"`
 	Usage      *chat.Usage     `json:"usage,omitempty"`
+	Progress   *jsonProgress   `json:"progress,omitempty"`
+}
+
+// jsonProgress is a tool's progress report in a progress event.
+type jsonProgress struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
 }
 
 func (d *jsonDisplay) emit(e jsonEvent) {
@@ -289,6 +424,14 @@ func (d *jsonDisplay) emit(e jsonEvent) {
 }
 
 func (d *jsonDisplay) waiting() {}
+
+func (d *jsonDisplay) progress(p tool.Progress) {
+	d.emit(jsonEvent{Type: "progress", Progress: &jsonProgress{p.Progress, p.Total, p.Message}})
+}
+
+func (d *jsonDisplay) stopped() {
+	d.emit(jsonEvent{Type: "stopped"})
+}
 
 func (d *jsonDisplay) event(ev *client.Event) {
 	switch {

@@ -33,7 +33,7 @@ func script(d display) {
 
 func TestTextDisplayPlain(t *testing.T) {
 	var out, errw bytes.Buffer
-	script(newTextDisplay(&out, &errw, false, false))
+	script(newTextDisplay(&out, &errw, textOptions{verbose: true}))
 	if out.String() != "Let me check.\nSorry.\n" {
 		t.Errorf("stdout %q", out.String())
 	}
@@ -46,7 +46,7 @@ func TestTextDisplayPlain(t *testing.T) {
 func TestTextDisplayTerminal(t *testing.T) {
 	for _, color := range []bool{false, true} {
 		var out, errw bytes.Buffer
-		script(newTextDisplay(&out, &errw, true, color))
+		script(newTextDisplay(&out, &errw, textOptions{terminal: true, color: color}))
 		if out.String() != "Let me check.\nSorry.\n" {
 			t.Errorf("stdout %q", out.String())
 		}
@@ -93,7 +93,7 @@ func TestJSONDisplayAlarm(t *testing.T) {
 		t.Fatalf("alarm event %s", got)
 	}
 	var errw bytes.Buffer
-	td := newTextDisplay(&out, &errw, false, false)
+	td := newTextDisplay(&out, &errw, textOptions{verbose: true})
 	td.alarm(builtin.Alarm{At: time.Date(2025, 10, 21, 7, 30, 0, 0, time.UTC), Label: "tea"})
 	if errw.String() != "⏰ tea (7:30AM)\n" {
 		t.Fatalf("text alarm %q", errw.String())

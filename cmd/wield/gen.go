@@ -30,8 +30,10 @@ returnDirect makes the tool's result the final answer.
   func (d *DateTimeTools) GetCurrentDateTime() string
 
 A package without tool methods gets no file (and loses a stale one).`,
-		Example: `  # in a source file of the package:
-  //go:generate go run github.com/wield-ai/wield/cmd/wield gen
+		Example: `  # in your module, the generator alone as a tool (it does not pull in the providers' SDKs):
+  go get -tool github.com/wield-ai/wield/cmd/wieldgen
+  # in a source file of the package:
+  //go:generate go tool wieldgen
 
   # then
   go generate ./...
@@ -48,16 +50,7 @@ A package without tool methods gets no file (and loses a stale one).`,
 				return err
 			}
 			if verbose {
-				switch {
-				case res.Written:
-					fmt.Fprintf(a.stderr, "wield gen: wrote %s (%d tools, %d documented types)\n", res.File, res.Methods, res.Types)
-				case res.Removed:
-					fmt.Fprintf(a.stderr, "wield gen: removed %s: package %s has no //wield:tool methods\n", res.File, res.Package)
-				case res.Methods > 0:
-					fmt.Fprintf(a.stderr, "wield gen: %s is up to date\n", res.File)
-				default:
-					fmt.Fprintf(a.stderr, "wield gen: package %s has no //wield:tool methods\n", res.Package)
-				}
+				fmt.Fprintln(a.stderr, "wield gen: "+res.String())
 			}
 			return nil
 		},

@@ -17,8 +17,23 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := newApp(os.Stdin, os.Stdout, os.Stderr, os.Getenv).run(ctx, os.Args[1:])
-	stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	a := newApp(os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	// Ctrl-C stops the answer being given in an interactive chat; otherwise, and always for
+	// SIGTERM, it ends the command, and a second one ends it at once.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for s := range sigs {
+			if s == os.Interrupt && a.interrupt() {
+				continue
+			}
+			cancel()
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			return
+		}
+	}()
+	code := a.run(ctx, os.Args[1:])
+	cancel()
 	os.Exit(code)
 }

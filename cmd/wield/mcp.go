@@ -22,42 +22,6 @@ import (
 	"github.com/wield-ai/wield/toolsearch"
 )
 
-// loadMCP starts the MCP servers configured in file and adds their tools to c. A server that
-// fails to start is reported on stderr, with the end of its own standard error, and the others
-// go on.
-func (a *app) loadMCP(ctx context.Context, c *catalog, file string) error {
-	cfgs, err := mcp.LoadConfig(file)
-	if err != nil {
-		return fmt.Errorf("--mcp-config: %w", err)
-	}
-	for i := range cfgs {
-		cfgs[i].Logger = a.logger()
-	}
-	set, err := mcp.Start(ctx, nil, cfgs...)
-	if err != nil {
-		return fmt.Errorf("--mcp-config %s: %w", file, err)
-	}
-	c.closers = append(c.closers, set.Close)
-	for _, f := range set.Failed() {
-		fmt.Fprintf(a.stderr, "wield: warning: MCP server %q did not start; going on without it: %v\n", f.Server, f)
-	}
-	for _, cl := range set.Clients() {
-		tools, err := cl.Tools(ctx)
-		if err != nil {
-			return fmt.Errorf("--mcp-config %s: server %s: %w", file, cl.Name(), err)
-		}
-		if err := c.add("mcp:"+cl.Name(), tools); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// logger is where the library's warnings go: stderr, as text.
-func (a *app) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
 func (a *app) mcpCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -339,4 +303,9 @@ func loopbackAddress(ctx context.Context, addr string) bool {
 		}
 	}
 	return true
+}
+
+// logger is where the library's warnings go: stderr, as text.
+func (a *app) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }

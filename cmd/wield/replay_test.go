@@ -89,15 +89,17 @@ const recordedAnswer = "The current temperature in Florence, Italy is 40°C."
 func TestBinaryChatUsesDateTimeTool(t *testing.T) {
 	srv := replay.NewServer(t, load(t, "datetime-stream")...)
 	before := time.Now().In(tokyo)
-	r := wield(t, cleanEnv(t), "", "chat", "--base-url", srv.URL+"/v1", "--model", "gpt-4o", "What day is tomorrow?")
+	r := wield(t, cleanEnv(t), "", "chat", "-v", "--base-url", srv.URL+"/v1", "--model", "gpt-4o", "What day is tomorrow?")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
 	}
 	if r.stdout != recordedAnswer+"\n" {
 		t.Errorf("stdout %q", r.stdout)
 	}
+	// --verbose: the tool lines and the recorded usage, summed over the two model calls.
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-	if len(lines) != 2 || lines[0] != "tool getCurrentDateTime {}" || !strings.HasPrefix(lines[1], "tool getCurrentDateTime done in ") {
+	if len(lines) != 3 || lines[0] != "tool getCurrentDateTime {}" || !strings.HasPrefix(lines[1], "tool getCurrentDateTime done in ") ||
+		lines[2] != "tokens: 147 in, 29 out, 2 model calls" {
 		t.Errorf("stderr %q", r.stderr)
 	}
 	reqs := sent(t, srv)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -90,9 +92,9 @@ func writeTools(w io.Writer, c *catalog) error {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s  (%s)\n", d.Name, c.sources[d.Name])
+		fmt.Fprintf(&b, "%s  (%s)\n", safeLine(d.Name), safeLine(c.sources[d.Name]))
 		for _, line := range strings.Split(strings.TrimSpace(d.Description), "\n") {
-			fmt.Fprintf(&b, "    %s\n", line)
+			fmt.Fprintf(&b, "    %s\n", safeLine(line))
 		}
 		params := parameters(d.InputSchema)
 		if len(params) == 0 {
@@ -105,7 +107,7 @@ func writeTools(w io.Writer, c *catalog) error {
 			if p.required {
 				req = ", required"
 			}
-			fmt.Fprintf(tw, "    %s\t%s%s\t%s\n", p.name, p.typ, req, firstLine(p.description))
+			fmt.Fprintf(tw, "    %s\t%s%s\t%s\n", safeLine(p.name), safeLine(p.typ), req, safeLine(firstLine(p.description)))
 		}
 		tw.Flush()
 	}
@@ -194,6 +196,12 @@ standard error and exits with status 1.`,
   wield tools call setAlarm '{"time":"2025-10-21T07:30:00","label":"wake up"}'
   echo '{"path":"README.md"}' | wield tools call --mcp-config mcp.json read_file -`,
 		Args: rangeArgs(1, 2),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return a.completeTools(cmd.Context(), flags)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			input := "{}"
 			if len(args) == 2 {
@@ -207,7 +215,7 @@ standard error and exits with status 1.`,
 				input = string(b)
 			}
 			if !json.Valid([]byte(input)) {
-				return usagef("arguments are not valid JSON: %s", input)
+				return usagef("arguments are not valid JSON: %s", safeLine(oneLine(input, 200)))
 			}
 			c, err := a.loadCatalog(cmd.Context(), flags, nil)
 			if err != nil {
@@ -221,7 +229,10 @@ standard error and exits with status 1.`,
 			ctx := tool.WithCall(cmd.Context(), tool.Call{ID: "cli", Name: args[0]})
 			out, err := t.Call(ctx, input)
 			if err != nil {
-				return fmt.Errorf("tool %s: %w", args[0], err)
+				return fmt.Errorf("tool %s: %w", safeLine(args[0]), err)
+			}
+			if a.stdoutTTY {
+				out = safeText(out)
 			}
 			fmt.Fprintln(a.stdout, out)
 			a.pendingAlarms(c)
@@ -230,4 +241,26 @@ standard error and exits with status 1.`,
 	}
 	flags.register(cmd)
 	return cmd
+}
+
+// completeTools completes tool names: the tools the command would offer, MCP servers' included
+// (started for the purpose, with a short timeout since the shell waits).
+func (a *app) completeTools(ctx context.Context, f toolFlags) ([]cobra.Completion, cobra.ShellCompDirective) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	a.stderr, a.stderrTTY = io.Discard, false
+	c, err := a.loadCatalog(ctx, f, nil)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	defer c.Close()
+	var out []cobra.Completion
+	for _, t := range c.tools {
+		d := t.Definition()
+		if safeLine(d.Name) != d.Name {
+			continue
+		}
+		out = append(out, cobra.CompletionWithDesc(d.Name, safeLine(oneLine(firstLine(d.Description), 60))))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -79,7 +79,7 @@ prints the best matches.`,
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			for _, h := range hits {
 				t, _ := c.lookup(h.Name)
-				fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\n", h.Name, h.Score, c.sources[h.Name], oneLine(firstLine(t.Definition().Description), 80))
+				fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\n", safeLine(h.Name), h.Score, safeLine(c.sources[h.Name]), safeLine(oneLine(firstLine(t.Definition().Description), 80)))
 			}
 			return tw.Flush()
 		},

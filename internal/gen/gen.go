@@ -73,6 +73,19 @@ type Result struct {
 	Written, Removed bool
 }
 
+// String says what Generate did, for a verbose run.
+func (r Result) String() string {
+	switch {
+	case r.Written:
+		return fmt.Sprintf("wrote %s (%d tools, %d documented types)", r.File, r.Methods, r.Types)
+	case r.Removed:
+		return fmt.Sprintf("removed %s: package %s has no //wield:tool methods", r.File, r.Package)
+	case r.Methods > 0:
+		return r.File + " is up to date"
+	}
+	return "package " + r.Package + " has no //wield:tool methods"
+}
+
 // Generate reads the package in cfg.Dir and writes its registration file. A package without
 // tool methods gets no file, and a file an earlier run generated is removed.
 func Generate(cfg Config) (Result, error) {

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/wield-ai/wield/mcp"
+)
+
+// configFileHint says where the configuration file is, for help texts.
+const configFileHint = "$XDG_CONFIG_HOME/wield/config.json (~/.config/wield/config.json by default; $WIELD_CONFIG names another)"
+
+// fileConfig is the configuration file. Every field is optional; flags and environment
+// variables win over it.
+//
+//	{
+//	  "model": "anthropic/claude-sonnet-4-5",
+//	  "providers": {
+//	    "openai": {"baseURL": "http://127.0.0.1:8000/v1", "apiKeyEnv": "VLLM_API_KEY"},
+//	    "ollama": {"baseURL": "http://gpu-box:11434"}
+//	  },
+//	  "mcpServers": {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}},
+//	  "approval": {"policy": "ask", "approve": ["getCurrentDateTime"]}
+//	}
+type fileConfig struct {
+	// Model is the default model, as --model takes it.
+	Model string `json:"model,omitempty"`
+	// Providers holds per-provider settings, by provider name.
+	Providers map[string]providerConfig `json:"providers,omitempty"`
+	// MCPServers are MCP servers whose tools every command offers, in the mcpServers format.
+	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
+	// Approval is the policy for tools that need approval before they run.
+	Approval *approvalConfig `json:"approval,omitempty"`
+}
+
+// providerConfig is one provider's settings.
+type providerConfig struct {
+	// BaseURL replaces the provider's address (an OpenAI-compatible server for openai).
+	BaseURL string `json:"baseURL,omitempty"`
+	// APIKeyEnv names the environment variable holding the key; the file never holds keys.
+	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
+}
+
+// approvalConfig is the approval policy: which tool calls run without asking. Tools that need
+// approval are those whose metadata or MCP annotations say so (destructive ones).
+type approvalConfig struct {
+	// Policy is "ask" (ask on a terminal, refuse elsewhere; the default) or "yes" (approve
+	// every call, as --yes).
+	Policy string `json:"policy,omitempty"`
+	// Approve names tools that run without asking, as --approve NAME.
+	Approve []string `json:"approve,omitempty"`
+}
+
+// The approval policies.
+const (
+	approvalAsk = "ask"
+	approvalYes = "yes"
+)
+
+// loadedConfig is the configuration file as read, with where it was looked for.
+type loadedConfig struct {
+	fileConfig
+	// path is where the file is (or would be); found says whether it exists.
+	path  string
+	found bool
+	// mcp are the servers of MCPServers, parsed.
+	mcp []mcp.ServerConfig
+}
+
+// configPath is where the configuration file is: $WIELD_CONFIG, else config.json in the XDG
+// configuration directory.
+func (a *app) configPath() (string, error) {
+	if p := a.getenv("WIELD_CONFIG"); p != "" {
+		return p, nil
+	}
+	if d := a.getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "wield", "config.json"), nil
+	}
+	home, err := a.home()
+	if err != nil {
+		return "", fmt.Errorf("no configuration directory: set XDG_CONFIG_HOME or HOME: %w", err)
+	}
+	return filepath.Join(home, ".config", "wield", "config.json"), nil
+}
+
+// home is the user's home directory, as this app's environment has it.
+func (a *app) home() (string, error) {
+	if h := a.getenv("HOME"); h != "" {
+		return h, nil
+	}
+	return os.UserHomeDir()
+}
+
+// loadConfig reads the configuration file once; a missing file is an empty configuration, a
+// broken one an error that names it.
+func (a *app) loadConfig() (*loadedConfig, error) {
+	if a.cfg != nil {
+		return a.cfg, nil
+	}
+	path, err := a.configPath()
+	if err != nil {
+		return nil, err
+	}
+	c := &loadedConfig{path: path}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && a.getenv("WIELD_CONFIG") == "":
+	case err != nil:
+		return nil, fmt.Errorf("configuration: %w", err)
+	default:
+		c.found = true
+		if err := c.parse(data); err != nil {
+			return nil, fmt.Errorf("configuration %s: %w", path, err)
+		}
+	}
+	a.cfg = c
+	return c, nil
+}
+
+func (c *loadedConfig) parse(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c.fileConfig); err != nil {
+		return err
+	}
+	for name, p := range c.Providers {
+		if providerNamed(name) == nil {
+			return fmt.Errorf("providers: unknown provider %q (known: %s)", name, strings.Join(providerNames(), ", "))
+		}
+		if p.APIKeyEnv != "" && strings.ContainsAny(p.APIKeyEnv, "$={} ") {
+			return fmt.Errorf("providers.%s.apiKeyEnv is %q: give the name of an environment variable, such as MY_API_KEY", name, p.APIKeyEnv)
+		}
+	}
+	if c.Approval != nil {
+		switch c.Approval.Policy {
+		case "", approvalAsk, approvalYes:
+		default:
+			return fmt.Errorf("approval.policy is %q, want %q or %q", c.Approval.Policy, approvalAsk, approvalYes)
+		}
+	}
+	if len(c.MCPServers) > 0 && !bytes.Equal(bytes.TrimSpace(c.MCPServers), []byte("null")) {
+		servers, err := mcp.ParseConfig(append(append([]byte(`{"mcpServers":`), c.MCPServers...), '}'))
+		if err != nil {
+			return err
+		}
+		c.mcp = servers
+	}
+	return nil
+}
+
+// provider returns the file's settings for the provider named.
+func (c *loadedConfig) provider(name string) providerConfig {
+	if c == nil {
+		return providerConfig{}
+	}
+	return c.Providers[name]
+}
+
+// approval returns the approval policy and the tools approved in advance.
+func (c *loadedConfig) approval() (policy string, approve []string) {
+	if c == nil || c.Approval == nil {
+		return approvalAsk, nil
+	}
+	policy = c.Approval.Policy
+	if policy == "" {
+		policy = approvalAsk
+	}
+	return policy, slices.Clone(c.Approval.Approve)
+}
+
+func providerNames() []string {
+	names := make([]string, len(providers))
+	for i, p := range providers {
+		names[i] = p.name
+	}
+	return names
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/memory/sqlstore"
+)
+
+// The tests here are the command's part of an attack review: each failed before its fix.
+
+// A provider's key from the environment goes only to the provider's own host: a --base-url
+// server gets the key given for it, or none.
+func TestKeyStaysWithItsProvider(t *testing.T) {
+	const secret = "sk-env-secret-for-openai"
+	for _, tt := range []struct {
+		name string
+		env  []string
+		args []string
+		want string // the Authorization header the server gets
+	}{
+		{"no key for the server", nil, nil, ""},
+		{"WIELD_API_KEY", []string{"WIELD_API_KEY=local-key"}, nil, "Bearer local-key"},
+		{"--api-key", []string{"WIELD_API_KEY=local-key"}, []string{"--api-key", "flag-key"}, "Bearer flag-key"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeOpenAI(t, reply{text: "hi"})
+			env := envWith(cleanEnv(t), append([]string{"OPENAI_API_KEY=" + secret}, tt.env...)...)
+			args := append([]string{"chat", "--base-url", srv.v1(), "--model", "gpt-4o"}, tt.args...)
+			r := wield(t, env, "", append(args, "hello")...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			for _, h := range srv.authorization() {
+				if strings.Contains(h, secret) || h != tt.want {
+					t.Errorf("Authorization %q, want %q", h, tt.want)
+				}
+			}
+		})
+	}
+	// OPENAI_BASE_URL beside OPENAI_API_KEY is the user pairing them, as the SDK reads them.
+	srv := newFakeOpenAI(t, reply{text: "hi"})
+	r := wield(t, envWith(cleanEnv(t), "OPENAI_API_KEY="+secret, "OPENAI_BASE_URL="+srv.v1()), "", "chat", "--model", "openai/gpt-4o", "hello")
+	if h := srv.authorization(); r.code != 0 || len(h) != 1 || h[0] != "Bearer "+secret {
+		t.Fatalf("with OPENAI_BASE_URL: exit %d, %q, %s", r.code, h, r.stderr)
+	}
+}
+
+// A password in a base URL is never echoed, whether the URL parses or not.
+func TestBaseURLPasswordNotEchoed(t *testing.T) {
+	const password = "hunter2secret"
+	for _, url := range []string{
+		"http://user:" + password + "@bad host/v1",
+		"http://user:" + password + "@127.0.0.1:1/v1",
+		"ftp://user:" + password + "@example.com/v1",
+	} {
+		for _, args := range [][]string{
+			{"chat", "--base-url", url, "--model", "m", "hi"},
+			{"chat", "--base-url", url, "hi"},
+			{"models", "--base-url", url},
+			{"config", "--base-url", url, "--model", "m"},
+		} {
+			r := wield(t, cleanEnv(t), "", args...)
+			if strings.Contains(r.stderr+r.stdout, password) {
+				t.Errorf("%q echoed the password:\n%s%s", args, r.stdout, r.stderr)
+			}
+		}
+	}
+}
+
+// Control characters in model-supplied tool names and arguments, and in session names, are
+// escaped when printed.
+func TestControlCharactersEscaped(t *testing.T) {
+	const evil = "\x1b]0;pwned\x07\x1b[2J\u202e"
+	m := chattest.New(
+		chattest.Calls(chattest.Call("getCurrentDateTime"+evil, `{"x":"`+evil+`"}`)),
+		chattest.Text("done"),
+	)
+	stdout, stderr, code := run(t, keyEnv(t), m, "", "chat", "--verbose", "hi")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, s := range []string{stdout, stderr} {
+		if strings.ContainsAny(s, "\x1b\x07\u202e") {
+			t.Errorf("a control character reached the terminal: %q", s)
+		}
+	}
+	if !strings.Contains(stderr, `getCurrentDateTime\x1b]0;pwned\x07\x1b[2J\u202e`) {
+		t.Errorf("the tool name is not shown escaped: %q", stderr)
+	}
+
+	// A session whose name another program stored with control characters.
+	env := keyEnv(t)
+	dir := filepath.Join(env["XDG_DATA_HOME"], "wield")
+	os.MkdirAll(dir, 0o700)
+	store, err := sqlstore.OpenSQLite(t.Context(), filepath.Join(dir, "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store refuses such names now; an older program may have written one, as here.
+	if err := store.Append(context.Background(), "red", chat.User("hi")); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	db, err := sql.Open("sqlite", filepath.Join(dir, "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA foreign_keys = OFF;
+		UPDATE wield_messages SET conversation_id = ?1 WHERE conversation_id = 'red';
+		UPDATE wield_conversations SET id = ?1 WHERE id = 'red'`, "red"+evil); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	stdout, stderr, code = run(t, env, nil, "", "sessions", "list")
+	if code != 0 || strings.ContainsAny(stdout+stderr, "\x1b\x07\u202e") || !strings.HasPrefix(stdout, `red\x1b]0;pwned`) {
+		t.Fatalf("sessions list: %d %q %q", code, stdout, stderr)
+	}
+}
+
+// The help of --max-tool-calls says what happens at the limit, and it happens: the model is told
+// and answers, also with the default limits.
+func TestMaxToolCallsHelpMatches(t *testing.T) {
+	stdout, _, _ := run(t, keyEnv(t), nil, "", "chat", "--help")
+	var help string
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.Contains(line, "--max-tool-calls") {
+			help = line
+		}
+	}
+	for _, want := range []string{"150", "40", "told"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("--max-tool-calls help lacks %q: %s", want, help)
+		}
+	}
+	// 41 calls of one tool in one response: one more than the default per-tool limit.
+	var calls []chat.ToolCall
+	for range 41 {
+		calls = append(calls, chattest.Call("getCurrentDateTime", `{}`))
+	}
+	m := chattest.New(chattest.Calls(calls...), chattest.Text("Here is the time."))
+	stdout, stderr, code := run(t, keyEnv(t), m, "", "chat", "What time is it?")
+	if code != 0 || stdout != "Here is the time.\n" {
+		t.Fatalf("over the default limit: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	last := m.Prompts()[1].Messages
+	results := last[len(last)-1].ToolResults
+	if len(results) != 41 || !results[40].IsError || results[0].IsError {
+		t.Fatalf("results sent back: %d", len(results))
+	}
+	// With the flag, its number is the total.
+	m = chattest.New(chattest.Calls(calls[:3]...), chattest.Text("ok"))
+	if _, stderr, code := run(t, keyEnv(t), m, "", "chat", "--max-tool-calls", "2", "hi"); code != 0 {
+		t.Fatalf("--max-tool-calls 2: %s", stderr)
+	}
+	last = m.Prompts()[1].Messages
+	if rs := last[len(last)-1].ToolResults; len(rs) != 3 || rs[1].IsError || !rs[2].IsError {
+		t.Fatalf("--max-tool-calls 2: results %+v", rs)
+	}
+}
+
+// Reaching the tool loop's iteration cap is said in text mode.
+func TestIterationCapSaid(t *testing.T) {
+	var script []chattest.Reply
+	for range 25 {
+		script = append(script, chattest.Calls(chattest.Call("getCurrentDateTime", `{}`)))
+	}
+	m := chattest.New(append(script, chattest.Text("I kept checking the time."))...)
+	stdout, stderr, code := run(t, keyEnv(t), m, "", "chat", "What time is it?")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "the answer may be incomplete") {
+		t.Fatalf("stdout %q, stderr %q: the cap is not said", stdout, stderr)
+	}
+}

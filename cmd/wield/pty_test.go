@@ -1,0 +1,358 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// The tests here run wield chat on a pseudo-terminal, as a user at a keyboard does, against the
+// scripted OpenAI-compatible server.
+
+// ptyWidth is the terminal's width in the tests.
+const ptyWidth = 100
+
+// ptySession is wield running on a pseudo-terminal.
+type ptySession struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	tty  *os.File
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan struct{}
+	err  error
+}
+
+func startPTY(t *testing.T, env []string, args ...string) *ptySession {
+	t.Helper()
+	cmd := exec.Command(wieldBin, args...)
+	cmd.Env = envWith(env, "TERM=xterm-256color")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: ptyWidth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &ptySession{t: t, cmd: cmd, tty: tty, done: make(chan struct{})}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := tty.Read(buf)
+			s.mu.Lock()
+			s.out.Write(buf[:n])
+			s.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		s.err = cmd.Wait()
+		close(s.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-s.done:
+		default:
+			cmd.Process.Kill()
+			<-s.done
+		}
+		tty.Close()
+		if t.Failed() {
+			t.Logf("the terminal showed:\n%s", s.screen())
+		}
+	})
+	return s
+}
+
+// output is everything written to the terminal so far.
+func (s *ptySession) output() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out.String()
+}
+
+// screen is the text the terminal shows.
+func (s *ptySession) screen() string { return screen(s.output(), ptyWidth) }
+
+// patience bounds every wait for the program; it only turns a hang into a failure.
+const patience = 30 * time.Second
+
+// waitFor waits until the terminal's output since mark has want, and returns the new mark.
+func (s *ptySession) waitFor(mark int, want string) int {
+	s.t.Helper()
+	deadline := time.Now().Add(patience)
+	for {
+		out := s.output()
+		if i := strings.Index(out[mark:], want); i >= 0 {
+			return mark + i + len(want)
+		}
+		select {
+		case <-s.done:
+			s.t.Fatalf("wield exited (%v) before showing %q", s.err, want)
+		default:
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("waited in vain for %q", want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// mark is the current end of the output.
+func (s *ptySession) mark() int { return len(s.output()) }
+
+// send types keys.
+func (s *ptySession) send(keys string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.tty, keys); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// exit waits for wield to end and returns its exit code.
+func (s *ptySession) exit() int {
+	s.t.Helper()
+	select {
+	case <-s.done:
+	case <-time.After(patience):
+		s.t.Fatal("wield did not exit")
+	}
+	var ee *exec.ExitError
+	if errors.As(s.err, &ee) {
+		return ee.ExitCode()
+	}
+	if s.err != nil {
+		s.t.Fatal(s.err)
+	}
+	return 0
+}
+
+// questions are the user messages of the chat requests, the last of each.
+func questions(srv *fakeOpenAI) []string {
+	var out []string
+	for _, r := range srv.chatRequests() {
+		for i := len(r.Messages) - 1; i >= 0; i-- {
+			if r.Messages[i].Role == "user" {
+				out = append(out, text(r.Messages[i].Content))
+				break
+			}
+		}
+	}
+	return out
+}
+
+const (
+	keyUp    = "\x1b[A"
+	keyLeft  = "\x1b[D"
+	keyHome  = "\x01" // Ctrl-A
+	keyRight = "\x1b[C"
+	keyCtrlC = "\x03"
+	keyCtrlD = "\x04"
+)
+
+func TestPTYLineEditingAndHistory(t *testing.T) {
+	srv := newFakeOpenAI(t, reply{text: "Hello to you."})
+	env := cleanEnv(t)
+	args := []string{"chat", "--base-url", srv.v1(), "--model", "gpt-4o"}
+	s := startPTY(t, env, args...)
+	m := s.waitFor(0, "wield · openai/gpt-4o at "+srv.v1())
+	m = s.waitFor(m, "> ")
+	// Typed with a mistake, mended with the cursor keys: hllo → Home, Right, e → hello.
+	s.send("hllo" + keyHome + keyRight + "e" + "\r")
+	m = s.waitFor(m, "Hello to you.")
+	m = s.waitFor(m, "tokens: 12 in, 3 out")
+	m = s.waitFor(m, "> ")
+	// Up brings the question back.
+	s.send(keyUp + "\r")
+	m = s.waitFor(m, "Hello to you.")
+	m = s.waitFor(m, "> ")
+	s.send(keyCtrlD)
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if q := questions(srv); strings.Join(q, "|") != "hello|hello" {
+		t.Fatalf("questions %q", q)
+	}
+	// The history is kept for the next chat.
+	s = startPTY(t, env, args...)
+	m = s.waitFor(0, "> ")
+	s.send(keyUp + " again\r")
+	m = s.waitFor(m, "Hello to you.")
+	s.waitFor(m, "> ")
+	s.send(keyCtrlD)
+	s.exit()
+	if q := questions(srv); len(q) != 3 || q[2] != "hello again" {
+		t.Fatalf("questions %q", q)
+	}
+	var state string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			state = filepath.Join(v, ".local", "state", "wield", "history")
+		}
+	}
+	b, err := os.ReadFile(state)
+	if err != nil || string(b) != "\"hello\"\n\"hello again\"\n" {
+		t.Fatalf("history file %q, %v", b, err)
+	}
+}
+
+func TestPTYMultiLineInput(t *testing.T) {
+	srv := newFakeOpenAI(t, reply{text: "Got it."})
+	s := startPTY(t, cleanEnv(t), "chat", "--base-url", srv.v1(), "--model", "gpt-4o")
+	m := s.waitFor(0, "> ")
+	// A line ending in \ goes on.
+	s.send("first line\\\r")
+	m = s.waitFor(m, "… ")
+	s.send("second line\r")
+	m = s.waitFor(m, "Got it.")
+	m = s.waitFor(m, "> ")
+	// A paste of several lines waits for Enter.
+	s.send("\x1b[200~one\ntwo\nthree\x1b[201~")
+	m = s.waitFor(m, "three")
+	s.send(" and four\r")
+	m = s.waitFor(m, "Got it.")
+	s.waitFor(m, "> ")
+	s.send(keyCtrlD)
+	s.exit()
+	if q := questions(srv); len(q) != 2 || q[0] != "first line\nsecond line" || q[1] != "one\ntwo\nthree and four" {
+		t.Fatalf("questions %q", q)
+	}
+}
+
+// Ctrl-C while an answer streams stops the answer and returns to the prompt; the chat goes on
+// with what was said kept; Ctrl-C at an empty prompt ends the chat.
+func TestPTYCtrlCStopsAnswer(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	srv := newFakeOpenAI(t,
+		reply{chunks: []string{"Counting: one,", " two,", " three."}, hold: hold},
+		reply{text: "Yes, I stopped."},
+	)
+	s := startPTY(t, cleanEnv(t), "chat", "--base-url", srv.v1(), "--model", "gpt-4o")
+	m := s.waitFor(0, "> ")
+	s.send("count to three\r")
+	m = s.waitFor(m, "Counting: one,")
+	s.send(keyCtrlC)
+	m = s.waitFor(m, "(stopped)")
+	m = s.waitFor(m, "> ")
+	s.send("did you stop?\r")
+	m = s.waitFor(m, "Yes, I stopped.")
+	m = s.waitFor(m, "> ")
+	// Ctrl-C with something typed drops it, as a shell does.
+	s.send("never mind" + keyCtrlC)
+	m = s.waitFor(m, "never mind^C")
+	m = s.waitFor(m, "> ")
+	s.send(keyCtrlC)
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if strings.Contains(s.output()[m:], "two,") {
+		t.Fatal("the answer went on after Ctrl-C")
+	}
+	reqs := srv.chatRequests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	var conv []string
+	for _, msg := range reqs[1].Messages {
+		conv = append(conv, msg.Role+": "+text(msg.Content))
+	}
+	if got := strings.Join(conv, " | "); got != "user: count to three | assistant: Counting: one, [interrupted] | user: did you stop?" {
+		t.Fatalf("second request: %s", got)
+	}
+}
+
+// Output arriving while the user types (an alarm ringing) redraws the prompt and the line typed.
+func TestPTYPromptRedrawnAfterAlarm(t *testing.T) {
+	at := time.Now().In(tokyo).Add(4 * time.Second).Format("2006-01-02T15:04:05")
+	args, _ := json.Marshal(map[string]string{"time": at, "label": "tea"})
+	srv := newFakeOpenAI(t,
+		reply{calls: [][2]string{{"setAlarm", string(args)}}},
+		reply{text: "Alarm set."},
+		reply{text: "Enjoy."},
+	)
+	s := startPTY(t, cleanEnv(t), "chat", "--base-url", srv.v1(), "--model", "gpt-4o")
+	m := s.waitFor(0, "> ")
+	s.send("wake me in a moment\r")
+	m = s.waitFor(m, "Alarm set.")
+	m = s.waitFor(m, "> ")
+	s.send("half a sentence")
+	m = s.waitFor(m, "half a sentence")
+	m = s.waitFor(m, "⏰ tea")
+	// After the alarm's line, the prompt and the line are drawn again, and typing goes on.
+	m = s.waitFor(m, "> half a sentence")
+	s.send(", whole\r")
+	m = s.waitFor(m, "Enjoy.")
+	s.waitFor(m, "> ")
+	s.send(keyCtrlD)
+	s.exit()
+	if q := questions(srv); len(q) != 3 || q[2] != "half a sentence, whole" {
+		t.Fatalf("questions %q", q)
+	}
+	shown := s.screen()
+	if !strings.Contains(shown, "⏰ tea") || !strings.Contains(shown, "> half a sentence, whole") {
+		t.Fatalf("screen:\n%s", shown)
+	}
+}
+
+// One question on a terminal: the answer rendered, the auto-picked model named.
+func TestPTYOneQuestionRendered(t *testing.T) {
+	ol := fakeOllamaChat(t, "## Steps\n\n", "1. Boil **water**\n", "2. Add tea\n")
+	s := startPTY(t, envWith(cleanEnv(t), "OLLAMA_HOST="+ol), "chat", "make tea")
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	shown := s.screen()
+	for _, want := range []string{"wield · ollama/qwen3:4b at " + ol + " · 2 tools\npicked as the first model of the Ollama server that can call tools; --model chooses another", "Steps", "1. Boil water", "2. Add tea", "tokens: 12 in, 3 out"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, shown)
+		}
+	}
+	if strings.Contains(shown, "**water**") {
+		t.Errorf("not rendered:\n%s", shown)
+	}
+}
+
+// fakeOllamaChat is an Ollama server with one tool-capable model that streams chunks as the
+// answer to every chat.
+func fakeOllamaChat(t *testing.T, chunks ...string) string {
+	srv := httptestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/tags":
+			io.WriteString(w, `{"models":[{"name":"gemma3:1b"},{"name":"qwen3:4b"}]}`)
+		case "/api/show":
+			var req struct{ Model string }
+			json.NewDecoder(r.Body).Decode(&req)
+			if req.Model == "qwen3:4b" {
+				io.WriteString(w, `{"capabilities":["completion","tools"]}`)
+			} else {
+				io.WriteString(w, `{"capabilities":["completion"]}`)
+			}
+		case "/api/chat":
+			w.Header().Set("Content-Type", "application/x-ndjson")
+			enc := json.NewEncoder(w)
+			for _, c := range chunks {
+				enc.Encode(map[string]any{"model": "qwen3:4b", "created_at": "2025-01-01T00:00:00Z",
+					"message": map[string]any{"role": "assistant", "content": c}, "done": false})
+			}
+			enc.Encode(map[string]any{"model": "qwen3:4b", "created_at": "2025-01-01T00:00:00Z",
+				"message": map[string]any{"role": "assistant", "content": ""}, "done": true, "done_reason": "stop",
+				"prompt_eval_count": 12, "eval_count": 3})
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	return srv.URL
+}
