@@ -92,7 +92,9 @@ func documentBlock(p content.Part) (*sdk.DocumentBlockParam, error) {
 	return doc, nil
 }
 
-func isHTTP(u string) bool { return strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") }
+func isHTTP(u string) bool {
+	return strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")
+}
 
 func unsupported(p content.Part, reason string) error {
 	return &content.Unsupported{Provider: ProviderName, Part: p, Reason: reason}
