@@ -8,6 +8,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/partwire"
 )
 
 // The image types the Messages API takes.
@@ -56,7 +57,7 @@ func toolResultPart(p content.Part) (b sdk.ToolResultBlockParamContentUnion, ok 
 
 func imageBlock(p content.Part) (*sdk.ImageBlockParam, error) {
 	if p.URL != "" {
-		if !isHTTP(p.URL) {
+		if !partwire.IsHTTP(p.URL) {
 			return nil, unsupported(p, "image URLs must be http(s); send the bytes instead")
 		}
 		return &sdk.ImageBlockParam{Source: sdk.ImageBlockParamSourceUnion{OfURL: &sdk.URLImageSourceParam{URL: p.URL}}}, nil
@@ -75,7 +76,7 @@ func documentBlock(p content.Part) (*sdk.DocumentBlockParam, error) {
 		doc.Title = sdk.String(p.Name)
 	}
 	switch {
-	case p.URL != "" && (p.MediaType == "application/pdf" || p.MediaType == "") && isHTTP(p.URL):
+	case p.URL != "" && (p.MediaType == "application/pdf" || p.MediaType == "") && partwire.IsHTTP(p.URL):
 		doc.Source.OfURL = &sdk.URLPDFSourceParam{URL: p.URL}
 	case p.URL != "":
 		return nil, unsupported(p, "document URLs must be http(s) links to PDFs; send other documents' bytes")
@@ -90,10 +91,6 @@ func documentBlock(p content.Part) (*sdk.DocumentBlockParam, error) {
 		return nil, unsupported(p, "the Messages API takes PDF and plain-text documents")
 	}
 	return doc, nil
-}
-
-func isHTTP(u string) bool {
-	return strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")
 }
 
 func unsupported(p content.Part, reason string) error {

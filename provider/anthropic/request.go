@@ -15,6 +15,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
 	"github.com/wield-ai/wield/tool"
 )
@@ -202,7 +203,7 @@ func messages(in []chat.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, erro
 		case chat.RoleSystem:
 			for p := range msg.AllParts() {
 				if p.Kind != content.KindText {
-					return nil, nil, partError(i, unsupported(p, "a system prompt is text only; put media in a user message"))
+					return nil, nil, partwire.MessageError(ProviderName, i, unsupported(p, "a system prompt is text only; put media in a user message"))
 				}
 				if p.Text != "" {
 					system = append(system, sdk.TextBlockParam{Text: p.Text})
@@ -213,13 +214,13 @@ func messages(in []chat.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, erro
 			role = sdk.MessageParamRoleUser
 			var err error
 			if blocks, err = partBlocks(blocks, msg); err != nil {
-				return nil, nil, partError(i, err)
+				return nil, nil, partwire.MessageError(ProviderName, i, err)
 			}
 		case chat.RoleAssistant:
 			role = sdk.MessageParamRoleAssistant
 			var err error
 			if blocks, err = assistantBlocks(msg); err != nil {
-				return nil, nil, partError(i, err)
+				return nil, nil, partwire.MessageError(ProviderName, i, err)
 			}
 		case chat.RoleTool:
 			role = sdk.MessageParamRoleUser
@@ -229,13 +230,13 @@ func messages(in []chat.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, erro
 				}
 				b, err := toolResultBlock(res)
 				if err != nil {
-					return nil, nil, partError(i, err)
+					return nil, nil, partwire.MessageError(ProviderName, i, err)
 				}
 				blocks = append(blocks, b)
 			}
 			var err error
 			if blocks, err = partBlocks(blocks, msg); err != nil {
-				return nil, nil, partError(i, err)
+				return nil, nil, partwire.MessageError(ProviderName, i, err)
 			}
 		default:
 			return nil, nil, fmt.Errorf("anthropic: message %d: unknown role %q", i, msg.Role)
@@ -327,14 +328,6 @@ func partBlocks(blocks []sdk.ContentBlockParamUnion, msg *chat.Message) ([]sdk.C
 		}
 	}
 	return blocks, nil
-}
-
-// partError names the message a part error is in, keeping a refused part's error first.
-func partError(i int, err error) error {
-	if u := (*content.Unsupported)(nil); errors.As(err, &u) {
-		return fmt.Errorf("%w (message %d)", err, i)
-	}
-	return fmt.Errorf("anthropic: message %d: %w", i, err)
 }
 
 // tools maps tool definitions onto custom tools.

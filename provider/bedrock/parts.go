@@ -1,7 +1,6 @@
 package bedrock
 
 import (
-	"errors"
 	"fmt"
 	"iter"
 	"strings"
@@ -174,12 +173,4 @@ func toolResultContent(parts iter.Seq[content.Part], docs *int) ([]types.ToolRes
 
 func unsupported(p content.Part, reason string) error {
 	return &content.Unsupported{Provider: ProviderName, Part: p, Reason: reason}
-}
-
-// partError names the message an error is in, keeping a refused part's error first.
-func partError(i int, err error) error {
-	if u := (*content.Unsupported)(nil); errors.As(err, &u) {
-		return fmt.Errorf("%w (message %d)", err, i)
-	}
-	return fmt.Errorf("bedrock: message %d: %w", i, err)
 }

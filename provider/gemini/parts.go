@@ -1,10 +1,6 @@
 package gemini
 
 import (
-	"errors"
-	"fmt"
-	"strings"
-
 	"google.golang.org/genai"
 
 	"github.com/wield-ai/wield/chat"
@@ -79,16 +75,4 @@ func mediaPart(p *genai.Part) (content.Part, bool) {
 
 func unsupported(p content.Part, reason string) error {
 	return &content.Unsupported{Provider: providerName, Part: p, Reason: reason}
-}
-
-// partError names the message an error is in, keeping a refused part's error first.
-func partError(i int, err error) error {
-	if u := (*content.Unsupported)(nil); errors.As(err, &u) {
-		return fmt.Errorf("%w (message %d)", err, i)
-	}
-	msg := err.Error()
-	if strings.HasPrefix(msg, "gemini: ") {
-		return fmt.Errorf("message %d: %w", i, err)
-	}
-	return fmt.Errorf("gemini: message %d: %w", i, err)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
 )
 
@@ -208,7 +209,7 @@ func contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
 		case chat.RoleSystem:
 			parts, err := userParts(msg)
 			if err != nil {
-				return nil, nil, partError(i, err)
+				return nil, nil, partwire.MessageError(providerName, i, err)
 			}
 			if len(parts) == 0 {
 				continue
@@ -220,7 +221,7 @@ func contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
 		case chat.RoleUser:
 			parts, err := userParts(msg)
 			if err != nil {
-				return nil, nil, partError(i, err)
+				return nil, nil, partwire.MessageError(providerName, i, err)
 			}
 			if len(parts) == 0 {
 				return nil, nil, fmt.Errorf("gemini: message %d: empty user message", i)
@@ -229,7 +230,7 @@ func contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
 		case chat.RoleAssistant:
 			parts, err := modelParts(msg, names)
 			if err != nil {
-				return nil, nil, partError(i, err)
+				return nil, nil, partwire.MessageError(providerName, i, err)
 			}
 			if len(parts) > 0 {
 				out = append(out, &genai.Content{Role: genai.RoleModel, Parts: parts})
@@ -238,7 +239,7 @@ func contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
 			isTool = true
 			parts, err := responseParts(msg.ToolResults, names)
 			if err != nil {
-				return nil, nil, partError(i, err)
+				return nil, nil, partwire.MessageError(providerName, i, err)
 			}
 			if lastWasTool {
 				prev := out[len(out)-1]

@@ -1,8 +1,6 @@
 package ollama
 
 import (
-	"errors"
-	"fmt"
 	"iter"
 	"strings"
 	"unicode/utf8"
@@ -46,12 +44,4 @@ func messageContent(parts iter.Seq[content.Part]) (string, []api.ImageData, erro
 
 func unsupported(p content.Part, reason string) error {
 	return &content.Unsupported{Provider: providerName, Part: p, Reason: reason}
-}
-
-// partError names the message an error is in, keeping a refused part's error first.
-func partError(i int, err error) error {
-	if u := (*content.Unsupported)(nil); errors.As(err, &u) {
-		return fmt.Errorf("%w (message %d)", err, i)
-	}
-	return fmt.Errorf("ollama: message %d: %w", i, err)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/partwire"
 )
 
 // The chat.Options.Extra keys this package reads. Values of the wrong type are an error.
@@ -154,13 +155,13 @@ func messages(msgs []chat.Message) ([]api.Message, error) {
 		case chat.RoleSystem, chat.RoleUser:
 			text, images, err := messageContent(msg.AllParts())
 			if err != nil {
-				return nil, partError(i, err)
+				return nil, partwire.MessageError(providerName, i, err)
 			}
 			out = append(out, api.Message{Role: string(msg.Role), Content: text, Images: images})
 		case chat.RoleAssistant:
 			text, images, err := messageContent(msg.AllParts())
 			if err != nil {
-				return nil, partError(i, err)
+				return nil, partwire.MessageError(providerName, i, err)
 			}
 			am := api.Message{Role: "assistant", Content: text, Images: images}
 			var thinking []string
@@ -200,7 +201,7 @@ func messages(msgs []chat.Message) ([]api.Message, error) {
 				}
 				text, images, err := messageContent(r.AllParts())
 				if err != nil {
-					return nil, partError(i, err)
+					return nil, partwire.MessageError(providerName, i, err)
 				}
 				if r.IsError {
 					// Ollama has no error flag on tool messages; say it in the text.

@@ -16,6 +16,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
 )
 
@@ -249,7 +250,7 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 		case chat.RoleSystem:
 			text, err := textOnly(m.AllParts(), "a system message")
 			if err != nil {
-				return nil, partError(i, err)
+				return nil, partwire.MessageError(Provider, i, err)
 			}
 			out = append(out, oai.SystemMessage(text))
 		case chat.RoleUser:
@@ -259,13 +260,13 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 			}
 			parts, err := w.chatParts(m.AllParts())
 			if err != nil {
-				return nil, partError(i, err)
+				return nil, partwire.MessageError(Provider, i, err)
 			}
 			out = append(out, oai.UserMessage(parts))
 		case chat.RoleAssistant:
 			text, err := textOnly(m.AllParts(), "an assistant message")
 			if err != nil {
-				return nil, partError(i, err)
+				return nil, partwire.MessageError(Provider, i, err)
 			}
 			a := oai.ChatCompletionAssistantMessageParam{}
 			if text != "" || len(m.ToolCalls) == 0 {
@@ -309,7 +310,7 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 						}
 						cp, _, err := w.chatPart(p)
 						if err != nil {
-							return nil, partError(i, err)
+							return nil, partwire.MessageError(Provider, i, err)
 						}
 						media = append(media, cp)
 					}

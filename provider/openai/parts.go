@@ -2,8 +2,6 @@ package openai
 
 import (
 	"encoding/base64"
-	"errors"
-	"fmt"
 	"iter"
 	"strings"
 	"unicode/utf8"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/partwire"
 )
 
 // The image types both APIs take.
@@ -25,9 +24,8 @@ func dataURL(p content.Part) string {
 	return "data:" + p.MediaType + ";base64," + base64.StdEncoding.EncodeToString(p.Data)
 }
 
-func isHTTP(u string) bool {
-	return strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "data:")
-}
+// fetchable reports whether OpenAI can read an image URL: http(s), or a data URL.
+func fetchable(u string) bool { return partwire.IsHTTP(u) || strings.HasPrefix(u, "data:") }
 
 // textDocument returns a text document's content as text the model reads, headed by its name.
 func textDocument(p content.Part) (string, bool) {
@@ -43,7 +41,7 @@ func textDocument(p content.Part) (string, bool) {
 // imageOK checks an image part against what both APIs take.
 func imageOK(p content.Part) error {
 	if p.URL != "" {
-		if !isHTTP(p.URL) {
+		if !fetchable(p.URL) {
 			return unsupported(p, "image URLs must be http(s) or data URLs")
 		}
 		return nil
@@ -226,12 +224,4 @@ func orDefault(s, def string) string {
 
 func unsupported(p content.Part, reason string) error {
 	return &content.Unsupported{Provider: Provider, Part: p, Reason: reason}
-}
-
-// partError names the message an error is in, keeping a refused part's error first.
-func partError(i int, err error) error {
-	if u := (*content.Unsupported)(nil); errors.As(err, &u) {
-		return fmt.Errorf("%w (message %d)", err, i)
-	}
-	return fmt.Errorf("openai: message %d: %w", i, err)
 }

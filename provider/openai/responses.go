@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
 )
 
@@ -228,7 +229,7 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 		case chat.RoleSystem:
 			text, err := textOnly(m.AllParts(), "a system message")
 			if err != nil {
-				return nil, partError(i, err)
+				return nil, partwire.MessageError(Provider, i, err)
 			}
 			out = append(out, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleSystem))
 		case chat.RoleUser:
@@ -238,7 +239,7 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 			}
 			parts, err := responsesContent(m.AllParts())
 			if err != nil {
-				return nil, partError(i, err)
+				return nil, partwire.MessageError(Provider, i, err)
 			}
 			out = append(out, responses.ResponseInputItemParamOfMessage(parts, responses.EasyInputMessageRoleUser))
 		case chat.RoleAssistant:
@@ -253,7 +254,7 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 			}
 			text, err := textOnly(m.AllParts(), "an assistant message")
 			if err != nil {
-				return nil, partError(i, err)
+				return nil, partwire.MessageError(Provider, i, err)
 			}
 			if text != "" {
 				out = append(out, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleAssistant))
@@ -275,7 +276,7 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 				}
 				output, err := functionOutput(r)
 				if err != nil {
-					return nil, partError(i, err)
+					return nil, partwire.MessageError(Provider, i, err)
 				}
 				out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
 					CallID: oai.String(r.ID), Output: output}})
