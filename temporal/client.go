@@ -177,10 +177,16 @@ func (t *Turn) Decide(ctx context.Context, seq int64, decisions ...client.Decisi
 	if err == nil {
 		err = h.Get(ctx, nil)
 	}
-	if err != nil {
-		return t.err("deciding", err)
+	if err == nil {
+		return nil
 	}
-	return nil
+	var ae *sdktemporal.ApplicationError
+	if !errors.As(err, &ae) {
+		if closed, cerr := t.closed(ctx); cerr == nil && closed {
+			return &turnError{msg: fmt.Sprintf("temporal: deciding turn %s: the turn has ended", t.id), is: client.ErrAlreadyResumed, cause: err}
+		}
+	}
+	return t.err("deciding", err)
 }
 
 // Result waits for the turn to end and returns its response: the answer, the messages the turn

@@ -24,11 +24,19 @@ type turnWorkflow struct {
 	cfg Config
 }
 
+// turnSettings are the settings of the worker that started a turn which decide its path.
+type turnSettings struct {
+	Memory        bool `json:"memory,omitempty"`
+	MaxIterations int  `json:"maxIterations"`
+}
+
 // turn is the state of one running turn: the workflow's variables, read by its query and update
 // handlers.
 type turn struct {
-	cfg Config
-	in  *Request
+	cfg           Config
+	in            *Request
+	memory        bool // the conversation is kept in the workers' memory
+	maxIterations int
 
 	messages   []chat.Message // the conversation the model sees next
 	added      []chat.Message // what the turn added to it
@@ -57,6 +65,16 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 	if err := t.handlers(ctx); err != nil {
 		return nil, err
 	}
+	// What of the worker's config decides the turn's path is recorded, so that a replay on a
+	// worker configured otherwise takes the same path.
+	var settings turnSettings
+	err := workflow.SideEffect(ctx, func(workflow.Context) any {
+		return turnSettings{Memory: w.cfg.Memory != nil, MaxIterations: w.cfg.MaxIterations}
+	}).Get(&settings)
+	if err != nil {
+		return nil, err
+	}
+	t.memory, t.maxIterations = settings.Memory && in.ConversationID != "", settings.MaxIterations
 	resp, err := t.loop(ctx)
 	t.finished = true
 	return resp, err
@@ -123,9 +141,9 @@ func (t *turn) decide(ctx workflow.Context, req *decideRequest) error {
 // loop runs the turn.
 func (t *turn) loop(ctx workflow.Context) (*client.Response, error) {
 	msgs := t.in.Messages
-	if t.cfg.Memory != nil && t.in.ConversationID != "" {
+	if t.memory {
 		var hist []chat.Message
-		err := workflow.ExecuteActivity(t.memory(ctx), t.cfg.activity(actLoad), memoryInput{
+		err := workflow.ExecuteActivity(t.memoryOptions(ctx), t.cfg.activity(actLoad), memoryInput{
 			ConversationID: t.in.ConversationID, Messages: t.in.Messages,
 		}).Get(ctx, &hist)
 		if err != nil {
@@ -135,7 +153,7 @@ func (t *turn) loop(ctx workflow.Context) (*client.Response, error) {
 	}
 	t.messages = msgs
 	for {
-		final := t.iteration >= t.cfg.MaxIterations
+		final := t.iteration >= t.maxIterations
 		var resp chat.Response
 		t.modelCalls++
 		err := workflow.ExecuteActivity(t.model(ctx), t.cfg.activity(actModel), modelInput{
@@ -436,10 +454,10 @@ func (t *turn) direct(ctx workflow.Context, resp *chat.Response, results []chat.
 
 // remember stores msgs in the turn's conversation, when the agent keeps memory.
 func (t *turn) remember(ctx workflow.Context, msgs ...chat.Message) error {
-	if t.cfg.Memory == nil || t.in.ConversationID == "" || len(msgs) == 0 {
+	if !t.memory || len(msgs) == 0 {
 		return nil
 	}
-	return workflow.ExecuteActivity(t.memory(ctx), t.cfg.activity(actRemember), memoryInput{
+	return workflow.ExecuteActivity(t.memoryOptions(ctx), t.cfg.activity(actRemember), memoryInput{
 		ConversationID: t.in.ConversationID, Messages: msgs,
 	}).Get(ctx, nil)
 }
@@ -476,8 +494,8 @@ func (t *turn) tool(ctx workflow.Context, id string, info callInfo) workflow.Con
 	})
 }
 
-// memory returns ctx with the options of a memory activity.
-func (t *turn) memory(ctx workflow.Context) workflow.Context {
+// memoryOptions returns ctx with the options of a memory activity.
+func (t *turn) memoryOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           t.cfg.TaskQueue,
 		StartToCloseTimeout: time.Minute,
