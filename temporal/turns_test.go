@@ -624,3 +624,47 @@ func checkReplay(t *testing.T, tc sdkclient.Client, cfg temporal.Config, id, nam
 		}
 	}
 }
+
+func TestCancelAWaitingTurn(t *testing.T) {
+	tc := dial(t)
+	queue := "cancel-" + rand.Text()[:8]
+	runs := filepath.Join(t.TempDir(), "runs")
+	cfg := approvalConfig(queue)
+	w, err := temporal.NewWorker(tc, approvalClient(runs), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	c, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	turn, err := c.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("delete /tmp/a")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := turn.WaitPending(ctx)
+	if err != nil || st == nil {
+		t.Fatalf("pending = %+v, %v", st, err)
+	}
+	if err := turn.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := turn.Result(ctx); err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Fatalf("result of a cancelled turn: %v", err)
+	}
+	if err := turn.Decide(ctx, st.Seq, client.Approve("d1")); !errors.Is(err, client.ErrAlreadyResumed) {
+		t.Fatalf("deciding a cancelled turn: %v", err)
+	}
+	if st, err := turn.WaitPending(ctx); st != nil || err != nil {
+		t.Fatalf("a cancelled turn waits: %+v, %v", st, err)
+	}
+	if len(lines(t, runs)) != 0 {
+		t.Fatal("the call ran")
+	}
+}

@@ -76,7 +76,7 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 	}
 	t.memory, t.maxIterations = settings.Memory && in.ConversationID != "", settings.MaxIterations
 	resp, err := t.loop(ctx)
-	t.finished = true
+	t.pending, t.finished = nil, true // a turn cancelled while it waited waits no more
 	return resp, err
 }
 

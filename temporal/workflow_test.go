@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,12 +15,15 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
@@ -609,4 +613,54 @@ var quiet testsuite.WorkflowTestSuite
 func init() {
 	// The test environment logs every step at debug level; the tests read what they need.
 	quiet.SetLogger(sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+}
+
+func TestPartsCrossActivities(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\nnot really")
+	shot := tool.Must(tool.Func("screenshot", "Takes a screenshot", func(context.Context, struct{}) (content.Part, error) {
+		return content.Image(png, "image/png"), nil
+	}))
+	m := chattest.New(chattest.Calls(call("1", "screenshot", `{}`)), chattest.Text("a cat"))
+	e := newEnv(t, newClient(t, m, client.WithTools(shot)), Config{})
+	resp, err := e.run(&Request{Messages: []chat.Message{chat.User("what is this?", content.Image(png, "image/png"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts := m.Prompt(0).Messages[0].Parts; len(parts) != 1 || !bytes.Equal(parts[0].Data, png) {
+		t.Fatalf("the user's parts reached the model as %+v", parts)
+	}
+	r := lastResults(t, m, 1)[0]
+	if len(r.Parts) != 1 || r.Parts[0].Kind != content.KindImage || !bytes.Equal(r.Parts[0].Data, png) {
+		t.Fatalf("the tool's parts reached the model as %+v", r)
+	}
+	if got := resp.Messages[1].ToolResults[0].Parts; len(got) != 1 || !bytes.Equal(got[0].Data, png) {
+		t.Fatalf("the turn's messages hold %+v", got)
+	}
+}
+
+func TestToolProgressIsHeartbeatDetails(t *testing.T) {
+	slow := newTool("slow", tool.Metadata{}, func(ctx context.Context, _ string) (string, error) {
+		tool.ReportProgress(ctx, tool.Progress{Progress: 1, Total: 4, Message: "a quarter"})
+		return "done", nil
+	})
+	m := chattest.New(chattest.Calls(call("1", "slow", `{"path":"x"}`)), chattest.Text("ok"))
+	e := newEnv(t, newClient(t, m, client.WithTools(slow)), Config{})
+	var mu sync.Mutex
+	var got []tool.Progress
+	e.SetOnActivityHeartbeatListener(func(info *activity.Info, details converter.EncodedValues) {
+		var p tool.Progress
+		if info.ActivityType.Name == e.cfg.activity(actTool) && details.HasValues() && details.Get(&p) == nil {
+			mu.Lock()
+			got = append(got, p)
+			mu.Unlock()
+		}
+	})
+	if _, err := e.run(&Request{}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) == 0 || got[0] != (tool.Progress{Progress: 1, Total: 4, Message: "a quarter"}) {
+		t.Fatalf("heartbeats = %+v", got)
+	}
 }
