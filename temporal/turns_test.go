@@ -311,8 +311,7 @@ func crashClient(runs string, hang bool) *client.Client {
 func crashConfig(queue string, mem memory.Memory) temporal.Config {
 	return temporal.Config{
 		TaskQueue:        queue,
-		HeartbeatTimeout: 2 * time.Second,
-		ToolRetry:        nil,
+		HeartbeatTimeout: 5 * time.Second, // a lost worker shows within seconds, a busy one is not taken for lost
 		Memory:           mem,
 		EventPoll:        20 * time.Millisecond,
 		Worker:           worker.Options{StickyScheduleToStartTimeout: time.Second},

@@ -529,7 +529,7 @@ func TestLostCallWaitsForADecision(t *testing.T) {
 	read := newTool("read", tool.Metadata{ReadOnly: true}, nil)
 	m := chattest.New(chattest.Calls(call("1", "charge", `{"path":"card"}`), call("2", "read", `{"path":"f"}`)), chattest.Text("ok"))
 	c := newClient(t, m, client.WithTools(charge, read))
-	e := newEnv(t, c, Config{ToolRetry: nil})
+	e := newEnv(t, c, Config{})
 	// The first attempt of each call is lost, as when its worker dies: the idempotent read is
 	// retried, the charge waits for the application.
 	real := newActivities(c, e.cfg)
@@ -662,5 +662,41 @@ func TestToolProgressIsHeartbeatDetails(t *testing.T) {
 	defer mu.Unlock()
 	if len(got) == 0 || got[0] != (tool.Progress{Progress: 1, Total: 4, Message: "a quarter"}) {
 		t.Fatalf("heartbeats = %+v", got)
+	}
+}
+
+func TestSubAgentApproval(t *testing.T) {
+	write := newTool("write", tool.Metadata{RequiresApproval: true}, nil)
+	inner := chattest.New(chattest.Calls(call("w1", "write", `{"path":"notes.txt"}`)), chattest.Text("written"))
+	helper := tool.Must(client.AgentTool(newClient(t, inner, client.WithTools(write)), "helper", "Writes files"))
+	m := chattest.New(chattest.Calls(call("h1", "helper", `{"input":"write the notes"}`)), chattest.Text("the helper wrote them"))
+	e := newEnv(t, newClient(t, m, client.WithTools(helper)), Config{})
+	var bad, good *update
+	e.at(time.Minute, func() {
+		st := e.pending()
+		if st == nil || st.Round.Calls[0].Child == nil {
+			t.Fatalf("pending = %+v", st)
+		}
+		p := st.Pending()
+		if len(p) != 1 || p[0].Agent != "helper" || p[0].Call.Name != "write" || !slices.Equal(p[0].Path, []string{"h1"}) {
+			t.Fatalf("pending calls = %+v", p)
+		}
+		bad = e.decide(st.Seq, p[0].ApproveWith(`{"path":5}`)) // the sub-agent's tool refuses it
+	})
+	e.at(2*time.Minute, func() {
+		bad.check(t, "invalid decision")
+		p := e.pending().Pending()
+		good = e.decide(1, p[0].Approve())
+	})
+	resp, err := e.run(&Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good.check(t, "")
+	if !slices.Equal(write.runs(), []string{`{"path":"notes.txt"}`}) || resp.Text() != "the helper wrote them" {
+		t.Fatalf("runs %v, answer %q", write.runs(), resp.Text())
+	}
+	if r := lastResults(t, m, 1); r[0].Content != "written" {
+		t.Fatalf("the helper's result = %+v", r)
 	}
 }
