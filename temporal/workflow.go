@@ -201,18 +201,14 @@ func (t *turn) round(ctx workflow.Context, resp *chat.Response) ([]chat.Message,
 		return nil, false, fmt.Errorf("temporal: the plan of the round has %d calls and %d infos", len(round.Calls), len(info))
 	}
 	plans := make([]toolcall.Plan, len(round.Calls))
+	var refused []int // calls a limit refused: they get their result without running
 	for i, c := range round.Calls {
 		if c.Status == client.CallDone && c.Result != nil {
 			r := *c.Result
 			plans[i].Result = &r
+			refused = append(refused, i)
 		} else {
 			plans[i].Approved = true
-		}
-	}
-	var refused []int // calls a limit refused: they get their result without running
-	for i, c := range round.Calls {
-		if c.Status == client.CallDone {
-			refused = append(refused, i)
 		}
 	}
 	if plan.Stopped {
@@ -288,6 +284,10 @@ func (t *turn) group(ctx workflow.Context, round *client.Round, plans []toolcall
 		err error
 	}
 	var calls []*running
+	// A call whose error ends the turn cancels the others, as in the client's loop.
+	gctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	var ended error
 	sel := workflow.NewSelector(ctx)
 	for i := lo; i < hi; i++ {
 		pc := &round.Calls[i]
@@ -302,12 +302,17 @@ func (t *turn) group(ctx workflow.Context, round *client.Round, plans []toolcall
 		}
 		r := &running{i: i}
 		t.steps++
-		r.f = workflow.ExecuteActivity(t.tool(ctx, fmt.Sprintf("tool/%d/%s", t.steps, pc.Call.ID), info[i]),
+		r.f = workflow.ExecuteActivity(t.tool(gctx, fmt.Sprintf("tool/%d/%s", t.steps, pc.Call.ID), info[i]),
 			t.cfg.activity(actTool), toolInput{Turn: t.in, Call: pc.Call, Resume: p.Resume})
 		calls = append(calls, r)
 		t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolStarted, Call: pc.Call}})
 		sel.AddFuture(r.f, func(f workflow.Future) {
 			r.err = f.Get(ctx, &r.out)
+			var ae *sdktemporal.ApplicationError
+			if errors.As(r.err, &ae) && ae.Type() == errTypeTurnEnded && ended == nil {
+				ended = r.err
+				cancel()
+			}
 			if r.err == nil && r.out.Stopped == nil {
 				t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolFinished, Call: pc.Call, Result: r.out.Result, Elapsed: r.out.Elapsed}})
 			}
@@ -316,14 +321,16 @@ func (t *turn) group(ctx workflow.Context, round *client.Round, plans []toolcall
 	for range calls {
 		sel.Select(ctx)
 	}
+	if ended != nil {
+		return "", ended
+	}
 	var stopped client.TurnStatus
 	for _, r := range calls {
 		pc := &round.Calls[r.i]
 		switch {
 		case r.err != nil:
-			var ae *sdktemporal.ApplicationError
-			if errors.As(r.err, &ae) && ae.Type() == errTypeTurnEnded || ctx.Err() != nil {
-				return "", r.err
+			if ctx.Err() != nil {
+				return "", r.err // the turn was cancelled
 			}
 			// The call's attempts are spent or its worker was lost: whether it had its effect is
 			// unknown, so the application decides, as for a call running when a process died.

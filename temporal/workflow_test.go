@@ -700,3 +700,36 @@ func TestSubAgentApproval(t *testing.T) {
 		t.Fatalf("the helper's result = %+v", r)
 	}
 }
+
+func TestFatalToolErrorCancelsTheOtherCalls(t *testing.T) {
+	cancelled := make(chan bool, 1)
+	bad := newTool("bad", tool.Metadata{}, func(context.Context, string) (string, error) {
+		time.Sleep(50 * time.Millisecond) // the other call is running by now
+		return "", tool.Fatal(errors.New("disk on fire"))
+	})
+	slow := newTool("slow", tool.Metadata{}, func(ctx context.Context, _ string) (string, error) {
+		select {
+		case <-ctx.Done():
+			cancelled <- true
+			return "", ctx.Err()
+		case <-time.After(10 * time.Second):
+			cancelled <- false
+			return "finished", nil
+		}
+	})
+	m := chattest.New(chattest.Calls(call("1", "bad", `{"path":"a"}`), call("2", "slow", `{"path":"b"}`)), chattest.Text("unreachable"))
+	// The other call learns of its cancellation at its next heartbeat.
+	e := newEnv(t, newClient(t, m, client.WithTools(bad, slow)), Config{HeartbeatTimeout: 300 * time.Millisecond})
+	_, err := e.run(&Request{})
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Fatalf("err = %v", err)
+	}
+	select {
+	case c := <-cancelled:
+		if !c {
+			t.Fatal("the other call was not cancelled")
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the other call did not end")
+	}
+}
