@@ -667,3 +667,37 @@ func TestCancelAWaitingTurn(t *testing.T) {
 		t.Fatal("the call ran")
 	}
 }
+
+func TestConstructorsAndStartRefuse(t *testing.T) {
+	tc := dial(t)
+	c := approvalClient(filepath.Join(t.TempDir(), "runs"))
+	if _, err := temporal.NewClient(tc, temporal.Config{}); err == nil {
+		t.Error("a client without a task queue")
+	}
+	if _, err := temporal.NewClient(nil, temporal.Config{TaskQueue: "q"}); err == nil {
+		t.Error("a client without Temporal")
+	}
+	if _, err := temporal.NewWorker(tc, nil, temporal.Config{TaskQueue: "q"}); err == nil {
+		t.Error("a worker without a wield client")
+	}
+	if _, err := temporal.NewToolWorker(tc, c, temporal.Config{TaskQueue: "q"}); err == nil {
+		t.Error("a tool worker on the turns' queue")
+	}
+	if _, err := temporal.NewReplayer(temporal.Config{}); err == nil {
+		t.Error("a replayer without a task queue")
+	}
+	tcl, err := temporal.NewClient(tc, temporal.Config{TaskQueue: "refused-" + rand.Text()[:8]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if _, err := tcl.Start(ctx, temporal.Request{}); err == nil {
+		t.Error("a turn without messages")
+	}
+	if _, err := tcl.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("x")}, Options: &chat.Options{Tools: []tool.Tool{tool.Must(tool.Func("x", "x", func(context.Context, pathIn) (string, error) { return "", nil }))}}}); err == nil {
+		t.Error("a turn with tools in its options")
+	}
+	if _, err := tcl.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("x")}, ToolContext: tool.Context{"f": func() {}}}); err == nil {
+		t.Error("a turn whose tool context does not encode")
+	}
+}

@@ -733,3 +733,62 @@ func TestFatalToolErrorCancelsTheOtherCalls(t *testing.T) {
 		t.Fatal("the other call did not end")
 	}
 }
+
+func TestRequestReachesModelAndTools(t *testing.T) {
+	var seen tool.Context
+	who := tool.Must(tool.Func("who", "Says who asks", func(ctx context.Context, _ struct{}) (string, error) {
+		seen = tool.ContextFrom(ctx)
+		return fmt.Sprint(seen["user"]), nil
+	}))
+	extra := newTool("extra", tool.Metadata{}, nil)
+	resolver, err := tool.NewStaticResolver(extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := chattest.New(chattest.Calls(call("1", "who", `{}`)), chattest.Text("ok"))
+	c := newClient(t, m, client.WithSystem("the client's system"), client.WithTools(who),
+		client.WithToolContext(tool.Context{"tenant": "t0", "user": "nobody"}),
+		client.WithManager(toolcall.New(toolcall.Config{Resolver: resolver})))
+	e := newEnv(t, c, Config{})
+	system := "the turn's system"
+	_, err = e.run(&Request{
+		System:      &system,
+		Options:     &chat.Options{Model: "m2", MaxTokens: 7},
+		ToolNames:   []string{"extra"},
+		ToolContext: tool.Context{"user": "ada", "n": 3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Prompt(0)
+	var names []string
+	for _, tl := range p.Options.Tools {
+		names = append(names, tl.Definition().Name)
+	}
+	if p.Messages[0].Content != system || p.Options.Model != "m2" || p.Options.MaxTokens != 7 || !slices.Equal(names, []string{"who", "extra"}) {
+		t.Fatalf("prompt = %+v, tools %v", p, names)
+	}
+	// The tool context crossed as JSON: the client's defaults under the turn's.
+	if seen["tenant"] != "t0" || seen["user"] != "ada" || seen["n"] != float64(3) {
+		t.Fatalf("tool context = %#v", seen)
+	}
+}
+
+func TestModelErrors(t *testing.T) {
+	t.Run("NotTemporary", func(t *testing.T) {
+		m := chattest.New(chattest.Fail(&chat.ProviderError{Provider: "p", StatusCode: 400, Message: "bad request"}))
+		e := newEnv(t, newClient(t, m), Config{})
+		_, err := e.run(&Request{})
+		if err == nil || !strings.Contains(err.Error(), "bad request") || m.Requests() != 1 {
+			t.Fatalf("err = %v after %d calls", err, m.Requests())
+		}
+	})
+	t.Run("Temporary", func(t *testing.T) {
+		m := chattest.New(chattest.Fail(&chat.ProviderError{Provider: "p", StatusCode: 503, Message: "overloaded"}), chattest.Text("ok"))
+		e := newEnv(t, newClient(t, m), Config{})
+		resp, err := e.run(&Request{})
+		if err != nil || resp.Text() != "ok" || m.Requests() != 2 {
+			t.Fatalf("response %+v, err %v, after %d calls", resp, err, m.Requests())
+		}
+	})
+}
