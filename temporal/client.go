@@ -78,7 +78,8 @@ type Turn struct {
 func (t *Turn) ID() string { return t.id }
 
 // Pending returns what the turn waits for: its stopped state, whose [client.TurnState.Pending]
-// calls need a decision; nil while it runs or once it ended.
+// calls need a decision; nil while it runs or once it ended. (The workflow's query
+// "wield.pending" returns the same to the Temporal CLI and UI.)
 func (t *Turn) Pending(ctx context.Context) (*client.TurnState, error) {
 	page, err := t.page(ctx, math.MaxInt)
 	if err != nil {

@@ -43,9 +43,9 @@ type Config struct {
 	MaxIterations int
 	// ModelTimeout bounds one attempt of a model call; zero means [DefaultModelTimeout].
 	ModelTimeout time.Duration
-	// ModelRetry is the retry policy of model calls; nil means retries with backoff, at most 5
-	// attempts. Provider errors that are not temporary (a bad request, a refused key) are never
-	// retried.
+	// ModelRetry is the retry policy of model calls and memory activities; nil means retries with
+	// backoff, at most 5 attempts. Provider errors that are not temporary (a bad request, a
+	// refused key) are never retried.
 	ModelRetry *sdktemporal.RetryPolicy
 	// ToolTimeout bounds one attempt of a tool call whose tool sets no timeout of its own; a
 	// tool's [tool.Metadata] Timeout, when set, applies as in any turn (the call fails for the
