@@ -596,10 +596,44 @@ func TestMemory(t *testing.T) {
 	}
 }
 
-func TestRememberIsIdempotentOnRetry(t *testing.T) {
-	msgs := []chat.Message{chat.User("a"), chat.Assistant("b")}
-	if !endsWith([]chat.Message{chat.User("x"), chat.User("a"), chat.Assistant("b")}, msgs) ||
-		endsWith([]chat.Message{chat.User("a")}, msgs) || endsWith([]chat.Message{chat.User("a"), chat.Assistant("c")}, msgs) {
+func TestRememberStoresOnceWhenACompletionIsLost(t *testing.T) {
+	repo := memory.NewInMemory()
+	mem := memory.NewWindow(repo, 50)
+	m := chattest.New(chattest.Text("hello"))
+	c := newClient(t, m)
+	e := newEnv(t, c, Config{Memory: mem})
+	// Every first attempt of a memory activity stores, then loses its completion, as when its
+	// worker dies right after the write; the retry must not store again.
+	real := newActivities(c, e.cfg)
+	e.OnActivity(e.cfg.activity(actLoad), mockAny, mockAny).Return(func(ctx context.Context, in memoryInput) ([]chat.Message, error) {
+		out, err := real.LoadMemory(ctx, in)
+		if activity.GetInfo(ctx).Attempt == 1 {
+			return nil, errors.New("completion lost")
+		}
+		return out, err
+	})
+	e.OnActivity(e.cfg.activity(actRemember), mockAny, mockAny).Return(func(ctx context.Context, in memoryInput) error {
+		err := real.Remember(ctx, in)
+		if activity.GetInfo(ctx).Attempt == 1 {
+			return errors.New("completion lost")
+		}
+		return err
+	})
+	if _, err := e.run(&Request{ConversationID: "c", Messages: []chat.Message{chat.User("hi")}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := repo.Messages(context.Background(), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Content != "hi" || got[1].Content != "hello" {
+		t.Fatalf("stored = %+v", got)
+	}
+	if p := m.Prompt(0); len(p.Messages) != 1 {
+		t.Fatalf("the model saw %+v", p.Messages)
+	}
+	if !endsWith([]chat.Message{chat.User("x"), chat.User("a")}, []chat.Message{chat.User("a")}) ||
+		endsWith([]chat.Message{chat.User("a")}, []chat.Message{chat.User("x"), chat.User("a")}) {
 		t.Fatal("endsWith")
 	}
 }
