@@ -5,8 +5,8 @@
 // conversation is kept in a SQL store the workers share; and the approval can come from any
 // process, hours later, while no process holds the turn.
 //
-// Start a Temporal server (the Temporal CLI's "temporal server start-dev", or
-// "go run ." in temporal/devserver, which prints its address and namespace), then run it all
+// Start a Temporal server (the Temporal CLI's "temporal server start-dev", or "go run ." in
+// temporal/devserver, which prints its address and namespace), then, in temporal/, run it all
 // in one process:
 //
 //	go run ./examples/refund -address 127.0.0.1:7233 -namespace default demo
