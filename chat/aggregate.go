@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"iter"
 	"slices"
 	"strings"
@@ -22,14 +23,16 @@ import (
 //
 // The zero value is ready to use. An Aggregator is not safe for concurrent use.
 type Aggregator struct {
-	resp Response
-	gens []*genState
+	resp    Response
+	gens    []*genState
+	byIndex map[int]*genState
 }
 
 type genState struct {
 	index  int
 	text   strings.Builder
 	calls  []*callState
+	last   map[int]*callState // the latest call of each tool-call index
 	reason []Reasoning
 	finish FinishReason
 }
@@ -73,13 +76,15 @@ func mergeUsage(u, v Usage) Usage {
 }
 
 func (a *Aggregator) generation(index int) *genState {
-	for _, g := range a.gens {
-		if g.index == index {
-			return g
-		}
+	if g, ok := a.byIndex[index]; ok {
+		return g
+	}
+	if a.byIndex == nil {
+		a.byIndex = map[int]*genState{}
 	}
 	g := &genState{index: index}
 	a.gens = append(a.gens, g)
+	a.byIndex[index] = g
 	return g
 }
 
@@ -96,16 +101,14 @@ func (a *Aggregator) addGeneration(d *Generation) {
 }
 
 func (g *genState) addCall(d ToolCall) {
-	var c *callState
-	for i := len(g.calls) - 1; i >= 0; i-- {
-		if g.calls[i].call.Index == d.Index {
-			c = g.calls[i]
-			break
-		}
-	}
+	c := g.last[d.Index]
 	if c == nil || (d.ID != "" && c.call.ID != "" && d.ID != c.call.ID) {
 		c = &callState{call: ToolCall{Index: d.Index}}
 		g.calls = append(g.calls, c)
+		if g.last == nil {
+			g.last = map[int]*callState{}
+		}
+		g.last[d.Index] = c
 	}
 	if c.call.ID == "" {
 		c.call.ID = d.ID
@@ -123,7 +126,8 @@ func (g *genState) addCall(d ToolCall) {
 func (a *Aggregator) Response() *Response {
 	out := &Response{ID: a.resp.ID, Model: a.resp.Model, Usage: a.resp.Usage}
 	gens := slices.Clone(a.gens)
-	slices.SortStableFunc(gens, func(x, y *genState) int { return x.index - y.index })
+	// cmp.Compare, not x.index - y.index, which overflows for indexes far apart.
+	slices.SortStableFunc(gens, func(x, y *genState) int { return cmp.Compare(x.index, y.index) })
 	for _, g := range gens {
 		msg := Message{Role: RoleAssistant, Content: g.text.String(), Reasoning: slices.Clone(g.reason)}
 		for _, c := range g.calls {

@@ -5,38 +5,153 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wield-ai/wield/tool"
 )
 
-// NewServer returns an MCP server offering tools. Serve it over stdio with
-// server.Run(ctx, &sdkmcp.StdioTransport{}), or over streamable HTTP with
-// sdkmcp.NewStreamableHTTPHandler. impl names the server to clients (nil: wield and its module
-// version); opts may be nil. See [AddTools] for how tools are served.
-func NewServer(impl *sdk.Implementation, opts *sdk.ServerOptions, tools ...tool.Tool) (*sdk.Server, error) {
+// ServerOptions configure a [Server]. The zero value is ready to use.
+type ServerOptions struct {
+	// Options are passed to the Go SDK's server, for what lies beyond tools: instructions,
+	// completions, resource subscriptions, keepalive. Its Logger, when nil, is Logger from the
+	// warning level up.
+	Options *sdk.ServerOptions
+	// Logger receives what the server has to report: the panic value and stack of a panicking
+	// tool and other internal failures (at error level), the cause behind an error message sent to
+	// a client, refused frames and requests (at warning level). Nil means [slog.Default].
+	Logger *slog.Logger
+	// ErrorProcessor decides the text a client reads for a failed call. Nil means
+	// [DefaultErrorProcessor]. A toolcall.ErrorProcessor satisfies the interface, so the tool loop
+	// and the server can share one.
+	ErrorProcessor ErrorProcessor
+}
+
+// ErrorProcessor decides what a failed call of a served tool becomes: the text of the isError
+// result the client reads, or an error, which fails the request with a JSON-RPC error whose
+// message is neutral (the error itself is logged, never sent).
+//
+// It sees the tool's own errors, arguments that fail validation (*[tool.ArgumentError]), calls that
+// ran out of their [tool.Metadata.Timeout], and internal failures, which match [ErrInternal]: a
+// panicking tool, a tool returning output that breaks its own output schema. It is called from
+// several goroutines at once and must not panic.
+type ErrorProcessor interface {
+	// Process returns the text sent to the client for the failed call, or an error failing the
+	// request. ctx is the call's context.
+	Process(ctx context.Context, err *tool.ExecutionError) (string, error)
+}
+
+// ErrorProcessorFunc adapts a function to [ErrorProcessor].
+type ErrorProcessorFunc func(ctx context.Context, err *tool.ExecutionError) (string, error)
+
+// Process calls f.
+func (f ErrorProcessorFunc) Process(ctx context.Context, err *tool.ExecutionError) (string, error) {
+	return f(ctx, err)
+}
+
+// ErrInternal matches, with errors.Is, the failures of a served call that are the server's
+// business, not the client's: a panic, output that does not match the tool's output schema, a
+// result-returning tool with no result. [DefaultErrorProcessor] sends a neutral message for them.
+var ErrInternal = errors.New("internal failure")
+
+// internalFailure is a served call's internal failure; the client reads only its Error text,
+// which names neither the cause's details nor where it happened.
+type internalFailure struct {
+	what  string // a short, neutral description
+	cause error  // the details, for the log
+	stack []byte // a panic's stack
+}
+
+func (e *internalFailure) Error() string        { return e.what }
+func (e *internalFailure) Unwrap() error        { return e.cause }
+func (e *internalFailure) Is(target error) bool { return target == ErrInternal }
+
+// neutralMessage is what a client reads about an internal failure.
+const neutralMessage = "The tool failed because of an internal error; the server logged the details."
+
+// DefaultErrorProcessor sends the client the tool's own error text (which should tell the model
+// what to fix), and a neutral message for internal failures ([ErrInternal]), whose details go to
+// the server's log only. It never fails the request.
+func DefaultErrorProcessor() ErrorProcessor { return ErrorProcessorFunc(defaultProcess) }
+
+func defaultProcess(_ context.Context, err *tool.ExecutionError) (string, error) {
+	if err.Err == nil {
+		return "The tool failed without saying why.", nil
+	}
+	if errors.Is(err.Err, ErrInternal) {
+		return neutralMessage, nil
+	}
+	if msg := strings.TrimSpace(err.Err.Error()); msg != "" {
+		return msg, nil
+	}
+	return "The tool failed without saying why.", nil
+}
+
+// Server is an MCP server offering wield tools, on the Go SDK's server. Serve it with [Server.Run]
+// (over stdio with a [StdioTransport]), or over streamable HTTP with [Server.Serve] or
+// [Server.Handler]. It is safe for concurrent use.
+type Server struct {
+	sdk       *sdk.Server
+	logger    *slog.Logger
+	processor ErrorProcessor
+}
+
+// NewServer returns an MCP server offering tools. impl names the server to clients (nil: wield
+// and its module version); opts may be nil. See [Server.AddTools] for how tools are served.
+func NewServer(impl *sdk.Implementation, opts *ServerOptions, tools ...tool.Tool) (*Server, error) {
 	if impl == nil {
 		impl = &sdk.Implementation{Name: "wield", Version: moduleVersion()}
 	}
-	s := sdk.NewServer(impl, opts)
-	if err := AddTools(s, tools...); err != nil {
+	var o ServerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.ErrorProcessor == nil {
+		o.ErrorProcessor = DefaultErrorProcessor()
+	}
+	var so sdk.ServerOptions
+	if o.Options != nil {
+		so = *o.Options
+	}
+	if so.Logger == nil {
+		so.Logger = sdkLogger(o.Logger)
+	}
+	s := &Server{sdk: sdk.NewServer(impl, &so), logger: o.Logger, processor: o.ErrorProcessor}
+	if err := s.AddTools(tools...); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// AddTools adds tools to an MCP server, replacing tools of the same names; connected clients are
+// SDK returns the Go SDK's server underneath, for its features beyond tools (prompts, resources)
+// and its own transports.
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// Run serves one session over t until the client disconnects or ctx ends; see
+// [sdk.Server.Run]. Over stdio, use a [StdioTransport], which survives bad input.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error { return s.sdk.Run(ctx, t) }
+
+// RemoveTools removes the named tools; connected clients are told the list changed.
+func (s *Server) RemoveTools(names ...string) { s.sdk.RemoveTools(names...) }
+
+// AddTools adds tools to the server, replacing tools of the same names; connected clients are
 // told the list changed. Tools proxied from other MCP servers (from a [Client]) can be added like
 // any other and pass their servers' results on whole.
 //
 // For each tool:
+//   - the name must follow the MCP naming rules ([ValidToolName]);
 //   - the input schema is advertised exactly as the tool defines it, and the arguments of each call
 //     are validated against it before the tool runs; invalid arguments, like a failing tool, give an
-//     isError result whose text is the error, so the model can correct itself;
+//     isError result whose text the server's [ErrorProcessor] decides, so the model can correct
+//     itself;
 //   - an output schema of type object is advertised, and the tool's result, which must then be a
 //     JSON value matching it, is sent as structuredContent as well as text. An output schema of
 //     another type is not advertised (clients before protocol version 2026-07-28 accept only
@@ -44,39 +159,46 @@ func NewServer(impl *sdk.Implementation, opts *sdk.ServerOptions, tools ...tool.
 //   - the call's context is cancelled when the client cancels the request, carries the tool call
 //     ([tool.CallFrom]), and, when the client asked for progress, carries a receiver
 //     ([tool.ReportProgress]) that sends notifications/progress;
-//   - Metadata.Timeout bounds each call; a panic in the tool becomes an isError result.
+//   - Metadata.Timeout bounds each call; a tool still running a second after its call was
+//     cancelled or timed out is abandoned (left to finish alone, its result dropped); a panic in
+//     the tool becomes an isError result with a neutral message, its value and stack going to the
+//     server's log.
 //
-// An input schema that is not a JSON object schema, or a schema that does not compile, is an
-// error, and nothing is added. A [ResultTool]'s schemas are only checked for their type: a
-// proxied tool's server checks its own arguments, whatever its schema uses.
-func AddTools(s *sdk.Server, tools ...tool.Tool) error {
+// A name outside the rules, an input schema that is not a JSON object schema, or a schema that
+// does not compile, is an error, and nothing is added. A [ResultTool]'s schemas are only checked
+// for their type: a proxied tool's server checks its own arguments, whatever its schema uses.
+func (s *Server) AddTools(tools ...tool.Tool) error {
 	type entry struct {
 		def     *sdk.Tool
 		handler sdk.ToolHandler
 	}
 	entries := make([]entry, 0, len(tools))
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(tools))
 	for _, t := range tools {
 		def := t.Definition()
 		if seen[def.Name] {
-			return fmt.Errorf("mcp: duplicate tool name %q", def.Name)
+			return fmt.Errorf("mcp: duplicate tool name %s", quoteName(def.Name))
 		}
 		seen[def.Name] = true
-		st, h, err := serverTool(t, def)
+		st, h, err := s.serverTool(t, def)
 		if err != nil {
 			return err
 		}
 		entries = append(entries, entry{st, h})
 	}
 	for _, e := range entries {
-		s.AddTool(e.def, e.handler)
+		s.sdk.AddTool(e.def, e.handler)
 	}
 	return nil
 }
 
-func serverTool(t tool.Tool, def tool.Definition) (*sdk.Tool, sdk.ToolHandler, error) {
+func (s *Server) serverTool(t tool.Tool, def tool.Definition) (*sdk.Tool, sdk.ToolHandler, error) {
 	if def.Name == "" {
 		return nil, nil, errors.New("mcp: tool without a name")
+	}
+	if !ValidToolName(def.Name) {
+		return nil, nil, fmt.Errorf("mcp: tool name %s is outside the MCP naming rules (1 to %d characters, each a letter, a digit, '_', '-' or '.')",
+			quoteName(def.Name), MaxToolNameLength)
 	}
 	input := def.InputSchema
 	if len(input) == 0 {
@@ -89,7 +211,7 @@ func serverTool(t tool.Tool, def tool.Definition) (*sdk.Tool, sdk.ToolHandler, e
 		return nil, nil, fmt.Errorf("mcp: tool %q: input schema: %w", def.Name, err)
 	}
 	_, passThrough := t.(ResultTool)
-	h := &handler{tool: t, name: def.Name, timeout: t.Metadata().Timeout}
+	h := &handler{srv: s, tool: t, name: def.Name, timeout: t.Metadata().Timeout}
 	var err error
 	if h.input, err = tool.CompileSchema(input); err != nil && !passThrough {
 		return nil, nil, fmt.Errorf("mcp: tool %q: input schema: %w", def.Name, err)
@@ -132,6 +254,7 @@ func schemaType(schema json.RawMessage) (string, error) {
 }
 
 type handler struct {
+	srv        *Server
 	tool       tool.Tool
 	name       string
 	timeout    time.Duration
@@ -140,14 +263,14 @@ type handler struct {
 	output     *tool.Validator
 }
 
-func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	args := req.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
 	if h.input != nil {
 		if err := h.input.Validate(args); err != nil {
-			return errorResult(err), nil
+			return h.fail(ctx, err)
 		}
 	}
 
@@ -167,34 +290,74 @@ func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (res *sd
 		ctx, cancel = context.WithTimeout(ctx, h.timeout)
 		defer cancel()
 	}
+	res, err := h.call(ctx, args)
+	if err != nil {
+		return h.fail(ctx, err)
+	}
+	return res, nil
+}
+
+// abandonGrace is how long a call whose context has ended waits for its tool to return before
+// abandoning it: a tool that ignores cancellation must not hold its request, nor the session's
+// closing, which waits for every request.
+const abandonGrace = time.Second
+
+// call runs the tool, abandoning it if it outlives its context by more than abandonGrace.
+func (h *handler) call(ctx context.Context, args json.RawMessage) (*sdk.CallToolResult, error) {
+	type outcome struct {
+		res *sdk.CallToolResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := h.run(ctx, args)
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-ctx.Done():
+	}
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-time.After(abandonGrace):
+		h.srv.logger.WarnContext(ctx, "mcp: abandoned a tool that did not return when its call ended", "tool", h.name, "cause", ctx.Err())
+		return nil, ctx.Err()
+	}
+}
+
+// run runs the tool and makes its MCP result; a panic becomes an internal failure.
+func (h *handler) run(ctx context.Context, args json.RawMessage) (res *sdk.CallToolResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = errorResult(fmt.Errorf("tool %q panicked: %v\n%s", h.name, r, debug.Stack())), nil
+			res, err = nil, &internalFailure{what: "the tool panicked", cause: fmt.Errorf("panic: %v", r), stack: debug.Stack()}
 		}
 	}()
-
 	if rt, ok := h.tool.(ResultTool); ok {
 		res, err := rt.CallMCP(ctx, string(args))
 		if err != nil {
-			return h.failure(ctx, err)
+			return nil, err
 		}
 		if res == nil {
-			return errorResult(fmt.Errorf("tool %q returned no result", h.name)), nil
+			return nil, &internalFailure{what: "the tool returned no result", cause: errors.New("CallMCP returned a nil result and no error")}
 		}
 		return res, nil
 	}
 	out, err := h.tool.Call(ctx, string(args))
 	if err != nil {
-		return h.failure(ctx, err)
+		return nil, err
 	}
 	res = &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out}}}
 	if h.structured {
 		if !json.Valid([]byte(out)) {
-			return errorResult(fmt.Errorf("tool %q declares an output schema but returned output that is not JSON (does a result converter change it?): %q", h.name, truncate(out, 200))), nil
+			return nil, &internalFailure{what: "the tool returned output that breaks its output schema",
+				cause: fmt.Errorf("declares an output schema but returned output that is not JSON (does a result converter change it?): %q", truncate(out, 200))}
 		}
 		if h.output != nil {
 			if err := h.output.Validate([]byte(out)); err != nil {
-				return errorResult(fmt.Errorf("tool %q returned output that does not match its output schema: %s", h.name, issues(err))), nil
+				return nil, &internalFailure{what: "the tool returned output that breaks its output schema",
+					cause: fmt.Errorf("output does not match the output schema: %s", issues(err))}
 			}
 		}
 		res.StructuredContent = json.RawMessage(out)
@@ -204,7 +367,7 @@ func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (res *sd
 
 type requestKey struct{}
 
-// RequestFrom returns the MCP request a served tool is answering, or nil outside [AddTools]'
+// RequestFrom returns the MCP request a served tool is answering, or nil outside a [Server]'s
 // handlers. Its Session lets a tool log to the client, ask it to sample or elicit, or list its
 // roots; its Params carry the request's _meta.
 func RequestFrom(ctx context.Context) *sdk.CallToolRequest {
@@ -229,17 +392,31 @@ func issues(err error) string {
 	return strings.Join(parts, "; ")
 }
 
-// failure turns a tool's error into an isError result; a call the client cancelled gets no result
-// at all, so the error goes back to the SDK, which sends nothing for cancelled requests.
-func (h *handler) failure(ctx context.Context, err error) (*sdk.CallToolResult, error) {
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return nil, err
+// fail turns a failed call into what the client receives: an isError result whose text the
+// error processor decides, or, for a call the client cancelled, no result at all (the error goes
+// back to the SDK, which sends nothing for cancelled requests). Internal failures are logged
+// with their details.
+func (h *handler) fail(ctx context.Context, err error) (*sdk.CallToolResult, error) {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, err
+		}
+		if h.timeout > 0 {
+			err = fmt.Errorf("the tool timed out after %v: %w", h.timeout, err)
+		}
 	}
-	return errorResult(err), nil
-}
-
-func errorResult(err error) *sdk.CallToolResult {
-	res := &sdk.CallToolResult{}
-	res.SetError(err)
-	return res
+	if f := (*internalFailure)(nil); errors.As(err, &f) {
+		attrs := []any{"tool", h.name, "failure", f.what, "cause", f.cause}
+		if f.stack != nil {
+			attrs = append(attrs, "stack", string(f.stack))
+		}
+		h.srv.logger.ErrorContext(ctx, "mcp: served tool failed", attrs...)
+	}
+	text, perr := h.srv.processor.Process(ctx, &tool.ExecutionError{Tool: h.name, Err: err})
+	if perr != nil {
+		h.srv.logger.WarnContext(ctx, "mcp: error processor failed the request", "tool", h.name, "error", perr)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tool call failed"}
+	}
+	res := &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+	return res, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 
@@ -22,7 +21,8 @@ type remoteTool struct {
 	meta   tool.Metadata
 }
 
-func newRemoteTool(c *Client, t *sdk.Tool) (*remoteTool, error) {
+// newRemoteTool makes t, a tool of c's server, a tool.Tool named name.
+func newRemoteTool(c *Client, t *sdk.Tool, name string) (*remoteTool, error) {
 	input, err := json.Marshal(t.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
@@ -41,12 +41,13 @@ func newRemoteTool(c *Client, t *sdk.Tool) (*remoteTool, error) {
 		client: c,
 		name:   t.Name,
 		def: tool.Definition{
-			Name:         c.cfg.Prefix + t.Name,
+			Name:         name,
 			Description:  desc,
 			InputSchema:  input,
 			OutputSchema: output,
 		},
-		meta: tool.Metadata{Timeout: c.cfg.Timeout},
+		// No Metadata.Timeout: the client's own timeout restarts with each progress report,
+		// which a fixed timeout around the call would defeat.
 	}, nil
 }
 
@@ -156,14 +157,14 @@ func (e *ToolError) Error() string {
 	return e.Message
 }
 
-// ResultText renders a tool result as the text a model reads:
-//
-//   - structuredContent, when present and the content blocks are all text, as JSON: the server's
-//     own text when it is exactly that JSON (keeping its field order), else compact JSON;
-//   - otherwise each content block on its own line: text as is; an image or audio clip as
-//     "[image: image/png, 1024 bytes]"; a resource link as "[resource link: name <uri> (mime)]"
-//     followed by its description; an embedded text resource as "[resource: <uri> (mime)]" and
-//     its text on the next line; an embedded binary resource as "[resource: <uri> (mime), N bytes]".
+// ResultText renders a tool result as the text a model reads: each content block on its own
+// line, text as is; an image or audio clip as "[image: image/png, 1024 bytes]"; a resource link
+// as "[resource link: name <uri> (mime)]" followed by its description; an embedded text resource
+// as "[resource: <uri> (mime)]" and its text on the next line; an embedded binary resource as
+// "[resource: <uri> (mime), N bytes]". structuredContent is used, as compact JSON, only when
+// there is no content: when a server sends both, its content is the form meant for reading (the
+// MCP specification has servers repeat structured results as text), and a text tool's
+// structuredContent would reach the model as escaped JSON.
 //
 // Models cannot read binary data as text, so it is described rather than sent; a tool whose
 // images matter should be served to a client that passes MCP content through.
@@ -171,10 +172,9 @@ func ResultText(res *sdk.CallToolResult) string {
 	if res == nil {
 		return ""
 	}
-	if res.StructuredContent != nil && allText(res.Content) {
-		if len(res.Content) == 1 && sameJSON(res.Content[0].(*sdk.TextContent).Text, res.StructuredContent) {
-			// The server's own serialization: its field order, as the tool's author wrote it.
-			return res.Content[0].(*sdk.TextContent).Text
+	if len(res.Content) == 0 && res.StructuredContent != nil {
+		if raw, ok := res.StructuredContent.(json.RawMessage); ok { // a result made in this process
+			return string(raw)
 		}
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			return string(b)
@@ -185,31 +185,6 @@ func ResultText(res *sdk.CallToolResult) string {
 		parts = append(parts, contentText(c))
 	}
 	return strings.Join(parts, "\n")
-}
-
-// sameJSON reports whether text is a JSON encoding of v, a decoded JSON value.
-func sameJSON(text string, v any) bool {
-	var w any
-	if err := json.Unmarshal([]byte(text), &w); err != nil {
-		return false
-	}
-	if raw, ok := v.(json.RawMessage); ok { // a result made in this process
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return false
-		}
-	}
-	return reflect.DeepEqual(w, v)
-}
-
-// allText reports content with no blocks but text. Binary blocks are described rather than sent,
-// so a structuredContent that embeds their data (as some servers' does) must not replace them.
-func allText(content []sdk.Content) bool {
-	for _, c := range content {
-		if _, ok := c.(*sdk.TextContent); !ok {
-			return false
-		}
-	}
-	return true
 }
 
 func contentText(c sdk.Content) string {
@@ -272,6 +247,7 @@ func orUnknown(mime string) string {
 // tool-name options that use it.
 type Toolset struct {
 	clients []*Client
+	failed  []*StartError
 }
 
 // Tools returns a provider over the tools of clients, in client order. Closing it closes them.
@@ -281,6 +257,10 @@ func Tools(clients ...*Client) *Toolset {
 
 // Clients returns the clients of the set.
 func (s *Toolset) Clients() []*Client { return s.clients }
+
+// Failed returns the servers that [Start] could not start, in configuration order; they are not
+// part of the set.
+func (s *Toolset) Failed() []*StartError { return s.failed }
 
 // Tools lists the tools of every server, concurrently. A server that cannot be reached fails the
 // listing, naming the server: a model silently missing tools is harder to debug.

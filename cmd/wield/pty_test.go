@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -355,4 +356,37 @@ func fakeOllamaChat(t *testing.T, chunks ...string) string {
 		}
 	})
 	return srv.URL
+}
+
+// On a terminal, a status line shows the MCP servers starting, and the spinner of a running
+// MCP tool shows its progress.
+func TestPTYMCPStatusAndProgress(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"counter": map[string]any{"command": self, "env": map[string]string{"WIELD_TEST_MCP_SERVER": "1"}},
+	}})
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	os.WriteFile(cfg, b, 0o644)
+	srv := newFakeOpenAI(t, reply{calls: [][2]string{{"slowCount", "{}"}}}, reply{text: "Counted."})
+	s := startPTY(t, cleanEnv(t), "chat", "--builtin=false", "--mcp-config", cfg, "--base-url", srv.v1(), "--model", "gpt-4o", "count")
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	// Colors aside; progress is best effort, so any step will do.
+	out := regexp.MustCompile(`\x1b\[[0-9;]*m`).ReplaceAllString(s.output(), "")
+	if !regexp.MustCompile(`slowCount \{\} [123]/3 step [123]`).MatchString(out) {
+		t.Errorf("the spinner did not show the progress:\n%q", out)
+	}
+	for _, want := range []string{"starting MCP servers (0 of 1 ready): counter…", "Counted."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the terminal did not show %q:\n%q", want, out)
+		}
+	}
+	shown := s.screen()
+	if strings.Contains(shown, "starting MCP servers") || !strings.Contains(shown, "✓ slowCount {}") {
+		t.Errorf("screen:\n%s", shown)
+	}
 }
