@@ -67,11 +67,12 @@ func mergeUsage(u, v Usage) Usage {
 		return a
 	}
 	return Usage{
-		InputTokens:       last(u.InputTokens, v.InputTokens),
-		OutputTokens:      last(u.OutputTokens, v.OutputTokens),
-		TotalTokens:       last(u.TotalTokens, v.TotalTokens),
-		CachedInputTokens: last(u.CachedInputTokens, v.CachedInputTokens),
-		ReasoningTokens:   last(u.ReasoningTokens, v.ReasoningTokens),
+		InputTokens:           last(u.InputTokens, v.InputTokens),
+		OutputTokens:          last(u.OutputTokens, v.OutputTokens),
+		TotalTokens:           last(u.TotalTokens, v.TotalTokens),
+		CachedInputTokens:     last(u.CachedInputTokens, v.CachedInputTokens),
+		CacheWriteInputTokens: last(u.CacheWriteInputTokens, v.CacheWriteInputTokens),
+		ReasoningTokens:       last(u.ReasoningTokens, v.ReasoningTokens),
 	}
 }
 

@@ -43,15 +43,13 @@ func (n namedTool) Call(context.Context, string) (string, error) {
 func TestMerge(t *testing.T) {
 	base := &Options{
 		Model: "a", Temperature: Ptr(0.1), MaxTokens: 100,
-		Tools: []tool.Tool{namedTool("t1")}, ToolNames: []string{"n1"},
-		ToolContext: tool.Context{"tenant": "acme", "user": "u1"},
-		Extra:       map[string]any{"k": 1},
+		Tools: []tool.Tool{namedTool("t1")},
+		Extra: map[string]any{"k": 1, "user": "u1"},
 	}
 	over := &Options{
 		Temperature: Ptr(0.7),
-		Tools:       []tool.Tool{namedTool("t2")}, ToolNames: []string{"n2"},
-		ToolContext: tool.Context{"user": "u2"},
-		Extra:       map[string]any{"j": 2},
+		Tools:       []tool.Tool{namedTool("t2")},
+		Extra:       map[string]any{"j": 2, "user": "u2"},
 	}
 	got := Merge(base, over)
 	if got.Model != "a" || *got.Temperature != 0.7 || got.MaxTokens != 100 {
@@ -60,22 +58,16 @@ func TestMerge(t *testing.T) {
 	if len(got.Tools) != 2 || got.Tools[0].Definition().Name != "t1" || got.Tools[1].Definition().Name != "t2" {
 		t.Errorf("tools = %v", got.Tools)
 	}
-	if !reflect.DeepEqual(got.ToolNames, []string{"n1", "n2"}) {
-		t.Errorf("tool names = %v", got.ToolNames)
-	}
-	if !reflect.DeepEqual(got.ToolContext, tool.Context{"tenant": "acme", "user": "u2"}) {
-		t.Errorf("tool context = %v", got.ToolContext)
-	}
-	if !reflect.DeepEqual(got.Extra, map[string]any{"k": 1, "j": 2}) {
+	if !reflect.DeepEqual(got.Extra, map[string]any{"k": 1, "j": 2, "user": "u2"}) {
 		t.Errorf("extra = %v", got.Extra)
 	}
 	// Inputs are untouched.
-	if len(base.Tools) != 1 || base.ToolContext["user"] != "u1" || *base.Temperature != 0.1 {
+	if len(base.Tools) != 1 || base.Extra["user"] != "u1" || *base.Temperature != 0.1 {
 		t.Error("Merge modified its base")
 	}
-	got.ToolContext["x"] = 1
-	if _, ok := base.ToolContext["x"]; ok {
-		t.Error("merged tool context shares the base map")
+	got.Extra["x"] = 1
+	if _, ok := base.Extra["x"]; ok {
+		t.Error("merged extra shares the base map")
 	}
 	if Merge(nil, nil) == nil || Merge(nil, over).Model != "" || Merge(base, nil).Model != "a" {
 		t.Error("nil handling")

@@ -7,8 +7,9 @@ import (
 	"github.com/wield-ai/wield/tool"
 )
 
-// Options are the settings of one request: model settings, the tools offered to the model and
-// the tool context passed to them.
+// Options are the settings of one model request: model settings and the tools offered to the
+// model. They hold only what a provider reads: tool names to resolve and the tool context are
+// the tool-calling runtime's business, and travel on its own request.
 //
 // A client has default options and each call may add its own; [Merge] combines them.
 type Options struct {
@@ -27,16 +28,11 @@ type Options struct {
 
 	// Tools are offered to the model and executed when it calls them.
 	Tools []tool.Tool
-	// ToolNames name tools to be resolved through a [tool.Resolver] and offered too. Providers
-	// never see names: the tool-calling runtime resolves them into Tools first.
-	ToolNames []string
 	// ToolChoice steers tool use: "" or "auto" lets the model decide, "none" forbids calls,
 	// "required" demands one, and any other value is the name of the tool the model must call.
 	ToolChoice string
 	// ParallelToolCalls, when set, allows or forbids several calls in one response.
 	ParallelToolCalls *bool
-	// ToolContext is passed to tools through their context.Context; never sent to the model.
-	ToolContext tool.Context
 
 	// ResponseFormat asks for a JSON answer matching a schema, where the provider supports it.
 	ResponseFormat *ResponseFormat
@@ -59,9 +55,9 @@ type ResponseFormat struct {
 // Merge returns base with override applied, leaving both unchanged:
 //   - settings (Model, Temperature, TopP, Seed, MaxTokens, Stop, N, ToolChoice,
 //     ParallelToolCalls, ResponseFormat) take override's value when it sets one;
-//   - Tools and ToolNames are base's followed by override's (duplicate names are reported when
-//     the tools are resolved, not here);
-//   - ToolContext and Extra are merged key by key, override's keys winning.
+//   - Tools are base's followed by override's (duplicate names are reported when the tools are
+//     resolved, not here);
+//   - Extra is merged key by key, override's keys winning.
 //
 // Either argument may be nil.
 func Merge(base, override *Options) *Options {
@@ -106,17 +102,15 @@ func Merge(base, override *Options) *Options {
 		out.ResponseFormat = override.ResponseFormat
 	}
 	out.Tools = append(out.Tools, override.Tools...)
-	out.ToolNames = append(out.ToolNames, override.ToolNames...)
-	out.ToolContext = mergeMaps(out.ToolContext, override.ToolContext)
 	out.Extra = mergeMaps(out.Extra, override.Extra)
 	return out
 }
 
-func mergeMaps[M ~map[string]any](base, override M) M {
+func mergeMaps(base, override map[string]any) map[string]any {
 	if len(override) == 0 {
 		return base
 	}
-	out := make(M, len(base)+len(override))
+	out := make(map[string]any, len(base)+len(override))
 	maps.Copy(out, base)
 	maps.Copy(out, override)
 	return out
@@ -131,8 +125,6 @@ func (o *Options) Clone() *Options {
 	c := *o
 	c.Stop = cloneSlice(o.Stop)
 	c.Tools = cloneSlice(o.Tools)
-	c.ToolNames = cloneSlice(o.ToolNames)
-	c.ToolContext = maps.Clone(o.ToolContext)
 	c.Extra = maps.Clone(o.Extra)
 	return &c
 }

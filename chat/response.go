@@ -53,8 +53,11 @@ type Usage struct {
 	InputTokens  int `json:"inputTokens,omitempty"`
 	OutputTokens int `json:"outputTokens,omitempty"`
 	TotalTokens  int `json:"totalTokens,omitempty"`
-	// CachedInputTokens is the part of InputTokens served from the provider's prompt cache.
+	// CachedInputTokens is the part of InputTokens read from the provider's prompt cache.
 	CachedInputTokens int `json:"cachedInputTokens,omitempty"`
+	// CacheWriteInputTokens is the part of InputTokens written to the provider's prompt cache
+	// (Anthropic's cache creation, Bedrock's cache writes), billed differently from plain input.
+	CacheWriteInputTokens int `json:"cacheWriteInputTokens,omitempty"`
 	// ReasoningTokens is the part of OutputTokens spent on thinking.
 	ReasoningTokens int `json:"reasoningTokens,omitempty"`
 }
@@ -62,11 +65,12 @@ type Usage struct {
 // Add returns the sum of u and v, for usage over several model calls.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{
-		InputTokens:       u.InputTokens + v.InputTokens,
-		OutputTokens:      u.OutputTokens + v.OutputTokens,
-		TotalTokens:       u.TotalTokens + v.TotalTokens,
-		CachedInputTokens: u.CachedInputTokens + v.CachedInputTokens,
-		ReasoningTokens:   u.ReasoningTokens + v.ReasoningTokens,
+		InputTokens:           u.InputTokens + v.InputTokens,
+		OutputTokens:          u.OutputTokens + v.OutputTokens,
+		TotalTokens:           u.TotalTokens + v.TotalTokens,
+		CachedInputTokens:     u.CachedInputTokens + v.CachedInputTokens,
+		CacheWriteInputTokens: u.CacheWriteInputTokens + v.CacheWriteInputTokens,
+		ReasoningTokens:       u.ReasoningTokens + v.ReasoningTokens,
 	}
 }
 

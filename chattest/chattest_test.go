@@ -75,7 +75,7 @@ func TestPromptsRecordedAndIsolated(t *testing.T) {
 	m := chattest.New(chattest.Text("a"))
 	p := &chat.Prompt{
 		Messages: []chat.Message{chat.User("hi"), chat.Assistant("", chat.ToolCall{ID: "x", Name: "t"})},
-		Options:  &chat.Options{Model: "m1", ToolContext: map[string]any{"tenant": "acme"}},
+		Options:  &chat.Options{Model: "m1", Extra: map[string]any{"tenant": "acme"}},
 	}
 	if _, err := m.Call(context.Background(), p); err != nil {
 		t.Fatal(err)

@@ -3,12 +3,13 @@ package client
 import (
 	"context"
 	"errors"
-	"iter"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
 )
 
 // Advisor orders are relative to HighestPrecedence: lower runs first (outer), and an advisor
@@ -22,7 +23,7 @@ const (
 	// OrderMemory is the default order of memory advisors: outside the tool loop, so they load
 	// history once per turn and store only the user's message and the final answer.
 	OrderMemory = HighestPrecedence + 200
-	// OrderToolCalling is the default order of the [ToolCallingAdvisor].
+	// OrderToolCalling is the default order of the [ToolLoop].
 	OrderToolCalling = HighestPrecedence + 300
 )
 
@@ -30,31 +31,36 @@ const (
 // and by anything else that keeps per-conversation state. Set it with [Spec.Param].
 const ParamConversationID = "conversation_id"
 
-// Advisor is a step of the advisor chain. It must also implement [CallAdvisor],
-// [StreamAdvisor] or both; the call chain uses the first kind, the stream chain the second.
+// Advisor is a step of the advisor chain. It wraps the rest of the chain like HTTP middleware
+// wraps a handler: it may change the request, call next zero or more times, and change the
+// response. One method serves calls and streams alike: on a stream, the events the consumer sees
+// flow through [Request.Emit] while the chain runs, and the response comes back as for a call, so
+// an advisor written for calls is right for streams too. An advisor that wants to see or change
+// the stream's events wraps them with [Request.WithEvents].
 type Advisor interface {
 	// Order places the advisor in the chain: lower is outer.
 	Order() int
+	// Advise handles req, passing it on with next.
+	Advise(ctx context.Context, req *Request, next Next) (*Response, error)
 }
 
-// CallNext continues a call chain: the next advisor, or the model.
-type CallNext func(ctx context.Context, req *Request) (*Response, error)
+// Next continues the chain: the next advisor, or the model.
+type Next func(ctx context.Context, req *Request) (*Response, error)
 
-// StreamNext continues a stream chain: the next advisor, or the model.
-type StreamNext func(ctx context.Context, req *Request) iter.Seq2[*Event, error]
-
-// CallAdvisor wraps the rest of a call chain, like HTTP middleware wraps a handler: it may change
-// the request, call next zero or more times, and change the response.
-type CallAdvisor interface {
-	Advisor
-	Call(ctx context.Context, req *Request, next CallNext) (*Response, error)
+// NewAdvisor returns an advisor at order that runs fn, for middleware without state of its own.
+func NewAdvisor(order int, fn func(ctx context.Context, req *Request, next Next) (*Response, error)) Advisor {
+	return funcAdvisor{order: order, fn: fn}
 }
 
-// StreamAdvisor wraps the rest of a stream chain. The stream it returns must end, when it does
-// not fail, with an event carrying [Event.Done], as the model's stream does.
-type StreamAdvisor interface {
-	Advisor
-	Stream(ctx context.Context, req *Request, next StreamNext) iter.Seq2[*Event, error]
+type funcAdvisor struct {
+	order int
+	fn    func(ctx context.Context, req *Request, next Next) (*Response, error)
+}
+
+func (a funcAdvisor) Order() int { return a.order }
+
+func (a funcAdvisor) Advise(ctx context.Context, req *Request, next Next) (*Response, error) {
+	return a.fn(ctx, req, next)
 }
 
 // HistoryKeeper is implemented by advisors that load and store the conversation themselves, such
@@ -67,22 +73,47 @@ type HistoryKeeper interface {
 }
 
 // Request is what flows down the advisor chain: the prompt, the call's parameters and, inside the
-// tool loop, the loop's state. Advisors treat a Request as read-only and pass a changed copy on
+// tool loop, the turn's state. Advisors treat a Request as read-only and pass a changed copy on
 // (see [Request.WithMessages] and [Request.WithOptions]), as HTTP middleware does.
 type Request struct {
-	// Prompt holds the messages and the options of the call. In the chain Options is never nil,
-	// Tools holds every tool of the call (ToolNames already resolved) and ToolContext the tool
-	// context; the model is sent neither names nor tool context.
+	// Prompt holds the messages and the options of the model call: what a provider reads. In
+	// the chain Options is never nil and Options.Tools holds every tool of the call, names
+	// already resolved.
 	Prompt chat.Prompt
+	// ToolContext reaches the tools through their context.Context ([tool.ContextFrom]) and never
+	// the model.
+	ToolContext tool.Context
 	// Params are values for advisors, such as [ParamConversationID].
 	Params map[string]any
-	// Loop is the state of the tool loop the request belongs to, nil outside one.
-	Loop *Loop
+	// Turn is the state of the tool loop's turn the request belongs to, nil outside one.
+	Turn *Turn
 
 	rt           *runtime
+	emit         func(*Event) bool // the stream's consumer; nil on a call
 	memoryInLoop bool
-	untraced     bool // see telemetry.startChat
+	untraced     bool        // see telemetry.startChat
+	turnIn       *turnInputs // nil for a plain turn
 }
+
+// turnInputs are a request's inputs for stopping and resuming turns, apart so that requests,
+// copied at every step of the chain, stay small when there are none.
+type turnInputs struct {
+	approval toolcall.ApprovalPolicy
+	store    TurnStore
+	resume   *resumption
+}
+
+func (r *Request) resumption() *resumption {
+	if r.turnIn == nil {
+		return nil
+	}
+	return r.turnIn.resume
+}
+
+// Resuming reports whether the request continues a stopped turn ([Client.Resume]) rather than
+// starting one: its messages are not new, and the response's messages continue those of the
+// response that stopped.
+func (r *Request) Resuming() bool { return r.resumption() != nil }
 
 // Param returns the parameter key, or nil.
 func (r *Request) Param(key string) any { return r.Params[key] }
@@ -93,7 +124,35 @@ func (r *Request) StringParam(key string) (string, bool) {
 	return s, ok && s != ""
 }
 
-// Clone returns a shallow copy of r: the messages slice, options, params and loop are shared.
+// Streaming reports whether the request belongs to a stream, whose consumer sees events as they
+// happen, rather than to a call.
+func (r *Request) Streaming() bool { return r.emit != nil }
+
+// Emit sends ev to the stream's consumer and reports whether the consumer wants more; on a call
+// it does nothing and reports true. An advisor that gets false must stop and return an error
+// (the chain's own steps return one matching [context.Canceled]). Emit must be called on the
+// goroutine that runs the advisor, never concurrently.
+func (r *Request) Emit(ev *Event) bool {
+	if r.emit == nil {
+		return true
+	}
+	return r.emit(ev)
+}
+
+// WithEvents returns a copy of r whose events pass through fn before reaching the stream's
+// consumer: fn gets each event with the function that sends it on, and returns what that
+// function returned (or false to stop the stream). On a call it returns r unchanged.
+func (r *Request) WithEvents(fn func(ev *Event, send func(*Event) bool) bool) *Request {
+	if r.emit == nil {
+		return r
+	}
+	c := *r
+	send := r.emit
+	c.emit = func(ev *Event) bool { return fn(ev, send) }
+	return &c
+}
+
+// Clone returns a shallow copy of r: the messages slice, options, params and turn are shared.
 func (r *Request) Clone() *Request {
 	c := *r
 	return &c
@@ -129,6 +188,13 @@ const (
 	// OutcomeIterationLimit: the loop reached its iteration cap and made one last model call with
 	// tool use turned off; the answer may be incomplete.
 	OutcomeIterationLimit
+	// OutcomeApproval: calls of the model's response need approval (a sub-agent's included) and
+	// none of them ran; [Response.Pending] holds the turn's state, [Client.Resume] continues it
+	// with the application's decisions.
+	OutcomeApproval
+	// OutcomeInterrupted: a tool (or a sub-agent's tool) interrupted the turn to ask something;
+	// [Response.Pending] holds the turn's state, [Client.Resume] continues it.
+	OutcomeInterrupted
 )
 
 func (o Outcome) String() string {
@@ -141,6 +207,10 @@ func (o Outcome) String() string {
 		return "return_direct"
 	case OutcomeIterationLimit:
 		return "iteration_limit"
+	case OutcomeApproval:
+		return "approval_required"
+	case OutcomeInterrupted:
+		return "interrupted"
 	}
 	return "unknown"
 }
@@ -150,14 +220,26 @@ type Response struct {
 	// Chat is the model's final response. After a return-direct turn it is built from the tool
 	// results: one generation whose text is the results' contents, one per line.
 	Chat *chat.Response
-	// Usage is the token usage of every model call of the turn, summed.
+	// Messages are the messages the turn added to the conversation, in order: each tool round's
+	// assistant message with its calls and the tool message with their results, then the answer.
+	// Outside a tool loop it is the model's answer alone. A turn that stops holds its completed
+	// rounds only (the stopped round is in Pending), and a resumed turn holds what it added
+	// since the resume, so the messages of a stop and of its resume, appended in order, are the
+	// conversation.
+	Messages []chat.Message
+	// Usage is the token usage of every model call of the turn (since the resume, for a resumed
+	// turn), summed.
 	Usage chat.Usage
 	// Outcome says how the turn ended.
 	Outcome Outcome
-	// ModelCalls is the number of model calls the turn made.
+	// ModelCalls is the number of model calls the turn made (since the resume, for a resumed
+	// turn).
 	ModelCalls int
 	// ToolResults are the results that became the answer of a return-direct turn.
 	ToolResults []chat.ToolResult
+	// Pending is the state of a turn that stopped ([OutcomeApproval], [OutcomeInterrupted]):
+	// the calls awaiting a decision ([TurnState.Pending]) and everything needed to continue.
+	Pending *TurnState
 }
 
 // Text returns the text of the final response's first generation.
@@ -168,19 +250,31 @@ func (r *Response) Text() string {
 	return r.Chat.Text()
 }
 
-// Event is one element of a streamed turn. Exactly one of its fields is set.
+// Event is one element of a streamed turn. Exactly one of Chunk, Tool and Done is set.
 type Event struct {
 	// Chunk is a piece of the model's answer as the provider sent it. Out of the tool loop, chunks
 	// carry only text and reasoning: tool-call fragments are consumed by the loop.
 	Chunk *chat.Response
 	// Tool reports a tool call starting or finishing.
 	Tool *ToolEvent
-	// Done is the whole response of the turn (or, inside the loop, of one model call); it is the
-	// last event of a stream that did not fail.
+	// Done is the whole response of the turn, the last event of a stream that did not fail. It is
+	// never emitted inside the chain: there the response is what next returns.
 	Done *Response
+
+	agent *string // see Agent; a pointer keeps events, made for every chunk, small
 }
 
-// Text returns the text the event carries: the text of every generation of its chunk.
+// Agent names the sub-agent ([AgentTool]) the event comes from, outermost first, joined by "/";
+// empty for the turn's own events.
+func (e *Event) Agent() string {
+	if e == nil || e.agent == nil {
+		return ""
+	}
+	return *e.agent
+}
+
+// Text returns the text the event carries: the text of every generation of its chunk, a
+// sub-agent's included.
 func (e *Event) Text() string {
 	if e == nil || e.Chunk == nil {
 		return ""
@@ -196,21 +290,29 @@ func (e *Event) Text() string {
 	return b.String()
 }
 
-// ToolEventKind says whether a tool call started or finished.
+// ToolEventKind says what happened to a tool call.
 type ToolEventKind int
 
 // The kinds of tool events.
 const (
 	ToolStarted ToolEventKind = iota + 1
 	ToolFinished
+	// ToolApprovalRequired: the call waits for approval and the turn stops; sent for each such
+	// call, after which the stream ends with a Done event whose response is Pending.
+	ToolApprovalRequired
+	// ToolInterrupted: the tool interrupted the turn to ask something (Interrupt), or the tool is
+	// a sub-agent that stopped; the stream then ends as for an approval.
+	ToolInterrupted
 )
 
 // ToolEvent reports a tool call for user interfaces: its name, id and arguments when it starts;
-// also its result and duration when it finishes.
+// also its result and duration when it finishes; what it asks when it interrupts the turn.
 type ToolEvent struct {
 	Kind ToolEventKind
 	// Call is the model's call: Name, ID and Arguments.
 	Call chat.ToolCall
+	// Interrupt is what the tool asked (ToolInterrupted only).
+	Interrupt *toolcall.InterruptError
 	// Result is the result sent back to the model (ToolFinished only).
 	Result chat.ToolResult
 	// Elapsed is how long the call ran (ToolFinished only).

@@ -6,7 +6,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
-	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -53,7 +53,7 @@ func BenchmarkTurn(b *testing.B) {
 	})
 
 	b.Run("Client", func(b *testing.B) {
-		c := client.New(benchModel())
+		c := clienttest.New(b, benchModel())
 		b.ReportAllocs()
 		for b.Loop() {
 			text, err := c.Prompt("Weather in Paris?").Tools(weather).Call(ctx).Content()
@@ -111,7 +111,7 @@ func BenchmarkTurnStream(b *testing.B) {
 	})
 
 	b.Run("Client", func(b *testing.B) {
-		c := client.New(benchModel())
+		c := clienttest.New(b, benchModel())
 		b.ReportAllocs()
 		for b.Loop() {
 			n := 0

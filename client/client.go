@@ -1,11 +1,12 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"log/slog"
+	"maps"
 	"slices"
 
 	"go.opentelemetry.io/otel/metric"
@@ -23,10 +24,13 @@ type Client struct {
 	system   string
 	opts     *chat.Options
 	tools    toolSet
+	names    []string
+	toolCtx  tool.Context
 	advisors []Advisor
 	noLoop   bool
+	approval toolcall.ApprovalPolicy
+	store    TurnStore
 	rt       *runtime
-	err      error // a configuration error, reported by every call
 
 	chain *chain // the chain of the defaults, built once
 }
@@ -49,6 +53,8 @@ type config struct {
 	toolContext    tool.Context
 	advisors       []Advisor
 	noLoop         bool
+	approval       toolcall.ApprovalPolicy
+	store          TurnStore
 	manager        *toolcall.Manager
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
@@ -84,10 +90,25 @@ func WithAdvisors(advisors ...Advisor) Option {
 	return func(c *config) { c.advisors = append(c.advisors, advisors...) }
 }
 
-// WithoutToolLoop turns off the automatic tool-calling advisor: tool calls come back to the
-// caller (with [OutcomeToolCalls]) for a user-controlled loop or for delegation. An explicitly
-// added tool-calling advisor still runs.
+// WithoutToolLoop turns off the automatic tool loop: tool calls come back to the caller (with
+// [OutcomeToolCalls]) for a user-controlled loop or for delegation. A [ToolLoop] added as an
+// advisor still runs.
 func WithoutToolLoop() Option { return func(c *config) { c.noLoop = true } }
+
+// WithApproval sets the policy that decides which tool calls wait for the application's
+// approval; the default asks for the tools whose metadata sets RequiresApproval
+// ([toolcall.AskFlagged]). A turn whose model asks for such calls stops with [OutcomeApproval]
+// before any call of that response runs.
+func WithApproval(policy toolcall.ApprovalPolicy) Option {
+	return func(c *config) { c.approval = policy }
+}
+
+// WithTurnStore makes the client's turns durable: the tool loop saves each turn's state in store
+// under the request's conversation ([ParamConversationID], then required) when it stops, before
+// a round's calls start and after each round, so that a stopped, failed or crashed turn can be
+// resumed from the store in any process ([TurnStore.LoadTurn], [Client.Resume]) and no recorded
+// call runs twice.
+func WithTurnStore(store TurnStore) Option { return func(c *config) { c.store = store } }
 
 // WithManager sets the tool-call manager that resolves tool names and executes calls; the
 // default is toolcall.New with the client's tracer, meter and logger.
@@ -106,13 +127,17 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // WithLogger sets the logger of debug-level step logs; the default is slog.Default().
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
-// New returns a client for model. A bad option (a tool value of an unsupported type, two custom
-// tool-calling advisors) does not stop New; every call then fails with an error saying what is
-// wrong.
-func New(model chat.Model, opts ...Option) *Client {
+// New returns a client for model. A bad option (a nil model or advisor, a tool value of an
+// unsupported type, two tool loops) is an error here, never later.
+func New(model chat.Model, opts ...Option) (*Client, error) {
+	if model == nil {
+		return nil, errors.New("client: nil model")
+	}
 	var cfg config
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil {
+			o(&cfg)
+		}
 	}
 	obs := newTelemetry(model, cfg.tracerProvider, cfg.meterProvider, cfg.logger)
 	manager := cfg.manager
@@ -126,19 +151,23 @@ func New(model chat.Model, opts ...Option) *Client {
 	c := &Client{
 		model:    model,
 		system:   cfg.system,
+		opts:     cfg.opts.Clone(),
+		names:    slices.Clone(cfg.toolNames),
+		toolCtx:  maps.Clone(cfg.toolContext),
 		advisors: slices.Clone(cfg.advisors),
 		noLoop:   cfg.noLoop,
+		approval: cfg.approval,
+		store:    cfg.store,
 		rt:       &runtime{model: model, manager: manager, obs: obs},
 	}
-	c.opts = chat.Merge(cfg.opts, &chat.Options{ToolNames: cfg.toolNames, ToolContext: cfg.toolContext})
-	if model == nil {
-		c.err = errors.New("client: nil model")
+	if err := c.tools.add(cfg.tools...); err != nil {
+		return nil, fmt.Errorf("client: default tools: %w", err)
 	}
-	if err := c.tools.add(cfg.tools...); err != nil && c.err == nil {
-		c.err = fmt.Errorf("client: default tools: %w", err)
+	var err error
+	if c.chain, err = c.buildChain(c.advisors, c.noLoop); err != nil {
+		return nil, err
 	}
-	c.chain = c.buildChain(c.advisors, c.noLoop)
-	return c
+	return c, nil
 }
 
 // Manager returns the tool-call manager the client uses.
@@ -192,58 +221,39 @@ func (s *toolSet) appendTo(ctx context.Context, dst []tool.Tool) ([]tool.Tool, e
 	return dst, nil
 }
 
-// chain is an ordered advisor chain with its continuation functions built once.
+// chain is an ordered advisor chain with its continuation built once.
 type chain struct {
-	callNext     CallNext
-	streamNext   StreamNext
+	next         Next
 	memoryInLoop bool
-	err          error
 }
 
-// ErrTwoToolAdvisors is returned when a chain holds more than one custom tool advisor.
-var ErrTwoToolAdvisors = errors.New("client: more than one tool-calling advisor in the chain")
+// ErrTwoToolLoops is returned when a chain holds more than one tool loop added by the caller.
+var ErrTwoToolLoops = errors.New("client: more than one tool loop in the chain")
 
-func (c *Client) buildChain(advisors []Advisor, noLoop bool) *chain {
+func (c *Client) buildChain(advisors []Advisor, noLoop bool) (*chain, error) {
 	ch := &chain{}
-	var custom []ToolAdvisor
+	var custom []toolLooper
 	for _, a := range advisors {
 		if a == nil {
-			ch.err = errors.New("client: nil advisor")
-			return ch
+			return nil, errors.New("client: nil advisor")
 		}
-		if ta, ok := a.(ToolAdvisor); ok {
-			custom = append(custom, ta)
-		}
-		_, isCall := a.(CallAdvisor)
-		_, isStream := a.(StreamAdvisor)
-		if !isCall && !isStream {
-			ch.err = fmt.Errorf("client: advisor %T implements neither CallAdvisor nor StreamAdvisor", a)
-			return ch
+		if tl, ok := a.(toolLooper); ok {
+			custom = append(custom, tl)
 		}
 	}
 	if len(custom) > 1 {
-		ch.err = fmt.Errorf("%w: %T and %T; a custom tool advisor replaces the default, and there can be only one",
-			ErrTwoToolAdvisors, custom[0], custom[1])
-		return ch
+		return nil, fmt.Errorf("%w: %T and %T; a tool loop added to the chain replaces the default, and there can be only one",
+			ErrTwoToolLoops, custom[0], custom[1])
 	}
 	all := slices.Clone(advisors)
-	var loop ToolAdvisor
+	var loop Advisor
 	if len(custom) == 1 {
 		loop = custom[0]
 	} else if !noLoop {
-		loop = defaultToolAdvisor
+		loop = defaultToolLoop
 		all = append(all, loop)
 	}
-	slices.SortStableFunc(all, func(a, b Advisor) int {
-		x, y := a.Order(), b.Order()
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(all, func(a, b Advisor) int { return cmp.Compare(a.Order(), b.Order()) })
 	if loop != nil {
 		for _, a := range all {
 			if hk, ok := a.(HistoryKeeper); ok && hk.KeepsHistory() && a.Order() > loop.Order() {
@@ -251,53 +261,19 @@ func (c *Client) buildChain(advisors []Advisor, noLoop bool) *chain {
 			}
 		}
 	}
-	var calls []CallAdvisor
-	var streams []StreamAdvisor
-	for _, a := range all {
-		if ca, ok := a.(CallAdvisor); ok {
-			calls = append(calls, ca)
-		}
-		if sa, ok := a.(StreamAdvisor); ok {
-			streams = append(streams, sa)
-		}
-	}
 	// Build the continuations from the model outwards, once, so a call allocates none.
 	next := c.rt.callModel
-	for i := len(calls) - 1; i >= 0; i-- {
-		a, n := calls[i], next
-		next = func(ctx context.Context, req *Request) (*Response, error) { return a.Call(ctx, req, n) }
+	for i := len(all) - 1; i >= 0; i-- {
+		a, n := all[i], next
+		next = func(ctx context.Context, req *Request) (*Response, error) { return a.Advise(ctx, req, n) }
 	}
-	ch.callNext = next
-	snext := c.rt.streamModel
-	for i := len(streams) - 1; i >= 0; i-- {
-		a, n := streams[i], snext
-		snext = func(ctx context.Context, req *Request) iter.Seq2[*Event, error] { return a.Stream(ctx, req, n) }
-	}
-	ch.streamNext = snext
-	return ch
+	ch.next = next
+	return ch, nil
 }
 
-// defaultToolAdvisor is the auto-registered tool-calling advisor; it takes the manager and
-// telemetry from the request, so one instance serves every client.
-var defaultToolAdvisor = NewToolCallingAdvisor(ToolLoopConfig{})
-
-// modelPrompt is the prompt the model is sent: tool names resolved into tools and the tool
-// context removed.
-func (rt *runtime) modelPrompt(ctx context.Context, req *Request) (*chat.Prompt, error) {
-	if req.Prompt.Options == nil || (len(req.Prompt.Options.ToolNames) == 0 && req.Prompt.Options.ToolContext == nil) {
-		return &req.Prompt, nil // nothing to hide from the model
-	}
-	o := *req.Prompt.Options
-	if len(o.ToolNames) > 0 {
-		tools, err := rt.manager.Resolve(ctx, &o)
-		if err != nil {
-			return nil, fmt.Errorf("client: resolving tools: %w", err)
-		}
-		o.Tools, o.ToolNames = tools, nil
-	}
-	o.ToolContext = nil
-	return &chat.Prompt{Messages: req.Prompt.Messages, Options: &o}, nil
-}
+// defaultToolLoop is the auto-registered tool loop; it takes the manager and telemetry from the
+// request, so one instance serves every client.
+var defaultToolLoop = NewToolLoop(ToolLoopConfig{})
 
 func modelResponse(resp *chat.Response) *Response {
 	out := &Response{Chat: resp, Usage: resp.Usage, ModelCalls: 1}
@@ -310,12 +286,16 @@ func modelResponse(resp *chat.Response) *Response {
 // ErrNoResponse is returned when a model returns neither a response nor an error.
 var ErrNoResponse = errors.New("client: model returned no response")
 
-// callModel is the end of every call chain.
+// callModel is the end of every chain: the model's Call, or on a stream the model's Stream,
+// whose chunks go to the consumer as they arrive and are joined into the response.
 func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, error) {
-	p, err := rt.modelPrompt(ctx, req)
-	if err != nil {
-		return nil, err
+	if req.resumption() != nil {
+		return nil, errors.New("client: a turn can be resumed only through a tool loop")
 	}
+	if req.emit != nil {
+		return rt.streamModel(ctx, req)
+	}
+	p := &req.Prompt
 	ctx, call := rt.obs.startChat(ctx, p, false, req.untraced)
 	resp, err := rt.model.Call(ctx, p)
 	if err == nil && resp == nil {
@@ -328,34 +308,25 @@ func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, erro
 	return modelResponse(resp), nil
 }
 
-// streamModel is the end of every stream chain: the model's chunks, then the aggregated
-// response as the Done event.
-func (rt *runtime) streamModel(ctx context.Context, req *Request) iter.Seq2[*Event, error] {
-	return func(yield func(*Event, error) bool) {
-		p, err := rt.modelPrompt(ctx, req)
+func (rt *runtime) streamModel(ctx context.Context, req *Request) (*Response, error) {
+	p := &req.Prompt
+	ctx, call := rt.obs.startChat(ctx, p, true, req.untraced)
+	var agg chat.Aggregator
+	for chunk, err := range rt.model.Stream(ctx, p) {
 		if err != nil {
-			yield(nil, err)
-			return
+			call.end(ctx, agg.Response(), err)
+			return nil, fmt.Errorf("client: model stream: %w", err)
 		}
-		ctx, call := rt.obs.startChat(ctx, p, true, req.untraced)
-		var agg chat.Aggregator
-		for chunk, err := range rt.model.Stream(ctx, p) {
-			if err != nil {
-				call.end(ctx, agg.Response(), err)
-				yield(nil, fmt.Errorf("client: model stream: %w", err))
-				return
-			}
-			if chunk == nil {
-				continue
-			}
-			agg.Add(chunk)
-			if !yield(&Event{Chunk: chunk}, nil) {
-				call.end(ctx, agg.Response(), context.Canceled)
-				return
-			}
+		if chunk == nil {
+			continue
 		}
-		resp := agg.Response()
-		call.end(ctx, resp, nil)
-		yield(&Event{Done: modelResponse(resp)}, nil)
+		agg.Add(chunk)
+		if !req.emit(&Event{Chunk: chunk}) {
+			call.end(ctx, agg.Response(), context.Canceled)
+			return nil, errStopped
+		}
 	}
+	resp := agg.Response()
+	call.end(ctx, resp, nil)
+	return modelResponse(resp), nil
 }

@@ -11,12 +11,13 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 )
 
 func TestPromptAssembly(t *testing.T) {
 	m := chattest.New(chattest.Text("one"), chattest.Text("two"))
-	c := client.New(m,
+	c := clienttest.New(t, m,
 		client.WithSystem("be brief"),
 		client.WithOptions(&chat.Options{Model: "m1", Temperature: chat.Ptr(0.2)}),
 		client.WithToolContext(tool.Context{"tenant": "acme", "user": "u0"}),
@@ -38,9 +39,6 @@ func TestPromptAssembly(t *testing.T) {
 	if p.Options.Model != "m1" || *p.Options.Temperature != 0.9 {
 		t.Fatalf("options = %+v", p.Options)
 	}
-	if p.Options.ToolContext != nil {
-		t.Fatalf("the model was sent tool context %v", p.Options.ToolContext)
-	}
 	// System replaced for one call, removed for another.
 	if _, err := c.Prompt().System("").User("x").Call(ctx).Content(); err != nil {
 		t.Fatal(err)
@@ -53,23 +51,25 @@ func TestPromptAssembly(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	ctx := context.Background()
 	m := chattest.New()
+	// Errors in the client's configuration come from New; a call's own, from the call.
+	build := func(model chat.Model, opts ...client.Option) func() error {
+		return func() error { _, err := client.New(model, opts...); return err }
+	}
 	tests := []struct {
 		name string
 		call func() error
 		want string
 	}{
-		{"nil model", func() error { return client.New(nil).Prompt("x").Call(ctx).Err() }, "nil model"},
-		{"bad default tool", func() error { return client.New(m, client.WithTools(nil)).Prompt("x").Call(ctx).Err() }, "nil tool"},
-		{"bad call tool", func() error { return client.New(m).Prompt("x").Tools(42).Call(ctx).Err() }, "tools"},
-		{"nil advisor", func() error { return client.New(m, client.WithAdvisors(nil)).Prompt("x").Call(ctx).Err() }, "nil advisor"},
-		{"neither call nor stream", func() error {
-			return client.New(m).Prompt("x").Advisors(orderOnly(5)).Call(ctx).Err()
-		}, "neither CallAdvisor nor StreamAdvisor"},
+		{"nil model", build(nil), "nil model"},
+		{"bad default tool", build(m, client.WithTools(nil)), "nil tool"},
+		{"bad call tool", func() error { return clienttest.New(t, m).Prompt("x").Tools(42).Call(ctx).Err() }, "tools"},
+		{"nil advisor", build(m, client.WithAdvisors(nil)), "nil advisor"},
+		{"nil call advisor", func() error { return clienttest.New(t, m).Prompt("x").Advisors(nil).Call(ctx).Err() }, "nil advisor"},
 		{"duplicate tools", func() error {
-			return client.New(m, client.WithTools(constTool("a", "1"))).Prompt("x").Tools(constTool("a", "2")).Call(ctx).Err()
+			return clienttest.New(t, m, client.WithTools(constTool("a", "1"))).Prompt("x").Tools(constTool("a", "2")).Call(ctx).Err()
 		}, `"a"`},
 		{"failing provider", func() error {
-			return client.New(m).Prompt("x").Tools(tool.ProviderFunc(func(context.Context) ([]tool.Tool, error) {
+			return clienttest.New(t, m).Prompt("x").Tools(tool.ProviderFunc(func(context.Context) ([]tool.Tool, error) {
 				return nil, errors.New("registry down")
 			})).Call(ctx).Err()
 		}, "registry down"},
@@ -87,13 +87,9 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-type orderOnly int
-
-func (o orderOnly) Order() int { return int(o) }
-
 func TestToolsFromEverySource(t *testing.T) {
 	m := chattest.New(chattest.Text("ok"))
-	c := client.New(m, client.WithTools(constTool("a", "1"), []tool.Tool{constTool("b", "2")}))
+	c := clienttest.New(t, m, client.WithTools(constTool("a", "1"), []tool.Tool{constTool("b", "2")}))
 	err := c.Prompt("x").
 		Tools(tool.List{constTool("c", "3")}, tool.ProviderFunc(func(context.Context) ([]tool.Tool, error) {
 			return []tool.Tool{constTool("d", "4")}, nil
@@ -124,7 +120,7 @@ func TestWithoutToolLoopReturnsCalls(t *testing.T) {
 			if tt.name == "per client" {
 				opts = append(opts, client.WithoutToolLoop())
 			}
-			c := client.New(m, opts...)
+			c := clienttest.New(t, m, opts...)
 			resp, err := tt.spec(c.Prompt("weather?").Tools(weather)).Call(context.Background()).Response()
 			if err != nil {
 				t.Fatal(err)
@@ -142,7 +138,7 @@ func TestWithoutToolLoopReturnsCalls(t *testing.T) {
 func TestAdvisorOrderWithoutTools(t *testing.T) {
 	j := &journal{}
 	m := chattest.New(chattest.Text("a"), chattest.Text("b"))
-	c := client.New(m, client.WithAdvisors(
+	c := clienttest.New(t, m, client.WithAdvisors(
 		&recorder{"inner", client.OrderToolCalling + 100, j},
 		&recorder{"outer", client.OrderMemory, j},
 	))
@@ -152,9 +148,9 @@ func TestAdvisorOrderWithoutTools(t *testing.T) {
 	if got, want := j.String(), "first>1 outer>1 inner>1 <inner <outer <first"; got != want {
 		t.Fatalf("order = %s, want %s", got, want)
 	}
-	// Stream chain: same order; call-only advisors are skipped.
+	// Stream chain: the same advisors in the same order.
 	j2 := &journal{}
-	s := c.Prompt("y").Advisors(callOnly{&recorder{"callonly", 1, j2}}).Stream(context.Background())
+	s := c.Prompt("y").Advisors(&recorder{"second", 1, j2}).Stream(context.Background())
 	var text string
 	for chunk, err := range s.Text() {
 		if err != nil {
@@ -162,7 +158,7 @@ func TestAdvisorOrderWithoutTools(t *testing.T) {
 		}
 		text += chunk
 	}
-	if text != "b" || !strings.HasPrefix(j.String(), "first>1 outer>1 inner>1 <inner <outer <first outer>1 inner>1") || j2.String() != "" {
+	if text != "b" || j.String() != "first>1 outer>1 inner>1 <inner <outer <first outer>1 inner>1 <inner <outer" || j2.String() != "second>1 <second" {
 		t.Fatalf("stream: text %q, journal %s / %s", text, j, j2)
 	}
 	if s.Response() == nil || s.Response().Text() != "b" {
@@ -173,7 +169,7 @@ func TestAdvisorOrderWithoutTools(t *testing.T) {
 func TestModelErrorsWrapped(t *testing.T) {
 	boom := &chat.ProviderError{StatusCode: 503}
 	m := chattest.New(chattest.Fail(boom), chattest.Reply{Text: "cut", Err: boom})
-	c := client.New(m)
+	c := clienttest.New(t, m)
 	err := c.Prompt("x").Call(context.Background()).Err()
 	var pe *chat.ProviderError
 	if !errors.As(err, &pe) || pe.StatusCode != 503 {

@@ -10,6 +10,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 )
@@ -32,7 +33,7 @@ func TestConcurrentCalls(t *testing.T) {
 	})
 	m := chattest.New(echoModel()).Repeat().DiscardPrompts()
 	repo := memory.NewInMemory()
-	c := client.New(m, client.WithTools(echo),
+	c := clienttest.New(t, m, client.WithTools(echo),
 		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50), memory.AdvisorConfig{})))
 	var wg sync.WaitGroup
 	for i := range 16 {

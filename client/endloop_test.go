@@ -10,6 +10,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -29,7 +30,7 @@ type endProbe struct {
 func (p *endProbe) hooks() client.ToolLoopHooks {
 	return client.ToolLoopHooks{
 		InitializeLoop: func(_ context.Context, req *client.Request) (*client.Request, error) {
-			req.Loop.SetValue(endKey{}, "taken")
+			req.Turn.SetValue(endKey{}, "taken")
 			p.j.add("init")
 			return req, nil
 		},
@@ -46,8 +47,8 @@ func (p *endProbe) end(_ context.Context, req *client.Request, resp *client.Resp
 	defer p.mu.Unlock()
 	p.ends++
 	p.resp, p.err = resp, err
-	if req != nil && req.Loop != nil {
-		p.state = req.Loop.Value(endKey{})
+	if req != nil && req.Turn != nil {
+		p.state = req.Turn.Value(endKey{})
 	}
 	p.j.add("end")
 }
@@ -94,7 +95,7 @@ func TestEndLoopOnSuccess(t *testing.T) {
 		t.Run(fmt.Sprint("stream=", stream), func(t *testing.T) {
 			p := &endProbe{j: &journal{}}
 			m := chattest.New(chattest.Calls(chattest.Call("a", `{}`)), chattest.Text("answer"))
-			c := client.New(m, client.WithAdvisors(client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: p.hooks()})))
+			c := clienttest.New(t, m, client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: p.hooks()})))
 			spec := c.Prompt("q").Tools(constTool("a", "A"))
 			var resp *client.Response
 			var err error
@@ -177,7 +178,7 @@ func TestEndLoopOnFailure(t *testing.T) {
 						return "", tctx.Err()
 					}))
 				}
-				c := client.New(chattest.New(replies...), client.WithAdvisors(client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: h})))
+				c := clienttest.New(t, chattest.New(replies...), client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: h})))
 				spec := c.Prompt("q").Tools(tools...)
 				var err error
 				if stream {
@@ -199,7 +200,7 @@ func TestEndLoopWhenTheStreamConsumerStops(t *testing.T) {
 		t.Run(during, func(t *testing.T) {
 			p := &endProbe{j: &journal{}}
 			m := chattest.New(chattest.Calls(chattest.Call("a", `{}`)).WithText("thinking"), chattest.Text("answer"))
-			c := client.New(m, client.WithAdvisors(client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: p.hooks()})))
+			c := clienttest.New(t, m, client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: p.hooks()})))
 			for ev, err := range c.Prompt("q").Tools(constTool("a", "A")).Stream(context.Background()).Events() {
 				if err != nil {
 					t.Fatal(err)
@@ -232,7 +233,7 @@ func TestEndLoopPanicsAreNotSwallowed(t *testing.T) {
 						panic(crash{where})
 					}
 				}
-				c := client.New(chattest.New(chattest.Text("answer")), client.WithAdvisors(client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: h})))
+				c := clienttest.New(t, chattest.New(chattest.Text("answer")), client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: h})))
 				spec := c.Prompt("q").Tools(constTool("a", "A"))
 				got := func() (v any) {
 					defer func() { v = recover() }()
@@ -256,14 +257,20 @@ func TestEndLoopPanicsAreNotSwallowed(t *testing.T) {
 	}
 }
 
-func TestEndLoopStreamVariant(t *testing.T) {
+// One EndLoop serves both paths and can tell them apart.
+func TestEndLoopOnBothPaths(t *testing.T) {
 	var call, streamed int
 	hooks := client.ToolLoopHooks{
-		EndLoop:       func(context.Context, *client.Request, *client.Response, error) { call++ },
-		EndLoopStream: func(context.Context, *client.Request, *client.Response, error) { streamed++ },
+		EndLoop: func(_ context.Context, req *client.Request, _ *client.Response, _ error) {
+			if req.Streaming() {
+				streamed++
+			} else {
+				call++
+			}
+		},
 	}
-	c := client.New(chattest.New(chattest.Text("a"), chattest.Text("b")),
-		client.WithAdvisors(client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: hooks})))
+	c := clienttest.New(t, chattest.New(chattest.Text("a"), chattest.Text("b")),
+		client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: hooks})))
 	if err := c.Prompt("q").Call(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -271,26 +278,21 @@ func TestEndLoopStreamVariant(t *testing.T) {
 		t.Fatal(err)
 	}
 	if call != 1 || streamed != 1 {
-		t.Errorf("EndLoop ran %d times, EndLoopStream %d; want once each", call, streamed)
+		t.Errorf("EndLoop ran %d times for the call, %d for the stream; want once each", call, streamed)
 	}
 }
 
 func TestEndLoopNotRunWithoutALoop(t *testing.T) {
 	ran := false
-	adv := client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: client.ToolLoopHooks{
+	adv := client.NewToolLoop(client.ToolLoopConfig{Hooks: client.ToolLoopHooks{
 		EndLoop: func(context.Context, *client.Request, *client.Response, error) { ran = true },
 	}})
 	next := func(context.Context, *client.Request) (*client.Response, error) {
 		t.Fatal("next called")
 		return nil, nil
 	}
-	if _, err := adv.Call(context.Background(), &client.Request{}, next); !errors.Is(err, client.ErrNoManager) {
+	if _, err := adv.Advise(context.Background(), &client.Request{}, next); !errors.Is(err, client.ErrNoManager) {
 		t.Fatalf("err = %v", err)
-	}
-	for _, err := range adv.Stream(context.Background(), &client.Request{}, nil) {
-		if !errors.Is(err, client.ErrNoManager) {
-			t.Fatalf("stream err = %v", err)
-		}
 	}
 	if ran {
 		t.Error("EndLoop ran for a turn whose loop never started")

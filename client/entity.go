@@ -2,14 +2,12 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/internal/schema"
 )
 
 // EntityError is returned by [Entity] when the model's answer is not a valid T: not JSON, or
@@ -30,77 +28,46 @@ func (e *EntityError) Error() string {
 
 func (e *EntityError) Unwrap() error { return e.Err }
 
-type entitySchema struct {
-	raw       json.RawMessage
-	validator *tool.Validator
-	name      string
-}
-
-var entitySchemas sync.Map // reflect.Type → *entitySchema
-
-func schemaFor[T any]() (*entitySchema, error) {
-	t := reflect.TypeFor[T]()
-	if s, ok := entitySchemas.Load(t); ok {
-		return s.(*entitySchema), nil
-	}
-	s, err := tool.SchemaOf(t)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	v, err := tool.CompileSchema(raw)
-	if err != nil {
-		return nil, err
-	}
-	name := t.Name()
-	if name == "" {
-		name = "answer"
-	}
-	es := &entitySchema{raw: raw, validator: v, name: name}
-	entitySchemas.Store(t, es)
-	return es, nil
-}
-
 // Entity sends the request asking for an answer in JSON matching T's schema (inferred as for
-// tool inputs), and decodes the answer into a T. The schema goes to the model twice: as
+// tool inputs), and decodes the answer into a T, read by the same rules as tool arguments
+// (durations as "1h30m", defaults filled in). The schema goes to the model twice: as
 // [chat.Options.ResponseFormat] for providers that enforce it, and in the system message for
 // those that do not. An answer wrapped in a Markdown code fence is accepted. An answer that is
 // not a valid T is an [*EntityError].
 func Entity[T any](ctx context.Context, s *Spec) (T, error) {
 	var zero T
-	es, err := schemaFor[T]()
+	t := reflect.TypeFor[T]()
+	codec, err := schema.For(t)
 	if err != nil {
-		return zero, fmt.Errorf("client: schema of %v: %w", reflect.TypeFor[T](), err)
+		return zero, fmt.Errorf("client: %w", err)
+	}
+	raw, name := codec.Schema(), t.Name()
+	if name == "" {
+		name = "answer"
 	}
 	system := s.c.system
 	if s.system != nil {
 		system = *s.system
 	}
-	instr := "Answer with a single JSON value that matches this JSON Schema, and nothing else:\n" + string(es.raw)
+	instr := "Answer with a single JSON value that matches this JSON Schema, and nothing else:\n" + string(raw)
 	if system != "" {
 		system += "\n\n" + instr
 	} else {
 		system = instr
 	}
 	s.System(system)
-	s.Options(&chat.Options{ResponseFormat: &chat.ResponseFormat{Name: es.name, Schema: es.raw, Strict: true}})
+	s.Options(&chat.Options{ResponseFormat: &chat.ResponseFormat{Name: name, Schema: raw, Strict: true}})
 	text, err := s.Call(ctx).Content()
 	if err != nil {
 		return zero, err
 	}
-	body := []byte(unfence(text))
+	body := unfence(text)
 	if len(body) == 0 {
-		return zero, &EntityError{Type: es.name, Text: text, Err: fmt.Errorf("the answer is empty")}
-	}
-	if err := es.validator.Validate(body); err != nil {
-		return zero, &EntityError{Type: es.name, Text: text, Err: err}
+		return zero, &EntityError{Type: name, Text: text, Err: fmt.Errorf("the answer is empty")}
 	}
 	var v T
-	if err := json.Unmarshal(body, &v); err != nil {
-		return zero, &EntityError{Type: es.name, Text: text, Err: err}
+	if err := codec.Decode(body, &v); err != nil {
+		return zero, &EntityError{Type: name, Text: text, Err: err}
 	}
 	return v, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 )
 
 type Forecast struct {
@@ -34,7 +35,7 @@ func TestEntity(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := chattest.New(chattest.Text(tt.answer))
-			c := client.New(m, client.WithSystem("You are a weather service."))
+			c := clienttest.New(t, m, client.WithSystem("You are a weather service."))
 			got, err := client.Entity[Forecast](context.Background(), c.Prompt("Weather in Paris?"))
 			if tt.wantErr != "" {
 				var ee *client.EntityError
@@ -64,10 +65,10 @@ func TestEntity(t *testing.T) {
 
 func TestEntityModelError(t *testing.T) {
 	m := chattest.New(chattest.Fail(errors.New("down")))
-	if _, err := client.Entity[Forecast](context.Background(), client.New(m).Prompt("x")); err == nil || !strings.Contains(err.Error(), "down") {
+	if _, err := client.Entity[Forecast](context.Background(), clienttest.New(t, m).Prompt("x")); err == nil || !strings.Contains(err.Error(), "down") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := client.Entity[chan int](context.Background(), client.New(m).Prompt("x")); err == nil {
+	if _, err := client.Entity[chan int](context.Background(), clienttest.New(t, m).Prompt("x")); err == nil {
 		t.Fatal("a channel has no schema")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
@@ -26,7 +25,10 @@ func Example() {
 		chattest.Calls(chattest.Call("currentWeather", `{"city":"Paris"}`)),
 		chattest.Text("It is sunny in Paris."),
 	)
-	c := client.New(model, client.WithSystem("Be brief."))
+	c, err := client.New(model, client.WithSystem("Be brief."))
+	if err != nil {
+		panic(err)
+	}
 	answer, err := c.Prompt("What is the weather in Paris?").Tools(weather).Call(context.Background()).Content()
 	fmt.Println(answer, err)
 	// Output: It is sunny in Paris. <nil>
@@ -38,7 +40,11 @@ func ExampleSpec_Stream() {
 		chattest.Calls(chattest.Call("currentWeather", `{"city":"Paris"}`)).WithText("Let me check. "),
 		chattest.Text("It is sunny."),
 	).WithChunkSize(100)
-	s := client.New(model).Prompt("Weather in Paris?").Tools(weather).Stream(context.Background())
+	c, err := client.New(model)
+	if err != nil {
+		panic(err)
+	}
+	s := c.Prompt("Weather in Paris?").Tools(weather).Stream(context.Background())
 	for ev, err := range s.Events() {
 		switch {
 		case err != nil:
@@ -67,7 +73,11 @@ func ExampleEntity() {
 		TempC float64 `json:"tempC"`
 	}
 	model := chattest.New(chattest.Text(`{"city":"Paris","tempC":21}`))
-	f, err := client.Entity[Forecast](context.Background(), client.New(model).Prompt("Forecast for Paris?"))
+	c, err := client.New(model)
+	if err != nil {
+		panic(err)
+	}
+	f, err := client.Entity[Forecast](context.Background(), c.Prompt("Forecast for Paris?"))
 	fmt.Printf("%+v %v\n", f, err)
 	// Output: {City:Paris TempC:21} <nil>
 }
@@ -77,15 +87,18 @@ type logAdvisor struct{}
 
 func (logAdvisor) Order() int { return client.OrderToolCalling + 100 }
 
-func (logAdvisor) Call(ctx context.Context, req *client.Request, next client.CallNext) (*client.Response, error) {
-	fmt.Printf("iteration %d: %d messages\n", req.Loop.Iteration, len(req.Prompt.Messages))
+func (logAdvisor) Advise(ctx context.Context, req *client.Request, next client.Next) (*client.Response, error) {
+	fmt.Printf("iteration %d: %d messages\n", req.Turn.Iteration, len(req.Prompt.Messages))
 	return next(ctx, req)
 }
 
-func ExampleCallAdvisor() {
+func ExampleAdvisor() {
 	model := chattest.New(chattest.Calls(chattest.Call("currentWeather", `{"city":"Paris"}`)), chattest.Text("Sunny."))
 	weather := tool.Must(tool.Func("currentWeather", "Get the weather in a city", getWeather))
-	c := client.New(model, client.WithAdvisors(logAdvisor{}))
+	c, err := client.New(model, client.WithAdvisors(logAdvisor{}))
+	if err != nil {
+		panic(err)
+	}
 	answer, _ := c.Prompt("Weather in Paris?").Tools(weather).Call(context.Background()).Content()
 	fmt.Println(answer)
 	// Output:
@@ -94,16 +107,16 @@ func ExampleCallAdvisor() {
 	// Sunny.
 }
 
-// pinned is a custom tool advisor: it reuses the loop and, through a hook, offers an extra tool
+// pinned is a custom tool loop: it reuses the loop and, through a hook, offers an extra tool
 // from the second iteration on.
 type pinned struct {
-	*client.ToolCallingAdvisor
+	*client.ToolLoop
 }
 
 func newPinned(extra tool.Tool) *pinned {
-	return &pinned{client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: client.ToolLoopHooks{
+	return &pinned{client.NewToolLoop(client.ToolLoopConfig{Hooks: client.ToolLoopHooks{
 		BeforeCall: func(ctx context.Context, req *client.Request) (*client.Request, error) {
-			if req.Loop.Iteration == 0 {
+			if req.Turn.Iteration == 0 {
 				return req, nil
 			}
 			o := req.Prompt.Options.Clone()
@@ -122,7 +135,10 @@ func ExampleToolLoopHooks() {
 	weather := tool.Must(tool.Func("currentWeather", "Get the weather in a city", getWeather))
 	umbrella := tool.Must(tool.Func("umbrella", "Whether to take an umbrella",
 		func(context.Context, struct{}) (string, error) { return "no", nil }))
-	c := client.New(model, client.WithAdvisors(newPinned(umbrella))) // replaces the default loop
+	c, err := client.New(model, client.WithAdvisors(newPinned(umbrella))) // replaces the default loop
+	if err != nil {
+		panic(err)
+	}
 	answer, _ := c.Prompt("Umbrella?").Tools(weather).Call(context.Background()).Content()
 	for i, p := range model.Prompts() {
 		fmt.Println(i, len(p.Options.Tools), "tools")
@@ -140,25 +156,28 @@ func ExampleToolLoopHooks() {
 func ExampleToolLoopHooks_endLoop() {
 	slots := make(chan struct{}, 2)
 	type slotKey struct{}
-	loop := client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: client.ToolLoopHooks{
+	loop := client.NewToolLoop(client.ToolLoopConfig{Hooks: client.ToolLoopHooks{
 		InitializeLoop: func(ctx context.Context, req *client.Request) (*client.Request, error) {
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
-			req.Loop.SetValue(slotKey{}, true)
+			req.Turn.SetValue(slotKey{}, true)
 			return req, nil
 		},
 		EndLoop: func(_ context.Context, req *client.Request, _ *client.Response, err error) {
-			if req.Loop.Value(slotKey{}) != nil {
+			if req.Turn.Value(slotKey{}) != nil {
 				<-slots
 			}
 			fmt.Println("turn ended, error:", err)
 		},
 	}})
 	model := chattest.New(chattest.Text("Hello."), chattest.Fail(errors.New("overloaded")))
-	c := client.New(model, client.WithAdvisors(loop))
+	c, err := client.New(model, client.WithAdvisors(loop))
+	if err != nil {
+		panic(err)
+	}
 	for range 2 {
 		_, _ = c.Prompt("Hi").Call(context.Background()).Content()
 	}
@@ -170,7 +189,6 @@ func ExampleToolLoopHooks_endLoop() {
 }
 
 var (
-	_ client.StreamAdvisor = (*client.ToolCallingAdvisor)(nil)
-	_ iter.Seq2[*client.Event, error]
-	_ chat.Model = (*chattest.Model)(nil)
+	_ client.Advisor = (*client.ToolLoop)(nil)
+	_ chat.Model     = (*chattest.Model)(nil)
 )

@@ -3,7 +3,6 @@ package client_test
 import (
 	"context"
 	"fmt"
-	"iter"
 	"strings"
 	"sync"
 
@@ -39,31 +38,11 @@ type recorder struct {
 
 func (r *recorder) Order() int { return r.order }
 
-func (r *recorder) Call(ctx context.Context, req *client.Request, next client.CallNext) (*client.Response, error) {
+func (r *recorder) Advise(ctx context.Context, req *client.Request, next client.Next) (*client.Response, error) {
 	r.j.add("%s>%d", r.name, len(req.Prompt.Messages))
 	resp, err := next(ctx, req)
 	r.j.add("<%s", r.name)
 	return resp, err
-}
-
-func (r *recorder) Stream(ctx context.Context, req *client.Request, next client.StreamNext) iter.Seq2[*client.Event, error] {
-	return func(yield func(*client.Event, error) bool) {
-		r.j.add("%s>%d", r.name, len(req.Prompt.Messages))
-		for ev, err := range next(ctx, req) {
-			if !yield(ev, err) {
-				return
-			}
-		}
-		r.j.add("<%s", r.name)
-	}
-}
-
-// callOnly is an advisor for the call path only.
-type callOnly struct{ r *recorder }
-
-func (c callOnly) Order() int { return c.r.order }
-func (c callOnly) Call(ctx context.Context, req *client.Request, next client.CallNext) (*client.Response, error) {
-	return c.r.Call(ctx, req, next)
 }
 
 // fnTool is a hand-written tool.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/toolcall"
@@ -17,63 +19,120 @@ const DefaultMaxIterations = 20
 // [chat.Response.HasToolCalls].
 type EligibilityChecker func(resp *chat.Response) bool
 
-// ToolAdvisor is implemented by tool-calling advisors: [*ToolCallingAdvisor] and any type that
-// embeds one. A chain holds at most one: a custom one replaces the auto-registered default, and
-// two custom ones fail the call with [ErrTwoToolAdvisors].
-type ToolAdvisor interface {
-	CallAdvisor
-	StreamAdvisor
-	toolAdvisor()
-}
-
-// ToolLoopHooks customise the tool loop without re-implementing it. Every hook is optional. The
-// call path uses the first six; the stream path uses the Stream variants and, where one is nil,
-// the call hook of the same step, so a customisation that does not care about streaming sets
-// only the call hooks.
+// ToolLoopHooks customise the tool loop without re-implementing it. Every hook is optional, and
+// each serves calls and streams alike; a hook that must tell them apart asks
+// [Request.Streaming].
 //
 // Hooks run on the goroutine of the loop, one at a time. State for one turn belongs in
-// [Loop.SetValue], never in the hook's closure, since one advisor serves concurrent calls.
+// [Turn.SetValue], never in the hook's closure, since one loop serves concurrent calls. Combine
+// the hooks of several extensions with [ChainHooks].
 type ToolLoopHooks struct {
 	// InitializeLoop runs once per turn, before the first model call: index tools, set up
-	// per-turn state, augment the system prompt.
+	// per-turn state, augment the system prompt. A resumed turn ([Client.Resume]) is a new turn
+	// for the hooks: InitializeLoop runs again, with the stopped turn's messages, and per-turn
+	// values start empty ([Turn.Resumed] tells).
 	InitializeLoop func(ctx context.Context, req *Request) (*Request, error)
 	// BeforeCall runs before each model call; the request it returns is what the rest of the
 	// chain and the model receive for this iteration: inject or remove tools, change options,
 	// add per-iteration context. Each iteration starts again from the loop's own request (as
 	// InitializeLoop left it, with the messages of the iteration), so a hook that adds a tool
-	// adds it once per call, never cumulatively.
+	// adds it once per call, never cumulatively. When a resumed turn finishes its stopped round,
+	// BeforeCall runs to rebuild that round's request (its tools), though the model is not
+	// called.
 	BeforeCall func(ctx context.Context, req *Request) (*Request, error)
 	// AfterCall runs after each model call, before the loop decides whether to run tools: record
 	// observations or transform the response.
 	AfterCall func(ctx context.Context, req *Request, resp *Response) (*Response, error)
 	// NextInstructions returns the messages of the next iteration's request after a tool round.
-	// The default is [Loop.NextMessages].
+	// The default is [Turn.NextMessages].
 	NextInstructions func(ctx context.Context, req *Request, resp *Response, result *toolcall.Result) ([]chat.Message, error)
-	// FinalizeLoop runs once when the loop ends with an answer (not after an error): emit
-	// aggregate metrics, clean up state, transform the final response.
+	// FinalizeLoop runs once when the loop ends with an answer (not after an error, nor when the
+	// turn stops for approval or an interrupt): emit aggregate metrics, clean up state,
+	// transform the final response.
 	FinalizeLoop func(ctx context.Context, req *Request, resp *Response) (*Response, error)
 	// EndLoop runs exactly once for every turn whose InitializeLoop ran (even if it failed),
 	// however the turn ends, so it is where a turn releases what InitializeLoop took. On success
-	// it runs after FinalizeLoop with the turn's response and a nil error; on failure resp is
+	// it runs after FinalizeLoop with the turn's response and a nil error (a turn that stops for
+	// approval or an interrupt succeeds: its response holds Pending); on failure resp is
 	// nil and err is what ended the turn: a hook's, the model's or a tool's error, the context's
-	// error, [context.Canceled] when a stream's consumer stopped before the end, or
-	// [ErrLoopAborted] when a hook, advisor, model or stream consumer panicked, in which case the
-	// panic goes on once EndLoop returns. req is the loop's request as of the turn's last step,
-	// with its [Loop]. ctx may be done: clean-up that needs a live context should use
+	// error, an error matching [context.Canceled] when a stream's consumer stopped before the
+	// end, or [ErrLoopAborted] when a hook, advisor, model or stream consumer panicked, in which
+	// case the panic goes on once EndLoop returns. req is the loop's request as of the turn's
+	// last step, with its [Turn]. ctx may be done: clean-up that needs a live context should use
 	// [context.WithoutCancel]. EndLoop cannot change the outcome.
 	EndLoop func(ctx context.Context, req *Request, resp *Response, err error)
+}
 
-	InitializeLoopStream   func(ctx context.Context, req *Request) (*Request, error)
-	BeforeStream           func(ctx context.Context, req *Request) (*Request, error)
-	AfterStream            func(ctx context.Context, req *Request, resp *Response) (*Response, error)
-	NextInstructionsStream func(ctx context.Context, req *Request, resp *Response, result *toolcall.Result) ([]chat.Message, error)
-	FinalizeLoopStream     func(ctx context.Context, req *Request, resp *Response) (*Response, error)
-	EndLoopStream          func(ctx context.Context, req *Request, resp *Response, err error)
+// ChainHooks combines the hooks of several loop extensions into one set: InitializeLoop,
+// BeforeCall, AfterCall and FinalizeLoop run in the order given, each on what the one before
+// returned; EndLoop hooks run in the reverse order, like deferred calls, and all of them run even
+// if one panics; NextInstructions is the last one set, since a round's next messages can have
+// only one author.
+func ChainHooks(hooks ...ToolLoopHooks) ToolLoopHooks {
+	var out ToolLoopHooks
+	for _, h := range hooks {
+		out.InitializeLoop = thenRequest(out.InitializeLoop, h.InitializeLoop)
+		out.BeforeCall = thenRequest(out.BeforeCall, h.BeforeCall)
+		out.AfterCall = thenResponse(out.AfterCall, h.AfterCall)
+		out.FinalizeLoop = thenResponse(out.FinalizeLoop, h.FinalizeLoop)
+		if h.NextInstructions != nil {
+			out.NextInstructions = h.NextInstructions
+		}
+		if first, later := out.EndLoop, h.EndLoop; later != nil {
+			if first == nil {
+				out.EndLoop = later
+			} else {
+				out.EndLoop = func(ctx context.Context, req *Request, resp *Response, err error) {
+					defer first(ctx, req, resp, err)
+					later(ctx, req, resp, err)
+				}
+			}
+		}
+	}
+	return out
+}
+
+type requestHook = func(context.Context, *Request) (*Request, error)
+type responseHook = func(context.Context, *Request, *Response) (*Response, error)
+
+func thenRequest(first, second requestHook) requestHook {
+	if first == nil || second == nil {
+		if first == nil {
+			return second
+		}
+		return first
+	}
+	return func(ctx context.Context, req *Request) (*Request, error) {
+		req, err := first(ctx, req)
+		if err != nil || req == nil {
+			return req, err
+		}
+		return second(ctx, req)
+	}
+}
+
+func thenResponse(first, second responseHook) responseHook {
+	if first == nil || second == nil {
+		if first == nil {
+			return second
+		}
+		return first
+	}
+	return func(ctx context.Context, req *Request, resp *Response) (*Response, error) {
+		resp, err := first(ctx, req, resp)
+		if err != nil || resp == nil {
+			return resp, err
+		}
+		return second(ctx, req, resp)
+	}
 }
 
 // ErrLoopAborted is the error [ToolLoopHooks.EndLoop] receives when the turn's goroutine is
 // unwinding from a panic (or runtime.Goexit) rather than returning: the panic is not recovered.
 var ErrLoopAborted = errors.New("client: tool loop aborted by a panic")
+
+// errStopped ends a stream whose consumer stopped iterating.
+var errStopped = fmt.Errorf("client: the stream's consumer stopped: %w", context.Canceled)
 
 // endLoop runs hook, if set, as a turn ends. r is the loop's request (nil before the loop was
 // set up, when no hook runs); returned is false while a panic unwinds the turn.
@@ -90,12 +149,11 @@ func endLoop(ctx context.Context, hook func(context.Context, *Request, *Response
 	hook(ctx, r, resp, err)
 }
 
-// ToolLoopConfig configures a [ToolCallingAdvisor]. The zero value is the auto-registered
-// default.
+// ToolLoopConfig configures a [ToolLoop]. The zero value is the auto-registered default.
 type ToolLoopConfig struct {
 	// Manager executes tool calls; nil uses the client's.
 	Manager *toolcall.Manager
-	// Order places the advisor in the chain; zero means [OrderToolCalling].
+	// Order places the loop in the chain; zero means [OrderToolCalling].
 	Order int
 	// Eligible decides whether a response starts a tool round; nil means it has tool calls.
 	Eligible EligibilityChecker
@@ -113,38 +171,45 @@ type ToolLoopConfig struct {
 	Hooks ToolLoopHooks
 }
 
-// ToolCallingAdvisor is the tool loop: it calls the rest of the chain, runs the tool calls of
-// the response through a [toolcall.Manager], sends the results back, and repeats until the
+// ToolLoop is the advisor that runs tools: it calls the rest of the chain, runs the tool calls
+// of the response through a [toolcall.Manager], sends the results back, and repeats until the
 // model answers without tool calls, every tool called is return-direct, or the iteration cap is
 // reached. Advisors with a higher order run inside the loop, once per model call.
 //
-// It is the only place the loop lives. Customise it with [ToolLoopConfig] and its hooks, and
-// build other tool advisors by embedding one (the embedding type is then a [ToolAdvisor]).
-type ToolCallingAdvisor struct {
+// It is the only place the loop lives, for calls and streams alike. Customise it with
+// [ToolLoopConfig] and its hooks, and build other tool loops by embedding one: a chain holds at
+// most one tool loop, and one added to the chain replaces the auto-registered default.
+type ToolLoop struct {
 	cfg ToolLoopConfig
 }
 
-// NewToolCallingAdvisor returns a tool-calling advisor.
-func NewToolCallingAdvisor(cfg ToolLoopConfig) *ToolCallingAdvisor {
+// NewToolLoop returns a tool loop.
+func NewToolLoop(cfg ToolLoopConfig) *ToolLoop {
 	if cfg.Order == 0 {
 		cfg.Order = OrderToolCalling
 	}
 	if cfg.MaxIterations <= 0 {
 		cfg.MaxIterations = DefaultMaxIterations
 	}
-	return &ToolCallingAdvisor{cfg: cfg}
+	return &ToolLoop{cfg: cfg}
 }
 
 // Order implements [Advisor].
-func (a *ToolCallingAdvisor) Order() int { return a.cfg.Order }
+func (l *ToolLoop) Order() int { return l.cfg.Order }
 
-// Config returns the advisor's configuration, defaults filled in.
-func (a *ToolCallingAdvisor) Config() ToolLoopConfig { return a.cfg }
+// Config returns the loop's configuration, defaults filled in.
+func (l *ToolLoop) Config() ToolLoopConfig { return l.cfg }
 
-func (a *ToolCallingAdvisor) toolAdvisor() {}
+func (l *ToolLoop) toolLoop() *ToolLoop { return l }
 
-// Loop is the state of one turn of a tool loop, shared by its iterations' requests.
-type Loop struct {
+// toolLooper is implemented by *ToolLoop and every type that embeds one.
+type toolLooper interface {
+	Advisor
+	toolLoop() *ToolLoop
+}
+
+// Turn is the state of one turn of a tool loop, shared by its iterations' requests.
+type Turn struct {
 	// Iteration counts the tool rounds done so far: 0 during the first model call.
 	Iteration int
 	// MaxIterations is the loop's iteration cap.
@@ -156,39 +221,52 @@ type Loop struct {
 	// Final is true during the last model call, made with tool use turned off because the
 	// iteration cap was reached.
 	Final bool
+	// resumable: a failure now leaves a ready state (a round completed, or a ready state was
+	// resumed). Beside the bools above, it takes no room.
+	resumable bool
 
-	system []chat.Message
-	values map[any]any
-	// calls counts the turn's tool calls for the manager's limits when the rounds are sent
-	// without the turn's history, which is where the manager would otherwise count them.
-	calls *toolcall.Counter
+	system   []chat.Message
+	values   map[any]any
+	messages []chat.Message // what the turn added to the conversation
+	exec     toolcall.Turn  // the turn's tool context, limit counts and observer
+	calls    int            // model calls made
+	dur      *durable       // nil until the turn has a store, resumes, stops or fails
 }
 
-// execContext is the context for executing a round's tool calls.
-func (l *Loop) execContext(ctx context.Context) context.Context {
-	if l.calls == nil {
-		return ctx
-	}
-	return toolcall.WithCounter(ctx, l.calls)
+// durable is what a turn keeps to stop, be stored and resume.
+type durable struct {
+	id      string     // the turn's id, once it has a state
+	seq     int64      // the Seq of the state saved last (or resumed from)
+	conv    string     // the conversation, for the store
+	store   TurnStore  // nil: states are built only when the turn stops or fails
+	resumed *TurnState // the state the turn continues
+	claimed bool       // the resumed state is this turn's now
 }
+
+// Resumed reports whether the turn continues one that stopped ([Client.Resume]).
+func (t *Turn) Resumed() bool { return t.dur != nil && t.dur.resumed != nil }
 
 // Value returns the per-turn value stored under key, or nil.
-func (l *Loop) Value(key any) any { return l.values[key] }
+func (t *Turn) Value(key any) any { return t.values[key] }
 
 // SetValue stores a per-turn value, for hooks that keep state across iterations. Use a key of
 // an unexported type, as with context values.
-func (l *Loop) SetValue(key, value any) {
-	if l.values == nil {
-		l.values = make(map[any]any)
+func (t *Turn) SetValue(key, value any) {
+	if t.values == nil {
+		t.values = make(map[any]any)
 	}
-	l.values[key] = value
+	t.values[key] = value
 }
+
+// Calls returns how many tool calls the turn has made, in all and of the named tool, as the
+// manager's limits count them.
+func (t *Turn) Calls(name string) (ofTool, total int) { return t.exec.Calls(name) }
 
 // NextMessages returns the default messages of the next iteration after a tool round: with
 // history, the whole conversation the manager returned; without, the first request's system
 // messages followed by the new tool results.
-func (l *Loop) NextMessages(result *toolcall.Result) []chat.Message {
-	if l.History {
+func (t *Turn) NextMessages(result *toolcall.Result) []chat.Message {
+	if t.History {
 		return result.History
 	}
 	h := result.History
@@ -196,8 +274,8 @@ func (l *Loop) NextMessages(result *toolcall.Result) []chat.Message {
 	for start > 0 && h[start-1].Role == chat.RoleTool {
 		start--
 	}
-	out := make([]chat.Message, 0, len(l.system)+len(h)-start)
-	out = append(out, l.system...)
+	out := make([]chat.Message, 0, len(t.system)+len(h)-start)
+	out = append(out, t.system...)
 	return append(out, h[start:]...)
 }
 
@@ -212,9 +290,9 @@ func leadingSystem(msgs []chat.Message) []chat.Message {
 // ErrNoManager is returned when a tool loop runs outside a client and its config has no manager.
 var ErrNoManager = errors.New("client: tool loop has no toolcall.Manager")
 
-func (a *ToolCallingAdvisor) manager(req *Request) (*toolcall.Manager, error) {
-	if a.cfg.Manager != nil {
-		return a.cfg.Manager, nil
+func (l *ToolLoop) manager(req *Request) (*toolcall.Manager, error) {
+	if l.cfg.Manager != nil {
+		return l.cfg.Manager, nil
 	}
 	if req.rt != nil && req.rt.manager != nil {
 		return req.rt.manager, nil
@@ -222,46 +300,166 @@ func (a *ToolCallingAdvisor) manager(req *Request) (*toolcall.Manager, error) {
 	return nil, ErrNoManager
 }
 
-func (a *ToolCallingAdvisor) eligible(resp *Response) bool {
+func (l *ToolLoop) eligible(resp *Response) bool {
 	if resp == nil || resp.Chat == nil {
 		return false
 	}
-	if a.cfg.Eligible != nil {
-		return a.cfg.Eligible(resp.Chat)
+	if l.cfg.Eligible != nil {
+		return l.cfg.Eligible(resp.Chat)
 	}
 	return resp.Chat.HasToolCalls()
 }
 
-// start sets up a turn's loop state and runs the initialize hook. If the hook fails, the
-// request it was given comes back with the error, for the end hook.
-func (a *ToolCallingAdvisor) start(ctx context.Context, req *Request, span loopSpan, init func(context.Context, *Request) (*Request, error)) (*Request, *Loop, error) {
-	loop := &Loop{MaxIterations: a.cfg.MaxIterations, History: !a.cfg.DisableHistory && !req.memoryInLoop}
-	if !loop.History {
-		loop.system = leadingSystem(req.Prompt.Messages)
-		loop.calls = &toolcall.Counter{}
+// Advise implements [Advisor]: it runs the turn's tool loop.
+func (l *ToolLoop) Advise(ctx context.Context, req *Request, next Next) (resp *Response, err error) {
+	mgr, err := l.manager(req)
+	if err != nil {
+		return nil, err
 	}
+	obs := req.rt.telemetry()
+	ctx, span := obs.startLoop(ctx, req)
+	defer func() { span.end(resp, err) }()
+
+	var r *Request // the loop's request, once there is a loop
+	returned := false
+	defer func() { endLoop(ctx, l.cfg.Hooks.EndLoop, r, resp, err, returned) }()
+	resp, err = l.run(ctx, req, next, mgr, obs, span, &r)
+	returned = true
+	return resp, err
+}
+
+// run is the loop of [ToolLoop.Advise]; it keeps *loopReq at the loop's current request.
+func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolcall.Manager, obs *telemetry, span loopSpan, loopReq **Request) (*Response, error) {
+	h := &l.cfg.Hooks
+	r, turn, err := l.start(ctx, req, span, h.InitializeLoop)
+	*loopReq = r
+	if err != nil {
+		return nil, err
+	}
+	var round *Round // a stopped round to finish first
+	rs := req.resumption()
+	if rs != nil {
+		round = rs.state.Round
+	}
+	for {
+		base, cur, err := l.prepare(ctx, r, turn, h.BeforeCall)
+		if err != nil {
+			return nil, turn.failed(r, err)
+		}
+		var resp *Response
+		var plans []toolcall.Plan
+		if round != nil {
+			if plans, err = turn.plans(ctx, cur, rs.decisions); err != nil {
+				return nil, err
+			}
+			resp = &Response{Chat: round.response()}
+			round = nil
+		} else {
+			if turn.claiming() {
+				if err := turn.save(ctx, turn.readyState(r)); err != nil {
+					return nil, err
+				}
+			}
+			turn.calls++
+			if resp, err = next(ctx, cur); err != nil {
+				return nil, turn.failed(r, err)
+			}
+			if resp, err = l.after(ctx, cur, resp, turn, h.AfterCall); err != nil {
+				return nil, turn.failed(r, err)
+			}
+		}
+		var final *Response
+		if turn.Final || !l.eligible(resp) {
+			final = l.finish(resp, turn)
+		} else {
+			obs.logRound(ctx, turn, resp.Chat)
+			result, err := l.execute(ctx, mgr, turn, r, cur, resp.Chat, plans)
+			if err != nil {
+				return nil, err
+			}
+			if result.Stopped {
+				return l.stop(ctx, turn, r, cur, resp, result)
+			}
+			if turn.messages == nil {
+				turn.messages = make([]chat.Message, 0, 3) // a round and the answer
+			}
+			h := result.History
+			turn.messages = append(turn.messages, h[len(h)-2:]...)
+			if result.ReturnDirect {
+				final = direct(resp, result, turn)
+			} else {
+				if r, err = l.next(ctx, r, base, resp, result, turn, l.cfg.Hooks.NextInstructions); err != nil {
+					return nil, err
+				}
+				*loopReq = r
+				turn.resumable = true
+				if turn.dur != nil && turn.dur.store != nil {
+					if err := turn.save(ctx, turn.readyState(r)); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		if final != nil {
+			if h.FinalizeLoop != nil {
+				if final, err = h.FinalizeLoop(ctx, r, final); err != nil {
+					return nil, fmt.Errorf("client: tool loop: finalize: %w", err)
+				}
+				if final == nil {
+					return nil, errors.New("client: tool loop: finalize hook returned no response")
+				}
+			}
+			if err := turn.end(ctx); err != nil {
+				return nil, err
+			}
+			return final, nil
+		}
+	}
+}
+
+// start sets up a turn's state and runs the initialize hook. If the hook fails, the request it
+// was given comes back with the error, for the end hook.
+func (l *ToolLoop) start(ctx context.Context, req *Request, span loopSpan, init requestHook) (*Request, *Turn, error) {
+	turn := &Turn{MaxIterations: l.cfg.MaxIterations, History: !l.cfg.DisableHistory && !req.memoryInLoop}
 	r := req.Clone()
-	r.Loop = loop
+	r.Turn = turn
 	r.untraced = span.off
+	if in := req.turnIn; in != nil {
+		turn.exec.Approval = in.approval
+		if in.resume != nil { // the loop's requests continue the turn, they do not resume it
+			loopIn := *in
+			loopIn.resume = nil
+			r.turnIn = &loopIn
+		}
+	}
 	if r.Prompt.Options == nil {
 		r.Prompt.Options = &chat.Options{}
+	}
+	if r.emit != nil {
+		r.emit = textOnlyEvents(r.emit)
+	}
+	if err := turn.setUp(req, r); err != nil {
+		return r, turn, err
+	}
+	if !turn.History {
+		turn.system = leadingSystem(r.Prompt.Messages)
 	}
 	if init != nil {
 		out, err := init(ctx, r)
 		if err != nil {
-			return r, loop, fmt.Errorf("client: tool loop: initialize: %w", err)
+			return r, turn, fmt.Errorf("client: tool loop: initialize: %w", err)
 		}
 		if out == nil {
-			return r, loop, errors.New("client: tool loop: initialize hook returned no request")
+			return r, turn, errors.New("client: tool loop: initialize hook returned no request")
 		}
 		r = out
 	}
-	return r, loop, nil
+	return r, turn, nil
 }
 
 // prepare runs the before hook and, past the cap, turns tool use off for this call only.
-func (a *ToolCallingAdvisor) prepare(ctx context.Context, r *Request, loop *Loop, before func(context.Context, *Request) (*Request, error)) (base, cur *Request, err error) {
-	loop.Final = loop.Iteration >= loop.MaxIterations
+func (l *ToolLoop) prepare(ctx context.Context, r *Request, turn *Turn, before requestHook) (base, cur *Request, err error) {
+	turn.Final = turn.Iteration >= turn.MaxIterations
 	if before != nil {
 		if r, err = before(ctx, r); err != nil {
 			return nil, nil, fmt.Errorf("client: tool loop: before call: %w", err)
@@ -271,7 +469,7 @@ func (a *ToolCallingAdvisor) prepare(ctx context.Context, r *Request, loop *Loop
 		}
 	}
 	cur = r
-	if loop.Final {
+	if turn.Final {
 		o := r.Prompt.Options.Clone()
 		o.ToolChoice = "none"
 		cur = r.WithOptions(o)
@@ -280,11 +478,11 @@ func (a *ToolCallingAdvisor) prepare(ctx context.Context, r *Request, loop *Loop
 }
 
 // after sums usage and runs the after hook.
-func (a *ToolCallingAdvisor) after(ctx context.Context, cur *Request, resp *Response, loop *Loop, hook func(context.Context, *Request, *Response) (*Response, error)) (*Response, error) {
+func (l *ToolLoop) after(ctx context.Context, cur *Request, resp *Response, turn *Turn, hook responseHook) (*Response, error) {
 	if resp == nil || resp.Chat == nil {
 		return nil, ErrNoResponse
 	}
-	loop.Usage = loop.Usage.Add(resp.Usage)
+	turn.Usage = turn.Usage.Add(resp.Usage)
 	if hook != nil {
 		var err error
 		if resp, err = hook(ctx, cur, resp); err != nil {
@@ -297,9 +495,77 @@ func (a *ToolCallingAdvisor) after(ctx context.Context, cur *Request, resp *Resp
 	return resp, nil
 }
 
+// execute runs a round's tool calls, or finishes a stopped round with plans. On a stream, each
+// call's start and finish reach the consumer as they happen, and so do the events of sub-agents;
+// if the consumer stops, the calls are cancelled.
+func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Turn, r, cur *Request, resp *chat.Response, plans []toolcall.Plan) (*toolcall.Result, error) {
+	turn.exec.ToolContext = cur.ToolContext
+	if turn.dur != nil && (turn.dur.store != nil || turn.claiming()) {
+		turn.exec.BeforeRun = func(ctx context.Context, calls []toolcall.CallOutcome) error {
+			return turn.save(ctx, turn.roundState(r, TurnRunning, resp, calls))
+		}
+	} else {
+		turn.exec.BeforeRun = nil
+	}
+	var result *toolcall.Result
+	var err error
+	if cur.emit == nil {
+		if plans == nil {
+			result, err = mgr.ExecuteTurn(ctx, &turn.exec, &cur.Prompt, resp)
+		} else {
+			result, err = mgr.ResumeTurn(ctx, &turn.exec, &cur.Prompt, resp, plans)
+		}
+	} else {
+		result, err = executeObserved(ctx, mgr, &turn.exec, &cur.Prompt, resp, plans, cur.emit)
+	}
+	if err != nil && !errors.Is(err, errStopped) && !errors.Is(err, ErrAlreadyResumed) && !errors.Is(err, ErrTurnConflict) {
+		err = fmt.Errorf("client: tool loop: %w", err)
+	}
+	return result, err
+}
+
+// stop ends the turn at a stopped round: it saves the turn's state, tells a stream's consumer
+// which calls wait, and returns the response holding the state.
+func (l *ToolLoop) stop(ctx context.Context, turn *Turn, r, cur *Request, resp *Response, result *toolcall.Result) (*Response, error) {
+	status := TurnInterrupted
+	for _, o := range result.Calls {
+		if o.Status == toolcall.CallNeedsApproval {
+			status = TurnApproval
+		}
+	}
+	st := turn.roundState(r, status, resp.Chat, result.Calls)
+	if err := turn.save(ctx, st); err != nil {
+		return nil, err
+	}
+	if cur.emit != nil {
+		for i, o := range result.Calls {
+			var ev *ToolEvent
+			switch o.Status {
+			case toolcall.CallNeedsApproval:
+				ev = &ToolEvent{Kind: ToolApprovalRequired, Call: o.Call}
+			case toolcall.CallInterrupted:
+				ev = &ToolEvent{Kind: ToolInterrupted, Call: o.Call, Interrupt: st.Round.Calls[i].Interrupt}
+			default:
+				continue
+			}
+			if !cur.emit(&Event{Tool: ev}) {
+				return nil, errStopped
+			}
+		}
+	}
+	return &Response{
+		Chat:       resp.Chat,
+		Messages:   turn.messages,
+		Usage:      turn.Usage,
+		Outcome:    stopOutcome(st),
+		ModelCalls: turn.calls,
+		Pending:    st,
+	}, nil
+}
+
 // next computes the request of the next iteration from the loop's request r; sent is the
 // request of the iteration that just ended.
-func (a *ToolCallingAdvisor) next(ctx context.Context, r, sent *Request, resp *Response, result *toolcall.Result, loop *Loop,
+func (l *ToolLoop) next(ctx context.Context, r, sent *Request, resp *Response, result *toolcall.Result, turn *Turn,
 	hook func(context.Context, *Request, *Response, *toolcall.Result) ([]chat.Message, error)) (*Request, error) {
 	var msgs []chat.Message
 	if hook != nil {
@@ -308,19 +574,23 @@ func (a *ToolCallingAdvisor) next(ctx context.Context, r, sent *Request, resp *R
 			return nil, fmt.Errorf("client: tool loop: next instructions: %w", err)
 		}
 	} else {
-		msgs = loop.NextMessages(result)
+		msgs = turn.NextMessages(result)
 	}
-	loop.Iteration++
+	turn.Iteration++
 	return r.WithMessages(msgs), nil
 }
 
 // finish turns the last call's response, which the loop owns, into the turn's response.
-func (a *ToolCallingAdvisor) finish(resp *Response, loop *Loop, calls int) *Response {
+func (l *ToolLoop) finish(resp *Response, turn *Turn) *Response {
 	out := resp
-	out.Usage = loop.Usage
-	out.ModelCalls = calls
+	out.Usage = turn.Usage
+	out.ModelCalls = turn.calls
+	if len(resp.Chat.Generations) > 0 {
+		turn.messages = append(turn.messages, resp.Chat.Message())
+	}
+	out.Messages = turn.messages
 	switch {
-	case loop.Final:
+	case turn.Final:
 		out.Outcome = OutcomeIterationLimit
 	case resp.Chat.HasToolCalls():
 		out.Outcome = OutcomeToolCalls // declined by the eligibility checker
@@ -331,7 +601,7 @@ func (a *ToolCallingAdvisor) finish(resp *Response, loop *Loop, calls int) *Resp
 }
 
 // direct builds the response of a return-direct round from the tool results.
-func direct(resp *Response, result *toolcall.Result, loop *Loop, calls int) *Response {
+func direct(resp *Response, result *toolcall.Result, turn *Turn) *Response {
 	var results []chat.ToolResult
 	h := result.History
 	for i := len(h) - 1; i >= 0 && h[i].Role == chat.RoleTool; i-- {
@@ -351,76 +621,144 @@ func direct(resp *Response, result *toolcall.Result, loop *Loop, calls int) *Res
 			}},
 			Usage: resp.Chat.Usage,
 		},
-		Usage:       loop.Usage,
+		Messages:    turn.messages,
+		Usage:       turn.Usage,
 		Outcome:     OutcomeReturnDirect,
-		ModelCalls:  calls,
+		ModelCalls:  turn.calls,
 		ToolResults: results,
 	}
 }
 
-// Call runs the tool loop for a call.
-func (a *ToolCallingAdvisor) Call(ctx context.Context, req *Request, next CallNext) (resp *Response, err error) {
-	mgr, err := a.manager(req)
-	if err != nil {
-		return nil, err
+// textOnlyEvents returns emit with the tool-call fragments taken out of chunks: tool calls are
+// the loop's business, not the consumer's.
+func textOnlyEvents(emit func(*Event) bool) func(*Event) bool {
+	return func(ev *Event) bool {
+		if ev.Chunk == nil {
+			return emit(ev)
+		}
+		c := textOnly(ev.Chunk)
+		if c == nil {
+			return true
+		}
+		if c != ev.Chunk {
+			ev = &Event{Chunk: c, agent: ev.agent}
+		}
+		return emit(ev)
 	}
-	obs := req.rt.telemetry()
-	ctx, span := obs.startLoop(ctx, req)
-	defer func() { span.end(resp, err) }()
-
-	var r *Request // the loop's request, once there is a loop
-	returned := false
-	defer func() { endLoop(ctx, a.cfg.Hooks.EndLoop, r, resp, err, returned) }()
-	resp, err = a.call(ctx, req, next, mgr, obs, span, &r)
-	returned = true
-	return resp, err
 }
 
-// call is the loop of [ToolCallingAdvisor.Call]; it keeps *loopReq at the loop's current request.
-func (a *ToolCallingAdvisor) call(ctx context.Context, req *Request, next CallNext, mgr *toolcall.Manager, obs *telemetry, span loopSpan, loopReq **Request) (*Response, error) {
-	h := &a.cfg.Hooks
-	r, loop, err := a.start(ctx, req, span, h.InitializeLoop)
-	*loopReq = r
-	if err != nil {
-		return nil, err
+// textOnly returns the chunk without its tool-call fragments, or nil if nothing is left to
+// show.
+func textOnly(c *chat.Response) *chat.Response {
+	hasCalls, hasContent := false, false
+	for i := range c.Generations {
+		m := &c.Generations[i].Message
+		if len(m.ToolCalls) > 0 {
+			hasCalls = true
+		}
+		if m.Content != "" || len(m.Reasoning) > 0 {
+			hasContent = true
+		}
 	}
-	for calls := 1; ; calls++ {
-		base, cur, err := a.prepare(ctx, r, loop, h.BeforeCall)
-		if err != nil {
-			return nil, err
+	if !hasCalls {
+		if hasContent {
+			return c
 		}
-		resp, err := next(ctx, cur)
-		if err != nil {
-			return nil, err
+		return nil
+	}
+	if !hasContent {
+		return nil
+	}
+	out := *c
+	out.Generations = make([]chat.Generation, 0, len(c.Generations))
+	for _, g := range c.Generations {
+		g.Message.ToolCalls = nil
+		if g.Message.Content != "" || len(g.Message.Reasoning) > 0 {
+			out.Generations = append(out.Generations, g)
 		}
-		if resp, err = a.after(ctx, cur, resp, loop, h.AfterCall); err != nil {
-			return nil, err
-		}
-		var final *Response
-		if loop.Final || !a.eligible(resp) {
-			final = a.finish(resp, loop, calls)
+	}
+	return &out
+}
+
+// eventObserver turns the manager's observer calls, made on the tools' goroutines, into events
+// for the loop's goroutine, the only one that may emit. Sub-agents' events come the same way: it
+// is also the round's context, through which a sub-agent's tool finds it ([eventsKey]).
+type eventObserver struct {
+	context.Context
+	events   chan *Event
+	stop     chan struct{} // closed when nobody will receive any more
+	stopOnce sync.Once
+	mu       sync.RWMutex // held by senders; taken to close events
+	closed   bool
+}
+
+// eventsKey finds the eventObserver of a streamed round in the context of its tools.
+type eventsKey struct{}
+
+// Value implements context.Context: the observer under eventsKey, the round's values otherwise.
+func (o *eventObserver) Value(key any) any {
+	if key == (eventsKey{}) {
+		return o
+	}
+	return o.Context.Value(key)
+}
+
+// send hands ev to the loop's goroutine and reports whether the stream goes on.
+func (o *eventObserver) send(ev *Event) bool {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	if o.closed {
+		return false // a sub-agent the round abandoned
+	}
+	select {
+	case o.events <- ev:
+		return true
+	case <-o.stop:
+		return false
+	}
+}
+
+func (o *eventObserver) halt() { o.stopOnce.Do(func() { close(o.stop) }) }
+
+func (o *eventObserver) ToolStarted(_ context.Context, call chat.ToolCall) {
+	o.send(&Event{Tool: &ToolEvent{Kind: ToolStarted, Call: call}})
+}
+
+func (o *eventObserver) ToolFinished(_ context.Context, call chat.ToolCall, result chat.ToolResult, elapsed time.Duration) {
+	o.send(&Event{Tool: &ToolEvent{Kind: ToolFinished, Call: call, Result: result, Elapsed: elapsed}})
+}
+
+// executeObserved runs the tool calls and emits their events as they happen. If the consumer
+// stops, the calls are cancelled and the error is errStopped.
+func executeObserved(ctx context.Context, mgr *toolcall.Manager, turn *toolcall.Turn, p *chat.Prompt, resp *chat.Response,
+	plans []toolcall.Plan, emit func(*Event) bool) (result *toolcall.Result, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	obs := &eventObserver{Context: ctx, events: make(chan *Event), stop: make(chan struct{})}
+	turn.Observer = obs
+	defer func() { turn.Observer = nil }()
+	go func() {
+		if plans == nil {
+			result, err = mgr.ExecuteTurn(obs, turn, p, resp)
 		} else {
-			obs.logRound(ctx, loop, resp.Chat)
-			result, err := mgr.Execute(loop.execContext(ctx), &cur.Prompt, resp.Chat)
-			if err != nil {
-				return nil, fmt.Errorf("client: tool loop: %w", err)
-			}
-			if result.ReturnDirect {
-				final = direct(resp, result, loop, calls)
-			} else {
-				if r, err = a.next(ctx, r, base, resp, result, loop, h.NextInstructions); err != nil {
-					return nil, err
-				}
-				*loopReq = r
-			}
+			result, err = mgr.ResumeTurn(obs, turn, p, resp, plans)
 		}
-		if final != nil {
-			if h.FinalizeLoop != nil {
-				if final, err = h.FinalizeLoop(ctx, r, final); err != nil {
-					return nil, fmt.Errorf("client: tool loop: finalize: %w", err)
-				}
+		// Every observer call of the round has been received; whoever sends now is a tool the
+		// round abandoned, and gives up.
+		obs.halt()
+		obs.mu.Lock()
+		obs.closed = true
+		close(obs.events)
+		obs.mu.Unlock()
+	}()
+	for ev := range obs.events {
+		if !emit(ev) {
+			obs.halt()
+			cancel()
+			for range obs.events {
 			}
-			return final, nil
+			return nil, errStopped
 		}
 	}
+	return result, err
 }

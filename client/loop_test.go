@@ -12,6 +12,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -26,7 +27,7 @@ func TestLoopOneToolCall(t *testing.T) {
 		chattest.Calls(chattest.Call("weather", `{"city":"Paris"}`)).WithUsage(10, 5),
 		chattest.Text("It is sunny in Paris.").WithUsage(30, 7),
 	)
-	c := client.New(m, client.WithSystem("be brief"))
+	c := clienttest.New(t, m, client.WithSystem("be brief"))
 	resp, err := c.Prompt("Weather in Paris?").Tools(weather).ToolContext(tool.Context{"tenant": "acme"}).
 		Call(context.Background()).Response()
 	if err != nil {
@@ -53,7 +54,7 @@ func TestLoopOneToolCall(t *testing.T) {
 		t.Fatalf("tool message = %v", res)
 	}
 	for i, p := range m.Prompts() {
-		if p.Options.ToolContext != nil || strings.Contains(fmt.Sprint(p.Messages), "acme") {
+		if strings.Contains(fmt.Sprint(p.Messages), "acme") {
 			t.Fatalf("prompt %d carries the tool context", i)
 		}
 		if !slices.Equal(toolNames(p), []string{"weather"}) {
@@ -69,7 +70,7 @@ func TestInnerAdvisorRunsEveryIteration(t *testing.T) {
 		chattest.Calls(chattest.Call("a", `{}`), chattest.Call("a", `{}`)),
 		chattest.Text("done"),
 	)
-	c := client.New(m, client.WithAdvisors(
+	c := clienttest.New(t, m, client.WithAdvisors(
 		&recorder{"inner", client.OrderToolCalling + 100, j},
 		&recorder{"outer", client.OrderMemory, j},
 		&recorder{"innermost", client.LowestPrecedence, j},
@@ -90,7 +91,7 @@ func TestReturnDirect(t *testing.T) {
 
 	t.Run("all direct", func(t *testing.T) {
 		m := chattest.New(chattest.Calls(chattest.Call("lookup", `{}`)).WithUsage(3, 1))
-		resp, err := client.New(m).Prompt("who?").Tools(direct, normal).Call(context.Background()).Response()
+		resp, err := clienttest.New(t, m).Prompt("who?").Tools(direct, normal).Call(context.Background()).Response()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +107,7 @@ func TestReturnDirect(t *testing.T) {
 			chattest.Calls(chattest.Call("lookup", `{}`), chattest.Call("normal", `{}`)),
 			chattest.Text("the model saw both"),
 		)
-		resp, err := client.New(m).Prompt("who?").Tools(direct, normal).Call(context.Background()).Response()
+		resp, err := clienttest.New(t, m).Prompt("who?").Tools(direct, normal).Call(context.Background()).Response()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +120,7 @@ func TestReturnDirect(t *testing.T) {
 	})
 	t.Run("stream", func(t *testing.T) {
 		m := chattest.New(chattest.Calls(chattest.Call("lookup", `{}`)))
-		s := client.New(m).Prompt("who?").Tools(direct).Stream(context.Background())
+		s := clienttest.New(t, m).Prompt("who?").Tools(direct).Stream(context.Background())
 		var text string
 		for chunk, err := range s.Text() {
 			if err != nil {
@@ -141,8 +142,8 @@ func TestIterationCap(t *testing.T) {
 		chattest.Calls(chattest.Call("again", `{}`)).WithUsage(1, 1),
 		chattest.Calls(chattest.Call("again", `{}`)).WithText("giving up").WithUsage(1, 1), // ignores ToolChoice none
 	)
-	adv := client.NewToolCallingAdvisor(client.ToolLoopConfig{MaxIterations: 2})
-	resp, err := client.New(m, client.WithAdvisors(adv)).Prompt("loop").Tools(loopy).Call(context.Background()).Response()
+	adv := client.NewToolLoop(client.ToolLoopConfig{MaxIterations: 2})
+	resp, err := clienttest.New(t, m, client.WithAdvisors(adv)).Prompt("loop").Tools(loopy).Call(context.Background()).Response()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestIterationCap(t *testing.T) {
 			t.Fatalf("prompt %d: tool choice %q, %d tools", i, p.Options.ToolChoice, len(p.Options.Tools))
 		}
 	}
-	if adv.Config().MaxIterations != 2 || client.NewToolCallingAdvisor(client.ToolLoopConfig{}).Config().MaxIterations != client.DefaultMaxIterations {
+	if adv.Config().MaxIterations != 2 || client.NewToolLoop(client.ToolLoopConfig{}).Config().MaxIterations != client.DefaultMaxIterations {
 		t.Fatal("config defaults")
 	}
 }
@@ -172,10 +173,10 @@ func TestEligibilityChecker(t *testing.T) {
 	m := chattest.New(
 		chattest.Reply{ToolCalls: []chat.ToolCall{chattest.Call("t", `{}`)}, FinishReason: chat.FinishStop},
 	)
-	adv := client.NewToolCallingAdvisor(client.ToolLoopConfig{Eligible: func(r *chat.Response) bool {
+	adv := client.NewToolLoop(client.ToolLoopConfig{Eligible: func(r *chat.Response) bool {
 		return r.HasToolCalls() && r.Result().FinishReason == chat.FinishToolCalls
 	}})
-	resp, err := client.New(m).Prompt("x").Tools(tl).Advisors(adv).Call(context.Background()).Response()
+	resp, err := clienttest.New(t, m).Prompt("x").Tools(tl).Advisors(adv).Call(context.Background()).Response()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,8 +187,8 @@ func TestEligibilityChecker(t *testing.T) {
 
 func TestDisableHistory(t *testing.T) {
 	m := chattest.New(chattest.Calls(chattest.Call("a", `{}`)), chattest.Text("ok"))
-	adv := client.NewToolCallingAdvisor(client.ToolLoopConfig{DisableHistory: true})
-	c := client.New(m, client.WithSystem("sys"), client.WithAdvisors(adv))
+	adv := client.NewToolLoop(client.ToolLoopConfig{DisableHistory: true})
+	c := clienttest.New(t, m, client.WithSystem("sys"), client.WithAdvisors(adv))
 	if err := c.Prompt("q").Tools(constTool("a", "A")).Call(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestDisableHistory(t *testing.T) {
 // auditAdvisor is a custom tool advisor built on the loop's hooks: it offers an extra tool from
 // the second iteration on, counts iterations in per-turn state, and tags the final answer.
 type auditAdvisor struct {
-	*client.ToolCallingAdvisor
+	*client.ToolLoop
 	j *journal
 }
 
@@ -208,15 +209,15 @@ type countKey struct{}
 
 func newAuditAdvisor(j *journal, secret tool.Tool) *auditAdvisor {
 	a := &auditAdvisor{j: j}
-	a.ToolCallingAdvisor = client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: client.ToolLoopHooks{
+	a.ToolLoop = client.NewToolLoop(client.ToolLoopConfig{Hooks: client.ToolLoopHooks{
 		InitializeLoop: func(ctx context.Context, req *client.Request) (*client.Request, error) {
-			req.Loop.SetValue(countKey{}, new(int))
+			req.Turn.SetValue(countKey{}, new(int))
 			a.j.add("init")
 			return req, nil
 		},
 		BeforeCall: func(ctx context.Context, req *client.Request) (*client.Request, error) {
-			*req.Loop.Value(countKey{}).(*int)++
-			if req.Loop.Iteration == 0 {
+			*req.Turn.Value(countKey{}).(*int)++
+			if req.Turn.Iteration == 0 {
 				return req, nil
 			}
 			o := req.Prompt.Options.Clone()
@@ -230,7 +231,7 @@ func newAuditAdvisor(j *journal, secret tool.Tool) *auditAdvisor {
 			return resp, nil
 		},
 		FinalizeLoop: func(ctx context.Context, req *client.Request, resp *client.Response) (*client.Response, error) {
-			a.j.add("iterations:%d", *req.Loop.Value(countKey{}).(*int))
+			a.j.add("iterations:%d", *req.Turn.Value(countKey{}).(*int))
 			out := *resp
 			chatResp := *resp.Chat
 			chatResp.Generations = slices.Clone(chatResp.Generations)
@@ -252,7 +253,7 @@ func TestCustomToolAdvisorThroughHooks(t *testing.T) {
 				chattest.Calls(chattest.Call("secret", `{}`)),
 				chattest.Text("the answer is 42"),
 			)
-			c := client.New(m, client.WithAdvisors(newAuditAdvisor(j, secret)))
+			c := clienttest.New(t, m, client.WithAdvisors(newAuditAdvisor(j, secret)))
 			spec := c.Prompt("q").Tools(constTool("search", "found secret"))
 			var text string
 			if stream {
@@ -295,29 +296,27 @@ func TestOneToolAdvisorPerChain(t *testing.T) {
 	custom := newAuditAdvisor(j, constTool("secret", "s"))
 	m := chattest.New(chattest.Calls(chattest.Call("a", `{}`)), chattest.Text("ok"))
 	// A custom one given per call replaces the default: the loop runs once, with its hooks.
-	if err := client.New(m).Prompt("q").Tools(constTool("a", "A")).Advisors(custom).Call(ctx).Err(); err != nil {
+	if err := clienttest.New(t, m).Prompt("q").Tools(constTool("a", "A")).Advisors(custom).Call(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(j.String(), "init") || m.Requests() != 2 {
 		t.Fatalf("journal %s, %d requests", j, m.Requests())
 	}
 	// Two custom ones fail fast, before the model is called.
-	other := client.NewToolCallingAdvisor(client.ToolLoopConfig{})
-	err := client.New(m, client.WithAdvisors(custom)).Prompt("q").Advisors(other).Call(ctx).Err()
-	if !errors.Is(err, client.ErrTwoToolAdvisors) {
+	other := client.NewToolLoop(client.ToolLoopConfig{})
+	err := clienttest.New(t, m, client.WithAdvisors(custom)).Prompt("q").Advisors(other).Call(ctx).Err()
+	if !errors.Is(err, client.ErrTwoToolLoops) {
 		t.Fatalf("err = %v", err)
 	}
-	for _, err := range client.New(m, client.WithAdvisors(custom, other)).Prompt("q").Stream(ctx).Events() {
-		if !errors.Is(err, client.ErrTwoToolAdvisors) {
-			t.Fatalf("stream err = %v", err)
-		}
+	if _, err := client.New(m, client.WithAdvisors(custom, other)); !errors.Is(err, client.ErrTwoToolLoops) {
+		t.Fatalf("New err = %v", err)
 	}
 	if m.Requests() != 2 {
 		t.Fatal("the model was called")
 	}
 	// A tool advisor given explicitly runs even when the automatic one is off.
 	m2 := chattest.New(chattest.Calls(chattest.Call("a", `{}`)), chattest.Text("ok"))
-	resp, err := client.New(m2, client.WithoutToolLoop(), client.WithAdvisors(other)).Prompt("q").Tools(constTool("a", "A")).Call(ctx).Response()
+	resp, err := clienttest.New(t, m2, client.WithoutToolLoop(), client.WithAdvisors(other)).Prompt("q").Tools(constTool("a", "A")).Call(ctx).Response()
 	if err != nil || resp.Outcome != client.OutcomeAnswer {
 		t.Fatalf("%v %v", resp, err)
 	}
@@ -325,12 +324,12 @@ func TestOneToolAdvisorPerChain(t *testing.T) {
 
 func TestNextInstructionsHook(t *testing.T) {
 	m := chattest.New(chattest.Calls(chattest.Call("a", `{}`)), chattest.Text("ok"))
-	adv := client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: client.ToolLoopHooks{
+	adv := client.NewToolLoop(client.ToolLoopConfig{Hooks: client.ToolLoopHooks{
 		NextInstructions: func(ctx context.Context, req *client.Request, resp *client.Response, result *toolcall.Result) ([]chat.Message, error) {
-			return append(req.Loop.NextMessages(result), chat.User("now answer")), nil
+			return append(req.Turn.NextMessages(result), chat.User("now answer")), nil
 		},
 	}})
-	if err := client.New(m, client.WithAdvisors(adv)).Prompt("q").Tools(constTool("a", "A")).Call(context.Background()).Err(); err != nil {
+	if err := clienttest.New(t, m, client.WithAdvisors(adv)).Prompt("q").Tools(constTool("a", "A")).Call(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
 	p := m.Prompt(1).Messages
@@ -354,7 +353,7 @@ func TestHookErrors(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := chattest.New(chattest.Text("ok"), chattest.Text("ok"))
-			c := client.New(m, client.WithAdvisors(client.NewToolCallingAdvisor(client.ToolLoopConfig{Hooks: hooks})))
+			c := clienttest.New(t, m, client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: hooks})))
 			if err := c.Prompt("q").Call(context.Background()).Err(); !errors.Is(err, boom) {
 				t.Fatalf("call err = %v", err)
 			}
@@ -374,7 +373,7 @@ func TestLoopErrors(t *testing.T) {
 	t.Run("model fails in the second round", func(t *testing.T) {
 		boom := errors.New("overloaded")
 		m := chattest.New(chattest.Calls(chattest.Call("a", `{}`)), chattest.Fail(boom))
-		err := client.New(m).Prompt("q").Tools(constTool("a", "A")).Call(ctx).Err()
+		err := clienttest.New(t, m).Prompt("q").Tools(constTool("a", "A")).Call(ctx).Err()
 		if !errors.Is(err, boom) {
 			t.Fatalf("err = %v", err)
 		}
@@ -383,7 +382,7 @@ func TestLoopErrors(t *testing.T) {
 		boom := errors.New("disk on fire")
 		bad := newTool("bad", func(context.Context, string) (string, error) { return "", tool.Fatal(boom) })
 		m := chattest.New(chattest.Calls(chattest.Call("bad", `{}`)), chattest.Text("never"))
-		err := client.New(m).Prompt("q").Tools(bad).Call(ctx).Err()
+		err := clienttest.New(t, m).Prompt("q").Tools(bad).Call(ctx).Err()
 		var ee *tool.ExecutionError
 		if !errors.Is(err, boom) || !errors.As(err, &ee) || m.Requests() != 1 {
 			t.Fatalf("err = %v, requests %d", err, m.Requests())
@@ -392,7 +391,7 @@ func TestLoopErrors(t *testing.T) {
 	t.Run("tool failure goes back to the model", func(t *testing.T) {
 		bad := newTool("bad", func(context.Context, string) (string, error) { return "", errors.New("no such city") })
 		m := chattest.New(chattest.Calls(chattest.Call("bad", `{}`), chattest.Call("missing", `{}`)), chattest.Text("sorry"))
-		got, err := client.New(m).Prompt("q").Tools(bad).Call(ctx).Content()
+		got, err := clienttest.New(t, m).Prompt("q").Tools(bad).Call(ctx).Content()
 		if err != nil || got != "sorry" {
 			t.Fatalf("%q %v", got, err)
 		}
@@ -409,14 +408,14 @@ func TestLoopErrors(t *testing.T) {
 			return "", ctx.Err()
 		})
 		m := chattest.New(chattest.Calls(chattest.Call("slow", `{}`)), chattest.Text("never"))
-		err := client.New(m).Prompt("q").Tools(slow).Call(cctx).Err()
+		err := clienttest.New(t, m).Prompt("q").Tools(slow).Call(cctx).Err()
 		if !errors.Is(err, context.Canceled) || m.Requests() != 1 {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("advisor outside a client needs a manager", func(t *testing.T) {
-		adv := client.NewToolCallingAdvisor(client.ToolLoopConfig{})
-		_, err := adv.Call(ctx, &client.Request{}, func(context.Context, *client.Request) (*client.Response, error) {
+		adv := client.NewToolLoop(client.ToolLoopConfig{})
+		_, err := adv.Advise(ctx, &client.Request{}, func(context.Context, *client.Request) (*client.Response, error) {
 			t.Fatal("next called")
 			return nil, nil
 		})
@@ -433,15 +432,15 @@ func TestLoopWithExplicitManagerAndNames(t *testing.T) {
 	}
 	mgr := toolcall.New(toolcall.Config{Resolver: res})
 	m := chattest.New(chattest.Calls(chattest.Call("named", `{}`)), chattest.Text("ok"))
-	c := client.New(m, client.WithManager(mgr), client.WithToolNames("named"))
+	c := clienttest.New(t, m, client.WithManager(mgr), client.WithToolNames("named"))
 	if c.Manager() != mgr || c.Model() != m {
 		t.Fatal("accessors")
 	}
 	if err := c.Prompt("q").Call(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(toolNames(m.Prompt(0)), []string{"named"}) || m.Prompt(0).Options.ToolNames != nil {
-		t.Fatalf("model saw tools %v, names %v", toolNames(m.Prompt(0)), m.Prompt(0).Options.ToolNames)
+	if !slices.Equal(toolNames(m.Prompt(0)), []string{"named"}) {
+		t.Fatalf("model saw tools %v", toolNames(m.Prompt(0)))
 	}
 	if r := m.Prompt(1).Messages[2].ToolResults[0].Content; r != "from resolver" {
 		t.Fatalf("result = %q", r)
@@ -468,8 +467,8 @@ func TestLoopLimitsWithoutHistory(t *testing.T) {
 				chattest.Text("done"),
 			)
 			mgr := toolcall.New(toolcall.Config{Limits: toolcall.Limits{PerTool: 2, OnExceeded: toolcall.LimitTellModel}})
-			loop := client.NewToolCallingAdvisor(client.ToolLoopConfig{Manager: mgr, DisableHistory: true})
-			spec := client.New(m, client.WithAdvisors(loop)).Prompt("find it").Tools(lookup)
+			loop := client.NewToolLoop(client.ToolLoopConfig{Manager: mgr, DisableHistory: true})
+			spec := clienttest.New(t, m, client.WithAdvisors(loop)).Prompt("find it").Tools(lookup)
 			var text string
 			var err error
 			if stream {

@@ -99,7 +99,7 @@ type chatCall struct {
 	span     trace.Span
 	start    time.Time
 	model    string
-	steam    bool
+	stream   bool
 	untraced bool
 }
 
@@ -134,7 +134,7 @@ func (t *telemetry) startChat(ctx context.Context, p *chat.Prompt, stream, untra
 		}
 		span.SetAttributes(attrs...)
 	}
-	return ctx, chatCall{t: t, span: span, start: time.Now(), model: model, steam: stream, untraced: untraced}
+	return ctx, chatCall{t: t, span: span, start: time.Now(), model: model, stream: stream, untraced: untraced}
 }
 
 // end finishes the model call's span, records its metrics and logs it.
@@ -199,7 +199,7 @@ func (c chatCall) end(ctx context.Context, resp *chat.Response, err error) {
 		}
 	}
 	if t.logger.Enabled(ctx, slog.LevelDebug) {
-		args := []any{"model", c.model, "stream", c.steam, "elapsed", elapsed}
+		args := []any{"model", c.model, "stream", c.stream, "elapsed", elapsed}
 		if resp != nil {
 			args = append(args, "tool_calls", len(resp.ToolCalls()), "input_tokens", usage.InputTokens, "output_tokens", usage.OutputTokens)
 		}
@@ -311,7 +311,7 @@ func (l loopSpan) end(resp *Response, err error) {
 }
 
 // logRound logs the tool calls about to run; never their arguments, which may hold user data.
-func (t *telemetry) logRound(ctx context.Context, loop *Loop, resp *chat.Response) {
+func (t *telemetry) logRound(ctx context.Context, turn *Turn, resp *chat.Response) {
 	if !t.logger.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
@@ -320,5 +320,5 @@ func (t *telemetry) logRound(ctx context.Context, loop *Loop, resp *chat.Respons
 	for i, c := range calls {
 		names[i] = c.Name
 	}
-	t.logger.DebugContext(ctx, "wield: tool round", "iteration", loop.Iteration, "tools", names)
+	t.logger.DebugContext(ctx, "wield: tool round", "iteration", turn.Iteration, "tools", names)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -57,7 +58,7 @@ func TestTelemetryOfALoop(t *testing.T) {
 				chattest.Calls(chattest.Call("weather", `{"city":"Paris"}`)).WithUsage(10, 5),
 				chattest.Text("Sunny.").WithUsage(30, 7),
 			).WithInfo(chat.Info{Provider: "openai", Model: "gpt-test"})
-			c := client.New(m, h.opts...)
+			c := clienttest.New(t, m, h.opts...)
 			spec := c.Prompt("Weather?").Tools(constTool("weather", "sunny")).ToolContext(tool.Context{"secret": "s3cr3t"})
 			if stream {
 				for _, err := range spec.Stream(context.Background()).Events() {
@@ -158,7 +159,7 @@ func TestTelemetryOfALoop(t *testing.T) {
 func TestTelemetryOfAFailure(t *testing.T) {
 	h := newOtel()
 	m := chattest.New(chattest.Fail(&chat.ProviderError{Provider: "openai", StatusCode: 429}))
-	c := client.New(m, h.opts...)
+	c := clienttest.New(t, m, h.opts...)
 	if err := c.Prompt("x").Options(&chat.Options{Model: "asked"}).Call(context.Background()).Err(); err == nil {
 		t.Fatal("no error")
 	}
@@ -188,7 +189,7 @@ func TestTelemetryCancelled(t *testing.T) {
 	h := newOtel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := client.New(chattest.New(chattest.Text("x")), h.opts...).Prompt("x").Call(ctx).Err()
+	err := clienttest.New(t, chattest.New(chattest.Text("x")), h.opts...).Prompt("x").Call(ctx).Err()
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
 )
 
 // Spec is one request being built: c.Prompt("…").Tools(…).Call(ctx). Its methods add to the
@@ -24,6 +26,9 @@ type Spec struct {
 	advisors  []Advisor
 	params    map[string]any
 	noLoop    bool
+	approval  toolcall.ApprovalPolicy
+	resume    *resumption
+	nested    bool // a sub-agent's turn: its state lives in the parent's, never in a store
 	err       error
 }
 
@@ -86,8 +91,7 @@ func (s *Spec) Options(opts *chat.Options) *Spec {
 	return s
 }
 
-// Advisors adds advisors for this call. A tool-calling advisor given here replaces the default
-// one.
+// Advisors adds advisors for this call. A [ToolLoop] given here replaces the default one.
 func (s *Spec) Advisors(advisors ...Advisor) *Spec {
 	s.advisors = append(s.advisors, advisors...)
 	return s
@@ -102,8 +106,34 @@ func (s *Spec) Param(key string, value any) *Spec {
 	return s
 }
 
-// WithoutToolLoop turns off the automatic tool-calling advisor for this call: tool calls come
-// back to the caller with [OutcomeToolCalls].
+// Approval sets the approval policy of this call, in place of the client's ([WithApproval]).
+func (s *Spec) Approval(policy toolcall.ApprovalPolicy) *Spec {
+	s.approval = policy
+	return s
+}
+
+// Resume makes the request continue the turn that stopped in state, with the application's
+// decisions for its pending calls ([TurnState.Pending]; every one needs a decision). The turn
+// continues exactly where it stopped: calls with a result never run again, approved and
+// restarted calls run, and the loop goes on with the next model call. The request offers the
+// tools and advisors as the first one did (the client's defaults, plus what the Spec adds); it
+// takes no new messages, and names the state's conversation unless [Spec.Param] names one.
+//
+// A state resumes once: a second resume of the same state is refused with [ErrAlreadyResumed],
+// by this process, and by any process sharing the client's [TurnStore]. Decisions that do not
+// fit fail with [ErrInvalidDecision] before anything runs, and the state can be resumed again.
+func (s *Spec) Resume(state *TurnState, decisions ...Decision) *Spec {
+	s.resume = &resumption{state: state, decisions: decisions}
+	return s
+}
+
+// Resume starts a request that continues the turn that stopped in state; see [Spec.Resume].
+func (c *Client) Resume(state *TurnState, decisions ...Decision) *Spec {
+	return c.Prompt().Resume(state, decisions...)
+}
+
+// WithoutToolLoop turns off the automatic tool loop for this call: tool calls come back to the
+// caller with [OutcomeToolCalls].
 func (s *Spec) WithoutToolLoop() *Spec {
 	s.noLoop = true
 	return s
@@ -112,18 +142,16 @@ func (s *Spec) WithoutToolLoop() *Spec {
 // request assembles the request and picks the chain.
 func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 	c := s.c
-	if c.err != nil {
-		return nil, nil, c.err
-	}
 	if s.err != nil {
 		return nil, nil, s.err
 	}
 	ch := c.chain
 	if len(s.advisors) > 0 || (s.noLoop && !c.noLoop) {
-		ch = c.buildChain(append(c.advisors[:len(c.advisors):len(c.advisors)], s.advisors...), c.noLoop || s.noLoop)
-	}
-	if ch.err != nil {
-		return nil, nil, ch.err
+		var err error
+		ch, err = c.buildChain(append(c.advisors[:len(c.advisors):len(c.advisors)], s.advisors...), c.noLoop || s.noLoop)
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 
 	system := c.system
@@ -139,11 +167,7 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 		msgs = slices.Clip(s.msgs) // appends down the chain must not write into the spec
 	}
 
-	opts := s.opts
-	if len(s.toolNames) > 0 || len(s.toolCtx) > 0 {
-		opts = chat.Merge(opts, &chat.Options{ToolNames: s.toolNames, ToolContext: s.toolCtx})
-	}
-	opts = chat.Merge(c.opts, opts)
+	opts := chat.Merge(c.opts, s.opts)
 	if !c.tools.empty() || !s.tools.empty() {
 		var err error
 		if opts.Tools, err = c.tools.appendTo(ctx, opts.Tools); err == nil {
@@ -153,19 +177,77 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 			return nil, nil, fmt.Errorf("client: %w", err)
 		}
 	}
-	if len(opts.Tools) > 0 || len(opts.ToolNames) > 0 {
-		tools, err := c.rt.manager.Resolve(ctx, opts)
+	names := c.names
+	if len(s.toolNames) > 0 {
+		names = append(names[:len(names):len(names)], s.toolNames...)
+	}
+	if len(opts.Tools) > 0 || len(names) > 0 {
+		tools, err := c.rt.manager.Resolve(ctx, opts.Tools, names)
 		if err != nil {
 			return nil, nil, fmt.Errorf("client: tools: %w", err)
 		}
-		opts.Tools, opts.ToolNames = tools, nil
+		opts.Tools = tools
+	}
+	params := s.params
+	if s.resume != nil {
+		if err := s.resume.state.check(); err != nil {
+			return nil, nil, err
+		}
+		for _, m := range s.msgs {
+			if m.Role != chat.RoleSystem {
+				return nil, nil, errors.New("client: a resumed turn takes no new messages")
+			}
+		}
+		if id := s.resume.state.ConversationID; id != "" {
+			if _, ok := params[ParamConversationID]; !ok {
+				params = maps.Clone(params)
+				if params == nil {
+					params = make(map[string]any, 1)
+				}
+				params[ParamConversationID] = id
+			}
+		}
+	}
+	var in *turnInputs
+	if c.approval != nil || s.approval != nil || (c.store != nil && !s.nested) || s.resume != nil {
+		in = &turnInputs{approval: c.approval, resume: s.resume}
+		if s.approval != nil {
+			in.approval = s.approval
+		}
+		if !s.nested {
+			in.store = c.store
+		}
+	}
+	toolCtx := c.toolCtx
+	if len(s.toolCtx) > 0 {
+		toolCtx = make(tool.Context, len(c.toolCtx)+len(s.toolCtx))
+		maps.Copy(toolCtx, c.toolCtx)
+		maps.Copy(toolCtx, s.toolCtx)
 	}
 	return &Request{
 		Prompt:       chat.Prompt{Messages: msgs, Options: opts},
-		Params:       s.params,
+		ToolContext:  toolCtx,
+		Params:       params,
 		rt:           c.rt,
 		memoryInLoop: ch.memoryInLoop,
+		turnIn:       in,
 	}, ch, nil
+}
+
+// run sends req through the chain; a response without the turn's messages (no tool loop ran)
+// gets the model's answer as its one message, unless the turn stopped.
+func run(ctx context.Context, ch *chain, req *Request) (*Response, error) {
+	resp, err := ch.next(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp == nil || resp.Chat == nil {
+		return nil, ErrNoResponse
+	}
+	if resp.Messages == nil && resp.Pending == nil && len(resp.Chat.Generations) > 0 {
+		resp.Messages = []chat.Message{resp.Chat.Message()}
+	}
+	return resp, nil
 }
 
 // Call sends the request through the advisor chain and waits for the answer.
@@ -174,7 +256,7 @@ func (s *Spec) Call(ctx context.Context) *CallResponse {
 	if err != nil {
 		return &CallResponse{err: err}
 	}
-	resp, err := ch.callNext(ctx, req)
+	resp, err := run(ctx, ch, req)
 	return &CallResponse{resp: resp, err: err}
 }
 
@@ -192,8 +274,8 @@ func (r *CallResponse) Content() (string, error) {
 	return r.resp.Text(), nil
 }
 
-// Response returns the whole response: the final chat response, usage over every model call,
-// and how the turn ended.
+// Response returns the whole response: the final chat response, the turn's messages, usage over
+// every model call, and how the turn ended.
 func (r *CallResponse) Response() (*Response, error) { return r.resp, r.err }
 
 // ChatResponse returns the model's final response.
@@ -207,7 +289,7 @@ func (r *CallResponse) ChatResponse() (*chat.Response, error) {
 // Err returns the error of the call, if any.
 func (r *CallResponse) Err() error { return r.err }
 
-// Stream sends the request through the stream chain. Nothing is sent until the returned
+// Stream sends the request through the chain as a stream. Nothing is sent until the returned
 // stream is iterated.
 func (s *Spec) Stream(ctx context.Context) *Stream {
 	return &Stream{ctx: ctx, spec: s}
@@ -222,7 +304,9 @@ type Stream struct {
 }
 
 // Events yields the turn's events: text chunks of every round as they arrive, tool calls as they
-// start and finish, and the whole response last.
+// start and finish, the calls that wait for approval or interrupted the turn when it stops, the
+// events of sub-agents ([AgentTool]) as they happen, attributed to them ([Event.Agent]), and the
+// whole response last. Stopping the iteration cancels the turn.
 func (s *Stream) Events() iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
 		req, ch, err := s.spec.request(s.ctx)
@@ -230,28 +314,37 @@ func (s *Stream) Events() iter.Seq2[*Event, error] {
 			yield(nil, err)
 			return
 		}
-		for ev, err := range ch.streamNext(s.ctx, req) {
-			if err != nil {
-				yield(nil, err)
-				return
+		stopped := false
+		req.emit = func(ev *Event) bool {
+			if stopped {
+				return false
 			}
-			if ev.Done != nil {
-				s.resp = ev.Done
-			}
-			if !yield(ev, nil) {
-				return
-			}
+			stopped = !yield(ev, nil)
+			return !stopped
+		}
+		resp, err := run(s.ctx, ch, req)
+		switch {
+		case stopped:
+		case err != nil:
+			yield(nil, err)
+		default:
+			s.resp = resp
+			yield(&Event{Done: resp}, nil)
 		}
 	}
 }
 
-// Text yields the text of the answer as it arrives, from every model call of the turn.
+// Text yields the text of the answer as it arrives, from every model call of the turn; the text
+// of sub-agents ([AgentTool]) is not the answer's and is left out.
 func (s *Stream) Text() iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		for ev, err := range s.Events() {
 			if err != nil {
 				yield("", err)
 				return
+			}
+			if ev.agent != nil {
+				continue
 			}
 			if t := ev.Text(); t != "" && !yield(t, nil) {
 				return

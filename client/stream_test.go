@@ -9,6 +9,7 @@ import (
 
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 )
 
 func TestStreamLoop(t *testing.T) {
@@ -18,7 +19,7 @@ func TestStreamLoop(t *testing.T) {
 			WithText("Let me check. ").WithUsage(5, 2),
 		chattest.Text("It is sunny in Paris.").WithUsage(9, 4),
 	).WithChunkSize(3)
-	s := client.New(m).Prompt("weather?").Tools(weather).Stream(context.Background())
+	s := clienttest.New(t, m).Prompt("weather?").Tools(weather).Stream(context.Background())
 	var text strings.Builder
 	var kinds []string
 	var finished []*client.ToolEvent
@@ -85,7 +86,7 @@ func TestStreamTextOnly(t *testing.T) {
 		chattest.Text("two"),
 	).WithChunkSize(2)
 	var chunks []string
-	for chunk, err := range client.New(m).Prompt("q").Tools(constTool("a", "A")).Stream(context.Background()).Text() {
+	for chunk, err := range clienttest.New(t, m).Prompt("q").Tools(constTool("a", "A")).Stream(context.Background()).Text() {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +111,7 @@ func TestStreamConsumerStopsDuringTools(t *testing.T) {
 		}
 	})
 	m := chattest.New(chattest.Calls(chattest.Call("slow", `{}`)), chattest.Text("never"))
-	for ev, err := range client.New(m).Prompt("q").Tools(slow).Stream(context.Background()).Events() {
+	for ev, err := range clienttest.New(t, m).Prompt("q").Tools(slow).Stream(context.Background()).Events() {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +138,7 @@ func TestStreamErrorInSecondRound(t *testing.T) {
 	)
 	var text string
 	var last error
-	for chunk, err := range client.New(m).Prompt("q").Tools(constTool("a", "A")).Stream(context.Background()).Text() {
+	for chunk, err := range clienttest.New(t, m).Prompt("q").Tools(constTool("a", "A")).Stream(context.Background()).Text() {
 		if err != nil {
 			last = err
 			break

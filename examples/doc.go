@@ -12,6 +12,10 @@
 //   - augment: tool argument augmentation capturing the model's reasoning with each call.
 //   - mcpdelegation: MCP Mesh delegation; the loop runs here, every tool call in a separate
 //     MCP server process (./mcpdelegation/toolserver), with the client's loop and by hand.
+//   - approval: approval before destructive tools, a tool's interrupt, and a turn stopped in one
+//     client and resumed from SQLite in another, with approved, edited and rejected calls.
+//   - subagent: a client as another client's tool, its events in the caller's stream and its
+//     approval surfacing to the caller and resumed back down.
 //
 // Each runs offline on a scripted model from package chattest, replaying what a real model
 // answers; each program's run function takes any chat.Model, so the same code runs against a

@@ -8,7 +8,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
-	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 )
 
 // answerFromToolResults is a scripted model turn that answers with the tool results it was sent,
@@ -39,7 +39,7 @@ func TestEndToEndGetSum(t *testing.T) {
 		chattest.Calls(chattest.Call("get-sum", `{"a": 19, "b": 23}`)),
 		answerFromToolResults("The server says: "),
 	)
-	answer, err := client.New(model).Prompt("What is 19 + 23? Use the get-sum tool.").Tools(server).Call(testContext(t)).Content()
+	answer, err := clienttest.New(t, model).Prompt("What is 19 + 23? Use the get-sum tool.").Tools(server).Call(testContext(t)).Content()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestEndToEndToolError(t *testing.T) {
 		),
 		answerFromToolResults("Errors: "),
 	)
-	resp, err := client.New(model).Prompt("Add these").Tools(server).Call(testContext(t)).Content()
+	resp, err := clienttest.New(t, model).Prompt("Add these").Tools(server).Call(testContext(t)).Content()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -213,12 +214,15 @@ func (s *Server) serverTool(t tool.Tool, def tool.Definition) (*sdk.Tool, sdk.To
 	_, passThrough := t.(ResultTool)
 	h := &handler{srv: s, tool: t, name: def.Name, timeout: t.Metadata().Timeout}
 	var err error
-	if h.input, err = tool.CompileSchema(input); err != nil && !passThrough {
+	if h.input, err = schema.ForServing(t, input); err != nil && !passThrough {
 		return nil, nil, fmt.Errorf("mcp: tool %q: input schema: %w", def.Name, err)
 	}
 	// A ResultTool (a proxied tool above all) may carry a schema wield cannot compile, one with
 	// remote references say; it is served as it is, and its own server checks the arguments.
 	st := &sdk.Tool{Name: def.Name, Description: def.Description, InputSchema: input}
+	if m := t.Metadata(); m.ReadOnly || m.Destructive != nil || m.Idempotent || m.OpenWorld != nil {
+		st.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: m.ReadOnly, DestructiveHint: m.Destructive, IdempotentHint: m.Idempotent, OpenWorldHint: m.OpenWorld}
+	}
 	if len(def.OutputSchema) > 0 {
 		typ, err := schemaType(def.OutputSchema)
 		if err != nil {
@@ -227,7 +231,7 @@ func (s *Server) serverTool(t tool.Tool, def tool.Definition) (*sdk.Tool, sdk.To
 		if typ == "object" {
 			st.OutputSchema = def.OutputSchema
 			h.structured = true
-			if h.output, err = tool.CompileSchema(def.OutputSchema); err != nil && !passThrough {
+			if h.output, err = schema.Compile(def.OutputSchema); err != nil && !passThrough {
 				return nil, nil, fmt.Errorf("mcp: tool %q: output schema: %w", def.Name, err)
 			}
 		}
@@ -258,9 +262,9 @@ type handler struct {
 	tool       tool.Tool
 	name       string
 	timeout    time.Duration
-	input      *tool.Validator // nil: no validation
-	structured bool            // results are sent as structuredContent
-	output     *tool.Validator
+	input      *schema.Validator // nil: no validation
+	structured bool              // results are sent as structuredContent
+	output     *schema.Validator
 }
 
 func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

@@ -628,3 +628,31 @@ func TestClientDefaultName(t *testing.T) {
 		}
 	}
 }
+
+// A tool's MCP hints are published by the server and kept by the client, through a proxy too.
+func TestAnnotationsRoundTrip(t *testing.T) {
+	hinted := tool.Must(tool.Func("wipe", "Delete everything", func(context.Context, struct{}) (string, error) { return "gone", nil },
+		tool.Destructive(true), tool.OpenWorld(false)))
+	reader := tool.Must(tool.Func("peek", "Read a thing", func(context.Context, struct{}) (string, error) { return "x", nil },
+		tool.ReadOnly(), tool.Idempotent()))
+	up := connect(t, inMemory("up", mustServer(t, hinted, reader, echoTool("plain"))))
+	upTools, err := up.Tools(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, inMemory("proxy", mustServer(t, upTools...)))
+	tools, err := c.Tools(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wipe := toolByName(t, tools, "wipe").Metadata()
+	if wipe.Destructive == nil || !*wipe.Destructive || wipe.OpenWorld == nil || *wipe.OpenWorld || wipe.ReadOnly {
+		t.Errorf("wipe hints = %+v", wipe)
+	}
+	if peek := toolByName(t, tools, "peek").Metadata(); !peek.ReadOnly || !peek.Idempotent || peek.Destructive != nil {
+		t.Errorf("peek hints = %+v", peek)
+	}
+	if plain := toolByName(t, tools, "plain").Metadata(); plain.ReadOnly || plain.Destructive != nil || plain.OpenWorld != nil {
+		t.Errorf("plain hints = %+v", plain)
+	}
+}

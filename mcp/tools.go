@@ -37,9 +37,16 @@ func newRemoteTool(c *Client, t *sdk.Tool, name string) (*remoteTool, error) {
 	if desc == "" {
 		desc = t.Title
 	}
+	var meta tool.Metadata
+	if a := t.Annotations; a != nil {
+		// The server's hints travel with the tool, so an approval policy can ask before a
+		// destructive call and let a read-only one through.
+		meta.ReadOnly, meta.Destructive, meta.Idempotent, meta.OpenWorld = a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint, a.OpenWorldHint
+	}
 	return &remoteTool{
 		client: c,
 		name:   t.Name,
+		meta:   meta,
 		def: tool.Definition{
 			Name:         name,
 			Description:  desc,

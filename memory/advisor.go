@@ -2,8 +2,8 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"iter"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
@@ -35,6 +35,12 @@ type AdvisorConfig struct {
 // history off, since the advisor supplies it. A return-direct turn ends without a last model
 // call, so inside the loop its tool results are not stored; [Trim] drops the unanswered call
 // from later windows.
+//
+// A turn that does not end with an answer keeps what it did: outside the loop, when a turn stops
+// for approval or an interrupt ([client.Response.Pending]) or fails after a tool round
+// ([client.TurnError]), the advisor stores the messages of its completed rounds, so that a later
+// turn knows which tools ran; a resumed turn ([client.Request.Resuming]) then stores every
+// message it adds, so that the conversation's calls and results stay paired.
 //
 // System messages of the request are sent first and never stored.
 type Advisor struct {
@@ -71,12 +77,23 @@ func (a *Advisor) conversation(req *client.Request) string {
 // prepare stores the new messages and returns the request with the conversation.
 func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, out *client.Request, err error) {
 	id = a.conversation(req)
+	// Checked first, so a hostile id never reaches an error text.
+	if err := ValidateConversationID(id); err != nil {
+		return "", nil, fmt.Errorf("memory: %w", err)
+	}
 	var system, fresh []chat.Message
 	for _, m := range req.Prompt.Messages {
 		if m.Role == chat.RoleSystem {
 			system = append(system, m)
 		} else {
 			fresh = append(fresh, m)
+		}
+	}
+	if req.Turn != nil && req.Turn.Resumed() && len(fresh) > 0 {
+		// Inside the loop, a resumed turn's first request may carry tool results stored
+		// already, by the attempt that failed after its round.
+		if fresh, err = a.unstored(ctx, id, fresh); err != nil {
+			return "", nil, err
 		}
 	}
 	// Stored before loading, so that the window sees new tool results next to their call.
@@ -98,56 +115,75 @@ func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, 
 	return id, req.WithMessages(msgs), nil
 }
 
-// store appends the answer.
-func (a *Advisor) store(ctx context.Context, id string, resp *client.Response) error {
-	if resp == nil || resp.Chat == nil || len(resp.Chat.Generations) == 0 {
+// unstored returns fresh without the tool messages whose results the conversation holds already.
+func (a *Advisor) unstored(ctx context.Context, id string, fresh []chat.Message) ([]chat.Message, error) {
+	hist, err := a.mem.Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("memory: loading conversation %q: %w", id, err)
+	}
+	stored := map[string]bool{}
+	for _, m := range hist {
+		for _, r := range m.ToolResults {
+			if r.ID != "" {
+				stored[r.ID] = true
+			}
+		}
+	}
+	out := fresh[:0:0]
+	for _, m := range fresh {
+		dup := m.Role == chat.RoleTool && len(m.ToolResults) > 0
+		for _, r := range m.ToolResults {
+			dup = dup && stored[r.ID]
+		}
+		if !dup {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// store appends the answer, or everything the turn added when it stopped or was resumed.
+func (a *Advisor) store(ctx context.Context, id string, req *client.Request, resp *client.Response) error {
+	if resp == nil {
 		return nil
 	}
-	if err := a.mem.Add(ctx, id, resp.Chat.Message()); err != nil {
+	var msgs []chat.Message
+	switch {
+	case resp.Pending != nil || req.Resuming():
+		msgs = resp.Messages
+	case resp.Chat != nil && len(resp.Chat.Generations) > 0:
+		msgs = []chat.Message{resp.Chat.Message()}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	if err := a.mem.Add(ctx, id, msgs...); err != nil {
 		return fmt.Errorf("memory: storing conversation %q: %w", id, err)
 	}
 	return nil
 }
 
-// Call implements [client.CallAdvisor].
-func (a *Advisor) Call(ctx context.Context, req *client.Request, next client.CallNext) (*client.Response, error) {
+// Advise implements [client.Advisor]: it loads the conversation before the rest of the chain
+// runs and stores the turn's new messages after it, for calls and streams alike.
+func (a *Advisor) Advise(ctx context.Context, req *client.Request, next client.Next) (*client.Response, error) {
 	id, out, err := a.prepare(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := next(ctx, out)
 	if err != nil {
+		// The rounds a failed turn completed are kept, so that the next turn does not run
+		// their calls again.
+		var te *client.TurnError
+		if errors.As(err, &te) && len(te.Messages) > 0 {
+			if serr := a.mem.Add(context.WithoutCancel(ctx), id, te.Messages...); serr != nil {
+				return nil, errors.Join(err, fmt.Errorf("memory: storing conversation %q: %w", id, serr))
+			}
+		}
 		return nil, err
 	}
-	if err := a.store(ctx, id, resp); err != nil {
+	if err := a.store(ctx, id, req, resp); err != nil {
 		return nil, err
 	}
 	return resp, nil
-}
-
-// Stream implements [client.StreamAdvisor]; the answer is stored when the stream's final event
-// arrives, before it is passed on.
-func (a *Advisor) Stream(ctx context.Context, req *client.Request, next client.StreamNext) iter.Seq2[*client.Event, error] {
-	return func(yield func(*client.Event, error) bool) {
-		id, out, err := a.prepare(ctx, req)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		for ev, err := range next(ctx, out) {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if ev.Done != nil {
-				if err := a.store(ctx, id, ev.Done); err != nil {
-					yield(nil, err)
-					return
-				}
-			}
-			if !yield(ev, nil) {
-				return
-			}
-		}
-	}
 }

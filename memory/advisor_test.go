@@ -10,6 +10,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 )
@@ -50,7 +51,7 @@ func TestAdvisorOutsideLoop(t *testing.T) {
 				chattest.Text("Sunny."),
 				chattest.Text("You asked about the weather."),
 			)
-			c := client.New(m, client.WithSystem("sys"),
+			c := clienttest.New(t, m, client.WithSystem("sys"),
 				client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{})))
 			if got := run(t, c.Prompt("Weather?").Tools(constTool{"weather", "sunny"}).Param(client.ParamConversationID, "c1"), stream); got != "Sunny." {
 				t.Fatalf("turn 1 = %q", got)
@@ -90,7 +91,7 @@ func TestAdvisorInsideLoop(t *testing.T) {
 			if adv.Order() != client.OrderToolCalling+100 || !adv.KeepsHistory() {
 				t.Fatal("advisor config")
 			}
-			c := client.New(m, client.WithSystem("sys"), client.WithAdvisors(adv))
+			c := clienttest.New(t, m, client.WithSystem("sys"), client.WithAdvisors(adv))
 			if got := run(t, c.Prompt("Weather?").Tools(constTool{"weather", "sunny"}), stream); got != "Sunny." {
 				t.Fatalf("turn 1 = %q", got)
 			}
@@ -115,7 +116,7 @@ func TestAdvisorInsideLoop(t *testing.T) {
 func TestAdvisorConversations(t *testing.T) {
 	repo := memory.NewInMemory()
 	m := chattest.New(chattest.Text("a1"), chattest.Text("b1"), chattest.Text("a2"))
-	c := client.New(m, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{ConversationID: "fallback"})))
+	c := clienttest.New(t, m, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{ConversationID: "fallback"})))
 	for _, id := range []string{"a", "b", "a"} {
 		if err := c.Prompt("hi "+id).Param(client.ParamConversationID, id).Call(context.Background()).Err(); err != nil {
 			t.Fatal(err)
@@ -133,7 +134,7 @@ func TestAdvisorConversations(t *testing.T) {
 func TestAdvisorFailure(t *testing.T) {
 	repo := memory.NewInMemory()
 	m := chattest.New(chattest.Fail(errors.New("model down")))
-	c := client.New(m, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{})))
+	c := clienttest.New(t, m, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{})))
 	if err := c.Prompt("hi").Call(context.Background()).Err(); err == nil {
 		t.Fatal("no error")
 	}
@@ -141,7 +142,7 @@ func TestAdvisorFailure(t *testing.T) {
 		t.Fatalf("stored %v after a failed call, want the user message only", stored)
 	}
 	bad := memory.NewAdvisor(memory.NewWindow(failingRepo{memory.NewInMemory()}, 10), memory.AdvisorConfig{})
-	if err := client.New(chattest.New(chattest.Text("x")), client.WithAdvisors(bad)).Prompt("hi").Call(context.Background()).Err(); err == nil || !strings.Contains(err.Error(), "db down") {
+	if err := clienttest.New(t, chattest.New(chattest.Text("x")), client.WithAdvisors(bad)).Prompt("hi").Call(context.Background()).Err(); err == nil || !strings.Contains(err.Error(), "db down") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -154,12 +155,27 @@ func TestAdvisorMergesGenerations(t *testing.T) {
 			{Index: 1, Message: chat.Assistant("", chat.ToolCall{ID: "x", Name: "weather"})},
 		}}, nil
 	}))
-	c := client.New(m, client.WithoutToolLoop(), client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{})))
+	c := clienttest.New(t, m, client.WithoutToolLoop(), client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{})))
 	if err := c.Prompt("hi").Call(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
 	stored, _ := repo.Messages(context.Background(), memory.DefaultConversationID)
 	if len(stored) != 2 || stored[1].Content != "I'll check" || len(stored[1].ToolCalls) != 1 {
 		t.Fatalf("stored = %v", stored)
+	}
+}
+
+// A hostile conversation id is refused before the model is called, and never echoed.
+func TestAdvisorRefusesBadConversationID(t *testing.T) {
+	m := chattest.New(chattest.Text("x"))
+	mem := memory.NewWindow(memory.NewInMemory(), 10)
+	c := clienttest.New(t, m, client.WithAdvisors(memory.NewAdvisor(mem, memory.AdvisorConfig{})))
+	id := strings.Repeat("\x1b[31m", 200_000)
+	err := c.Prompt("hi").Param(client.ParamConversationID, id).Call(context.Background()).Err()
+	if !errors.Is(err, memory.ErrInvalidConversationID) || len(err.Error()) > 200 || strings.Contains(err.Error(), "\x1b") {
+		t.Fatalf("err = %.300q", err)
+	}
+	if m.Requests() != 0 {
+		t.Fatal("the model was called")
 	}
 }

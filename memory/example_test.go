@@ -33,7 +33,10 @@ func ExampleTrim() {
 func ExampleAdvisor() {
 	model := chattest.New(chattest.Text("Hello, Ada."), chattest.Text("Your name is Ada."))
 	mem := memory.NewWindow(memory.NewInMemory(), 20)
-	c := client.New(model, client.WithAdvisors(memory.NewAdvisor(mem, memory.AdvisorConfig{})))
+	c, err := client.New(model, client.WithAdvisors(memory.NewAdvisor(mem, memory.AdvisorConfig{})))
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 	for _, q := range []string{"I am Ada.", "What is my name?"} {
 		answer, _ := c.Prompt(q).Param(client.ParamConversationID, "ada").Call(ctx).Content()

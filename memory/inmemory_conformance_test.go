@@ -14,3 +14,8 @@ func TestInMemoryConformance(t *testing.T) {
 func TestInMemoryZeroValueConformance(t *testing.T) {
 	memorytest.Run(t, func(*testing.T) memory.Repository { return new(memory.InMemory) })
 }
+
+func TestInMemoryTurnsConformance(t *testing.T) {
+	memorytest.RunTurns(t, func(*testing.T) memory.TurnRepository { return memory.NewInMemory() })
+	memorytest.RunTurns(t, func(*testing.T) memory.TurnRepository { return new(memory.InMemory) })
+}

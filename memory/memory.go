@@ -3,6 +3,10 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+
+	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/wield-ai/wield/chat"
 )
@@ -25,28 +29,50 @@ const DefaultWindowSize = 20
 // ErrNoConversationID is returned for an empty conversation id.
 var ErrNoConversationID = errors.New("memory: empty conversation id")
 
+// ErrMessageTooLarge is wrapped by the error of a [Window.Add] that a message larger than the
+// window's [MaxMessageBytes] refused; nothing of that Add was stored.
+var ErrMessageTooLarge = errors.New("memory: message too large")
+
 // Window is a [Memory] that stores every message in a [Repository] and gives the model the most
 // recent ones: at most Size messages, cut by [Trim] so that a tool call is never separated from
 // its results.
 //
 // Add only appends, so concurrent writers never lose each other's messages; the repository keeps
 // the whole conversation (clear it, or prune it through the repository, when it is no longer
-// needed).
+// needed). Get reads only the end of the conversation ([Repository.Last]), so its cost does not
+// grow with the conversation's length.
 type Window struct {
-	repo Repository
-	size int
+	repo     Repository
+	size     int
+	maxBytes int
+}
+
+// WindowOption configures a [Window] made by [NewWindow].
+type WindowOption func(*Window)
+
+// MaxMessageBytes caps the size of each message a [Window] stores, measured as its JSON
+// encoding (what the SQL repositories store): an Add with a larger message fails with
+// [ErrMessageTooLarge] and stores nothing. A limit below 1 means no cap, the default. A cap
+// keeps one huge tool result or pasted file from being stored and then sent with every later
+// turn.
+func MaxMessageBytes(limit int) WindowOption {
+	return func(w *Window) { w.maxBytes = max(limit, 0) }
 }
 
 // NewWindow returns a window of size messages over repo; a nil repo is a new [InMemory], a size
 // below 1 is [DefaultWindowSize].
-func NewWindow(repo Repository, size int) *Window {
+func NewWindow(repo Repository, size int, opts ...WindowOption) *Window {
 	if repo == nil {
 		repo = NewInMemory()
 	}
 	if size < 1 {
 		size = DefaultWindowSize
 	}
-	return &Window{repo: repo, size: size}
+	w := &Window{repo: repo, size: size}
+	for _, o := range opts {
+		o(w)
+	}
+	return w
 }
 
 // Repository returns the repository the window stores messages in.
@@ -57,31 +83,77 @@ func (w *Window) Size() int { return w.size }
 
 // Add appends msgs to the conversation in one atomic append.
 func (w *Window) Add(ctx context.Context, conversationID string, msgs ...chat.Message) error {
-	if conversationID == "" {
-		return ErrNoConversationID
+	if err := ValidateConversationID(conversationID); err != nil {
+		return err
 	}
 	if len(msgs) == 0 {
 		return nil
 	}
+	if w.maxBytes > 0 {
+		for i, m := range msgs {
+			size, err := encodedSize(m)
+			if err != nil {
+				return fmt.Errorf("memory: message %d: %w", i, err)
+			}
+			if size > w.maxBytes {
+				return fmt.Errorf("%w: message %d (%s) is %d bytes, over the cap of %d (MaxMessageBytes); none of the %d messages was stored",
+					ErrMessageTooLarge, i, m.Role, size, w.maxBytes, len(msgs))
+			}
+		}
+	}
 	return w.repo.Append(ctx, conversationID, msgs...)
 }
 
-// Get returns the most recent messages of the conversation, trimmed by [Trim].
+// encodedSize returns the length of m's JSON encoding without keeping the encoding.
+func encodedSize(m chat.Message) (int, error) {
+	var n countingWriter
+	err := jsonv2.MarshalWrite(&n, m)
+	return int(n), err
+}
+
+type countingWriter int
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
+
+// Get returns the most recent messages of the conversation, trimmed by [Trim]: the same
+// messages Trim returns for the whole conversation, read from its end only.
 func (w *Window) Get(ctx context.Context, conversationID string) ([]chat.Message, error) {
-	if conversationID == "" {
-		return nil, ErrNoConversationID
-	}
-	msgs, err := w.repo.Messages(ctx, conversationID)
-	if err != nil {
+	if err := ValidateConversationID(conversationID); err != nil {
 		return nil, err
 	}
-	return Trim(msgs, w.size), nil
+	// Twice the window leaves room for what Trim drops near the cut (the results of a call cut
+	// off, unanswered calls); in the rare conversation where that is not enough, read more.
+	for n := grow(w.size, 2); ; n = grow(n, 4) {
+		system, tail, err := w.repo.Last(ctx, conversationID, n)
+		if err != nil {
+			return nil, err
+		}
+		msgs := tail
+		if system != nil {
+			msgs = append([]chat.Message{*system}, tail...)
+		}
+		out, filled := trim(msgs, w.size)
+		if filled || len(tail) < n {
+			return out, nil
+		}
+	}
+}
+
+// grow returns n*f, or the largest int when that overflows.
+func grow(n, f int) int {
+	if n > math.MaxInt/f {
+		return math.MaxInt
+	}
+	return n * f
 }
 
 // Clear deletes the conversation from the repository.
 func (w *Window) Clear(ctx context.Context, conversationID string) error {
-	if conversationID == "" {
-		return ErrNoConversationID
+	if err := ValidateConversationID(conversationID); err != nil {
+		return err
 	}
 	return w.repo.Delete(ctx, conversationID)
 }
@@ -99,8 +171,16 @@ func (w *Window) Clear(ctx context.Context, conversationID string) error {
 // Trim never returns more than n messages, but may return fewer when the cut falls inside a
 // tool-call group. The result shares no slices with msgs that Trim changed; n < 1 returns nil.
 func Trim(msgs []chat.Message, n int) []chat.Message {
+	out, _ := trim(msgs, n)
+	return out
+}
+
+// trim is [Trim], also reporting whether the repaired messages filled the window: when they
+// did, the result depends only on the messages from the window's start on, so a suffix of a
+// conversation that fills it gives the same window as the whole conversation.
+func trim(msgs []chat.Message, n int) (out []chat.Message, filled bool) {
 	if n < 1 || len(msgs) == 0 {
-		return nil
+		return nil, n < 1
 	}
 	// Repair first, so that counting sees only what will be sent.
 	var system *chat.Message
@@ -143,13 +223,14 @@ func Trim(msgs []chat.Message, n int) []chat.Message {
 		limit--
 	}
 	start := max(len(body)-limit, 0)
+	filled = len(body) >= limit
 	// Never start inside a call group: skip its tool results.
 	for start < len(body) && body[start].Role == chat.RoleTool {
 		start++
 	}
-	out := make([]chat.Message, 0, len(body)-start+1)
+	out = make([]chat.Message, 0, len(body)-start+1)
 	if system != nil {
 		out = append(out, *system)
 	}
-	return append(out, body[start:]...)
+	return append(out, body[start:]...), filled
 }

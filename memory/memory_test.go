@@ -2,14 +2,19 @@ package memory_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/memory"
+	"github.com/wield-ai/wield/memory/memorytest"
 )
 
 func call(id string) chat.ToolCall { return chat.ToolCall{ID: id, Name: "t"} }
@@ -198,9 +203,217 @@ func (failingRepo) Messages(context.Context, string) ([]chat.Message, error) {
 	return nil, errors.New("db down")
 }
 
+func (failingRepo) Last(context.Context, string, int) (*chat.Message, []chat.Message, error) {
+	return nil, nil, errors.New("db down")
+}
+
 func TestWindowRepositoryError(t *testing.T) {
 	w := memory.NewWindow(failingRepo{memory.NewInMemory()}, 3)
 	if _, err := w.Get(context.Background(), "c"); err == nil || err.Error() != "db down" {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// countingRepo counts the messages its repository hands out.
+type countingRepo struct {
+	memory.Repository
+	read int
+}
+
+func (r *countingRepo) Messages(ctx context.Context, id string) ([]chat.Message, error) {
+	msgs, err := r.Repository.Messages(ctx, id)
+	r.read += len(msgs)
+	return msgs, err
+}
+
+func (r *countingRepo) Last(ctx context.Context, id string, n int) (*chat.Message, []chat.Message, error) {
+	sys, msgs, err := r.Repository.Last(ctx, id, n)
+	r.read += len(msgs)
+	if sys != nil {
+		r.read++
+	}
+	return sys, msgs, err
+}
+
+// TestWindowReadsOnlyTheWindow checks that Get reads the end of a long conversation, not all of it.
+func TestWindowReadsOnlyTheWindow(t *testing.T) {
+	ctx := context.Background()
+	repo := &countingRepo{Repository: memory.NewInMemory()}
+	w := memory.NewWindow(repo, 10)
+	if err := w.Add(ctx, "c", chat.System("rules")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 500 {
+		id := fmt.Sprint(i)
+		if err := w.Add(ctx, "c", chat.User("q"+id), chat.Assistant("", call(id)), chat.ToolMessage(result(id)), chat.Assistant("a"+id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := w.Get(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := roles(got); r != "SAUCTAUCTA" {
+		t.Fatalf("Get = %s, want the system message and the last turns", r)
+	}
+	if want := memory.Trim(mustAll(t, repo.Repository, "c"), 10); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Get =\n%v\nTrim of the whole conversation =\n%v", got, want)
+	}
+	if repo.read > 2*10+1 {
+		t.Fatalf("Get read %d messages of 2001 for a window of 10", repo.read)
+	}
+}
+
+func mustAll(t *testing.T, r memory.Repository, id string) []chat.Message {
+	t.Helper()
+	msgs, err := r.Messages(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
+// TestWindowMatchesTrim checks that Get, reading from the end, returns what Trim returns for the
+// whole conversation, over random conversations with every repair Trim makes: calls cut from
+// their results, unanswered and partly answered calls, orphan results and system messages.
+func TestWindowMatchesTrim(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for conv := range 300 {
+		repo := &countingRepo{Repository: memory.NewInMemory()}
+		var msgs []chat.Message
+		for i := range rng.IntN(120) {
+			id := fmt.Sprint(i)
+			switch k := rng.IntN(20); {
+			case k < 6:
+				msgs = append(msgs, chat.User("u"+id))
+			case k < 10:
+				msgs = append(msgs, chat.Assistant("a"+id))
+			case k < 15: // a complete group, results in one or two messages
+				msgs = append(msgs, chat.Assistant("", call(id+"x"), call(id+"y")))
+				if rng.IntN(2) == 0 {
+					msgs = append(msgs, chat.ToolMessage(result(id+"x"), result(id+"y")))
+				} else {
+					msgs = append(msgs, chat.ToolMessage(result(id+"x")), chat.ToolMessage(result(id+"y")))
+				}
+			case k < 16: // unanswered, with or without text
+				msgs = append(msgs, chat.Assistant([]string{"", "t"}[rng.IntN(2)], call(id)))
+			case k < 17: // partly answered
+				msgs = append(msgs, chat.Assistant("", call(id+"x"), call(id+"y")), chat.ToolMessage(result(id+"x")))
+			case k < 18: // orphan results
+				for range 1 + rng.IntN(4) {
+					msgs = append(msgs, chat.ToolMessage(result("gone"+id)))
+				}
+			default:
+				msgs = append(msgs, chat.System("s"+id))
+			}
+		}
+		if len(msgs) > 0 {
+			if err := repo.Append(ctx, "c", msgs...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, size := range []int{1, 2, 3, 5, 8, 20, 200} {
+			got, err := memory.NewWindow(repo, size).Get(ctx, "c")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := memory.Trim(msgs, size); !reflect.DeepEqual(got, want) {
+				t.Fatalf("conversation %d (%s), window %d:\nGet  = %s\nTrim = %s", conv, roles(msgs), size, roles(got), roles(want))
+			}
+		}
+	}
+}
+
+func TestValidateConversationID(t *testing.T) {
+	for _, id := range []string{"a", " ", "user-42/thread 7", "ünï 🌦", "a\u200bb", strings.Repeat("x", memory.MaxConversationIDLen)} {
+		if err := memory.ValidateConversationID(id); err != nil {
+			t.Errorf("ValidateConversationID(%q): %v", id, err)
+		}
+	}
+	if err := memory.ValidateConversationID(""); err != memory.ErrNoConversationID {
+		t.Errorf("empty id: %v", err)
+	}
+	for name, id := range memorytest.InvalidIDs() {
+		if id == "" {
+			continue
+		}
+		err := memory.ValidateConversationID(id)
+		if !errors.Is(err, memory.ErrInvalidConversationID) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	err := memory.ValidateConversationID(strings.Repeat("y", 1<<20))
+	if want := "memory: invalid conversation id: 1048576 bytes long, at most 512 allowed"; err == nil || err.Error() != want {
+		t.Errorf("a 1 MB id: %v, want %q", err, want)
+	}
+	err = memory.ValidateConversationID("\x1b[2J")
+	if want := "memory: invalid conversation id: control character U+001B at byte 0"; err == nil || err.Error() != want {
+		t.Errorf("an escape sequence: %v, want %q", err, want)
+	}
+}
+
+// TestWindowInvalidIDs checks that the window refuses what repositories refuse, before them.
+func TestWindowInvalidIDs(t *testing.T) {
+	ctx := context.Background()
+	w := memory.NewWindow(nil, 5)
+	for _, id := range []string{"a\x00b", strings.Repeat("x", 1<<20), "\xff"} {
+		_, getErr := w.Get(ctx, id)
+		for _, err := range []error{w.Add(ctx, id, chat.User("x")), getErr, w.Clear(ctx, id)} {
+			if !errors.Is(err, memory.ErrInvalidConversationID) || len(err.Error()) > 100 {
+				t.Fatalf("err = %.200v", err)
+			}
+		}
+	}
+}
+
+func TestWindowMaxMessageBytes(t *testing.T) {
+	ctx := context.Background()
+	repo := memory.NewInMemory()
+	small := chat.User("hello")
+	size, err := json.Marshal(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := memory.NewWindow(repo, 10, memory.MaxMessageBytes(len(size)))
+	if err := w.Add(ctx, "c", small); err != nil {
+		t.Fatalf("a message exactly at the cap: %v", err)
+	}
+	big := chat.ToolMessage(chat.ToolResult{ID: "1", Name: "read_file", Content: strings.Repeat("z", 1<<20)})
+	err = w.Add(ctx, "c", chat.User("ok"), big)
+	if !errors.Is(err, memory.ErrMessageTooLarge) {
+		t.Fatalf("Add of a 1 MB tool result: %v", err)
+	}
+	for _, want := range []string{"message 1 (tool)", "1048", fmt.Sprintf("over the cap of %d (MaxMessageBytes)", len(size)), "none of the 2 messages was stored"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if stored := mustAll(t, repo, "c"); len(stored) != 1 {
+		t.Fatalf("stored %d messages, want only the first Add's", len(stored))
+	}
+	// No cap by default, nor with a limit below one.
+	for _, w := range []*memory.Window{memory.NewWindow(repo, 10), memory.NewWindow(repo, 10, memory.MaxMessageBytes(0)), memory.NewWindow(repo, 10, memory.MaxMessageBytes(-5))} {
+		if err := w.Add(ctx, "d", big); err != nil {
+			t.Fatalf("uncapped window: %v", err)
+		}
+	}
+}
+
+// TestWindowHugeSize checks that a window larger than any conversation reads it once.
+func TestWindowHugeSize(t *testing.T) {
+	ctx := context.Background()
+	repo := &countingRepo{Repository: memory.NewInMemory()}
+	w := memory.NewWindow(repo, math.MaxInt)
+	if err := w.Add(ctx, "c", chat.ToolMessage(result("orphan")), chat.User("u"), chat.Assistant("a")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.Get(ctx, "c")
+	if err != nil || roles(got) != "UA" || repo.read != 3 {
+		t.Fatalf("Get = %s, %v after reading %d messages", roles(got), err, repo.read)
+	}
+	capped := memory.NewWindow(repo, 5, memory.MaxMessageBytes(1000))
+	if err := capped.Add(ctx, "c", chat.User("bad \xff")); err == nil || !strings.Contains(err.Error(), "message 0") {
+		t.Fatalf("Add of a message that cannot be encoded: %v", err)
 	}
 }

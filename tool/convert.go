@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"reflect"
 	"unicode/utf8"
-	"unsafe"
 
-	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/wield-ai/wield/internal/schema"
 )
 
 // Done is the text sent to the model for a tool that has no result: a method without a result
@@ -45,6 +44,60 @@ func (DefaultConverter) ConvertResult(_ context.Context, result any) (string, er
 	return convertAny(result)
 }
 
+// result is how a tool turns what it returned into the text sent to the model: the one place
+// results are encoded.
+type result struct {
+	converter ResultConverter
+	kind      resultKind
+	enc       *schema.Encoder
+}
+
+func newResult(t reflect.Type, rc ResultConverter) *result {
+	r := &result{converter: rc}
+	if t != nil {
+		r.kind = resultKindOf(t)
+		r.enc = schema.EncoderFor(t)
+	} else {
+		r.kind = resultNone
+	}
+	return r
+}
+
+// convert converts a result held in an interface (nil for a tool without one).
+func (r *result) convert(ctx context.Context, v any) (string, error) {
+	if r.converter != nil {
+		return r.converter.ConvertResult(ctx, v)
+	}
+	if r.kind == resultNone {
+		return Done, nil
+	}
+	return convertAny(v)
+}
+
+// convertTyped converts a typed result; the kind of Out, found when the tool was built, spares
+// the common results a type switch.
+func convertTyped[Out any](ctx context.Context, r *result, out Out) (string, error) {
+	if r.converter != nil {
+		return r.converter.ConvertResult(ctx, out)
+	}
+	switch r.kind {
+	case resultString:
+		if s, ok := any(out).(string); ok {
+			return s, nil
+		}
+		return reflect.ValueOf(out).String(), nil // a named string type
+	case resultRaw:
+		return string(any(out).(json.RawMessage)), nil
+	case resultBytes:
+		return convertBytes(any(out).([]byte)), nil
+	case resultNone:
+		return Done, nil
+	case resultAny:
+		return convertAny(any(out))
+	}
+	return r.enc.Encode(&out)
+}
+
 func convertAny(result any) (string, error) {
 	switch r := result.(type) {
 	case nil:
@@ -63,7 +116,11 @@ func convertAny(result any) (string, error) {
 	case resultNone:
 		return Done, nil
 	}
-	return marshalResult(result, encodeOptions)
+	out, err := schema.EncodeAny(result)
+	if err != nil {
+		return "", fmt.Errorf("tool: %w", err)
+	}
+	return out, nil
 }
 
 func convertBytes(b []byte) string {
@@ -71,18 +128,6 @@ func convertBytes(b []byte) string {
 		return string(b)
 	}
 	return `"` + base64.StdEncoding.EncodeToString(b) + `"`
-}
-
-func marshalResult(v any, opts jsonv2.Options) (string, error) {
-	b, err := jsonv2.Marshal(v, opts)
-	if err != nil {
-		return "", fmt.Errorf("tool: encoding result: %w", err)
-	}
-	if len(b) == 0 {
-		return "", nil
-	}
-	// b is ours alone: share its memory instead of copying it into a string.
-	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }
 
 // resultKind says how the default converter handles a static result type, so typed tools can
@@ -108,7 +153,7 @@ func resultKindOf(t reflect.Type) resultKind {
 		return resultBytes
 	case t.Kind() == reflect.Struct && t.NumField() == 0:
 		return resultNone
-	case t.Kind() == reflect.String && !hasCustomJSON(t) && !hasCustomText(t):
+	case t.Kind() == reflect.String && !schema.HasOwnJSON(t):
 		return resultString
 	}
 	return resultJSON

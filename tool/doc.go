@@ -9,12 +9,19 @@
 // inferred input schema, [Methods] turns the exported methods of a value into tools, and [New]
 // wraps a raw JSON Schema and a [Handler] for tools known only at run time (MCP-style, or
 // placeholders). Options set return-direct, a timeout, sequential execution, a result converter
-// or an explicit input schema.
+// or an explicit input schema; each constructor takes only the options that apply to it
+// ([Option] for all, [FuncOption], [MethodsOption], [NewOption]).
 //
 // Method tools take their names and descriptions from [RegisterMethods] and their parameter
 // docs from [RegisterType]; `wield gen`, a go generate step, writes those calls from
 // `//wield:tool` directives and doc comments. Without registrations a method's tool is named by
 // the method, in lowerCamel case.
+//
+// # Calling tools
+//
+// [Invoke] is how a runtime calls a tool: it applies the tool's timeout, turns a panic into a
+// [*PanicError] and gives up on a tool that ignores its context. The tool loop and the MCP
+// server call tools through it, so these rules hold once, whoever calls.
 //
 // # Schemas and validation
 //
@@ -26,11 +33,12 @@
 //
 //	invalid arguments: /unit: "K" is not one of ["C","F"]
 //
-// [CompileSchema] gives other packages the same [Validator]. It checks the JSON text in a single
-// pass for the common keywords and hands other schemas to jsonschema-go, whose verdicts it
-// matches (a differential test and a fuzz target hold it to that). Arguments are decoded and
-// results encoded with the encoding/json/v2 prototype (github.com/go-json-experiment/json), so
-// a validated call costs less than plain encoding/json without validation.
+// A Go type has one plan for reading JSON, shared by every tool, entity and augmentation of
+// the type: the schema, its validation (the JSON text checked in a single pass for the common
+// keywords, other schemas handed to jsonschema-go, whose verdicts it matches), defaults and
+// decoding by the same rules (a duration as "1h30m"). Arguments are decoded and results
+// encoded with the encoding/json/v2 prototype (github.com/go-json-experiment/json), so a
+// validated call costs less than plain encoding/json without validation.
 //
 // # Results
 //
@@ -43,5 +51,6 @@
 // tool without ever sending it to the model; [CallFrom] tells a tool which model call it serves.
 // Errors marked with [Fatal] end the turn instead of going back to the model.
 //
-// This package is the leaf of wield: it imports no other wield package.
+// This package is the leaf of wield: it imports no other wield package but the internal schema
+// engine that infers, validates and decodes.
 package tool

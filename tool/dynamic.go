@@ -3,11 +3,10 @@ package tool
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"reflect"
 
-	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/wield-ai/wield/internal/schema"
 )
 
 // Handler runs a tool built with [New]: args are the model's arguments, already validated
@@ -19,76 +18,65 @@ type Handler func(ctx context.Context, args map[string]any) (any, error)
 // servers, tools loaded from configuration, placeholder tools standing in for others.
 // def.InputSchema is a JSON Schema (2020-12 or draft-07) of an object; empty means any object.
 // Arguments are validated against it before handler runs, as for [Func].
-func New(def Definition, handler Handler, opts ...Option) (Tool, error) {
+func New(def Definition, handler Handler, opts ...NewOption) (Tool, error) {
 	if err := checkName(def.Name); err != nil {
 		return nil, err
 	}
 	if handler == nil {
 		return nil, fmt.Errorf("tool %q: nil handler", def.Name)
 	}
-	cfg, err := buildConfig(opts)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: %w", def.Name, err)
+	var cfg config
+	for _, o := range opts {
+		if o != nil {
+			o.applyNew(&cfg)
+		}
 	}
-	if cfg.inputSchema != nil {
-		return nil, fmt.Errorf("tool %q: WithInputSchema does not apply to New; set the definition's InputSchema", def.Name)
+	if err := cfg.err(); err != nil {
+		return nil, fmt.Errorf("tool %q: %w", def.Name, err)
 	}
 	if len(bytes.TrimSpace(def.InputSchema)) == 0 {
 		def.InputSchema = []byte(`{"type":"object"}`)
 	}
-	v, err := CompileSchema(def.InputSchema)
+	in, err := newInput(mapType, def.InputSchema)
 	if err != nil {
-		return nil, fmt.Errorf("tool %q: %w", def.Name, err)
-	}
-	if err := checkObjectType(v.schema); err != nil {
 		return nil, fmt.Errorf("tool %q: %w", def.Name, err)
 	}
 	def.InputSchema = bytes.Clone(def.InputSchema)
 	def.OutputSchema = bytes.Clone(def.OutputSchema)
-	return &dynamicTool{def: def, meta: cfg.metadata(), handler: handler, validator: v, converter: cfg.converter}, nil
+	return &dynamicTool{def: def, meta: cfg.metadata(), handler: handler, in: in, out: newResult(anyType, cfg.converter)}, nil
 }
 
-func checkObjectType(s *jsonschema.Schema) error {
-	switch {
-	case s.Type != "" && s.Type != "object",
-		s.Types != nil && !(len(s.Types) == 1 && s.Types[0] == "object"):
-		return errors.New(`the input schema must describe an object ("type": "object"): tool arguments are a JSON object`)
-	}
-	return nil
-}
+var (
+	mapType = reflect.TypeFor[map[string]any]()
+	anyType = reflect.TypeFor[any]()
+)
 
 type dynamicTool struct {
-	def       Definition
-	meta      Metadata
-	handler   Handler
-	validator *Validator
-	converter ResultConverter
+	def     Definition
+	meta    Metadata
+	handler Handler
+	in      *schema.Codec
+	out     *result
 }
 
 func (t *dynamicTool) Definition() Definition { return t.def }
 func (t *dynamicTool) Metadata() Metadata     { return t.meta }
 
 func (t *dynamicTool) Call(ctx context.Context, args string) (string, error) {
-	data, err := t.validator.Prepare(stringBytes(args))
-	if err != nil {
-		return "", err
-	}
 	var m map[string]any
-	if err := jsonv2.Unmarshal(data, &m); err != nil {
-		return "", decodeError(err)
+	if err := t.in.Decode(args, &m); err != nil {
+		return "", err
 	}
 	if m == nil {
 		// A schema without "type" lets null through; the handler still gets a map.
 		m = map[string]any{}
 	}
-	callCtx, cancel := withTimeout(ctx, t.meta.Timeout)
-	out, err := t.handler(callCtx, m)
-	cancel()
+	out, err := t.handler(ctx, m)
 	if err != nil {
-		return "", timeoutError(callCtx, t.meta.Timeout, err)
+		return "", err
 	}
-	if t.converter != nil {
-		return t.converter.ConvertResult(ctx, out)
-	}
-	return convertAny(out)
+	return t.out.convert(ctx, out)
 }
+
+// ValidatesArguments marks the tool as one that validates its own arguments.
+func (t *dynamicTool) ValidatesArguments(schema.Private) {}

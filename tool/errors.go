@@ -3,6 +3,8 @@ package tool
 import (
 	"errors"
 	"fmt"
+
+	"github.com/wield-ai/wield/internal/schema"
 )
 
 // ExecutionError is a tool call that failed: the tool's name, the model's call id and the cause.
@@ -43,3 +45,35 @@ func IsFatal(err error) bool {
 	var f fatalError
 	return errors.As(err, &f)
 }
+
+// ArgumentError reports tool arguments that cannot be used: text that is not JSON, or JSON that
+// does not match the tool's input schema or cannot be held by its Go type. Its message is
+// written for the model, which is expected to correct its call, for example
+//
+//	invalid arguments: /unit: "K" is not one of ["C","F"]
+//
+// and the runtime can tell it apart from a failure of the tool itself with errors.As. Its
+// fields: Syntax is set when the arguments are not JSON (Offset is then the byte offset of the
+// problem); Issues lists what is wrong, each at the JSON Pointer of the offending value.
+// Error quotes the model's values; Redacted lists only paths and the rules broken, for logs
+// and traces that must not record arguments.
+type ArgumentError = schema.ArgumentError
+
+// Issue is one problem with tool arguments: Path, the JSON Pointer (RFC 6901) of the value ("" for
+// the arguments object itself); Message, what is wrong and what was expected; Keyword, the rule
+// broken without the value ("type", "enum", "required", "syntax", …).
+type Issue = schema.Issue
+
+// ErrTimeout is the cause when a call outlives its tool's [Metadata.Timeout]; [Invoke]'s error
+// matches it with errors.Is, and says how long the call was given.
+var ErrTimeout = errors.New("tool call timed out")
+
+// PanicError is a tool call that panicked, as [Invoke] reports it. Error gives the panic value
+// only: the stack, with its file paths, is for logs and never for a model or a remote client.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+// Error says the tool panicked, and with what.
+func (e *PanicError) Error() string { return fmt.Sprintf("the tool panicked: %v", e.Value) }

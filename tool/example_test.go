@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -129,18 +130,32 @@ func ExampleNew() {
 	// invalid arguments: /id: 0 is less than the minimum 1
 }
 
-func ExampleCompileSchema() {
-	v, err := tool.CompileSchema(json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}}},"required":["tags"]}`))
+func ExampleInvoke() {
+	slow, err := tool.Func("slowLookup", "Look something up, slowly",
+		func(ctx context.Context, _ struct{}) (string, error) {
+			select {
+			case <-time.After(time.Minute):
+				return "found", nil
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+		}, tool.WithTimeout(20*time.Millisecond))
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(v.Validate([]byte(`{"tags":["a","b"]}`)))
-	fmt.Println(v.Validate([]byte(`{"tags":["a",2]}`)))
-	fmt.Println(v.Validate([]byte(`{"tags":["a"`)))
+	// Invoke applies the tool's timeout and recovers its panics, whoever runs the tool.
+	_, err = tool.Invoke(context.Background(), slow, `{}`)
+	fmt.Println(err, errors.Is(err, tool.ErrTimeout))
+
+	boom := tool.Must(tool.Func("boom", "Fail badly", func(context.Context, struct{}) (string, error) {
+		panic("out of cheese")
+	}))
+	_, err = tool.Invoke(context.Background(), boom, `{}`)
+	var pe *tool.PanicError
+	fmt.Println(err, errors.As(err, &pe))
 	// Output:
-	// <nil>
-	// invalid arguments: /tags/1: expected string, got 2
-	// arguments are not valid JSON: unexpected end of input in array at offset 12
+	// tool call timed out after 20ms true
+	// the tool panicked: out of cheese true
 }
 
 func ExampleSchemaFor() {

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/wield-ai/wield/internal/schema"
 )
 
 func TestFuncCall(t *testing.T) {
@@ -106,7 +108,7 @@ func TestFuncDefaultsAndTimeTypes(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		`{"at":"yesterday"}`:                            `invalid arguments: /at: a string cannot be read as a date-time: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"`,
-		`{"at":"2025-06-01T07:30:00Z","snooze":"soon"}`: `invalid arguments: /snooze: "soon" does not match the pattern ` + durationPattern,
+		`{"at":"2025-06-01T07:30:00Z","snooze":"soon"}`: `invalid arguments: /snooze: "soon" does not match the pattern ` + schema.DurationPattern,
 		`{"at":"2025-06-01T07:30:00Z","snooze":300}`:    `invalid arguments: /snooze: expected string, got 300`,
 		`{"at":"2025-06-01T07:30:00Z","repeat":null}`:   `invalid arguments: /repeat: expected integer, got null`,
 	} {
@@ -242,8 +244,9 @@ func TestFuncErrorsAndTimeout(t *testing.T) {
 	if got := slow.Metadata(); got != (Metadata{ReturnDirect: true, Timeout: 10 * time.Millisecond, Sequential: true}) {
 		t.Errorf("metadata %+v", got)
 	}
-	_, err := slow.Call(ctx, `{}`)
-	if !errors.Is(err, context.DeadlineExceeded) || err.Error() != "timed out after 10ms: context deadline exceeded" {
+	// The timeout is applied by Invoke, once, whoever calls.
+	_, err := Invoke(ctx, slow, `{}`)
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrTimeout) || err.Error() != "tool call timed out after 10ms" {
 		t.Errorf("timeout error %v", err)
 	}
 	// The tool context and call reach the function.

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,7 @@ import (
 	"strings"
 	"unicode"
 
-	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/wield-ai/wield/internal/schema"
 )
 
 // Methods returns a tool for each exported method of obj, like Spring AI's
@@ -28,8 +29,8 @@ import (
 // by that name. Methods of other forms are skipped and reported to the [OnSkip] callback; a
 // registered method with an invalid form is an error. Two tools with one name are an error.
 //
-// The options apply to every tool; [WithInputSchema] is not allowed.
-func Methods(obj any, opts ...Option) ([]Tool, error) {
+// The options apply to every tool.
+func Methods(obj any, opts ...MethodsOption) ([]Tool, error) {
 	tools, _, err := methods(obj, opts)
 	return tools, err
 }
@@ -37,7 +38,7 @@ func Methods(obj any, opts ...Option) ([]Tool, error) {
 // MethodsStrict is [Methods] but fails, listing them, when some exported method cannot be a
 // tool, instead of skipping it. Methods left out because the type registered others are not
 // an error.
-func MethodsStrict(obj any, opts ...Option) ([]Tool, error) {
+func MethodsStrict(obj any, opts ...MethodsOption) ([]Tool, error) {
 	tools, skipped, err := methods(obj, opts)
 	if err != nil {
 		return nil, err
@@ -61,16 +62,18 @@ type skipped struct {
 
 const notRegistered = "not registered as a tool (the type registers its tools with RegisterMethods)"
 
-func methods(obj any, opts []Option) ([]Tool, []skipped, error) {
+func methods(obj any, opts []MethodsOption) ([]Tool, []skipped, error) {
 	if obj == nil {
 		return nil, nil, errors.New("tool: Methods of nil")
 	}
-	cfg, err := buildConfig(opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("tool: %w", err)
+	cfg := &methodsConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o.applyMethods(cfg)
+		}
 	}
-	if cfg.inputSchema != nil {
-		return nil, nil, errors.New("tool: WithInputSchema does not apply to Methods")
+	if err := cfg.err(); err != nil {
+		return nil, nil, fmt.Errorf("tool: %w", err)
 	}
 	v := reflect.ValueOf(obj)
 	t := v.Type()
@@ -116,7 +119,7 @@ func methods(obj any, opts []Option) ([]Tool, []skipped, error) {
 			return nil, nil, fmt.Errorf("tool: methods %s and %s of %v are both named %q", other, m.Name, t, name)
 		}
 		names[name] = m.Name
-		mt, err := newMethodTool(v.Method(i), sig, name, doc, cfg)
+		mt, err := newMethodTool(v.Method(i), sig, name, doc, &cfg.config)
 		if err != nil {
 			return nil, nil, fmt.Errorf("tool: method %s of %v: %w", m.Name, t, err)
 		}
@@ -233,16 +236,22 @@ func DefaultName(method string) string {
 }
 
 type methodTool struct {
-	def       Definition
-	meta      Metadata
-	fn        reflect.Value
-	sig       signature
-	input     *input
-	converter ResultConverter
+	def  Definition
+	meta Metadata
+	fn   reflect.Value
+	sig  signature
+	in   *schema.Codec
+	out  *result
 }
 
+var emptyStruct = reflect.TypeFor[struct{}]()
+
 func newMethodTool(fn reflect.Value, sig signature, name string, doc MethodDoc, cfg *config) (*methodTool, error) {
-	in, err := newInput(sig.in, nil)
+	inType := sig.in
+	if inType == nil {
+		inType = emptyStruct // no parameters: the arguments must be an empty object
+	}
+	in, err := newInput(inType, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -252,11 +261,11 @@ func newMethodTool(fn reflect.Value, sig signature, name string, doc MethodDoc, 
 	}
 	meta := cfg.metadata()
 	meta.ReturnDirect = meta.ReturnDirect || doc.ReturnDirect
-	def := Definition{Name: name, Description: desc, InputSchema: in.schema}
+	def := Definition{Name: name, Description: desc, InputSchema: bytes.Clone(in.Schema())}
 	if sig.out != nil && cfg.converter == nil {
 		def.OutputSchema = outputSchema(sig.out)
 	}
-	return &methodTool{def: def, meta: meta, fn: fn, sig: sig, input: in, converter: cfg.converter}, nil
+	return &methodTool{def: def, meta: meta, fn: fn, sig: sig, in: in, out: newResult(sig.out, cfg.converter)}, nil
 }
 
 func (t *methodTool) Definition() Definition { return t.def }
@@ -265,43 +274,34 @@ func (t *methodTool) Metadata() Metadata     { return t.meta }
 func (t *methodTool) Call(ctx context.Context, args string) (string, error) {
 	var argv [2]reflect.Value
 	callArgs := argv[:0]
-	callCtx, cancel := withTimeout(ctx, t.meta.Timeout)
-	defer cancel()
 	if t.sig.ctx {
-		callArgs = append(callArgs, reflect.ValueOf(&callCtx).Elem())
+		callArgs = append(callArgs, reflect.ValueOf(&ctx).Elem())
 	}
 	if t.sig.in != nil {
 		p := reflect.New(derefType(t.sig.in))
-		data, err := t.input.validator.Prepare(stringBytes(args))
-		if err != nil {
+		if err := t.in.Decode(args, p.Interface()); err != nil {
 			return "", err
-		}
-		if err := jsonv2.Unmarshal(data, p.Interface(), t.input.decode...); err != nil {
-			return "", decodeError(err)
 		}
 		if t.sig.in.Kind() == reflect.Pointer {
 			callArgs = append(callArgs, p)
 		} else {
 			callArgs = append(callArgs, p.Elem())
 		}
-	} else if err := t.input.validator.Validate(stringBytes(args)); err != nil {
+	} else if err := t.in.Decode(args, nil); err != nil {
 		return "", err
 	}
 	res := t.fn.Call(callArgs)
 	if t.sig.hasErr {
 		if err, _ := res[len(res)-1].Interface().(error); err != nil {
-			return "", timeoutError(callCtx, t.meta.Timeout, err)
+			return "", err
 		}
 	}
 	var out any
 	if t.sig.out != nil {
 		out = res[0].Interface()
 	}
-	if t.converter != nil {
-		return t.converter.ConvertResult(ctx, out)
-	}
-	if t.sig.out == nil {
-		return Done, nil
-	}
-	return convertAny(out)
+	return t.out.convert(ctx, out)
 }
+
+// ValidatesArguments marks the tool as one that validates its own arguments.
+func (t *methodTool) ValidatesArguments(schema.Private) {}

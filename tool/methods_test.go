@@ -247,7 +247,7 @@ func TestMethodsErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		obj  any
-		opts []Option
+		opts []MethodsOption
 		want string
 	}{
 		{"registered with a bad form", badRegistered{}, nil, "method Sum of tool.badRegistered is registered as a tool but takes 2 parameters"},
@@ -256,7 +256,6 @@ func TestMethodsErrors(t *testing.T) {
 		{"duplicate default names", dupDefault{}, nil, `methods URL and Url of tool.dupDefault are both named "url"`},
 		{"nil", nil, nil, "Methods of nil"},
 		{"nil pointer", (*dateTimeTools)(nil), nil, "Methods of a nil *tool.dateTimeTools"},
-		{"input schema option", cleanTools{}, []Option{WithInputSchema([]byte(`{"type":"object"}`))}, "WithInputSchema does not apply to Methods"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

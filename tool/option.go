@@ -4,66 +4,124 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 )
 
-// Option configures a tool built by [Func], [Methods], [MethodsStrict] or [New].
-type Option func(*config)
+// Option configures a tool built by any constructor: [Func], [Methods], [MethodsStrict] and
+// [New] all take it. Options that apply to one constructor only have their own types
+// ([FuncOption], [MethodsOption]), so passing one to another constructor does not compile.
+type Option interface {
+	FuncOption
+	MethodsOption
+	NewOption
+}
 
+// FuncOption configures a tool built by [Func].
+type FuncOption interface{ applyFunc(*funcConfig) }
+
+// MethodsOption configures the tools built by [Methods] and [MethodsStrict].
+type MethodsOption interface{ applyMethods(*methodsConfig) }
+
+// NewOption configures a tool built by [New].
+type NewOption interface{ applyNew(*config) }
+
+// config is what every constructor reads.
 type config struct {
 	returnDirect bool
 	sequential   bool
+	approval     bool
+	hints        Metadata // only its hint fields
 	timeout      time.Duration
 	converter    ResultConverter
-	inputSchema  json.RawMessage
-	onSkip       func(SkippedMethod)
 	errs         []error
 }
 
+type funcConfig struct {
+	config
+	inputSchema json.RawMessage
+}
+
+type methodsConfig struct {
+	config
+	onSkip func(SkippedMethod)
+}
+
+// common is an [Option]: it sets what every constructor reads.
+type common func(*config)
+
+func (o common) applyFunc(c *funcConfig)       { o(&c.config) }
+func (o common) applyMethods(c *methodsConfig) { o(&c.config) }
+func (o common) applyNew(c *config)            { o(c) }
+
+type funcOnly func(*funcConfig)
+
+func (o funcOnly) applyFunc(c *funcConfig) { o(c) }
+
+type methodsOnly func(*methodsConfig)
+
+func (o methodsOnly) applyMethods(c *methodsConfig) { o(c) }
+
 // ReturnDirect makes the tool's result the final answer of the turn instead of going back to
 // the model (see [Metadata.ReturnDirect]).
-func ReturnDirect() Option { return func(c *config) { c.returnDirect = true } }
+func ReturnDirect() Option { return common(func(c *config) { c.returnDirect = true }) }
 
 // Sequential makes the tool run alone, never beside other calls of the same model response
 // (see [Metadata.Sequential]); use it for tools that must not race with others.
-func Sequential() Option { return func(c *config) { c.sequential = true } }
+func Sequential() Option { return common(func(c *config) { c.sequential = true }) }
 
-// WithTimeout bounds one call of the tool: the tool's context gets this deadline, and the
-// runtime gives up on a call that outlives it. It must be positive.
+// RequiresApproval makes every call of the tool wait for the application's decision before it
+// runs (see [Metadata.RequiresApproval]).
+func RequiresApproval() Option { return common(func(c *config) { c.approval = true }) }
+
+// ReadOnly declares that the tool does not change its environment (MCP readOnlyHint).
+func ReadOnly() Option { return common(func(c *config) { c.hints.ReadOnly = true }) }
+
+// Destructive declares whether the tool may destroy or overwrite data (MCP destructiveHint).
+func Destructive(yes bool) Option { return common(func(c *config) { c.hints.Destructive = &yes }) }
+
+// Idempotent declares that repeating a call with the same arguments has no further effect (MCP
+// idempotentHint).
+func Idempotent() Option { return common(func(c *config) { c.hints.Idempotent = true }) }
+
+// OpenWorld declares whether the tool reaches an open world of outside entities (MCP
+// openWorldHint).
+func OpenWorld(yes bool) Option { return common(func(c *config) { c.hints.OpenWorld = &yes }) }
+
+// WithTimeout bounds one call of the tool (see [Metadata.Timeout]): [Invoke] gives the call's
+// context this deadline and gives up on a call that outlives it. It must be positive.
 func WithTimeout(d time.Duration) Option {
-	return func(c *config) {
+	return common(func(c *config) {
 		if d <= 0 {
 			c.errs = append(c.errs, fmt.Errorf("timeout %v is not positive", d))
 			return
 		}
 		c.timeout = d
-	}
+	})
 }
 
 // WithConverter sets how the tool's result becomes the text sent to the model; the default is
 // [DefaultConverter].
 func WithConverter(rc ResultConverter) Option {
-	return func(c *config) {
+	return common(func(c *config) {
 		if rc == nil {
 			c.errs = append(c.errs, errors.New("nil result converter"))
 			return
 		}
 		c.converter = rc
-	}
+	})
 }
 
 // WithInputSchema gives a [Func] an explicit JSON Schema for its input instead of the one
 // inferred from In. Arguments are validated against it, then decoded into In, so In may be any
 // type that can hold them (a struct, a map, json.RawMessage, any).
-func WithInputSchema(schema json.RawMessage) Option {
-	return func(c *config) {
+func WithInputSchema(schema json.RawMessage) FuncOption {
+	return funcOnly(func(c *funcConfig) {
 		if len(schema) == 0 {
 			c.errs = append(c.errs, errors.New("empty input schema"))
 			return
 		}
 		c.inputSchema = schema
-	}
+	})
 }
 
 // SkippedMethod is an exported method that [Methods] did not turn into a tool, and why.
@@ -76,32 +134,33 @@ type SkippedMethod struct {
 func (s SkippedMethod) String() string { return s.Method + ": " + s.Reason }
 
 // OnSkip has [Methods] report each exported method it does not turn into a tool to fn, so a
-// method with a wrong signature is never silently lost. Other constructors ignore it.
-func OnSkip(fn func(SkippedMethod)) Option { return func(c *config) { c.onSkip = fn } }
+// method with a wrong signature is never silently lost.
+func OnSkip(fn func(SkippedMethod)) MethodsOption {
+	return methodsOnly(func(c *methodsConfig) { c.onSkip = fn })
+}
 
-func buildConfig(opts []Option) (*config, error) {
-	c := &config{}
-	for _, o := range opts {
-		if o != nil {
-			o(c)
-		}
-	}
+func (c *config) err() error {
 	if len(c.errs) > 0 {
-		return nil, errors.Join(c.errs...)
+		return errors.Join(c.errs...)
 	}
-	return c, nil
+	return nil
 }
 
 func (c *config) metadata() Metadata {
-	return Metadata{ReturnDirect: c.returnDirect, Timeout: c.timeout, Sequential: c.sequential}
+	m := c.hints
+	m.ReturnDirect, m.Timeout, m.Sequential, m.RequiresApproval = c.returnDirect, c.timeout, c.sequential, c.approval
+	return m
 }
 
-// validName follows MCP's guidance for tool names, which every provider's rules include once
-// dots are rewritten.
-var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-
+// checkName follows MCP's guidance for tool names, which every provider's rules include once
+// dots are rewritten: 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'.
 func checkName(name string) error {
-	if !validName.MatchString(name) {
+	ok := len(name) >= 1 && len(name) <= 128
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+	}
+	if !ok {
 		return fmt.Errorf("tool: invalid tool name %q: use 1 to 128 letters, digits, '_', '-' or '.'", name)
 	}
 	return nil

@@ -4,7 +4,8 @@ import (
 	"maps"
 	"reflect"
 	"sync"
-	"sync/atomic"
+
+	"github.com/wield-ai/wield/internal/schema"
 )
 
 // MethodDoc describes one method tool of a type. `wield gen` writes these from `//wield:tool`
@@ -33,13 +34,11 @@ type TypeDoc struct {
 }
 
 // registry is the one piece of global state of the package: documentation generated from
-// source, registered from init functions and read when tools are built.
+// source, registered from init functions and read when tools are built. Type docs are kept by
+// schema inference, in the internal schema package.
 var registry struct {
 	mu      sync.RWMutex
 	methods map[reflect.Type]map[string]MethodDoc
-	types   map[reflect.Type]TypeDoc
-	// gen counts type registrations; cached schemas built under an older one are rebuilt.
-	gen atomic.Uint64
 }
 
 // RegisterMethods declares the method tools of type T (or *T) for [Methods]: once a type has
@@ -68,22 +67,7 @@ func RegisterMethods[T any](methods ...MethodDoc) {
 // [SchemaOf]). It replaces an earlier registration of T. It is safe for concurrent use, but is
 // meant for init functions: schemas of tools already built do not change.
 func RegisterType[T any](doc TypeDoc) {
-	t := derefType(reflect.TypeFor[T]())
-	doc.Fields = maps.Clone(doc.Fields)
-	registry.mu.Lock()
-	if registry.types == nil {
-		registry.types = map[reflect.Type]TypeDoc{}
-	}
-	registry.types[t] = doc
-	// Schemas embed type docs anywhere in their tree, so every cached schema may be stale.
-	registry.gen.Add(1)
-	registry.mu.Unlock()
-}
-
-func lookupTypeDoc(t reflect.Type) TypeDoc {
-	registry.mu.RLock()
-	defer registry.mu.RUnlock()
-	return registry.types[t]
+	schema.RegisterTypeDoc(reflect.TypeFor[T](), schema.TypeDoc{Description: doc.Description, Fields: doc.Fields})
 }
 
 // lookupMethodDocs returns the registered methods of t, or nil if t has none.

@@ -37,10 +37,30 @@ type Metadata struct {
 	// ReturnDirect makes the tool's result the final answer of the turn instead of going back to
 	// the model. It applies only when every tool called in one model response is return-direct.
 	ReturnDirect bool
-	// Timeout bounds one call of the tool; zero means no limit beyond the caller's context.
+	// Timeout bounds one call of the tool, as [Invoke] applies it; zero means no limit beyond the
+	// caller's context.
 	Timeout time.Duration
 	// Sequential tools never run beside other calls of the same response.
 	Sequential bool
+	// RequiresApproval makes every call of the tool wait for the application's decision before
+	// it runs (see the client's approval policy).
+	RequiresApproval bool
+
+	// ReadOnly, Destructive, Idempotent and OpenWorld are MCP's tool annotation hints: what the
+	// tool says of its effects, for approval policies and MCP clients. They are hints, not
+	// guarantees. A nil Destructive or OpenWorld is unknown, which MCP reads as true.
+
+	// ReadOnly: the tool does not change its environment (MCP readOnlyHint).
+	ReadOnly bool
+	// Destructive: the tool may destroy or overwrite data, not only add to it; meaningful when
+	// ReadOnly is false (MCP destructiveHint).
+	Destructive *bool
+	// Idempotent: calling the tool again with the same arguments has no further effect (MCP
+	// idempotentHint).
+	Idempotent bool
+	// OpenWorld: the tool reaches an open world of outside entities, such as the web (MCP
+	// openWorldHint).
+	OpenWorld *bool
 }
 
 // Provider supplies tools, possibly from a remote source such as an MCP server, at the time a

@@ -91,7 +91,7 @@ func TestNewDefaultsAndErrors(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}, WithTimeout(5*time.Millisecond)))
-	if _, err := slow.Call(ctx, `{}`); err == nil || err.Error() != "timed out after 5ms: context deadline exceeded" {
+	if _, err := Invoke(ctx, slow, `{}`); err == nil || err.Error() != "tool call timed out after 5ms" {
 		t.Errorf("timeout: %v", err)
 	}
 	upper := Must(New(Definition{Name: "upper"}, func(context.Context, map[string]any) (any, error) { return "x", nil },
@@ -104,7 +104,7 @@ func TestNewDefaultsAndErrors(t *testing.T) {
 	for _, tc := range []struct {
 		def     Definition
 		handler Handler
-		opts    []Option
+		opts    []NewOption
 		want    string
 	}{
 		{Definition{Name: "a b"}, handler, nil, `invalid tool name "a b"`},
@@ -112,8 +112,7 @@ func TestNewDefaultsAndErrors(t *testing.T) {
 		{Definition{Name: "x", InputSchema: json.RawMessage(`{"type":"array"}`)}, handler, nil, "must describe an object"},
 		{Definition{Name: "x", InputSchema: json.RawMessage(`{"type":"dict"}`)}, handler, nil, `unknown type "dict"`},
 		{Definition{Name: "x", InputSchema: json.RawMessage(`{"type":`)}, handler, nil, "invalid JSON Schema"},
-		{Definition{Name: "x"}, handler, []Option{WithInputSchema(json.RawMessage(`{}`))}, "WithInputSchema does not apply to New"},
-		{Definition{Name: "x"}, handler, []Option{WithTimeout(0)}, "timeout 0s is not positive"},
+		{Definition{Name: "x"}, handler, []NewOption{WithTimeout(0)}, "timeout 0s is not positive"},
 	} {
 		if _, err := New(tc.def, tc.handler, tc.opts...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v): %v, want %q", tc.def, err, tc.want)

@@ -10,7 +10,7 @@
 // alone: the calls before it finish first and the calls after it start only once it is done.
 //
 // Each call runs with a context carrying the call ([tool.WithCall]) and the request's tool context
-// ([chat.Options.ToolContext], through [tool.WithContext]); [tool.Metadata.Timeout] bounds it.
+// ([Turn.ToolContext], through [tool.WithContext]); [tool.Metadata.Timeout] bounds it.
 // Tools must honour their context: a tool that ignores it is abandoned when its call times out or
 // the turn ends, its result discarded.
 //
@@ -31,9 +31,25 @@
 //
 // # Limits
 //
-// [Limits] cap the calls of one turn, counted from the last user message of the prompt: per tool
-// (default 40) and in total (default 150), as Spring AI 2.0.1 does. A breach either ends the turn
+// [Limits] cap the calls of one turn: per tool (default 40) and in total (default 150), as Spring
+// AI 2.0.1 does. A [Turn] counts its calls across rounds; without one, the calls answered since
+// the last user message of the prompt are counted. A breach either ends the turn
 // ([LimitFail], the default) or is told to the model ([LimitTellModel]).
+//
+// # Approval and interrupts
+//
+// A round can stop instead of finishing, so that a person decides ([Result.Stopped],
+// [Result.Calls]). Before any call runs, the [ApprovalPolicy] of the [Turn] ([AskFlagged] when
+// none is set: tools whose metadata sets RequiresApproval) says which calls must wait for
+// approval; if any must, none of the round's calls runs. [AskDestructive] reads the MCP hints of
+// [tool.Metadata], [AskTools] names tools, [AskAny] combines policies, one's own function decides
+// by arguments. While calls run, a tool may stop the turn to ask something by returning an
+// [InterruptError] ([Interrupt], [InterruptWith]): the calls already started finish, later
+// sequential groups wait. [Manager.ResumeTurn] finishes the round with a [Plan] per call: a
+// given result (a rejection, an answer), edited arguments ([ValidateArguments] checks them),
+// approval, or a restart whose tool finds the interrupt and the application's data with
+// [Resumed]. Calls with a result never run again, and the round's calls are counted against the
+// limits only once.
 //
 // # Return direct
 //
@@ -44,7 +60,7 @@
 //
 // Each call gets an OpenTelemetry span "execute_tool {name}" (GenAI semantic conventions), a child
 // of the span in the caller's context, and a gen_ai.client.operation.duration measurement. Tool
-// arguments and results go on spans only with [Config.RecordContent]. An [Observer] attached with
-// [WithObserver] sees every call start and finish. Steps are logged with log/slog at debug level;
-// the tool context is never logged.
+// arguments and results go on spans only with [Config.RecordContent]. The [Observer] of the
+// [Turn] passed to [Manager.ExecuteTurn] sees every call start and finish. Steps are logged with
+// log/slog at debug level; the tool context is never logged.
 package toolcall

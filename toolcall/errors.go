@@ -14,8 +14,6 @@ import (
 var (
 	// ErrUnknownTool is the cause when the model calls a tool the request did not offer.
 	ErrUnknownTool = errors.New("unknown tool")
-	// ErrTimeout is the cause when a call outlives its tool's [tool.Metadata.Timeout].
-	ErrTimeout = errors.New("tool call timed out")
 	// ErrNoToolCalls is returned by Execute for a response without tool calls.
 	ErrNoToolCalls = errors.New("toolcall: the response has no tool calls")
 	// ErrDuplicateTool is returned when two tools of one request share a name.
@@ -25,17 +23,6 @@ var (
 	// ErrLimitExceeded matches every [LimitError] with errors.Is.
 	ErrLimitExceeded = errors.New("tool call limit exceeded")
 )
-
-// PanicError is the cause when a tool panicked. The stack is logged, never sent to the model.
-type PanicError struct {
-	// Value is what the tool panicked with.
-	Value any
-	// Stack is the goroutine's stack at the panic.
-	Stack []byte
-}
-
-// Error says the tool panicked and with what.
-func (e *PanicError) Error() string { return fmt.Sprintf("the tool panicked: %v", e.Value) }
 
 // LimitError reports a call that would exceed a per-turn limit (see [Limits]).
 type LimitError struct {
@@ -72,7 +59,7 @@ func (e *LimitError) modelText() string {
 //
 // It sees every failure that can go back to the model: unknown tools ([ErrUnknownTool]), arguments
 // the tool rejects (*[tool.ArgumentError] from tools built by the tool package), other tool errors,
-// panics (*[PanicError]) and timeouts ([ErrTimeout]). Errors marked with [tool.Fatal] and the cancellation of the caller's
+// panics (*[tool.PanicError]) and timeouts ([tool.ErrTimeout]). Errors marked with [tool.Fatal] and the cancellation of the caller's
 // context end the turn without consulting it. It is called from several goroutines at once and
 // must not panic.
 type ErrorProcessor interface {

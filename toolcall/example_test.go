@@ -94,8 +94,8 @@ func ExampleManager_Definitions() {
 		panic(err)
 	}
 	m := toolcall.New(toolcall.Config{Resolver: r})
-	// Tools named in the options are resolved; the definitions go to the model.
-	defs, err := m.Definitions(context.Background(), &chat.Options{ToolNames: []string{"currentWeather"}})
+	// Tools named are resolved; the definitions go to the model.
+	defs, err := m.Definitions(context.Background(), nil, []string{"currentWeather"})
 	if err != nil {
 		panic(err)
 	}
@@ -114,14 +114,14 @@ func (printer) ToolFinished(_ context.Context, c chat.ToolCall, r chat.ToolResul
 	fmt.Println("finished", c.ID, r.Content)
 }
 
-func ExampleWithObserver() {
+func ExampleManager_ExecuteTurn() {
 	m := toolcall.New(toolcall.Config{})
 	p := &chat.Prompt{Options: &chat.Options{Tools: []tool.Tool{weather}}}
 	resp := &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("",
 		chat.ToolCall{ID: "call_1", Name: "currentWeather", Arguments: `{"city":"Rome"}`})}}}
 
-	ctx := toolcall.WithObserver(context.Background(), printer{})
-	if _, err := m.Execute(ctx, p, resp); err != nil {
+	turn := &toolcall.Turn{Observer: printer{}}
+	if _, err := m.ExecuteTurn(context.Background(), turn, p, resp); err != nil {
 		panic(err)
 	}
 	// Output:

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +22,13 @@ type Result struct {
 	// ReturnDirect is set when every call went to a return-direct tool and none failed: the
 	// results are the final answer of the turn instead of going back to the model.
 	ReturnDirect bool
+	// Stopped is set when the round did not finish: calls wait for approval (then none ran) or
+	// a tool interrupted the turn. History is nil then, and Calls says where each call stands;
+	// [Manager.ResumeTurn] finishes the round once the application has decided.
+	Stopped bool
+	// Calls are the round's calls and where they stand, in the model's order; set only when the
+	// round stopped.
+	Calls []CallOutcome
 }
 
 // ToolResults returns the results of the executed calls: those of the last message of History.
@@ -40,42 +46,78 @@ type callState struct {
 	description string
 	meta        tool.Metadata
 	refused     *LimitError // set when a limit refuses the call and the model is to be told
+	plan        *Plan       // set when a stopped round is resumed
+	asks        bool        // waits for approval
+	ran         bool        // runCall started it
+	interrupted error       // the tool's error, which interrupted the turn
 	result      chat.ToolResult
 	errType     string // error.type of a failed call; empty on success
 	errText     string
 }
 
-// turnEnd wraps the error that ends a turn as the cause of the turn's context, so Execute can tell
-// it from a cancellation by the caller (whose cause may itself be an outer Execute's turnEnd).
+// turnEnd wraps the error that ends a turn as the cause of the round's context, so Execute can
+// tell it from a cancellation by the caller (whose cause may itself be an outer Execute's turnEnd).
 type turnEnd struct {
-	turn *turn
-	err  error
+	round *round
+	err   error
 }
 
 func (e *turnEnd) Error() string { return e.err.Error() }
 func (e *turnEnd) Unwrap() error { return e.err }
 
-// turn is the shared state of one Execute.
-type turn struct {
+// round is the shared state of one Execute.
+type round struct {
 	ctx       context.Context // the turn's context: the caller's, with the tool context
 	cancel    context.CancelCauseFunc
-	observers []Observer
+	observer  Observer
 	available []tool.Definition
 	debug     bool
+	stopped   atomic.Bool // a call interrupted the turn
 }
 
 // Execute runs every tool call of resp (all generations) with the tools of p.Options and returns
 // the history to send next: p.Messages, the assistant message with the calls, and ONE tool message
-// holding a result per call in the model's order.
+// holding a result per call in the model's order. It is ExecuteTurn without a turn: the limits
+// count the calls answered in p.Messages since the last user message, and no tool context or
+// observer applies.
+func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Response) (*Result, error) {
+	return m.ExecuteTurn(ctx, nil, p, resp)
+}
+
+// ExecuteTurn runs the tool calls of one round of turn, as [Manager.Execute] describes, with the
+// turn's tool context, observer and approval policy; the limits count the turn's calls (turn may
+// be nil).
 //
 // Failed calls become error results for the model unless the [ErrorProcessor] ends the turn.
-// Execute returns an error, and no Result, when the turn ends: a [tool.Fatal] error from a tool
-// (as a *[tool.ExecutionError]), an error from the ErrorProcessor, a breached limit under
-// [LimitFail] (a *[LimitError], before any call runs), or ctx being cancelled or expiring (the
-// error matches ctx.Err() with errors.Is). Calls still running are then cancelled. Execute also
-// fails when resp has no tool calls ([ErrNoToolCalls]) or the tools of p.Options cannot be
-// resolved.
-func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Response) (*Result, error) {
+// ExecuteTurn returns an error, and no Result, when the turn ends: a [tool.Fatal] error from a
+// tool (as a *[tool.ExecutionError]), an error from the ErrorProcessor, a breached limit under
+// [LimitFail] (a *[LimitError], before any call runs), an error from [Turn.BeforeRun], or ctx
+// being cancelled or expiring (the error matches ctx.Err() with errors.Is). Calls still running
+// are then cancelled. It also fails when resp has no tool calls ([ErrNoToolCalls]) or two tools
+// of p.Options share a name.
+//
+// The round stops instead of finishing ([Result.Stopped]) when the approval policy asks for any
+// of its calls (then none runs) or a tool returns an [InterruptError] (then the calls started
+// finish, later sequential groups do not start); [Manager.ResumeTurn] continues it.
+func (m *Manager) ExecuteTurn(ctx context.Context, turn *Turn, p *chat.Prompt, resp *chat.Response) (*Result, error) {
+	return m.execute(ctx, turn, p, resp, nil)
+}
+
+// ResumeTurn finishes a round that stopped: plans hold, for each call of resp in order, what to
+// do with it instead of what [Manager.ExecuteTurn] does (see [Plan]); a call whose plan is the
+// zero value is treated as in a new round. The round's calls are not counted against the limits
+// again: they were when it first ran. Arguments that a plan replaces should be checked with
+// [ValidateArguments] first; the tool checks them again when it runs. The round may stop again
+// if a tool interrupts or an unapproved call asks.
+func (m *Manager) ResumeTurn(ctx context.Context, turn *Turn, p *chat.Prompt, resp *chat.Response, plans []Plan) (*Result, error) {
+	if plans == nil {
+		plans = []Plan{}
+	}
+	return m.execute(ctx, turn, p, resp, plans)
+}
+
+// execute runs a round; plans is nil for a new round.
+func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp *chat.Response, plans []Plan) (*Result, error) {
 	if p == nil {
 		return nil, errors.New("toolcall: Execute needs a prompt")
 	}
@@ -83,17 +125,31 @@ func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Respon
 	if len(calls) == 0 {
 		return nil, ErrNoToolCalls
 	}
-	tools, defs, err := m.resolve(ctx, p.Options)
+	if plans != nil && len(plans) != len(calls) {
+		return nil, fmt.Errorf("%w: %d plans for %d calls", ErrPlanMismatch, len(plans), len(calls))
+	}
+	var offered []tool.Tool
+	if p.Options != nil {
+		offered = p.Options.Tools
+	}
+	tools, defs, err := m.resolve(ctx, offered, nil)
 	if err != nil {
 		return nil, err
 	}
 	log := m.logger()
-	t := &turn{available: defs, observers: observersFrom(ctx), debug: log.Enabled(ctx, slog.LevelDebug)}
+	t := &round{available: defs, debug: log.Enabled(ctx, slog.LevelDebug)}
+	var policy ApprovalPolicy
+	if turn != nil {
+		t.observer, policy = turn.Observer, turn.Approval
+	}
 	if t.debug {
-		log.DebugContext(ctx, "toolcall: executing tool calls", "calls", len(calls), "tools", len(tools))
+		log.DebugContext(ctx, "toolcall: executing tool calls", "calls", len(calls), "tools", len(tools), "resumed", plans != nil)
 	}
 
-	breaches := m.cfg.Limits.check(counterFrom(ctx), p.Messages, calls)
+	var breaches []*LimitError
+	if plans == nil {
+		breaches = m.cfg.Limits.check(turn, p.Messages, calls)
+	}
 	if breaches != nil && m.cfg.Limits.OnExceeded != LimitTellModel {
 		for _, b := range breaches {
 			if b != nil {
@@ -107,27 +163,54 @@ func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Respon
 
 	states := make([]callState, len(calls))
 	find := toolFinder(defs)
-	for i, c := range calls {
+	asks := false
+	for i := range calls {
 		st := &states[i]
-		st.call = c
+		if plans != nil {
+			pl := &plans[i]
+			if pl.Arguments != "" {
+				calls[i].Arguments = pl.Arguments
+			}
+			st.plan = pl
+		}
+		st.call = calls[i]
 		if breaches != nil {
 			st.refused = breaches[i]
 		}
-		if j := find(c.Name); j >= 0 {
+		if j := find(st.call.Name); j >= 0 {
 			st.tool, st.description, st.meta = tools[j], defs[j].Description, tools[j].Metadata()
+			if st.refused == nil && (st.plan == nil || st.plan.Result == nil && !st.plan.Approved) {
+				if policy == nil {
+					st.asks = st.meta.RequiresApproval
+				} else {
+					st.asks = policy(ctx, ApprovalRequest{Call: st.call, Definition: defs[j], Metadata: st.meta})
+				}
+				asks = asks || st.asks
+			}
+		}
+	}
+	if asks {
+		if t.debug {
+			log.DebugContext(ctx, "toolcall: calls need approval; none runs", "calls", len(calls))
+		}
+		return &Result{Stopped: true, Calls: outcomes(states)}, nil
+	}
+	if turn != nil && turn.BeforeRun != nil {
+		if err := turn.BeforeRun(ctx, outcomes(states)); err != nil {
+			return nil, err
 		}
 	}
 
-	if p.Options != nil {
-		ctx = tool.WithContext(ctx, p.Options.ToolContext)
+	if turn != nil {
+		ctx = tool.WithContext(ctx, turn.ToolContext)
 	}
 	turnCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	t.ctx, t.cancel = turnCtx, cancel
 
 	// Sequential tools split the calls into groups run one after the other; the calls within a
-	// group run in parallel.
-	for lo := 0; lo < len(states) && turnCtx.Err() == nil; {
+	// group run in parallel. After an interrupt, later groups wait for the resume.
+	for lo := 0; lo < len(states) && turnCtx.Err() == nil && !t.stopped.Load(); {
 		hi := lo + 1
 		if !states[lo].alone() {
 			for hi < len(states) && !states[hi].alone() {
@@ -139,7 +222,7 @@ func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Respon
 	}
 
 	if cause := context.Cause(turnCtx); cause != nil {
-		if end, ok := cause.(*turnEnd); ok && end.turn == t {
+		if end, ok := cause.(*turnEnd); ok && end.round == t {
 			if t.debug {
 				log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", end.err)
 			}
@@ -149,6 +232,12 @@ func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Respon
 			log.DebugContext(ctx, "toolcall: interrupted", "error", cause)
 		}
 		return nil, contextError(ctx)
+	}
+	if t.stopped.Load() {
+		if t.debug {
+			log.DebugContext(ctx, "toolcall: a tool interrupted the turn", "calls", len(calls))
+		}
+		return &Result{Stopped: true, Calls: outcomes(states)}, nil
 	}
 
 	results := make([]chat.ToolResult, len(states))
@@ -166,6 +255,55 @@ func (m *Manager) Execute(ctx context.Context, p *chat.Prompt, resp *chat.Respon
 	return &Result{History: history, ReturnDirect: direct}, nil
 }
 
+// outcomes reports where each call of a round stands.
+func outcomes(states []callState) []CallOutcome {
+	out := make([]CallOutcome, len(states))
+	for i := range states {
+		st := &states[i]
+		o := &out[i]
+		o.Call = st.call
+		switch {
+		case st.interrupted != nil:
+			o.Status, o.Err = CallInterrupted, st.interrupted
+			errors.As(st.interrupted, &o.Interrupt)
+		case st.ran:
+			o.Status, o.Result = CallDone, st.result
+		case st.refused != nil:
+			o.Status, o.Result = CallDone, refusedResult(st)
+		case st.given() != nil:
+			o.Status, o.Result = CallDone, givenResult(st)
+		case st.asks:
+			o.Status = CallNeedsApproval
+		default:
+			o.Status = CallWaiting
+		}
+	}
+	return out
+}
+
+func refusedResult(st *callState) chat.ToolResult {
+	return chat.ToolResult{ID: st.call.ID, Name: st.call.Name, Content: st.refused.modelText(), IsError: true}
+}
+
+// given returns the result a plan gives the call, or nil.
+func (st *callState) given() *chat.ToolResult {
+	if st.plan == nil {
+		return nil
+	}
+	return st.plan.Result
+}
+
+func givenResult(st *callState) chat.ToolResult {
+	r := *st.given()
+	if r.ID == "" {
+		r.ID = st.call.ID
+	}
+	if r.Name == "" {
+		r.Name = st.call.Name
+	}
+	return r
+}
+
 // alone reports whether the call must run without any other call beside it.
 func (st *callState) alone() bool {
 	return st.tool != nil && st.meta.Sequential && st.refused == nil
@@ -173,7 +311,7 @@ func (st *callState) alone() bool {
 
 // runGroup runs calls in parallel, at most m.concurrency at once, and returns when the calls it
 // started have finished. Calls not yet started when the turn ends are skipped.
-func (m *Manager) runGroup(t *turn, group []callState) {
+func (m *Manager) runGroup(t *round, group []callState) {
 	if len(group) == 1 || m.concurrency == 1 {
 		for i := range group {
 			if t.ctx.Err() != nil {
@@ -203,18 +341,24 @@ func (m *Manager) runGroup(t *turn, group []callState) {
 }
 
 // runCall executes one call and records its outcome in st.
-func (m *Manager) runCall(t *turn, st *callState) {
+func (m *Manager) runCall(t *round, st *callState) {
 	start := time.Now()
 	ctx := tool.WithCall(t.ctx, tool.Call{ID: st.call.ID, Name: st.call.Name})
 	ctx, span := m.startSpan(ctx, st)
-	for _, o := range t.observers {
-		o.ToolStarted(ctx, st.call)
+	if t.observer != nil {
+		t.observer.ToolStarted(ctx, st.call)
 	}
 
+	st.ran = true
 	switch {
 	case st.refused != nil:
 		st.errType, st.errText = errTypeLimit, st.refused.Error()
-		st.result = chat.ToolResult{ID: st.call.ID, Name: st.call.Name, Content: st.refused.modelText(), IsError: true}
+		st.result = refusedResult(st)
+	case st.given() != nil:
+		st.result = givenResult(st)
+		if st.result.IsError {
+			st.errType, st.errText = errTypeRejected, st.result.Content
+		}
 	case st.tool == nil:
 		m.fail(ctx, t, st, unknownTool(st.call.Name, t.available), errTypeUnknownTool)
 	default:
@@ -222,8 +366,23 @@ func (m *Manager) runCall(t *turn, st *callState) {
 		if strings.TrimSpace(args) == "" {
 			args = "{}" // streamed calls of tools without parameters may carry no arguments at all
 		}
-		out, err := m.invoke(ctx, st, args)
+		if st.plan != nil && st.plan.Resume != nil {
+			ctx = context.WithValue(ctx, resumptionKey{}, st.plan.Resume)
+		}
+		out, err := tool.Invoke(ctx, st.tool, args)
 		if err != nil {
+			var ie *InterruptError
+			if errors.As(err, &ie) && t.ctx.Err() == nil {
+				// Not a failure: the call waits for the application, with no result yet.
+				st.interrupted = err
+				t.stopped.Store(true)
+				break
+			}
+			var pe *tool.PanicError
+			if errors.As(err, &pe) {
+				m.logger().ErrorContext(ctx, "toolcall: tool panicked",
+					"tool", st.call.Name, "call_id", st.call.ID, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+			}
 			m.fail(ctx, t, st, err, classify(err))
 			break
 		}
@@ -231,8 +390,8 @@ func (m *Manager) runCall(t *turn, st *callState) {
 	}
 
 	elapsed := time.Since(start)
-	for _, o := range t.observers {
-		o.ToolFinished(ctx, st.call, st.result, elapsed)
+	if t.observer != nil && st.interrupted == nil {
+		t.observer.ToolFinished(ctx, st.call, st.result, elapsed)
 	}
 	m.endSpan(ctx, span, st, elapsed)
 	if t.debug {
@@ -248,7 +407,7 @@ func (m *Manager) runCall(t *turn, st *callState) {
 }
 
 // fail records a failed call: an error result for the model, or the end of the turn.
-func (m *Manager) fail(ctx context.Context, t *turn, st *callState, cause error, errType string) {
+func (m *Manager) fail(ctx context.Context, t *round, st *callState, cause error, errType string) {
 	ee := &tool.ExecutionError{Tool: st.call.Name, CallID: st.call.ID, Err: cause}
 	st.errType, st.errText = errType, cause.Error()
 	text := ""
@@ -274,62 +433,16 @@ func (m *Manager) fail(ctx context.Context, t *turn, st *callState, cause error,
 	st.result = chat.ToolResult{ID: st.call.ID, Name: st.call.Name, Content: text, IsError: true}
 }
 
-type outcome struct {
-	out string
-	err error
-}
-
-// invoke calls the tool in its own goroutine, so that a panic is recovered and a tool that ignores
-// its context is abandoned when the call times out or the turn ends.
-func (m *Manager) invoke(ctx context.Context, st *callState, args string) (string, error) {
-	callCtx := ctx
-	if d := st.meta.Timeout; d > 0 {
-		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w after %v", ErrTimeout, d))
-		defer cancel()
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		returned := false
-		defer func() {
-			if returned {
-				return
-			}
-			r := recover()
-			if r == nil { // runtime.Goexit: the tool's goroutine was stopped
-				done <- outcome{err: errors.New("the tool stopped without returning a result")}
-				return
-			}
-			stack := debug.Stack()
-			m.logger().ErrorContext(ctx, "toolcall: tool panicked",
-				"tool", st.call.Name, "call_id", st.call.ID, "panic", fmt.Sprint(r), "stack", string(stack))
-			done <- outcome{err: &PanicError{Value: r, Stack: stack}}
-		}()
-		out, err := st.tool.Call(callCtx, args)
-		returned = true
-		done <- outcome{out, err}
-	}()
-	select {
-	case o := <-done:
-		if o.err != nil && ctx.Err() == nil && callCtx.Err() != nil {
-			return "", context.Cause(callCtx) // the tool gave up because of its timeout
-		}
-		return o.out, o.err
-	case <-callCtx.Done():
-		return "", context.Cause(callCtx)
-	}
-}
-
 // classify returns the error.type of a tool's error.
 func classify(err error) string {
-	var pe *PanicError
+	var pe *tool.PanicError
 	var ae *tool.ArgumentError
 	switch {
 	case errors.As(err, &ae):
 		return errTypeInvalidArguments
 	case errors.As(err, &pe):
 		return errTypePanic
-	case errors.Is(err, ErrTimeout):
+	case errors.Is(err, tool.ErrTimeout):
 		return errTypeTimeout
 	case tool.IsFatal(err):
 		return errTypeFatal

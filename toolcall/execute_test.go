@@ -239,9 +239,9 @@ func TestExecuteContext(t *testing.T) {
 		return "ok", nil
 	})
 	p := prompt(probe)
-	p.Options.ToolContext = tool.Context{"tenant": "acme", "user": "per-call"}
+	turn := &Turn{ToolContext: tool.Context{"tenant": "acme", "user": "per-call"}}
 	ctx := tool.WithContext(context.Background(), tool.Context{"user": "default", "region": "eu"})
-	res, err := New(Config{}).Execute(ctx, p, response(call("x1", "probe", "{}"), call("x2", "probe", "{}")))
+	res, err := New(Config{}).ExecuteTurn(ctx, turn, p, response(call("x1", "probe", "{}"), call("x2", "probe", "{}")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,10 +490,10 @@ func TestExecuteFatalEndsTurnAndCancelsOthers(t *testing.T) {
 		return "", tool.Fatal(cause)
 	})
 	var obs recorder
-	ctx := WithObserver(context.Background(), &obs)
+	ctx := context.Background()
 	p := prompt(block, fatal)
 	before := stableGoroutines()
-	res, err := New(Config{}).Execute(ctx, p,
+	res, err := New(Config{}).ExecuteTurn(ctx, &Turn{Observer: &obs}, p,
 		response(call("1", "block", `{"n":1}`), call("2", "fatal", "{}"), call("3", "block", `{"n":3}`)))
 	if err == nil {
 		t.Fatalf("Execute succeeded: %+v", res.ToolResults())
@@ -668,7 +668,6 @@ func TestExecuteInputErrors(t *testing.T) {
 		{"nil response", prompt(a), nil, ErrNoToolCalls, ""},
 		{"no tool calls", prompt(a), &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("hello")}}}, ErrNoToolCalls, ""},
 		{"duplicate tools", prompt(a, echoTool("a")), response(call("1", "a", "{}")), ErrDuplicateTool, `toolcall: duplicate tool name "a"`},
-		{"names without resolver", &chat.Prompt{Options: &chat.Options{ToolNames: []string{"x"}}}, response(call("1", "x", "{}")), ErrNoResolver, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -742,16 +741,14 @@ func (r *recorder) finishedByID() map[string]chat.ToolResult {
 }
 
 func TestObserver(t *testing.T) {
-	var first, second recorder
-	ctx := WithObserver(context.Background(), &first)
-	ctx = WithObserver(ctx, nil) // ignored
-	ctx = WithObserver(ctx, &second)
+	var first recorder
+	ctx := context.Background()
 	failing := newTool("failing", func(context.Context, string) (string, error) { return "", errors.New("bad") })
 	p := prompt(echoTool("ok"), failing)
 	p.Messages = append(p.Messages, chat.ToolMessage(chat.ToolResult{Name: "ok"}))
 	calls := []chat.ToolCall{call("1", "ok", "{}"), call("2", "failing", "{}"), call("3", "ghost", "{}"), call("4", "ok", "[")}
 	m := New(Config{Limits: Limits{Tools: map[string]int{"ok": 2}, OnExceeded: LimitTellModel}})
-	res, err := m.Execute(ctx, p, response(calls...))
+	res, err := m.ExecuteTurn(ctx, &Turn{Observer: &first}, p, response(calls...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -759,7 +756,7 @@ func TestObserver(t *testing.T) {
 	if !want[3].IsError || !strings.Contains(want[3].Content, "limit (2)") {
 		t.Fatalf("the fourth call was not refused by the limit: %+v", want[3])
 	}
-	for name, r := range map[string]*recorder{"first": &first, "second": &second} {
+	for name, r := range map[string]*recorder{"first": &first} {
 		started := slices.Clone(r.started)
 		slices.SortFunc(started, func(a, b chat.ToolCall) int { return strings.Compare(a.ID, b.ID) })
 		if !reflect.DeepEqual(started, calls) {
@@ -790,9 +787,9 @@ func TestExecuteNeverLogsToolContext(t *testing.T) {
 	p := prompt(echoTool("a"), newTool("bad", func(context.Context, string) (string, error) {
 		return "", errors.New("nope")
 	}))
-	p.Options.ToolContext = tool.Context{"apiKey": secret}
+	turn := &Turn{ToolContext: tool.Context{"apiKey": secret}}
 	m := New(Config{Logger: debugLogger(logs), RecordContent: true})
-	if _, err := m.Execute(context.Background(), p, response(call("1", "a", `{"q":"weather"}`), call("2", "bad", "{}"))); err != nil {
+	if _, err := m.ExecuteTurn(context.Background(), turn, p, response(call("1", "a", `{"q":"weather"}`), call("2", "bad", "{}"))); err != nil {
 		t.Fatal(err)
 	}
 	out := logs.String()

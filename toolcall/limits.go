@@ -1,11 +1,6 @@
 package toolcall
 
-import (
-	"context"
-	"sync"
-
-	"github.com/wield-ai/wield/chat"
-)
+import "github.com/wield-ai/wield/chat"
 
 // DefaultPerToolLimit and DefaultTotalLimit are the per-turn limits used when [Limits] leaves them
 // zero, as in Spring AI 2.0.1: generous for legitimate iterative use
@@ -32,8 +27,8 @@ const (
 // Limits cap the tool calls of one turn. A turn starts at the last user message of the prompt: the
 // calls counted are those answered by tool results after it plus the calls being executed, taken in
 // the model's order, so the limits hold across the rounds of a tool loop without the Manager keeping
-// state, and a long history replayed by chat memory does not count against them. A loop whose
-// rounds do not carry the turn's history counts with a [Counter] instead.
+// state, and a long history replayed by chat memory does not count against them. Calls executed
+// with a [Turn] are counted by the turn instead, whatever the prompts hold.
 //
 // For every limit, zero means the default and a negative value means unlimited.
 type Limits struct {
@@ -64,67 +59,25 @@ func (l *Limits) total() int {
 	return l.Total
 }
 
-// Counter counts the tool calls of one turn across Execute calls. Without one, Execute counts the
-// calls answered in the prompt since the last user message, which needs the turn's whole history
-// in every prompt. A runtime that sends each round without the earlier ones (a tool loop whose
-// history is kept by a memory advisor inside the loop) passes a Counter with [WithCounter]
-// instead, so the limits still hold for the whole turn. Use a new Counter for each turn.
-type Counter struct {
-	mu     sync.Mutex
-	counts map[string]int
-	total  int
-}
-
-type counterKey struct{}
-
-// WithCounter returns ctx carrying c: the Execute calls made with it count against c and record
-// their calls in it.
-func WithCounter(ctx context.Context, c *Counter) context.Context {
-	return context.WithValue(ctx, counterKey{}, c)
-}
-
-func counterFrom(ctx context.Context) *Counter {
-	c, _ := ctx.Value(counterKey{}).(*Counter)
-	return c
-}
-
-// Calls returns how many calls the counter has recorded, in all and of the named tool.
-func (c *Counter) Calls(name string) (ofTool, total int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.counts[name], c.total
-}
-
-// check returns, for each call, the limit it breaches (nil when within limits). With a counter,
-// the turn's earlier calls are the counter's and the calls are recorded in it; without one, they
-// are read from the history.
-func (l *Limits) check(c *Counter, history []chat.Message, calls []chat.ToolCall) []*LimitError {
-	counts := make(map[string]int)
+// check returns, for each call, the limit it breaches (nil when within limits). With a turn, the
+// turn's earlier calls are the turn's and the calls are recorded in it (a turn's first round takes
+// its count from the history, which may hold calls answered before the turn was handed over);
+// without one, they are read from the history.
+func (l *Limits) check(c *Turn, history []chat.Message, calls []chat.ToolCall) []*LimitError {
+	var counts map[string]int
 	total := 0
 	if c != nil {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.counts == nil {
-			c.counts = make(map[string]int)
+			c.counts, c.total = countAnswered(history)
 		}
-		for _, call := range calls {
-			counts[call.Name] = c.counts[call.Name]
-		}
-		total = c.total
-		defer func() {
-			// Refused and unknown calls count too, as when counting from the history.
-			for _, call := range calls {
-				c.counts[call.Name]++
-			}
-			c.total += len(calls)
-		}()
+		// The calls are counted into the turn as they are checked: refused and unknown calls
+		// count too, as when counting from the history.
+		counts, total = c.counts, c.total
+		defer func() { c.total = total }()
 	} else {
-		for i := len(history) - 1; i >= 0 && history[i].Role != chat.RoleUser; i-- {
-			for _, r := range history[i].ToolResults {
-				counts[r.Name]++
-				total++
-			}
-		}
+		counts, total = countAnswered(history)
 	}
 	var breaches []*LimitError
 	maxTotal := l.total()
@@ -132,8 +85,8 @@ func (l *Limits) check(c *Counter, history []chat.Message, calls []chat.ToolCall
 		total++
 		counts[c.Name]++
 		var b *LimitError
-		if max := l.perTool(c.Name); max >= 0 && counts[c.Name] > max {
-			b = &LimitError{Tool: c.Name, Limit: max, CallID: c.ID}
+		if limit := l.perTool(c.Name); limit >= 0 && counts[c.Name] > limit {
+			b = &LimitError{Tool: c.Name, Limit: limit, CallID: c.ID}
 		} else if maxTotal >= 0 && total > maxTotal {
 			b = &LimitError{Limit: maxTotal, CallID: c.ID}
 		}
@@ -145,4 +98,17 @@ func (l *Limits) check(c *Counter, history []chat.Message, calls []chat.ToolCall
 		}
 	}
 	return breaches
+}
+
+// countAnswered counts the tool results of the turn in history: those after its last user message.
+func countAnswered(history []chat.Message) (map[string]int, int) {
+	counts := make(map[string]int)
+	total := 0
+	for i := len(history) - 1; i >= 0 && history[i].Role != chat.RoleUser; i-- {
+		for _, r := range history[i].ToolResults {
+			counts[r.Name]++
+			total++
+		}
+	}
+	return counts, total
 }

@@ -177,17 +177,17 @@ func TestLimitErrorText(t *testing.T) {
 	}
 }
 
-// A Counter carries the turn's count across rounds whose prompts hold only the latest results,
-// as a tool loop with memory inside it sends them.
-func TestLimitsWithCounter(t *testing.T) {
+// A Turn carries the turn's count across rounds whose prompts hold only the latest results, as
+// a tool loop with memory inside it sends them.
+func TestLimitsWithTurn(t *testing.T) {
 	m := New(Config{Limits: Limits{PerTool: 3, Total: 5, OnExceeded: LimitTellModel}})
-	ctr := &Counter{}
-	ctx := WithCounter(context.Background(), ctr)
+	ctr := &Turn{}
+	ctx := context.Background()
 	p := prompt(echoTool("a"), echoTool("b"))
 	round := func(calls ...chat.ToolCall) []chat.ToolResult {
 		t.Helper()
 		// Each round's prompt starts afresh: no user message, no earlier results.
-		res, err := m.Execute(ctx, &chat.Prompt{Options: p.Options}, response(calls...))
+		res, err := m.ExecuteTurn(ctx, ctr, &chat.Prompt{Options: p.Options}, response(calls...))
 		if err != nil {
 			t.Fatal(err)
 		}

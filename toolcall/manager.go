@@ -5,19 +5,20 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/tool"
 )
 
 // Config configures a Manager; the zero value is usable.
 type Config struct {
-	// Resolver resolves [chat.Options.ToolNames]; nil means requests may not name tools.
+	// Resolver resolves tool names given to [Manager.Resolve]; nil means requests may not name
+	// tools.
 	Resolver tool.Resolver
 	// Concurrency is the most calls of one Execute running at once; zero or less means
 	// [DefaultConcurrency].
@@ -93,39 +94,47 @@ func (m *Manager) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// Resolve returns Options.Tools followed by Options.ToolNames resolved through the Resolver;
-// two tools with one name are an error naming the duplicate.
+// Resolve returns tools followed by the tools names resolves to through the Resolver; two tools
+// with one name are an error naming the duplicate.
 //
-// A name in ToolNames that is already among the tools (given in Tools, or named twice, as merged
-// default and per-call options may do) is not resolved again. A name the Resolver does not know,
-// or any name when the Manager has no Resolver, is an error.
-func (m *Manager) Resolve(ctx context.Context, opts *chat.Options) ([]tool.Tool, error) {
-	tools, _, err := m.resolve(ctx, opts)
-	return tools, err
+// A name that is already among the tools (given in tools, or named twice, as merged defaults
+// and per-call names may do) is not resolved again. A name the Resolver does not know, or any
+// name when the Manager has no Resolver, is an error.
+func (m *Manager) Resolve(ctx context.Context, tools []tool.Tool, names []string) ([]tool.Tool, error) {
+	out, _, err := m.resolve(ctx, tools, names)
+	return out, err
 }
 
 // resolve is Resolve also returning the tools' definitions, read once.
-func (m *Manager) resolve(ctx context.Context, opts *chat.Options) ([]tool.Tool, []tool.Definition, error) {
-	if opts == nil || len(opts.Tools)+len(opts.ToolNames) == 0 {
+func (m *Manager) resolve(ctx context.Context, given []tool.Tool, toolNames []string) ([]tool.Tool, []tool.Definition, error) {
+	if len(given)+len(toolNames) == 0 {
 		return nil, nil, nil
 	}
-	n := len(opts.Tools) + len(opts.ToolNames)
-	tools := make([]tool.Tool, 0, n)
+	n := len(given) + len(toolNames)
+	var tools []tool.Tool // nil while they are given's: only names add to them
+	if len(toolNames) > 0 {
+		tools = make([]tool.Tool, 0, n)
+	}
 	defs := make([]tool.Definition, 0, n)
 	var seen names
-	for i, t := range opts.Tools {
+	for i, t := range given {
 		if t == nil {
-			return nil, nil, fmt.Errorf("toolcall: Options.Tools[%d] is nil", i)
+			return nil, nil, fmt.Errorf("toolcall: tool %d is nil", i)
 		}
 		d := t.Definition()
 		if seen.has(defs, d.Name) {
 			return nil, nil, fmt.Errorf("%w %q", ErrDuplicateTool, d.Name)
 		}
-		tools = append(tools, t)
+		if tools != nil {
+			tools = append(tools, t)
+		}
 		defs = append(defs, d)
 		seen.added(defs, d.Name)
 	}
-	for _, name := range opts.ToolNames {
+	if tools == nil {
+		tools = slices.Clip(given)
+	}
+	for _, name := range toolNames {
 		if seen.has(defs, name) {
 			continue
 		}
@@ -154,8 +163,8 @@ func (m *Manager) resolve(ctx context.Context, opts *chat.Options) ([]tool.Tool,
 }
 
 // Definitions returns the definitions of Resolve's tools, in order.
-func (m *Manager) Definitions(ctx context.Context, opts *chat.Options) ([]tool.Definition, error) {
-	_, defs, err := m.resolve(ctx, opts)
+func (m *Manager) Definitions(ctx context.Context, tools []tool.Tool, names []string) ([]tool.Definition, error) {
+	_, defs, err := m.resolve(ctx, tools, names)
 	return defs, err
 }
 

@@ -37,6 +37,12 @@ type nilResolver struct{}
 
 func (nilResolver) Resolve(context.Context, string) (tool.Tool, error) { return nil, nil }
 
+// toolSpec is what a request gives Resolve: tools and names of tools.
+type toolSpec struct {
+	Tools     []tool.Tool
+	ToolNames []string
+}
+
 func TestResolve(t *testing.T) {
 	a, b, c, d := echoTool("a"), echoTool("b"), echoTool("c"), echoTool("d")
 	static, err := tool.NewStaticResolver(c, d, echoTool("a"))
@@ -46,34 +52,34 @@ func TestResolve(t *testing.T) {
 	tests := []struct {
 		name     string
 		resolver tool.Resolver
-		opts     *chat.Options
+		opts     *toolSpec
 		want     []string // tool names in order
 		lookups  []string
 		err      string
 		is       error
 	}{
 		{name: "nil options"},
-		{name: "no tools", opts: &chat.Options{Model: "m"}},
-		{name: "tools only", opts: &chat.Options{Tools: []tool.Tool{b, a}}, want: []string{"b", "a"}},
-		{name: "tools then names", resolver: static, opts: &chat.Options{Tools: []tool.Tool{b, a}, ToolNames: []string{"d", "c"}},
+		{name: "no tools", opts: &toolSpec{}},
+		{name: "tools only", opts: &toolSpec{Tools: []tool.Tool{b, a}}, want: []string{"b", "a"}},
+		{name: "tools then names", resolver: static, opts: &toolSpec{Tools: []tool.Tool{b, a}, ToolNames: []string{"d", "c"}},
 			want: []string{"b", "a", "d", "c"}, lookups: []string{"d", "c"}},
 		{name: "name of a given tool is not resolved again", resolver: static,
-			opts: &chat.Options{Tools: []tool.Tool{a}, ToolNames: []string{"a", "c", "c"}},
+			opts: &toolSpec{Tools: []tool.Tool{a}, ToolNames: []string{"a", "c", "c"}},
 			want: []string{"a", "c"}, lookups: []string{"c"}},
-		{name: "duplicate tools", opts: &chat.Options{Tools: []tool.Tool{a, b, echoTool("b")}},
+		{name: "duplicate tools", opts: &toolSpec{Tools: []tool.Tool{a, b, echoTool("b")}},
 			err: `toolcall: duplicate tool name "b"`, is: ErrDuplicateTool},
 		{name: "resolved tool duplicates a given one", resolver: aliasResolver{echoTool("a")},
-			opts: &chat.Options{Tools: []tool.Tool{a}, ToolNames: []string{"alias"}},
+			opts: &toolSpec{Tools: []tool.Tool{a}, ToolNames: []string{"alias"}},
 			err:  `toolcall: duplicate tool name "a" (resolved from "alias")`, is: ErrDuplicateTool},
-		{name: "unknown name", resolver: static, opts: &chat.Options{ToolNames: []string{"zzz"}},
+		{name: "unknown name", resolver: static, opts: &toolSpec{ToolNames: []string{"zzz"}},
 			err: `toolcall: resolving tool "zzz": tool not found: "zzz"`, is: tool.ErrNotFound},
-		{name: "no resolver", opts: &chat.Options{ToolNames: []string{"c"}},
+		{name: "no resolver", opts: &toolSpec{ToolNames: []string{"c"}},
 			err: `toolcall: tool names given but no resolver configured (resolving "c")`, is: ErrNoResolver},
-		{name: "resolver error", resolver: brokenResolver{}, opts: &chat.Options{ToolNames: []string{"c"}},
+		{name: "resolver error", resolver: brokenResolver{}, opts: &toolSpec{ToolNames: []string{"c"}},
 			err: `toolcall: resolving tool "c": registry unreachable`},
-		{name: "resolver returns nil", resolver: nilResolver{}, opts: &chat.Options{ToolNames: []string{"c"}},
+		{name: "resolver returns nil", resolver: nilResolver{}, opts: &toolSpec{ToolNames: []string{"c"}},
 			err: `toolcall: resolving tool "c": the resolver returned no tool`},
-		{name: "nil tool", opts: &chat.Options{Tools: []tool.Tool{a, nil}}, err: "toolcall: Options.Tools[1] is nil"},
+		{name: "nil tool", opts: &toolSpec{Tools: []tool.Tool{a, nil}}, err: "toolcall: tool 1 is nil"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,8 +90,13 @@ func TestResolve(t *testing.T) {
 				cfg.Resolver = cr
 			}
 			m := New(cfg)
-			tools, err := m.Resolve(context.Background(), tt.opts)
-			defs, derr := m.Definitions(context.Background(), tt.opts)
+			var given []tool.Tool
+			var toolNames []string
+			if tt.opts != nil {
+				given, toolNames = tt.opts.Tools, tt.opts.ToolNames
+			}
+			tools, err := m.Resolve(context.Background(), given, toolNames)
+			defs, derr := m.Definitions(context.Background(), given, toolNames)
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("Resolve error = %v, want %q", err, tt.err)
@@ -129,11 +140,11 @@ func TestResolveManyTools(t *testing.T) {
 		tools = append(tools, echoTool(fmt.Sprintf("t%02d", i)))
 	}
 	m := New(Config{})
-	got, err := m.Resolve(context.Background(), &chat.Options{Tools: tools})
+	got, err := m.Resolve(context.Background(), tools, nil)
 	if err != nil || len(got) != 40 {
 		t.Fatalf("Resolve = %d tools, %v", len(got), err)
 	}
-	_, err = m.Resolve(context.Background(), &chat.Options{Tools: append(slices.Clone(tools), echoTool("t33"))})
+	_, err = m.Resolve(context.Background(), append(slices.Clone(tools), echoTool("t33")), nil)
 	if !errors.Is(err, ErrDuplicateTool) || err.Error() != `toolcall: duplicate tool name "t33"` {
 		t.Errorf("duplicate among 41 tools: %v", err)
 	}

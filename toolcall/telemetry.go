@@ -25,6 +25,7 @@ const (
 	errTypeLimit            = "limit_exceeded"
 	errTypeCanceled         = "canceled"
 	errTypeFatal            = "fatal"
+	errTypeRejected         = "rejected"
 )
 
 // durationBuckets are the bucket boundaries the GenAI semantic conventions advise for
@@ -37,8 +38,15 @@ var (
 	spanKind      = trace.WithSpanKind(trace.SpanKindInternal) // built once: options are interfaces
 )
 
-// startSpan starts the execute_tool span of one call as a child of the span in ctx.
+// startSpan starts the execute_tool span of one call as a child of the span in ctx. The span
+// starts under a constant name and gets its full name and attributes only if it records: with no
+// tracing SDK installed, building them would be most of a fast call's telemetry cost.
 func (m *Manager) startSpan(ctx context.Context, c *callState) (context.Context, trace.Span) {
+	ctx, span := m.tracer.Start(ctx, "execute_tool", spanKind)
+	if !span.IsRecording() {
+		return ctx, span
+	}
+	span.SetName("execute_tool " + c.call.Name)
 	attrs := make([]attribute.KeyValue, 0, 6)
 	attrs = append(attrs,
 		attrOperation,
@@ -54,7 +62,8 @@ func (m *Manager) startSpan(ctx context.Context, c *callState) (context.Context,
 	if m.cfg.RecordContent {
 		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(c.call.Arguments))
 	}
-	return m.tracer.Start(ctx, "execute_tool "+c.call.Name, spanKind, trace.WithAttributes(attrs...))
+	span.SetAttributes(attrs...)
+	return ctx, span
 }
 
 // endSpan records the outcome of a call on its span and in the duration metric, then ends the span.

@@ -189,8 +189,8 @@ func TestTelemetryTurnEnding(t *testing.T) {
 	p := prompt(block, fatal, panics, weatherFunc())
 	p.Messages = append(p.Messages, chat.ToolMessage(chat.ToolResult{Name: "panics"}))
 	m.cfg.Limits = Limits{Tools: map[string]int{"panics": 2}, OnExceeded: LimitTellModel}
-	ctx := WithObserver(context.Background(), finishObserver{"1": panicked, "5": rejected})
-	_, err := m.Execute(ctx, p, response(
+	ctx := context.Background()
+	_, err := m.ExecuteTurn(ctx, &Turn{Observer: finishObserver{"1": panicked, "5": rejected}}, p, response(
 		call("1", "panics", "{}"), call("2", "panics", "{}"), call("3", "block", "{}"), call("4", "fatal", "{}"),
 		call("5", "weather", `{"city":1}`)))
 	if !tool.IsFatal(err) {

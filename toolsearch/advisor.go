@@ -2,9 +2,11 @@ package toolsearch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
@@ -16,13 +18,22 @@ import (
 // of the turn beside the search tool, on top of [Config.Pinned]. Set it with client.Spec.Param.
 const ParamPinnedTools = "toolsearch.pinned"
 
-// Config configures an [Advisor]. The zero value gives a keyword index, five results a search,
+// ParamCatalog is the request parameter (*[Catalog]) giving the catalog a turn searches, in place
+// of [Config.Catalog]. Set it with client.Spec.Param.
+const ParamCatalog = "toolsearch.catalog"
+
+// Config configures an [Advisor]. The zero value gives a keyword index, five results a query,
 // LRU eviction of 1,000 sessions and the default system prompt.
 type Config struct {
-	// Index holds the sessions' tools; nil means NewKeywordIndex(nil).
+	// Index holds the tool sets searched; nil means NewKeywordIndex(nil).
 	Index Index
-	// MaxResults is how many tools a search returns when the model does not say; zero means
-	// DefaultMaxResults.
+	// Catalog, when set, is what turns search, and the request's own tools are sent to the model
+	// as they are, beside the search tool. Without a catalog (here or as [ParamCatalog]) a turn
+	// searches the request's tools. A catalog is read once, when it is built; the request's
+	// tools are read on every turn.
+	Catalog *Catalog
+	// MaxResults is how many tools a search returns for each of its queries when the model does
+	// not say; zero means DefaultMaxResults. A search returns MaxSearchResults tools at most.
 	MaxResults int
 	// Eviction decides which sessions to forget; nil means LRU(DefaultMaxSessions).
 	Eviction Eviction
@@ -38,9 +49,9 @@ type Config struct {
 	// few tools a model needs all the time. A tool the request's ToolChoice names is pinned too.
 	Pinned []string
 	// Loop configures the tool loop the advisor extends: manager, order, eligibility, history,
-	// iteration cap. Its InitializeLoop and BeforeCall hooks (and their stream variants) run
-	// after the advisor's own, so they see the search tool in place; its EndLoop hooks run
-	// before the advisor's own, which lets go of the session; its other hooks run as given.
+	// iteration cap. Its InitializeLoop and BeforeCall hooks run after the advisor's own, so
+	// they see the search tool in place; its EndLoop hook runs before the advisor's own, which
+	// lets go of the session; its other hooks run as given.
 	Loop client.ToolLoopConfig
 
 	now func() time.Time // for tests of eviction by age
@@ -50,24 +61,30 @@ type Config struct {
 // instead of the request's whole catalog, and adds the tools each search finds to the following
 // requests of the turn.
 //
-// It is the client's tool loop ([client.ToolCallingAdvisor]) extended through its hooks:
-// InitializeLoop takes hold of the session and indexes the request's tools in the session's
-// index when their fingerprint changed, BeforeCall sends the pinned tools, the search tool and
-// the tools found so far, and EndLoop, which runs however the turn ends, lets go of the session.
-// A session is never evicted while a turn holds it.
+// It is the client's tool loop ([client.ToolLoop]) extended through its hooks:
+// InitializeLoop takes hold of the session and of its tool set, indexing the set unless it is
+// indexed already, BeforeCall sends the pinned tools, the search tool and the tools found so
+// far, and EndLoop, which runs however the turn ends, lets go of them. A session is never
+// evicted while a turn holds it.
+//
+// Tool sets are indexed once, whoever uses them: sessions (and requests) whose searchable tools
+// have the same names, descriptions and schemas share one index session, which is cleared when
+// the last session using it is evicted. With a [Catalog] a turn costs the same whatever the
+// catalog's size; with the request's tools it reads and hashes their definitions.
 // Register it like any advisor; it replaces the default tool loop:
 //
-//	c := client.New(model, client.WithAdvisors(toolsearch.New(toolsearch.Config{})))
+//	c, err := client.New(model, client.WithAdvisors(toolsearch.New(toolsearch.Config{})))
 //	answer := c.Prompt("Will it rain in Oslo tomorrow?").Tools(catalog...).
 //		Param(client.ParamConversationID, userID).Call(ctx).Content()
 //
 // The session is the conversation (client.ParamConversationID); requests without one share a
 // session per tool set. Tools found accumulate over a turn and start afresh with the next.
 type Advisor struct {
-	*client.ToolCallingAdvisor
+	*client.ToolLoop
 	cfg       Config
 	index     Index
 	sessions  *sessions
+	sets      toolSets
 	searchDef tool.Definition
 	prompt    string
 }
@@ -95,199 +112,259 @@ func New(cfg Config) *Advisor {
 	a.sessions = newSessions(cfg.Eviction, cfg.now)
 
 	loop := cfg.Loop
-	user := loop.Hooks
-	loop.Hooks.InitializeLoop = chain(a.initialize, user.InitializeLoop)
-	loop.Hooks.BeforeCall = chain(a.before, user.BeforeCall)
-	loop.Hooks.InitializeLoopStream = chain(a.initialize, cmpOr(user.InitializeLoopStream, user.InitializeLoop))
-	loop.Hooks.BeforeStream = chain(a.before, cmpOr(user.BeforeStream, user.BeforeCall))
-	loop.Hooks.EndLoop = a.endWith(user.EndLoop)
-	if user.EndLoopStream != nil {
-		loop.Hooks.EndLoopStream = a.endWith(user.EndLoopStream)
-	}
-	a.ToolCallingAdvisor = client.NewToolCallingAdvisor(loop)
+	// The advisor's hooks come first, so the user's see the search tool in place; its EndLoop
+	// runs last, after the user's, to let go of the session.
+	loop.Hooks = client.ChainHooks(client.ToolLoopHooks{
+		InitializeLoop: a.initialize,
+		BeforeCall:     a.before,
+		EndLoop:        a.endLoop,
+	}, loop.Hooks)
+	a.ToolLoop = client.NewToolLoop(loop)
 	return a
-}
-
-type hook = func(context.Context, *client.Request) (*client.Request, error)
-
-// chain runs mine, then theirs if set.
-func chain(mine, theirs hook) hook {
-	if theirs == nil {
-		return mine
-	}
-	return func(ctx context.Context, r *client.Request) (*client.Request, error) {
-		r, err := mine(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		return theirs(ctx, r)
-	}
-}
-
-func cmpOr(a, b hook) hook {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // SearchTool returns the definition of the search tool the model is sent.
 func (a *Advisor) SearchTool() tool.Definition { return a.searchDef }
 
-// EvictSession forgets a session now: its index is cleared and its next turn indexes its tools
-// anew. A turn running in the session goes on, re-indexing if it searches.
+// EvictSession forgets a session now. Its tool set is cleared from the index unless another
+// session or a running turn uses it; a turn running in the session goes on.
 func (a *Advisor) EvictSession(ctx context.Context, id string) error {
-	a.sessions.remove(id)
-	return a.index.Clear(ctx, id)
+	if ss := a.sessions.remove(id); ss != nil {
+		return a.release(ctx, setsOf([]*session{ss}))
+	}
+	return nil
 }
 
 type turnKey struct{}
 type loopKey struct{}
 
-// turn is the advisor's hold on a session for one turn.
+// turn is the advisor's hold on a session and on its tool set for one turn.
 type turn struct {
-	id          string
-	session     *session
-	pinned      []tool.Tool
-	searchable  map[string]tool.Tool
-	defs        []tool.Definition
-	fingerprint string
+	session *session
+	set     *toolSet
+	// pinned are sent on every request of the turn beside the search tool.
+	pinned []tool.Tool
+	// defs are the searchable definitions, for indexing.
+	defs []tool.Definition
+	// lookup finds a searchable tool of the turn by name.
+	lookup func(name string) (tool.Tool, bool)
 }
 
-// begin splits the request's tools into pinned and searchable ones and takes hold of the
-// session. It returns nil when there is nothing to search: the turn is then a plain tool loop.
-// A turn it returns must be ended.
+// begin reads the turn's tools, takes hold of its session and of its tool set. It returns nil
+// when there is nothing to search: the turn is then a plain tool loop. A turn it returns must be
+// ended.
 func (a *Advisor) begin(ctx context.Context, req *client.Request) (*turn, error) {
 	opts := req.Prompt.Options
-	if opts == nil || len(opts.Tools) == 0 {
+	cat := a.cfg.Catalog
+	switch c := req.Param(ParamCatalog).(type) {
+	case nil:
+	case *Catalog:
+		if c != nil {
+			cat = c
+		}
+	default:
+		return nil, fmt.Errorf("toolsearch: parameter %s is a %T, want *toolsearch.Catalog", ParamCatalog, c)
+	}
+	var reqTools []tool.Tool
+	if opts != nil {
+		reqTools = opts.Tools
+	}
+	if cat == nil && len(reqTools) == 0 {
 		return nil, nil
 	}
-	pins := slices.Clone(a.cfg.Pinned)
+	pins := a.cfg.Pinned
 	switch p := req.Param(ParamPinnedTools).(type) {
 	case nil:
 	case []string:
-		pins = append(pins, p...)
+		pins = append(slices.Clip(pins), p...)
 	case string:
-		pins = append(pins, p)
+		pins = append(slices.Clip(pins), p)
 	default:
 		return nil, fmt.Errorf("toolsearch: parameter %s is a %T, want []string", ParamPinnedTools, p)
 	}
-	switch opts.ToolChoice {
-	case "", "auto", "none", "required":
-	default:
-		pins = append(pins, opts.ToolChoice)
+	if opts != nil {
+		switch opts.ToolChoice {
+		case "", "auto", "none", "required":
+		default:
+			pins = append(slices.Clip(pins), opts.ToolChoice)
+		}
 	}
-	ts := &turn{searchable: make(map[string]tool.Tool, len(opts.Tools))}
-	for _, t := range opts.Tools {
-		d := t.Definition()
-		if d.Name == SearchToolName {
+	var (
+		t   *turn
+		key string
+		err error
+	)
+	if cat != nil {
+		t, err = catalogTurn(cat, reqTools, pins)
+		key = cat.key
+	} else {
+		t, key, err = requestTurn(reqTools, pins)
+	}
+	if err != nil || t == nil {
+		return nil, err
+	}
+	setID := "toolsearch:" + key
+	id, _ := req.StringParam(client.ParamConversationID)
+	if id == "" {
+		id = setID
+	}
+	t.set = a.sets.acquire(setID) // the turn's hold
+	ss, gone := a.sessions.acquire(id)
+	t.session = ss
+	unused := setsOf(gone)
+	if old := ss.use(t.set, &a.sets); old != nil {
+		unused = append(unused, old) // the set the session used before
+	}
+	a.release(ctx, unused)
+	return t, nil
+}
+
+// catalogTurn is a turn that searches the catalog: pinned tools are looked up in it, and the
+// request's tools are sent as they are.
+func catalogTurn(cat *Catalog, reqTools []tool.Tool, pins []string) (*turn, error) {
+	t := &turn{defs: cat.defs, lookup: cat.Lookup}
+	sent := make(map[string]bool, len(reqTools)+len(pins))
+	for _, rt := range reqTools {
+		name := rt.Definition().Name
+		switch _, inCatalog := cat.byName[name]; {
+		case name == SearchToolName:
 			return nil, fmt.Errorf("toolsearch: the request has a tool named %s, the search tool's name", SearchToolName)
+		case inCatalog:
+			return nil, fmt.Errorf("toolsearch: the request has a tool named %q and so has the catalog", name)
+		}
+		sent[name] = true
+		t.pinned = append(t.pinned, rt)
+	}
+	for _, name := range pins {
+		if ct, ok := cat.Lookup(name); ok && !sent[name] {
+			sent[name] = true
+			t.pinned = append(t.pinned, ct)
+		}
+	}
+	return t, nil
+}
+
+// requestTurn is a turn that searches the request's tools but the pinned ones. It returns nil
+// when every tool is pinned.
+func requestTurn(reqTools []tool.Tool, pins []string) (*turn, string, error) {
+	t := &turn{defs: make([]tool.Definition, 0, len(reqTools))}
+	searchable := make([]tool.Tool, 0, len(reqTools))
+	for _, rt := range reqTools {
+		d := rt.Definition()
+		if d.Name == SearchToolName {
+			return nil, "", fmt.Errorf("toolsearch: the request has a tool named %s, the search tool's name", SearchToolName)
 		}
 		if slices.Contains(pins, d.Name) {
-			ts.pinned = append(ts.pinned, t)
+			t.pinned = append(t.pinned, rt)
 			continue
 		}
-		ts.searchable[d.Name] = t
-		ts.defs = append(ts.defs, d)
+		searchable = append(searchable, rt)
+		t.defs = append(t.defs, d)
 	}
-	if len(ts.defs) == 0 {
-		return nil, nil
+	if len(t.defs) == 0 {
+		return nil, "", nil
 	}
-	ts.fingerprint = Fingerprint(ts.defs)
-	ts.id, _ = req.StringParam(client.ParamConversationID)
-	if ts.id == "" {
-		ts.id = "toolsearch:" + ts.fingerprint
+	// Most turns never search, so the turn's tools are looked up by name only once one does.
+	var once sync.Once
+	var byName map[string]tool.Tool
+	t.lookup = func(name string) (tool.Tool, bool) {
+		once.Do(func() {
+			byName = make(map[string]tool.Tool, len(searchable))
+			for i, st := range searchable {
+				byName[t.defs[i].Name] = st
+			}
+		})
+		st, ok := byName[name]
+		return st, ok
 	}
-	var gone []string
-	ts.session, gone = a.sessions.acquire(ts.id)
-	a.clear(ctx, gone)
-	return ts, nil
+	return t, contentKey(t.defs), nil
 }
 
-// end releases the turn's hold on its session and clears the sessions evicted meanwhile.
-func (a *Advisor) end(ctx context.Context, ts *turn) {
-	a.clear(context.WithoutCancel(ctx), a.sessions.release(ts.session))
+// end releases the turn's hold on its session and tool set, and clears the sets no one uses
+// any more.
+func (a *Advisor) end(ctx context.Context, t *turn) {
+	unused := setsOf(a.sessions.release(t.session))
+	a.release(context.WithoutCancel(ctx), append(unused, t.set))
 }
 
-func (a *Advisor) clear(ctx context.Context, ids []string) {
-	for _, id := range ids {
-		// A failed Clear leaves memory in use but no wrong answers: the session is gone from
-		// the advisor, so its next turn indexes again.
-		_ = a.index.Clear(ctx, id)
-	}
-}
-
-// endWith returns the EndLoop hook: theirs, if set, then the release of the turn's session.
-func (a *Advisor) endWith(theirs func(context.Context, *client.Request, *client.Response, error)) func(context.Context, *client.Request, *client.Response, error) {
-	return func(ctx context.Context, req *client.Request, resp *client.Response, err error) {
-		if req.Loop == nil {
-			return
-		}
-		// Released even if their hook panics.
-		if ts, _ := req.Loop.Value(turnKey{}).(*turn); ts != nil {
-			defer a.end(ctx, ts)
-		}
-		if theirs != nil {
-			theirs(ctx, req, resp, err)
+// setsOf takes the tool sets of sessions that are gone.
+func setsOf(gone []*session) []*toolSet {
+	var out []*toolSet
+	for _, ss := range gone {
+		if set := ss.take(); set != nil {
+			out = append(out, set)
 		}
 	}
+	return out
 }
 
-// initialize is the InitializeLoop hook: take hold of the session, index its tools if they
-// changed and set up the turn's search tool.
+// release lets go of one hold on each set, clearing from the index the sets left unused. A
+// failed Clear leaves memory in use but no wrong answers: the set is gone from the advisor, so
+// its next turn indexes it again.
+func (a *Advisor) release(ctx context.Context, sets []*toolSet) error {
+	var errs []error
+	for _, set := range sets {
+		errs = append(errs, a.sets.release(ctx, set, a.index))
+	}
+	return errors.Join(errs...)
+}
+
+// endLoop is the EndLoop hook: the release of the turn's session.
+func (a *Advisor) endLoop(ctx context.Context, req *client.Request, _ *client.Response, _ error) {
+	if req.Turn == nil {
+		return
+	}
+	if ts, _ := req.Turn.Value(turnKey{}).(*turn); ts != nil {
+		a.end(ctx, ts)
+	}
+}
+
+// initialize is the InitializeLoop hook: take hold of the session, index its tools unless they
+// are indexed and set up the turn's search tool.
 func (a *Advisor) initialize(ctx context.Context, req *client.Request) (*client.Request, error) {
-	if req.Loop == nil {
+	if req.Turn == nil {
 		return req, nil
 	}
 	ts, err := a.begin(ctx, req)
 	if err != nil || ts == nil {
 		return req, err
 	}
-	req.Loop.SetValue(turnKey{}, ts) // from here on the end hook lets go of the session
-	if err := a.ensureIndexed(ctx, ts); err != nil {
-		return nil, err
+	req.Turn.SetValue(turnKey{}, ts) // from here on the end hook lets go of the session
+	if err := ts.set.ensureIndexed(ctx, a.index, ts.defs); err != nil {
+		return nil, fmt.Errorf("toolsearch: indexing the tools of session %q: %w", ts.session.info.ID, err)
 	}
 	search := &searchTool{
 		def:        a.searchDef,
 		index:      a.index,
-		session:    ts.id,
+		session:    ts.set.id,
 		maxResults: a.cfg.MaxResults,
-		catalog:    ts.searchable,
+		lookup:     ts.lookup,
 		reindex: func(ctx context.Context) error {
-			return a.index.IndexTools(ctx, ts.id, ts.defs)
+			return ts.set.reindex(ctx, a.index, ts.defs)
 		},
 	}
-	req.Loop.SetValue(loopKey{}, &loopState{search: search, pinned: ts.pinned})
+	ls := &loopState{search: search, pinned: ts.pinned, pinnedNames: make(map[string]bool, len(ts.pinned))}
+	for _, p := range ts.pinned {
+		ls.pinnedNames[p.Definition().Name] = true
+	}
+	req.Turn.SetValue(loopKey{}, ls)
 	return req, nil
-}
-
-func (a *Advisor) ensureIndexed(ctx context.Context, ts *turn) error {
-	s := ts.session
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.fingerprint == ts.fingerprint {
-		return nil
-	}
-	if err := a.index.IndexTools(ctx, ts.id, ts.defs); err != nil {
-		return fmt.Errorf("toolsearch: indexing the tools of session %q: %w", ts.id, err)
-	}
-	s.fingerprint = ts.fingerprint
-	return nil
 }
 
 // loopState is the turn's state inside the loop.
 type loopState struct {
-	search *searchTool
-	pinned []tool.Tool
+	search      *searchTool
+	pinned      []tool.Tool
+	pinnedNames map[string]bool
 }
 
 // before is the BeforeCall hook: the model is sent the pinned tools, the search tool and the
 // tools found so far in the turn, and the system prompt says how to search.
 func (a *Advisor) before(_ context.Context, req *client.Request) (*client.Request, error) {
-	if req.Loop == nil {
+	if req.Turn == nil {
 		return req, nil
 	}
-	ls, _ := req.Loop.Value(loopKey{}).(*loopState)
+	ls, _ := req.Turn.Value(loopKey{}).(*loopState)
 	if ls == nil {
 		return req, nil
 	}
@@ -295,7 +372,12 @@ func (a *Advisor) before(_ context.Context, req *client.Request) (*client.Reques
 	tools := make([]tool.Tool, 0, len(ls.pinned)+1+len(found))
 	tools = append(tools, ls.pinned...)
 	tools = append(tools, ls.search)
-	tools = append(tools, found...)
+	for _, f := range found {
+		// A catalog's pinned tools are searchable too: a search may find one already sent.
+		if !ls.pinnedNames[f.Definition().Name] {
+			tools = append(tools, f)
+		}
+	}
 	o := req.Prompt.Options.Clone()
 	o.Tools = tools
 	r := req.WithOptions(o)
@@ -324,4 +406,4 @@ func withSystemSuffix(msgs []chat.Message, suffix string) []chat.Message {
 	return append([]chat.Message{chat.System(suffix)}, msgs...)
 }
 
-var _ client.ToolAdvisor = (*Advisor)(nil)
+var _ client.Advisor = (*Advisor)(nil)

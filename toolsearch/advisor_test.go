@@ -15,6 +15,8 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
+	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -134,7 +136,7 @@ func TestEndToEnd(t *testing.T) {
 	var c calls
 	model := chattest.New(agent("weather forecast", "Weather", `{"city":"Paris"}`)).Repeat()
 	adv := New(Config{})
-	cl := client.New(model, client.WithAdvisors(adv))
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
 	got, err := cl.Prompt("What's the weather in Paris?").System("You are helpful.").Tools(toTools(testCatalog(t, &c))...).
 		Param(client.ParamConversationID, "conv-1").Call(context.Background()).Content()
 	if err != nil {
@@ -186,7 +188,7 @@ func toTools(ts []tool.Tool) []any {
 func TestEndToEndStream(t *testing.T) {
 	var c calls
 	model := chattest.New(agent("stock price", "stock", `{"ticker":"ACME"}`)).Repeat().WithChunkSize(3)
-	cl := client.New(model, client.WithAdvisors(New(Config{})))
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{})))
 	s := cl.Prompt("How much is ACME?").Tools(toTools(testCatalog(t, &c))...).Stream(context.Background())
 	var text strings.Builder
 	for piece, err := range s.Text() {
@@ -213,7 +215,7 @@ func TestDiscoveredAccumulateOverTheTurn(t *testing.T) {
 		// The next turn starts from the search tool again.
 		chattest.Text("second turn"),
 	)
-	cl := client.New(model, client.WithAdvisors(New(Config{})))
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{})))
 	tools := toTools(testCatalog(t, &c))
 	if _, err := cl.Prompt("weather and stocks").Tools(tools...).Param(client.ParamConversationID, "c").Call(context.Background()).Content(); err != nil {
 		t.Fatal(err)
@@ -243,7 +245,7 @@ func TestDiscoveredAccumulateOverTheTurn(t *testing.T) {
 func TestPinned(t *testing.T) {
 	var c calls
 	model := chattest.New(chattest.Text("a"), chattest.Text("b"), chattest.Text("c"))
-	cl := client.New(model, client.WithAdvisors(New(Config{Pinned: []string{"send-email"}})))
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{Pinned: []string{"send-email"}})))
 	tools := toTools(testCatalog(t, &c))
 	ctx := context.Background()
 	if _, err := cl.Prompt("x").Tools(tools...).Call(ctx).Content(); err != nil {
@@ -293,7 +295,7 @@ func TestReindexOnlyWhenToolsChange(t *testing.T) {
 	var c calls
 	ix := &countingIndex{Index: NewKeywordIndex(nil)}
 	model := chattest.New(chattest.Text("ok")).Repeat()
-	cl := client.New(model, client.WithAdvisors(New(Config{Index: ix})))
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{Index: ix})))
 	base := testCatalog(t, &c)
 	turn := func(tools []tool.Tool) {
 		t.Helper()
@@ -309,69 +311,110 @@ func TestReindexOnlyWhenToolsChange(t *testing.T) {
 	if n := ix.indexed.Load(); n != 1 {
 		t.Fatalf("indexed %d times for one tool set, want 1", n)
 	}
-	// A new schema with the same name and description: not a new fingerprint.
+	// A new schema with the same name and description: the index reads parameter docs.
 	schemaChanged := slices.Clone(base)
 	schemaChanged[0] = tool.Must(tool.Func("getWeatherForecast", "Returns the weather forecast for a city.",
 		func(context.Context, tickerIn) (string, error) { return "", nil }))
 	turn(schemaChanged)
-	if n := ix.indexed.Load(); n != 1 {
-		t.Errorf("re-indexed for a schema change: %d", n)
-	}
 	descChanged := slices.Clone(base)
 	descChanged[0] = tool.Must(tool.Func("getWeatherForecast", "Returns tomorrow's weather.",
 		func(context.Context, cityIn) (string, error) { return "", nil }))
 	turn(descChanged)
 	turn(base[1:])
-	if n := ix.indexed.Load(); n != 3 {
-		t.Errorf("indexed %d times, want 3 (a description changed, a tool removed)", n)
+	// Each change leaves the set before unused: it is cleared.
+	if n, cl := ix.indexed.Load(), ix.cleared.Load(); n != 4 || cl != 3 {
+		t.Errorf("indexed %d times, cleared %d; want 4 (a schema and a description changed, a tool removed) and 3", n, cl)
 	}
 }
 
-func TestSessionsAreIsolatedAndEvicted(t *testing.T) {
+// setIDs returns the index sessions of the advisor's tool sets.
+func setIDs(a *Advisor) []string {
+	a.sets.mu.Lock()
+	defer a.sets.mu.Unlock()
+	var out []string
+	for id := range a.sets.byID {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestSessionsShareIdenticalToolSets(t *testing.T) {
 	var c calls
+	ctx := context.Background()
 	ix := &countingIndex{Index: NewKeywordIndex(nil)}
 	adv := New(Config{Index: ix, Eviction: LRU(2)})
 	model := chattest.New(chattest.Text("ok")).Repeat()
-	cl := client.New(model, client.WithAdvisors(adv))
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
 	tools := toTools(testCatalog(t, &c))
-	for _, conv := range []string{"a", "b", "c"} {
-		if _, err := cl.Prompt("x").Tools(tools...).Param(client.ParamConversationID, conv).Call(context.Background()).Content(); err != nil {
+	call := func(conv string, tools []any) {
+		t.Helper()
+		if _, err := cl.Prompt("x").Tools(tools...).Param(client.ParamConversationID, conv).Call(ctx).Content(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if adv.sessions.len() != 2 || ix.cleared.Load() != 1 {
-		t.Errorf("%d sessions held, %d cleared; want 2 and 1 (LRU 2)", adv.sessions.len(), ix.cleared.Load())
+	for _, conv := range []string{"a", "b", "c"} {
+		call(conv, tools)
 	}
-	if _, err := ix.Search(context.Background(), SearchRequest{Session: "a", Query: "weather"}); !errors.Is(err, ErrUnknownSession) {
-		t.Errorf("evicted session a still indexed: %v", err)
+	if adv.sessions.len() != 2 || ix.indexed.Load() != 1 || ix.cleared.Load() != 0 {
+		t.Errorf("%d sessions held, indexed %d, cleared %d; want 2 (LRU 2), 1 and 0 (b and c hold the set)",
+			adv.sessions.len(), ix.indexed.Load(), ix.cleared.Load())
 	}
-	if err := adv.EvictSession(context.Background(), "c"); err != nil {
-		t.Fatal(err)
+	for _, id := range []string{"b", "c"} {
+		if err := adv.EvictSession(ctx, id); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if adv.sessions.len() != 1 {
-		t.Errorf("EvictSession left %d sessions", adv.sessions.len())
+	if adv.sessions.len() != 0 || ix.cleared.Load() != 1 || len(setIDs(adv)) != 0 {
+		t.Errorf("after evicting every session: %d sessions, cleared %d, sets %v", adv.sessions.len(), ix.cleared.Load(), setIDs(adv))
 	}
-	before := ix.indexed.Load()
-	if _, err := cl.Prompt("x").Tools(tools...).Param(client.ParamConversationID, "c").Call(context.Background()).Content(); err != nil {
-		t.Fatal(err)
+	call("c", tools)
+	if ix.indexed.Load() != 2 {
+		t.Error("a set cleared was not indexed again")
 	}
-	if ix.indexed.Load() != before+1 {
-		t.Error("evicted session not re-indexed")
+	if err := adv.EvictSession(ctx, "nobody"); err != nil {
+		t.Errorf("evicting an unknown session: %v", err)
 	}
 
 	// Requests without a conversation id share a session per tool set.
 	anon := New(Config{Index: NewKeywordIndex(nil)})
-	cl = client.New(model, client.WithAdvisors(anon))
+	cl = clienttest.New(t, model, client.WithAdvisors(anon))
 	for range 3 {
-		if _, err := cl.Prompt("x").Tools(tools...).Call(context.Background()).Content(); err != nil {
+		if _, err := cl.Prompt("x").Tools(tools...).Call(ctx).Content(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := cl.Prompt("x").Tools(tools[:5]...).Call(context.Background()).Content(); err != nil {
+	if _, err := cl.Prompt("x").Tools(tools[:5]...).Call(ctx).Content(); err != nil {
 		t.Fatal(err)
 	}
-	if anon.sessions.len() != 2 {
-		t.Errorf("anonymous sessions: %d, want one per tool set", anon.sessions.len())
+	if anon.sessions.len() != 2 || len(setIDs(anon)) != 2 {
+		t.Errorf("anonymous sessions: %d, sets %d; want one of each per tool set", anon.sessions.len(), len(setIDs(anon)))
+	}
+}
+
+func TestSessionsAreIsolated(t *testing.T) {
+	var c calls
+	ctx := context.Background()
+	adv := New(Config{})
+	searchWeather := func(conv string, tools []tool.Tool) string {
+		t.Helper()
+		model := chattest.New(chattest.Calls(chattest.Call(SearchToolName, `{"query":"weather forecast"}`)), chattest.Text("ok"))
+		cl := clienttest.New(t, model, client.WithAdvisors(adv))
+		if _, err := cl.Prompt("x").Tools(toTools(tools)...).Param(client.ParamConversationID, conv).Call(ctx).Content(); err != nil {
+			t.Fatal(err)
+		}
+		res, _ := lastToolResult(model.Prompt(1))
+		return res.Content
+	}
+	all := testCatalog(t, &c)
+	if got := searchWeather("with", all); !strings.Contains(got, "getWeatherForecast") {
+		t.Fatalf("search in the full catalog: %q", got)
+	}
+	if got := searchWeather("without", all[1:]); strings.Contains(got, "getWeatherForecast") {
+		t.Errorf("a conversation without the weather tool found it: %q", got)
+	}
+	if got := setIDs(adv); len(got) != 2 {
+		t.Errorf("sets %v, want one per tool set", got)
 	}
 }
 
@@ -380,7 +423,7 @@ func TestAlwaysAndTTLEviction(t *testing.T) {
 	model := chattest.New(chattest.Text("ok")).Repeat()
 	tools := toTools(testCatalog(t, &c))
 	ix := &countingIndex{Index: NewKeywordIndex(nil)}
-	cl := client.New(model, client.WithAdvisors(New(Config{Index: ix, Eviction: Always()})))
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{Index: ix, Eviction: Always()})))
 	for range 3 {
 		if _, err := cl.Prompt("x").Tools(tools...).Param(client.ParamConversationID, "s").Call(context.Background()).Content(); err != nil {
 			t.Fatal(err)
@@ -393,7 +436,7 @@ func TestAlwaysAndTTLEviction(t *testing.T) {
 	clk := &clock{t: time.Unix(0, 0)}
 	ix = &countingIndex{Index: NewKeywordIndex(nil)}
 	adv := New(Config{Index: ix, Eviction: TTL(time.Minute), now: clk.now})
-	cl = client.New(model, client.WithAdvisors(adv))
+	cl = clienttest.New(t, model, client.WithAdvisors(adv))
 	call := func(conv string) {
 		if _, err := cl.Prompt("x").Tools(tools...).Param(client.ParamConversationID, conv).Call(context.Background()).Content(); err != nil {
 			t.Fatal(err)
@@ -401,6 +444,7 @@ func TestAlwaysAndTTLEviction(t *testing.T) {
 	}
 	call("old")
 	clk.advance(2 * time.Minute)
+	tools = tools[1:] // the new conversation's tools differ: the old set is no one's
 	call("new")
 	if adv.sessions.len() != 1 || ix.cleared.Load() != 1 {
 		t.Errorf("TTL: %d sessions, %d cleared", adv.sessions.len(), ix.cleared.Load())
@@ -416,7 +460,7 @@ func TestSearchErrorsGoToTheModel(t *testing.T) {
 		chattest.Calls(chattest.Call("get_stock_price", `{"ticker":"X"}`)), // not found yet
 		chattest.Text("gave up"),
 	)
-	cl := client.New(model, client.WithAdvisors(New(Config{})))
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{})))
 	got, err := cl.Prompt("x").Tools(toTools(testCatalog(t, &c))...).Call(context.Background()).Content()
 	if err != nil || got != "gave up" {
 		t.Fatalf("%q, %v", got, err)
@@ -426,7 +470,7 @@ func TestSearchErrorsGoToTheModel(t *testing.T) {
 		isError bool
 		want    string
 	}{
-		{1, true, "query is empty"},
+		{1, true, "no query"},
 		{2, true, "invalid arguments"},
 		{3, false, "No tool found"},
 		{4, true, "get_stock_price"},
@@ -449,7 +493,7 @@ func TestRegexIndexAdvisor(t *testing.T) {
 	if adv.SearchTool().Description != RegexSearchToolDescription {
 		t.Errorf("regex index with the keyword description")
 	}
-	cl := client.New(model, client.WithAdvisors(adv))
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
 	got, err := cl.Prompt("x").Tools(toTools(testCatalog(t, &c))...).Call(context.Background()).Content()
 	if err != nil || got != "answer: Z is at 42" {
 		t.Errorf("%q, %v", got, err)
@@ -461,7 +505,7 @@ func TestIndexFailureFailsTheTurn(t *testing.T) {
 	ix := &countingIndex{Index: NewKeywordIndex(nil)}
 	ix.fail.Store(true)
 	adv := New(Config{Index: ix})
-	cl := client.New(chattest.New(chattest.Text("x")), client.WithAdvisors(adv))
+	cl := clienttest.New(t, chattest.New(chattest.Text("x")), client.WithAdvisors(adv))
 	_, err := cl.Prompt("x").Tools(toTools(testCatalog(t, &c))...).Call(context.Background()).Content()
 	if err == nil || !strings.Contains(err.Error(), "index unavailable") {
 		t.Errorf("err = %v", err)
@@ -478,7 +522,7 @@ func TestIndexFailureFailsTheTurn(t *testing.T) {
 	adv.sessions.mu.Unlock()
 }
 
-func TestEvictedDuringTurnReindexes(t *testing.T) {
+func TestEvictedDuringTurn(t *testing.T) {
 	var c calls
 	ix := &countingIndex{Index: NewKeywordIndex(nil)}
 	var adv *Advisor
@@ -493,12 +537,42 @@ func TestEvictedDuringTurnReindexes(t *testing.T) {
 		chattest.Text("done"),
 	)
 	adv = New(Config{Index: ix})
-	cl := client.New(model, client.WithAdvisors(adv))
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
 	if _, err := cl.Prompt("x").Tools(toTools(testCatalog(t, &c))...).Param(client.ParamConversationID, "s").Call(context.Background()).Content(); err != nil {
 		t.Fatal(err)
 	}
 	if res, _ := lastToolResult(model.Prompt(1)); !strings.Contains(res.Content, "getWeatherForecast") {
 		t.Errorf("search after eviction: %+v", res)
+	}
+	// The turn held the set: it searched it as it was, and let go of it at its end.
+	if ix.indexed.Load() != 1 || ix.cleared.Load() != 1 || adv.sessions.len() != 0 {
+		t.Errorf("indexed %d times, cleared %d, %d sessions; want 1, 1 and 0", ix.indexed.Load(), ix.cleared.Load(), adv.sessions.len())
+	}
+}
+
+func TestIndexLosingTheSetReindexes(t *testing.T) {
+	var c calls
+	ix := &countingIndex{Index: NewKeywordIndex(nil)}
+	var adv *Advisor
+	model := chattest.New(
+		chattest.Respond(func(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
+			// The index forgets the set while the turn runs (a restarted server, say).
+			for _, id := range setIDs(adv) {
+				if err := ix.Index.Clear(ctx, id); err != nil {
+					return nil, err
+				}
+			}
+			return reply(chat.Assistant("", chattest.Call(SearchToolName, `{"query":"weather"}`))), nil
+		}),
+		chattest.Text("done"),
+	)
+	adv = New(Config{Index: ix})
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
+	if _, err := cl.Prompt("x").Tools(toTools(testCatalog(t, &c))...).Param(client.ParamConversationID, "s").Call(context.Background()).Content(); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := lastToolResult(model.Prompt(1)); !strings.Contains(res.Content, "getWeatherForecast") {
+		t.Errorf("search after the index lost the set: %+v", res)
 	}
 	if ix.indexed.Load() != 2 {
 		t.Errorf("indexed %d times, want 2", ix.indexed.Load())
@@ -508,7 +582,7 @@ func TestEvictedDuringTurnReindexes(t *testing.T) {
 func TestNoToolsIsAPlainLoop(t *testing.T) {
 	model := chattest.New(chattest.Text("hi"))
 	adv := New(Config{})
-	cl := client.New(model, client.WithAdvisors(adv))
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
 	if got, err := cl.Prompt("x").Call(context.Background()).Content(); err != nil || got != "hi" {
 		t.Fatalf("%q %v", got, err)
 	}
@@ -531,7 +605,7 @@ func TestSystemPromptOptions(t *testing.T) {
 		{Config{DisableSystemPrompt: true}, ""},
 	} {
 		model := chattest.New(chattest.Text("ok"))
-		cl := client.New(model, client.WithAdvisors(New(tt.cfg)))
+		cl := clienttest.New(t, model, client.WithAdvisors(New(tt.cfg)))
 		if _, err := cl.Prompt("x").Tools(tools...).Call(context.Background()).Content(); err != nil {
 			t.Fatal(err)
 		}
@@ -556,7 +630,7 @@ func TestUserHooksRunAfterTheAdvisors(t *testing.T) {
 			return r, nil
 		},
 	}}})
-	cl := client.New(chattest.New(chattest.Text("ok"), chattest.Text("ok")), client.WithAdvisors(adv))
+	cl := clienttest.New(t, chattest.New(chattest.Text("ok"), chattest.Text("ok")), client.WithAdvisors(adv))
 	if _, err := cl.Prompt("x").Tools(toTools(testCatalog(t, &c))...).Call(context.Background()).Content(); err != nil {
 		t.Fatal(err)
 	}
@@ -577,7 +651,7 @@ func TestUserHooksRunAfterTheAdvisors(t *testing.T) {
 
 func TestConflictingToolName(t *testing.T) {
 	fake := tool.Must(tool.Func(SearchToolName, "mine", func(context.Context, struct{}) (string, error) { return "", nil }))
-	cl := client.New(chattest.New(chattest.Text("x")), client.WithAdvisors(New(Config{})))
+	cl := clienttest.New(t, chattest.New(chattest.Text("x")), client.WithAdvisors(New(Config{})))
 	if _, err := cl.Prompt("x").Tools(fake).Call(context.Background()).Content(); err == nil || !strings.Contains(err.Error(), SearchToolName) {
 		t.Errorf("err = %v", err)
 	}
@@ -590,7 +664,7 @@ func TestConcurrentConversations(t *testing.T) {
 	base := testCatalog(t, &c)
 	model := chattest.New(agent("weather forecast", "eather", `{"city":"Oslo"}`)).Repeat().DiscardPrompts()
 	adv := New(Config{Eviction: LRU(4)})
-	cl := client.New(model, client.WithAdvisors(adv))
+	cl := clienttest.New(t, model, client.WithAdvisors(adv))
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Add(1)
@@ -627,10 +701,10 @@ func TestSearchToolArgs(t *testing.T) {
 	if err := json.Unmarshal(SearchToolDefinition("").InputSchema, &s); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(s.Required, []string{"query"}) || len(s.Properties) != 2 {
-		t.Errorf("schema %+v", s)
+	if len(s.Required) != 0 || len(s.Properties) != 3 || s.Properties["queries"] == nil || s.Properties["query"] == nil {
+		t.Errorf("schema: required %v, properties %d: want queries, query and maxResults, none required", s.Required, len(s.Properties))
 	}
-	if _, err := tool.CompileSchema(SearchToolDefinition("").InputSchema); err != nil {
+	if _, err := schema.Compile(SearchToolDefinition("").InputSchema); err != nil {
 		t.Errorf("search tool schema does not compile: %v", err)
 	}
 }
@@ -706,7 +780,7 @@ func TestSessionHeldForTheWholeTurn(t *testing.T) {
 			}
 			// Always would evict every session not in a turn.
 			adv = New(Config{Index: ix, Eviction: Always(), Loop: client.ToolLoopConfig{Hooks: hooks}})
-			spec := client.New(model, client.WithAdvisors(adv)).Prompt("x").Tools(tools...).Param(client.ParamConversationID, "s")
+			spec := clienttest.New(t, model, client.WithAdvisors(adv)).Prompt("x").Tools(tools...).Param(client.ParamConversationID, "s")
 			var err error
 			recovered := func() (v any) {
 				defer func() { v = recover() }()

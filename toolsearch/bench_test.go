@@ -10,13 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch/internal/topk"
 )
 
-var benchSizes = []int{1000, 10000}
+var benchSizes = []int{1000, 10000, 50000}
 
 // benchSearch runs the index's searches over the synthetic queries and reports per-query
 // percentiles of wall-clock time (p50-ns, p99-ns) and, where the OS tells, of the thread's CPU
@@ -211,19 +213,103 @@ func heapInUse() int64 {
 	return int64(m.HeapAlloc)
 }
 
-// BenchmarkFingerprint measures the per-request cost of deciding whether to re-index.
-func BenchmarkFingerprint(b *testing.B) {
+// turnSetUp runs what the advisor does to start and end a turn that does not search: read the
+// request's tools or its catalog, take hold of the session and its indexed tool set, let go.
+func turnSetUp(b *testing.B, a *Advisor, req *client.Request) {
+	ctx := context.Background()
+	t, err := a.begin(ctx, req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := t.set.ensureIndexed(ctx, a.index, t.defs); err != nil {
+		b.Fatal(err)
+	}
+	a.end(ctx, t)
+}
+
+// BenchmarkTurnStart measures the advisor's cost of starting a turn in a conversation whose
+// tools did not change: with a Catalog it does not depend on the number of tools; with the
+// request's tools it reads and hashes every definition. The baseline encodes the definitions
+// as JSON, which sending them to a model would cost.
+func BenchmarkTurnStart(b *testing.B) {
 	for _, n := range benchSizes {
 		s := newSynthetic(n, 1, 4)
-		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				Fingerprint(s.tools)
+		tools := make([]tool.Tool, n)
+		for i, d := range s.tools {
+			tools[i] = tool.Must(tool.New(d, func(context.Context, map[string]any) (any, error) { return nil, nil }))
+		}
+		cat, err := NewCatalog(tools...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		params := map[string]any{client.ParamConversationID: "c"}
+		b.Run(fmt.Sprintf("catalog/tools=%d", n), func(b *testing.B) {
+			a := New(Config{Catalog: cat})
+			req := &client.Request{Prompt: chat.Prompt{Options: &chat.Options{}}, Params: params}
+			turnSetUp(b, a, req) // indexes the catalog
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				turnSetUp(b, a, req)
 			}
 		})
-		// Baseline: encoding the definitions as JSON, which every request that sends them does.
+		b.Run(fmt.Sprintf("request-tools/tools=%d", n), func(b *testing.B) {
+			a := New(Config{})
+			req := &client.Request{Prompt: chat.Prompt{Options: &chat.Options{Tools: tools}}, Params: params}
+			turnSetUp(b, a, req)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				turnSetUp(b, a, req)
+			}
+		})
 		b.Run(fmt.Sprintf("baseline-marshal/tools=%d", n), func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
+			for range b.N {
 				if _, err := json.Marshal(s.tools); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNewSession measures starting the first turn of a new conversation on tools other
+// conversations already use: the tool set is shared, not built again. The baseline builds the
+// keyword index of the tools, what a session of its own would cost.
+func BenchmarkNewSession(b *testing.B) {
+	for _, n := range benchSizes {
+		s := newSynthetic(n, 1, 6)
+		tools := make([]tool.Tool, n)
+		for i, d := range s.tools {
+			tools[i] = tool.Must(tool.New(d, func(context.Context, map[string]any) (any, error) { return nil, nil }))
+		}
+		cat, err := NewCatalog(tools...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run := func(b *testing.B, cfg Config, opts *chat.Options) {
+			a := New(cfg)
+			first := &client.Request{Prompt: chat.Prompt{Options: opts}, Params: map[string]any{client.ParamConversationID: "first"}}
+			turnSetUp(b, a, first) // another conversation indexed the tools
+			reqs := make([]*client.Request, b.N)
+			for i := range reqs {
+				reqs[i] = &client.Request{Prompt: chat.Prompt{Options: opts}, Params: map[string]any{client.ParamConversationID: fmt.Sprint("conv", i)}}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for _, req := range reqs {
+				turnSetUp(b, a, req)
+			}
+		}
+		b.Run(fmt.Sprintf("catalog/tools=%d", n), func(b *testing.B) {
+			run(b, Config{Catalog: cat, Eviction: Never()}, &chat.Options{})
+		})
+		b.Run(fmt.Sprintf("request-tools/tools=%d", n), func(b *testing.B) {
+			run(b, Config{Eviction: Never()}, &chat.Options{Tools: tools})
+		})
+		b.Run(fmt.Sprintf("baseline-build/tools=%d", n), func(b *testing.B) {
+			for range b.N {
+				if err := NewKeywordIndex(nil).IndexTools(context.Background(), "s", s.tools); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -245,7 +331,7 @@ func BenchmarkTurn(b *testing.B) {
 	ctx := context.Background()
 	b.Run("baseline-all-tools", func(b *testing.B) {
 		model := chattest.New(chattest.Calls(chattest.Call(target.Name, `{}`)), chattest.Text("done")).Repeat().DiscardPrompts()
-		c := client.New(model)
+		c := clienttest.New(b, model)
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			if _, err := c.Prompt("x").Tools(tools...).Call(ctx).Content(); err != nil {
@@ -259,7 +345,7 @@ func BenchmarkTurn(b *testing.B) {
 			chattest.Calls(chattest.Call(target.Name, `{}`)),
 			chattest.Text("done"),
 		).Repeat().DiscardPrompts()
-		c := client.New(model, client.WithAdvisors(New(Config{})))
+		c := clienttest.New(b, model, client.WithAdvisors(New(Config{})))
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			if _, err := c.Prompt("x").Tools(tools...).Param(client.ParamConversationID, "bench").Call(ctx).Content(); err != nil {

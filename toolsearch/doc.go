@@ -8,6 +8,11 @@
 // tool instead of the catalog, and adds the definitions each search finds to the following
 // requests of the turn.
 //
+// The search tool takes one query per capability a request needs ("weather forecast city",
+// "send email"): each query is searched on its own and the results are merged by [Merge], so
+// that every capability gets its best tools. One query naming several capabilities tends to
+// find the tools of the one it says most about.
+//
 // Three indexes come with the package:
 //   - [KeywordIndex]: BM25F over tool names, descriptions and parameter docs, with identifier
 //     splitting and English stemming; fast, offline, the default;

@@ -83,9 +83,31 @@ type session struct {
 	info  SessionInfo // Sessions unset
 	inUse int         // turns running in the session
 
-	// mu serializes indexing of the session; fingerprint is what was indexed last ("" for none).
-	mu          sync.Mutex
-	fingerprint string
+	mu  sync.Mutex
+	set *toolSet // the tool set of its last turn, held for the next; nil once gone
+}
+
+// use makes set the session's tool set, taking a hold on it, and returns the set it used
+// before, whose hold the caller must release (nil if none or the same).
+func (ss *session) use(set *toolSet, sets *toolSets) *toolSet {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.set == set {
+		return nil
+	}
+	sets.hold(set)
+	old := ss.set
+	ss.set = set
+	return old
+}
+
+// take returns the session's tool set and forgets it: the caller releases its hold.
+func (ss *session) take() *toolSet {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	set := ss.set
+	ss.set = nil
+	return set
 }
 
 func newSessions(policy Eviction, now func() time.Time) *sessions {
@@ -99,9 +121,9 @@ func newSessions(policy Eviction, now func() time.Time) *sessions {
 }
 
 // acquire marks the session used by one more turn, creating it if needed, and evicts sessions
-// the strategy lets go. It returns the session and the ids evicted, whose indexes the caller
-// must clear.
-func (s *sessions) acquire(id string) (*session, []string) {
+// the strategy lets go. It returns the session and the sessions evicted, whose tool sets the
+// caller must release.
+func (s *sessions) acquire(id string) (*session, []*session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -120,7 +142,7 @@ func (s *sessions) acquire(id string) (*session, []string) {
 
 // release ends a turn in the session and evicts sessions the strategy lets go, this one
 // included when its last turn ended.
-func (s *sessions) release(ss *session) []string {
+func (s *sessions) release(ss *session) []*session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -134,8 +156,8 @@ func (s *sessions) release(ss *session) []string {
 
 // evict visits sessions from the least recently used, skipping those in a turn, until the
 // strategy keeps one. Called with s.mu held.
-func (s *sessions) evict(now time.Time) []string {
-	var gone []string
+func (s *sessions) evict(now time.Time) []*session {
+	var gone []*session
 	for e := s.order.Back(); e != nil; {
 		prev := e.Prev()
 		ss := e.Value.(*session)
@@ -147,24 +169,25 @@ func (s *sessions) evict(now time.Time) []string {
 			}
 			s.order.Remove(e)
 			delete(s.byID, ss.info.ID)
-			gone = append(gone, ss.info.ID)
+			gone = append(gone, ss)
 		}
 		e = prev
 	}
 	return gone
 }
 
-// remove forgets the session now, even in a turn; it reports whether the session was held. A
-// turn still running in it goes on with what it has and re-indexes if it must.
-func (s *sessions) remove(id string) bool {
+// remove forgets the session now, even in a turn, and returns it (nil if it was not held). A
+// turn still running in it goes on with what it has.
+func (s *sessions) remove(id string) *session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.byID[id]
-	if ok {
-		s.order.Remove(e)
-		delete(s.byID, id)
+	if !ok {
+		return nil
 	}
-	return ok
+	s.order.Remove(e)
+	delete(s.byID, id)
+	return e.Value.(*session)
 }
 
 // len returns the number of sessions held.

@@ -27,7 +27,10 @@ func ExampleNew() {
 		chattest.Calls(chattest.Call("getWeatherForecast", `{"city":"Oslo"}`)),
 		chattest.Text("It will be sunny in Oslo."),
 	)
-	c := client.New(model, client.WithAdvisors(toolsearch.New(toolsearch.Config{})))
+	c, err := client.New(model, client.WithAdvisors(toolsearch.New(toolsearch.Config{})))
+	if err != nil {
+		panic(err)
+	}
 	answer, err := c.Prompt("Will it rain in Oslo tomorrow?").Tools(weather, stocks).
 		Param(client.ParamConversationID, "user-42").Call(context.Background()).Content()
 	if err != nil {

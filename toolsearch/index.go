@@ -82,27 +82,11 @@ func sortDefs(defs []tool.Definition) ([]tool.Definition, error) {
 	return out, nil
 }
 
-// Fingerprint identifies a tool set by its tools' names and descriptions, whatever their order.
-// A session is re-indexed when the fingerprint of its tools changes. Fingerprints are comparable
-// within one process only: they are keys of in-memory state, not values to store.
-func Fingerprint(defs []tool.Definition) string {
-	return digest(defs, false)
-}
-
-// contentKey identifies a tool set by everything an index reads, schemas included. Sessions with
-// equal keys share one built index.
+// contentKey identifies a tool set by everything an index reads (names, descriptions,
+// schemas), whatever the order of its tools. Sessions with equal keys share one built index.
+// Keys are comparable within one process only: they are keys of in-memory state, not values
+// to store.
 func contentKey(defs []tool.Definition) string {
-	return digest(defs, true)
-}
-
-// digestSeeds key the digest's two 64-bit hash lanes. maphash is several times faster than a
-// cryptographic hash on the large catalogs this runs on at every request; its seeds are chosen
-// once per process, which is all the stability in-memory keys need.
-var digestSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-
-// digest hashes each tool on its own and adds the hashes up: addition does not care about
-// order, so no sorting is needed, and a tool listed twice counts twice.
-func digest(defs []tool.Definition, schemas bool) string {
 	var sum [2]uint64
 	for _, d := range defs {
 		for lane, seed := range digestSeeds {
@@ -110,9 +94,7 @@ func digest(defs []tool.Definition, schemas bool) string {
 			// changes the hash.
 			x := mix(maphash.String(seed, d.Name))
 			x = mix(x + maphash.String(seed, d.Description))
-			if schemas {
-				x = mix(x + maphash.Bytes(seed, d.InputSchema))
-			}
+			x = mix(x + maphash.Bytes(seed, d.InputSchema))
 			sum[lane] += x
 		}
 	}
@@ -122,3 +104,10 @@ func digest(defs []tool.Definition, schemas bool) string {
 	binary.LittleEndian.PutUint64(out[16:], sum[1])
 	return hex.EncodeToString(out[:])
 }
+
+// digestSeeds key the two 64-bit hash lanes of contentKey, which hashes each tool on its own
+// and adds the hashes up: addition does not care about order, so no sorting is needed, and a
+// tool listed twice counts twice. maphash is several times faster than a
+// cryptographic hash on the large catalogs this runs on at every request; its seeds are chosen
+// once per process, which is all the stability in-memory keys need.
+var digestSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}

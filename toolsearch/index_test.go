@@ -241,38 +241,34 @@ func TestSharedSets(t *testing.T) {
 	}
 }
 
-func TestFingerprint(t *testing.T) {
-	base := Fingerprint(catalog)
+func TestContentKey(t *testing.T) {
+	base := contentKey(catalog)
 	reversed := slices.Clone(catalog)
 	slices.Reverse(reversed)
-	if Fingerprint(reversed) != base {
-		t.Error("fingerprint depends on order")
+	if contentKey(reversed) != base {
+		t.Error("key depends on order")
 	}
-	schema := slices.Clone(catalog)
-	schema[0] = def(schema[0].Name, schema[0].Description, "other", "param")
-	if Fingerprint(schema) != base {
-		t.Error("fingerprint depends on the schema; it is of names and descriptions")
+	for name, change := range map[string]func(*tool.Definition){
+		"schema":      func(d *tool.Definition) { *d = def(d.Name, d.Description, "other", "param") },
+		"description": func(d *tool.Definition) { d.Description += "!" },
+		"name":        func(d *tool.Definition) { d.Name = "x" },
+	} {
+		changed := slices.Clone(catalog)
+		change(&changed[0])
+		if contentKey(changed) == base {
+			t.Errorf("key ignores the %s", name)
+		}
 	}
-	desc := slices.Clone(catalog)
-	desc[0].Description += "!"
-	if Fingerprint(desc) == base {
-		t.Error("fingerprint ignores descriptions")
+	if contentKey(catalog[:5]) == base {
+		t.Error("key ignores a missing tool")
 	}
-	renamed := slices.Clone(catalog)
-	renamed[0].Name = "x"
-	if Fingerprint(renamed) == base {
-		t.Error("fingerprint ignores names")
-	}
-	if Fingerprint(catalog[:5]) == base {
-		t.Error("fingerprint ignores a missing tool")
-	}
-	// Field boundaries count: moving text from name to description changes the fingerprint.
+	// Field boundaries count: moving text from name to description changes the key.
 	a := []tool.Definition{{Name: "ab", Description: "c"}}
 	b := []tool.Definition{{Name: "a", Description: "bc"}}
-	if Fingerprint(a) == Fingerprint(b) {
-		t.Error("fingerprint is ambiguous across field boundaries")
+	if contentKey(a) == contentKey(b) {
+		t.Error("key is ambiguous across field boundaries")
 	}
-	if Fingerprint(nil) != Fingerprint([]tool.Definition{}) {
+	if contentKey(nil) != contentKey([]tool.Definition{}) {
 		t.Error("nil and empty sets differ")
 	}
 }

@@ -14,31 +14,40 @@ import (
 // SearchToolName is the name of the search tool the [Advisor] gives the model.
 const SearchToolName = "toolSearchTool"
 
-// MaxSearchResults caps the maxResults a model may ask of one search, so that a search cannot
-// pull the whole catalog into the next request.
+// MaxSearchResults caps the tools one call of the search tool returns, whatever maxResults and
+// however many queries the model sends, so that a search cannot pull the whole catalog into the
+// next request.
 const MaxSearchResults = 20
 
+// MaxSearchQueries caps the queries of one call of the search tool: one per capability a request
+// needs, and few requests need more.
+const MaxSearchQueries = 10
+
 // DefaultSearchToolDescription describes the search tool to the model when the index takes
-// words ([KeywordIndex], [VectorIndex]).
+// words ([KeywordIndex], [VectorIndex]). It asks for one query per capability: a query that
+// names several capabilities at once finds the tools of the one it says most about.
 const DefaultSearchToolDescription = "Search the catalog of tools you can use. Only the tools found by this search " +
-	"are available to you. Describe the capability you need in a few keywords (for example \"weather forecast " +
-	"city\"); the tools found become callable in your next step. Search again with other words if none fits."
+	"are available to you. Send one query per capability the task needs, each a few keywords saying what the " +
+	"tool does, without the values you will pass it: for \"email me tomorrow's forecast for Oslo\" send " +
+	"[\"weather forecast city\", \"send email\"]. The tools found become callable in your next step. Search " +
+	"again with other words if none fits."
 
 // RegexSearchToolDescription describes the search tool to the model when the index takes
 // regular expressions ([RegexIndex]).
 const RegexSearchToolDescription = "Search the catalog of tools you can use. Only the tools found by this search " +
-	"are available to you. The query is a regular expression (RE2 syntax, case-insensitive) matched against tool " +
-	"names first, then descriptions, for example \"weather|forecast\" or \"^github_.*issue\"; the tools found " +
-	"become callable in your next step."
+	"are available to you. Send one query per capability the task needs; a query is a regular expression (RE2 " +
+	"syntax, case-insensitive) matched against tool names first, then descriptions, for example " +
+	"\"weather|forecast\" or \"^github_.*issue\". The tools found become callable in your next step."
 
 // DefaultSystemPrompt is appended to the system prompt of every request of a turn, to tell the
 // model how it gets its tools.
 const DefaultSystemPrompt = "Your tools are not listed up front: call " + SearchToolName + " to find the tools " +
-	"you need, then call the tools it found."
+	"you need, with one query per capability, then call the tools it found."
 
 // SearchToolDefinition returns the definition of the search tool with the given description
 // (DefaultSearchToolDescription when empty): the one definition the model sees before it
-// searches.
+// searches. It takes queries, one per capability, and maxResults, the tools to return for each;
+// a lone query is accepted too.
 func SearchToolDefinition(description string) tool.Definition {
 	if description == "" {
 		description = DefaultSearchToolDescription
@@ -47,9 +56,11 @@ func SearchToolDefinition(description string) tool.Definition {
 		Name:        SearchToolName,
 		Description: description,
 		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
-			`"query":{"type":"string","description":"What the tool you need does."},`+
-			`"maxResults":{"type":"integer","minimum":1,"maximum":%d,"description":"How many tools to return at most."}},`+
-			`"required":["query"],"additionalProperties":false}`, MaxSearchResults)),
+			`"queries":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":%d,`+
+			`"description":"One query per capability you need, each saying what the tool does."},`+
+			`"query":{"type":"string","description":"A single query; same as queries with one item."},`+
+			`"maxResults":{"type":"integer","minimum":1,"maximum":%d,"description":"How many tools to return for each query at most."}},`+
+			`"additionalProperties":false}`, MaxSearchQueries, MaxSearchResults)),
 	}
 }
 
@@ -60,7 +71,7 @@ type searchTool struct {
 	index      Index
 	session    string
 	maxResults int
-	catalog    map[string]tool.Tool // the turn's searchable tools by name
+	lookup     func(name string) (tool.Tool, bool) // the turn's searchable tools by name
 	filter     func(tool.Definition) bool
 	// reindex indexes the turn's tools again, for a session evicted during the turn.
 	reindex func(ctx context.Context) error
@@ -70,34 +81,30 @@ type searchTool struct {
 }
 
 type searchArgs struct {
-	Query      string `json:"query"`
-	MaxResults int    `json:"maxResults"`
+	Queries    []string `json:"queries"`
+	Query      string   `json:"query"`
+	MaxResults int      `json:"maxResults"`
 }
 
 func (s *searchTool) Definition() tool.Definition { return s.def }
 func (s *searchTool) Metadata() tool.Metadata     { return tool.Metadata{} }
 
-// Call runs one search. Bad arguments and bad queries are errors the model reads and can correct.
+// Call runs one search: each query on its own, the results merged by [Merge]. Bad arguments and
+// bad queries are errors the model reads and can correct.
 func (s *searchTool) Call(ctx context.Context, args string) (string, error) {
-	var a searchArgs
-	dec := json.NewDecoder(strings.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
-		return "", fmt.Errorf("invalid arguments: %w; send {\"query\": \"...\"}", err)
+	queries, perQuery, err := parseSearchArgs(args, s.maxResults)
+	if err != nil {
+		return "", err
 	}
-	a.Query = strings.TrimSpace(a.Query)
-	if a.Query == "" {
-		return "", errors.New("query is empty: describe the tool you need")
-	}
-	k := s.maxResults
-	if a.MaxResults > 0 {
-		k = min(a.MaxResults, MaxSearchResults)
-	}
-	req := SearchRequest{Session: s.session, Query: a.Query, MaxResults: k, Filter: s.keep}
-	hits, err := s.index.Search(ctx, req)
+	// Each query is searched for the whole limit: where another query found the same tools
+	// first, its next ones fill its share.
+	limit := min(perQuery*len(queries), MaxSearchResults)
+	req := SearchRequest{Session: s.session, MaxResults: limit, Filter: s.keep}
+	ix := turnIndex{s.index, s.lookup}
+	merged, results, err := SearchAll(ctx, ix, req, queries)
 	if errors.Is(err, ErrUnknownSession) && s.reindex != nil {
 		if err = s.reindex(ctx); err == nil {
-			hits, err = s.index.Search(ctx, req)
+			merged, results, err = SearchAll(ctx, ix, req, queries)
 		}
 	}
 	if err != nil {
@@ -107,25 +114,110 @@ func (s *searchTool) Call(ctx context.Context, args string) (string, error) {
 		}
 		return "", fmt.Errorf("search failed: %w", err)
 	}
-	var names []string
-	for _, h := range hits {
-		// An index shared with other code may know tools this turn does not have.
-		if _, ok := s.catalog[h.Name]; ok {
-			names = append(names, h.Name)
-		}
+	names := make([]string, len(merged))
+	for i, h := range merged {
+		names[i] = h.Name
 	}
 	s.add(names)
+	return report(queries, results, names), nil
+}
+
+// parseSearchArgs reads the search tool's arguments: the queries, trimmed, blanks and repeats
+// left out, and the tools to return for each query.
+func parseSearchArgs(args string, defaultPerQuery int) (queries []string, perQuery int, err error) {
+	var a searchArgs
+	dec := json.NewDecoder(strings.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return nil, 0, fmt.Errorf("invalid arguments: %w; send {\"queries\": [\"...\"]}", err)
+	}
+	seen := make(map[string]bool, len(a.Queries)+1)
+	for _, q := range append(a.Queries, a.Query) {
+		q = strings.TrimSpace(q)
+		if k := strings.ToLower(q); q != "" && !seen[k] {
+			seen[k] = true
+			queries = append(queries, q)
+		}
+	}
+	if len(queries) == 0 {
+		return nil, 0, errors.New("no query: send one query per capability you need, each a few keywords")
+	}
+	if len(queries) > MaxSearchQueries {
+		return nil, 0, fmt.Errorf("%d queries: send at most %d, one per capability", len(queries), MaxSearchQueries)
+	}
+	perQuery = defaultPerQuery
+	if a.MaxResults > 0 {
+		perQuery = min(a.MaxResults, MaxSearchResults)
+	}
+	return queries, perQuery, nil
+}
+
+// turnIndex finds the turn's tools only, even if its index, shared with other code, holds more
+// and ignores the filter.
+type turnIndex struct {
+	Index
+	lookup func(name string) (tool.Tool, bool)
+}
+
+func (t turnIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
+	hits, err := t.Index.Search(ctx, req)
+	out := hits[:0]
+	for _, h := range hits {
+		if _, ok := t.lookup(h.Name); ok {
+			out = append(out, h)
+		}
+	}
+	return out, err
+}
+
+// report tells the model what a search found: the tools' names, and with several queries which
+// query found which, so that it can search again for a capability that found nothing.
+func report(queries []string, results [][]Hit, names []string) string {
+	if len(queries) == 1 {
+		switch len(names) {
+		case 0:
+			return fmt.Sprintf("No tool found for %q. Search again with other words.", queries[0])
+		case 1:
+			return "Found 1 tool, callable from your next step: " + names[0]
+		}
+		return fmt.Sprintf("Found %d tools, callable from your next step: %s", len(names), strings.Join(names, ", "))
+	}
 	if len(names) == 0 {
-		return fmt.Sprintf("No tool found for %q. Search again with other words.", a.Query), nil
+		return "No tool found for any query. Search again with other words."
 	}
+	taken := make(map[string]bool, len(names))
+	for _, n := range names {
+		taken[n] = false // returned, not yet listed
+	}
+	var b strings.Builder
 	if len(names) == 1 {
-		return "Found 1 tool, callable from your next step: " + names[0], nil
+		b.WriteString("Found 1 tool, callable from your next step:")
+	} else {
+		fmt.Fprintf(&b, "Found %d tools, callable from your next step:", len(names))
 	}
-	return fmt.Sprintf("Found %d tools, callable from your next step: %s", len(names), strings.Join(names, ", ")), nil
+	for i, q := range queries {
+		fmt.Fprintf(&b, "\n%q: ", q)
+		var mine []string
+		for _, h := range results[i] {
+			if listed, ok := taken[h.Name]; ok && !listed {
+				taken[h.Name] = true
+				mine = append(mine, h.Name)
+			}
+		}
+		switch {
+		case len(results[i]) == 0:
+			b.WriteString("nothing found; search again with other words")
+		case len(mine) == 0:
+			b.WriteString("the same tools as above")
+		default:
+			b.WriteString(strings.Join(mine, ", "))
+		}
+	}
+	return b.String()
 }
 
 func (s *searchTool) keep(d tool.Definition) bool {
-	if _, ok := s.catalog[d.Name]; !ok {
+	if _, ok := s.lookup(d.Name); !ok {
 		return false
 	}
 	return s.filter == nil || s.filter(d)
@@ -151,7 +243,9 @@ func (s *searchTool) discovered() []tool.Tool {
 	defer s.mu.Unlock()
 	out := make([]tool.Tool, 0, len(s.found))
 	for _, n := range s.found {
-		out = append(out, s.catalog[n])
+		if t, ok := s.lookup(n); ok {
+			out = append(out, t)
+		}
 	}
 	return out
 }

@@ -42,7 +42,7 @@ func (a *app) newChatClient(s chatSetup) (*client.Client, error) {
 		opts = append(opts, client.WithAdvisors(a.toolSearchAdvisor(mgr)))
 	}
 	opts = append(opts, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(s.repo, historyWindow), memory.AdvisorConfig{ConversationID: s.conversation})))
-	return client.New(s.model, opts...), nil
+	return client.New(s.model, opts...)
 }
 
 // errStopped is the error of a turn the user interrupted.

@@ -22,11 +22,6 @@ import (
 	"github.com/wield-ai/wield/toolsearch"
 )
 
-// logger is where the library's warnings go: stderr, as text.
-func (a *app) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
 func (a *app) mcpCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -308,4 +303,9 @@ func loopbackAddress(ctx context.Context, addr string) bool {
 		}
 	}
 	return true
+}
+
+// logger is where the library's warnings go: stderr, as text.
+func (a *app) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }

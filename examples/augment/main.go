@@ -43,7 +43,11 @@ func run(ctx context.Context, model chat.Model, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	answer, err := client.New(model).Prompt("What's the weather in Amsterdam?").Tools(tools[0]).Call(ctx).Content()
+	c, err := client.New(model)
+	if err != nil {
+		return err
+	}
+	answer, err := c.Prompt("What's the weather in Amsterdam?").Tools(tools[0]).Call(ctx).Content()
 	if err != nil {
 		return err
 	}

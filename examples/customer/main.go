@@ -55,7 +55,11 @@ func (c *CustomerTools) GetCustomerInfo(ctx context.Context, in CustomerRequest)
 }
 
 func run(ctx context.Context, model chat.Model, tools *CustomerTools, out io.Writer) error {
-	answer, err := client.New(model).
+	c, err := client.New(model)
+	if err != nil {
+		return err
+	}
+	answer, err := c.
 		Prompt("Tell me more about the customer with ID 42").
 		Tools(tools).
 		ToolContext(tool.Context{"tenantId": "acme"}).

@@ -76,7 +76,10 @@ func (d *DateTimeTools) Alarms() []time.Time {
 }
 
 func run(ctx context.Context, model chat.Model, tools *DateTimeTools, out io.Writer) error {
-	c := client.New(model)
+	c, err := client.New(model)
+	if err != nil {
+		return err
+	}
 
 	answer, err := c.Prompt("What day is tomorrow?").Tools(tools).Call(ctx).Content()
 	if err != nil {

@@ -39,7 +39,11 @@ const question = "What's the weather in Paris, and how many people live there?"
 // runLoop lets the client run the tool loop: the agent's tools are a tool.Provider, listed
 // from the server when the request is made.
 func runLoop(ctx context.Context, model chat.Model, agent *mcp.Client, out io.Writer) error {
-	answer, err := client.New(model).Prompt(question).Tools(agent).Call(ctx).Content()
+	c, err := client.New(model)
+	if err != nil {
+		return err
+	}
+	answer, err := c.Prompt(question).Tools(agent).Call(ctx).Content()
 	if err != nil {
 		return err
 	}
@@ -56,7 +60,10 @@ func runDelegated(ctx context.Context, model chat.Model, agent *mcp.Client, out 
 	}
 	opts := &chat.Options{Tools: tools}
 	manager := toolcall.New(toolcall.Config{})
-	c := client.New(model, client.WithoutToolLoop())
+	c, err := client.New(model, client.WithoutToolLoop())
+	if err != nil {
+		return err
+	}
 
 	prompt := &chat.Prompt{Messages: []chat.Message{chat.User(question)}, Options: opts}
 	for {

@@ -31,11 +31,14 @@ func (MathTools) Multiply(in Operands) float64 { return in.A * in.B }
 
 func run(ctx context.Context, model chat.Model, repo memory.Repository, order int, out io.Writer) error {
 	mem := memory.NewWindow(repo, 20)
-	c := client.New(model,
+	c, err := client.New(model,
 		client.WithSystem("You are a helpful assistant."),
 		client.WithTools(MathTools{}),
 		client.WithAdvisors(memory.NewAdvisor(mem, memory.AdvisorConfig{Order: order})),
 	)
+	if err != nil {
+		return err
+	}
 	for _, q := range []string{"What is 6 * 8?", "What did I ask you earlier?"} {
 		answer, err := c.Prompt(q).Param(client.ParamConversationID, "user-1").Call(ctx).Content()
 		if err != nil {

@@ -1,5 +1,5 @@
-// Command observer watches the tool loop from inside: an advisor ordered after the
-// tool-calling advisor runs on every iteration, sees each request (with the tool results of the
+// Command observer watches the tool loop from inside: an advisor ordered after the tool loop
+// runs on every iteration, sees each request (with the tool results of the
 // previous iterations) and each response, and, when streaming, every chunk including tool-call
 // fragments. The caller still receives only the answer. The stream's events also report each
 // tool call as it starts and finishes, for a user interface.
@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"iter"
 	"log"
 	"os"
 
@@ -27,35 +26,30 @@ type ObservingAdvisor struct {
 // Order places the advisor inside the tool loop.
 func (ObservingAdvisor) Order() int { return client.OrderToolCalling + 100 }
 
-// Call observes one iteration of the call path.
-func (a ObservingAdvisor) Call(ctx context.Context, req *client.Request, next client.CallNext) (*client.Response, error) {
-	fmt.Fprintf(a.Out, "[iteration %d] sending %d messages\n", req.Loop.Iteration, len(req.Prompt.Messages))
+// Advise observes one iteration, for calls and streams alike; on a stream it also counts the
+// chunks of the iteration, tool-call fragments included.
+func (a ObservingAdvisor) Advise(ctx context.Context, req *client.Request, next client.Next) (*client.Response, error) {
+	fmt.Fprintf(a.Out, "[iteration %d] sending %d messages\n", req.Turn.Iteration, len(req.Prompt.Messages))
 	for _, m := range req.Prompt.Messages {
 		fmt.Fprintf(a.Out, "  %s\n", m)
 	}
-	resp, err := next(ctx, req)
-	if err == nil {
-		fmt.Fprintf(a.Out, "[iteration %d] received: %s\n", req.Loop.Iteration, resp.Chat.Result().Message)
-	}
-	return resp, err
-}
-
-// Stream observes one iteration of the stream path, chunk by chunk.
-func (a ObservingAdvisor) Stream(ctx context.Context, req *client.Request, next client.StreamNext) iter.Seq2[*client.Event, error] {
-	return func(yield func(*client.Event, error) bool) {
-		chunks := 0
-		for ev, err := range next(ctx, req) {
-			if ev != nil && ev.Chunk != nil {
-				chunks++
-			}
-			if ev != nil && ev.Done != nil {
-				fmt.Fprintf(a.Out, "[iteration %d] %d chunks, %d tool calls\n", req.Loop.Iteration, chunks, len(ev.Done.Chat.ToolCalls()))
-			}
-			if !yield(ev, err) {
-				return
-			}
+	chunks := 0
+	req = req.WithEvents(func(ev *client.Event, send func(*client.Event) bool) bool {
+		if ev.Chunk != nil {
+			chunks++
 		}
+		return send(ev)
+	})
+	resp, err := next(ctx, req)
+	if err != nil {
+		return nil, err
 	}
+	if req.Streaming() {
+		fmt.Fprintf(a.Out, "[iteration %d] %d chunks, %d tool calls\n", req.Turn.Iteration, chunks, len(resp.Chat.ToolCalls()))
+	} else {
+		fmt.Fprintf(a.Out, "[iteration %d] received: %s\n", req.Turn.Iteration, resp.Chat.Result().Message)
+	}
+	return resp, nil
 }
 
 // CityRequest names a city.
@@ -72,7 +66,10 @@ func run(ctx context.Context, model chat.Model, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c := client.New(model, client.WithAdvisors(ObservingAdvisor{Out: out}), client.WithTools(w))
+	c, err := client.New(model, client.WithAdvisors(ObservingAdvisor{Out: out}), client.WithTools(w))
+	if err != nil {
+		return err
+	}
 
 	answer, err := c.Prompt("What is the weather in Amsterdam and Paris?").Call(ctx).Content()
 	if err != nil {

@@ -38,7 +38,11 @@ func run(ctx context.Context, model chat.Model, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	resp, err := client.New(model).Prompt("Retrieve customer 42").Tools(info).Call(ctx).Response()
+	c, err := client.New(model)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Prompt("Retrieve customer 42").Tools(info).Call(ctx).Response()
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,10 @@ func run(ctx context.Context, model chat.Model, out io.Writer) error {
 		return err
 	}
 	search := toolsearch.New(toolsearch.Config{MaxResults: 3})
-	c := client.New(model, client.WithAdvisors(search))
+	c, err := client.New(model, client.WithAdvisors(search))
+	if err != nil {
+		return err
+	}
 
 	// Every request carries the requests' tools; the advisor decides which the model sees.
 	var seen [][]string
@@ -93,7 +96,7 @@ type recorder struct{ seen *[][]string }
 
 func (r *recorder) Order() int { return client.OrderToolCalling + 100 }
 
-func (r *recorder) Call(ctx context.Context, req *client.Request, next client.CallNext) (*client.Response, error) {
+func (r *recorder) Advise(ctx context.Context, req *client.Request, next client.Next) (*client.Response, error) {
 	var names []string
 	for _, t := range req.Prompt.Options.Tools {
 		names = append(names, t.Definition().Name)

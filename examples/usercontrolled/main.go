@@ -55,7 +55,10 @@ func runCall(ctx context.Context, model chat.Model, out io.Writer) error {
 		return err
 	}
 	manager := toolcall.New(toolcall.Config{})
-	c := client.New(model, client.WithoutToolLoop())
+	c, err := client.New(model, client.WithoutToolLoop())
+	if err != nil {
+		return err
+	}
 
 	prompt := &chat.Prompt{Messages: []chat.Message{chat.User(question)}, Options: opts}
 	resp, err := c.Prompt().Messages(prompt.Messages...).Options(opts).Call(ctx).ChatResponse()

@@ -46,7 +46,11 @@ func run(ctx context.Context, model chat.Model, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	answer, err := client.New(model).
+	c, err := client.New(model)
+	if err != nil {
+		return err
+	}
+	answer, err := c.
 		Prompt("What's the weather like in Copenhagen?").
 		Tools(currentWeather).
 		Call(ctx).Content()

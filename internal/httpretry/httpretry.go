@@ -1,10 +1,14 @@
 // Package httpretry retries HTTP requests that failed for a reason worth retrying — a 408, 409,
-// 429 or 5xx answer, or a connection refused, reset or closed before the answer — with
+// 429 or 5xx answer, a connection refused, reset or closed before the answer, or an attempt that
+// got no answer in time ([httptimeout]'s first-byte timeout, as a silent half-dead connection
+// does) — with
 // exponential backoff that honours the server's Retry-After. Providers whose SDK has no retry,
 // or one that ignores Retry-After, install a [Transport] under the SDK.
 //
 // Only the exchange up to the response headers is retried: once a response is handed to the
 // caller, a failure while reading its body (a stream cut in the middle) is the caller's to report.
+//
+// [httptimeout]: github.com/wield-ai/wield/internal/httptimeout
 package httpretry
 
 import (
@@ -19,6 +23,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wield-ai/wield/internal/httptimeout"
 )
 
 // Defaults used when a [Transport] field is zero.
@@ -204,6 +210,10 @@ func drain(resp *http.Response) {
 // connection was refused, reset or closed, or the attempt timed out on its own (not through the
 // caller's context, which RoundTrip checks first).
 func retryableError(err error) bool {
+	var silent *httptimeout.Error
+	if errors.As(err, &silent) {
+		return true
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}

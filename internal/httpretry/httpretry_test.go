@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wield-ai/wield/internal/httptimeout"
 	"github.com/wield-ai/wield/internal/providertest"
 )
 
@@ -212,6 +213,66 @@ func TestConnectionErrors(t *testing.T) {
 			}
 			if resp != nil {
 				resp.Body.Close()
+			}
+		})
+	}
+}
+
+// TestSilentAttemptIsRetried checks that an attempt the server never answers, ended by the
+// first-byte timeout under the retries, is retried, and that the timeout is reported when every
+// attempt meets silence.
+func TestSilentAttemptIsRetried(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		silent  int // attempts held without an answer
+		wantErr bool
+	}{
+		{"answered on the second attempt", 1, false},
+		{"silent every time", 3, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			attempts := 0
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				mu.Lock()
+				attempts++
+				n := attempts
+				mu.Unlock()
+				if n <= tt.silent {
+					select {
+					case <-r.Context().Done():
+					case <-release:
+					}
+					return
+				}
+				io.WriteString(w, "ok")
+			}))
+			defer srv.Close()
+			defer close(release)
+			var w providertest.Waits
+			tr := &Transport{Base: &httptimeout.Transport{FirstByte: 30 * time.Millisecond}, Sleep: w.Sleep}
+			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("x"))
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("x")), nil }
+			resp, err := tr.RoundTrip(req)
+			var te *httptimeout.Error
+			switch {
+			case tt.wantErr && !errors.As(err, &te):
+				t.Fatalf("err = %v, want the first-byte timeout", err)
+			case !tt.wantErr && err != nil:
+				t.Fatalf("err = %v after %d attempts", err, attempts)
+			case !tt.wantErr:
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if string(b) != "ok" {
+					t.Fatalf("body %q", b)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := min(tt.silent+1, 3); attempts != want {
+				t.Fatalf("%d attempts, want %d", attempts, want)
 			}
 		})
 	}

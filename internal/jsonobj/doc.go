@@ -5,5 +5,5 @@
 // unchanged.
 //
 // It also resolves local $ref pointers, over its own values and over those encoding/json decodes
-// into any.
+// into any, and keeps a [Budget] for the rewriters that inline them.
 package jsonobj

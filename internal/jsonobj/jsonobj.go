@@ -104,28 +104,49 @@ func (o *Object) Map() map[string]any {
 	return m
 }
 
-// MarshalJSON writes the members in order.
+// MarshalJSON writes the members in order. The objects and arrays inside are written in the
+// same pass, so that a deep value costs time in proportion to its size (encoding/json would
+// check and compact the output of each nested marshaler again).
 func (o *Object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
+	return appendValue(nil, o)
+}
+
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case *Object:
+		b = append(b, '{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			kb, err := json.Marshal(k)
+			if err != nil {
+				return nil, err
+			}
+			b = append(append(b, kb...), ':')
+			if b, err = appendValue(b, x.vals[k]); err != nil {
+				return nil, err
+			}
 		}
-		kb, err := json.Marshal(k)
-		if err != nil {
-			return nil, err
+		return append(b, '}'), nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendValue(b, e); err != nil {
+				return nil, err
+			}
 		}
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := json.Marshal(o.vals[k])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(vb)
+		return append(b, ']'), nil
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	vb, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, vb...), nil
 }
 
 // Parse decodes one JSON value: objects become *Object, arrays []any, numbers json.Number, and

@@ -255,3 +255,23 @@ func sorted(t *testing.T, s string) string {
 	}
 	return marshal(t, v)
 }
+
+// TestMarshalDeep checks that nested objects and arrays are written in order, in one pass, with
+// other values as encoding/json writes them.
+func TestMarshalDeep(t *testing.T) {
+	in := `{"z":{"b":[1.50,{"y":"é\u0000<"},null,true],"a":{}},"m":[],"n":{"k":[[{"j":1}]]}}`
+	o, err := ParseObject([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"z":{"b":[1.50,{"y":"é\u0000\u003c"},null,true],"a":{}},"m":[],"n":{"k":[[{"j":1}]]}}`; string(got) != want {
+		t.Fatalf("Marshal =\n%s\nwant\n%s", got, want)
+	}
+	if _, err := json.Marshal(&Object{keys: []string{"f"}, vals: map[string]any{"f": func() {}}}); err == nil {
+		t.Fatal("a value encoding/json cannot write was written")
+	}
+}

@@ -39,7 +39,8 @@ type Exchange struct {
 }
 
 // Load reads the exchanges of one recorded case directory: NN-request.json, NN-request.txt,
-// NN-status.txt, NN-response-headers.txt and one NN-response.{json,sse,ndjson} per exchange.
+// NN-status.txt, NN-response-headers.txt and one NN-response.{json,sse,ndjson,eventstream} per
+// exchange (eventstream: AWS event-stream binary frames, served byte for byte).
 func Load(dir string) ([]Exchange, error) {
 	var out []Exchange
 	for n := 1; ; n++ {
@@ -57,6 +58,8 @@ func Load(dir string) ([]Exchange, error) {
 			ex.Header.Set("Content-Type", "text/event-stream")
 		case ".ndjson":
 			ex.Header.Set("Content-Type", "application/x-ndjson")
+		case ".eventstream":
+			ex.Header.Set("Content-Type", "application/vnd.amazon.eventstream")
 		default:
 			ex.Header.Set("Content-Type", "application/json")
 		}
@@ -88,7 +91,7 @@ func Load(dir string) ([]Exchange, error) {
 }
 
 func responseBody(prefix string) ([]byte, string, error) {
-	for _, ext := range []string{".json", ".sse", ".ndjson"} {
+	for _, ext := range []string{".json", ".sse", ".ndjson", ".eventstream"} {
 		b, err := os.ReadFile(prefix + "response" + ext)
 		if err == nil {
 			return b, ext, nil

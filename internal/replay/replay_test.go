@@ -1,9 +1,11 @@
 package replay
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,5 +76,22 @@ func TestSSEData(t *testing.T) {
 	got := SSEData([]byte(body))
 	if len(got) != 1 || string(got[0]) != `{"a":1}` {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// TestLoadEventStream: an AWS event-stream body is loaded byte for byte and served with its
+// content type.
+func TestLoadEventStream(t *testing.T) {
+	dir := t.TempDir()
+	body := []byte{0, 0, 0, 16, 0, 0, 0, 0, 0x05, 0xc2, 0x48, 0xeb, 0x7d, 0x98, 0xc8, 0xff}
+	if err := os.WriteFile(filepath.Join(dir, "01-response.eventstream"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exs, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exs) != 1 || exs[0].Header.Get("Content-Type") != "application/vnd.amazon.eventstream" || !bytes.Equal(exs[0].Body, body) {
+		t.Fatalf("loaded %+v", exs)
 	}
 }

@@ -1,5 +1,7 @@
 // Package memorytest checks that a [memory.Repository] keeps the contract: messages stored in
-// order and intact, conversations kept apart, and atomic writes under concurrency. Run it from
+// order and intact, conversations kept apart, the end of a conversation read alone
+// ([memory.Repository.Last]), the same conversation ids accepted and refused as every other
+// repository, and atomic writes under concurrency. Run it from
 // the tests of every implementation:
 //
 //	func TestConformance(t *testing.T) {
@@ -9,6 +11,7 @@ package memorytest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -39,7 +42,13 @@ func Run(t *testing.T, newRepo func(t *testing.T) memory.Repository) {
 		{"ReplaceEmptyDeletes", testReplaceEmpty},
 		{"Delete", testDelete},
 		{"ConversationsSorted", testConversationsSorted},
+		{"Last", testLast},
+		{"LastSystem", testLastSystem},
+		{"LastAfterReplace", testLastAfterReplace},
+		{"InvalidIDs", testInvalidIDs},
+		{"LongestID", testLongestID},
 		{"ConcurrentAppend", testConcurrentAppend},
+		{"ConcurrentLast", testConcurrentLast},
 		{"ConcurrentConversations", testConcurrentConversations},
 		{"ConcurrentReplace", testConcurrentReplace},
 	}
@@ -243,7 +252,26 @@ func testAppendNothing(t *testing.T, r memory.Repository) {
 }
 
 // ids that share prefixes, differ in case, or look like SQL or LIKE patterns.
-var oddIDs = []string{"a", "ab", "A", "", " ", "a%", "a_", "%", "'; DROP TABLE x; --", "ünï/cödé 🌦", "a\nb", strings.Repeat("x", 300)}
+var oddIDs = []string{"a", "ab", "A", " ", "a%", "a_", "%", "'; DROP TABLE x; --", "ünï/cödé 🌦", "a\u200bb", strings.Repeat("x", 300)}
+
+// InvalidIDs are conversation ids every repository refuses, by name: what
+// [memory.ValidateConversationID] refuses.
+func InvalidIDs() map[string]string {
+	return map[string]string{
+		"empty":              "",
+		"NUL":                "a\x00b",
+		"newline":            "a\nb",
+		"escape sequence":    "\x1b[31mred",
+		"C1 control":         "a\u009bb",
+		"invalid UTF-8":      "bad \xff byte",
+		"one byte too long":  strings.Repeat("x", memory.MaxConversationIDLen+1),
+		"a megabyte":         strings.Repeat("y", 1<<20),
+		"long multibyte":     strings.Repeat("é", memory.MaxConversationIDLen/2+1),
+		"DEL":                "a\x7fb",
+		"tab":                "a\tb",
+		"truncated sequence": "caf\xc3",
+	}
+}
 
 func testIsolation(t *testing.T, r memory.Repository) {
 	for i, id := range oddIDs {
@@ -497,4 +525,237 @@ func testConcurrentReplace(t *testing.T, r memory.Repository) {
 		t.Error(err)
 	}
 	wantMessages(t, r, "c", Batch("v15", 0, 3))
+}
+
+func mustLast(t *testing.T, r memory.Repository, id string, n int) (*chat.Message, []chat.Message) {
+	t.Helper()
+	sys, msgs, err := r.Last(t.Context(), id, n)
+	if err != nil {
+		t.Fatalf("Last(%q, %d): %v", id, n, err)
+	}
+	return sys, msgs
+}
+
+// testLast checks that Last returns the end of the conversation, as Messages has it, for every n.
+func testLast(t *testing.T, r memory.Repository) {
+	if sys, msgs := mustLast(t, r, "unknown", 5); sys != nil || len(msgs) != 0 {
+		t.Fatalf("Last of an unknown conversation = %v, %v; want none", sys, msgs)
+	}
+	var all []chat.Message
+	for b := range 7 {
+		msgs := Batch("w", b, 1+b%3)
+		mustAppend(t, r, "c", msgs...)
+		all = append(all, msgs...)
+	}
+	mustAppend(t, r, "other", chat.User("elsewhere"))
+	for _, n := range []int{-1, 0, 1, 2, 3, len(all) - 1, len(all), len(all) + 1, 1000} {
+		sys, got := mustLast(t, r, "c", n)
+		want := all[max(len(all)-max(n, 0), 0):]
+		if sys != nil || !Equal(got, want) {
+			t.Fatalf("Last(c, %d) = %v, %v; want no system message and\n%v", n, sys, got, want)
+		}
+	}
+	rich := Rich()[1:] // no system message
+	mustAppend(t, r, "rich", rich...)
+	if _, got := mustLast(t, r, "rich", 3); !Equal(got, rich[len(rich)-3:]) {
+		t.Fatalf("Last(rich, 3) =\n%v\nwant\n%v", got, rich[len(rich)-3:])
+	}
+	// What Last returns is the caller's.
+	_, got := mustLast(t, r, "rich", len(rich))
+	got[1].ToolCalls[0].Name = "changed after Last"
+	got[0].Content = "changed after Last"
+	if _, again := mustLast(t, r, "rich", len(rich)); !Equal(again, Rich()[1:]) {
+		t.Fatal("changing what Last returned changed the stored conversation")
+	}
+}
+
+// testLastSystem checks the system message Last returns beside the tail: the most recent one,
+// only when it comes before the tail.
+func testLastSystem(t *testing.T, r memory.Repository) {
+	s1, s2 := chat.System("first rules"), chat.System("second rules")
+	conv := []chat.Message{s1, chat.User("u0"), chat.Assistant("a0"), s2, chat.User("u1"), chat.Assistant("a1"), chat.User("u2"), chat.Assistant("a2")}
+	mustAppend(t, r, "c", conv...)
+	mustAppend(t, r, "plain", chat.User("no system here"))
+	tests := []struct {
+		n          int
+		wantSystem *chat.Message
+	}{
+		{1, &s2}, {4, &s2}, {5, nil}, {6, nil}, {7, nil}, {8, nil}, {20, nil},
+	}
+	for _, tt := range tests {
+		sys, got := mustLast(t, r, "c", tt.n)
+		want := conv[max(len(conv)-tt.n, 0):]
+		if !Equal(got, want) {
+			t.Fatalf("Last(c, %d) messages =\n%v\nwant\n%v", tt.n, got, want)
+		}
+		switch {
+		case tt.wantSystem == nil && sys != nil:
+			t.Fatalf("Last(c, %d) system = %v, want none: the latest system message is among the messages", tt.n, *sys)
+		case tt.wantSystem != nil && (sys == nil || !Equal([]chat.Message{*sys}, []chat.Message{*tt.wantSystem})):
+			t.Fatalf("Last(c, %d) system = %v, want %v", tt.n, sys, *tt.wantSystem)
+		}
+	}
+	if sys, _ := mustLast(t, r, "plain", 1); sys != nil {
+		t.Fatalf("Last of a conversation without system messages gave %v", *sys)
+	}
+	if sys, msgs := mustLast(t, r, "c", 0); sys != nil || len(msgs) != 0 {
+		t.Fatalf("Last(c, 0) = %v, %v; want nothing", sys, msgs)
+	}
+	// A system message appended later is the latest.
+	s3 := chat.System("third rules")
+	mustAppend(t, r, "c", s3, chat.User("u3"))
+	if sys, _ := mustLast(t, r, "c", 1); sys == nil || sys.Content != "third rules" {
+		t.Fatalf("after another system message, Last(c, 1) system = %v", sys)
+	}
+}
+
+func testLastAfterReplace(t *testing.T, r memory.Repository) {
+	mustAppend(t, r, "c", chat.System("old rules"), chat.User("old"), chat.Assistant("old"))
+	if err := r.Replace(t.Context(), "c", []chat.Message{chat.User("new"), chat.Assistant("new")}); err != nil {
+		t.Fatal(err)
+	}
+	sys, got := mustLast(t, r, "c", 1)
+	if sys != nil || !Equal(got, []chat.Message{chat.Assistant("new")}) {
+		t.Fatalf("Last after Replace = %v, %v; want no system message and the new answer", sys, got)
+	}
+	if err := r.Delete(t.Context(), "c"); err != nil {
+		t.Fatal(err)
+	}
+	if sys, got := mustLast(t, r, "c", 5); sys != nil || len(got) != 0 {
+		t.Fatalf("Last after Delete = %v, %v", sys, got)
+	}
+}
+
+// testInvalidIDs checks that every method refuses the ids no repository accepts, with a short
+// error that does not repeat them, and stores nothing.
+func testInvalidIDs(t *testing.T, r memory.Repository) {
+	ctx := t.Context()
+	for name, id := range InvalidIDs() {
+		t.Run(name, func(t *testing.T) {
+			_, _, lastErr := r.Last(ctx, id, 3)
+			_, msgsErr := r.Messages(ctx, id)
+			errs := map[string]error{
+				"Append":   r.Append(ctx, id, chat.User("x")),
+				"Replace":  r.Replace(ctx, id, []chat.Message{chat.User("x")}),
+				"Delete":   r.Delete(ctx, id),
+				"Messages": msgsErr,
+				"Last":     lastErr,
+			}
+			want := memory.ValidateConversationID(id)
+			if want == nil {
+				t.Fatalf("ValidateConversationID accepts %q", id)
+			}
+			for method, err := range errs {
+				switch {
+				case err == nil:
+					t.Errorf("%s accepted the id", method)
+				case !errors.Is(err, memory.ErrInvalidConversationID) && !errors.Is(err, memory.ErrNoConversationID):
+					t.Errorf("%s: %v, want an error wrapping memory.ErrInvalidConversationID or ErrNoConversationID", method, err)
+				case len(err.Error()) > 200:
+					t.Errorf("%s: a %d-byte error", method, len(err.Error()))
+				case len(id) > 3 && strings.Contains(err.Error(), id):
+					t.Errorf("%s: the error repeats the id: %v", method, err)
+				}
+			}
+		})
+	}
+	if ids := mustConversations(t, r); len(ids) != 0 {
+		t.Fatalf("refused ids left conversations %q", ids)
+	}
+}
+
+// testLongestID checks that ids of the greatest length are accepted, multibyte ones too.
+func testLongestID(t *testing.T, r memory.Repository) {
+	ascii := strings.Repeat("a", memory.MaxConversationIDLen)
+	multi := strings.Repeat("€", memory.MaxConversationIDLen/3) + strings.Repeat("b", memory.MaxConversationIDLen%3)
+	for _, id := range []string{ascii, multi} {
+		if err := memory.ValidateConversationID(id); err != nil {
+			t.Fatalf("ValidateConversationID of %d bytes: %v", len(id), err)
+		}
+		mustAppend(t, r, id, chat.User("longest"))
+		wantMessages(t, r, id, []chat.Message{chat.User("longest")})
+	}
+	if got, want := mustConversations(t, r), []string{ascii, multi}; !slices.Equal(got, want) {
+		t.Fatalf("Conversations = %d ids, want both longest ids", len(got))
+	}
+}
+
+// testConcurrentLast has writers append batches while readers check that every Last sees whole
+// batches after its first message (only the oldest batch may be cut by n).
+func testConcurrentLast(t *testing.T, r memory.Repository) {
+	const writers, batches, n = 4, 12, 7
+	ctx := t.Context()
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*batches+8)
+	done := make(chan struct{})
+	for w := range writers {
+		wg.Go(func() {
+			for b := range batches {
+				if err := r.Append(ctx, "shared", Batch("w"+strconv.Itoa(w), b, 1+(w+b)%4)...); err != nil {
+					errs <- fmt.Errorf("writer %d batch %d: %w", w, b, err)
+					return
+				}
+			}
+		})
+	}
+	var readers sync.WaitGroup
+	readers.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			_, msgs, err := r.Last(ctx, "shared", n)
+			if err == nil && len(msgs) > n {
+				err = fmt.Errorf("Last(%d) returned %d messages", n, len(msgs))
+			}
+			if err == nil {
+				err = checkTail(msgs)
+			}
+			if err != nil {
+				errs <- fmt.Errorf("reader: %w", err)
+				return
+			}
+		}
+	})
+	wg.Wait()
+	close(done)
+	readers.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	all := mustMessages(t, r, "shared")
+	if _, got := mustLast(t, r, "shared", n); !Equal(got, all[len(all)-n:]) {
+		t.Fatalf("Last(%d) after the writes =\n%v\nwant\n%v", n, got, all[len(all)-n:])
+	}
+}
+
+// checkTail checks the end of a conversation written with [Batch] messages: after a cut first
+// batch, whole batches only.
+func checkTail(msgs []chat.Message) error {
+	i := 0
+	if len(msgs) > 0 {
+		writer, batch, pos, size, err := parseTag(msgs[0].Content)
+		if err != nil {
+			return err
+		}
+		for ; i < len(msgs) && i < size-pos; i++ {
+			if want := Batch(writer, batch, size)[pos+i]; !Equal(msgs[i:i+1], []chat.Message{want}) {
+				return fmt.Errorf("message %d: the cut batch %d of %s is not intact: got %v, want %v", i, batch, writer, msgs[i], want)
+			}
+		}
+	}
+	for i < len(msgs) {
+		writer, batch, pos, size, err := parseTag(msgs[i].Content)
+		if err != nil {
+			return err
+		}
+		if pos != 0 || i+size > len(msgs) || !Equal(msgs[i:i+size], Batch(writer, batch, size)) {
+			return fmt.Errorf("message %d: batch %d of %s is not whole", i, batch, writer)
+		}
+		i += size
+	}
+	return nil
 }

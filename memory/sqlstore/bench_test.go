@@ -7,6 +7,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/memory/memorytest"
 )
 
@@ -70,6 +71,58 @@ func BenchmarkAppend(b *testing.B) {
 				for b.Loop() {
 					if _, err := s.Messages(ctx, "read"); err != nil {
 						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkWindow measures memory.Window.Get over a conversation of 50,000 messages (tool-call
+// turns, no system message, so the lookup of one finds none) against the baseline of reading the
+// whole conversation and trimming it, which is what Get did before it read only the window.
+// Report the ratio window/whole.
+func BenchmarkWindow(b *testing.B) {
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) {
+			s, err := Open(context.Background(), be.dsn(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			for i := range 50_000 / 1000 {
+				if err := s.Append(ctx, "long", memorytest.Batch("w", i, 1000)...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := s.Append(ctx, "other", memorytest.Batch("o", 0, 100)...); err != nil {
+				b.Fatal(err)
+			}
+			if s.dialect == Postgres {
+				if _, err := s.db.ExecContext(ctx, "ANALYZE wield_messages"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			w := memory.NewWindow(s, memory.DefaultWindowSize)
+			b.Run("whole", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					msgs, err := s.Messages(ctx, "long")
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(memory.Trim(msgs, w.Size())) == 0 {
+						b.Fatal("empty window")
+					}
+				}
+			})
+			b.Run("window", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					msgs, err := w.Get(ctx, "long")
+					if err != nil || len(msgs) == 0 {
+						b.Fatal(len(msgs), err)
 					}
 				}
 			})

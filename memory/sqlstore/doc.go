@@ -10,4 +10,14 @@
 // each other's messages, and a process killed in the middle of a write leaves the conversation as
 // it was before that write. SQLite files are opened in WAL mode with a busy timeout and take the
 // write lock when a transaction begins, so several processes can share one file too.
+//
+// [Store.Last] reads the end of a conversation through the primary key and a partial index of
+// system messages, so a [memory.Window] costs the same over 50,000 messages as over 50.
+// [ReadOnly] opens a store for programs that only look, without creating, migrating or writing
+// anything, so that a read-only file or directory works.
+//
+// A [Store] is also a [memory.TurnRepository]: it keeps each conversation's open turn (the
+// state of a turn stopped for approval or an interrupt, or recorded after a tool round) in one
+// row whose steps are compared and swapped in a single statement, so a turn stopped in one
+// process is resumed in another exactly once (memory.Turns makes the client's turn store of it).
 package sqlstore

@@ -63,3 +63,44 @@ func ExampleOpen() {
 	}
 	fmt.Println(len(ids), "conversations")
 }
+
+func ExampleReadOnly() {
+	dir, err := os.MkdirTemp("", "wield-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	path := filepath.Join(dir, "sessions.db")
+	w, err := sqlstore.OpenSQLite(ctx, path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Append(ctx, "planning", chat.User("Where to?"), chat.Assistant("Lisbon.")); err != nil {
+		log.Fatal(err)
+	}
+	w.Close()
+
+	// A program that only lists conversations opens the store read-only: it needs no write
+	// access to the file or its directory, and changes nothing.
+	store, err := sqlstore.OpenSQLite(ctx, path, sqlstore.ReadOnly())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	ids, err := store.Conversations(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, id := range ids {
+		_, last, err := store.Last(ctx, id, 1)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(id, "ends with", last[0])
+	}
+	fmt.Println(store.Append(ctx, "planning", chat.User("And then?")))
+	// Output:
+	// planning ends with assistant: Lisbon.
+	// sqlstore: store opened read-only
+}

@@ -54,11 +54,50 @@ var migrations = []migration{
 			)`,
 		},
 	},
+	{
+		// The latest system message of a conversation, found without scanning it, for
+		// Store.Last. Partial: conversations hold few system messages, if any.
+		version: 2,
+		sqlite: []string{
+			`CREATE INDEX wield_messages_system ON wield_messages (conversation_id, seq) WHERE role = 'system'`,
+		},
+		postgres: []string{
+			`CREATE INDEX wield_messages_system ON wield_messages (conversation_id, seq) WHERE role = 'system'`,
+		},
+	},
+	{
+		// Each conversation's open turn (memory.TurnRepository): one row, replaced step by step.
+		version: 3,
+		sqlite: []string{
+			`CREATE TABLE wield_turns (
+				conversation_id TEXT PRIMARY KEY,
+				turn_id         TEXT NOT NULL,
+				seq             INTEGER NOT NULL,
+				state           TEXT NOT NULL,
+				updated_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+			)`,
+		},
+		postgres: []string{
+			`CREATE TABLE wield_turns (
+				conversation_id TEXT COLLATE "C" PRIMARY KEY,
+				turn_id         TEXT NOT NULL,
+				seq             BIGINT NOT NULL,
+				state           TEXT NOT NULL,
+				updated_at      TIMESTAMPTZ NOT NULL DEFAULT CURRENT_TIMESTAMP
+			)`,
+		},
+	},
 }
 
 // SchemaVersion is the schema version this package creates and understands: the version of the
-// last migration.
-const SchemaVersion = 1
+// last migration. Migrations only add indexes, columns the queries can do without, and tables
+// whose absence reads as empty, so that a store opened [ReadOnly] also reads databases at older
+// versions.
+const SchemaVersion = 3
+
+// ErrNoSchema reports a database opened [ReadOnly] that holds no conversations' schema: it
+// was never opened for writing.
+var ErrNoSchema = errors.New("sqlstore: database has no conversations: it has never been opened for writing")
 
 // ErrSchemaTooNew reports a database migrated by a newer version of this package, whose schema
 // this one does not know.
@@ -67,6 +106,31 @@ var ErrSchemaTooNew = errors.New("sqlstore: database schema is newer than this p
 // migrationLock is the PostgreSQL advisory lock key that serializes migrations across processes
 // ("wield" in ASCII).
 const migrationLock = 0x7769656c64
+
+// checkSchema checks, for a read-only store, that the database has a schema this package can
+// read, at least version 1 and at most SchemaVersion, and returns its version.
+func (s *Store) checkSchema(ctx context.Context) (int, error) {
+	var current sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT MAX(version) FROM wield_schema_migrations`).Scan(&current)
+	if err != nil {
+		var exists int
+		q := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'wield_schema_migrations'`
+		if s.dialect == Postgres {
+			q = `SELECT COUNT(*) FROM pg_catalog.pg_tables WHERE tablename = 'wield_schema_migrations' AND schemaname = ANY (current_schemas(false))`
+		}
+		if err2 := s.db.QueryRowContext(ctx, q).Scan(&exists); err2 == nil && exists == 0 {
+			return 0, ErrNoSchema
+		}
+		return 0, fmt.Errorf("sqlstore: read %v schema version: %w", s.dialect, err)
+	}
+	switch {
+	case current.Int64 < 1:
+		return 0, ErrNoSchema
+	case current.Int64 > SchemaVersion:
+		return 0, fmt.Errorf("%w (database at version %d, this program at %d)", ErrSchemaTooNew, current.Int64, SchemaVersion)
+	}
+	return int(current.Int64), nil
+}
 
 // migrate brings the schema to SchemaVersion in one transaction. Processes opening the database
 // at once take turns: SQLite's immediate transactions and PostgreSQL's advisory lock serialize

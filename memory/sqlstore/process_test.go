@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -32,9 +33,17 @@ func TestMain(m *testing.M) {
 //   - append: $WIELD_SQLSTORE_BATCHES batches, then exit;
 //   - loop: batches until killed, printing a line after each one is stored;
 //   - hang: $WIELD_SQLSTORE_BATCHES batches, then one more whose transaction stops before its
-//     commit, printing "in transaction" and waiting to be killed.
+//     commit, printing "in transaction" and waiting to be killed;
+//   - list, list-ro: open the store (read-only for list-ro), print its conversations and the
+//     last message of each.
 func child(mode string) error {
+	if strings.HasPrefix(mode, "turn-") {
+		return turnChild(mode)
+	}
 	ctx := context.Background()
+	if mode == "list" || mode == "list-ro" {
+		return list(ctx, os.Getenv("WIELD_SQLSTORE_DSN"), mode == "list-ro")
+	}
 	s, err := Open(ctx, os.Getenv("WIELD_SQLSTORE_DSN"))
 	if err != nil {
 		return err
@@ -59,6 +68,30 @@ func child(mode string) error {
 		return s.Append(ctx, "c", memorytest.Batch(writer, batches, 300)...)
 	}
 	return s.Close()
+}
+
+func list(ctx context.Context, dsn string, readOnly bool) error {
+	var opts []Option
+	if readOnly {
+		opts = append(opts, ReadOnly())
+	}
+	s, err := Open(ctx, dsn, opts...)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ids, err := s.Conversations(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		_, msgs, err := s.Last(ctx, id, 1)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s: %s\n", id, msgs[0].Content)
+	}
+	return nil
 }
 
 func startChild(t *testing.T, mode, dsn, writer string, batches int) (*exec.Cmd, *bufio.Scanner) {

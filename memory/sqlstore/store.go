@@ -1,12 +1,15 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,7 +51,9 @@ type Store struct {
 	dialect Dialect
 	ownDB   bool // Close closes db
 
-	qAppend, qReplaceConv, qDeleteConv, qDeleteMsgs, qMessages, qConversations string
+	readOnly bool
+
+	qAppend, qReplaceConv, qDeleteConv, qDeleteMsgs, qMessages, qLast, qConversations string
 
 	inserts sync.Map // number of rows → INSERT statement
 
@@ -63,56 +68,126 @@ var _ memory.Repository = (*Store)(nil)
 // the database's write lock before it fails.
 const SQLiteBusyTimeout = 30 * time.Second
 
+// ErrReadOnly is returned by the writes of a store opened with [ReadOnly].
+var ErrReadOnly = errors.New("sqlstore: store opened read-only")
+
+// Option configures a store made by [Open], [OpenSQLite], [OpenPostgres] or [New].
+type Option func(*options)
+
+type options struct {
+	readOnly bool
+}
+
+// ReadOnly opens the store for reading only, for programs that only look: the schema is
+// neither created nor migrated (a database without it is refused, one at an older version is
+// read as it is), writes fail with [ErrReadOnly], PostgreSQL sessions are read-only, and SQLite
+// opens the file read-only, so that a file or directory the program may not write works.
+//
+// SQLite shares a WAL database between readers through a file beside it, which a read-only
+// directory does not let it create; the file is then opened as immutable, which assumes that no
+// other process changes it while the store is open.
+func ReadOnly() Option { return func(o *options) { o.readOnly = true } }
+
 // Open opens the store named by dsn: a postgres:// or postgresql:// URL opens PostgreSQL (see
 // [OpenPostgres]); anything else is the path of a SQLite file (see [OpenSQLite]).
-func Open(ctx context.Context, dsn string) (*Store, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return OpenPostgres(ctx, dsn)
+		return OpenPostgres(ctx, dsn, opts...)
 	}
-	return OpenSQLite(ctx, dsn)
+	return OpenSQLite(ctx, dsn, opts...)
 }
 
 // OpenSQLite opens, creating it if needed, the SQLite database file at path, in WAL mode with a
 // busy timeout of [SQLiteBusyTimeout], and creates or migrates the schema. The file's directory
-// must exist. Close the store when done.
-func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+// must exist. With [ReadOnly] the file must exist and is neither created nor changed. Close the
+// store when done.
+func OpenSQLite(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("sqlstore: empty SQLite path")
 	}
+	o := collect(opts)
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: %w", err)
 	}
+	if o.readOnly {
+		if _, err := os.Stat(abs); err != nil {
+			return nil, fmt.Errorf("sqlstore: open %s read-only: %w", path, err)
+		}
+	}
 	q := url.Values{}
 	q.Set("_busy_timeout", strconv.FormatInt(SQLiteBusyTimeout.Milliseconds(), 10))
-	q.Set("_journal_mode", "WAL")
-	// Taking the write lock at BEGIN avoids the lock upgrade that busy timeouts cannot resolve.
-	q.Set("_txlock", "immediate")
-	q.Add("_pragma", "foreign_keys(1)")
-	dsn := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}).String()
-	db, err := sql.Open("sqlite", dsn)
+	if o.readOnly {
+		q.Set("mode", "ro")
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Set("_journal_mode", "WAL")
+		// Taking the write lock at BEGIN avoids the lock upgrade that busy timeouts cannot resolve.
+		q.Set("_txlock", "immediate")
+		q.Add("_pragma", "foreign_keys(1)")
+	}
+	dsn := func(q url.Values) string {
+		return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}).String()
+	}
+	db, err := sql.Open("sqlite", dsn(q))
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: open %s: %w", path, err)
 	}
-	return newOwned(ctx, db, SQLite)
+	s, err := newOwned(ctx, db, SQLite, opts)
+	if err != nil && o.readOnly && sqliteCannotShare(err) {
+		q.Set("immutable", "1")
+		if db, err2 := sql.Open("sqlite", dsn(q)); err2 == nil {
+			if s2, err2 := newOwned(ctx, db, SQLite, opts); err2 == nil {
+				return s2, nil
+			}
+		}
+	}
+	return s, err
+}
+
+// sqliteCannotShare reports whether SQLite failed for want of writing beside a read-only
+// database: SQLITE_READONLY or SQLITE_CANTOPEN, whatever the extended code.
+func sqliteCannotShare(err error) bool {
+	var se interface{ Code() int }
+	if !errors.As(err, &se) {
+		return false
+	}
+	const sqliteReadOnly, sqliteCantOpen = 8, 14
+	switch se.Code() & 0xff {
+	case sqliteReadOnly, sqliteCantOpen:
+		return true
+	}
+	return false
 }
 
 // OpenPostgres connects to the PostgreSQL database at url (a postgres:// URL or a key=value
 // connection string, as pgx reads them; unknown URL parameters such as search_path are sent as
-// session settings) and creates or migrates the schema. Close the store when done.
-func OpenPostgres(ctx context.Context, url string) (*Store, error) {
+// session settings) and creates or migrates the schema. With [ReadOnly] its sessions are
+// read-only. Close the store when done.
+func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: %w", err)
 	}
+	if collect(opts).readOnly {
+		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
 	db := stdlib.OpenDB(*cfg)
-	return newOwned(ctx, db, Postgres)
+	return newOwned(ctx, db, Postgres, opts)
+}
+
+func collect(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
 }
 
 // newOwned is [New] for a database the store opened itself: closed with the store, or at once
 // when the store cannot be made.
-func newOwned(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
-	s, err := New(ctx, db, d)
+func newOwned(ctx context.Context, db *sql.DB, d Dialect, opts []Option) (*Store, error) {
+	s, err := New(ctx, db, d, opts...)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -121,17 +196,18 @@ func newOwned(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 	return s, nil
 }
 
-// New returns a store on a database the caller opened, after creating or migrating the schema.
-// [Store.Close] leaves db open. A SQLite db should be opened as [OpenSQLite] does (WAL, a busy
-// timeout and _txlock=immediate) to be shared by several connections or processes.
-func New(ctx context.Context, db *sql.DB, dialect Dialect) (*Store, error) {
+// New returns a store on a database the caller opened, after creating or migrating the schema
+// (with [ReadOnly], after checking it). [Store.Close] leaves db open. A SQLite db should be
+// opened as [OpenSQLite] does (WAL, a busy timeout and _txlock=immediate) to be shared by several
+// connections or processes.
+func New(ctx context.Context, db *sql.DB, dialect Dialect, opts ...Option) (*Store, error) {
 	if db == nil {
 		return nil, errors.New("sqlstore: nil database")
 	}
 	if dialect != SQLite && dialect != Postgres {
 		return nil, fmt.Errorf("sqlstore: unknown %v", dialect)
 	}
-	s := &Store{db: db, dialect: dialect}
+	s := &Store{db: db, dialect: dialect, readOnly: collect(opts).readOnly}
 	now := "CURRENT_TIMESTAMP"
 	if dialect == SQLite {
 		now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
@@ -145,11 +221,35 @@ func New(ctx context.Context, db *sql.DB, dialect Dialect) (*Store, error) {
 	s.qDeleteMsgs = s.rebind(`DELETE FROM wield_messages WHERE conversation_id = ?`)
 	s.qMessages = s.rebind(`SELECT message FROM wield_messages WHERE conversation_id = ? ORDER BY seq`)
 	s.qConversations = `SELECT id FROM wield_conversations ORDER BY id`
-	if err := s.migrate(ctx); err != nil {
+	version := SchemaVersion
+	if s.readOnly {
+		v, err := s.checkSchema(ctx)
+		if err != nil {
+			return nil, err
+		}
+		version = v
+	} else if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
+	// One statement reads the tail and the latest system message at one snapshot: the first
+	// through the primary key backwards, the second through the partial index on system
+	// messages, which SQLite must be told to use (without statistics it prefers to scan the
+	// conversation backwards through the primary key, which reads all of a conversation that
+	// has no system message). The index came with schema version 2.
+	system := "wield_messages"
+	if dialect == SQLite && version >= 2 {
+		system = "wield_messages INDEXED BY wield_messages_system"
+	}
+	s.qLast = s.rebind(`SELECT 0, seq, message FROM (
+			SELECT seq, message FROM wield_messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?) AS tail
+		UNION ALL
+		SELECT 1, seq, message FROM (
+			SELECT seq, message FROM ` + system + ` WHERE conversation_id = ? AND role = 'system' ORDER BY seq DESC LIMIT 1) AS sys`)
 	return s, nil
 }
+
+// ReadOnly reports whether the store was opened with [ReadOnly].
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // Dialect reports the database the store talks to.
 func (s *Store) Dialect() Dialect { return s.dialect }
@@ -164,6 +264,9 @@ func (s *Store) Close() error {
 
 // Append adds msgs at the end of the conversation, creating it if needed, in one transaction.
 func (s *Store) Append(ctx context.Context, id string, msgs ...chat.Message) error {
+	if err := s.writable(id); err != nil {
+		return err
+	}
 	rows, err := encode(msgs)
 	if err != nil {
 		return fmt.Errorf("sqlstore: append to %q: %w", id, err)
@@ -185,6 +288,9 @@ func (s *Store) Append(ctx context.Context, id string, msgs ...chat.Message) err
 
 // Messages returns the conversation's messages in order; an unknown id has none.
 func (s *Store) Messages(ctx context.Context, id string) ([]chat.Message, error) {
+	if err := memory.ValidateConversationID(id); err != nil {
+		return nil, err
+	}
 	rows, err := s.db.QueryContext(ctx, s.qMessages, id)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: messages of %q: %w", id, err)
@@ -208,8 +314,62 @@ func (s *Store) Messages(ctx context.Context, id string) ([]chat.Message, error)
 	return out, nil
 }
 
+// Last returns the conversation's last n messages and the system message before them, if any,
+// reading only those rows.
+func (s *Store) Last(ctx context.Context, id string, n int) (*chat.Message, []chat.Message, error) {
+	if err := memory.ValidateConversationID(id); err != nil {
+		return nil, nil, err
+	}
+	if n < 1 {
+		return nil, nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, s.qLast, id, int64(n), id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sqlstore: last messages of %q: %w", id, err)
+	}
+	defer rows.Close()
+	type seqMessage struct {
+		seq int64
+		m   chat.Message
+	}
+	var tail []seqMessage
+	var system *seqMessage
+	for rows.Next() {
+		var part int64
+		var sm seqMessage
+		var raw []byte
+		if err := rows.Scan(&part, &sm.seq, &raw); err != nil {
+			return nil, nil, fmt.Errorf("sqlstore: last messages of %q: %w", id, err)
+		}
+		if err := jsonv2.Unmarshal(raw, &sm.m); err != nil {
+			return nil, nil, fmt.Errorf("sqlstore: message at %d of %q: %w", sm.seq, id, err)
+		}
+		if part == 1 {
+			system = &sm
+		} else {
+			tail = append(tail, sm)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("sqlstore: last messages of %q: %w", id, err)
+	}
+	// A compound SELECT keeps no order: sort here.
+	slices.SortFunc(tail, func(a, b seqMessage) int { return cmp.Compare(a.seq, b.seq) })
+	msgs := make([]chat.Message, len(tail))
+	for i, sm := range tail {
+		msgs[i] = sm.m
+	}
+	if system == nil || (len(tail) > 0 && system.seq >= tail[0].seq) {
+		return nil, msgs, nil // no system message, or one among those returned
+	}
+	return &system.m, msgs, nil
+}
+
 // Replace makes msgs the whole conversation, in one transaction; empty msgs delete it.
 func (s *Store) Replace(ctx context.Context, id string, msgs []chat.Message) error {
+	if err := s.writable(id); err != nil {
+		return err
+	}
 	if len(msgs) == 0 {
 		if err := s.Delete(ctx, id); err != nil {
 			return fmt.Errorf("sqlstore: replace %q: %w", id, errors.Unwrap(err))
@@ -237,6 +397,9 @@ func (s *Store) Replace(ctx context.Context, id string, msgs []chat.Message) err
 
 // Delete removes the conversation and its messages; an unknown id is not an error.
 func (s *Store) Delete(ctx context.Context, id string) error {
+	if err := s.writable(id); err != nil {
+		return err
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		// The conversation's row goes first, so its lock keeps appends out until commit.
 		if _, err := tx.ExecContext(ctx, s.qDeleteConv, id); err != nil {
@@ -270,6 +433,18 @@ func (s *Store) Conversations(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("sqlstore: conversations: %w", err)
 	}
 	return ids, nil
+}
+
+// writable checks what every write checks first: an id every repository accepts, and a store
+// that may write.
+func (s *Store) writable(id string) error {
+	if err := memory.ValidateConversationID(id); err != nil {
+		return err
+	}
+	if s.readOnly {
+		return ErrReadOnly
+	}
+	return nil
 }
 
 // row is a message ready to store.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/toolcall"
@@ -27,33 +28,40 @@ func TestClientLoops(t *testing.T) {
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			srv := replay.NewServer(t, exs...)
-			m := newTestModel(t, srv.URL, tc.cfg)
-			opts := tc.opts
-			c := client.New(m,
-				client.WithOptions(&opts),
-				client.WithManager(toolcall.New(toolcall.Config{ErrorProcessor: sdkRunnerErrors})))
-			spec := c.Prompt(tc.user).Tools(tc.tools())
-			if tc.system != "" {
-				spec = spec.System(tc.system)
-			}
-			resp, streamed := providertest.Send(t, spec, tc.stream)
-			if tc.stream && streamed == "" {
-				t.Error("no text streamed")
-			}
+			resp := clientLoop(t, newTestModel(t, srv.URL, tc.cfg), tc, exs, srv)
 			if got := resp.Text(); got != tc.wantText {
 				t.Errorf("answer = %q, want %q", got, tc.wantText)
 			}
-			if srv.Served() != len(exs) || resp.ModelCalls != len(exs) {
-				t.Fatalf("served %d, model calls %d, recorded %d", srv.Served(), resp.ModelCalls, len(exs))
-			}
-			var usage chat.Usage
-			for i, r := range srv.Requests() {
-				checkRequest(t, r.Body, exs[i].RequestBody)
-				usage = usage.Add(expectRecorded(t, exs[i]).usage)
-			}
-			if resp.Usage != usage {
-				t.Errorf("usage = %+v, want the recorded sum %+v", resp.Usage, usage)
-			}
 		})
 	}
+}
+
+// clientLoop sends a recorded conversation through client.Client and checks that every request
+// means the same as the recorded one and that the usage is the sum of the recorded usages.
+func clientLoop(t *testing.T, m *Model, tc replayCase, exs []replay.Exchange, srv *replay.Server) *client.Response {
+	t.Helper()
+	opts := tc.opts
+	c := clienttest.New(t, m,
+		client.WithOptions(&opts),
+		client.WithManager(toolcall.New(toolcall.Config{ErrorProcessor: sdkRunnerErrors})))
+	spec := c.Prompt(tc.user).Tools(tc.tools())
+	if tc.system != "" {
+		spec = spec.System(tc.system)
+	}
+	resp, streamed := providertest.Send(t, spec, tc.stream)
+	if tc.stream && streamed == "" {
+		t.Error("no text streamed")
+	}
+	if srv.Served() != len(exs) || resp.ModelCalls != len(exs) {
+		t.Fatalf("served %d, model calls %d, recorded %d", srv.Served(), resp.ModelCalls, len(exs))
+	}
+	var usage chat.Usage
+	for i, r := range srv.Requests() {
+		checkRequest(t, r.Body, exs[i].RequestBody)
+		usage = usage.Add(expectRecorded(t, exs[i]).usage)
+	}
+	if resp.Usage != usage {
+		t.Errorf("usage = %+v, want the recorded sum %+v", resp.Usage, usage)
+	}
+	return resp
 }

@@ -1,5 +1,5 @@
-// Package anthropic is a [chat.Model] for Anthropic's Messages API, built on the official Go SDK
-// (github.com/anthropics/anthropic-sdk-go).
+// Package anthropic is a [chat.Model] for Anthropic's Messages API, on Anthropic's API, Amazon
+// Bedrock and Google Vertex AI, built on the official Go SDK (github.com/anthropics/anthropic-sdk-go).
 //
 //	m, err := anthropic.New(anthropic.Config{Model: "claude-sonnet-4-5"})
 //	resp, err := m.Call(ctx, &chat.Prompt{Messages: []chat.Message{chat.User("Hi")}})
@@ -10,6 +10,44 @@
 // empty, from the SDK's usual sources ($ANTHROPIC_API_KEY, $ANTHROPIC_AUTH_TOKEN, an
 // ANTHROPIC_PROFILE); the base URL from [Config.BaseURL] or $ANTHROPIC_BASE_URL. The per-call
 // [chat.Options] override the model, temperature and max tokens.
+//
+// # Amazon Bedrock and Google Vertex AI
+//
+// [NewBedrock] and [NewVertex] return the same Model for Claude hosted on the clouds, through the
+// SDK's own bedrock and vertex packages, which rewrite each Messages request for the platform
+// and authenticate it; everything else (mapping, streaming, caching, errors) is shared.
+//
+//   - Bedrock: POST /model/{model}/invoke or /invoke-with-response-stream on
+//     bedrock-runtime.{region}.amazonaws.com; the body is the Messages body without model and
+//     stream, with anthropic_version bedrock-2023-05-31; streams arrive as AWS event-stream
+//     frames, which the SDK turns back into Anthropic events. Credentials come from
+//     [BedrockConfig.AWS] or the AWS configuration chain (config.LoadDefaultConfig: environment,
+//     shared files and profiles, SSO, web identity, container and instance roles), requests are
+//     signed with SigV4; a Bedrock API key ([Config.APIKey] or $AWS_BEARER_TOKEN_BEDROCK) is sent
+//     as a bearer token instead. The region is [BedrockConfig.Region] or the configuration's.
+//     Error answers ({"message"} with the kind in X-Amzn-Errortype) become [*chat.ProviderError]
+//     with Type set to that kind (ThrottlingException, AccessDeniedException, …); exceptions
+//     inside a stream too, with the status Bedrock documents for them.
+//   - Vertex AI: POST /v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}:rawPredict
+//     (or :streamRawPredict), the body without model, with anthropic_version vertex-2023-10-16,
+//     an OAuth2 token of [VertexConfig.Credentials] or of Application Default Credentials. Google's
+//     error envelope becomes a [*chat.ProviderError] with Type set to its status (UNAUTHENTICATED, …).
+//
+// [Model.Info] names the platform ("aws.bedrock", "gcp.vertex_ai") as the GenAI semantic
+// conventions do; errors and reasoning keep the provider name "anthropic". The SDK's retries
+// ([Config.MaxRetries]) cover the platforms' throttling (429) and 5xx answers.
+//
+// # Prompt caching
+//
+// [Cache] places cache_control breakpoints: on the last tool definition, on the system prompt,
+// and on the last block of the last turns. [Config.Cache] sets them for every request and
+// [ExtraCache] for one call. [CacheAuto] (last tool, system, last turn) is the setting for tool
+// loops: each round's request begins with the previous round's, which the breakpoint on its last
+// turn cached, so only the new turns are processed. The Messages API accepts at most four
+// breakpoints ([MaxCacheBreakpoints]); a setting that could place more is an error. Breakpoints
+// are never placed on thinking blocks, which cannot carry them. The typed [Cache] (rather than
+// loose Extra keys for each part) keeps a misspelt setting from compiling and is checked once,
+// in [New]; the Extra key exists because the per-call [chat.Options] are provider-neutral.
 //
 // The SDK makes its own OpenTelemetry span per request (anthropic.messages.create, without
 // message content unless asked), which nests under the client's chat span;
@@ -28,6 +66,10 @@
 //   - Tool definitions become custom tools with input_schema. Anthropic requires an object at the
 //     schema's root: a schema without a type gets "type":"object", an empty schema becomes
 //     {"type":"object","properties":{}}, and a schema of another type is an error.
+//   - A tool name outside the API's rule (^[a-zA-Z0-9_-]{1,64}$: dots, MCP names, long or
+//     non-ASCII names) is sent under a legal, deterministic name distinct from the request's
+//     others, in the tools, the tool choice and the history; the model's calls come back under
+//     the tool's own name.
 //   - ToolChoice "" or "auto" → auto, "none" → none, "required" (or "any") → any, any other
 //     value → that tool; ParallelToolCalls=false sets disable_parallel_tool_use.
 //   - ResponseFormat → output_config.format (native structured outputs, always strict).
@@ -44,11 +86,12 @@
 //     model_context_window_exceeded → [chat.FinishLength], tool_use → [chat.FinishToolCalls],
 //     refusal → [chat.FinishContentFilter]; others (pause_turn) pass through unchanged.
 //   - Usage: InputTokens counts all input, including cache reads and writes;
-//     CachedInputTokens the cache reads; ReasoningTokens the thinking tokens when reported.
+//     CachedInputTokens the cache reads (cache_read_input_tokens), CacheWriteInputTokens the
+//     cache writes (cache_creation_input_tokens); ReasoningTokens the thinking tokens when
+//     reported.
 //
 // The Messages API has one generation per request: [chat.Options.N] above 1 is an error
-// ([ErrUnsupported]), and Seed is ignored (Anthropic has no seed). [chat.Options.ToolNames] must be
-// resolved into tools before the model is called ([ErrToolNames]).
+// ([ErrUnsupported]), and Seed is ignored (Anthropic has no seed).
 //
 // # Provider-specific options
 //
@@ -67,6 +110,8 @@
 //     does not map.
 //   - [ExtraParams] ("anthropic.params", func(*anthropic.MessageNewParams)): edits the SDK
 //     request after wield has built it.
+//   - [ExtraCache] ("anthropic.cache", [Cache], *Cache or bool): the call's prompt-caching
+//     breakpoints, replacing [Config.Cache]; true means [CacheAuto], false or a nil *Cache none.
 //
 // # Errors and retries
 //

@@ -30,7 +30,9 @@ func wrapError(ctx context.Context, err error) error {
 const maxMessage = 512
 
 // providerError maps an SDK API error, from an HTTP error status or an `error` event inside a
-// stream, onto chat.ProviderError.
+// stream, onto chat.ProviderError. Besides Anthropic's error envelope it reads the ones the cloud
+// platforms answer with: Bedrock's {"message":…} with the error type in the X-Amzn-Errortype
+// header, and Google's {"error":{"code","message","status"}}.
 func providerError(e *sdk.Error) *chat.ProviderError {
 	pe := &chat.ProviderError{Provider: ProviderName, StatusCode: e.StatusCode, Type: string(e.Type()), Err: e}
 	raw := e.RawJSON()
@@ -38,6 +40,7 @@ func providerError(e *sdk.Error) *chat.ProviderError {
 		Error struct {
 			Type    string `json:"type"`
 			Message string `json:"message"`
+			Status  string `json:"status"`
 		} `json:"error"`
 		Message string `json:"message"`
 	}
@@ -45,26 +48,34 @@ func providerError(e *sdk.Error) *chat.ProviderError {
 		if pe.Type == "" {
 			pe.Type = body.Error.Type
 		}
+		if pe.Type == "" {
+			pe.Type = body.Error.Status
+		}
 		pe.Message = body.Error.Message
 		if pe.Message == "" {
 			pe.Message = body.Message
 		}
 	} else {
-		// Not Anthropic's JSON (a proxy's error page, say): keep the start of it.
+		// Not JSON (a proxy's error page, say): keep the start of it.
 		pe.Message = strings.TrimSpace(raw)
 		if len(pe.Message) > maxMessage {
 			pe.Message = strings.ToValidUTF8(pe.Message[:maxMessage], "") + "…"
 		}
 	}
+	if pe.Type == "" && e.Response != nil {
+		// Bedrock: "AccessDeniedException:http://internal.amazon.com/coral/…".
+		kind, _, _ := strings.Cut(e.Response.Header.Get("X-Amzn-Errortype"), ":")
+		pe.Type = kind
+	}
 	if pe.StatusCode < 400 {
-		// An error event inside a 200 stream: report the status Anthropic uses for its type, so
+		// An error event inside a 200 stream: report the status the API uses for its type, so
 		// callers branch on it as on an HTTP error.
 		pe.StatusCode = statusOf(pe.Type)
 	}
 	return pe
 }
 
-// statusOf returns the HTTP status Anthropic documents for an error type.
+// statusOf returns the HTTP status Anthropic (or Bedrock) documents for an error type.
 func statusOf(errorType string) int {
 	switch errorType {
 	case "invalid_request_error":
@@ -85,6 +96,17 @@ func statusOf(errorType string) int {
 		return http.StatusGatewayTimeout
 	case "overloaded_error":
 		return 529
+	// Exceptions Bedrock sends inside an event stream, with the statuses it documents for them.
+	case "throttlingException", "ThrottlingException":
+		return http.StatusTooManyRequests
+	case "validationException", "ValidationException":
+		return http.StatusBadRequest
+	case "modelStreamErrorException", "ModelStreamErrorException":
+		return http.StatusFailedDependency
+	case "modelTimeoutException", "ModelTimeoutException":
+		return http.StatusRequestTimeout
+	case "serviceUnavailableException", "ServiceUnavailableException":
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }

@@ -107,7 +107,10 @@ func (u rawUsage) chat() chat.Usage {
 		return *p
 	}
 	in := v(u.InputTokens) + v(u.CacheRead) + v(u.CacheCreate)
-	return chat.Usage{InputTokens: in, OutputTokens: v(u.OutputTokens), TotalTokens: in + v(u.OutputTokens), CachedInputTokens: v(u.CacheRead)}
+	return chat.Usage{
+		InputTokens: in, OutputTokens: v(u.OutputTokens), TotalTokens: in + v(u.OutputTokens),
+		CachedInputTokens: v(u.CacheRead), CacheWriteInputTokens: v(u.CacheCreate),
+	}
 }
 
 func (m rawMessage) expected(t testing.TB) expected {
@@ -132,10 +135,16 @@ func (m rawMessage) expected(t testing.TB) expected {
 	return e
 }
 
-// expectRecorded reads a recorded response body, JSON or SSE.
+// expectRecorded reads a recorded response body: JSON, SSE, or Bedrock's event stream of
+// base64-wrapped events.
 func expectRecorded(t testing.TB, ex replay.Exchange) expected {
 	t.Helper()
-	if !strings.HasPrefix(ex.Header.Get("Content-Type"), "text/event-stream") {
+	ct := ex.Header.Get("Content-Type")
+	events := replay.SSEData
+	switch {
+	case strings.HasPrefix(ct, "application/vnd.amazon.eventstream"):
+		events = func(body []byte) [][]byte { return bedrockEvents(t, body) }
+	case !strings.HasPrefix(ct, "text/event-stream"):
 		var m rawMessage
 		if err := json.Unmarshal(ex.Body, &m); err != nil {
 			t.Fatalf("recorded response: %v", err)
@@ -144,7 +153,7 @@ func expectRecorded(t testing.TB, ex replay.Exchange) expected {
 	}
 	var m rawMessage
 	var partial []string
-	for _, data := range replay.SSEData(ex.Body) {
+	for _, data := range events(ex.Body) {
 		var ev struct {
 			Type         string     `json:"type"`
 			Index        int        `json:"index"`

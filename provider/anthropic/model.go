@@ -7,11 +7,13 @@ import (
 	"iter"
 	"net/http"
 	"slices"
+	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/httptimeout"
 )
 
 // Defaults used when neither [Config] nor the call's options say otherwise.
@@ -47,19 +49,35 @@ type Config struct {
 	// AdaptiveThinking turns on adaptive thinking, for models that support it. It is ignored when
 	// a thinking budget is set.
 	AdaptiveThinking bool
+	// Cache places prompt-caching breakpoints on every request; the zero value places none, and
+	// [CacheAuto] suits tool loops. [ExtraCache] overrides it per call.
+	Cache Cache
 	// MaxRetries is how often a failed request (429, 5xx, connection error) is retried; nil means
 	// the SDK's default of 2, and 0 turns retries off.
 	MaxRetries *int
 	// HTTPClient sends the requests; nil means the SDK's default client.
 	HTTPClient *http.Client
+	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
+	// per attempt (a timed-out attempt is retried like a dropped connection): a server that takes
+	// the request and says nothing fails the call with an error naming this timeout. A
+	// non-streamed answer begins only once it is complete, so allow for the longest generation.
+	// Zero means 10 minutes; a negative value waits forever.
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
+	// streamed events (Anthropic sends pings while a long answer is prepared). Zero means 5
+	// minutes; a negative value waits forever.
+	IdleTimeout time.Duration
 	// RequestOptions are passed to the SDK on every request, after wield's own.
 	RequestOptions []option.RequestOption
 }
 
-// Model is a [chat.Model] for the Anthropic Messages API. It is safe for concurrent use.
+// Model is a [chat.Model] for the Anthropic Messages API, on Anthropic's own API ([New]), Amazon
+// Bedrock ([NewBedrock]) or Google Vertex AI ([NewVertex]). It is safe for concurrent use.
 type Model struct {
 	client sdk.Client
 	cfg    Config
+	// platform is the GenAI semantic-convention provider name reported by Info.
+	platform string
 }
 
 var (
@@ -67,16 +85,10 @@ var (
 	_ chat.Describer = (*Model)(nil)
 )
 
-// New returns a Model with the given defaults.
+// New returns a Model for Anthropic's API with the given defaults.
 func New(cfg Config) (*Model, error) {
-	if cfg.MaxTokens < 0 {
-		return nil, fmt.Errorf("anthropic: MaxTokens %d is negative", cfg.MaxTokens)
-	}
-	if cfg.ThinkingBudget < 0 {
-		return nil, fmt.Errorf("anthropic: ThinkingBudget %d is negative", cfg.ThinkingBudget)
-	}
-	if cfg.MaxRetries != nil && *cfg.MaxRetries < 0 {
-		return nil, fmt.Errorf("anthropic: MaxRetries %d is negative", *cfg.MaxRetries)
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
 	if cfg.Model == "" {
 		cfg.Model = DefaultModel
@@ -85,22 +97,50 @@ func New(cfg Config) (*Model, error) {
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
 	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	}
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	return newModel(cfg, ProviderName, opts), nil
+}
+
+// check rejects settings no request could use.
+func (cfg *Config) check() error {
+	if cfg.MaxTokens < 0 {
+		return fmt.Errorf("anthropic: MaxTokens %d is negative", cfg.MaxTokens)
+	}
+	if cfg.ThinkingBudget < 0 {
+		return fmt.Errorf("anthropic: ThinkingBudget %d is negative", cfg.ThinkingBudget)
+	}
+	if cfg.MaxRetries != nil && *cfg.MaxRetries < 0 {
+		return fmt.Errorf("anthropic: MaxRetries %d is negative", *cfg.MaxRetries)
+	}
+	return cfg.Cache.check()
+}
+
+// newModel returns a Model whose SDK client gets the platform's options (credentials, endpoint
+// rewriting), then the base URL, retries and the caller's own request options, so that these
+// override what the platform sets.
+func newModel(cfg Config, platform string, opts []option.RequestOption) *Model {
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
 	if cfg.MaxRetries != nil {
 		opts = append(opts, option.WithMaxRetries(*cfg.MaxRetries))
 	}
+	// As middleware, the timeouts hold whatever HTTP client the platform or the request options
+	// choose.
+	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout}
+	opts = append(opts, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return timeouts.Do(r, next)
+	}))
 	opts = append(opts, cfg.RequestOptions...)
-	return &Model{client: sdk.NewClient(opts...), cfg: cfg}, nil
+	return &Model{client: sdk.NewClient(opts...), cfg: cfg, platform: platform}
 }
 
-// Info names the provider and the configured model.
+// Info names the provider ("anthropic", "aws.bedrock" or "gcp.vertex_ai") and the configured
+// model.
 func (m *Model) Info() chat.Info {
-	return chat.Info{Provider: ProviderName, Model: m.cfg.Model}
+	return chat.Info{Provider: m.platform, Model: m.cfg.Model}
 }
 
 // Call sends the prompt and returns the whole answer. Response.Raw is the SDK's *Message.
@@ -120,7 +160,7 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 	if err != nil {
 		return nil, wrapError(ctx, err)
 	}
-	return fromMessage(msg)
+	return req.restore(fromMessage(msg))
 }
 
 // callStreaming gets the whole answer through the streaming endpoint.
@@ -141,7 +181,7 @@ func (m *Model) callStreaming(ctx context.Context, req *request) (*chat.Response
 	if err := st.finish(ctx, stream.Err()); err != nil {
 		return nil, err
 	}
-	return fromMessage(&msg)
+	return req.restore(fromMessage(&msg))
 }
 
 // Stream sends the prompt and yields the answer as it arrives, one chat.Response per event that
@@ -173,6 +213,7 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 			raw := new(sdk.MessageStreamEventUnion)
 			*raw = ev
 			chunk.Raw = raw
+			req.names.Restore(chunk)
 			if !yield(chunk, nil) {
 				return
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/toolname"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -34,11 +35,10 @@ const (
 	ExtraRequestOptions = "anthropic.request_options"
 	// ExtraParams (func(*anthropic.MessageNewParams)) edits the SDK request after wield built it.
 	ExtraParams = "anthropic.params"
+	// ExtraCache ([Cache], *Cache or bool) sets the call's prompt-caching breakpoints, replacing
+	// [Config.Cache]: true means [CacheAuto], false or a nil *Cache none.
+	ExtraCache = "anthropic.cache"
 )
-
-// ErrToolNames is returned when [chat.Options.ToolNames] is set: names must be resolved into
-// tools (the tool-calling runtime does this) before a model is called.
-var ErrToolNames = errors.New("anthropic: Options.ToolNames must be resolved into Options.Tools before the model is called")
 
 // ErrUnsupported is returned, wrapped with the setting's name, for a [chat.Options] setting the
 // Messages API cannot honour (N above 1).
@@ -48,6 +48,8 @@ var ErrUnsupported = errors.New("unsupported setting")
 type request struct {
 	params sdk.MessageNewParams
 	opts   []option.RequestOption
+	// names maps tool names to the wire names sent and back.
+	names *toolname.Map
 }
 
 // request builds the SDK request for a prompt, applying the call's options over the Model's
@@ -59,9 +61,6 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	o := p.Options
 	if o == nil {
 		o = &chat.Options{}
-	}
-	if len(o.ToolNames) > 0 {
-		return nil, fmt.Errorf("%w: %q", ErrToolNames, o.ToolNames)
 	}
 	if o.N > 1 {
 		return nil, fmt.Errorf("anthropic: N=%d: %w: the Messages API returns one generation per request", o.N, ErrUnsupported)
@@ -144,6 +143,14 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	if params.ToolChoice, err = toolChoice(o); err != nil {
 		return nil, err
 	}
+	r.names = toolname.ForPrompt(toolname.Anthropic, o.Tools, p.Messages)
+	wireNames(params, r.names)
+	cache, err := extraCache(o.Extra, m.cfg.Cache)
+	if err != nil {
+		return nil, err
+	}
+	cache.apply(params)
+
 	if rf := o.ResponseFormat; rf != nil {
 		var schema map[string]any
 		if err := json.Unmarshal(rf.Schema, &schema); err != nil || schema == nil {

@@ -111,7 +111,6 @@ func TestRequestErrors(t *testing.T) {
 		want string
 	}{
 		{"nil prompt", Config{}, nil, "nil prompt"},
-		{"unresolved tool names", Config{}, &chat.Prompt{Messages: user, Options: &chat.Options{ToolNames: []string{"weather"}}}, "must be resolved"},
 		{"several generations", Config{}, &chat.Prompt{Messages: user, Options: &chat.Options{N: 2}}, "one generation"},
 		{"negative max tokens", Config{}, &chat.Prompt{Messages: user, Options: &chat.Options{MaxTokens: -1}}, "negative"},
 		{"unknown role", Config{}, &chat.Prompt{Messages: []chat.Message{{Role: "critic", Content: "x"}}}, "unknown role"},
@@ -154,9 +153,6 @@ func TestRequestErrors(t *testing.T) {
 	}
 	srv := replay.NewServer(t)
 	m := newTestModel(t, srv.URL, Config{})
-	if _, err := m.Call(context.Background(), &chat.Prompt{Messages: user, Options: &chat.Options{ToolNames: []string{"x"}}}); !errors.Is(err, ErrToolNames) {
-		t.Errorf("tool names: %v is not ErrToolNames", err)
-	}
 	if _, err := m.Call(context.Background(), &chat.Prompt{Messages: user, Options: &chat.Options{N: 3}}); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("N=3: %v is not ErrUnsupported", err)
 	}

@@ -93,10 +93,11 @@ type usage struct {
 func (u usage) chat() chat.Usage {
 	in := u.input + u.cacheRead + u.cacheCreate
 	return chat.Usage{
-		InputTokens:       int(in),
-		OutputTokens:      int(u.output),
-		TotalTokens:       int(in + u.output),
-		CachedInputTokens: int(u.cacheRead),
-		ReasoningTokens:   int(u.thinking),
+		InputTokens:           int(in),
+		OutputTokens:          int(u.output),
+		TotalTokens:           int(in + u.output),
+		CachedInputTokens:     int(u.cacheRead),
+		CacheWriteInputTokens: int(u.cacheCreate),
+		ReasoningTokens:       int(u.thinking),
 	}
 }

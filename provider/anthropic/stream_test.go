@@ -265,7 +265,7 @@ func TestThinkingRoundTrip(t *testing.T) {
 	if msg.Content != "Let me check." || len(msg.ToolCalls) != 1 || msg.ToolCalls[0].Arguments != `{"city":"Paris"}` {
 		t.Errorf("message = %+v", msg)
 	}
-	wantUsage := chat.Usage{InputTokens: 17, OutputTokens: 90, TotalTokens: 107, CachedInputTokens: 5, ReasoningTokens: 40}
+	wantUsage := chat.Usage{InputTokens: 17, OutputTokens: 90, TotalTokens: 107, CachedInputTokens: 5, CacheWriteInputTokens: 2, ReasoningTokens: 40}
 	if resp.Usage != wantUsage {
 		t.Errorf("usage = %+v, want %+v", resp.Usage, wantUsage)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/memory"
@@ -23,7 +24,7 @@ func TestClientLoops(t *testing.T) {
 			srv := replay.NewServer(t, exs...)
 			m, _ := newTestModel(t, srv, Config{SchemaMode: tc.mode})
 			opts := tc.opts
-			c := client.New(m,
+			c := clienttest.New(t, m,
 				client.WithOptions(&opts),
 				client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(nil, 100), memory.AdvisorConfig{Order: client.OrderToolCalling + 1})))
 			tools := tc.tools(t)

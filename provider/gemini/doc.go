@@ -44,7 +44,11 @@
 // chat.Options map to the request: Model, Temperature, TopP, Seed, MaxTokens, Stop, N
 // (candidateCount), Tools, ToolChoice ("auto" → AUTO, "none" → NONE, "required" → ANY, a tool
 // name → ANY limited to that function) and ResponseFormat (JSON output with a schema). Gemini
-// has no switch for parallel calls, so ParallelToolCalls is not sent. Gemini-specific settings
+// has no switch for parallel calls, so ParallelToolCalls is not sent. A tool name outside the
+// API's rule (a letter or '_' first, then letters, digits, '_', '.' and '-', 64 at most: MCP
+// names with '/' or ':', long or non-ASCII names) is sent under a legal, deterministic name
+// distinct from the request's others, in declarations, calls and function responses alike; the
+// model's calls come back under the tool's own name. Gemini-specific settings
 // come from the Extra keys ExtraTopK, ExtraThinkingBudget, ExtraThinkingLevel,
 // ExtraIncludeThoughts, ExtraSafetySettings, ExtraCachedContent and ExtraConfigure (a function
 // that may change anything in the SDK's request configuration); [Config.Configure] does the same

@@ -69,6 +69,8 @@ type EmbedderConfig struct {
 	HTTPClient   *http.Client
 	MaxRetries   int
 	ClientConfig *genai.ClientConfig
+	// FirstByteTimeout and IdleTimeout bound the server's silences as for [Config].
+	FirstByteTimeout, IdleTimeout time.Duration
 
 	sleep func(context.Context, time.Duration) error // replaces retry waits in tests
 }
@@ -85,7 +87,8 @@ type Embedder struct {
 // NewEmbedder returns an Embedder. ctx is used only while setting up credentials (Vertex AI).
 func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (*Embedder, error) {
 	m, err := New(ctx, Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, HTTPClient: cfg.HTTPClient,
-		MaxRetries: cfg.MaxRetries, ClientConfig: cfg.ClientConfig, sleep: cfg.sleep})
+		MaxRetries: cfg.MaxRetries, ClientConfig: cfg.ClientConfig, FirstByteTimeout: cfg.FirstByteTimeout,
+		IdleTimeout: cfg.IdleTimeout, sleep: cfg.sleep})
 	if err != nil {
 		return nil, err
 	}

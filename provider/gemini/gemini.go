@@ -16,6 +16,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/bodywatch"
 	"github.com/wield-ai/wield/internal/httpretry"
+	"github.com/wield-ai/wield/internal/httptimeout"
 )
 
 // DefaultModel is the model used when neither [Config.Model] nor the call's options name one.
@@ -40,6 +41,14 @@ type Config struct {
 	// connection is retried, with exponential backoff honouring Retry-After and Gemini's
 	// RetryInfo. Zero means 2; a negative value disables retries.
 	MaxRetries int
+	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
+	// per attempt: a server that takes the request and says nothing fails the call with an
+	// error naming this timeout. The answer to a Call begins only once it is complete, so allow
+	// for the longest generation. Zero means 10 minutes; a negative value waits forever.
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
+	// streamed events. Zero means 5 minutes; a negative value waits forever.
+	IdleTimeout time.Duration
 	// Temperature and MaxTokens are defaults for calls whose options leave them unset.
 	Temperature *float64
 	MaxTokens   int
@@ -117,8 +126,8 @@ func New(ctx context.Context, cfg Config) (*Model, error) {
 	return &Model{client: client, cfg: cfg, info: chat.Info{Provider: provider, Model: cfg.Model}}, nil
 }
 
-// NewWithClient returns a Model that uses an SDK client built by the caller. No retry transport
-// is added: configure the client's own retry options if needed.
+// NewWithClient returns a Model that uses an SDK client built by the caller. No retry or timeout
+// transport is added: configure the client's own options if needed.
 func NewWithClient(client *genai.Client, cfg Config) (*Model, error) {
 	if client == nil {
 		return nil, errors.New("gemini: nil client")
@@ -168,7 +177,7 @@ func retryingClient(base *http.Client, cfg *Config) *http.Client {
 	// The SDK reports a stream cut inside an event as a JSON error about the partial event; the
 	// watch keeps the read error that is the real cause.
 	c.Transport = &bodywatch.Transport{Base: &httpretry.Transport{
-		Base:       c.Transport,
+		Base:       &httptimeout.Transport{Base: c.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout},
 		MaxRetries: cfg.MaxRetries,
 		Hint:       retryInfoHint,
 		Sleep:      cfg.sleep,
@@ -192,7 +201,7 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 	if err != nil {
 		return nil, wrapError(err)
 	}
-	d := newDecoder()
+	d := newDecoderFor(req)
 	return d.flush(d.response(resp)), nil
 }
 
@@ -228,7 +237,7 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 				yield(nil, fmt.Errorf("gemini: malformed stream: %v", r))
 			}
 		}()
-		d := newDecoder()
+		d := newDecoderFor(req)
 		for chunk, err := range m.client.Models.GenerateContentStream(ctx, req.model, req.contents, req.config) {
 			if err != nil {
 				if cause := watch.Err(); cause != nil {

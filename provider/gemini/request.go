@@ -12,6 +12,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/toolname"
 )
 
 // The chat.Options.Extra keys this package reads. Values of the wrong type are an error.
@@ -46,6 +47,8 @@ type request struct {
 	model    string
 	contents []*genai.Content
 	config   *genai.GenerateContentConfig
+	// names maps tool names to the wire names sent and back.
+	names *toolname.Map
 }
 
 func (m *Model) request(p *chat.Prompt) (*request, error) {
@@ -55,9 +58,6 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	opts := p.Options
 	if opts == nil {
 		opts = &chat.Options{}
-	}
-	if len(opts.ToolNames) > 0 {
-		return nil, fmt.Errorf("gemini: tool names %q must be resolved to tools before the model is called", opts.ToolNames)
 	}
 	r := &request{model: m.cfg.Model, config: &genai.GenerateContentConfig{}}
 	if opts.Model != "" {
@@ -121,6 +121,8 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.names = toolname.ForPrompt(toolname.Gemini, opts.Tools, p.Messages)
+	wireNames(r, r.names)
 	configure, err := applyExtra(cfg, opts.Extra)
 	if err != nil {
 		return nil, err

@@ -235,7 +235,6 @@ func TestRequestErrors(t *testing.T) {
 		opts *chat.Options
 		want string
 	}{
-		{"tool names", Config{}, &chat.Options{ToolNames: []string{"weather"}}, "must be resolved"},
 		{"unknown tool choice", Config{}, &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "time"}, "names no tool"},
 		{"duplicate tools", Config{}, &chat.Options{Tools: []tool.Tool{weather, weather}}, "two tools are named"},
 		{"nil tool", Config{}, &chat.Options{Tools: []tool.Tool{nil}}, "is nil"},

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/toolname"
 )
 
 // decoder turns responses (a whole one, or the chunks of a stream) into chat.Responses. It keeps
@@ -24,6 +25,8 @@ type decoder struct {
 	fallbackID string // used for made-up call ids when the API sends no responseId
 	cands      []*candState
 	blocked    bool
+	// names gives calls the tools' own names.
+	names *toolname.Map
 }
 
 type candState struct {
@@ -158,7 +161,7 @@ func (d *decoder) emit(st *candState, id, name, args, sig string, g *chat.Genera
 		id = d.syntheticID(st.index, st.calls)
 	}
 	g.Message.ToolCalls = append(g.Message.ToolCalls, chat.ToolCall{
-		Index: st.calls, ID: id, Name: name, Arguments: args, Signature: sig,
+		Index: st.calls, ID: id, Name: d.names.User(name), Arguments: args, Signature: sig,
 	})
 	st.calls++
 }

@@ -44,7 +44,9 @@ const (
 //     exclusiveMinimum/Maximum, multipleOf, uniqueItems, prefixItems and other keywords
 //     without a Gemini equivalent are dropped.
 //
-// An empty or null schema converts to nil.
+// Inlining can grow a schema exponentially (a chain of definitions each referring twice to the
+// next), so a schema that would pass 256 KiB of JSON is refused with an error saying so;
+// [SchemaJSON], the default, sends $defs as they are and has no such limit. An empty or null schema converts to nil.
 func ConvertSchema(schema json.RawMessage) (*genai.Schema, error) {
 	if len(schema) == 0 || string(schema) == "null" {
 		return nil, nil
@@ -53,7 +55,7 @@ func ConvertSchema(schema json.RawMessage) (*genai.Schema, error) {
 	if err := json.Unmarshal(schema, &root); err != nil {
 		return nil, fmt.Errorf("gemini: invalid JSON Schema: %w", err)
 	}
-	c := &converter{root: root}
+	c := &converter{root: root, budget: &jsonobj.Budget{}}
 	return c.convert(root, "#")
 }
 
@@ -73,8 +75,9 @@ func toolParameters(schema json.RawMessage) (*genai.Schema, error) {
 }
 
 type converter struct {
-	root  any
-	stack []string // $refs being inlined, to cut recursion
+	root   any
+	stack  []string        // $refs being inlined, to cut recursion
+	budget *jsonobj.Budget // charged for every schema converted, inlined copies included
 }
 
 var jsonTypes = map[string]genai.Type{
@@ -92,6 +95,9 @@ func (c *converter) convert(v any, at string) (*genai.Schema, error) {
 	case bool:
 		return &genai.Schema{}, nil // true allows anything; false cannot be expressed
 	case map[string]any:
+		if err := c.budget.Charge(v); err != nil {
+			return nil, fmt.Errorf("gemini: %w", err)
+		}
 		return c.convertObject(v, at)
 	case nil:
 		return &genai.Schema{}, nil

@@ -3,7 +3,7 @@ package ollama
 import (
 	"testing"
 
-	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
@@ -23,7 +23,7 @@ func TestClientLoop(t *testing.T) {
 			exs := append(load(t, first), load(t, "docs-tool-result-followup-llama3.2")...)
 			srv := replay.NewServer(t, exs...)
 			m, _ := newTestModel(t, srv, Config{Model: "llama3.2"})
-			c := client.New(m)
+			c := clienttest.New(t, m)
 			spec := c.Prompt("what is the weather in tokyo?").Tools([]tool.Tool{weatherTool(t)})
 			resp, _ := providertest.Send(t, spec, stream)
 			answer := resp.Text()

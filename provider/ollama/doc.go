@@ -18,7 +18,8 @@
 //
 // Tool schemas are reduced to what Ollama's tool format holds (type, description, enum, items,
 // anyOf, properties, required), which is also all its server reads: $ref is inlined (recursion
-// cut), const becomes enum and oneOf anyOf.
+// cut), const becomes enum and oneOf anyOf. A schema that would pass 256 KiB once inlined (its
+// definitions referring to each other many times over) is refused with an error naming the tool.
 //
 // # Options
 //
@@ -28,6 +29,12 @@
 // promise Ollama cannot keep; ParallelToolCalls is not sent; N above 1 is an error. Ollama-
 // specific settings come from the Extra keys ExtraThink, ExtraOptions (num_ctx, top_k, …),
 // ExtraKeepAlive and ExtraConfigure; [Config.Configure] adjusts every request.
+//
+// Ollama documents no rule for tool names; names reach the model's chat template as they are.
+// Open models are trained on OpenAI-style function names, and some templates read a dot as a
+// separator, so a name outside OpenAI's rule (^[a-zA-Z0-9_-]{1,64}$) is sent under a legal,
+// deterministic name distinct from the request's others, in the tools, the calls and tool_name;
+// the model's calls come back under the tool's own name.
 //
 // # Errors and retries
 //

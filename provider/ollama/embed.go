@@ -33,6 +33,8 @@ type EmbedderConfig struct {
 	// connection is retried, with exponential backoff honouring Retry-After. Zero means 2; a
 	// negative value disables retries.
 	MaxRetries int
+	// FirstByteTimeout and IdleTimeout bound the server's silences as for [Config].
+	FirstByteTimeout, IdleTimeout time.Duration
 	// Dimensions asks for vectors of this length, for models that can shorten theirs; zero
 	// leaves the model's own. A server that returns another length fails the call.
 	Dimensions int
@@ -70,7 +72,8 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 	if cfg.BatchSize == 0 {
 		cfg.BatchSize = DefaultEmbedBatchSize
 	}
-	m, err := New(Config{Model: cfg.Model, BaseURL: cfg.BaseURL, HTTPClient: cfg.HTTPClient, MaxRetries: cfg.MaxRetries, sleep: cfg.sleep})
+	m, err := New(Config{Model: cfg.Model, BaseURL: cfg.BaseURL, HTTPClient: cfg.HTTPClient, MaxRetries: cfg.MaxRetries,
+		FirstByteTimeout: cfg.FirstByteTimeout, IdleTimeout: cfg.IdleTimeout, sleep: cfg.sleep})
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/bodywatch"
 	"github.com/wield-ai/wield/internal/httpretry"
+	"github.com/wield-ai/wield/internal/httptimeout"
 )
 
 const providerName = "ollama"
@@ -37,6 +38,15 @@ type Config struct {
 	// connection is retried, with exponential backoff honouring Retry-After. Zero means 2; a
 	// negative value disables retries. (Ollama's client has no retry of its own.)
 	MaxRetries int
+	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
+	// per attempt: a server that takes the request and says nothing fails the call with an
+	// error naming this timeout. The answer to a Call begins only once it is complete, and the
+	// server may first load the model, so allow for both. Zero means 10 minutes; a negative
+	// value waits forever.
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
+	// streamed chunks. Zero means 5 minutes; a negative value waits forever.
+	IdleTimeout time.Duration
 	// Temperature and MaxTokens (num_predict) are defaults for calls whose options leave them unset.
 	Temperature *float64
 	MaxTokens   int
@@ -80,7 +90,7 @@ func New(cfg Config) (*Model, error) {
 	// The watch keeps the status and read errors the client does not report: it returns no
 	// error for a stream cut short or an error status with an empty body.
 	hc.Transport = &bodywatch.Transport{Base: &httpretry.Transport{
-		Base:       hc.Transport,
+		Base:       &httptimeout.Transport{Base: hc.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout},
 		MaxRetries: cfg.MaxRetries,
 		Sleep:      cfg.sleep,
 	}}
@@ -108,6 +118,7 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 	}
 	ctx, watch := bodywatch.With(ctx)
 	d := newDecoder()
+	d.names = promptNames(p)
 	var agg chat.Aggregator
 	var raw *api.ChatResponse
 	err = m.client.Chat(ctx, req, func(r api.ChatResponse) error {
@@ -136,6 +147,7 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 		defer cancel()
 		ctx, watch := bodywatch.With(ctx)
 		d := newDecoder()
+		d.names = promptNames(p)
 		err = m.client.Chat(ctx, req, func(r api.ChatResponse) error {
 			if !yield(d.chunk(r), nil) {
 				return errStop

@@ -41,9 +41,6 @@ func (m *Model) request(p *chat.Prompt, stream bool) (*api.ChatRequest, error) {
 	if opts == nil {
 		opts = &chat.Options{}
 	}
-	if len(opts.ToolNames) > 0 {
-		return nil, fmt.Errorf("ollama: tool names %q must be resolved to tools before the model is called", opts.ToolNames)
-	}
 	if opts.N > 1 {
 		return nil, fmt.Errorf("ollama: N=%d: Ollama returns one generation per request", opts.N)
 	}
@@ -107,6 +104,7 @@ func (m *Model) request(p *chat.Prompt, stream bool) (*api.ChatRequest, error) {
 		return nil, err
 	}
 	req.Messages = msgs
+	wireNames(req, promptNames(p))
 	configure, err := applyExtra(req, opts.Extra)
 	if err != nil {
 		return nil, err

@@ -135,7 +135,6 @@ func TestRequestErrors(t *testing.T) {
 		want  string
 	}{
 		{"no model", "", &chat.Options{}, "no model"},
-		{"tool names", "m", &chat.Options{ToolNames: []string{"weather"}}, "must be resolved"},
 		{"several generations", "m", &chat.Options{N: 2}, "one generation"},
 		{"required tool", "m", &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "required"}, "cannot force"},
 		{"named tool", "m", &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "get_weather"}, "cannot force"},

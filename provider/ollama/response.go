@@ -9,6 +9,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/toolname"
 )
 
 // decoder turns the lines of an answer into chat.Responses, keeping what spans lines: the
@@ -19,6 +20,8 @@ type decoder struct {
 	idPrefix string
 	thinking strings.Builder
 	done     bool
+	// names gives calls the tools' own names.
+	names *toolname.Map
 }
 
 func newDecoder() *decoder {
@@ -40,7 +43,7 @@ func (d *decoder) chunk(r api.ChatResponse) *chat.Response {
 			id = d.idPrefix + strconv.Itoa(d.calls)
 		}
 		g.Message.ToolCalls = append(g.Message.ToolCalls, chat.ToolCall{
-			Index: d.calls, ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments.String(),
+			Index: d.calls, ID: id, Name: d.names.User(tc.Function.Name), Arguments: tc.Function.Arguments.String(),
 		})
 		d.calls++
 	}

@@ -19,6 +19,13 @@ import (
 // be lost with the definitions it points to, so references are inlined first (a reference back
 // into a type being inlined keeps only its type and description), const becomes a one-value
 // enum and oneOf becomes anyOf. Property order is kept: models read the schema as text.
+//
+// Ollama's parameters do take a top-level $defs, but its property type has no $ref, so a
+// reference from a property would reach the model without the link to its definition:
+// inlining is the only faithful form. Inlining can grow a schema exponentially, so the rewrite
+// is bounded by a [jsonobj.Budget] and a schema past it is refused. The rewritten schema is
+// then read into Ollama's types directly (a round trip through JSON costs the depth of the
+// schema times its size, in the SDK's ordered maps).
 func toolParameters(schema json.RawMessage) (api.ToolFunctionParameters, error) {
 	empty := api.ToolFunctionParameters{Type: "object", Properties: api.NewToolPropertiesMap()}
 	if len(bytes.TrimSpace(schema)) == 0 || string(schema) == "null" {
@@ -32,7 +39,7 @@ func toolParameters(schema json.RawMessage) (api.ToolFunctionParameters, error) 
 	if !ok {
 		return empty, errors.New("the input schema must be a JSON object")
 	}
-	r := &rewriter{root: obj}
+	r := &rewriter{root: obj, budget: &jsonobj.Budget{}}
 	top := obj.Clone() // definitions are inlined where used, and not sent
 	top.Delete("$defs")
 	top.Delete("definitions")
@@ -45,12 +52,8 @@ func toolParameters(schema json.RawMessage) (api.ToolFunctionParameters, error) 
 	if !ok {
 		return empty, errors.New("the input schema must be a JSON object")
 	}
-	b, err := json.Marshal(o)
+	p, err := parameters(o)
 	if err != nil {
-		return empty, err
-	}
-	var p api.ToolFunctionParameters
-	if err := json.Unmarshal(b, &p); err != nil {
 		return empty, fmt.Errorf("schema not representable in Ollama's tool format: %w", err)
 	}
 	switch p.Type {
@@ -63,58 +66,153 @@ func toolParameters(schema json.RawMessage) (api.ToolFunctionParameters, error) 
 	if p.Properties == nil {
 		p.Properties = api.NewToolPropertiesMap()
 	}
-	if items, ok := o.Lookup("items"); ok {
-		p.Items = items
-	}
-	keepItemsOrder(p.Properties, o)
 	return p, nil
 }
 
-// keepItemsOrder puts the rewritten "items" schemas back in place of the ones decoded into
-// Ollama's untyped Items field, which lost their key order.
-func keepItemsOrder(props *api.ToolPropertiesMap, src *jsonobj.Object) {
-	sp := src.Get("properties")
-	srcProps, ok := sp.(*jsonobj.Object)
-	if !ok {
-		return
+// parameters reads the keywords Ollama's parameters keep, as its server's JSON decoding would:
+// the others are dropped, and a keyword of the wrong JSON type is an error.
+func parameters(o *jsonobj.Object) (api.ToolFunctionParameters, error) {
+	var p api.ToolFunctionParameters
+	var err error
+	if p.Type, err = field[string](o, "type"); err != nil {
+		return p, err
 	}
-	for name, prop := range props.All() {
-		s := srcProps.Get(name)
-		if so, ok := s.(*jsonobj.Object); ok {
-			props.Set(name, withItems(prop, so))
+	if req, ok := o.Lookup("required"); ok && req != nil {
+		list, ok := req.([]any)
+		if !ok {
+			return p, fmt.Errorf("required is not an array")
+		}
+		for _, r := range list {
+			name, ok := r.(string)
+			if !ok {
+				return p, fmt.Errorf("required holds a non-string")
+			}
+			p.Required = append(p.Required, name)
 		}
 	}
+	p.Items = o.Get("items")
+	p.Properties, err = properties(o, "properties")
+	return p, err
 }
 
-func withItems(prop api.ToolProperty, src *jsonobj.Object) api.ToolProperty {
-	if items, ok := src.Lookup("items"); ok {
-		prop.Items = items
+// properties reads the schemas under key of o, in order; nil when o has none.
+func properties(o *jsonobj.Object, at string) (*api.ToolPropertiesMap, error) {
+	v := o.Get("properties")
+	if v == nil {
+		return nil, nil
 	}
-	if prop.Properties != nil {
-		keepItemsOrder(prop.Properties, src)
+	m, ok := v.(*jsonobj.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s is not an object", at)
 	}
-	if alts, ok := src.Lookup("anyOf"); ok {
-		if list, ok := alts.([]any); ok && len(list) == len(prop.AnyOf) {
-			for i := range prop.AnyOf {
-				if so, ok := list[i].(*jsonobj.Object); ok {
-					prop.AnyOf[i] = withItems(prop.AnyOf[i], so)
-				}
+	out := api.NewToolPropertiesMap()
+	for name, s := range m.All() {
+		prop, err := property(s, at+"/"+name)
+		if err != nil {
+			return nil, err
+		}
+		out.Set(name, prop)
+	}
+	return out, nil
+}
+
+// property reads one property's schema into Ollama's type.
+func property(v any, at string) (api.ToolProperty, error) {
+	var p api.ToolProperty
+	if v == nil {
+		return p, nil
+	}
+	o, ok := v.(*jsonobj.Object)
+	if !ok {
+		return p, fmt.Errorf("%s is not an object schema", at)
+	}
+	switch t := o.Get("type").(type) {
+	case nil:
+	case string:
+		p.Type = api.PropertyType{t}
+	case []any:
+		for _, e := range t {
+			s, ok := e.(string)
+			if !ok {
+				return p, fmt.Errorf("%s: type holds a non-string", at)
 			}
+			p.Type = append(p.Type, s)
+		}
+	default:
+		return p, fmt.Errorf("%s: type is neither a string nor an array", at)
+	}
+	var err error
+	if p.Description, err = field[string](o, "description"); err != nil {
+		return p, fmt.Errorf("%s: %w", at, err)
+	}
+	if p.Enum, err = field[[]any](o, "enum"); err != nil {
+		return p, fmt.Errorf("%s: %w", at, err)
+	}
+	p.Items = o.Get("items")
+	if alts := o.Get("anyOf"); alts != nil {
+		list, ok := alts.([]any)
+		if !ok {
+			return p, fmt.Errorf("%s: anyOf is not an array", at)
+		}
+		for i, a := range list {
+			alt, err := property(a, fmt.Sprintf("%s/anyOf/%d", at, i))
+			if err != nil {
+				return p, err
+			}
+			p.AnyOf = append(p.AnyOf, alt)
 		}
 	}
-	return prop
+	p.Properties, err = properties(o, at+"/properties")
+	return p, err
+}
+
+// field returns member key of o as a T; absent or null is T's zero value.
+func field[T any](o *jsonobj.Object, key string) (T, error) {
+	var zero T
+	v := o.Get(key)
+	if v == nil {
+		return zero, nil
+	}
+	t, ok := v.(T)
+	if !ok {
+		return zero, fmt.Errorf("%s is a %s", key, jsonKind(v))
+	}
+	return t, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	case *jsonobj.Object:
+		return "object"
+	}
+	return "value"
 }
 
 type rewriter struct {
-	root  *jsonobj.Object
-	stack []string
+	root   *jsonobj.Object
+	stack  []string
+	budget *jsonobj.Budget // charged for every object and array emitted, inlined copies included
 }
 
 func (r *rewriter) rewrite(v any, at string) (any, error) {
 	switch x := v.(type) {
 	case *jsonobj.Object:
+		if err := r.budget.Charge(x); err != nil {
+			return nil, err
+		}
 		return r.rewriteObject(x, at)
 	case []any:
+		if err := r.budget.Charge(x); err != nil {
+			return nil, err
+		}
 		out := make([]any, len(x))
 		for i, e := range x {
 			var err error

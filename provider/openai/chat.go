@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/toolname"
 )
 
 // ChatModel is a [chat.Model] on the Chat Completions API (POST {base URL}/chat/completions),
@@ -21,6 +23,8 @@ import (
 type ChatModel struct {
 	base
 	maxTokensField string
+	// mistral turns on the differences of Mistral's API (see NewMistral).
+	mistral bool
 }
 
 var (
@@ -34,7 +38,7 @@ func New(cfg Config) (*ChatModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &ChatModel{base: b, maxTokensField: cfg.MaxTokensField}
+	m := &ChatModel{base: b, maxTokensField: cfg.MaxTokensField, mistral: isMistral(b.baseURL)}
 	if m.maxTokensField == "" {
 		m.maxTokensField = "max_tokens"
 		if b.isOpenAI() {
@@ -45,7 +49,7 @@ func New(cfg Config) (*ChatModel, error) {
 }
 
 // Info names the provider and the configured model.
-func (m *ChatModel) Info() chat.Info { return chat.Info{Provider: Provider, Model: m.cfg.Model} }
+func (m *ChatModel) Info() chat.Info { return m.info() }
 
 // Call sends the prompt and returns the whole answer; Response.Raw is the *openai.ChatCompletion.
 func (m *ChatModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
@@ -109,7 +113,17 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 		return nil, err
 	}
 	o := s.opts
-	msgs, err := chatMessages(p.Messages)
+	names := toolname.ForPrompt(toolname.OpenAI, o.Tools, p.Messages)
+	wire := chatWire{names: names, reasoningField: m.cfg.ReasoningField, mistral: m.mistral}
+	if m.mistral {
+		if s.body, err = mistralRequest(&s); err != nil {
+			return nil, err
+		}
+		if wire.reasoningField == "" {
+			wire.reasoningField = FieldNone
+		}
+	}
+	msgs, err := wire.messages(p.Messages)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +135,7 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	if o.TopP != nil {
 		params.TopP = oai.Float(*o.TopP)
 	}
-	if o.Seed != nil {
+	if o.Seed != nil && !m.mistral {
 		params.Seed = oai.Int(*o.Seed)
 	}
 	if len(o.Stop) > 0 {
@@ -143,7 +157,7 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	if s.effort != "" {
 		params.ReasoningEffort = shared.ReasoningEffort(s.effort)
 	}
-	req.tools, err = prepareTools(o.Tools, s.strict)
+	req.tools, err = prepareTools(o.Tools, s.strict, names)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +180,7 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 		case "auto", "none", "required":
 			params.ToolChoice = oai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: oai.String(o.ToolChoice)}
 		default:
-			params.ToolChoice = oai.ToolChoiceOptionFunctionToolChoice(oai.ChatCompletionNamedToolChoiceFunctionParam{Name: o.ToolChoice})
+			params.ToolChoice = oai.ToolChoiceOptionFunctionToolChoice(oai.ChatCompletionNamedToolChoiceFunctionParam{Name: names.Wire(o.ToolChoice)})
 		}
 		if o.ParallelToolCalls != nil {
 			params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
@@ -187,7 +201,7 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 			params.ResponseFormat = oai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}}
 		}
 	}
-	if stream && !m.cfg.DisableStreamUsage {
+	if stream && !m.cfg.DisableStreamUsage && !m.mistral {
 		params.StreamOptions = oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)}
 	}
 	if len(s.body) > 0 {
@@ -200,12 +214,35 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	return req, nil
 }
 
-// chatMessages maps the conversation: one message per chat message, except tool messages, which
-// become one "tool" message per result. Reasoning is dropped: Chat Completions has no way to
-// send it back.
-func chatMessages(msgs []chat.Message) ([]oai.ChatCompletionMessageParamUnion, error) {
+// chatWire says how a request's messages are written for the server.
+type chatWire struct {
+	// names maps tool names to wire names.
+	names *toolname.Map
+	// reasoningField is Config.ReasoningField.
+	reasoningField string
+	// mistral sends tool-call ids Mistral accepts and names tools in tool messages.
+	mistral bool
+}
+
+// messages maps the conversation: one message per chat message, except tool messages, which
+// become one "tool" message per result. Tool names are sent as their wire names, and an
+// assistant message's reasoning from a Chat Completions server in the fields reasoningFields
+// chooses.
+func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessageParamUnion, error) {
+	names := w.names
 	out := make([]oai.ChatCompletionMessageParamUnion, 0, len(msgs))
 	ids := callIDs{}
+	var mids *mistralIDs
+	callName := map[string]string{} // call id → tool name, for results without a name
+	if w.mistral {
+		mids = newMistralIDs()
+	}
+	wireID := func(id string) string {
+		if mids != nil {
+			return mids.id(id)
+		}
+		return id
+	}
 	for i, m := range msgs {
 		switch m.Role {
 		case chat.RoleSystem:
@@ -218,12 +255,21 @@ func chatMessages(msgs []chat.Message) ([]oai.ChatCompletionMessageParamUnion, e
 				a.Content.OfString = oai.String(m.Content)
 			}
 			for _, c := range m.ToolCalls {
+				id := ids.call(c)
+				callName[id] = c.Name
 				a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
 					OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       ids.call(c),
-						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: callArguments(c.Arguments)},
+						ID:       wireID(id),
+						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: names.Wire(c.Name), Arguments: callArguments(c.Arguments)},
 					},
 				})
+			}
+			fields, err := reasoningFields(m.Reasoning, w.reasoningField)
+			if err != nil {
+				return nil, fmt.Errorf("openai: message %d: %w", i, err)
+			}
+			if fields != nil {
+				a.SetExtraFields(fields)
 			}
 			out = append(out, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
 		case chat.RoleTool:
@@ -231,7 +277,12 @@ func chatMessages(msgs []chat.Message) ([]oai.ChatCompletionMessageParamUnion, e
 				return nil, fmt.Errorf("openai: message %d: a tool message without tool results", i)
 			}
 			for _, r := range m.ToolResults {
-				out = append(out, oai.ToolMessage(resultContent(r), ids.result(r)))
+				id := ids.result(r)
+				tm := oai.ToolMessage(resultContent(r), wireID(id))
+				if name := cmp.Or(r.Name, callName[id]); w.mistral && name != "" {
+					tm.OfTool.SetExtraFields(map[string]any{"name": names.Wire(name)})
+				}
+				out = append(out, tm)
 			}
 		default:
 			return nil, fmt.Errorf("openai: message %d: unknown role %q", i, m.Role)
@@ -321,38 +372,56 @@ func responseSchema(rf *chat.ResponseFormat) (string, map[string]any, error) {
 func chatResponse(c *oai.ChatCompletion, tools toolSet) *chat.Response {
 	r := &chat.Response{ID: c.ID, Model: c.Model, Usage: chatUsage(c.Usage), Raw: c}
 	for _, ch := range c.Choices {
-		msg := chat.Message{Role: chat.RoleAssistant, Content: ch.Message.Content}
+		msg := chat.Message{Role: chat.RoleAssistant, Content: ch.Message.Content, Reasoning: messageReasoning(ch.Message.JSON.ExtraFields)}
+		if text, thinking, ok := contentChunks(ch.Message.JSON.Content.Raw()); ok {
+			msg.Content, msg.Reasoning = text, append(msg.Reasoning, thinking...)
+		}
 		if msg.Content == "" {
 			msg.Content = ch.Message.Refusal
 		}
 		for _, tc := range ch.Message.ToolCalls {
 			call := chat.ToolCall{ID: tc.ID, Index: len(msg.ToolCalls)}
 			switch tc.Type {
-			case "function":
-				call.Name, call.Arguments = tc.Function.Name, tools.clean(tc.Function.Name, tc.Function.Arguments)
+			case "function", "":
+				// Mistral leaves the type out.
+				call.Name, call.Arguments = tools.call(tc.Function.Name, tc.Function.Arguments)
 			case "custom":
-				call.Name, call.Arguments = tc.Custom.Name, tc.Custom.Input
+				call.Name, call.Arguments = tools.names.User(tc.Custom.Name), tc.Custom.Input
 			default:
 				continue
 			}
 			msg.ToolCalls = append(msg.ToolCalls, call)
 		}
 		if fc := ch.Message.FunctionCall; fc.Name != "" {
-			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{Name: fc.Name, Arguments: tools.clean(fc.Name, fc.Arguments), Index: len(msg.ToolCalls)})
+			name, args := tools.call(fc.Name, fc.Arguments)
+			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{Name: name, Arguments: args, Index: len(msg.ToolCalls)})
 		}
 		r.Generations = append(r.Generations, chat.Generation{Index: int(ch.Index), Message: msg, FinishReason: finishReason(ch.FinishReason)})
 	}
 	return r
 }
 
+// chatUsage maps usage. OutputTokens include the reasoning tokens, as OpenAI counts them; xAI
+// counts reasoning apart from completion_tokens (its total_tokens is prompt + completion +
+// reasoning), which the totals show, and such reasoning is added to OutputTokens. Cache reads
+// come from prompt_tokens_details.cached_tokens (Mistral: num_cached_tokens), cache writes from
+// prompt_tokens_details.cache_write_tokens (OpenAI's and OpenRouter's).
 func chatUsage(u oai.CompletionUsage) chat.Usage {
-	return chat.Usage{
+	out := chat.Usage{
 		InputTokens:       int(u.PromptTokens),
 		OutputTokens:      int(u.CompletionTokens),
 		TotalTokens:       int(u.TotalTokens),
 		CachedInputTokens: int(u.PromptTokensDetails.CachedTokens),
 		ReasoningTokens:   int(u.CompletionTokensDetails.ReasoningTokens),
 	}
+	if out.CachedInputTokens == 0 {
+		out.CachedInputTokens = numCachedTokens(u.JSON.ExtraFields) // Mistral
+	}
+	out.CacheWriteInputTokens = int(u.PromptTokensDetails.CacheWriteTokens)
+	if r := u.CompletionTokensDetails.ReasoningTokens; r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
+		out.OutputTokens += int(r)
+	}
+	return out
 }
 
 // chatStream turns chunks into responses and checks the stream ends complete.
@@ -362,7 +431,10 @@ type chatStream struct {
 }
 
 type chatGenState struct {
-	finished bool
+	finished  bool
+	reasoning reasoningStream
+	// last is the index given to the last tool call that came without one.
+	last int64
 	// calls maps a tool call's index to its state.
 	calls map[int64]*streamCall
 }
@@ -376,6 +448,21 @@ type streamCall struct {
 	held  bool
 	args  []byte
 	sent  int
+}
+
+// unindexed returns the index of a tool-call delta that came without one (Mistral sends each
+// call whole, without an index): a delta with an id starts a call after the others, one without
+// continues the last.
+func (g *chatGenState) unindexed(id string) int64 {
+	if id == "" && len(g.calls) > 0 {
+		return g.last
+	}
+	next := int64(0)
+	for i := range g.calls {
+		next = max(next, i+1)
+	}
+	g.last = next
+	return next
 }
 
 func (st *chatStream) gen(i int64) *chatGenState {
@@ -398,8 +485,22 @@ func (st *chatStream) chunk(c *oai.ChatCompletionChunk) *chat.Response {
 		if msg.Content == "" {
 			msg.Content = ch.Delta.Refusal
 		}
+		msg.Reasoning = g.reasoning.delta(ch.Delta.JSON.ExtraFields)
+		if text, thinking, ok := contentChunks(ch.Delta.JSON.Content.Raw()); ok {
+			msg.Content = text
+			for _, r := range thinking {
+				msg.Reasoning = g.reasoning.plain(msg.Reasoning, r.Provider, r.Text)
+			}
+		}
+		if msg.Content != "" || len(ch.Delta.ToolCalls) > 0 || ch.Delta.FunctionCall.Name != "" || ch.FinishReason != "" {
+			msg.Reasoning = append(msg.Reasoning, g.reasoning.flush()...)
+		}
 		for _, tc := range ch.Delta.ToolCalls {
-			if d, ok := st.callDelta(g, tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments); ok {
+			index := tc.Index
+			if !tc.JSON.Index.Valid() {
+				index = g.unindexed(tc.ID)
+			}
+			if d, ok := st.callDelta(g, index, tc.ID, tc.Function.Name, tc.Function.Arguments); ok {
 				msg.ToolCalls = append(msg.ToolCalls, d)
 			}
 		}
@@ -431,7 +532,7 @@ func (st *chatStream) callDelta(g *chatGenState, index int64, id, name, args str
 		c.name = name
 		c.held = st.tools.needsCleaning(name)
 	}
-	d := chat.ToolCall{Index: c.index, ID: id, Name: name}
+	d := chat.ToolCall{Index: c.index, ID: id, Name: st.tools.names.User(name)}
 	if c.held {
 		c.args = append(c.args, args...)
 	} else {

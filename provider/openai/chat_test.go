@@ -308,7 +308,7 @@ func TestChatMessages(t *testing.T) {
 		chat.ToolMessage(chat.ToolResult{Name: "b", Content: "B"}, chat.ToolResult{Name: "a", Content: "A"}),
 		chat.Assistant("done"),
 	}
-	got, err := chatMessages(msgs)
+	got, err := chatWire{}.messages(msgs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestChatMessages(t *testing.T) {
 	assertSameRequest(t, []byte(`{"m":`+string(b)+`}`), []byte(`{"m":`+want+`}`))
 
 	for _, bad := range []chat.Message{{Role: "robot", Content: "x"}, {Role: chat.RoleTool}} {
-		if _, err := chatMessages([]chat.Message{bad}); err == nil {
+		if _, err := (chatWire{}).messages([]chat.Message{bad}); err == nil {
 			t.Errorf("message %+v: no error", bad)
 		}
 	}
@@ -449,7 +449,6 @@ func TestChatOptionErrors(t *testing.T) {
 		opts *chat.Options
 		want error
 	}{
-		{"tool names", Config{Model: "m"}, &chat.Options{ToolNames: []string{"weather"}}, ErrToolNames},
 		{"no model", Config{}, nil, ErrNoModel},
 		{"extra of the wrong type", Config{Model: "m"}, &chat.Options{Extra: map[string]any{ExtraBody: "top_k=3"}}, nil},
 		{"params hook of the wrong type", Config{Model: "m"}, &chat.Options{Extra: map[string]any{ExtraParams: func(*int) {}}}, nil},

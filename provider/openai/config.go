@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/httptimeout"
 )
 
 // Provider names OpenAI in [chat.Info], [chat.ProviderError] and [chat.Reasoning].
@@ -46,6 +48,15 @@ type Config struct {
 	MaxRetries *int
 	// HTTPClient sends the requests; nil uses the SDK's default client.
 	HTTPClient *http.Client
+	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
+	// per attempt (a timed-out attempt is retried like a dropped connection): a server that takes
+	// the request and says nothing fails the call with an error naming this timeout. A
+	// non-streamed answer begins only once it is complete, so allow for the longest generation.
+	// Zero means 10 minutes; a negative value waits forever.
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
+	// streamed events. Zero means 5 minutes; a negative value waits forever.
+	IdleTimeout time.Duration
 	// StrictTools sends tool definitions in strict mode, where the model's arguments always
 	// match the schema. Strict mode accepts only closed objects whose properties are all
 	// required, so schemas are rewritten: see the package documentation. The
@@ -69,6 +80,18 @@ type Config struct {
 	// DisableStreamUsage (Chat Completions) stops asking for the usage-only final chunk
 	// (stream_options.include_usage), for servers that reject stream_options.
 	DisableStreamUsage bool
+	// ReasoningField (Chat Completions) says how the reasoning of earlier answers goes back to
+	// the server, on their assistant messages. Empty sends it in the field it came in, which is
+	// what the servers that return reasoning expect: reasoning_content for DeepSeek, vLLM,
+	// llama.cpp, xAI, Moonshot and Z.ai, reasoning for Groq, reasoning_details (the entries as
+	// they came, signatures and encrypted entries included) for OpenRouter. [FieldReasoningContent]
+	// or [FieldReasoning] sends all of a message's reasoning text in that field,
+	// [FieldReasoningDetails] sends details as they came and plain text as reasoning.text entries,
+	// for a server that reads one field only; [FieldNone] never sends reasoning back.
+	ReasoningField string
+	// Azure, when set, makes the model talk to Azure OpenAI; BaseURL and APIKey must then be
+	// empty. See [Azure].
+	Azure *Azure
 	// RequestOptions are passed to the SDK client after the options above, so they can add
 	// headers, middleware, or override anything.
 	RequestOptions []option.RequestOption
@@ -101,10 +124,6 @@ const (
 	ExtraStrictTools = "openai.strict_tools"
 )
 
-// ErrToolNames is returned when [chat.Options.ToolNames] is set: names must be resolved into
-// tools (the tool-calling runtime does this) before a model is called.
-var ErrToolNames = errors.New("openai: Options.ToolNames must be resolved into Options.Tools before the model is called")
-
 // ErrNoModel is returned when neither [Config.Model] nor [chat.Options.Model] names a model.
 var ErrNoModel = errors.New("openai: no model: set Config.Model or Options.Model")
 
@@ -120,17 +139,30 @@ type base struct {
 }
 
 func newBase(cfg Config) (base, error) {
-	b := base{cfg: cfg, baseURL: cfg.BaseURL}
-	if b.baseURL == "" {
-		b.baseURL = os.Getenv("OPENAI_BASE_URL")
+	var opts []option.RequestOption
+	b := base{baseURL: cfg.BaseURL}
+	if cfg.Azure != nil {
+		var err error
+		if opts, b.baseURL, err = azureOptions(&cfg); err != nil {
+			return base{}, err
+		}
+	} else {
+		if b.baseURL == "" {
+			b.baseURL = os.Getenv("OPENAI_BASE_URL")
+		}
+		if b.baseURL == "" {
+			b.baseURL = DefaultBaseURL
+		}
+		u, err := url.Parse(b.baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return base{}, fmt.Errorf("openai: base URL %q is not an http(s) URL", b.baseURL)
+		}
+		opts = append(opts, option.WithBaseURL(b.baseURL))
+		if cfg.APIKey != "" {
+			opts = append(opts, option.WithAPIKey(cfg.APIKey))
+		}
 	}
-	if b.baseURL == "" {
-		b.baseURL = DefaultBaseURL
-	}
-	u, err := url.Parse(b.baseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return base{}, fmt.Errorf("openai: base URL %q is not an http(s) URL", b.baseURL)
-	}
+	b.cfg = cfg
 	if cfg.MaxRetries != nil && *cfg.MaxRetries < 0 {
 		return base{}, fmt.Errorf("openai: MaxRetries is %d, want 0 or more", *cfg.MaxRetries)
 	}
@@ -139,23 +171,46 @@ func newBase(cfg Config) (base, error) {
 	default:
 		return base{}, fmt.Errorf("openai: MaxTokensField is %q, want max_tokens or max_completion_tokens", cfg.MaxTokensField)
 	}
-	opts := []option.RequestOption{option.WithBaseURL(b.baseURL), option.WithMiddleware(captureFailure)}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	switch cfg.ReasoningField {
+	case "", FieldReasoningContent, FieldReasoning, FieldReasoningDetails, FieldNone:
+	default:
+		return base{}, fmt.Errorf("openai: ReasoningField is %q, want %s, %s, %s, %s or empty", cfg.ReasoningField,
+			FieldReasoningContent, FieldReasoning, FieldReasoningDetails, FieldNone)
 	}
+	opts = append(opts, option.WithMiddleware(captureFailure))
 	if cfg.MaxRetries != nil {
 		opts = append(opts, option.WithMaxRetries(*cfg.MaxRetries))
 	}
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
+	// As middleware, the timeouts hold whatever HTTP client the request options choose.
+	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout}
+	opts = append(opts, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return timeouts.Do(r, next)
+	}))
 	opts = append(opts, cfg.RequestOptions...)
 	b.client = oai.NewClient(opts...)
 	return b, nil
 }
 
-// isOpenAI reports whether the base URL is OpenAI's own API.
+// AzureProvider names Azure OpenAI in [chat.Info], as the GenAI semantic conventions do.
+const AzureProvider = "azure.ai.openai"
+
+// info names the provider and the configured model (the deployment, on Azure).
+func (b *base) info() chat.Info {
+	if b.cfg.Azure != nil {
+		return chat.Info{Provider: AzureProvider, Model: b.cfg.Model}
+	}
+	return chat.Info{Provider: Provider, Model: b.cfg.Model}
+}
+
+// isOpenAI reports whether the model talks to OpenAI's models: OpenAI's own API, or Azure
+// OpenAI.
 func (b *base) isOpenAI() bool {
+	if b.cfg.Azure != nil {
+		return true
+	}
 	u, err := url.Parse(b.baseURL)
 	return err == nil && strings.EqualFold(u.Hostname(), "api.openai.com")
 }
@@ -182,9 +237,6 @@ func (b *base) settings(p *chat.Prompt) (callSettings, error) {
 	o := p.Options
 	if o == nil {
 		o = &chat.Options{}
-	}
-	if len(o.ToolNames) > 0 {
-		return callSettings{}, ErrToolNames
 	}
 	s := callSettings{opts: o, model: o.Model, temperature: o.Temperature, maxTokens: o.MaxTokens,
 		strict: b.cfg.StrictTools, store: b.cfg.Store}
@@ -271,7 +323,7 @@ func finishReason(s string) chat.FinishReason {
 	switch s {
 	case "stop", "end_turn":
 		return chat.FinishStop
-	case "length", "max_tokens", "max_output_tokens":
+	case "length", "max_tokens", "max_output_tokens", "model_length":
 		return chat.FinishLength
 	case "tool_calls", "function_call":
 		return chat.FinishToolCalls

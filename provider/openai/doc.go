@@ -4,7 +4,10 @@
 //   - [New] returns a [ChatModel] on the Chat Completions API, which OpenAI-compatible servers
 //     (vLLM, llama.cpp, LM Studio, Ollama, OpenRouter, Groq, DeepSeek, …) implement too;
 //   - [NewResponses] returns a [ResponsesModel] on the Responses API, OpenAI's newer API, which
-//     keeps a reasoning model's reasoning across the turns of a tool loop.
+//     keeps a reasoning model's reasoning across the turns of a tool loop;
+//   - [NewMistral] returns a [ChatModel] on Mistral's chat completions API, whose differences
+//     from OpenAI's (tool-call ids, tool messages, a stricter request schema, Magistral's
+//     thinking chunks) it handles.
 //
 // Both take a [Config]. The API key and base URL default to $OPENAI_API_KEY and
 // $OPENAI_BASE_URL (the SDK also reads $OPENAI_ORG_ID and $OPENAI_PROJECT_ID). A compatible server
@@ -15,7 +18,26 @@
 // Requests carry only the fields a call sets, so servers that reject fields they do not know keep
 // working: stream_options only when streaming, n only above 1, tool_choice and
 // parallel_tool_calls only with tools, strict only in strict mode. The token limit goes in
-// max_completion_tokens to api.openai.com and in max_tokens elsewhere ([Config.MaxTokensField]).
+// max_completion_tokens to api.openai.com and Azure OpenAI and in max_tokens elsewhere
+// ([Config.MaxTokensField]).
+//
+// # Azure OpenAI
+//
+// With [Config.Azure] both models talk to Azure OpenAI, the deployment named as the model:
+//
+//	m, err := openai.New(openai.Config{Azure: &openai.Azure{
+//		Endpoint: "https://my-resource.openai.azure.com", Deployment: "gpt-5-mini", APIKey: key}})
+//
+// An empty [Azure.APIVersion] uses the v1 API ({endpoint}/openai/v1/chat/completions and
+// /responses, no api-version); a version uses the versioned deployment routes
+// ({endpoint}/openai/deployments/{deployment}/chat/completions?api-version=…), through the SDK's
+// azure package. A key goes in the Api-Key header; [Azure.TokenCredential] authenticates with
+// Microsoft Entra ID instead, with any azcore.TokenCredential (azidentity's credentials, which
+// this package does not import, so a program that uses keys does not build them). Nothing of
+// OpenAI's environment ($OPENAI_API_KEY, organization, project) reaches Azure. Azure's additions to
+// the answers (prompt_filter_results, content_filter_results, content_filters, a first stream
+// chunk without choices) are ignored; a content filter's finish reason is
+// [chat.FinishContentFilter]. [chat.Info] names the provider [AzureProvider].
 //
 // # Settings
 //
@@ -27,7 +49,6 @@
 // editing the SDK's request parameters), [ExtraRequestOptions] (SDK request options for one
 // call), [ExtraReasoningEffort], [ExtraReasoningSummary], [ExtraStore] and [ExtraStrictTools].
 // The Responses API has no n, seed or stop: setting them is an error wrapping [ErrUnsupported].
-// [chat.Options.ToolNames] must be resolved into tools before a model is called ([ErrToolNames]).
 //
 // # Tools and strict mode
 //
@@ -51,7 +72,17 @@
 // IsError set is sent as "Error: " followed by its text. A refusal comes back as the message's
 // text. Chat Completions' legacy function_call answers are read as tool calls without id (finish
 // reason tool_calls); calls without id get synthetic ids when sent back, and their results the
-// same ids. Chat Completions has no way to send reasoning back, so the Chat model drops it.
+// same ids.
+//
+// # Tool names
+//
+// Both APIs accept function names matching ^[a-zA-Z0-9_-]{1,64}$. A tool whose name is outside
+// that rule (dotted or slashed MCP names, names over 64 bytes, non-ASCII names) is sent under a
+// wire name: the name with each refused character replaced by '_' (accents dropped first) when
+// that is free, else that, cut short, followed by '_' and 8 hex digits of the name's SHA-256. Wire
+// names are deterministic and distinct within a request; tool choice and the calls of the history
+// use them too, and the model's calls come back under the tool's own name, so users and tools
+// never see them.
 //
 // # Streams
 //
@@ -65,6 +96,34 @@
 // reports inside a stream (Responses "error" and "response.failed" events, an error object in a
 // Chat Completions stream) fail with a [*ResponseError]. Stopping the iteration early closes the
 // connection.
+//
+// # Reasoning (Chat Completions)
+//
+// OpenAI's Chat Completions API returns no reasoning, but compatible servers do, in one of three
+// fields of the assistant message: reasoning_content (DeepSeek, vLLM, llama.cpp, xAI, Moonshot,
+// Z.ai), reasoning (OpenRouter, Groq, Cerebras) or reasoning_details (OpenRouter: typed entries,
+// reasoning.text with an optional signature, reasoning.summary, reasoning.encrypted; for Gemini 3
+// models the encrypted entry is the thought signature, tied to its tool call by id). It is read
+// into [chat.Message.Reasoning] in order, one entry per reasoning_details entry (the plain field
+// that repeats their text is then ignored) or one entry for a plain field, each with the Provider
+// [ReasoningProvider] of its field. A reasoning_details entry keeps its text or summary in Text,
+// its signature and id, and the whole entry, as the server sent it, in Encrypted. Streams send
+// reasoning in fragments; an entry is yielded whole once the next entry, text, a tool call or the
+// finish reason shows it complete (fragments of one reasoning_details entry share its type and
+// index), because [chat.Aggregate] keeps reasoning entries as they come.
+//
+// On the next turn each assistant message's reasoning goes back in the field it came in, entries
+// as they came ([Config.ReasoningField] chooses one field for servers that want another, or
+// none). DeepSeek requires reasoning_content back on turns with tool calls, and OpenRouter the
+// reasoning_details of Gemini 3 and signed Claude reasoning; other providers' reasoning, and the
+// Responses API's, is not sent.
+//
+// Usage means what it means for every provider: OutputTokens include reasoning tokens and
+// ReasoningTokens say how many. xAI counts reasoning apart from completion_tokens (its
+// total_tokens is prompt + completion + reasoning tokens); such reasoning is added to
+// OutputTokens. CachedInputTokens is prompt_tokens_details.cached_tokens and
+// CacheWriteInputTokens prompt_tokens_details.cache_write_tokens (OpenAI, OpenRouter); the
+// Responses API's input_tokens_details holds the same two.
 //
 // # Reasoning (Responses API)
 //
@@ -93,12 +152,24 @@
 // Retry-After-Ms ([Config.MaxRetries]); cancelling the context stops a request and its retries
 // at once.
 //
+// # How this package is tested
+//
+// Against recorded traffic where it exists (testdata/README.md): OpenAI's Chat Completions and
+// Responses, Azure OpenAI (both URL shapes), and the tool loops of OpenAI-compatible servers that
+// return reasoning (OpenRouter, Z.ai, Moonshot, Avian, Cerebras, DeepSeek). Where no recording
+// has the request side, requests are checked against the published API description with steady:
+// OpenAI's spec for every request shape of both APIs, Mistral's spec for the Mistral model (only
+// Mistral's answers were recorded). The shapes of Mistral's answers no recording has (calls
+// without index in one delta, thinking chunks) and xAI's usage are tested on answers built in
+// those shapes from the API descriptions.
+//
 // # Embeddings
 //
 // [NewEmbedder] returns an [Embedder] on the Embeddings API (text-embedding-3-small by default,
 // or any model of a compatible server), which backs toolsearch's vector index. It sends the
 // texts in as few requests as the API's limits allow (2048 inputs and 300,000 tokens each),
 // matches vectors to texts by their index, and retries and reports errors as above. OpenAI's own
-// API is asked for base64 vectors, a quarter of the size of decimal ones and exact; other servers
-// answer in their default, decimal floats. Either form is read.
+// API (and Azure OpenAI, through [EmbedderConfig.Azure]) is asked for base64 vectors, a quarter
+// of the size of decimal ones and exact; other servers answer in their default, decimal floats.
+// Either form is read.
 package openai

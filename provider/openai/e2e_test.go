@@ -9,6 +9,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
@@ -115,7 +116,7 @@ func TestClientLoop(t *testing.T) {
 			srv := replay.NewServer(t, exs...)
 			m := lc.newM(t, srv.URL+"/v1", lc.cfg)
 			calls := 0
-			c := client.New(m, client.WithOptions(&chat.Options{ToolChoice: "auto"}))
+			c := clienttest.New(t, m, client.WithOptions(&chat.Options{ToolChoice: "auto"}))
 			spec := c.Prompt("What's the weather in Florence,Italy?").System("You are a helpful assistant").Tools(weatherFunc(t, &calls))
 			r, streamed := providertest.Send(t, spec, lc.stream)
 			answer := r.Text()
@@ -151,7 +152,7 @@ func TestClientReasoningLoop(t *testing.T) {
 	exs := providertest.Load(t, "responses", "vercel-reasoning-tool-loop-stream-gpt-5.1-codex-max")
 	srv := replay.NewServer(t, exs...)
 	m := newTestModel(t, NewResponses, srv.URL+"/v1", Config{Model: "gpt-5.1-codex-max", Store: ptr(false)})
-	resp, answer := providertest.Send(t, client.New(m).Prompt("Compute (12 + 7) * 3 * 10 with the calculator, one step per call.").Tools(calculatorTool()), true)
+	resp, answer := providertest.Send(t, clienttest.New(t, m).Prompt("Compute (12 + 7) * 3 * 10 with the calculator, one step per call.").Tools(calculatorTool()), true)
 	if answer != "The final result is **570**." || resp.ModelCalls != 4 {
 		t.Fatalf("answer %q after %d model calls", answer, resp.ModelCalls)
 	}

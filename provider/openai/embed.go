@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -55,6 +56,11 @@ type EmbedderConfig struct {
 	MaxRetries *int
 	// HTTPClient sends the requests; nil uses the SDK's default client.
 	HTTPClient *http.Client
+	// FirstByteTimeout and IdleTimeout bound the server's silences as for [Config].
+	FirstByteTimeout, IdleTimeout time.Duration
+	// Azure, when set, embeds with an embedding deployment on Azure OpenAI, [Azure.Deployment]
+	// (or Model) naming it; BaseURL and APIKey must then be empty.
+	Azure *Azure
 	// RequestOptions are passed to the SDK client after the options above.
 	RequestOptions []option.RequestOption
 }
@@ -78,12 +84,13 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 	if cfg.BatchSize < 0 {
 		return nil, fmt.Errorf("openai: BatchSize is %d, want 0 or more", cfg.BatchSize)
 	}
-	b, err := newBase(Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, MaxRetries: cfg.MaxRetries,
-		HTTPClient: cfg.HTTPClient, RequestOptions: cfg.RequestOptions})
+	b, err := newBase(Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, MaxRetries: cfg.MaxRetries, Model: cfg.Model,
+		HTTPClient: cfg.HTTPClient, FirstByteTimeout: cfg.FirstByteTimeout, IdleTimeout: cfg.IdleTimeout,
+		RequestOptions: cfg.RequestOptions, Azure: cfg.Azure})
 	if err != nil {
 		return nil, err
 	}
-	e := &Embedder{b: b, model: cfg.Model, dims: cfg.Dimensions, prefix: cfg.Prefix, batch: cfg.BatchSize}
+	e := &Embedder{b: b, model: b.cfg.Model, dims: cfg.Dimensions, prefix: cfg.Prefix, batch: cfg.BatchSize}
 	if e.model == "" {
 		e.model = DefaultEmbeddingModel
 	}

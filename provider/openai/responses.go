@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/toolname"
 )
 
 // ResponsesModel is a [chat.Model] on the Responses API (POST {base URL}/responses). It keeps
@@ -37,7 +38,7 @@ func NewResponses(cfg Config) (*ResponsesModel, error) {
 }
 
 // Info names the provider and the configured model.
-func (m *ResponsesModel) Info() chat.Info { return chat.Info{Provider: Provider, Model: m.cfg.Model} }
+func (m *ResponsesModel) Info() chat.Info { return m.info() }
 
 // Call sends the prompt and returns the whole answer; Response.Raw is the *responses.Response.
 // A response whose status is "failed" is returned as a *[ResponseError].
@@ -121,7 +122,8 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 		return nil, fmt.Errorf("openai: the Responses API: %w: Stop", ErrUnsupported)
 	}
 	stored := s.store == nil || *s.store
-	input, err := responsesInput(p.Messages, stored)
+	names := toolname.ForPrompt(toolname.OpenAI, o.Tools, p.Messages)
+	input, err := responsesInput(p.Messages, stored, names)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +161,7 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	req.tools, err = prepareTools(o.Tools, s.strict)
+	req.tools, err = prepareTools(o.Tools, s.strict, names)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +181,7 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 		case "auto", "none", "required":
 			params.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: param.NewOpt(responses.ToolChoiceOptions(o.ToolChoice))}
 		default:
-			params.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: o.ToolChoice}}
+			params.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: names.Wire(o.ToolChoice)}}
 		}
 		if o.ParallelToolCalls != nil {
 			params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
@@ -217,8 +219,9 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 // Reasoning items are sent back only with the calls they led to (the API needs them to continue a
 // tool loop and drops earlier ones anyway), only OpenAI's, and, when responses are not stored,
 // only those with encrypted content, since the API cannot look the others up. Function calls
-// sent after reasoning carry their item id, which links them to it.
-func responsesInput(msgs []chat.Message, stored bool) (responses.ResponseInputParam, error) {
+// sent after reasoning carry their item id, which links them to it. Tool names are sent as their
+// wire names.
+func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (responses.ResponseInputParam, error) {
 	out := make(responses.ResponseInputParam, 0, len(msgs))
 	for i, m := range msgs {
 		switch m.Role {
@@ -240,7 +243,7 @@ func responsesInput(msgs []chat.Message, stored bool) (responses.ResponseInputPa
 				out = append(out, responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleAssistant))
 			}
 			for _, c := range m.ToolCalls {
-				fc := &responses.ResponseFunctionToolCallParam{CallID: c.ID, Name: c.Name, Arguments: callArguments(c.Arguments)}
+				fc := &responses.ResponseFunctionToolCallParam{CallID: c.ID, Name: names.Wire(c.Name), Arguments: callArguments(c.Arguments)}
 				if id := links[c.ID]; id != "" {
 					fc.ID = oai.String(id)
 				}
@@ -349,8 +352,8 @@ func responsesResponse(r *responses.Response, tools toolSet) *chat.Response {
 				}
 			}
 		case "function_call":
-			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{ID: item.CallID, Name: item.Name, Index: len(msg.ToolCalls),
-				Arguments: tools.clean(item.Name, item.Arguments.OfString)})
+			name, args := tools.call(item.Name, item.Arguments.OfString)
+			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{ID: item.CallID, Name: name, Index: len(msg.ToolCalls), Arguments: args})
 			if hasReasoning && item.ID != "" {
 				msg.Reasoning = append(msg.Reasoning, callLink(item.ID, item.CallID))
 			}
@@ -382,11 +385,12 @@ func responsesFinish(r *responses.Response, calls bool) chat.FinishReason {
 
 func responsesUsage(u responses.ResponseUsage) chat.Usage {
 	return chat.Usage{
-		InputTokens:       int(u.InputTokens),
-		OutputTokens:      int(u.OutputTokens),
-		TotalTokens:       int(u.TotalTokens),
-		CachedInputTokens: int(u.InputTokensDetails.CachedTokens),
-		ReasoningTokens:   int(u.OutputTokensDetails.ReasoningTokens),
+		InputTokens:           int(u.InputTokens),
+		OutputTokens:          int(u.OutputTokens),
+		TotalTokens:           int(u.TotalTokens),
+		CachedInputTokens:     int(u.InputTokensDetails.CachedTokens),
+		CacheWriteInputTokens: int(u.InputTokensDetails.CacheWriteTokens),
+		ReasoningTokens:       int(u.OutputTokensDetails.ReasoningTokens),
 	}
 }
 
@@ -416,7 +420,7 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 			st.reasoning = true
 		case "function_call":
 			c := st.call(ev.OutputIndex, ev.Item.Name)
-			d := chat.ToolCall{Index: c.index, ID: ev.Item.CallID, Name: ev.Item.Name}
+			d := chat.ToolCall{Index: c.index, ID: ev.Item.CallID, Name: st.tools.names.User(ev.Item.Name)}
 			if args := ev.Item.Arguments.OfString; args != "" && !c.held {
 				d.Arguments = args
 				c.sent += len(args)
@@ -444,7 +448,8 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 			if c == nil {
 				// Announced only now: pass the call on whole.
 				c = st.call(ev.OutputIndex, ev.Item.Name)
-				d := chat.ToolCall{Index: c.index, ID: ev.Item.CallID, Name: ev.Item.Name, Arguments: st.tools.clean(ev.Item.Name, full)}
+				name, args := st.tools.call(ev.Item.Name, full)
+				d := chat.ToolCall{Index: c.index, ID: ev.Item.CallID, Name: name, Arguments: args}
 				return delta(chat.Message{ToolCalls: []chat.ToolCall{d}, Reasoning: st.link(ev)}), nil
 			}
 			if c.held {

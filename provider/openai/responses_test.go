@@ -313,7 +313,7 @@ func TestResponsesReasoningSentBack(t *testing.T) {
 			`{"arguments":"{}","call_id":"call_2","name":"g","type":"function_call"},` +
 			`{"output":"ok","call_id":"call_1","type":"function_call_output"},{"output":"Error: bad","call_id":"call_2","type":"function_call_output"}]`},
 	} {
-		items, err := responsesInput(msgs, tc.stored)
+		items, err := responsesInput(msgs, tc.stored, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,14 +326,14 @@ func TestResponsesReasoningSentBack(t *testing.T) {
 	// Without tool calls, the reasoning is not needed back; nor are reasoning-less calls linked
 	// by item id.
 	items, err := responsesInput([]chat.Message{{Role: chat.RoleAssistant, Content: "hi", Reasoning: assistant.Reasoning},
-		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "c", Name: "f"}}, Reasoning: []chat.Reasoning{{Provider: "openai", ID: "fc_9", Signature: "c"}}}}, true)
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "c", Name: "f"}}, Reasoning: []chat.Reasoning{{Provider: "openai", ID: "fc_9", Signature: "c"}}}}, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(items)
 	assertSameRequest(t, []byte(`{"i":`+string(b)+`}`), []byte(`{"i":[{"content":"hi","role":"assistant"},{"arguments":"{}","call_id":"c","name":"f","type":"function_call"}]}`))
 
-	if _, err := responsesInput([]chat.Message{chat.ToolMessage(chat.ToolResult{Name: "f", Content: "x"})}, true); err == nil {
+	if _, err := responsesInput([]chat.Message{chat.ToolMessage(chat.ToolResult{Name: "f", Content: "x"})}, true, nil); err == nil {
 		t.Error("a result without call id was accepted")
 	}
 }
@@ -381,7 +381,7 @@ func TestResponsesOptions(t *testing.T) {
 		t.Fatalf("request:\n%s", gj)
 	}
 
-	for _, bad := range []*chat.Options{{N: 2}, {Seed: ptr(int64(1))}, {Stop: []string{"x"}}, {ToolNames: []string{"x"}},
+	for _, bad := range []*chat.Options{{N: 2}, {Seed: ptr(int64(1))}, {Stop: []string{"x"}},
 		{Extra: map[string]any{ExtraParams: func(*chat.Options) {}}}, {Extra: map[string]any{ExtraReasoningSummary: 1}}} {
 		if _, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: bad}); err == nil {
 			t.Errorf("options %+v accepted", bad)
@@ -414,4 +414,32 @@ func TestResponsesStreamEvents(t *testing.T) {
 		Usage: chat.Usage{InputTokens: 3, OutputTokens: 4, TotalTokens: 7, CachedInputTokens: 1, ReasoningTokens: 2},
 		Generations: []chat.Generation{{FinishReason: chat.FinishLength, Message: chat.Message{Role: chat.RoleAssistant, Content: "partial",
 			ToolCalls: []chat.ToolCall{{ID: "call_1", Name: "weather", Arguments: `{"location":"Rome"}`}}}}}})
+}
+
+// TestResponsesCachedTokens checks that the Responses API's cached input tokens
+// (usage.input_tokens_details.cached_tokens) reach CachedInputTokens and the tokens written to
+// the cache CacheWriteInputTokens, called and streamed. No recording has a cache hit on this
+// API; the answers are built in its shape.
+func TestResponsesCachedTokens(t *testing.T) {
+	resp := `{"id":"resp_1","object":"response","model":"gpt-5-mini","status":"completed","output":[{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"hi","annotations":[]}]}],` +
+		`"usage":{"input_tokens":2048,"input_tokens_details":{"cached_tokens":1536,"cache_write_tokens":256},"output_tokens":20,"output_tokens_details":{"reasoning_tokens":12},"total_tokens":2068}}`
+	want := chat.Usage{InputTokens: 2048, OutputTokens: 20, TotalTokens: 2068, CachedInputTokens: 1536, CacheWriteInputTokens: 256, ReasoningTokens: 12}
+	for _, stream := range []bool{false, true} {
+		ex := providertest.JSONError(200, resp)
+		if stream {
+			ex = replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: providertest.SSE(
+				`{"type":"response.created","response":{"id":"resp_1","model":"gpt-5-mini","status":"in_progress","output":[]}}`,
+				`{"type":"response.output_text.delta","output_index":0,"content_index":0,"item_id":"msg_1","delta":"hi"}`,
+				`{"type":"response.completed","response":`+resp+`}`)}
+		}
+		srv := replay.NewServer(t, ex)
+		r, err := providertest.Run(context.Background(), newTestModel(t, NewResponses, srv.URL, Config{Model: "gpt-5-mini"}),
+			&chat.Prompt{Messages: []chat.Message{chat.User("hi")}}, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Usage != want || r.Text() != "hi" {
+			t.Errorf("stream %v: usage %+v text %q", stream, r.Usage, r.Text())
+		}
+	}
 }

@@ -168,7 +168,7 @@ func isObjectSchema(s *jsonobj.Object) bool {
 
 // nullable returns s accepting null as well.
 func nullable(s *jsonobj.Object) *jsonobj.Object {
-	if acceptsNull(s, nil, 0) {
+	if acceptsNull(s, nil, 0, map[*jsonobj.Object]bool{}) {
 		return s
 	}
 	_, hasConst := s.Lookup("const")
@@ -210,13 +210,26 @@ func addNullToEnum(s *jsonobj.Object) {
 }
 
 // acceptsNull reports whether schema s accepts null, following local $refs when root is set.
-func acceptsNull(s *jsonobj.Object, root *jsonobj.Object, depth int) bool {
+// memo holds the answer for each schema already asked about, so that schemas reached by many
+// paths (references combined in anyOf, level after level) are each looked at once; a schema
+// that refers back to itself counts as not accepting null while its answer is being found.
+func acceptsNull(s *jsonobj.Object, root *jsonobj.Object, depth int, memo map[*jsonobj.Object]bool) bool {
 	if s == nil || depth > maxSchemaDepth {
 		return false
 	}
+	if v, ok := memo[s]; ok {
+		return v
+	}
+	memo[s] = false
+	v := acceptsNullOnce(s, root, depth, memo)
+	memo[s] = v
+	return v
+}
+
+func acceptsNullOnce(s *jsonobj.Object, root *jsonobj.Object, depth int, memo map[*jsonobj.Object]bool) bool {
 	if ref, ok := s.Get("$ref").(string); ok {
 		if root != nil {
-			return acceptsNull(resolveRef(root, ref), root, depth+1)
+			return acceptsNull(resolveRef(root, ref), root, depth+1, memo)
 		}
 		return false
 	}
@@ -235,7 +248,7 @@ func acceptsNull(s *jsonobj.Object, root *jsonobj.Object, depth int) bool {
 	for _, key := range []string{"anyOf", "oneOf"} {
 		if list, ok := s.Get(key).([]any); ok {
 			for _, sub := range list {
-				if o, ok := sub.(*jsonobj.Object); ok && acceptsNull(o, root, depth+1) {
+				if o, ok := sub.(*jsonobj.Object); ok && acceptsNull(o, root, depth+1, memo) {
 					return true
 				}
 			}
@@ -262,7 +275,8 @@ func dropNulls(args string, original *jsonobj.Object) string {
 	if err != nil {
 		return args
 	}
-	if !dropNullsIn(v, original, original, 0) {
+	w := &nullDropper{root: original, seen: map[visit]bool{}, nulls: map[*jsonobj.Object]bool{}}
+	if !w.drop(v, original, 0) {
 		return args
 	}
 	b, err := json.Marshal(v)
@@ -272,17 +286,48 @@ func dropNulls(args string, original *jsonobj.Object) string {
 	return string(b)
 }
 
-func dropNullsIn(v any, s, root *jsonobj.Object, depth int) bool {
+// nullDropper walks arguments against a schema. Each (schema, object or array) pair is walked
+// once: a schema reached by many paths (references combined in allOf, level after level) would
+// otherwise be walked once per path, 2^n times for n such levels.
+type nullDropper struct {
+	root  *jsonobj.Object
+	seen  map[visit]bool
+	nulls map[*jsonobj.Object]bool // acceptsNull's memo
+}
+
+// visit is a schema applied to a value: an object, or an array by its first element.
+type visit struct {
+	schema *jsonobj.Object
+	value  any
+}
+
+func (w *nullDropper) drop(v any, s *jsonobj.Object, depth int) bool {
 	if s == nil || depth > maxSchemaDepth {
 		return false
 	}
+	var at visit
+	switch x := v.(type) {
+	case *jsonobj.Object:
+		at = visit{s, x}
+	case []any:
+		if len(x) == 0 {
+			return false
+		}
+		at = visit{s, &x[0]}
+	default:
+		return false // nothing to drop in a scalar
+	}
+	if w.seen[at] {
+		return false
+	}
+	w.seen[at] = true
 	if ref, ok := s.Get("$ref").(string); ok {
-		return dropNullsIn(v, resolveRef(root, ref), root, depth+1)
+		return w.drop(v, resolveRef(w.root, ref), depth+1)
 	}
 	changed := false
 	for _, sub := range listOf(s.Get("allOf")) {
 		if o, ok := sub.(*jsonobj.Object); ok {
-			changed = dropNullsIn(v, o, root, depth+1) || changed
+			changed = w.drop(v, o, depth+1) || changed
 		}
 	}
 	switch x := v.(type) {
@@ -302,12 +347,12 @@ func dropNullsIn(v any, s, root *jsonobj.Object, depth int) bool {
 			if ps == nil {
 				continue
 			}
-			if x.Get(k) == nil && !required[k] && !acceptsNull(ps, root, depth+1) {
+			if x.Get(k) == nil && !required[k] && !acceptsNull(ps, w.root, depth+1, w.nulls) {
 				x.Delete(k)
 				changed = true
 				continue
 			}
-			changed = dropNullsIn(x.Get(k), ps, root, depth+1) || changed
+			changed = w.drop(x.Get(k), ps, depth+1) || changed
 		}
 	case []any:
 		items, _ := s.Get("items").(*jsonobj.Object)
@@ -317,7 +362,7 @@ func dropNullsIn(v any, s, root *jsonobj.Object, depth int) bool {
 			if i < len(prefix) {
 				is, _ = prefix[i].(*jsonobj.Object)
 			}
-			changed = dropNullsIn(e, is, root, depth+1) || changed
+			changed = w.drop(e, is, depth+1) || changed
 		}
 	}
 	return changed

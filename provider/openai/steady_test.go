@@ -24,7 +24,13 @@ import (
 // base URL is used as given.
 func startSteady(t *testing.T) string {
 	t.Helper()
-	gz, err := os.Open(filepath.Join("testdata", "openai-openapi.yaml.gz"))
+	return startSteadySpec(t, "openai-openapi.yaml.gz")
+}
+
+// startSteadySpec runs steady on the gzip-compressed spec testdata/name.
+func startSteadySpec(t *testing.T, name string) string {
+	t.Helper()
+	gz, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +39,7 @@ func startSteady(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := filepath.Join(t.TempDir(), "openai-openapi.yaml")
+	spec := filepath.Join(t.TempDir(), strings.TrimSuffix(name, ".gz"))
 	f, err := os.Create(spec)
 	if err != nil {
 		t.Fatal(err)

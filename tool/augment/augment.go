@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 
-	jsonv2 "github.com/go-json-experiment/json"
-
+	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -81,11 +81,11 @@ func Provider[T any](p tool.Provider, consumer Consumer[T], opts ...Option) (too
 
 // augmenter holds what is known of T once for all the tools it wraps.
 type augmenter[T any] struct {
-	cfg       config
-	consumer  Consumer[T]
-	schema    object // T's schema
-	fields    []string
-	validator *tool.Validator
+	cfg      config
+	consumer Consumer[T]
+	codec    *schema.Codec
+	schema   object // T's schema
+	fields   []string
 }
 
 func newAugmenter[T any](consumer Consumer[T], opts []Option) (*augmenter[T], error) {
@@ -93,36 +93,32 @@ func newAugmenter[T any](consumer Consumer[T], opts []Option) (*augmenter[T], er
 		return nil, errors.New("augment: nil consumer")
 	}
 	var zero T
-	s, err := tool.SchemaFor[T]()
+	codec, err := schema.For(reflect.TypeFor[T]())
 	if err != nil {
-		return nil, fmt.Errorf("augment: schema of %T: %w", zero, err)
+		return nil, fmt.Errorf("augment: %w", err)
 	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("augment: schema of %T: %w", zero, err)
-	}
+	raw := codec.Schema()
 	obj, err := parseObject(raw)
 	if err != nil {
 		return nil, fmt.Errorf("augment: schema of %T: %w", zero, err)
 	}
-	if typ, _ := obj.get("type"); string(typ) != `"object"` {
+	if typ, _ := obj.get("type"); typ != `"object"` {
 		return nil, fmt.Errorf("augment: %T must be a struct type, its schema is not an object", zero)
 	}
 	if bytes.Contains(raw, []byte(`"$ref":"#"`)) {
 		return nil, fmt.Errorf("augment: %T refers to itself; a recursive type cannot be merged into other schemas", zero)
 	}
 	props, _ := obj.get("properties")
-	fields, err := parseObject(props)
+	fields, err := parseObject([]byte(props))
 	if err != nil || len(fields) == 0 {
 		return nil, fmt.Errorf("augment: %T has no fields to add", zero)
 	}
-	v, err := tool.CompileSchema(raw)
-	if err != nil {
+	if _, err := codec.Validator(); err != nil {
 		return nil, fmt.Errorf("augment: schema of %T: %w", zero, err)
 	}
-	a := &augmenter[T]{consumer: consumer, schema: obj, validator: v}
+	a := &augmenter[T]{consumer: consumer, codec: codec, schema: obj}
 	for _, f := range fields {
-		a.fields = append(a.fields, f.key)
+		a.fields = append(a.fields, f.Key)
 	}
 	for _, o := range opts {
 		o(&a.cfg)
@@ -148,12 +144,12 @@ func (a *augmenter[T]) wrap(t tool.Tool) (tool.Tool, error) {
 		return nil, errors.New("augment: nil tool")
 	}
 	def := t.Definition()
-	schema, err := a.merge(def)
+	merged, err := a.merge(def)
 	if err != nil {
 		return nil, err
 	}
 	aug := def
-	aug.InputSchema = schema
+	aug.InputSchema = merged
 	return &augmented[T]{inner: t, def: aug, aug: a}, nil
 }
 
@@ -161,13 +157,13 @@ func (a *augmenter[T]) wrap(t tool.Tool) (tool.Tool, error) {
 // T's $defs merged.
 func (a *augmenter[T]) merge(def tool.Definition) (json.RawMessage, error) {
 	var zero T
-	orig := object{{key: "type", val: json.RawMessage(`"object"`)}}
+	orig := object{{Key: "type", Value: `"object"`}}
 	if s := bytes.TrimSpace(def.InputSchema); len(s) > 0 && string(s) != "true" && string(s) != "{}" {
 		var err error
 		if orig, err = parseObject(s); err != nil {
 			return nil, fmt.Errorf("augment: tool %q: input schema: %w", def.Name, err)
 		}
-		if typ, ok := orig.get("type"); ok && string(typ) != `"object"` {
+		if typ, ok := orig.get("type"); ok && typ != `"object"` {
 			return nil, fmt.Errorf("augment: tool %q: input schema is not an object", def.Name)
 		}
 	}
@@ -175,54 +171,54 @@ func (a *augmenter[T]) merge(def tool.Definition) (json.RawMessage, error) {
 	origProps := object{}
 	if raw, ok := orig.get("properties"); ok {
 		var err error
-		if origProps, err = parseObject(raw); err != nil {
+		if origProps, err = parseObject([]byte(raw)); err != nil {
 			return nil, fmt.Errorf("augment: tool %q: properties: %w", def.Name, err)
 		}
 	}
 	addProps, _ := a.schema.get("properties")
-	add, _ := parseObject(addProps)
+	add, _ := parseObject([]byte(addProps))
 	for _, f := range add {
-		if _, clash := origProps.get(f.key); clash {
+		if _, clash := origProps.get(f.Key); clash {
 			return nil, fmt.Errorf("augment: tool %q already has a parameter %q, which %T adds too; rename the field of %T",
-				def.Name, f.key, zero, zero)
+				def.Name, f.Key, zero, zero)
 		}
 	}
 	props := append(slices.Clip(add), origProps...)
 
 	var required []string
 	if raw, ok := orig.get("required"); ok {
-		if err := json.Unmarshal(raw, &required); err != nil {
+		if err := json.Unmarshal([]byte(raw), &required); err != nil {
 			return nil, fmt.Errorf("augment: tool %q: required: %w", def.Name, err)
 		}
 	}
 	var addRequired []string
 	if raw, ok := a.schema.get("required"); ok {
-		_ = json.Unmarshal(raw, &addRequired)
+		_ = json.Unmarshal([]byte(raw), &addRequired)
 	}
 	required = append(addRequired, required...)
 
 	out := orig.set("properties", props.marshal())
 	if len(required) > 0 {
 		r, _ := json.Marshal(required)
-		out = out.set("required", r)
+		out = out.set("required", string(r))
 	}
 	if raw, ok := a.schema.get("$defs"); ok {
-		defs, _ := parseObject(raw)
+		defs, _ := parseObject([]byte(raw))
 		have := object{}
 		if raw, ok := orig.get("$defs"); ok {
 			var err error
-			if have, err = parseObject(raw); err != nil {
+			if have, err = parseObject([]byte(raw)); err != nil {
 				return nil, fmt.Errorf("augment: tool %q: $defs: %w", def.Name, err)
 			}
 		}
 		for _, d := range defs {
-			if _, clash := have.get(d.key); clash {
-				return nil, fmt.Errorf("augment: tool %q: its schema and %T both define %q in $defs", def.Name, zero, d.key)
+			if _, clash := have.get(d.Key); clash {
+				return nil, fmt.Errorf("augment: tool %q: its schema and %T both define %q in $defs", def.Name, zero, d.Key)
 			}
 		}
 		out = out.set("$defs", append(have, defs...).marshal())
 	}
-	return out.marshal(), nil
+	return json.RawMessage(out.marshal()), nil
 }
 
 // augmented is a tool wrapped by an augmenter.
@@ -240,191 +236,71 @@ func (t *augmented[T]) Metadata() tool.Metadata { return t.inner.Metadata() }
 // Unwrap returns the wrapped tool.
 func (t *augmented[T]) Unwrap() tool.Tool { return t.inner }
 
-// Call splits the extra arguments off, validates them against T's schema, hands them to the
-// consumer and calls the wrapped tool with the rest.
+// Call splits the extra arguments off, reads them as a T (validated against T's schema, with
+// T's defaults and decoding rules), hands them to the consumer and calls the wrapped tool with
+// the rest.
 func (t *augmented[T]) Call(ctx context.Context, args string) (string, error) {
 	a := t.aug
-	in := bytes.TrimSpace([]byte(args))
-	if len(in) == 0 {
-		in = []byte("{}")
-	}
-	members, err := parseObject(in)
+	members, err := schema.Members(args)
 	if err != nil {
-		var syn *json.SyntaxError
-		off := 0
-		if errors.As(err, &syn) {
-			off = int(syn.Offset)
-		}
-		return "", &tool.ArgumentError{Syntax: true, Offset: off, Issues: []tool.Issue{{Message: err.Error()}}}
+		return "", err
 	}
 	var extra, rest object
 	for _, m := range members {
-		if slices.Contains(a.fields, m.key) {
+		if slices.Contains(a.fields, m.Key) {
 			extra = append(extra, m)
 		} else {
 			rest = append(rest, m)
 		}
 	}
-	extraJSON := extra.marshal()
-	prepared, err := a.validator.Prepare(extraJSON)
-	if err != nil {
-		return "", err
-	}
 	var v T
-	if err := jsonv2.Unmarshal(prepared, &v); err != nil {
-		return "", &tool.ArgumentError{Issues: []tool.Issue{{Message: err.Error()}}}
+	if err := a.codec.Decode(extra.marshal(), &v); err != nil {
+		return "", err
 	}
 	if err := a.consumer(ctx, Event[T]{Definition: t.def, RawInput: args, Args: v}); err != nil {
 		return "", err
 	}
 	forward := args
 	if !a.cfg.keep && len(extra) > 0 {
-		forward = string(rest.marshal())
+		forward = rest.marshal()
 	}
 	return t.inner.Call(ctx, forward)
 }
 
-// object is a JSON object as its members in order: schemas keep the order their authors gave
-// properties, which models read.
-type object []member
+// object is a JSON object as its members in order, keys and values as written: schemas keep
+// the order their authors gave properties, which models read.
+type object []schema.Member
 
-type member struct {
-	key string
-	raw []byte // the key as it was written, quoted; nil to quote key when writing
-	val json.RawMessage
-}
-
-// parseObject reads a JSON object into its members, values left as raw JSON. A key given twice
-// is an error, as it is ambiguous which value a tool would see. It runs on every call, so after
-// json.Valid has vouched for the syntax it splits the object with a plain scan instead of a
-// decoder.
+// parseObject reads a JSON object into its members.
 func parseObject(data []byte) (object, error) {
-	if !json.Valid(data) {
-		var v any
-		err := json.Unmarshal(data, &v) // for the error's offset
-		if err == nil {
-			err = errors.New("invalid JSON")
-		}
-		return nil, err
-	}
-	i := skipSpace(data, 0)
-	if data[i] != '{' {
+	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("not a JSON object")
 	}
-	var obj object
-	for i = skipSpace(data, i+1); data[i] != '}'; {
-		i0, end := i, skipString(data, i)
-		key, err := unquote(data[i:end])
-		if err != nil {
-			return nil, err
-		}
-		if _, dup := obj.get(key); dup {
-			return nil, fmt.Errorf("key %q appears twice", key)
-		}
-		i = skipSpace(data, end) + 1 // past ':'
-		i = skipSpace(data, i)
-		start := i
-		i = skipValue(data, i)
-		obj = append(obj, member{key, data[i0:end], data[start:i]})
-		if i = skipSpace(data, i); data[i] == ',' {
-			i = skipSpace(data, i+1)
-		}
-	}
-	return obj, nil
+	m, err := schema.Members(string(data))
+	return object(m), err
 }
 
-// The scanners below run on text json.Valid accepted; i is the index of the token to skip and
-// the result the index after it.
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-func skipString(data []byte, i int) int {
-	for i++; data[i] != '"'; i++ {
-		if data[i] == '\\' {
-			i++
-		}
-	}
-	return i + 1
-}
-
-func skipValue(data []byte, i int) int {
-	switch data[i] {
-	case '"':
-		return skipString(data, i)
-	case '{', '[':
-		depth := 0
-		for ; ; i++ {
-			switch data[i] {
-			case '"':
-				i = skipString(data, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-	default: // number, true, false, null
-		for i < len(data) && data[i] != ',' && data[i] != '}' && data[i] != ']' &&
-			data[i] != ' ' && data[i] != '\t' && data[i] != '\n' && data[i] != '\r' {
-			i++
-		}
-		return i
-	}
-}
-
-func unquote(s []byte) (string, error) {
-	if bytes.IndexByte(s, '\\') < 0 {
-		return string(s[1 : len(s)-1]), nil
-	}
-	var out string
-	err := json.Unmarshal(s, &out)
-	return out, err
-}
-
-func (o object) get(key string) (json.RawMessage, bool) {
+func (o object) get(key string) (string, bool) {
 	for _, m := range o {
-		if m.key == key {
-			return m.val, true
+		if m.Key == key {
+			return m.Value, true
 		}
 	}
-	return nil, false
+	return "", false
 }
 
 // set returns o with key set to val, in place if present, else appended.
-func (o object) set(key string, val json.RawMessage) object {
+func (o object) set(key, val string) object {
 	out := slices.Clone(o)
 	for i := range out {
-		if out[i].key == key {
-			out[i].val = val
+		if out[i].Key == key {
+			out[i].Value = val
 			return out
 		}
 	}
-	return append(out, member{key: key, val: val})
+	return append(out, schema.Member{Key: key, Value: val})
 }
 
-func (o object) marshal() json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if m.raw != nil {
-			b.Write(m.raw)
-		} else {
-			k, _ := json.Marshal(m.key)
-			b.Write(k)
-		}
-		b.WriteByte(':')
-		b.Write(m.val)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
+func (o object) marshal() string {
+	return string(schema.AppendObject(nil, o))
 }

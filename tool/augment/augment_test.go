@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -28,7 +29,7 @@ type recorder struct {
 	args []string
 }
 
-func (r *recorder) tool(t *testing.T, opts ...tool.Option) tool.Tool {
+func (r *recorder) tool(t *testing.T, opts ...tool.FuncOption) tool.Tool {
 	t.Helper()
 	w, err := tool.Func("weather", "Get the weather in a city", func(_ context.Context, in WeatherIn) (string, error) {
 		b, _ := json.Marshal(in)
@@ -91,7 +92,7 @@ func TestSchemaGainsFieldsFirst(t *testing.T) {
 		t.Errorf("required = %v", s.Required)
 	}
 	// The merged schema is a valid schema.
-	if _, err := tool.CompileSchema(w.Definition().InputSchema); err != nil {
+	if _, err := schema.Compile(w.Definition().InputSchema); err != nil {
 		t.Errorf("merged schema does not compile: %v", err)
 	}
 }
@@ -319,7 +320,7 @@ func TestDefsMerged(t *testing.T) {
 	if !strings.Contains(s, `"Other"`) || !strings.Contains(s, `"$defs"`) {
 		t.Errorf("$defs not merged: %s", s)
 	}
-	if _, err := tool.CompileSchema(w.Definition().InputSchema); err != nil {
+	if _, err := schema.Compile(w.Definition().InputSchema); err != nil {
 		t.Fatalf("merged schema with $defs does not compile: %v\n%s", err, s)
 	}
 	out, err := w.Call(context.Background(), `{"steps":[{"label":"a","sub":[{"label":"b"}]}],"x":"1"}`)

@@ -120,16 +120,16 @@ func run(w io.Writer, cfg config) error {
 
 	for di, ds := range sets {
 		fmt.Fprintf(w, "\n## %s: %d tools, %d queries (%d need several tools)\n\n", ds.Name, len(ds.Tools), len(ds.Queries), results[0][di].Multi)
-		fmt.Fprintln(w, "| system | R@1 | R@5 | R@10 | nDCG@10 | all in top 5 (multi-tool) |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "| system | R@1 | R@5 | R@10 | nDCG@10 | all in top 5 (multi-tool) | all in top 10 (multi-tool) |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
 		for si, s := range syss {
 			m := results[si][di]
-			all5 := "–"
-			if m.Multi > 0 {
-				all5 = fmt.Sprintf("%.1f", m.All5)
-			}
-			fmt.Fprintf(w, "| %s | %.1f | %.1f | %.1f | %.1f | %s |\n", s.Name, m.R1, m.R5, m.R10, m.NDCG10, all5)
+			fmt.Fprintf(w, "| %s | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", s.Name, m.R1, m.R5, m.R10, m.NDCG10, share(m, m.All5), share(m, m.All10))
 		}
+	}
+
+	if err := multiTable(w, sets, syss); err != nil {
+		return err
 	}
 
 	if cfg.tokens {
@@ -139,15 +139,30 @@ func run(w io.Writer, cfg config) error {
 	return nil
 }
 
-// evaluate builds s over the dataset's tools and scores its top 10 for every query.
+// share formats a share of the multi-tool queries, or a dash when there are none.
+func share(m Metrics, v float64) string {
+	if m.Multi == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// evaluate builds s over the dataset's tools and scores its top 10 for every query, each request
+// sent whole as one query.
 func evaluate(s System, ds *Dataset) (Metrics, error) {
+	return evaluateWith(s, ds, wholeRequest)
+}
+
+// evaluateWith builds s over the dataset's tools and scores the top 10 that the protocol finds
+// for every query.
+func evaluateWith(s System, ds *Dataset, p Protocol) (Metrics, error) {
 	search, err := s.Build(ds.Tools)
 	if err != nil {
 		return Metrics{}, err
 	}
 	var acc accumulate
 	for _, q := range ds.Queries {
-		ranked, err := search(q.Text, 10)
+		ranked, err := p.search(search, q.Text, 10)
 		if err != nil {
 			return Metrics{}, fmt.Errorf("query %s: %w", q.ID, err)
 		}

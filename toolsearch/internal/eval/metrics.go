@@ -12,14 +12,18 @@ type Metrics struct {
 	R5      float64
 	R10     float64
 	NDCG10  float64 // binary relevance
-	// Multi counts queries needing more than one tool; All5 is the share of them with every
-	// needed tool in the top 5.
+	// Single counts the queries needing one tool and SingleNDCG10 is their nDCG@10.
+	Single       int
+	SingleNDCG10 float64
+	// Multi counts queries needing more than one tool; All5 and All10 are the shares of them
+	// with every needed tool in the top 5 and the top 10.
 	Multi int
 	All5  float64
+	All10 float64
 }
 
 // score compares a ranking (best first) with the gold tools of one query.
-func score(ranked, gold []string) (r1, r5, r10, ndcg float64, all5 bool) {
+func score(ranked, gold []string) (r1, r5, r10, ndcg float64, all5, all10 bool) {
 	hits := func(k int) int {
 		n := 0
 		for _, name := range ranked[:min(k, len(ranked))] {
@@ -40,14 +44,14 @@ func score(ranked, gold []string) (r1, r5, r10, ndcg float64, all5 bool) {
 	for i := range min(10, len(gold)) {
 		idcg += 1 / math.Log2(float64(i+2))
 	}
-	return r1, r5, r10, dcg / idcg, hits(5) == len(gold)
+	return r1, r5, r10, dcg / idcg, hits(5) == len(gold), hits(10) == len(gold)
 }
 
 // accumulate averages per-query scores.
 type accumulate struct{ m Metrics }
 
 func (a *accumulate) add(ranked, gold []string) {
-	r1, r5, r10, ndcg, all5 := score(ranked, gold)
+	r1, r5, r10, ndcg, all5, all10 := score(ranked, gold)
 	a.m.Queries++
 	a.m.R1 += r1
 	a.m.R5 += r5
@@ -58,6 +62,12 @@ func (a *accumulate) add(ranked, gold []string) {
 		if all5 {
 			a.m.All5++
 		}
+		if all10 {
+			a.m.All10++
+		}
+	} else {
+		a.m.Single++
+		a.m.SingleNDCG10 += ndcg
 	}
 }
 
@@ -66,8 +76,12 @@ func (a *accumulate) result() Metrics {
 	if n := float64(m.Queries); n > 0 {
 		m.R1, m.R5, m.R10, m.NDCG10 = 100*m.R1/n, 100*m.R5/n, 100*m.R10/n, 100*m.NDCG10/n
 	}
+	if m.Single > 0 {
+		m.SingleNDCG10 = 100 * m.SingleNDCG10 / float64(m.Single)
+	}
 	if m.Multi > 0 {
 		m.All5 = 100 * m.All5 / float64(m.Multi)
+		m.All10 = 100 * m.All10 / float64(m.Multi)
 	}
 	return m
 }

@@ -13,13 +13,15 @@ import (
 	"github.com/wield-ai/wield/toolsearch/internal/tooldoc"
 )
 
-// Searcher ranks a built corpus for a query: up to k tool names, best first.
-type Searcher func(query string, k int) ([]string, error)
+// Searcher ranks a built corpus for a query: up to k tools, best first.
+type Searcher func(query string, k int) ([]toolsearch.Hit, error)
 
 // System is a way of ranking tools under evaluation.
 type System struct {
 	Name  string
 	Build func(tools []tool.Definition) (Searcher, error)
+	// Public is set for the package's indexes as a user calls them.
+	Public bool
 }
 
 // engine is a configuration of the BM25F engine the keyword index is built on, open to the
@@ -77,11 +79,11 @@ func (e engine) index(tools []tool.Definition, docs []bm25f.Doc) Searcher {
 		p.Fields = []bm25f.Field{{Weight: 1, B: e.b}}
 	}
 	ix := bm25f.Build(docs, p)
-	return func(q string, k int) ([]string, error) {
+	return func(q string, k int) ([]toolsearch.Hit, error) {
 		hits := ix.Search(e.analyzer.Terms(nil, q), k, nil)
-		out := make([]string, len(hits))
+		out := make([]toolsearch.Hit, len(hits))
 		for i, h := range hits {
-			out[i] = tools[h.ID].Name
+			out[i] = toolsearch.Hit{Name: tools[h.ID].Name, Score: h.Score}
 		}
 		return out, nil
 	}
@@ -89,22 +91,14 @@ func (e engine) index(tools []tool.Definition, docs []bm25f.Doc) Searcher {
 
 // indexSystem evaluates a public toolsearch.Index as a user would call it.
 func indexSystem(name string, newIndex func() toolsearch.Index) System {
-	return System{Name: name, Build: func(tools []tool.Definition) (Searcher, error) {
+	return System{Name: name, Public: true, Build: func(tools []tool.Definition) (Searcher, error) {
 		ix := newIndex()
 		ctx := context.Background()
 		if err := ix.IndexTools(ctx, "eval", tools); err != nil {
 			return nil, err
 		}
-		return func(q string, k int) ([]string, error) {
-			hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: "eval", Query: q, MaxResults: k})
-			if err != nil {
-				return nil, err
-			}
-			out := make([]string, len(hits))
-			for i, h := range hits {
-				out[i] = h.Name
-			}
-			return out, nil
+		return func(q string, k int) ([]toolsearch.Hit, error) {
+			return ix.Search(ctx, toolsearch.SearchRequest{Session: "eval", Query: q, MaxResults: k})
 		}, nil
 	}}
 }

@@ -1,0 +1,169 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/toolcall"
+)
+
+// setUp prepares the turn's stopping and resuming: the store and conversation, and, for a
+// resumed turn, the state it continues (r gets the state's messages).
+func (t *Turn) setUp(req, r *Request) error {
+	in := req.turnIn
+	if in == nil || in.store == nil && in.resume == nil {
+		return nil
+	}
+	d := &durable{store: in.store}
+	t.dur = d
+	if d.store != nil {
+		id, ok := req.StringParam(ParamConversationID)
+		if !ok {
+			return ErrNoConversation
+		}
+		d.conv = id
+	}
+	rs := in.resume
+	if rs == nil {
+		return nil
+	}
+	st := rs.state
+	if id, ok := req.StringParam(ParamConversationID); ok && st.ConversationID != "" && id != st.ConversationID {
+		return fmt.Errorf("client: resume: the turn state belongs to conversation %q, the request names %q", st.ConversationID, id)
+	}
+	d.resumed = st
+	d.id, d.seq = st.ID, st.Seq
+	t.resumable = st.Status == TurnReady
+	t.Iteration = st.Iteration
+	t.exec.SetCounts(st.CallCounts, st.TotalCalls)
+	r.Prompt.Messages = slices.Clip(st.Messages)
+	return nil
+}
+
+// durable returns what the turn keeps to stop and resume, made on first use.
+func (t *Turn) durable() *durable {
+	if t.dur == nil {
+		t.dur = &durable{}
+	}
+	return t.dur
+}
+
+// claiming reports whether the turn resumed a state it has not claimed yet.
+func (t *Turn) claiming() bool {
+	return t.dur != nil && t.dur.resumed != nil && !t.dur.claimed
+}
+
+// state returns the turn's state in status, at the next Seq, with r's messages.
+func (t *Turn) state(r *Request, status TurnStatus) *TurnState {
+	d := t.durable()
+	if d.id == "" {
+		d.id = newTurnID()
+	}
+	conv, _ := r.StringParam(ParamConversationID)
+	counts, total := t.exec.Counts()
+	return &TurnState{
+		Version:        TurnStateVersion,
+		ID:             d.id,
+		Seq:            d.seq + 1,
+		ConversationID: conv,
+		Status:         status,
+		Iteration:      t.Iteration,
+		Messages:       slices.Clip(r.Prompt.Messages),
+		CallCounts:     counts,
+		TotalCalls:     total,
+	}
+}
+
+// readyState is the state of a turn whose next step is a model call with r.
+func (t *Turn) readyState(r *Request) *TurnState { return t.state(r, TurnReady) }
+
+// roundState is the state of a turn in the middle of the round resp asked for, whose calls stand
+// as outcomes say.
+func (t *Turn) roundState(r *Request, status TurnStatus, resp *chat.Response, outcomes []toolcall.CallOutcome) *TurnState {
+	st := t.state(r, status)
+	msg := resp.Message()
+	msg.ToolCalls = make([]chat.ToolCall, len(outcomes))
+	round := &Round{ResponseID: resp.ID, Model: resp.Model, Calls: make([]PendingCall, len(outcomes))}
+	for i, o := range outcomes {
+		msg.ToolCalls[i] = o.Call
+		pc := &round.Calls[i]
+		pc.Call = o.Call
+		switch o.Status {
+		case toolcall.CallDone:
+			res := o.Result
+			pc.Status, pc.Result = CallDone, &res
+		case toolcall.CallNeedsApproval:
+			pc.Status = CallApproval
+		case toolcall.CallInterrupted:
+			pc.Status, pc.Interrupt = CallInterrupted, o.Interrupt
+			var as *agentStop
+			if errors.As(o.Err, &as) {
+				pc.Child, pc.Interrupt = as.state, as.interrupt
+			}
+		default:
+			pc.Status = CallWaiting
+			if status == TurnRunning {
+				pc.Status = CallRunning
+			}
+		}
+	}
+	round.Message = msg
+	st.Round = round
+	return st
+}
+
+// save records st as the turn's newest state: in the store, if any, and as the claim of the
+// state the turn resumed, if not yet claimed.
+func (t *Turn) save(ctx context.Context, st *TurnState) error {
+	d := t.durable()
+	claiming := t.claiming()
+	if claiming && !d.resumed.claim() {
+		return fmt.Errorf("%w: turn %s, step %d", ErrAlreadyResumed, d.resumed.ID, d.resumed.Seq)
+	}
+	if d.store != nil {
+		if err := d.store.SaveTurn(ctx, d.conv, st); err != nil {
+			if claiming {
+				d.resumed.claimed.Store(false) // nothing ran: the state can be resumed again
+				if errors.Is(err, ErrTurnConflict) {
+					return fmt.Errorf("%w: turn %s is no longer stored at step %d: %w", ErrAlreadyResumed, st.ID, st.Seq-1, err)
+				}
+			}
+			return fmt.Errorf("client: saving the turn's state: %w", err)
+		}
+	}
+	d.seq = st.Seq
+	d.claimed = true
+	return nil
+}
+
+// end removes the finished turn's state from the store.
+func (t *Turn) end(ctx context.Context) error {
+	d := t.dur
+	if d == nil || d.store == nil || d.seq == 0 || d.id == "" {
+		return nil
+	}
+	if err := d.store.EndTurn(ctx, d.conv, d.id, d.seq); err != nil {
+		return fmt.Errorf("client: ending the turn's stored state: %w", err)
+	}
+	return nil
+}
+
+// failed returns err, as a *TurnError with the turn's ready state when its tool rounds so far
+// are recorded and the turn can go on from its next model call.
+func (t *Turn) failed(r *Request, err error) error {
+	if !t.resumable {
+		return err
+	}
+	st := t.readyState(r)
+	st.Seq = t.dur.seq // what the store holds, if anything
+	return &TurnError{Err: err, State: st, Messages: t.messages}
+}
+
+// plans checks the decisions of the resumed round against the tools of cur and returns the
+// round's plans.
+func (t *Turn) plans(ctx context.Context, cur *Request, decisions []Decision) ([]toolcall.Plan, error) {
+	return plans(ctx, t.dur.resumed, decisions, cur.Prompt.Options.Tools)
+}

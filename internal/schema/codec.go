@@ -1,0 +1,127 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sync"
+
+	jsonv2 "github.com/go-json-experiment/json"
+)
+
+// Codec is the one plan wield has for reading JSON into a Go type: the schema a model is shown,
+// validation with every rule the schema states, defaults, and decoding with the same rules
+// ("1h30m" for a duration). Tools, entities and argument augmentation all read through it. A
+// Codec is safe for concurrent use.
+type Codec struct {
+	typ  reflect.Type
+	gen  uint64
+	raw  json.RawMessage
+	root *node // the inferred schema; nil for an explicit one
+
+	once sync.Once
+	v    *Validator
+	err  error
+	opts []jsonv2.Options
+	// none: the type holds nothing to decode (a struct without JSON fields), so validated
+	// arguments are not decoded at all.
+	none bool
+}
+
+type codecEntry struct {
+	gen   uint64
+	codec *Codec
+	err   error
+}
+
+var codecs sync.Map // reflect.Type → *codecEntry
+
+// For returns the codec of type t with its inferred schema; the rules are those of
+// tool.SchemaOf. Inference runs once per type (again after a type doc is registered). The
+// validator is compiled on first use, except for schemas that hold a Hook's schema or
+// defaults, which are checked here so that a bad one fails now.
+func For(t reflect.Type) (*Codec, error) {
+	gen := registry.gen.Load()
+	if e, ok := codecs.Load(t); ok && e.(*codecEntry).gen == gen {
+		e := e.(*codecEntry)
+		return e.codec, e.err
+	}
+	c, err := infer1(t, gen)
+	if err != nil {
+		err = fmt.Errorf("schema of %v: %w", t, err)
+		c = nil
+	}
+	codecs.Store(t, &codecEntry{gen: gen, codec: c, err: err})
+	return c, err
+}
+
+func infer1(t reflect.Type, gen uint64) (*Codec, error) {
+	inf, root, err := infer(t)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := root.appendJSON(make([]byte, 0, 256))
+	if err != nil {
+		return nil, err
+	}
+	c := &Codec{typ: t, gen: gen, raw: raw, root: root}
+	if inf.hooks || inf.defaults {
+		if _, err := c.Validator(); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Explicit returns a codec that validates against v's schema, then decodes into t: t may be
+// any type that can hold what the schema allows (a struct, a map, json.RawMessage, any).
+func Explicit(t reflect.Type, v *Validator, raw json.RawMessage) *Codec {
+	c := &Codec{typ: t, raw: bytes.Clone(raw), v: v}
+	c.once.Do(func() { c.prepare() })
+	return c
+}
+
+// Schema returns the JSON text of the schema; it must not be modified.
+func (c *Codec) Schema() json.RawMessage { return c.raw }
+
+// Validator returns the compiled validator, compiling it on first use.
+func (c *Codec) Validator() (*Validator, error) {
+	c.once.Do(func() {
+		if c.v == nil {
+			c.v, c.err = compileSchema(c.root.toSchema())
+		}
+		c.prepare()
+	})
+	return c.v, c.err
+}
+
+func (c *Codec) prepare() {
+	if c.typ == nil {
+		c.none = true
+		return
+	}
+	c.opts = decodeOptions(c.typ)
+	et := derefType(c.typ)
+	c.none = et.Kind() == reflect.Struct && !isLeafType(et) && len(jsonFields(et)) == 0
+}
+
+// Decode validates args against the schema, fills in defaults and decodes the result into
+// dst, a pointer to a value of the codec's type. Problems with args are an [*ArgumentError].
+func (c *Codec) Decode(args string, dst any) error {
+	v, err := c.Validator()
+	if err != nil {
+		return err
+	}
+	data, err := v.Prepare(args)
+	if err != nil {
+		return err
+	}
+	if c.none {
+		return nil
+	}
+	if err := jsonv2.Unmarshal([]byte(data), dst, c.opts...); err != nil {
+		return decodeError(err)
+	}
+	return nil
+}

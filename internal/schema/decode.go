@@ -1,0 +1,182 @@
+package schema
+
+import (
+	"errors"
+	"reflect"
+	"strconv"
+	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Arguments are decoded and results encoded with the v2 JSON codec (the encoding/json/v2
+// prototype), several times faster than encoding/json and without HTML escaping in results.
+
+// time.Duration is read from the string form the schema describes ("1h30m"); a number is
+// taken as nanoseconds, as encoding/json writes it. It is written as a string.
+var (
+	durationUnmarshaler = jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, d *time.Duration) error {
+		val, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch val.Kind() {
+		case '"':
+			var s string
+			if err := jsonv2.Unmarshal(val, &s); err != nil {
+				return err
+			}
+			parsed, err := time.ParseDuration(s)
+			if err != nil {
+				return err
+			}
+			*d = parsed
+			return nil
+		case '0':
+			n, err := strconv.ParseInt(string(val), 10, 64)
+			if err != nil {
+				return err
+			}
+			*d = time.Duration(n)
+			return nil
+		case 'n':
+			return nil
+		}
+		return errors.New("a duration must be a string such as \"1h30m\"")
+	})
+	durationMarshaler = jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, d time.Duration) error {
+		return enc.WriteToken(jsontext.String(d.String()))
+	})
+
+	decodeDurations = jsonv2.WithUnmarshalers(durationUnmarshaler)
+	// Results: map keys sorted (stable text helps prompt caching), and invalid UTF-8 from the
+	// tool replaced rather than failing the call; durations as strings when there may be any
+	// (custom marshalers cost a lookup per value, so only types that need them pay for them).
+	baseEncodeOptions = jsonv2.JoinOptions(
+		jsonv2.Deterministic(true),
+		jsontext.AllowInvalidUTF8(true),
+	)
+	encodeOptions = jsonv2.JoinOptions(baseEncodeOptions, jsonv2.WithMarshalers(durationMarshaler))
+)
+
+// decodeOptions returns the options needed to decode t: none unless it holds durations, so
+// the common case takes the codec's fastest path.
+func decodeOptions(t reflect.Type) []jsonv2.Options {
+	if containsType(t, func(t reflect.Type) bool { return t == durationType }) {
+		return []jsonv2.Options{decodeDurations}
+	}
+	return nil
+}
+
+// containsType reports whether t, or a type a value of t holds (the element of a pointer, slice,
+// array or map, a struct's fields, recursively), satisfies match.
+func containsType(t reflect.Type, match func(reflect.Type) bool) bool {
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type) bool
+	walk = func(t reflect.Type) bool {
+		if match(t) {
+			return true
+		}
+		if seen[t] {
+			return false
+		}
+		seen[t] = true
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			return walk(t.Elem())
+		case reflect.Struct:
+			for i := range t.NumField() {
+				if walk(t.Field(i).Type) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(t)
+}
+
+// decodeError turns a decoding failure into an [*ArgumentError] the model can act on. It
+// happens for arguments the schema accepts but Go cannot hold, such as 1.0 for an int field or
+// a malformed duration.
+func decodeError(err error) error {
+	var se *jsonv2.SemanticError
+	if errors.As(err, &se) {
+		msg := describeKind(se.JSONKind)
+		if len(se.JSONValue) > 0 {
+			msg = describe(string(se.JSONValue))
+		}
+		if se.GoType != nil {
+			msg += " cannot be read as " + goTypeName(se.GoType)
+		} else {
+			msg += " cannot be read"
+		}
+		switch {
+		case errors.Is(se.Err, strconv.ErrRange):
+			msg += ": out of range"
+		case se.Err != nil && !errors.Is(se.Err, strconv.ErrSyntax):
+			msg += ": " + se.Err.Error()
+		}
+		return &ArgumentError{Issues: []Issue{{Path: string(se.JSONPointer), Message: msg, Keyword: "decode"}}}
+	}
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) {
+		if errors.Is(err, jsontext.ErrDuplicateName) {
+			return &ArgumentError{Issues: []Issue{{
+				Path:    string(syn.JSONPointer.Parent()),
+				Message: "duplicate property " + strconv.Quote(syn.JSONPointer.LastToken()),
+				Keyword: "duplicate",
+			}}}
+		}
+		msg := "invalid JSON"
+		if syn.Err != nil {
+			msg = syn.Err.Error()
+		}
+		return &ArgumentError{Syntax: true, Offset: int(syn.ByteOffset), Issues: []Issue{{Path: string(syn.JSONPointer), Message: msg, Keyword: "syntax"}}}
+	}
+	return &ArgumentError{Issues: []Issue{{Message: err.Error(), Keyword: "decode"}}}
+}
+
+func describeKind(k jsontext.Kind) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 'f', 't':
+		return "a boolean"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	}
+	return "the value"
+}
+
+func goTypeName(t reflect.Type) string {
+	switch t {
+	case durationType:
+		return "a duration"
+	case timeType:
+		return "a date-time"
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return t.String()
+}

@@ -1,0 +1,952 @@
+package schema
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The single-pass validator: it reads the JSON text once, checking its syntax (RFC 8259, UTF-8
+// included) and the compiled schema together, without building any value. It allocates only
+// to report problems or to fill in defaults.
+
+// maxDepth bounds nesting, like encoding/json.
+const maxDepth = 10000
+
+type pathSeg struct {
+	key   string // raw key text between the quotes; empty for an array index
+	isKey bool
+	esc   bool // key has escapes
+	index int
+}
+
+// edit is a change Prepare makes to the arguments: a default inserted into an object (end ==
+// at, just after its '{') or an integral number in an integer slot rewritten as an integer.
+type edit struct {
+	at, end int
+	text    string
+	more    bool // an insert into an object with members: a comma follows
+}
+
+type vstate struct {
+	data string
+	// The path to the current value: the first segments in a fixed array (no allocation for
+	// ordinary nesting), deeper ones in more.
+	path    [16]pathSeg
+	npath   int
+	more    []pathSeg
+	err     *ArgumentError
+	quiet   int  // inside anyOf, oneOf or not: failures are counted, not reported
+	failed  bool // a failure happened while quiet
+	depth   int
+	edits   []edit
+	scratch []byte
+}
+
+func skipWS(d string, i int) int {
+	for i < len(d) {
+		switch d[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func (st *vstate) syntaxError(pos int, msg string) int {
+	if st.err == nil || !st.err.Syntax {
+		st.err = &ArgumentError{Syntax: true, Offset: pos, Issues: []Issue{{Message: msg, Keyword: "syntax"}}}
+	}
+	return -1
+}
+
+func (st *vstate) unexpected(pos int, context string) int {
+	if pos >= len(st.data) {
+		return st.syntaxError(pos, "unexpected end of input")
+	}
+	c := st.data[pos]
+	var what string
+	if c < utf8.RuneSelf && c >= 0x20 {
+		what = "invalid character " + strconv.QuoteRune(rune(c))
+	} else {
+		what = "invalid byte " + strconv.Quote(string(c))
+	}
+	return st.syntaxError(pos, what+" "+context)
+}
+
+// report notes a schema violation and says whether to describe it: inside alternatives only
+// the verdict counts, and building messages there would be wasted work.
+func (st *vstate) report() bool {
+	if st.quiet > 0 {
+		st.failed = true
+		return false
+	}
+	return true
+}
+
+// fail records a schema violation at the current path.
+func (st *vstate) fail(keyword, msg string) {
+	if st.err == nil {
+		st.err = &ArgumentError{}
+	}
+	if st.err.Syntax || len(st.err.Issues) >= maxIssues {
+		return
+	}
+	st.err.Issues = append(st.err.Issues, Issue{Path: st.pointer(), Message: msg, Keyword: keyword})
+}
+
+func (st *vstate) pointer() string {
+	var b strings.Builder
+	segs := append(st.path[:min(st.npath, len(st.path)):min(st.npath, len(st.path))], st.more...)
+	for _, s := range segs {
+		b.WriteByte('/')
+		if !s.isKey {
+			b.WriteString(strconv.Itoa(s.index))
+			continue
+		}
+		k := s.key
+		if s.esc {
+			k = string(unescape(nil, s.key))
+		}
+		k = strings.ReplaceAll(k, "~", "~0")
+		b.WriteString(strings.ReplaceAll(k, "/", "~1"))
+	}
+	return b.String()
+}
+
+// value validates the JSON value at pos against n and returns the offset after it, or -1 on a
+// syntax error.
+func (st *vstate) value(n *vnode, pos int) int {
+	if n.onlyRef {
+		return st.value(n.ref, pos)
+	}
+	if !n.applicators {
+		return st.own(n, pos)
+	}
+	// The value is visited once per applicator: find its end (checking syntax) first.
+	end := st.own(anyNode, pos)
+	if end < 0 {
+		return -1
+	}
+	if n.ref != nil {
+		st.value(n.ref, pos)
+	}
+	for _, s := range n.allOf {
+		st.value(s, pos)
+	}
+	if n.anyOf != nil {
+		ok := false
+		for _, s := range n.anyOf {
+			if st.quietValid(s, pos) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			if st.report() {
+				st.fail("anyOf", alternativesMessage(n.anyOf, st.data[pos], "does not match any of the allowed alternatives (anyOf)"))
+			}
+		}
+	}
+	if n.oneOf != nil {
+		count := 0
+		for _, s := range n.oneOf {
+			if st.quietValid(s, pos) {
+				count++
+			}
+		}
+		switch {
+		case count == 0:
+			if st.report() {
+				st.fail("oneOf", alternativesMessage(n.oneOf, st.data[pos], "does not match any of the alternatives (oneOf)"))
+			}
+		case count > 1:
+			if st.report() {
+				st.fail("oneOf", "matches more than one of the alternatives (oneOf); it must match exactly one")
+			}
+		}
+	}
+	if n.not != nil && st.quietValid(n.not, pos) {
+		if st.report() {
+			st.fail("not", "matches a schema it must not match (not)")
+		}
+	}
+	st.own(n, pos)
+	return end
+}
+
+// quietValid reports whether the value at pos is valid for n, reporting nothing.
+func (st *vstate) quietValid(n *vnode, pos int) bool {
+	saved := st.failed
+	st.quiet++
+	st.failed = false
+	nedits := len(st.edits)
+	st.value(n, pos)
+	ok := !st.failed
+	st.edits = st.edits[:nedits] // edits apply only outside alternatives
+	st.quiet--
+	st.failed = saved
+	return ok
+}
+
+// alternativesMessage says which types would do when every alternative has a plain type.
+func alternativesMessage(alts []*vnode, first byte, fallback string) string {
+	var mask uint8
+	for _, a := range alts {
+		if a.types == 0 {
+			return fallback
+		}
+		mask |= a.types
+	}
+	if mask&tNumber != 0 {
+		mask &^= tInteger
+	}
+	return "expected " + typeList(mask) + ", got " + kindName(first)
+}
+
+func kindName(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// typeOK checks the value's type against n, reporting a mismatch.
+func (st *vstate) typeOK(n *vnode, got uint8, pos, end int) bool {
+	if n.never {
+		if st.report() {
+			st.fail("false", "no value is allowed here")
+		}
+		return false
+	}
+	if n.types == 0 || n.types&got != 0 {
+		return true
+	}
+	if st.report() {
+		st.fail("type", "expected "+typeList(n.types&^impliedInteger(n.types))+", got "+describe(st.data[pos:end]))
+	}
+	return false
+}
+
+func impliedInteger(mask uint8) uint8 {
+	if mask&tNumber != 0 {
+		return tInteger
+	}
+	return 0
+}
+
+// describe renders a value for a message: short scalars as written, others by kind.
+func describe(v string) string {
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		if len(v) > 40 {
+			return "a string " + truncateUTF8(v, 37) + `…"`
+		}
+		return "the string " + v
+	}
+	if len(v) > 40 {
+		return v[:37] + "…"
+	}
+	return v
+}
+
+func truncateUTF8(b string, n int) string {
+	if len(b) <= n {
+		return b
+	}
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return b[:n]
+}
+
+// own validates the value at pos against n's own keywords (not its applicators).
+func (st *vstate) own(n *vnode, pos int) int {
+	d := st.data
+	if pos >= len(d) {
+		return st.syntaxError(pos, "unexpected end of input")
+	}
+	switch c := d[pos]; c {
+	case '{':
+		return st.object(n, pos)
+	case '[':
+		return st.array(n, pos)
+	case '"':
+		return st.str(n, pos)
+	case 't':
+		return st.literal(n, pos, "true", tBoolean)
+	case 'f':
+		return st.literal(n, pos, "false", tBoolean)
+	case 'n':
+		return st.literal(n, pos, "null", tNull)
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return st.number(n, pos)
+		}
+		return st.unexpected(pos, "looking for the beginning of a value")
+	}
+}
+
+func (st *vstate) literal(n *vnode, pos int, lit string, kind uint8) int {
+	d := st.data
+	end := pos + len(lit)
+	if end > len(d) || d[pos:end] != lit {
+		for i := 0; i < len(lit); i++ {
+			if pos+i >= len(d) || d[pos+i] != lit[i] {
+				return st.unexpected(pos+i, "in literal "+lit)
+			}
+		}
+	}
+	if n == anyNode || !st.typeOK(n, kind, pos, end) {
+		return end
+	}
+	if n.hasEnum || n.hasConst {
+		match := func(sc scalar) bool {
+			return sc.kind == kind && (kind == tNull || sc.b == (lit == "true"))
+		}
+		st.checkEnum(n, match, lit)
+	}
+	return end
+}
+
+func (st *vstate) checkEnum(n *vnode, match func(scalar) bool, shown string) {
+	if n.hasEnum {
+		found := false
+		for _, e := range n.enum {
+			if match(e) {
+				found = true
+				break
+			}
+		}
+		if !found && st.report() {
+			st.fail("enum", shown+" is not one of "+scalarList(n.enum))
+		}
+	}
+	if n.hasConst && !match(n.constv) && st.report() {
+		st.fail("const", shown+" is not the required value "+n.constv.json)
+	}
+}
+
+func (st *vstate) number(n *vnode, pos int) int {
+	d := st.data
+	i := pos
+	if d[i] == '-' {
+		i++
+	}
+	plainInt := true
+	switch {
+	case i >= len(d):
+		return st.syntaxError(i, "unexpected end of input in number")
+	case d[i] == '0':
+		i++
+	case d[i] >= '1' && d[i] <= '9':
+		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	default:
+		return st.unexpected(i, "in number")
+	}
+	if i < len(d) && d[i] == '.' {
+		plainInt = false
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return st.unexpected(i, "after decimal point in number")
+		}
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		plainInt = false
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return st.unexpected(i, "in exponent of number")
+		}
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	}
+	end := i
+	if n == anyNode {
+		return end
+	}
+	lit := d[pos:end]
+	plainLit := plainInt
+	var f float64
+	if plainInt && len(lit) <= 15 {
+		// Up to 15 digits, an integer is exact in a float64: no need for ParseFloat.
+		if n.needNum {
+			f = parseSmallInt(lit)
+		}
+	} else {
+		var err error
+		f, err = strconv.ParseFloat(lit, 64)
+		if err != nil {
+			if st.report() {
+				st.fail("type", "the number "+describe(lit)+" is out of range")
+			}
+			return end
+		}
+		if f != math.Trunc(f) {
+			plainInt = false
+		} else {
+			plainInt = true
+		}
+	}
+	kind := tNumber
+	if plainInt {
+		kind = tInteger
+	}
+	if !st.typeOK(n, kind, pos, end) {
+		return end
+	}
+	if !plainLit && kind == tInteger && n.types&tNumber == 0 && n.types != 0 && st.quiet == 0 &&
+		math.Abs(f) <= 1<<53 {
+		// An integer written as 2.0 or 1e3 is valid for the schema but not for Go's integer
+		// types: hand the decoder the plain integer.
+		st.addRewrite(pos, end, strconv.FormatFloat(f, 'f', -1, 64))
+	}
+	if n.hasEnum || n.hasConst {
+		st.checkEnum(n, func(sc scalar) bool { return sc.kind == tNumber && sc.n == f }, lit)
+	}
+	if n.hasMult {
+		if _, frac := math.Modf(f / n.mult); frac != 0 {
+			if st.report() {
+				st.fail("multipleOf", lit+" is not a multiple of "+formatNumber(n.mult))
+			}
+		}
+	}
+	if n.hasMin && f < n.min {
+		if st.report() {
+			st.fail("minimum", lit+" is less than the minimum "+formatNumber(n.min))
+		}
+	}
+	if n.hasMax && f > n.max {
+		if st.report() {
+			st.fail("maximum", lit+" is greater than the maximum "+formatNumber(n.max))
+		}
+	}
+	if n.hasExMin && f <= n.exMin {
+		if st.report() {
+			st.fail("exclusiveMinimum", lit+" must be greater than "+formatNumber(n.exMin))
+		}
+	}
+	if n.hasExMax && f >= n.exMax {
+		if st.report() {
+			st.fail("exclusiveMaximum", lit+" must be less than "+formatNumber(n.exMax))
+		}
+	}
+	return end
+}
+
+// scanString checks the string at pos (at its opening quote) and returns the offset after the
+// closing quote and whether it has escapes.
+func (st *vstate) scanString(pos int) (end int, esc bool) {
+	d := st.data
+	i := pos + 1
+	for {
+		for i < len(d) && strSafe[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			return st.syntaxError(i, "unexpected end of input in string"), false
+		}
+		switch c := d[i]; {
+		case c == '"':
+			return i + 1, esc
+		case c == '\\':
+			esc = true
+			if i+1 >= len(d) {
+				return st.syntaxError(i+1, "unexpected end of input in string escape"), false
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				r, ok := hex4(d, i+2)
+				if !ok {
+					return st.syntaxError(i, "invalid \\u escape in string"), false
+				}
+				i += 6
+				if utf16IsSurrogate(r) {
+					r2, ok := rune(0), false
+					if i+1 < len(d) && d[i] == '\\' && d[i+1] == 'u' {
+						r2, ok = hex4(d, i+2)
+					}
+					if !ok || r >= 0xDC00 || r2 < 0xDC00 || r2 > 0xDFFF {
+						return st.syntaxError(i-6, "invalid surrogate pair in string"), false
+					}
+					i += 6
+				}
+			default:
+				return st.syntaxError(i, "invalid escape "+strconv.Quote(d[i:i+2])+" in string"), false
+			}
+		case c < 0x20:
+			return st.syntaxError(i, "control character "+strconv.QuoteRune(rune(c))+" in string (it must be escaped)"), false
+		default:
+			r, size := utf8.DecodeRuneInString(d[i:])
+			if r == utf8.RuneError && size == 1 {
+				return st.syntaxError(i, "invalid UTF-8 in string"), false
+			}
+			i += size
+		}
+	}
+}
+
+// parseSmallInt parses an integer literal of at most 15 digits (and a sign).
+func parseSmallInt(lit string) float64 {
+	neg := lit[0] == '-'
+	if neg {
+		lit = lit[1:]
+	}
+	var v int64
+	for _, c := range lit {
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		return -float64(v)
+	}
+	return float64(v)
+}
+
+func utf16IsSurrogate(r rune) bool { return r >= 0xD800 && r <= 0xDFFF }
+
+func hex4(d string, i int) (rune, bool) {
+	if i+4 > len(d) {
+		return 0, false
+	}
+	var r rune
+	for j := i; j < i+4; j++ {
+		c := d[j]
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// strSafe marks bytes that need no attention inside a string: ASCII other than controls, quote
+// and backslash.
+var strSafe = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// unescape appends the decoded content of a string body (between the quotes) already checked
+// by scanString.
+func unescape(dst []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		switch s[i+1] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, _ := hex4(s, i+2)
+			i += 6
+			if utf16IsSurrogate(r) {
+				r2, _ := hex4(s, i+2)
+				r = (r-0xD800)<<10 | (r2 - 0xDC00) + 0x10000
+				i += 6
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		default:
+			dst = append(dst, s[i+1])
+		}
+		i += 2
+	}
+	return dst
+}
+
+func (st *vstate) str(n *vnode, pos int) int {
+	end, esc := st.scanString(pos)
+	if end < 0 || n == anyNode {
+		return end
+	}
+	if !st.typeOK(n, tString, pos, end) {
+		return end
+	}
+	if !n.hasEnum && !n.hasConst && n.minLen < 0 && n.maxLen < 0 && n.pattern == nil {
+		return end
+	}
+	s := st.data[pos+1 : end-1]
+	if esc {
+		st.scratch = unescape(st.scratch[:0], s)
+		s = string(st.scratch)
+	}
+	shown := describeString(st.data[pos:end])
+	if n.hasEnum || n.hasConst {
+		st.checkEnum(n, func(sc scalar) bool { return sc.kind == tString && sc.s == s }, shown)
+	}
+	if n.minLen >= 0 || n.maxLen >= 0 {
+		count := utf8.RuneCountInString(s)
+		if n.minLen >= 0 && count < n.minLen {
+			if st.report() {
+				st.fail("minLength", shown+" is shorter than the minimum length "+strconv.Itoa(n.minLen))
+			}
+		}
+		if n.maxLen >= 0 && count > n.maxLen {
+			if st.report() {
+				st.fail("maxLength", shown+" is longer than the maximum length "+strconv.Itoa(n.maxLen))
+			}
+		}
+	}
+	if n.pattern != nil && !n.pattern.MatchString(s) {
+		if st.report() {
+			st.fail("pattern", shown+" does not match the pattern "+n.pattern.String())
+		}
+	}
+	return end
+}
+
+func describeString(quoted string) string {
+	if len(quoted) > 40 {
+		return truncateUTF8(quoted, 37) + `…"`
+	}
+	return quoted
+}
+
+func (st *vstate) push(seg pathSeg) {
+	if st.npath < len(st.path) {
+		st.path[st.npath] = seg
+	} else {
+		st.more = append(st.more, seg)
+	}
+	st.npath++
+}
+
+func (st *vstate) pop() {
+	st.npath--
+	if st.npath >= len(st.path) {
+		st.more = st.more[:len(st.more)-1]
+	}
+}
+
+func (st *vstate) array(n *vnode, pos int) int {
+	d := st.data
+	if st.depth++; st.depth > maxDepth {
+		return st.syntaxError(pos, "nesting too deep")
+	}
+	check := n != anyNode && st.typeOK(n, tArray, pos, pos+1)
+	i := skipWS(d, pos+1)
+	count := 0
+	if i < len(d) && d[i] == ']' {
+		i++
+	} else {
+		for {
+			item := anyNode
+			if check {
+				if count < len(n.prefix) {
+					item = n.prefix[count]
+				} else if n.items != nil {
+					item = n.items
+				}
+			}
+			if item != anyNode {
+				st.push(pathSeg{index: count})
+				i = st.value(item, i)
+				st.pop()
+			} else {
+				i = st.value(item, i)
+			}
+			if i < 0 {
+				return -1
+			}
+			count++
+			i = skipWS(d, i)
+			if i >= len(d) {
+				return st.syntaxError(i, "unexpected end of input in array")
+			}
+			if d[i] == ']' {
+				i++
+				break
+			}
+			if d[i] != ',' {
+				return st.unexpected(i, "after array element (expected ',' or ']')")
+			}
+			i = skipWS(d, i+1)
+		}
+	}
+	if check {
+		if n.hasEnum || n.hasConst {
+			st.checkEnum(n, func(scalar) bool { return false }, "an array")
+		}
+		if n.minItems >= 0 && count < n.minItems {
+			if st.report() {
+				st.fail("minItems", "has "+plural(count, "item")+", fewer than the minimum "+strconv.Itoa(n.minItems))
+			}
+		}
+		if n.maxItems >= 0 && count > n.maxItems {
+			if st.report() {
+				st.fail("maxItems", "has "+plural(count, "item")+", more than the maximum "+strconv.Itoa(n.maxItems))
+			}
+		}
+	}
+	st.depth-- // not on syntax errors, which end the scan
+	return i
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	if w, ok := strings.CutSuffix(what, "y"); ok {
+		return strconv.Itoa(n) + " " + w + "ies"
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+func (st *vstate) object(n *vnode, pos int) int {
+	d := st.data
+	if st.depth++; st.depth > maxDepth {
+		return st.syntaxError(pos, "nesting too deep")
+	}
+	check := n != anyNode && st.typeOK(n, tObject, pos, pos+1)
+	var seen, seenExtra uint64
+	count := 0
+	i := skipWS(d, pos+1)
+	if i < len(d) && d[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(d) || d[i] != '"' {
+				return st.unexpected(i, "looking for the beginning of an object key")
+			}
+			kend, esc := st.scanString(i)
+			if kend < 0 {
+				return -1
+			}
+			key := d[i+1 : kend-1]
+			i = skipWS(d, kend)
+			if i >= len(d) || d[i] != ':' {
+				return st.unexpected(i, "after object key (expected ':')")
+			}
+			i = skipWS(d, i+1)
+			if !check {
+				i = st.value(anyNode, i)
+			} else {
+				lookup := key
+				if esc {
+					st.scratch = unescape(st.scratch[:0], key)
+					lookup = string(st.scratch)
+				}
+				idx := n.propIdx(lookup)
+				var vn *vnode
+				switch {
+				case idx >= 0:
+					if seen&(1<<idx) != 0 && st.report() {
+						st.fail("duplicate", "duplicate property "+strconv.Quote(n.props[idx].name))
+					}
+					seen |= 1 << idx
+					vn = n.props[idx].node
+				default:
+					for j, r := range n.reqExtra {
+						if r == lookup {
+							seenExtra |= 1 << j
+						}
+					}
+					if n.noAdditional {
+						if st.report() {
+							st.fail("additionalProperties", unexpectedProperty(n, lookup))
+						}
+						vn = anyNode
+					} else if n.additional != nil {
+						vn = n.additional
+					} else {
+						vn = anyNode
+					}
+				}
+				if vn != anyNode {
+					st.push(pathSeg{key: key, isKey: true, esc: esc})
+					i = st.value(vn, i)
+					st.pop()
+				} else {
+					i = st.value(vn, i)
+				}
+			}
+			if i < 0 {
+				return -1
+			}
+			count++
+			i = skipWS(d, i)
+			if i >= len(d) {
+				return st.syntaxError(i, "unexpected end of input in object")
+			}
+			if d[i] == '}' {
+				i++
+				break
+			}
+			if d[i] != ',' {
+				return st.unexpected(i, "after object member (expected ',' or '}')")
+			}
+			i = skipWS(d, i+1)
+		}
+	}
+	st.depth-- // not on syntax errors, which end the scan
+	if !check {
+		return i
+	}
+	if n.hasEnum || n.hasConst {
+		st.checkEnum(n, func(scalar) bool { return false }, "an object")
+	}
+	for j := range n.props {
+		p := &n.props[j]
+		if seen&(1<<j) != 0 {
+			continue
+		}
+		if p.required {
+			if st.report() {
+				st.fail("required", "missing required property "+strconv.Quote(p.name))
+			}
+		} else if p.def != "" && st.quiet == 0 {
+			st.addDefault(pos+1, p, count > 0)
+		}
+	}
+	for j, r := range n.reqExtra {
+		if seenExtra&(1<<j) == 0 {
+			if st.report() {
+				st.fail("required", "missing required property "+strconv.Quote(r))
+			}
+		}
+	}
+	if n.minProps >= 0 && count < n.minProps {
+		if st.report() {
+			st.fail("minProperties", "has "+plural(count, "property")+", fewer than the minimum "+strconv.Itoa(n.minProps))
+		}
+	}
+	if n.maxProps >= 0 && count > n.maxProps {
+		if st.report() {
+			st.fail("maxProperties", "has "+plural(count, "property")+", more than the maximum "+strconv.Itoa(n.maxProps))
+		}
+	}
+	return i
+}
+
+func (n *vnode) propIdx(key string) int {
+	if n.propIndex != nil {
+		if i, ok := n.propIndex[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range n.props {
+		if n.props[i].name == key {
+			return i
+		}
+	}
+	return -1
+}
+
+func unexpectedProperty(n *vnode, key string) string {
+	msg := "unexpected property " + strconv.Quote(key)
+	if len(n.props) == 0 {
+		return msg + " (no properties are allowed)"
+	}
+	if len(n.props) > 20 {
+		return msg
+	}
+	var b strings.Builder
+	b.WriteString(msg)
+	b.WriteString(" (allowed: ")
+	for i, p := range n.props {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(p.name))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func (st *vstate) addDefault(at int, p *vprop, more bool) {
+	for _, e := range st.edits {
+		if e.at == at && e.end == at && strings.HasPrefix(e.text, p.quoted) {
+			return // the object was visited twice (through $ref or allOf)
+		}
+	}
+	st.edits = append(st.edits, edit{at: at, end: at, text: p.quoted + p.def, more: more})
+}
+
+// addRewrite replaces data[at:end] with text.
+func (st *vstate) addRewrite(at, end int, text string) {
+	for _, e := range st.edits {
+		if e.at == at && e.end == end {
+			return
+		}
+	}
+	st.edits = append(st.edits, edit{at: at, end: end, text: text})
+}
+
+// applyEdits returns a copy of the data with the edits made. Inserts at one offset go in the
+// order they were found, separated by commas, and followed by one if the object has members.
+func (st *vstate) applyEdits() string {
+	size := len(st.data)
+	for _, e := range st.edits {
+		size += len(e.text) + 1
+	}
+	var out strings.Builder
+	out.Grow(size)
+	// Edits were recorded as values ended, so inner ones come first: sort by offset, keeping
+	// the order within one offset.
+	es := st.edits
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && es[j].at < es[j-1].at; j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+	last := 0
+	for k, e := range es {
+		out.WriteString(st.data[last:e.at])
+		out.WriteString(e.text)
+		last = e.end
+		if e.end == e.at {
+			nextInsertHere := k+1 < len(es) && es[k+1].at == e.at && es[k+1].end == e.at
+			if nextInsertHere || e.more {
+				out.WriteByte(',')
+			}
+		}
+	}
+	out.WriteString(st.data[last:])
+	return out.String()
+}

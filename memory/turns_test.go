@@ -1,0 +1,217 @@
+package memory_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
+	"github.com/wield-ai/wield/memory"
+	"github.com/wield-ai/wield/tool"
+)
+
+// countTool counts its runs.
+type countTool struct {
+	name string
+	meta tool.Metadata
+	runs *atomic.Int32
+}
+
+func (c countTool) Definition() tool.Definition {
+	return tool.Definition{Name: c.name, InputSchema: []byte(`{"type":"object"}`)}
+}
+func (c countTool) Metadata() tool.Metadata { return c.meta }
+func (c countTool) Call(context.Context, string) (string, error) {
+	c.runs.Add(1)
+	return c.name + " done", nil
+}
+
+func TestTurnsStore(t *testing.T) {
+	repo := memory.NewInMemory()
+	var runs atomic.Int32
+	pay := countTool{"pay", tool.Metadata{RequiresApproval: true}, &runs}
+	m := chattest.New(chattest.Calls(chattest.Call("pay", `{}`)), chattest.Text("Paid."))
+	c := clienttest.New(t, m, client.WithTools(pay), client.WithTurnStore(memory.Turns(repo)))
+	resp, err := c.Prompt("pay").Param(client.ParamConversationID, "c1").Call(context.Background()).Response()
+	if err != nil || resp.Outcome != client.OutcomeApproval {
+		t.Fatalf("first: %v, %v", resp, err)
+	}
+	// Another client, as another process would, finds the turn in the repository.
+	store := memory.Turns(repo)
+	st, err := store.LoadTurn(context.Background(), "c1")
+	if err != nil || st == nil || st.ID != resp.Pending.ID || st.Status != client.TurnApproval {
+		t.Fatalf("loaded %+v, %v", st, err)
+	}
+	if none, err := store.LoadTurn(context.Background(), "other"); none != nil || err != nil {
+		t.Fatalf("other conversation: %v, %v", none, err)
+	}
+	c2 := clienttest.New(t, m, client.WithTools(pay), client.WithTurnStore(memory.Turns(repo)))
+	text, err := c2.Resume(st, client.Approve(st.Pending()[0].Call.ID)).Call(context.Background()).Content()
+	if err != nil || text != "Paid." {
+		t.Fatalf("resume: %q, %v", text, err)
+	}
+	// The first process's state is refused: the turn was resumed (and is over).
+	err = c.Resume(resp.Pending, client.Approve(st.Pending()[0].Call.ID)).Call(context.Background()).Err()
+	if !errors.Is(err, client.ErrAlreadyResumed) || !errors.Is(err, client.ErrTurnConflict) || !errors.Is(err, memory.ErrTurnConflict) {
+		t.Fatalf("second resume: %v", err)
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("pay ran %d times", runs.Load())
+	}
+	if st, _ := store.LoadTurn(context.Background(), "c1"); st != nil {
+		t.Fatalf("a finished turn is still stored: %+v", st)
+	}
+}
+
+func TestTurnsStoreRefusesForeignState(t *testing.T) {
+	repo := memory.NewInMemory()
+	if err := repo.SaveTurn(context.Background(), "c", memory.TurnRecord{ID: "t", Seq: 1, State: []byte(`{"id":"x","seq":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := memory.Turns(repo).LoadTurn(context.Background(), "c"); err == nil {
+		t.Fatal("a state that does not match its record was loaded")
+	}
+	if err := memory.Turns(repo).SaveTurn(context.Background(), "c", nil); err == nil {
+		t.Fatal("a nil state was saved")
+	}
+}
+
+func summary(msgs []chat.Message) string {
+	s := ""
+	for _, m := range msgs {
+		switch {
+		case len(m.ToolCalls) > 0:
+			s += fmt.Sprintf("[call %s]", m.ToolCalls[0].Name)
+		case len(m.ToolResults) > 0:
+			s += fmt.Sprintf("[result %s]", m.ToolResults[0].Content)
+		default:
+			s += fmt.Sprintf("[%s %s]", m.Role, m.Content)
+		}
+	}
+	return s
+}
+
+func TestAdvisorStoresStoppedAndResumedTurns(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprint("stream=", stream), func(t *testing.T) {
+			repo := memory.NewInMemory()
+			var runs atomic.Int32
+			look := countTool{"look", tool.Metadata{}, &runs}
+			pay := countTool{"pay", tool.Metadata{RequiresApproval: true}, &runs}
+			m := chattest.New(
+				chattest.Calls(chattest.Call("look", `{}`)),
+				chattest.Calls(chattest.Call("pay", `{}`)),
+				chattest.Text("Paid."),
+				chattest.Text("You paid."),
+			)
+			c := clienttest.New(t, m, client.WithTools(look, pay),
+				client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50), memory.AdvisorConfig{})))
+			spec := c.Prompt("pay the bill").Param(client.ParamConversationID, "c")
+			var resp *client.Response
+			if stream {
+				s := spec.Stream(context.Background())
+				for _, err := range s.Events() {
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				resp = s.Response()
+			} else {
+				var err error
+				if resp, err = spec.Call(context.Background()).Response(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			stored, _ := repo.Messages(context.Background(), "c")
+			if got := summary(stored); got != "[user pay the bill][call look][result look done]" {
+				t.Fatalf("stored at the stop: %s", got)
+			}
+			if got := run(t, c.Resume(resp.Pending, client.Approve(resp.Pending.Pending()[0].Call.ID)), stream); got != "Paid." {
+				t.Fatalf("resume = %q", got)
+			}
+			stored, _ = repo.Messages(context.Background(), "c")
+			want := "[user pay the bill][call look][result look done][call pay][result pay done][assistant Paid.]"
+			if got := summary(stored); got != want {
+				t.Fatalf("stored after the resume: %s", got)
+			}
+			// The next turn sees the whole of it.
+			if got := run(t, c.Prompt("what did I do?").Param(client.ParamConversationID, "c"), stream); got != "You paid." {
+				t.Fatalf("next = %q", got)
+			}
+			if got := summary(m.Prompt(3).Messages); got != want+"[user what did I do?]" {
+				t.Fatalf("next prompt: %s", got)
+			}
+		})
+	}
+}
+
+func TestAdvisorKeepsRoundsOfAFailedTurn(t *testing.T) {
+	repo := memory.NewInMemory()
+	var runs atomic.Int32
+	charge := countTool{"charge", tool.Metadata{}, &runs}
+	m := chattest.New(
+		chattest.Calls(chattest.Call("charge", `{}`)),
+		chattest.Fail(errors.New("provider down")),
+		chattest.Text("You were charged already."),
+	)
+	c := clienttest.New(t, m, client.WithTools(charge),
+		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50), memory.AdvisorConfig{})))
+	err := c.Prompt("charge me").Param(client.ParamConversationID, "c").Call(context.Background()).Err()
+	var te *client.TurnError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v", err)
+	}
+	stored, _ := repo.Messages(context.Background(), "c")
+	if got := summary(stored); got != "[user charge me][call charge][result charge done]" {
+		t.Fatalf("stored: %s", got)
+	}
+	// A new turn (the user asks again) sees that the charge ran.
+	if got := run(t, c.Prompt("charge me").Param(client.ParamConversationID, "c"), false); got != "You were charged already." {
+		t.Fatalf("next = %q", got)
+	}
+	if got := summary(m.Prompt(2).Messages); got != "[user charge me][call charge][result charge done][user charge me]" {
+		t.Fatalf("next prompt: %s", got)
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("charge ran %d times", runs.Load())
+	}
+}
+
+func TestAdvisorInsideLoopRetriedTurn(t *testing.T) {
+	// Memory inside the loop stores the round's results before the model call that fails; the
+	// retry sends them again, and they are stored once.
+	repo := memory.NewInMemory()
+	var runs atomic.Int32
+	charge := countTool{"charge", tool.Metadata{}, &runs}
+	m := chattest.New(
+		chattest.Calls(chattest.Call("charge", `{}`)),
+		chattest.Fail(errors.New("provider down")),
+		chattest.Text("Charged."),
+	)
+	c := clienttest.New(t, m, client.WithTools(charge), client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50),
+		memory.AdvisorConfig{Order: client.OrderToolCalling + 1})))
+	err := c.Prompt("charge me").Param(client.ParamConversationID, "c").Call(context.Background()).Err()
+	var te *client.TurnError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v", err)
+	}
+	text, err := c.Resume(te.State).Call(context.Background()).Content()
+	if err != nil || text != "Charged." {
+		t.Fatalf("retry: %q, %v", text, err)
+	}
+	stored, _ := repo.Messages(context.Background(), "c")
+	if got := summary(stored); got != "[user charge me][call charge][result charge done][assistant Charged.]" {
+		t.Fatalf("stored: %s", got)
+	}
+	if got := summary(m.Prompt(2).Messages); got != "[user charge me][call charge][result charge done]" {
+		t.Fatalf("retried prompt: %s", got)
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("charge ran %d times", runs.Load())
+	}
+}

@@ -1,0 +1,124 @@
+package anthropic
+
+import (
+	"fmt"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+)
+
+// MaxCacheBreakpoints is how many cache_control breakpoints the Messages API accepts in one
+// request.
+const MaxCacheBreakpoints = 4
+
+// Cache says where to put prompt-caching breakpoints (cache_control) in a request. Anthropic
+// caches the request's prefix up to each breakpoint, in the order tools, system, messages; a
+// later request starting with the same prefix reads it from the cache (billed at a tenth of the
+// input price) instead of processing it again. Usage reports the reads in
+// [chat.Usage.CachedInputTokens] and the writes in [chat.Usage.CacheWriteInputTokens]. A prefix
+// shorter than the model's minimum (1024 tokens for most models) is not cached, without error.
+//
+// The zero Cache puts no breakpoints. [CacheAuto] is the setting for tool loops.
+type Cache struct {
+	// Tools puts a breakpoint on the last tool definition: the tools are cached even when the
+	// system prompt changes.
+	Tools bool
+	// System puts a breakpoint on the last block of the system prompt.
+	System bool
+	// Messages puts a breakpoint on the last block (text, tool_use or tool_result; never a
+	// thinking block) of each of the last Messages turns, counted as sent, after consecutive
+	// messages of one role are merged.
+	Messages int
+	// TTL is how long the cached prefix lives: "" (Anthropic's default, five minutes), "5m" or
+	// "1h" (writes cost more).
+	TTL string
+}
+
+// CacheAuto is the automatic mode for tool loops: breakpoints on the last tool, the system prompt
+// and the last message. Each round of a loop resends the previous round's request and appends the
+// model's answer and the tool results, so the breakpoint on the last message of one round marks
+// a prefix the next round reads (the API looks for cached prefixes up to 20 blocks before a
+// breakpoint), and only the new turns are processed. Three breakpoints, one under the API's limit.
+var CacheAuto = Cache{Tools: true, System: true, Messages: 1}
+
+// breakpoints returns the most breakpoints c may put in a request.
+func (c Cache) breakpoints() int {
+	n := c.Messages
+	if c.Tools {
+		n++
+	}
+	if c.System {
+		n++
+	}
+	return n
+}
+
+// check rejects settings the API would refuse.
+func (c Cache) check() error {
+	if c.Messages < 0 {
+		return fmt.Errorf("anthropic: cache: Messages %d is negative", c.Messages)
+	}
+	if n := c.breakpoints(); n > MaxCacheBreakpoints {
+		return fmt.Errorf("anthropic: cache: %d breakpoints, the API accepts at most %d", n, MaxCacheBreakpoints)
+	}
+	switch c.TTL {
+	case "", string(sdk.CacheControlEphemeralTTLTTL5m), string(sdk.CacheControlEphemeralTTLTTL1h):
+		return nil
+	}
+	return fmt.Errorf(`anthropic: cache: TTL %q is none of "", "5m", "1h"`, c.TTL)
+}
+
+// apply sets cache_control on the blocks c names. Blocks that cannot carry it (thinking) are
+// passed over for the block before them.
+func (c Cache) apply(params *sdk.MessageNewParams) {
+	if c.breakpoints() == 0 {
+		return
+	}
+	cc := sdk.NewCacheControlEphemeralParam()
+	cc.TTL = sdk.CacheControlEphemeralTTL(c.TTL)
+	if n := len(params.Tools); c.Tools && n > 0 {
+		if p := params.Tools[n-1].GetCacheControl(); p != nil {
+			*p = cc
+		}
+	}
+	if n := len(params.System); c.System && n > 0 {
+		params.System[n-1].CacheControl = cc
+	}
+	for i := 0; i < c.Messages && i < len(params.Messages); i++ {
+		content := params.Messages[len(params.Messages)-1-i].Content
+		for j := len(content) - 1; j >= 0; j-- {
+			if p := content[j].GetCacheControl(); p != nil {
+				*p = cc
+				break
+			}
+		}
+	}
+}
+
+// extraCache reads the call's cache setting from Extra: a Cache, a *Cache (nil turns caching
+// off) or a bool (true is [CacheAuto], false turns caching off).
+func extraCache(extra map[string]any, def Cache) (Cache, error) {
+	v, ok := extra[ExtraCache]
+	if !ok {
+		return def, nil
+	}
+	var c Cache
+	switch v := v.(type) {
+	case Cache:
+		c = v
+	case *Cache:
+		if v != nil {
+			c = *v
+		}
+	case bool:
+		if v {
+			c = CacheAuto
+		}
+	case nil:
+	default:
+		return Cache{}, fmt.Errorf("anthropic: %s is a %T, want anthropic.Cache or a bool", ExtraCache, v)
+	}
+	if err := c.check(); err != nil {
+		return Cache{}, err
+	}
+	return c, nil
+}

@@ -1,0 +1,40 @@
+package tool
+
+import (
+	"context"
+	"testing"
+)
+
+// noFields is an input struct with nothing the model can fill in: its schema is the empty
+// object.
+type noFields struct {
+	secret string
+}
+
+type opaqueTools struct{}
+
+func (opaqueTools) Status(_ context.Context, in noFields) (string, error) {
+	return "ok" + in.secret, nil
+}
+
+// A method tool and a Func tool read their arguments through the same codec, so an input struct
+// without exported fields works for both.
+func TestMethodAndFuncReadAlike(t *testing.T) {
+	ctx := context.Background()
+	tools, err := Methods(opaqueTools{})
+	if err != nil || len(tools) != 1 {
+		t.Fatalf("Methods = %v, %v", tools, err)
+	}
+	fn := Must(Func("status", "", opaqueTools{}.Status))
+	for _, tl := range []Tool{tools[0], fn} {
+		if got, err := tl.Call(ctx, `{}`); err != nil || got != "ok" {
+			t.Errorf("%s: Call = %q, %v", tl.Definition().Name, got, err)
+		}
+		if _, err := tl.Call(ctx, `{"secret":"x"}`); err == nil {
+			t.Errorf("%s: an undeclared argument was accepted", tl.Definition().Name)
+		}
+		if got, want := string(tl.Definition().InputSchema), `{"type":"object","properties":{},"additionalProperties":false}`; got != want {
+			t.Errorf("%s: schema %s, want %s", tl.Definition().Name, got, want)
+		}
+	}
+}

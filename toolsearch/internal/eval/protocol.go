@@ -1,0 +1,170 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolsearch"
+)
+
+// Protocol is how a request becomes searches: the queries a model sends for it, and how their
+// results become one ranking.
+type Protocol struct {
+	Name string
+	// Queries forms the queries from the request text.
+	Queries func(request string) []string
+	// Merge merges the rankings of the queries into k tools; nil means toolsearch.Merge.
+	Merge func(k int, results ...[]toolsearch.Hit) []toolsearch.Hit
+}
+
+var (
+	// wholeRequest sends the request as it is, as one query: the search tool before it took
+	// several queries.
+	wholeRequest = Protocol{Name: "one query: the whole request", Queries: func(r string) []string { return []string{r} }}
+	// perCapability sends one query per capability the request names, merged by toolsearch.Merge,
+	// as the search tool does.
+	perCapability = Protocol{Name: "one query per capability (toolsearch.Merge)", Queries: capabilityQueries}
+)
+
+// search ranks the tools for a request: its queries searched and merged by toolsearch.SearchAll,
+// as the search tool does, each query for as many tools as the search tool returns with its
+// default of toolsearch.DefaultMaxResults a query (but at least k, the depth scored); a custom
+// Merge merges the same searches.
+func (p Protocol) search(s Searcher, request string, k int) ([]string, error) {
+	qs := p.Queries(request)
+	limit := max(k, min(toolsearch.DefaultMaxResults*len(qs), toolsearch.MaxSearchResults))
+	req := toolsearch.SearchRequest{Session: "eval", MaxResults: limit}
+	merged, each, err := toolsearch.SearchAll(context.Background(), searcherIndex{s}, req, qs)
+	if err != nil {
+		return nil, err
+	}
+	if p.Merge != nil {
+		merged = p.Merge(limit, each...)
+	}
+	out := make([]string, min(k, len(merged)))
+	for i := range out {
+		out[i] = merged[i].Name
+	}
+	return out, nil
+}
+
+// searcherIndex serves a built system's searches as a toolsearch.Index.
+type searcherIndex struct{ search Searcher }
+
+func (x searcherIndex) IndexTools(context.Context, string, []tool.Definition) error { return nil }
+func (x searcherIndex) Clear(context.Context, string) error                         { return nil }
+func (x searcherIndex) Search(_ context.Context, req toolsearch.SearchRequest) ([]toolsearch.Hit, error) {
+	return x.search(req.Query, req.MaxResults)
+}
+
+// protocols are the ways of searching compared in the multi-tool table: the search tool before
+// and after it took several queries, and the merges toolsearch.Merge was chosen over.
+func protocols() []Protocol {
+	return []Protocol{wholeRequest, perCapability,
+		{Name: "per capability, plain round-robin", Queries: capabilityQueries, Merge: mergeRoundRobin},
+		{Name: "per capability, union by score", Queries: capabilityQueries},
+	}
+}
+
+// mergeRoundRobin takes every query's best tool, then every query's second best, in the order
+// of the queries.
+func mergeRoundRobin(k int, results ...[]toolsearch.Hit) []toolsearch.Hit {
+	var out []toolsearch.Hit
+	seen := map[string]bool{}
+	for rank := 0; len(out) < k; rank++ {
+		more := false
+		for _, r := range results {
+			if rank < len(r) {
+				more = true
+				if h := r[rank]; !seen[h.Name] && len(out) < k {
+					seen[h.Name] = true
+					out = append(out, h)
+				}
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	return out
+}
+
+// mergeByScore ranks every query's tools together by score.
+func mergeByScore(k int, results ...[]toolsearch.Hit) []toolsearch.Hit {
+	var all []toolsearch.Hit
+	for _, r := range results {
+		all = append(all, r...)
+	}
+	slices.SortStableFunc(all, func(a, b toolsearch.Hit) int { return cmp.Compare(b.Score, a.Score) })
+	var out []toolsearch.Hit
+	seen := map[string]bool{}
+	for _, h := range all {
+		if !seen[h.Name] && len(out) < k {
+			seen[h.Name] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// multiTable prints, for the public indexes, how each protocol does on requests that need
+// several tools and on those that need one.
+func multiTable(w io.Writer, sets []*Dataset, syss []System) error {
+	type row struct {
+		name string
+		m    []Metrics
+	}
+	var rows []row
+	for _, s := range syss {
+		if !s.Public {
+			continue
+		}
+		for _, p := range protocols() {
+			r := row{name: s.Name + ", " + p.Name}
+			for _, ds := range sets {
+				m, err := evaluateWith(s, ds, p)
+				if err != nil {
+					return fmt.Errorf("%s on %s: %w", r.name, ds.Name, err)
+				}
+				r.m = append(r.m, m)
+			}
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	table := func(title string, cell func(Metrics) string) {
+		fmt.Fprintf(w, "\n## %s\n\n| system, queries |", title)
+		for _, ds := range sets {
+			fmt.Fprintf(w, " %s |", ds.Name)
+		}
+		fmt.Fprint(w, "\n|---|")
+		for range sets {
+			fmt.Fprint(w, "---:|")
+		}
+		fmt.Fprintln(w)
+		for _, r := range rows {
+			fmt.Fprintf(w, "| %s |", r.name)
+			for _, m := range r.m {
+				fmt.Fprintf(w, " %s |", cell(m))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	table("Requests needing several tools: all in the top 10", func(m Metrics) string { return share(m, m.All10) })
+	table("Requests needing several tools: all in the top 5", func(m Metrics) string { return share(m, m.All5) })
+	table("Requests needing one tool: nDCG@10", func(m Metrics) string {
+		if m.Single == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f", m.SingleNDCG10)
+	})
+	table("All requests: nDCG@10", func(m Metrics) string { return fmt.Sprintf("%.1f", m.NDCG10) })
+	table("All requests: R@10", func(m Metrics) string { return fmt.Sprintf("%.1f", m.R10) })
+	return nil
+}
