@@ -272,6 +272,9 @@ func (d *textDisplay) done(resp *client.Response) {
 	defer d.mu.Unlock()
 	d.stopSpinner()
 	d.endLine()
+	if d.markdown != nil {
+		d.markdown.end()
+	}
 	if resp == nil {
 		return
 	}
