@@ -57,7 +57,8 @@ func (f ErrorProcessorFunc) Process(ctx context.Context, err *tool.ExecutionErro
 
 // ErrInternal matches, with errors.Is, the failures of a served call that are the server's
 // business, not the client's: a panic, output that does not match the tool's output schema, a
-// result-returning tool with no result. [DefaultErrorProcessor] sends a neutral message for them.
+// result-returning tool with no result, a proxied tool whose own server cannot be reached.
+// [DefaultErrorProcessor] sends a neutral message for them.
 var ErrInternal = errors.New("internal failure")
 
 // internalFailure is a served call's internal failure; the client reads only its Error text,
@@ -415,6 +416,8 @@ func (h *handler) fail(ctx context.Context, err error) (*sdk.CallToolResult, err
 			attrs = append(attrs, "stack", string(f.stack))
 		}
 		h.srv.logger.ErrorContext(ctx, "mcp: served tool failed", attrs...)
+	} else if errors.Is(err, ErrInternal) {
+		h.srv.logger.ErrorContext(ctx, "mcp: served tool failed", "tool", h.name, "cause", err)
 	}
 	text, perr := h.srv.processor.Process(ctx, &tool.ExecutionError{Tool: h.name, Err: err})
 	if perr != nil {
