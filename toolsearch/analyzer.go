@@ -51,41 +51,81 @@ func stemEnglish(w string) string { return english.Stem(w, true) }
 // Terms implements [Analyzer].
 func (a *TextAnalyzer) Terms(dst []string, text string) []string {
 	var parts []string
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if !isWordRune(r, !a.SplitIdentifiers) {
-			i += size
+	for i := 0; ; {
+		var word string
+		if word, i = a.nextWord(text, i); word == "" {
+			return dst
+		}
+		dst, parts = a.wordTerms(dst, parts, word)
+	}
+}
+
+// nextWord returns the first word of text at or after byte i, and where the search for the next
+// one resumes; the word is "" when there is none. With identifiers split, a word runs on across
+// connectors (get_weather is one word here, split by wordTerms) but does not end with one.
+func (a *TextAnalyzer) nextWord(text string, i int) (word string, next int) {
+	underscore := !a.SplitIdentifiers
+	for i < len(text) {
+		if c := text[i]; c < utf8.RuneSelf {
+			if asciiWord[c] || (underscore && c == '_') {
+				break
+			}
+			i++
 			continue
 		}
-		start := i
-		end := i
-		for i < len(text) {
-			r, size = utf8.DecodeRuneInString(text[i:])
-			if isWordRune(r, !a.SplitIdentifiers) {
-				i += size
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if isWordRune(r, underscore) {
+			break
+		}
+		i += size
+	}
+	start, end := i, i
+	for i < len(text) {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case asciiWord[c] || (underscore && c == '_'):
+				i++
 				end = i
 				continue
-			}
-			if a.SplitIdentifiers && isConnector(r) {
-				i += size
+			case a.SplitIdentifiers && (c == '_' || c == '-' || c == '.'):
+				i++
 				continue
 			}
 			break
 		}
-		word := text[start:end]
-		if !a.SplitIdentifiers {
-			dst = a.emit(dst, strings.ToLower(word))
-			continue
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r, underscore) {
+			break
 		}
-		parts = splitIdentifier(parts[:0], word)
-		for _, p := range parts {
-			dst = a.emit(dst, strings.ToLower(p))
-		}
-		if a.KeepJoined && len(parts) > 1 {
-			dst = a.emit(dst, strings.ToLower(strings.Join(parts, "")))
-		}
+		i += size
+		end = i
 	}
-	return dst
+	return text[start:end], i
+}
+
+// asciiWord marks the ASCII letters and digits.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
+
+// wordTerms appends the terms of one word (from nextWord) to dst; parts is scratch space, and
+// returned for reuse.
+func (a *TextAnalyzer) wordTerms(dst, parts []string, word string) ([]string, []string) {
+	if !a.SplitIdentifiers {
+		return a.emit(dst, strings.ToLower(word)), parts
+	}
+	parts = splitIdentifier(parts[:0], word)
+	for _, p := range parts {
+		dst = a.emit(dst, strings.ToLower(p))
+	}
+	if a.KeepJoined && len(parts) > 1 {
+		dst = a.emit(dst, strings.ToLower(strings.Join(parts, "")))
+	}
+	return dst, parts
 }
 
 // isWordRune reports whether r belongs to a word; underscore counts only when identifiers are

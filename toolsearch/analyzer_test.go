@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"slices"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestTextAnalyzer(t *testing.T) {
@@ -69,5 +70,49 @@ func FuzzTextAnalyzer(f *testing.F) {
 			}
 		}
 		English().Terms(nil, s)
+	})
+}
+
+// referenceTerms is the rune-by-rune definition of TextAnalyzer.Terms, which the ASCII fast path
+// of nextWord must match.
+func referenceTerms(a *TextAnalyzer, text string) []string {
+	var dst, parts []string
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r, !a.SplitIdentifiers) {
+			i += size
+			continue
+		}
+		start, end := i, i
+		for i < len(text) {
+			r, size = utf8.DecodeRuneInString(text[i:])
+			if isWordRune(r, !a.SplitIdentifiers) {
+				i += size
+				end = i
+				continue
+			}
+			if a.SplitIdentifiers && isConnector(r) {
+				i += size
+				continue
+			}
+			break
+		}
+		dst, parts = a.wordTerms(dst, parts, text[start:end])
+	}
+	return dst
+}
+
+func FuzzTermsMatchesReference(f *testing.F) {
+	for _, s := range []string{"getWeather_forecast-v2.api", "__x__", "é_ü-ß.ñ", "a..b__c--d", "HTTPServer 42 km/h", "\xff\xfeab_c", "日本語_テキスト"} {
+		f.Add(s)
+	}
+	analyzers := []*TextAnalyzer{English(), {}, {SplitIdentifiers: true, KeepJoined: true}}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, a := range analyzers {
+			got, want := a.Terms(nil, text), referenceTerms(a, text)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%+v: Terms(%q) = %q, reference %q", *a, text, got, want)
+			}
+		}
 	})
 }

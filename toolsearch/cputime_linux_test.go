@@ -12,3 +12,13 @@ func threadCPU() (int64, bool) {
 	}
 	return ts.Nano(), true
 }
+
+// processCPU returns the CPU time the process has used, on every thread: a build's own work and
+// the garbage collection it causes, without the time it waited for a core.
+func processCPU() (int64, bool) {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0, false
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano(), true
+}

@@ -20,6 +20,11 @@
 //   - [VectorIndex]: cosine similarity of embeddings from an [Embedder].
 //
 // Indexes keep one tool set per session, so conversations never see each other's tools. The
-// advisor forgets sessions by an [Eviction] strategy ([LRU] by default), evaluated lazily as
-// turns start and end.
+// advisor indexes each distinct tool set once, shared by every conversation that has it, and
+// forgets conversations by an [Eviction] strategy ([LRU] by default), evaluated lazily as turns
+// start and end; a tool set is cleared with the last conversation using it.
+//
+// A large catalog is best given as a [Catalog] ([Config].Catalog or [ParamCatalog]): it is read
+// and hashed once, when it is built, so that a turn costs the same with fifty tools or fifty
+// thousand, instead of reading every definition of the request on every turn.
 package toolsearch

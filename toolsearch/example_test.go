@@ -23,7 +23,7 @@ func ExampleNew() {
 
 	// A scripted model standing in for a real one: it searches, calls what it found, answers.
 	model := chattest.New(
-		chattest.Calls(chattest.Call(toolsearch.SearchToolName, `{"query":"weather forecast"}`)),
+		chattest.Calls(chattest.Call(toolsearch.SearchToolName, `{"queries":["weather forecast"]}`)),
 		chattest.Calls(chattest.Call("getWeatherForecast", `{"city":"Oslo"}`)),
 		chattest.Text("It will be sunny in Oslo."),
 	)
@@ -92,4 +92,53 @@ func ExampleAny() {
 	adv := toolsearch.New(toolsearch.Config{Eviction: toolsearch.Any(toolsearch.LRU(500), toolsearch.TTL(time.Hour))})
 	fmt.Println(adv.SearchTool().Name)
 	// Output: toolSearchTool
+}
+
+func ExampleNewCatalog() {
+	weather := tool.Must(tool.Func("getWeatherForecast", "Returns the weather forecast for a city.",
+		func(_ context.Context, in cityIn) (string, error) { return "sunny in " + in.City, nil }))
+	mail := tool.Must(tool.Func("sendEmail", "Sends an email to a recipient.",
+		func(context.Context, struct{}) (string, error) { return "sent", nil }))
+
+	// A large catalog is read once, here, not on every turn; every conversation shares its index.
+	catalog, err := toolsearch.NewCatalog(weather, mail)
+	if err != nil {
+		panic(err)
+	}
+	// The model asks for two capabilities in one search, one query each.
+	model := chattest.New(
+		chattest.Calls(chattest.Call(toolsearch.SearchToolName, `{"queries":["weather forecast city","send email"]}`)),
+		chattest.Calls(chattest.Call("getWeatherForecast", `{"city":"Oslo"}`)),
+		chattest.Text("Sent: sunny in Oslo."),
+	)
+	c, err := client.New(model, client.WithAdvisors(toolsearch.New(toolsearch.Config{Catalog: catalog})))
+	if err != nil {
+		panic(err)
+	}
+	answer, err := c.Prompt("Email me tomorrow's forecast for Oslo.").
+		Param(client.ParamConversationID, "user-42").Call(context.Background()).Content()
+	if err != nil {
+		panic(err)
+	}
+	search := model.Prompt(1).Messages[len(model.Prompt(1).Messages)-1].ToolResults[0].Content
+	fmt.Println(search)
+	fmt.Println(answer)
+	// Output:
+	// Found 2 tools, callable from your next step:
+	// "weather forecast city": getWeatherForecast
+	// "send email": sendEmail
+	// Sent: sunny in Oslo.
+}
+
+func ExampleMerge() {
+	// Two searches, one per capability: the weather query's scores are much higher.
+	weather := []toolsearch.Hit{{Name: "getWeatherForecast", Score: 9.1}, {Name: "getWeatherAlerts", Score: 8.7}, {Name: "getAirQuality", Score: 8.2}}
+	mail := []toolsearch.Hit{{Name: "sendEmail", Score: 3.2}, {Name: "readInbox", Score: 2.9}}
+	for _, h := range toolsearch.Merge(3, weather, mail) {
+		fmt.Println(h.Name)
+	}
+	// Output:
+	// getWeatherForecast
+	// sendEmail
+	// getWeatherAlerts
 }

@@ -2,6 +2,10 @@ package toolsearch
 
 import (
 	"context"
+	"runtime"
+	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch/internal/bm25f"
@@ -110,46 +114,216 @@ func (k *KeywordIndex) IndexTools(ctx context.Context, session string, defs []to
 	})
 }
 
+// minPerWorker is the fewest tools a build gives a goroutine of its own: below it, starting
+// goroutines and merging their vocabularies costs more than it saves.
+const minPerWorker = 2048
+
+// build analyses the tools, in parallel for a large set, and builds their index.
 func (k *KeywordIndex) build(defs []tool.Definition) *bm25f.Index {
-	an := cachingAnalyzer{Analyzer: memoized(k.analyzer), seen: make(map[string][]string)}
-	docs := make([]bm25f.Doc, len(defs))
-	for i, def := range defs {
-		d := tooldoc.Of(def)
-		docs[i] = bm25f.Doc{
-			an.terms(nil, d.Name),
-			an.terms(nil, d.Description),
-			an.all(d.ParamNames),
-			an.all(d.ParamDescriptions),
+	b := bm25f.NewBuilder(k.params)
+	workers := min(runtime.GOMAXPROCS(0), len(defs)/minPerWorker)
+	if workers <= 1 {
+		var a analysed
+		a.analyse(k.analyzer, b, defs)
+		a.addTo(b, nil)
+		return b.Build()
+	}
+	// Each worker analyses a run of the tools with terms numbered on its own, then the runs are
+	// added in order, their numbers mapped to the builder's: the index is the one a single
+	// goroutine would build.
+	parts := make([]analysed, workers)
+	vocab := make([]localTerms, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := len(defs)*w/workers, len(defs)*(w+1)/workers
+		wg.Go(func() {
+			vocab[w].ids = make(map[string]int32)
+			parts[w].analyse(k.analyzer, &vocab[w], defs[lo:hi])
+		})
+	}
+	wg.Wait()
+	for w := range parts {
+		global := make([]int32, len(vocab[w].terms))
+		for i, t := range vocab[w].terms {
+			global[i] = b.Term(t)
+		}
+		parts[w].addTo(b, global)
+	}
+	return b.Build()
+}
+
+// analysed holds the term numbers of tools' four fields, one tool after the other.
+type analysed struct {
+	terms []int32
+	ends  []int32 // four per tool: where each field ends in terms
+}
+
+// termNumbers numbers terms.
+type termNumbers interface{ Term(t string) int32 }
+
+// localTerms numbers terms in the order they are first seen.
+type localTerms struct {
+	ids   map[string]int32
+	terms []string
+}
+
+func (l *localTerms) Term(t string) int32 {
+	id, ok := l.ids[t]
+	if !ok {
+		id = int32(len(l.terms))
+		l.ids[t] = id
+		l.terms = append(l.terms, t)
+	}
+	return id
+}
+
+// analyse reads the fields of defs and appends their terms, numbered by num.
+func (a *analysed) analyse(an Analyzer, num termNumbers, defs []tool.Definition) {
+	c := newTermCache(an, num)
+	var r tooldoc.Reader
+	field := func() { a.ends = append(a.ends, int32(len(a.terms))) }
+	for _, def := range defs {
+		d := r.Of(def)
+		a.terms = c.terms(a.terms, d.Name)
+		field()
+		a.terms = c.terms(a.terms, d.Description)
+		field()
+		for _, t := range d.ParamNames {
+			a.terms = c.terms(a.terms, t)
+		}
+		field()
+		for _, t := range d.ParamDescriptions {
+			a.terms = c.terms(a.terms, t)
+		}
+		field()
+	}
+}
+
+// addTo adds the tools to b, their term numbers mapped by global unless it is nil.
+func (a *analysed) addTo(b *bm25f.Builder, global []int32) {
+	if global != nil {
+		for i, t := range a.terms {
+			a.terms[i] = global[t]
 		}
 	}
-	return bm25f.Build(docs, k.params)
-}
-
-// cachingAnalyzer remembers the terms of texts seen before while a set is built: parameter names
-// and descriptions repeat across the tools of a catalog, and stemming dominates build time.
-type cachingAnalyzer struct {
-	Analyzer
-	seen map[string][]string
-}
-
-func (c cachingAnalyzer) terms(dst []string, text string) []string {
-	if len(text) <= 64 {
-		if ts, ok := c.seen[text]; ok {
-			return append(dst, ts...)
+	var fields [4][]int32
+	start := int32(0)
+	for i := 0; i < len(a.ends); i += 4 {
+		for f := range fields {
+			fields[f] = a.terms[start:a.ends[i+f]]
+			start = a.ends[i+f]
 		}
-		ts := c.Terms(nil, text)
-		c.seen[text] = ts
-		return append(dst, ts...)
+		b.Add(fields[:])
 	}
-	return c.Terms(dst, text)
 }
 
-func (c cachingAnalyzer) all(texts []string) []string {
-	var out []string
-	for _, t := range texts {
-		out = c.terms(out, t)
+// termCache turns texts into the builder's term numbers while a set is built, remembering what
+// it analysed: words repeat across the tools of a catalog, and analysis, stemming above all,
+// dominates the cost of building.
+type termCache struct {
+	b  termNumbers
+	an Analyzer
+	// ta, when the analyzer is a *TextAnalyzer, is applied token by token (a word, or a part of
+	// an identifier), each distinct lower-cased token analysed once: identifiers are mostly
+	// unique, their parts are words. Other analyzers see whole texts, short ones once.
+	ta    *TextAnalyzer
+	seen  map[string]int32   // lower-cased token → term, or -1 for none (a stop word)
+	texts map[string][]int32 // short text → terms, for other analyzers
+	strs  []string
+	parts []string
+	lower []byte
+}
+
+func newTermCache(an Analyzer, b termNumbers) *termCache {
+	c := &termCache{b: b, an: an}
+	if c.ta, _ = an.(*TextAnalyzer); c.ta != nil {
+		c.seen = make(map[string]int32)
+	} else {
+		c.texts = make(map[string][]int32)
 	}
-	return out
+	return c
+}
+
+// terms appends the term numbers of text to dst, the numbers of the terms the analyzer gives.
+func (c *termCache) terms(dst []int32, text string) []int32 {
+	if c.ta == nil {
+		if len(text) > 64 {
+			c.strs = c.an.Terms(c.strs[:0], text)
+			return c.number(dst, c.strs)
+		}
+		ids, ok := c.texts[text]
+		if !ok {
+			ids = c.number(nil, c.an.Terms(nil, text))
+			c.texts[text] = ids
+		}
+		return append(dst, ids...)
+	}
+	// As TextAnalyzer.Terms and wordTerms do, token by token.
+	for i := 0; ; {
+		var word string
+		if word, i = c.ta.nextWord(text, i); word == "" {
+			return dst
+		}
+		if !c.ta.SplitIdentifiers {
+			dst = c.token(dst, word)
+			continue
+		}
+		c.parts = splitIdentifier(c.parts[:0], word)
+		for _, p := range c.parts {
+			dst = c.token(dst, p)
+		}
+		if c.ta.KeepJoined && len(c.parts) > 1 {
+			dst = c.token(dst, strings.Join(c.parts, ""))
+		}
+	}
+}
+
+// token appends the term of one token: lower-cased, dropped if a stop word, stemmed.
+func (c *termCache) token(dst []int32, tok string) []int32 {
+	id, ok := int32(0), false
+	ascii := true
+	for i := 0; i < len(tok); i++ {
+		if tok[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	var lower string
+	if ascii {
+		c.lower = c.lower[:0]
+		for i := 0; i < len(tok); i++ {
+			ch := tok[i]
+			if 'A' <= ch && ch <= 'Z' {
+				ch += 'a' - 'A'
+			}
+			c.lower = append(c.lower, ch)
+		}
+		id, ok = c.seen[string(c.lower)] // no allocation to look up
+	} else {
+		lower = strings.ToLower(tok)
+		id, ok = c.seen[lower]
+	}
+	if !ok {
+		if ascii {
+			lower = string(c.lower)
+		}
+		id = -1
+		if c.strs = c.ta.emit(c.strs[:0], lower); len(c.strs) > 0 {
+			id = c.b.Term(c.strs[0])
+		}
+		c.seen[lower] = id
+	}
+	if id < 0 {
+		return dst
+	}
+	return append(dst, id)
+}
+
+func (c *termCache) number(dst []int32, terms []string) []int32 {
+	for _, t := range terms {
+		dst = append(dst, c.b.Term(t))
+	}
+	return dst
 }
 
 // Search implements [Index]. A query with no term the analyzer keeps (only stop words, say)

@@ -2,10 +2,13 @@ package toolsearch
 
 import (
 	"context"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolsearch/internal/bm25f"
 )
 
 func search(t *testing.T, ix Index, session, q string, k int) []string {
@@ -82,5 +85,69 @@ func TestKeywordCustomAnalyzer(t *testing.T) {
 	}
 	if got := search(t, eng, "s", "weather forecast", 3); len(got) != 1 {
 		t.Errorf("English analyzer missed: %v", got)
+	}
+}
+
+// FuzzTermCacheMatchesTerms checks that building reads texts as searching does: the term
+// numbers the build's cache gives are those of the terms the analyzer gives.
+func FuzzTermCacheMatchesTerms(f *testing.F) {
+	for _, s := range []string{"getWeatherForecast for the City", "HTTPServer_URL-parser.v2", "Ünïcode_Wörter ÉTÉ", "The the THE running runs"} {
+		f.Add(s, s+" again")
+	}
+	analyzers := []Analyzer{English(), &TextAnalyzer{}, &TextAnalyzer{SplitIdentifiers: true, KeepJoined: true}, upperAnalyzer{}}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, an := range analyzers {
+			bld := bm25f.NewBuilder(bm25f.Params{K1: 1, Fields: []bm25f.Field{{Weight: 1}}})
+			c := newTermCache(an, bld)
+			for _, text := range []string{a, b, a} { // the second a comes from the cache
+				ids := c.terms(nil, text)
+				want := an.Terms(nil, text)
+				if len(ids) != len(want) {
+					t.Fatalf("%T: %q gave %d terms, want %q", an, text, len(ids), want)
+				}
+				for i, id := range ids {
+					if got := bld.Term(want[i]); got != id {
+						t.Fatalf("%T: %q: term %d is number %d, want %d (%q)", an, text, i, id, got, want[i])
+					}
+				}
+			}
+		}
+	})
+}
+
+// upperAnalyzer is an analyzer other than TextAnalyzer: upper-cased fields.
+type upperAnalyzer struct{}
+
+func (upperAnalyzer) Terms(dst []string, text string) []string {
+	for _, w := range strings.Fields(text) {
+		dst = append(dst, strings.ToUpper(w))
+	}
+	return dst
+}
+
+// TestParallelBuildIsTheSequentialOne checks that a set large enough to be analysed by several
+// goroutines gets the index one goroutine builds: same hits, same scores.
+func TestParallelBuildIsTheSequentialOne(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	s := newSynthetic(2*minPerWorker+17, 60, 9) // two workers, the second with more tools
+	k := NewKeywordIndex(nil)
+	sorted, err := sortDefs(s.tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parallel := k.build(sorted)
+	b := bm25f.NewBuilder(k.params)
+	var a analysed
+	a.analyse(k.analyzer, b, sorted)
+	a.addTo(b, nil)
+	sequential := b.Build()
+	if parallel.Terms() != sequential.Terms() || parallel.Len() != sequential.Len() {
+		t.Fatalf("parallel: %d terms, %d docs; sequential: %d, %d", parallel.Terms(), parallel.Len(), sequential.Terms(), sequential.Len())
+	}
+	for _, q := range s.queries {
+		terms := k.analyzer.Terms(nil, q)
+		if got, want := parallel.Search(terms, 10, nil), sequential.Search(terms, 10, nil); !slices.Equal(got, want) {
+			t.Fatalf("query %q: parallel %v, sequential %v", q, got, want)
+		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 // most k tools, each once. It goes in rounds: the first round takes every search's best tool,
 // the second every search's second best, and so on. Within a round, tools found by several of
 // the searches come first, then better scores: a tool's weight is the sum of its scores in the
-// searches that found it.
+// searches that found it. A tool scoring less than half its search's best waits until the
+// strong tools of every search are in: that search has found what it looked for, and the places
+// go to searches still undecided between close matches.
 //
 // A request that needs several capabilities is searched once per capability, and a plain union
 // by score lets the query with the highest scores (often merely the longest) take every place.
@@ -35,28 +37,41 @@ func Merge(k int, results ...[]Hit) []Hit {
 			weight[h.Name] += h.Score
 		}
 	}
+	// strong[i] is how many of search i's hits are strong: its best, and those scoring at least
+	// half as much (hits are best first).
+	strong := make([]int, len(results))
+	for i, r := range results {
+		for strong[i] < len(r) && (strong[i] == 0 || r[strong[i]].Score >= r[0].Score/2) {
+			strong[i]++
+		}
+	}
 	out := make([]Hit, 0, min(k, total))
 	round := make([]Hit, 0, len(results))
-	for rank := 0; len(out) < k; rank++ {
+	take := func(rank int, weak bool) bool {
 		round = round[:0]
-		for _, r := range results {
-			if rank < len(r) {
-				round = append(round, r[rank])
+		for i, r := range results {
+			j := rank
+			if weak {
+				j += strong[i]
+			} else if j >= strong[i] {
+				continue
 			}
-		}
-		if len(round) == 0 {
-			break
+			if j < len(r) {
+				round = append(round, r[j])
+			}
 		}
 		slices.SortStableFunc(round, func(a, b Hit) int { return cmp.Compare(weight[b.Name], weight[a.Name]) })
 		for _, h := range round {
-			if _, taken := weight[h.Name]; !taken {
+			if _, taken := weight[h.Name]; !taken || len(out) == k {
 				continue
 			}
 			delete(weight, h.Name) // taken: later rounds skip it
 			out = append(out, h)
-			if len(out) == k {
-				break
-			}
+		}
+		return len(round) > 0
+	}
+	for _, weak := range []bool{false, true} {
+		for rank := 0; len(out) < k && take(rank, weak); rank++ {
 		}
 	}
 	return out

@@ -43,6 +43,11 @@ func TestMerge(t *testing.T) {
 		// a is found by two queries: its weight (5+1) beats b's 5.5.
 		{"agreement first within a round", 3, [][]Hit{hits("a", 5.0), hits("b", 5.5), hits("a", 1.0, "c", 0.5)},
 			[]string{"a", "b", "c"}},
+		// a2 and a3 score under half of a1: the b search, undecided, gets the places first.
+		{"weak tools wait", 4, [][]Hit{hits("a1", 10.0, "a2", 2.0, "a3", 1.5), hits("b1", 5.0, "b2", 4.5, "b3", 4.0)},
+			[]string{"a1", "b1", "b2", "b3"}},
+		{"weak tools in rounds after", 6, [][]Hit{hits("a1", 10.0, "a2", 2.0, "a3", 1.5), hits("b1", 5.0, "b2", 1.0)},
+			[]string{"a1", "b1", "a2", "b2", "a3"}},
 		{"each tool once", 5, [][]Hit{hits("x", 5.0, "y", 4.0), hits("x", 2.0, "z", 1.0)}, []string{"x", "y", "z"}},
 		{"lists of unequal length", 10, [][]Hit{hits("a", 1.0), hits(), hits("b", 3.0, "c", 2.0, "d", 1.0)},
 			[]string{"b", "a", "c", "d"}},

@@ -72,7 +72,6 @@ type searchTool struct {
 	session    string
 	maxResults int
 	lookup     func(name string) (tool.Tool, bool) // the turn's searchable tools by name
-	filter     func(tool.Definition) bool
 	// reindex indexes the turn's tools again, for a session evicted during the turn.
 	reindex func(ctx context.Context) error
 
@@ -99,7 +98,9 @@ func (s *searchTool) Call(ctx context.Context, args string) (string, error) {
 	// Each query is searched for the whole limit: where another query found the same tools
 	// first, its next ones fill its share.
 	limit := min(perQuery*len(queries), MaxSearchResults)
-	req := SearchRequest{Session: s.session, MaxResults: limit, Filter: s.keep}
+	// The session holds the turn's tools and no others: no filter is needed, and turnIndex
+	// makes sure of it.
+	req := SearchRequest{Session: s.session, MaxResults: limit}
 	ix := turnIndex{s.index, s.lookup}
 	merged, results, err := SearchAll(ctx, ix, req, queries)
 	if errors.Is(err, ErrUnknownSession) && s.reindex != nil {
@@ -214,13 +215,6 @@ func report(queries []string, results [][]Hit, names []string) string {
 		}
 	}
 	return b.String()
-}
-
-func (s *searchTool) keep(d tool.Definition) bool {
-	if _, ok := s.lookup(d.Name); !ok {
-		return false
-	}
-	return s.filter == nil || s.filter(d)
 }
 
 func (s *searchTool) add(names []string) {

@@ -127,18 +127,19 @@ func TestSearchToolSeveralQueries(t *testing.T) {
 		return &searchTool{def: SearchToolDefinition(""), index: ix, session: "s", maxResults: perQuery, lookup: mapLookup(catalog)}
 	}
 
-	// One query per capability: each gets its share, the strong query's best first.
+	// One query per capability: each gets its best in the first round; readMail, scoring under
+	// half of sendMail, waits behind the weather query's close matches.
 	st := newTool(2)
 	out, err := st.Call(ctx, `{"queries":["weather forecast city temperature", "send mail", "  ", "SEND MAIL"]}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := toolNames(st.discovered())
-	if len(got) != 4 || !slices.Contains(got[:2], "getWeatherForecast") || !slices.Contains(got[:2], "sendMail") || !slices.Contains(got, "readMail") {
-		t.Errorf("found %v: want 2 per query (blank and repeated queries dropped), each query's best in the first round", got)
+	if len(got) != 4 || !slices.Contains(got[:2], "getWeatherForecast") || !slices.Contains(got[:2], "sendMail") || slices.Contains(got, "readMail") {
+		t.Errorf("found %v: want 4 (2 per query, blank and repeated queries dropped), each query's best first, readMail not", got)
 	}
 	want := "Found 4 tools, callable from your next step:\n\"weather forecast city temperature\": "
-	if !strings.HasPrefix(out, want) || !strings.Contains(out, "\n\"send mail\": sendMail, readMail") || strings.Contains(out, "SEND MAIL") {
+	if !strings.HasPrefix(out, want) || !strings.HasSuffix(out, "\n\"send mail\": sendMail") || strings.Contains(out, "SEND MAIL") {
 		t.Errorf("report:\n%s", out)
 	}
 

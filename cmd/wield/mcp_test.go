@@ -452,7 +452,7 @@ func TestBinaryMCPConfigFailingServer(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stderr, `MCP server "crashy" did not start`) || !strings.Contains(r.stderr, "crashy: missing API key") {
+	if !strings.Contains(r.stderr, `MCP server crashy`) || !strings.Contains(r.stderr, "failed to start") || !strings.Contains(r.stderr, "crashy: missing API key") {
 		t.Errorf("no report of the failing server:\n%s", r.stderr)
 	}
 	var tools []toolJSON

@@ -23,6 +23,7 @@ type Codec struct {
 	once sync.Once
 	v    *Validator
 	err  error
+	plan *dnode // decodes while validating; nil: validate, then decode with the v2 codec
 	opts []jsonv2.Options
 	// none: the type holds nothing to decode (a struct without JSON fields), so validated
 	// arguments are not decoded at all.
@@ -101,17 +102,32 @@ func (c *Codec) prepare() {
 		c.none = true
 		return
 	}
+	if c.root != nil && c.v != nil && c.v.root != nil {
+		if p := buildPlan(c.typ, c.v.root, map[planKey]*dnode{}); p.kind != dSpan {
+			c.plan = p
+		}
+	}
 	c.opts = decodeOptions(c.typ)
 	et := derefType(c.typ)
 	c.none = et.Kind() == reflect.Struct && !isLeafType(et) && len(jsonFields(et)) == 0
 }
 
 // Decode validates args against the schema, fills in defaults and decodes the result into
-// dst, a pointer to a value of the codec's type. Problems with args are an [*ArgumentError].
+// dst, a pointer to a value of the codec's type (nil: validate only). Problems with args are
+// an [*ArgumentError].
 func (c *Codec) Decode(args string, dst any) error {
 	v, err := c.Validator()
 	if err != nil {
 		return err
+	}
+	if dst == nil {
+		_, err := v.Prepare(args)
+		return err
+	}
+	if c.plan != nil {
+		if rv := reflect.ValueOf(dst); rv.Kind() == reflect.Pointer && rv.Type().Elem() == c.typ {
+			return v.decode(args, c.plan, rv.Elem())
+		}
 	}
 	data, err := v.Prepare(args)
 	if err != nil {

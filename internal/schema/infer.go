@@ -131,7 +131,27 @@ type namedNode struct {
 	n    *node
 }
 
-func newNode() *node { return &node{minItems: -1, maxItems: -1} }
+// newNode returns an empty node, from a slab: inference builds many small nodes at once.
+func (inf *inferrer) newNode() *node {
+	if len(inf.slab) == cap(inf.slab) {
+		inf.slab = make([]node, 0, 4)
+	}
+	inf.slab = append(inf.slab, node{minItems: -1, maxItems: -1})
+	return &inf.slab[len(inf.slab)-1]
+}
+
+// fields returns the JSON fields of struct type t, found once per inference.
+func (inf *inferrer) fields(t reflect.Type) []*jsonField {
+	if f, ok := inf.fieldsOf[t]; ok {
+		return f
+	}
+	f := jsonFields(t)
+	if inf.fieldsOf == nil {
+		inf.fieldsOf = make(map[reflect.Type][]*jsonField, 4)
+	}
+	inf.fieldsOf[t] = f
+	return f
+}
 
 type inferrer struct {
 	root      reflect.Type
@@ -141,13 +161,16 @@ type inferrer struct {
 	defs      map[string]*node
 	// hooks is set when some schema came from a Hook; defaults when a default tag was used.
 	hooks, defaults bool
+	slab            []node
+	fieldsOf        map[reflect.Type][]*jsonField
 }
 
 func infer(t reflect.Type) (*inferrer, *node, error) {
 	t = derefType(t)
 	inf := &inferrer{root: t}
 	if !isLeafType(t) && (t.Kind() == reflect.Struct || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
-		inf.findRecursive(t, map[reflect.Type]uint8{})
+		var state walkState
+		inf.findRecursive(t, &state)
 	}
 	n, err := inf.body(t)
 	if err != nil {
@@ -164,9 +187,14 @@ func infer(t reflect.Type) (*inferrer, *node, error) {
 // findRecursive marks every type reached again while it is being walked (the targets of the
 // walk's back edges). Every cycle of types passes through one of them, so describing marked
 // types by $ref makes the schema finite.
-func (inf *inferrer) findRecursive(t reflect.Type, state map[reflect.Type]uint8) {
+func (inf *inferrer) findRecursive(t reflect.Type, state *walkState) {
 	t = derefType(t)
-	switch state[t] {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Slice, reflect.Array, reflect.Map:
+	default:
+		return
+	}
+	switch state.get(t) {
 	case 1:
 		if inf.recursive == nil {
 			inf.recursive = map[reflect.Type]bool{}
@@ -176,24 +204,65 @@ func (inf *inferrer) findRecursive(t reflect.Type, state map[reflect.Type]uint8)
 	case 2:
 		return
 	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Slice, reflect.Array, reflect.Map:
-	default:
-		return
-	}
 	if isLeafType(t) {
 		return
 	}
-	state[t] = 1
+	state.set(t, 1)
 	switch t.Kind() {
 	case reflect.Struct:
-		for _, f := range jsonFields(t) {
+		for _, f := range inf.fields(t) {
 			inf.findRecursive(f.typ, state)
 		}
 	case reflect.Slice, reflect.Array, reflect.Map:
 		inf.findRecursive(t.Elem(), state)
 	}
-	state[t] = 2
+	state.set(t, 2)
+}
+
+// walkState is the state of each type of a walk: a short list, since types have few others
+// inside, and a map once it is long.
+type walkState struct {
+	list []typeState
+	m    map[reflect.Type]uint8
+}
+
+type typeState struct {
+	t reflect.Type
+	s uint8
+}
+
+func (w *walkState) get(t reflect.Type) uint8 {
+	if w.m != nil {
+		return w.m[t]
+	}
+	for _, e := range w.list {
+		if e.t == t {
+			return e.s
+		}
+	}
+	return 0
+}
+
+func (w *walkState) set(t reflect.Type, s uint8) {
+	if w.m != nil {
+		w.m[t] = s
+		return
+	}
+	for i := range w.list {
+		if w.list[i].t == t {
+			w.list[i].s = s
+			return
+		}
+	}
+	if len(w.list) == 32 {
+		w.m = make(map[reflect.Type]uint8, 64)
+		for _, e := range w.list {
+			w.m[e.t] = e.s
+		}
+		w.m[t] = s
+		return
+	}
+	w.list = append(w.list, typeState{t, s})
 }
 
 // isLeafType reports types whose schema does not come from their Go structure.
@@ -249,7 +318,7 @@ func (inf *inferrer) schema(t reflect.Type) (*node, error) {
 	if !inf.recursive[t] {
 		return inf.body(t)
 	}
-	n := newNode()
+	n := inf.newNode()
 	if t == inf.root {
 		n.ref = "#"
 		return n, nil
@@ -310,7 +379,7 @@ func defNameOf(typeName string) string {
 
 // body builds the schema of t itself (never a $ref to t).
 func (inf *inferrer) body(t reflect.Type) (*node, error) {
-	n := newNode()
+	n := inf.newNode()
 	switch t {
 	case timeType:
 		n.typ, n.format = "string", "date-time"
@@ -410,11 +479,11 @@ func validMapKey(k reflect.Type) bool {
 }
 
 func (inf *inferrer) structSchema(t reflect.Type) (*node, error) {
-	n := newNode()
+	n := inf.newNode()
 	n.typ, n.object, n.closed = "object", true, true
 	doc, _ := lookupTypeDoc(t)
 	n.description = doc.Description
-	fields := jsonFields(t)
+	fields := inf.fields(t)
 	n.props = make([]prop, 0, len(fields))
 	for _, f := range fields {
 		fs, err := inf.schema(f.typ)
@@ -435,8 +504,8 @@ func (inf *inferrer) structSchema(t reflect.Type) (*node, error) {
 // fieldTags applies a field's jsonschema, enum and default tags (and its registered doc) to its
 // schema.
 func (inf *inferrer) fieldTags(fs *node, f *jsonField, doc TypeDoc) error {
-	tag := f.field.Tag
-	desc, tagged := tag.Lookup("jsonschema")
+	tags := parseTags(f.field.Tag)
+	desc, tagged := tags.jsonschema, tags.hasJSONSchema
 	if tagged {
 		if desc == "" {
 			return errors.New("empty jsonschema tag")
@@ -457,12 +526,12 @@ func (inf *inferrer) fieldTags(fs *node, f *jsonField, doc TypeDoc) error {
 			fs.description = desc
 		}
 	}
-	if enum, ok := tag.Lookup("enum"); ok {
+	if enum, ok := tags.enum, tags.hasEnum; ok {
 		if err := applyEnumTag(fs, enum); err != nil {
 			return err
 		}
 	}
-	if def, ok := tag.Lookup("default"); ok {
+	if def, ok := tags.def, tags.hasDefault; ok {
 		typ := fs.typ
 		if fs.hook != nil {
 			typ = fs.hook.Type
@@ -479,6 +548,70 @@ func (inf *inferrer) fieldTags(fs *node, f *jsonField, doc TypeDoc) error {
 		}
 	}
 	return nil
+}
+
+// fieldTags are the struct tag values inference reads.
+type fieldTagValues struct {
+	jsonschema, enum, def              string
+	hasJSONSchema, hasEnum, hasDefault bool
+}
+
+// parseTags reads the jsonschema, enum and default tags in one pass over tag, by the rules of
+// reflect.StructTag.Lookup.
+func parseTags(tag reflect.StructTag) fieldTagValues {
+	var v fieldTagValues
+	for tag != "" {
+		i := 0
+		for i < len(tag) && tag[i] == ' ' {
+			i++
+		}
+		tag = tag[i:]
+		if tag == "" {
+			break
+		}
+		i = 0
+		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
+			i++
+		}
+		if i == 0 || i+1 >= len(tag) || tag[i] != ':' || tag[i+1] != '"' {
+			break
+		}
+		name := string(tag[:i])
+		tag = tag[i+1:]
+		i = 1
+		for i < len(tag) && tag[i] != '"' {
+			if tag[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(tag) {
+			break
+		}
+		qvalue := string(tag[:i+1])
+		tag = tag[i+1:]
+		var dst *string
+		var has *bool
+		switch name {
+		case "jsonschema":
+			dst, has = &v.jsonschema, &v.hasJSONSchema
+		case "enum":
+			dst, has = &v.enum, &v.hasEnum
+		case "default":
+			dst, has = &v.def, &v.hasDefault
+		default:
+			continue
+		}
+		if *has {
+			continue // the first of a repeated key wins, as in Lookup
+		}
+		value, err := strconv.Unquote(qvalue)
+		if err != nil {
+			break
+		}
+		*dst, *has = value, true
+	}
+	return v
 }
 
 // isKeywordTag reports a jsonschema tag in the form jsonschema-go once read ("enum=a"): a first
@@ -538,8 +671,9 @@ func applyEnumTag(n *node, tag string) error {
 }
 
 func enumValues(typ, tag string) ([]any, error) {
-	var vals []any
-	for raw := range strings.SplitSeq(tag, ",") {
+	parts := strings.Split(tag, ",")
+	vals := make([]any, 0, len(parts))
+	for _, raw := range parts {
 		raw = strings.TrimSpace(raw)
 		switch typ {
 		case "string":
@@ -655,10 +789,16 @@ func jsonFields(t reflect.Type) []*jsonField {
 	if embedded {
 		collectFields(t, nil, 0, map[reflect.Type]bool{}, &cands)
 	} else {
-		cands = make([]*jsonField, 0, t.NumField())
-		for i := range t.NumField() {
-			if f := makeField(t.Field(i), nil, 0); f != nil {
-				cands = append(cands, f)
+		// One allocation for the fields and one for their indexes.
+		n := t.NumField()
+		slab := make([]jsonField, 0, n)
+		index := make([]int, n)
+		cands = make([]*jsonField, 0, n)
+		for i := range n {
+			index[i] = i
+			if f, ok := fieldOf(t.Field(i), index[i:i+1:i+1], 0); ok {
+				slab = append(slab, f)
+				cands = append(cands, &slab[len(slab)-1])
 			}
 		}
 	}
@@ -721,20 +861,29 @@ func hasDuplicateNames(fs []*jsonField) bool {
 
 // makeField returns the JSON member of a non-embedded field, or nil for a field that is not one.
 func makeField(sf reflect.StructField, index []int, depth int) *jsonField {
-	tag := sf.Tag.Get("json")
-	if tag == "-" || !sf.IsExported() {
+	f, ok := fieldOf(sf, append(index[:len(index):len(index)], sf.Index[0]), depth)
+	if !ok {
 		return nil
 	}
+	return &f
+}
+
+// fieldOf returns the JSON member of a non-embedded field at index, and whether it is one.
+func fieldOf(sf reflect.StructField, index []int, depth int) (jsonField, bool) {
+	tag := sf.Tag.Get("json")
+	if tag == "-" || !sf.IsExported() {
+		return jsonField{}, false
+	}
 	name, opts, _ := strings.Cut(tag, ",")
-	f := &jsonField{
-		name: name, goName: sf.Name, index: append(index[:len(index):len(index)], sf.Index[0]),
+	f := jsonField{
+		name: name, goName: sf.Name, index: index,
 		typ: sf.Type, field: sf, tagged: name != "", depth: depth, opts: opts,
 	}
 	if f.name == "" {
 		f.name = sf.Name
 	}
 	f.optional = sf.Type.Kind() == reflect.Pointer || hasOption(opts, "omitempty") || hasOption(opts, "omitzero")
-	return f
+	return f, true
 }
 
 func collectFields(t reflect.Type, index []int, depth int, visited map[reflect.Type]bool, out *[]*jsonField) {

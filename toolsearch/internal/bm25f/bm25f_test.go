@@ -148,3 +148,51 @@ func TestSearchAfterPanickingFilter(t *testing.T) {
 		t.Errorf("after a panic: %v, want %v", got, want)
 	}
 }
+
+// TestSearchFilter checks that a filtered search returns the best k of the documents kept, and
+// asks the filter only of documents that could enter the results.
+func TestSearchFilter(t *testing.T) {
+	vocab := []string{"weather", "get", "city", "forecast", "stock", "price", "send", "mail"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	p := Params{K1: 1.2, Fields: []Field{{2, 0.75}, {1, 0.75}}}
+	docs := make([]Doc, 500)
+	for i := range docs {
+		docs[i] = Doc{{vocab[rng.IntN(len(vocab))]}, {vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))]}}
+	}
+	ix := Build(docs, p)
+	for qi := range 30 {
+		query := []string{vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))]}
+		mod := 2 + qi%3
+		asked := 0
+		got := ix.Search(query, 5, func(d int) bool { asked++; return d%mod != 0 })
+		want := reference(docs, p, query)
+		var kept []int
+		for d, s := range want {
+			if s > 0 && d%mod != 0 {
+				kept = append(kept, d)
+			}
+		}
+		sort.SliceStable(kept, func(a, b int) bool { return want[kept[a]] > want[kept[b]] })
+		if len(got) != min(5, len(kept)) {
+			t.Fatalf("query %q: %d hits, want %d", query, len(got), min(5, len(kept)))
+		}
+		for r, h := range got {
+			if h.ID%mod == 0 || math.Abs(h.Score-want[kept[r]]) > 1e-4 {
+				t.Fatalf("query %q: rank %d is %v, want doc %d (%v)", query, r, h, kept[r], want[kept[r]])
+			}
+		}
+		if matched := countPositive(want); asked >= matched {
+			t.Errorf("query %q: the filter was asked of %d documents, every one of the %d matched", query, asked, matched)
+		}
+	}
+}
+
+func countPositive(scores []float64) int {
+	n := 0
+	for _, s := range scores {
+		if s > 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -1,5 +1,8 @@
 // Command eval measures the retrieval quality of the tool indexes on public tool-retrieval data
-// and the tokens a search tool saves, and prints both as Markdown tables.
+// and the tokens a search tool saves, and prints both as Markdown tables. Requests are searched
+// whole, as one query, and, for the public indexes, the way the search tool is meant to be
+// used: one query per capability (formed from the request text by capabilityQueries), merged
+// by toolsearch.Merge.
 //
 //	go run ./toolsearch/internal/eval -data ../shared/data
 //
@@ -160,9 +163,13 @@ func evaluateWith(s System, ds *Dataset, p Protocol) (Metrics, error) {
 	if err != nil {
 		return Metrics{}, err
 	}
+	var along func(string) []string
+	if p.Companions != nil {
+		along = p.Companions(ds.Tools)
+	}
 	var acc accumulate
 	for _, q := range ds.Queries {
-		ranked, err := p.search(search, q.Text, 10)
+		ranked, err := p.searchWith(search, along, q.Text, 10)
 		if err != nil {
 			return Metrics{}, fmt.Errorf("query %s: %w", q.ID, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
@@ -19,6 +20,9 @@ type Protocol struct {
 	Queries func(request string) []string
 	// Merge merges the rankings of the queries into k tools; nil means toolsearch.Merge.
 	Merge func(k int, results ...[]toolsearch.Hit) []toolsearch.Hit
+	// Companions, when set, brings along after each tool found the tools it returns for it,
+	// given the catalog (before the ranking is cut to the depth scored).
+	Companions func(catalog []tool.Definition) func(name string) []string
 }
 
 var (
@@ -35,6 +39,11 @@ var (
 // default of toolsearch.DefaultMaxResults a query (but at least k, the depth scored); a custom
 // Merge merges the same searches.
 func (p Protocol) search(s Searcher, request string, k int) ([]string, error) {
+	return p.searchWith(s, nil, request, k)
+}
+
+// searchWith is search, with the companions of each tool found when along is set.
+func (p Protocol) searchWith(s Searcher, along func(string) []string, request string, k int) ([]string, error) {
 	qs := p.Queries(request)
 	limit := max(k, min(toolsearch.DefaultMaxResults*len(qs), toolsearch.MaxSearchResults))
 	req := toolsearch.SearchRequest{Session: "eval", MaxResults: limit}
@@ -45,11 +54,48 @@ func (p Protocol) search(s Searcher, request string, k int) ([]string, error) {
 	if p.Merge != nil {
 		merged = p.Merge(limit, each...)
 	}
-	out := make([]string, min(k, len(merged)))
-	for i := range out {
-		out[i] = merged[i].Name
+	var out []string
+	seen := map[string]bool{}
+	add := func(name string) {
+		if !seen[name] && len(out) < k {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	for _, h := range merged {
+		add(h.Name)
+		if along != nil {
+			for _, c := range along(h.Name) {
+				add(c)
+			}
+		}
 	}
 	return out, nil
+}
+
+// namespaceCompanions brings along the other tools of a tool's namespace (what comes before the
+// last dot of its name: calendar.create and calendar.list), for namespaces of at most max tools.
+func namespaceCompanions(max int) func([]tool.Definition) func(string) []string {
+	return func(catalog []tool.Definition) func(string) []string {
+		ns := func(name string) string {
+			if i := strings.LastIndexByte(name, '.'); i > 0 {
+				return name[:i]
+			}
+			return ""
+		}
+		groups := map[string][]string{}
+		for _, d := range catalog {
+			if n := ns(d.Name); n != "" {
+				groups[n] = append(groups[n], d.Name)
+			}
+		}
+		return func(name string) []string {
+			if g := groups[ns(name)]; len(g) <= max {
+				return g
+			}
+			return nil
+		}
+	}
 }
 
 // searcherIndex serves a built system's searches as a toolsearch.Index.
@@ -66,7 +112,8 @@ func (x searcherIndex) Search(_ context.Context, req toolsearch.SearchRequest) (
 func protocols() []Protocol {
 	return []Protocol{wholeRequest, perCapability,
 		{Name: "per capability, plain round-robin", Queries: capabilityQueries, Merge: mergeRoundRobin},
-		{Name: "per capability, union by score", Queries: capabilityQueries},
+		{Name: "per capability, union by score", Queries: capabilityQueries, Merge: mergeByScore},
+		{Name: "per capability, with the tools of the same namespace (of at most 3)", Queries: capabilityQueries, Companions: namespaceCompanions(3)},
 	}
 }
 

@@ -3,9 +3,11 @@
 package tooldoc
 
 import (
-	"encoding/json"
-	"maps"
+	"bytes"
+	"cmp"
 	"slices"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wield-ai/wield/tool"
 )
@@ -18,14 +20,6 @@ type Doc struct {
 	ParamDescriptions []string
 }
 
-// schema is the part of a JSON Schema that documents parameters.
-type schema struct {
-	Description string             `json:"description"`
-	Enum        []any              `json:"enum"`
-	Properties  map[string]*schema `json:"properties"`
-	Items       json.RawMessage    `json:"items"`
-}
-
 // maxDepth bounds the walk into nested schemas; deeper levels add little text and a hostile
 // schema could nest without end.
 const maxDepth = 8
@@ -33,42 +27,205 @@ const maxDepth = 8
 // Of returns the text of def. A schema that is not valid JSON contributes nothing: the tool stays
 // searchable by name and description.
 func Of(def tool.Definition) Doc {
+	var r Reader
+	return r.Of(def)
+}
+
+// Reader reads the text of many definitions, reusing its decoder: indexing a large catalog
+// reads thousands of schemas.
+type Reader struct {
+	rd  bytes.Reader
+	dec *jsontext.Decoder
+	buf []byte
+}
+
+// Of returns the text of def, as the function Of does.
+func (r *Reader) Of(def tool.Definition) Doc {
 	d := Doc{Name: def.Name, Description: def.Description}
 	if len(def.InputSchema) == 0 {
 		return d
 	}
+	r.rd.Reset(def.InputSchema)
+	if r.dec == nil {
+		// Lenient like encoding/json: a repeated name counts once, the last time, and invalid
+		// UTF-8 is kept as replacement characters.
+		r.dec = jsontext.NewDecoder(&r.rd, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	} else {
+		r.dec.Reset(&r.rd, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	}
 	var s schema
-	if json.Unmarshal(def.InputSchema, &s) != nil {
+	if r.dec.PeekKind() != '{' || r.read(&s, 0) != nil {
 		return d
 	}
-	d.walk(&s, 0)
+	d.walk(&s)
 	return d
 }
 
-func (d *Doc) walk(s *schema, depth int) {
-	if s == nil || depth > maxDepth {
-		return
+// str reads the string value the decoder is at.
+func (r *Reader) str() (string, error) {
+	raw, err := r.dec.ReadValue()
+	if err != nil {
+		return "", err
 	}
-	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
-		p := s.Properties[name]
-		d.ParamNames = append(d.ParamNames, name)
-		if p == nil {
+	text := []byte(raw[1 : len(raw)-1])
+	for _, c := range text {
+		if c < ' ' || c == '\\' || c >= 0x80 {
+			// Escapes or other than ASCII: decoded, invalid UTF-8 replaced (the only error
+			// possible in a string the decoder accepted).
+			r.buf, _ = jsontext.AppendUnquote(r.buf[:0], raw)
+			text = r.buf
+			break
+		}
+	}
+	return string(text), nil
+}
+
+// key reads the object member name the decoder is at, as one of the keywords read, or "".
+func (r *Reader) key() (string, error) {
+	raw, err := r.dec.ReadValue()
+	if err != nil {
+		return "", err
+	}
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		r.buf, _ = jsontext.AppendUnquote(r.buf[:0], raw)
+		raw = append(append(raw[:0:0], '"'), append(r.buf, '"')...)
+	}
+	for _, k := range keywords {
+		if string(raw) == k.quoted {
+			return k.name, nil
+		}
+	}
+	return "", nil
+}
+
+var keywords = []struct{ name, quoted string }{
+	{"description", `"description"`}, {"enum", `"enum"`}, {"properties", `"properties"`}, {"items", `"items"`},
+}
+
+// schema is the part of a JSON Schema that documents parameters.
+type schema struct {
+	description string
+	enum        []string
+	properties  []property
+	items       *schema
+}
+
+type property struct {
+	name   string
+	schema *schema // nil for a property whose schema is not an object
+}
+
+// read reads the object the decoder is at into s, skipping what does not document parameters
+// and what lies deeper than maxDepth. A value of an unexpected type is skipped.
+func (r *Reader) read(s *schema, depth int) error {
+	dec := r.dec
+	if _, err := dec.ReadToken(); err != nil { // {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		name, err := r.key()
+		if err != nil {
+			return err
+		}
+		switch kind := dec.PeekKind(); {
+		case name == "description" && kind == '"':
+			s.description, err = r.str()
+		case name == "enum" && kind == '[':
+			s.enum, err = r.strings()
+		case name == "properties" && kind == '{' && depth <= maxDepth:
+			s.properties, err = r.properties(depth)
+		case name == "items" && kind == '{' && depth < maxDepth:
+			s.items = new(schema)
+			err = r.read(s.items, depth+1)
+		default:
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken() // }
+	return err
+}
+
+// properties reads the properties object the decoder is at, sorted by name.
+func (r *Reader) properties(depth int) ([]property, error) {
+	dec := r.dec
+	if _, err := dec.ReadToken(); err != nil { // {
+		return nil, err
+	}
+	var props []property
+	for dec.PeekKind() != '}' {
+		name, err := r.str()
+		if err != nil {
+			return nil, err
+		}
+		p := property{name: name}
+		// Read at any depth properties are read at: the deepest properties keep their
+		// descriptions, and their own properties are skipped.
+		if dec.PeekKind() == '{' {
+			p.schema = new(schema)
+			err = r.read(p.schema, depth+1)
+		} else {
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return nil, err
+		}
+		// A name given twice counts once, with its last schema.
+		if i := slices.IndexFunc(props, func(q property) bool { return q.name == p.name }); i >= 0 {
+			props[i] = p
 			continue
 		}
-		if p.Description != "" {
-			d.ParamDescriptions = append(d.ParamDescriptions, p.Description)
-		}
-		for _, v := range p.Enum {
-			if s, ok := v.(string); ok && s != "" {
-				d.ParamDescriptions = append(d.ParamDescriptions, s)
-			}
-		}
-		d.walk(p, depth+1)
+		props = append(props, p)
 	}
-	if len(s.Items) > 0 {
-		var items schema
-		if json.Unmarshal(s.Items, &items) == nil {
-			d.walk(&items, depth+1)
+	if _, err := dec.ReadToken(); err != nil { // }
+		return nil, err
+	}
+	slices.SortFunc(props, func(a, b property) int { return cmp.Compare(a.name, b.name) })
+	return props, nil
+}
+
+// strings reads the array the decoder is at and returns its non-empty strings.
+func (r *Reader) strings() ([]string, error) {
+	dec := r.dec
+	if _, err := dec.ReadToken(); err != nil { // [
+		return nil, err
+	}
+	var out []string
+	for dec.PeekKind() != ']' {
+		if dec.PeekKind() != '"' {
+			if err := dec.SkipValue(); err != nil {
+				return nil, err
+			}
+			continue
 		}
+		v, err := r.str()
+		if err != nil {
+			return nil, err
+		}
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	_, err := dec.ReadToken() // ]
+	return out, err
+}
+
+// walk appends the parameters of s, depth first in name order, then those of its items.
+func (d *Doc) walk(s *schema) {
+	for _, p := range s.properties {
+		d.ParamNames = append(d.ParamNames, p.name)
+		if p.schema == nil {
+			continue
+		}
+		if p.schema.description != "" {
+			d.ParamDescriptions = append(d.ParamDescriptions, p.schema.description)
+		}
+		d.ParamDescriptions = append(d.ParamDescriptions, p.schema.enum...)
+		d.walk(p.schema)
+	}
+	if s.items != nil {
+		d.walk(s.items)
 	}
 }

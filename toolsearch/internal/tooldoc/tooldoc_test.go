@@ -45,3 +45,32 @@ func TestOfDepthBounded(t *testing.T) {
 		t.Errorf("walked %d levels, want %d", len(d.ParamNames), maxDepth+1)
 	}
 }
+
+func TestOfLenient(t *testing.T) {
+	tests := []struct {
+		name   string
+		schema string
+		want   Doc
+	}{
+		// A property named twice counts once, with its last schema, as encoding/json reads it.
+		{"repeated property", `{"properties":{"a":{"description":"first"},"b":{},"a":{"description":"last"}}}`,
+			Doc{Name: "n", ParamNames: []string{"a", "b"}, ParamDescriptions: []string{"last"}}},
+		{"values of other types skipped", `{"description":7,"properties":{"p":{"description":["x"],"enum":"no"},"q":"string","r":{"enum":[1,"on","",null]}}}`,
+			Doc{Name: "n", ParamNames: []string{"p", "q", "r"}, ParamDescriptions: []string{"on"}}},
+		{"invalid UTF-8 kept", "{\"properties\":{\"p\":{\"description\":\"caf\xe9\"}}}",
+			Doc{Name: "n", ParamNames: []string{"p"}, ParamDescriptions: []string{"caf\uFFFD"}}},
+		{"escapes", `{"properties":{"p\u0061":{"descr\u0069ption":"line\nbreak \u00e9t\u00e9"}}}`,
+			Doc{Name: "n", ParamNames: []string{"pa"}, ParamDescriptions: []string{"line\nbreak été"}}},
+		{"not an object", `["a"]`, Doc{Name: "n"}},
+		{"trailing garbage in an object", `{"properties":{"p":{}},}`, Doc{Name: "n"}},
+	}
+	var r Reader // reused across definitions, as a build does
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := r.Of(tool.Definition{Name: "n", InputSchema: []byte(tt.schema)})
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Of = %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+}
