@@ -48,7 +48,7 @@ func (a *app) connectMCP(ctx context.Context, c *catalog, servers []mcp.ServerCo
 	}
 	c.closers = append(c.closers, set.Close)
 	for _, f := range set.Failed() {
-		a.warnf("MCP server %q did not start (%s); going on without it: %s", f.Server, from, safeLine(oneLine(f.Err.Error(), 300)))
+		a.warnf("MCP server %s (%s) failed to start; going on without it: %s", safeLine(f.Server), from, safeLine(oneLine(f.Err.Error(), 300)))
 		for _, line := range strings.Split(f.Stderr, "\n") {
 			if strings.TrimSpace(line) != "" {
 				a.warnf("  %s | %s", safeLine(f.Server), safeLine(line))

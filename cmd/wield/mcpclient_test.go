@@ -56,7 +56,7 @@ func TestMCPServerFailsOthersGoOn(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	for _, want := range []string{
-		`wield: MCP server "broken" did not start (--mcp-config ` + file + "); going on without it: ",
+		"wield: MCP server broken (--mcp-config " + file + ") failed to start; going on without it: ",
 		"wield:   broken | opening the database\nwield:   broken | no such file: /nope.db\n",
 	} {
 		if !strings.Contains(r.stderr, want) {
