@@ -30,6 +30,7 @@ type chatFlags struct {
 	raw          bool
 	verbose      bool
 	toolSearch   bool
+	approval     approvalFlags
 }
 
 func (a *app) chatCommand() *cobra.Command {
@@ -53,7 +54,17 @@ When standard error is not a terminal chat says nothing there but warnings and e
 --verbose.
 
 The built-in tools (the date and time in your time zone, alarms) are on unless --builtin=false;
---mcp-config adds the tools of MCP servers (else those of the configuration file). Each chat is
+--mcp-config adds the tools of MCP servers (else those of the configuration file).
+
+Before a tool that may modify or destroy data runs (one an MCP server marks destructive, or does
+not mark read-only or harmless), chat shows the call and asks: y runs it, n refuses it (n REASON
+tells the model why), a runs this tool without asking for the rest of the chat, e edits the
+arguments. Without a terminal such a call is refused, the model is told why, and standard error
+says what was refused. --approve NAME runs a tool's calls without asking, --yes runs every call;
+the configuration file's "approval" sets both for every chat. A chat stopped at the question
+(Ctrl-C) is asked again when its session is continued. wield tools list shows which tools ask.
+
+Each chat is
 kept in ` + sessionsHint + `: --session NAME keeps it under that name and resumes it on the next run
 with the same NAME, --continue resumes the last chat; see wield sessions.
 
@@ -69,6 +80,7 @@ are only ever sent to the providers' own hosts.`,
   wield chat --continue "And the day after?"
   wield chat --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B "What time is it?"
   wield chat --mcp-config mcp.json --tool-search "List the open issues"
+  wield chat --mcp-config files.json --approve write_file "Save the summary in notes.md"
   wield chat --json "What day is tomorrow?" | jq -c 'select(.type=="tool_end")'`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,6 +100,10 @@ are only ever sent to the providers' own hosts.`,
 		return a.completeSessions(cmd.Context())
 	}))
 	f.tools.register(cmd)
+	f.approval.register(cmd)
+	cmd.RegisterFlagCompletionFunc("approve", cobra.CompletionFunc(func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return a.completeTools(cmd.Context(), f.tools)
+	}))
 	a.registerToolSearchFlag(cmd, &f.toolSearch)
 	return cmd
 }
@@ -149,8 +165,13 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		return err
 	}
 	defer conv.close()
+	approver, err := a.newApprover(f.approval, cat, editor, errw)
+	if err != nil {
+		return err
+	}
+	defer approver.close()
 	setup := chatSetup{model: model, tools: cat.tools, system: f.system, maxToolCalls: f.maxToolCalls, toolSearch: f.toolSearch,
-		repo: conv.repo, conversation: conv.id, interruptible: editor != nil}
+		repo: conv.repo, conversation: conv.id, interruptible: editor != nil, approver: approver}
 	c, err := a.newChatClient(setup)
 	if err != nil {
 		return err
@@ -161,6 +182,13 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	}
 	if talk && conv.resumed > 0 {
 		fmt.Fprintf(errw, "resuming session %s (%d messages)\n", safeLine(conv.id), conv.resumed)
+	}
+	if err := a.takeUpStoppedTurn(ctx, c, disp, setup, conv, errw, talk); err != nil {
+		if errors.Is(err, errStopped) && editor != nil {
+			// Stopped at its question: the chat goes on, the turn stays for later.
+		} else {
+			return a.explain(err, spec)
+		}
 	}
 
 	if prompt != "" {

@@ -37,17 +37,22 @@ type display interface {
 	failed(err error) error
 	// stopped ends a turn the user interrupted.
 	stopped()
+	// pause makes way for a question to the user: the turn stopped for approval.
+	pause()
+	// decided shows a decision on a call that waited for one.
+	decided(d decision)
 	// close stops the spinner.
 	close()
 }
 
 // ansi escapes, used only when colors are on.
 const (
-	ansiDim   = "\x1b[2m"
-	ansiRed   = "\x1b[31m"
-	ansiGreen = "\x1b[32m"
-	ansiReset = "\x1b[0m"
-	clearLine = "\r\x1b[K"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiReset  = "\x1b[0m"
+	clearLine  = "\r\x1b[K"
 )
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -340,6 +345,18 @@ func (d *textDisplay) stopped() {
 	}
 }
 
+func (d *textDisplay) pause() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopSpinner()
+	d.tool = ""
+	d.endLine()
+}
+
+// decided shows nothing: on a terminal the user's answer is on the screen, and a refusal for
+// want of one is a warning of its own.
+func (d *textDisplay) decided(decision) {}
+
 func (d *textDisplay) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -397,7 +414,9 @@ func newJSONDisplay(out io.Writer) *jsonDisplay {
 
 // jsonEvent is one line of --json output; Type says which fields are set.
 type jsonEvent struct {
-	// Type is text, tool_start, progress, tool_end, alarm, done, stopped or error.
+	// Type is text, tool_start, progress, tool_end, approval_required (a call waits for a
+	// decision), approval (the decision), interrupted (a tool asks something), alarm, done,
+	// stopped or error.
 	Type       string          `json:"type"`
 	Text       string          `json:"text,omitempty"`
 	Tool       string          `json:"tool,omitempty"`
@@ -408,9 +427,11 @@ type jsonEvent struct {
 	Error      string          `json:"error,omitempty"`
 	At         string          `json:"at,omitempty"`
 	Outcome    string          `json:"outcome,omitempty"`
-	ModelCalls int             `json:"model_calls,omitempty"`
-	Usage      *chat.Usage     `json:"usage,omitempty"`
-	Progress   *jsonProgress   `json:"progress,omitempty"`
+	// Decision is approved, edited, rejected or answered.
+	Decision   string        `json:"decision,omitempty"`
+	ModelCalls int           `json:"model_calls,omitempty"`
+	Usage      *chat.Usage   `json:"usage,omitempty"`
+	Progress   *jsonProgress `json:"progress,omitempty"`
 }
 
 // jsonProgress is a tool's progress report in a progress event.
@@ -449,6 +470,13 @@ func (d *jsonDisplay) event(ev *client.Event) {
 			e.Arguments = json.RawMessage(t.Call.Arguments)
 		}
 		switch t.Kind {
+		case client.ToolApprovalRequired:
+			e.Type = "approval_required"
+		case client.ToolInterrupted:
+			e.Type = "interrupted"
+			if t.Interrupt != nil {
+				e.Text = t.Interrupt.Message
+			}
 		case client.ToolStarted:
 			e.Type = "tool_start"
 		case client.ToolFinished:
@@ -460,6 +488,8 @@ func (d *jsonDisplay) event(ev *client.Event) {
 			} else {
 				e.Result = t.Result.Content
 			}
+		default:
+			return
 		}
 		d.emit(e)
 	}
@@ -480,6 +510,20 @@ func (d *jsonDisplay) done(resp *client.Response) {
 func (d *jsonDisplay) failed(err error) error {
 	d.emit(jsonEvent{Type: "error", Error: err.Error()})
 	return err
+}
+
+func (d *jsonDisplay) pause() {}
+
+func (d *jsonDisplay) decided(dec decision) {
+	args := dec.call.Call.Arguments
+	if dec.edited != "" {
+		args = dec.edited
+	}
+	e := jsonEvent{Type: "approval", Tool: dec.call.Call.Name, ID: dec.call.Call.ID, Decision: dec.verdict}
+	if json.Valid([]byte(args)) {
+		e.Arguments = json.RawMessage(args)
+	}
+	d.emit(e)
 }
 
 func (d *jsonDisplay) close() {}

@@ -254,7 +254,7 @@ func (sx *searchIndex) tool(add func(...tool.Tool) error) (tool.Tool, error) {
 				added[t.Definition().Name] = true
 			}
 			return b.String(), nil
-		}, tool.WithInputSchema(def.InputSchema))
+		}, tool.WithInputSchema(def.InputSchema), tool.ReadOnly(), tool.OpenWorld(false))
 }
 
 // serveHTTP serves streamable HTTP on addr until ctx ends.

@@ -21,7 +21,7 @@ import (
 // serveTestMCP serves, on stdio, an MCP server with a tool that reports its progress.
 func serveTestMCP() {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "counter", Version: "v1"}, nil)
-	sdk.AddTool(srv, &sdk.Tool{Name: "slowCount", Description: "Counts to three, slowly."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "slowCount", Description: "Counts to three, slowly.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
 		func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
 			for i := 1; i <= 3; i++ {
 				if token := req.Params.GetProgressToken(); token != nil {
