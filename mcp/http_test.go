@@ -19,6 +19,7 @@ import (
 
 	"github.com/wield-ai/wield/mcp"
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
 )
 
 // The attack suite: what a hostile HTTP client can try against a served wield server. Every
@@ -587,5 +588,24 @@ func TestProxyUnavailableUpstream(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `mcp server \"upstream\"`) {
 		t.Errorf("the proxy's log lacks the upstream's failure:\n%s", logs)
+	}
+}
+
+// TestLoopErrorProcessor: the tool loop's error processor serves as the server's, and a panic
+// still reaches the client as a neutral message.
+func TestLoopErrorProcessor(t *testing.T) {
+	s, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: discardLogger(), ErrorProcessor: toolcall.DefaultErrorProcessor()},
+		newTool("fail", noArgs, func(context.Context, string) (string, error) { return "", errors.New("disk full") }),
+		newTool("explode", noArgs, func(context.Context, string) (string, error) { panic("at /srv/secret.go:12") }),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, inMemory("loop", s))
+	if text := mcp.ResultText(rawCall(t, c, "fail", `{}`)); text != "disk full" {
+		t.Errorf("tool error: %q", text)
+	}
+	if text := mcp.ResultText(rawCall(t, c, "explode", `{}`)); strings.Contains(text, "secret") || strings.Contains(text, ".go") {
+		t.Errorf("panic: the client reads %q", text)
 	}
 }
