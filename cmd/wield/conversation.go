@@ -9,6 +9,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
@@ -59,14 +60,14 @@ func (a *app) newChatClient(s chatSetup) (*client.Client, error) {
 // errStopped is the error of a turn the user interrupted.
 var errStopped = errors.New("stopped")
 
-// turn asks one question and shows the answer as it streams. When the model asks for calls that
+// turn asks one question, with the files attached to it, and shows the answer as it streams. When the model asks for calls that
 // need approval, the turn stops; the approver decides them (asking the user on a terminal) and
 // the turn goes on where it stopped. A turn whose context is cancelled by stop (the user's
 // Ctrl-C in an interactive chat) ends with errStopped, after what the model had said so far is
 // kept in the conversation; one stopped at a question about a call stays in the conversation's
 // store as it is.
-func (a *app) turn(ctx context.Context, c *client.Client, disp display, s chatSetup, prompt string) error {
-	return a.converse(ctx, c.Prompt(prompt).Param(client.ParamConversationID, s.conversation), c, disp, s, nil)
+func (a *app) turn(ctx context.Context, c *client.Client, disp display, s chatSetup, prompt string, attached []content.Part) error {
+	return a.converse(ctx, c.Prompt().User(prompt, attached...).Param(client.ParamConversationID, s.conversation), c, disp, s, nil)
 }
 
 // resumeTurn takes up a turn that stopped for decisions in an earlier chat.

@@ -16,6 +16,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/cmd/wield/internal/builtin"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -213,6 +214,7 @@ func (d *textDisplay) event(ev *client.Event) {
 				} else {
 					fmt.Fprintf(d.err, "tool %s done in %v\n", name, elapsed)
 				}
+				d.showParts(t.Result.Parts)
 				return
 			}
 			d.stopSpinner()
@@ -222,8 +224,16 @@ func (d *textDisplay) event(ev *client.Event) {
 			} else {
 				fmt.Fprintf(d.err, "%s %s %s\n", d.paint(ansiGreen, "✓"), line, d.paint(ansiDim, elapsed.String()))
 			}
+			d.showParts(t.Result.Parts)
 			d.startSpinner(d.paint(ansiDim, "thinking"))
 		}
+	}
+}
+
+// showParts shows the images, documents and audio of a tool's result, one short line each.
+func (d *textDisplay) showParts(parts []content.Part) {
+	for _, p := range mediaParts(parts) {
+		fmt.Fprintf(d.err, "  %s\n", d.paint(ansiDim, partLine(p)))
 	}
 }
 
@@ -432,6 +442,26 @@ type jsonEvent struct {
 	ModelCalls int           `json:"model_calls,omitempty"`
 	Usage      *chat.Usage   `json:"usage,omitempty"`
 	Progress   *jsonProgress `json:"progress,omitempty"`
+	// Parts describe the images, documents and audio of a tool's result (tool_end), not their
+	// bytes.
+	Parts []jsonPart `json:"parts,omitempty"`
+}
+
+// jsonPart describes a part of a tool result in a tool_end event.
+type jsonPart struct {
+	Kind      string `json:"kind"`
+	MediaType string `json:"mediaType,omitempty"`
+	Name      string `json:"name,omitempty"`
+	URL       string `json:"url,omitempty"`
+	Bytes     int    `json:"bytes,omitempty"`
+	Width     int    `json:"width,omitempty"`
+	Height    int    `json:"height,omitempty"`
+}
+
+func newJSONPart(p content.Part) jsonPart {
+	j := jsonPart{Kind: string(p.Kind), MediaType: p.MediaType, Name: p.Name, URL: p.URL, Bytes: len(p.Data)}
+	j.Width, j.Height, _ = imageSize(p)
+	return j
 }
 
 // jsonProgress is a tool's progress report in a progress event.
@@ -487,6 +517,9 @@ func (d *jsonDisplay) event(ev *client.Event) {
 				e.Error = err.Error()
 			} else {
 				e.Result = t.Result.Content
+			}
+			for _, p := range mediaParts(t.Result.Parts) {
+				e.Parts = append(e.Parts, newJSONPart(p))
 			}
 		default:
 			return

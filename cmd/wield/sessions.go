@@ -160,6 +160,9 @@ func writeConversation(w interface{ Write([]byte) (int, error) }, msgs []chat.Me
 		switch m.Role {
 		case chat.RoleUser:
 			fmt.Fprintf(w, "%s\n%s\n", label("you:"), safeText(m.Content))
+			for _, p := range mediaParts(m.Parts) {
+				fmt.Fprintln(w, dim(partLine(p)))
+			}
 		case chat.RoleAssistant:
 			fmt.Fprintln(w, label("assistant:"))
 			if m.Content != "" {
@@ -175,6 +178,9 @@ func writeConversation(w interface{ Write([]byte) (int, error) }, msgs []chat.Me
 					status = "✗"
 				}
 				fmt.Fprintln(w, dim(status+" "+safeLine(r.Name)+": "+safeLine(oneLine(r.Content, 200))))
+				for _, p := range mediaParts(r.Parts) {
+					fmt.Fprintln(w, dim("  "+partLine(p)))
+				}
 			}
 		case chat.RoleSystem:
 			fmt.Fprintf(w, "%s\n%s\n", label("system:"), safeText(m.Content))
