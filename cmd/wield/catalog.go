@@ -55,7 +55,7 @@ func (a *app) loadCatalog(ctx context.Context, f toolFlags, onAlarm func(builtin
 		return nil, err
 	}
 	if len(servers) > 0 {
-		if err := a.connectMCP(ctx, c, servers, from); err != nil {
+		if err := a.startMCP(ctx, c, servers, from); err != nil {
 			c.Close()
 			return nil, err
 		}

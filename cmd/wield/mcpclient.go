@@ -26,10 +26,10 @@ func (a *app) mcpServers(f toolFlags) (servers []mcp.ServerConfig, from string, 
 	return cfg.mcp, "the configuration file", nil
 }
 
-// connectMCP starts the servers side by side and adds their tools to c. On a terminal a status
-// line tells which are still starting. A server that fails is reported, with the last lines it
-// wrote to standard error, and the others go on.
-func (a *app) connectMCP(ctx context.Context, c *catalog, servers []mcp.ServerConfig, from string) error {
+// startMCP starts the servers side by side with mcp.Start, the command's one MCP loader, and
+// adds their tools to c. On a terminal a status line tells which are still starting. A server
+// that fails is reported, with the last lines it wrote to standard error, and the others go on.
+func (a *app) startMCP(ctx context.Context, c *catalog, servers []mcp.ServerConfig, from string) error {
 	for i := range servers {
 		servers[i].Logger = a.logger()
 	}
