@@ -298,7 +298,11 @@ func (p *approver) describe(pc client.PendingCall) string {
 	return s
 }
 
-// showArgs renders arguments for a question: indented JSON, each line escaped, at most max lines.
+// argLineRunes is the most of one line of arguments a question shows.
+const argLineRunes = 400
+
+// showArgs renders arguments for a question: indented JSON, each line escaped and cut to
+// argLineRunes, at most max lines; editing them shows them whole.
 func showArgs(args string, max int) string {
 	var b bytes.Buffer
 	if json.Indent(&b, []byte(args), "    ", "  ") != nil {
@@ -317,6 +321,9 @@ func showArgs(args string, max int) string {
 		}
 		if i == 0 {
 			l = "    " + l
+		}
+		if r := []rune(l); len(r) > argLineRunes {
+			l = fmt.Sprintf("%s… (%d more characters)", string(r[:argLineRunes]), len(r)-argLineRunes)
 		}
 		out.WriteString(safeLine(l) + "\n")
 	}

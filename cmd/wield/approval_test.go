@@ -3,11 +3,14 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/internal/testenv"
 )
 
@@ -179,5 +182,122 @@ func TestToolsListApproval(t *testing.T) {
 	r = wield(t, configEnv(t, `{"approval": {"approve": ["write_file"]}}`), "", "tools", "list", "--mcp-config", cfg)
 	if !strings.Contains(r.stdout, "write_file  (mcp:files; destructive; idempotent)\n") || !strings.Contains(r.stdout, "move_file  (mcp:files; destructive; asks before running)\n") {
 		t.Errorf("tools list:\n%s", r.stdout)
+	}
+}
+
+// Arguments shown in a question are escaped, cut, and numbered when long; the text to edit is one
+// line of JSON whose every character is a key the line editor types as is.
+func TestApprovalArgumentsShown(t *testing.T) {
+	// Raw in the JSON, as a model may send them (a raw ESC would not be JSON).
+	hostile := "{\"path\":\"/tmp/x\\u001b[2J\",\"note\":\"a\u202eb\x7fc\u0085d\"}"
+	shown := showArgs(hostile, 30)
+	if strings.ContainsAny(shown, "\x1b\u202e\x7f\u0085") || !strings.Contains(shown, `"note": "a\u202eb\x7fc\x85d"`) {
+		t.Errorf("shown %q", shown)
+	}
+	edit := editableJSON(hostile)
+	if strings.ContainsAny(edit, "\x1b\u202e\x7f\u0085\n") {
+		t.Errorf("editable %q", edit)
+	}
+	var a, b map[string]string
+	if json.Unmarshal([]byte(hostile), &a) != nil || json.Unmarshal([]byte(edit), &b) != nil || a["note"] != b["note"] || a["path"] != b["path"] {
+		t.Errorf("editing changes the arguments: %q → %q", hostile, edit)
+	}
+	if got := editableJSON(`{"emoji":"` + "\U000E0041" + `"}`); got != `{"emoji":"\udb40\udc41"}` {
+		t.Errorf("a tag character: %q", got)
+	}
+
+	long := `{"content":"` + strings.Repeat("x", 1000) + `"}`
+	if shown := showArgs(long, 30); !strings.Contains(shown, "… (619 more characters)") {
+		t.Errorf("long line shown as %q", shown)
+	}
+	many, _ := json.Marshal(map[string][]int{"n": make([]int, 50)})
+	if shown := showArgs(string(many), 30); strings.Count(shown, "\n") != 31 || !strings.HasSuffix(shown, "… 24 more lines (e shows them all)\n") {
+		t.Errorf("many lines shown as %q", shown)
+	}
+}
+
+// stopTurn leaves in the sessions of env a turn of session id stopped for the approval of a
+// write_file call of the filesystem server in cfg, as a chat whose process ended at the question
+// does.
+func stopTurn(t *testing.T, env map[string]string, cfg, id, target string) {
+	t.Helper()
+	ctx := t.Context()
+	a := newApp(strings.NewReader(""), io.Discard, io.Discard, func(k string) string { return env[k] })
+	store, err := a.openSessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	cat, err := a.loadCatalog(ctx, toolFlags{mcpConfig: cfg}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	ap, err := a.newApprover(approvalFlags{}, cat, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := chattest.New(chattest.Calls(chattest.Call("write_file", writeCall(target, "later"))))
+	c, err := a.newChatClient(chatSetup{model: model, tools: cat.tools, repo: store, conversation: id, approver: ap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Prompt("write it").Param(client.ParamConversationID, id).Call(ctx).Response()
+	if err != nil || resp.Outcome != client.OutcomeApproval {
+		t.Fatalf("the turn did not stop for approval: %v %+v", err, resp)
+	}
+}
+
+// A turn stopped at the question in an earlier chat is taken up by the next chat of its session
+// when its calls can be decided (here with --yes), and left, with a warning, when no one can
+// decide them; deleting the session deletes it.
+func TestStoppedTurnTakenUp(t *testing.T) {
+	cfg, dir := filesConfig(t)
+	target := filepath.Join(dir, "later.txt")
+	env := keyEnv(t)
+	chatArgs := func(session string, extra ...string) []string {
+		return append([]string{"chat", "--session", session, "--builtin=false", "--mcp-config", cfg}, extra...)
+	}
+
+	stopTurn(t, env, cfg, "left", target)
+	m := chattest.New(chattest.Text("Hi."))
+	stdout, stderr, code := run(t, env, m, "", chatArgs("left", "hello")...)
+	if code != 0 || stdout != "Hi.\n" || stderr != "wield: the last answer of session left waits for a decision on write_file (mcp:files), and there is no terminal to ask on; this chat leaves it\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Fatalf("written: %v", err)
+	}
+
+	stopTurn(t, env, cfg, "taken", target)
+	m = chattest.New(chattest.Text("Wrote it."), chattest.Text("Hi."))
+	stdout, stderr, code = run(t, env, m, "", chatArgs("taken", "--yes", "hello")...)
+	if code != 0 || stdout != "Wrote it.\nHi.\n" || stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "later" {
+		t.Fatalf("later.txt holds %q, %v", b, err)
+	}
+	// The model saw the call's result after the question it answered, then the new question.
+	var roles []string
+	for _, msg := range m.Prompt(1).Messages {
+		roles = append(roles, string(msg.Role))
+	}
+	if got := strings.Join(roles, " "); got != "user assistant tool assistant user" {
+		t.Errorf("the conversation: %s", got)
+	}
+
+	stopTurn(t, env, cfg, "gone", target)
+	if _, stderr, code := run(t, env, nil, "", "sessions", "delete", "gone"); code != 0 {
+		t.Fatalf("sessions delete: %d %s", code, stderr)
+	}
+	a := newApp(strings.NewReader(""), io.Discard, io.Discard, func(k string) string { return env[k] })
+	store, err := a.openSessions(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, ok, err := store.LoadTurn(t.Context(), "gone"); ok || err != nil {
+		t.Errorf("the deleted session's turn is still there (%v)", err)
 	}
 }
