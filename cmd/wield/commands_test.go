@@ -435,6 +435,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"__complete", "sessions", "delete", ""}, []string{"planning"}},
 		{[]string{"__complete", "chat", "--session", ""}, []string{"planning"}},
 		{[]string{"__complete", "tools", "call", ""}, []string{"getCurrentDateTime\t", "setAlarm\t"}},
+		{[]string{"__complete", "chat", "--approve", ""}, []string{"getCurrentDateTime\t", "setAlarm\t"}},
 		{[]string{"__complete", "chat", "--model", ""}, []string{"openai/\t", "anthropic/\t", "ollama/\t"}},
 		{[]string{"__complete", "models", ""}, []string{"openai", "gemini"}},
 		{[]string{"completion", "bash"}, []string{"bash completion V2 for wield"}},

@@ -101,7 +101,7 @@ func (a *app) converse(ctx context.Context, spec *client.Spec, c *client.Client,
 			disp.pause()
 			decisions, err := s.approver.decide(ctx, st, disp)
 			switch {
-			case errors.Is(err, errStopped):
+			case errors.Is(err, errStopped) || err != nil && errors.Is(context.Cause(ctx), errStopped):
 				disp.stopped()
 				return errStopped
 			case err != nil:
