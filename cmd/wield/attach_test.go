@@ -197,3 +197,52 @@ func TestPartLine(t *testing.T) {
 		}
 	}
 }
+
+// Through the OpenAI-compatible provider, attachments reach the server as content parts.
+func TestBinaryChatAttach(t *testing.T) {
+	photo, pdf, notes := attachFiles(t)
+	srv := newFakeOpenAI(t, reply{text: "Three files."})
+	r := wield(t, cleanEnv(t), "", "chat", "--base-url", srv.v1(), "--model", "gpt-4o", "--attach", photo, "--attach", pdf, "--attach", notes, "what are these?")
+	if r.code != 0 || r.stdout != "Three files.\n" {
+		t.Fatalf("exit %d, %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	var body struct {
+		Messages []struct {
+			Role    string            `json:"role"`
+			Content []json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	reqs := srv.requests()
+	if err := json.Unmarshal(reqs[len(reqs)-1].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	user := body.Messages[len(body.Messages)-1]
+	var got []string
+	for _, c := range user.Content {
+		var p struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			ImageURL struct {
+				URL string `json:"url"`
+			} `json:"image_url"`
+			File struct {
+				FileData string `json:"file_data"`
+				Filename string `json:"filename"`
+			} `json:"file"`
+		}
+		json.Unmarshal(c, &p)
+		switch p.Type {
+		case "text":
+			got = append(got, "text "+strings.SplitN(p.Text, "\n", 2)[0])
+		case "image_url":
+			got = append(got, "image_url "+strings.SplitN(p.ImageURL.URL, ",", 2)[0])
+		case "file":
+			got = append(got, "file "+p.File.Filename+" "+strings.SplitN(p.File.FileData, ",", 2)[0])
+		default:
+			got = append(got, string(c))
+		}
+	}
+	if want := "text what are these?|image_url data:image/png;base64|file report.pdf data:application/pdf;base64|text notes.md:"; strings.Join(got, "|") != want {
+		t.Errorf("the user message's parts %q, want %q", got, want)
+	}
+}
