@@ -80,14 +80,22 @@ func TestReplayImageInput(t *testing.T) {
 // as in the recorded computer-use screenshots (the computer tool itself is Anthropic-defined and
 // added through ExtraBody).
 func TestReplayImageToolResult(t *testing.T) {
-	for _, stream := range []bool{false, true} {
-		name := map[bool]string{false: "fantasy-image-tool-result-computer-use-claude-sonnet-4", true: "fantasy-image-tool-result-computer-use-stream-claude-sonnet-4"}[stream]
-		t.Run(name, func(t *testing.T) {
-			exs := providertest.Load(t, "multimodal", name)
+	for _, tc := range []struct {
+		name, model, tool string
+		stream            bool
+	}{
+		{"fantasy-image-tool-result-computer-use-claude-sonnet-4", "claude-sonnet-4-20250514", "computer_20250124", false},
+		{"fantasy-image-tool-result-computer-use-stream-claude-sonnet-4", "claude-sonnet-4-20250514", "computer_20250124", true},
+		{"fantasy-image-tool-result-computer-use-claude-opus-4-6", "claude-opus-4-6", "computer_20251124", false},
+		{"fantasy-image-tool-result-computer-use-stream-claude-opus-4-6", "claude-opus-4-6", "computer_20251124", true},
+	} {
+		stream := tc.stream
+		t.Run(tc.name, func(t *testing.T) {
+			exs := providertest.Load(t, "multimodal", tc.name)
 			srv := replay.NewServer(t, exs...)
-			m := newTestModel(t, srv.URL, Config{Model: "claude-sonnet-4-20250514"})
+			m := newTestModel(t, srv.URL, Config{Model: tc.model})
 			computer := map[string]any{"tools": []any{map[string]any{
-				"type": "computer_20250124", "name": "computer", "display_width_px": 1920, "display_height_px": 1080}}}
+				"type": tc.tool, "name": "computer", "display_width_px": 1920, "display_height_px": 1080}}}
 			opts := &chat.Options{MaxTokens: 4096, Extra: map[string]any{ExtraBody: computer}}
 			history := []chat.Message{chat.System("You are a helpful assistant"), chat.User("Take a screenshot of the desktop")}
 			first, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, stream)
