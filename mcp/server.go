@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,9 +36,11 @@ type ServerOptions struct {
 // message is neutral (the error itself is logged, never sent).
 //
 // It sees the tool's own errors, arguments that fail validation (*[tool.ArgumentError]), calls that
-// ran out of their [tool.Metadata.Timeout], and internal failures, which match [ErrInternal]: a
-// panicking tool, a tool returning output that breaks its own output schema. It is called from
-// several goroutines at once and must not panic.
+// ran out of their [tool.Metadata.Timeout] ([tool.ErrTimeout]), and internal failures, which match
+// [ErrInternal]: a panicking tool (errors.As finds its *[tool.PanicError]), a tool returning output
+// that breaks its own output schema, a proxied tool whose server cannot be reached. Their text is
+// neutral; the details are in the error chain and the server's log. It is called from several
+// goroutines at once and must not panic.
 type ErrorProcessor interface {
 	// Process returns the text sent to the client for the failed call, or an error failing the
 	// request. ctx is the call's context.
@@ -57,7 +57,8 @@ func (f ErrorProcessorFunc) Process(ctx context.Context, err *tool.ExecutionErro
 
 // ErrInternal matches, with errors.Is, the failures of a served call that are the server's
 // business, not the client's: a panic, output that does not match the tool's output schema, a
-// result-returning tool with no result. [DefaultErrorProcessor] sends a neutral message for them.
+// result-returning tool with no result, a proxied tool whose own server cannot be reached.
+// [DefaultErrorProcessor] sends a neutral message for them.
 var ErrInternal = errors.New("internal failure")
 
 // internalFailure is a served call's internal failure; the client reads only its Error text,
@@ -160,10 +161,10 @@ func (s *Server) RemoveTools(names ...string) { s.sdk.RemoveTools(names...) }
 //   - the call's context is cancelled when the client cancels the request, carries the tool call
 //     ([tool.CallFrom]), and, when the client asked for progress, carries a receiver
 //     ([tool.ReportProgress]) that sends notifications/progress;
-//   - Metadata.Timeout bounds each call; a tool still running a second after its call was
-//     cancelled or timed out is abandoned (left to finish alone, its result dropped); a panic in
-//     the tool becomes an isError result with a neutral message, its value and stack going to the
-//     server's log.
+//   - each call runs in [tool.Invoke], the envelope every runtime uses: Metadata.Timeout bounds
+//     it, a tool still running when its call is cancelled or times out is given up on (left to
+//     finish alone, its result dropped), and a panic becomes an isError result with a neutral
+//     message, the panic's value and stack going to the server's log only.
 //
 // A name outside the rules, an input schema that is not a JSON object schema, or a schema that
 // does not compile, is an error, and nothing is added. A [ResultTool]'s schemas are only checked
@@ -212,7 +213,7 @@ func (s *Server) serverTool(t tool.Tool, def tool.Definition) (*sdk.Tool, sdk.To
 		return nil, nil, fmt.Errorf("mcp: tool %q: input schema: %w", def.Name, err)
 	}
 	_, passThrough := t.(ResultTool)
-	h := &handler{srv: s, tool: t, name: def.Name, timeout: t.Metadata().Timeout}
+	h := &handler{srv: s, tool: t, name: def.Name}
 	var err error
 	if h.input, err = schema.ForServing(t, input); err != nil && !passThrough {
 		return nil, nil, fmt.Errorf("mcp: tool %q: input schema: %w", def.Name, err)
@@ -261,7 +262,6 @@ type handler struct {
 	srv        *Server
 	tool       tool.Tool
 	name       string
-	timeout    time.Duration
 	input      *schema.Validator // nil: no validation
 	structured bool              // results are sent as structuredContent
 	output     *schema.Validator
@@ -289,70 +289,46 @@ func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 			})
 		})
 	}
-	if h.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, h.timeout)
-		defer cancel()
+	// The one envelope every runtime uses: Metadata.Timeout, panics as *tool.PanicError, and a
+	// tool that ignores its context given up on when the call ends.
+	var res *sdk.CallToolResult
+	var err error
+	if rt, ok := h.tool.(ResultTool); ok {
+		c := &resultCall{ResultTool: rt}
+		if _, err = tool.Invoke(ctx, c, string(args)); err == nil {
+			res = c.res
+			if res == nil {
+				err = &internalFailure{what: "the tool returned no result", cause: errors.New("CallMCP returned a nil result and no error")}
+			}
+		}
+	} else {
+		var out string
+		if out, err = tool.Invoke(ctx, h.tool, string(args)); err == nil {
+			res, err = h.result(out)
+		}
 	}
-	res, err := h.call(ctx, args)
 	if err != nil {
 		return h.fail(ctx, err)
 	}
 	return res, nil
 }
 
-// abandonGrace is how long a call whose context has ended waits for its tool to return before
-// abandoning it: a tool that ignores cancellation must not hold its request, nor the session's
-// closing, which waits for every request.
-const abandonGrace = time.Second
-
-// call runs the tool, abandoning it if it outlives its context by more than abandonGrace.
-func (h *handler) call(ctx context.Context, args json.RawMessage) (*sdk.CallToolResult, error) {
-	type outcome struct {
-		res *sdk.CallToolResult
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := h.run(ctx, args)
-		done <- outcome{res, err}
-	}()
-	select {
-	case o := <-done:
-		return o.res, o.err
-	case <-ctx.Done():
-	}
-	select {
-	case o := <-done:
-		return o.res, o.err
-	case <-time.After(abandonGrace):
-		h.srv.logger.WarnContext(ctx, "mcp: abandoned a tool that did not return when its call ended", "tool", h.name, "cause", ctx.Err())
-		return nil, ctx.Err()
-	}
+// resultCall runs a ResultTool's CallMCP as a tool.Tool's Call, for tool.Invoke, keeping the
+// result. res is read only after Invoke returned without error, so after the call completed.
+type resultCall struct {
+	ResultTool
+	res *sdk.CallToolResult
 }
 
-// run runs the tool and makes its MCP result; a panic becomes an internal failure.
-func (h *handler) run(ctx context.Context, args json.RawMessage) (res *sdk.CallToolResult, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = nil, &internalFailure{what: "the tool panicked", cause: fmt.Errorf("panic: %v", r), stack: debug.Stack()}
-		}
-	}()
-	if rt, ok := h.tool.(ResultTool); ok {
-		res, err := rt.CallMCP(ctx, string(args))
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, &internalFailure{what: "the tool returned no result", cause: errors.New("CallMCP returned a nil result and no error")}
-		}
-		return res, nil
-	}
-	out, err := h.tool.Call(ctx, string(args))
-	if err != nil {
-		return nil, err
-	}
-	res = &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out}}}
+func (c *resultCall) Call(ctx context.Context, args string) (string, error) {
+	res, err := c.CallMCP(ctx, args)
+	c.res = res
+	return "", err
+}
+
+// result makes the MCP result of a tool's output.
+func (h *handler) result(out string) (*sdk.CallToolResult, error) {
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out}}}
 	if h.structured {
 		if !json.Valid([]byte(out)) {
 			return nil, &internalFailure{what: "the tool returned output that breaks its output schema",
@@ -401,13 +377,13 @@ func issues(err error) string {
 // back to the SDK, which sends nothing for cancelled requests). Internal failures are logged
 // with their details.
 func (h *handler) fail(ctx context.Context, err error) (*sdk.CallToolResult, error) {
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, err
-		}
-		if h.timeout > 0 {
-			err = fmt.Errorf("the tool timed out after %v: %w", h.timeout, err)
-		}
+	if ctx.Err() != nil {
+		// The request's context ends only when the client cancels it or goes away; the tool's
+		// own timeout ends an inner context.
+		return nil, ctx.Err()
+	}
+	if pe := (*tool.PanicError)(nil); errors.As(err, &pe) {
+		err = &internalFailure{what: "the tool panicked", cause: pe, stack: pe.Stack}
 	}
 	if f := (*internalFailure)(nil); errors.As(err, &f) {
 		attrs := []any{"tool", h.name, "failure", f.what, "cause", f.cause}
@@ -415,6 +391,8 @@ func (h *handler) fail(ctx context.Context, err error) (*sdk.CallToolResult, err
 			attrs = append(attrs, "stack", string(f.stack))
 		}
 		h.srv.logger.ErrorContext(ctx, "mcp: served tool failed", attrs...)
+	} else if errors.Is(err, ErrInternal) {
+		h.srv.logger.ErrorContext(ctx, "mcp: served tool failed", "tool", h.name, "cause", err)
 	}
 	text, perr := h.srv.processor.Process(ctx, &tool.ExecutionError{Tool: h.name, Err: err})
 	if perr != nil {
