@@ -17,9 +17,9 @@
 // # Failures
 //
 // What goes wrong with one call is, by default, told to the model so it can correct itself: an
-// unknown tool name (the result lists the available tools), arguments the tool rejects (tools
-// built with [tool.Func], [tool.Methods] or [tool.New] validate them against their schema and
-// say what to fix), any other error from the tool, a panic (recovered; the stack is logged) and a
+// unknown tool name (the result lists the available tools, or the ten with the closest names when
+// there are many), arguments the tool rejects (tools built with [tool.Func], [tool.Methods] or
+// [tool.New] validate them against their schema and say what to fix), any other error from the tool, a panic (recovered; the stack is logged) and a
 // timeout all become a [chat.ToolResult] with IsError set. An [ErrorProcessor] decides the text,
 // or ends the turn instead ([AlwaysFail]). Blank arguments are passed to the tool as {}: streamed
 // calls of tools without parameters may carry none.

@@ -450,21 +450,6 @@ func classify(err error) string {
 	return errTypeTool
 }
 
-// unknownTool is the cause reported for a call of a tool the request does not offer.
-func unknownTool(name string, available []tool.Definition) error {
-	if len(available) == 0 {
-		return fmt.Errorf("%w %q: no tools are available", ErrUnknownTool, name)
-	}
-	var b strings.Builder
-	for i, d := range available {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(d.Name)
-	}
-	return fmt.Errorf("%w %q; the available tools are: %s", ErrUnknownTool, name, b.String())
-}
-
 // contextError is the error Execute returns when the caller's context ends the turn.
 func contextError(ctx context.Context) error {
 	err, cause := ctx.Err(), context.Cause(ctx)
