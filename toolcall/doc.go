@@ -19,10 +19,11 @@
 // What goes wrong with one call is, by default, told to the model so it can correct itself: an
 // unknown tool name (the result lists the available tools, or the ten with the closest names when
 // there are many), arguments the tool rejects (tools built with [tool.Func], [tool.Methods] or
-// [tool.New] validate them against their schema and say what to fix), any other error from the tool, a panic (recovered; the stack is logged) and a
-// timeout all become a [chat.ToolResult] with IsError set. An [ErrorProcessor] decides the text,
-// or ends the turn instead ([AlwaysFail]). Blank arguments are passed to the tool as {}: streamed
-// calls of tools without parameters may carry none.
+// [tool.New] validate them against their schema and say what to fix), any other error from the
+// tool, a panic (recovered; the stack is logged) and a timeout all become a [chat.ToolResult] with
+// IsError set. An [ErrorProcessor] decides the text, or ends the turn instead ([AlwaysFail]).
+// Blank arguments are passed to the tool as {}: streamed calls of tools without parameters may
+// carry none.
 //
 // Some failures always end the turn, returning an error from Execute and cancelling the calls still
 // running: an error marked with [tool.Fatal] (returned as a *[tool.ExecutionError]), the caller's
