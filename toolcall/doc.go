@@ -61,7 +61,10 @@
 //
 // Each call gets an OpenTelemetry span "execute_tool {name}" (GenAI semantic conventions), a child
 // of the span in the caller's context, and a gen_ai.client.operation.duration measurement. Tool
-// arguments and results go on spans only with [Config.RecordContent]. The [Observer] of the
-// [Turn] passed to [Manager.ExecuteTurn] sees every call start and finish. Steps are logged with
-// log/slog at debug level; the tool context is never logged.
+// arguments and results go on spans and in logs only with [Config.RecordContent]; without it, a
+// failed call's span status and log say what kind of failure it was (error.type) and, for
+// invalid arguments, the paths and rules they broke, never the tool's error text or the values,
+// which are content too. Panics are logged at error level with their value and stack. The
+// [Observer] of the [Turn] passed to [Manager.ExecuteTurn] sees every call start and finish.
+// Steps are logged with log/slog at debug level; the tool context is never logged.
 package toolcall
