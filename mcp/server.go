@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wield-ai/wield/internal/redact"
 	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
@@ -330,9 +331,10 @@ func (c *resultCall) Call(ctx context.Context, args string) (string, error) {
 func (h *handler) result(out string) (*sdk.CallToolResult, error) {
 	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out}}}
 	if h.structured {
+		// The causes, for the log, name where the output breaks the schema, never what it holds.
 		if !json.Valid([]byte(out)) {
 			return nil, &internalFailure{what: "the tool returned output that breaks its output schema",
-				cause: fmt.Errorf("declares an output schema but returned output that is not JSON (does a result converter change it?): %q", truncate(out, 200))}
+				cause: fmt.Errorf("declares an output schema but returned %d bytes that are not JSON (does a result converter change it?)", len(out))}
 		}
 		if h.output != nil {
 			if err := h.output.Validate([]byte(out)); err != nil {
@@ -355,19 +357,23 @@ func RequestFrom(ctx context.Context) *sdk.CallToolRequest {
 	return req
 }
 
-// issues lists what a validation error found, without the wording meant for arguments.
+// issues lists where a validation error found problems and the rules broken, without the values
+// (which are the tool's output) and without the wording meant for arguments.
 func issues(err error) string {
 	var ae *tool.ArgumentError
 	if !errors.As(err, &ae) || len(ae.Issues) == 0 {
-		return err.Error()
+		return redact.Error(err)
 	}
 	parts := make([]string, len(ae.Issues))
 	for i, is := range ae.Issues {
-		path := is.Path
+		path, rule := is.Path, is.Keyword
 		if path == "" {
 			path = "/"
 		}
-		parts[i] = path + ": " + is.Message
+		if rule == "" {
+			rule = "invalid"
+		}
+		parts[i] = path + ": " + rule
 	}
 	return strings.Join(parts, "; ")
 }
@@ -396,7 +402,7 @@ func (h *handler) fail(ctx context.Context, err error) (*sdk.CallToolResult, err
 	}
 	text, perr := h.srv.processor.Process(ctx, &tool.ExecutionError{Tool: h.name, Err: err})
 	if perr != nil {
-		h.srv.logger.WarnContext(ctx, "mcp: error processor failed the request", "tool", h.name, "error", perr)
+		h.srv.logger.WarnContext(ctx, "mcp: error processor failed the request", "tool", h.name, "error", redact.Error(perr))
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tool call failed"}
 	}
 	res := &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
