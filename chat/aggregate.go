@@ -5,6 +5,8 @@ import (
 	"iter"
 	"slices"
 	"strings"
+
+	"github.com/wield-ai/wield/content"
 )
 
 // Aggregator joins the chunks of a streamed response into one [Response]. Use it directly when
@@ -12,7 +14,9 @@ import (
 //
 // The rules:
 //   - generations are kept apart by [Generation.Index];
-//   - text is concatenated in arrival order;
+//   - text is concatenated in arrival order; once a chunk has brought parts, later text goes
+//     into parts too, so positions hold: a text part without a signature joins the text part
+//     before it, a signed one (Gemini) starts a new part, media parts are kept as sent;
 //   - a tool-call delta joins the earlier call with the same [ToolCall.Index], unless both carry
 //     ids and the ids differ, in which case it starts a new call; its argument fragments are
 //     concatenated, and the first non-empty id, name and signature are kept;
@@ -34,7 +38,25 @@ type genState struct {
 	calls  []*callState
 	last   map[int]*callState // the latest call of each tool-call index
 	reason []Reasoning
+	parts  []content.Part
 	finish FinishReason
+}
+
+// addText appends text in its position: to Content until parts have begun, then as parts.
+func (g *genState) addText(text string) {
+	if len(g.parts) == 0 {
+		g.text.WriteString(text)
+		return
+	}
+	g.addPart(content.Text(text))
+}
+
+func (g *genState) addPart(p content.Part) {
+	if n := len(g.parts); n > 0 && p.Kind == content.KindText && p.Signature == "" && g.parts[n-1].Kind == content.KindText {
+		g.parts[n-1].Text += p.Text
+		return
+	}
+	g.parts = append(g.parts, p)
 }
 
 type callState struct {
@@ -91,7 +113,12 @@ func (a *Aggregator) generation(index int) *genState {
 
 func (a *Aggregator) addGeneration(d *Generation) {
 	g := a.generation(d.Index)
-	g.text.WriteString(d.Message.Content)
+	if d.Message.Content != "" {
+		g.addText(d.Message.Content)
+	}
+	for _, p := range d.Message.Parts {
+		g.addPart(p)
+	}
 	if d.FinishReason != "" {
 		g.finish = d.FinishReason
 	}
@@ -130,7 +157,7 @@ func (a *Aggregator) Response() *Response {
 	// cmp.Compare, not x.index - y.index, which overflows for indexes far apart.
 	slices.SortStableFunc(gens, func(x, y *genState) int { return cmp.Compare(x.index, y.index) })
 	for _, g := range gens {
-		msg := Message{Role: RoleAssistant, Content: g.text.String(), Reasoning: slices.Clone(g.reason)}
+		msg := Message{Role: RoleAssistant, Content: g.text.String(), Parts: slices.Clone(g.parts), Reasoning: slices.Clone(g.reason)}
 		for _, c := range g.calls {
 			call := c.call
 			call.Arguments = c.args.String()

@@ -281,11 +281,11 @@ func (e *Event) Text() string {
 	}
 	gens := e.Chunk.Generations
 	if len(gens) == 1 {
-		return gens[0].Message.Content
+		return gens[0].Message.Text()
 	}
 	var b strings.Builder
 	for _, g := range gens {
-		b.WriteString(g.Message.Content)
+		b.WriteString(g.Message.Text())
 	}
 	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/toolcall"
 )
 
@@ -608,15 +609,19 @@ func direct(resp *Response, result *toolcall.Result, turn *Turn) *Response {
 		results = append(h[i].ToolResults[:len(h[i].ToolResults):len(h[i].ToolResults)], results...)
 	}
 	texts := make([]string, len(results))
+	var parts []content.Part
 	for i, r := range results {
 		texts[i] = r.Content
+		parts = append(parts, r.Parts...)
 	}
+	answer := chat.Assistant(strings.Join(texts, "\n"))
+	answer.Parts = parts
 	return &Response{
 		Chat: &chat.Response{
 			ID:    resp.Chat.ID,
 			Model: resp.Chat.Model,
 			Generations: []chat.Generation{{
-				Message:      chat.Assistant(strings.Join(texts, "\n")),
+				Message:      answer,
 				FinishReason: chat.FinishStop,
 			}},
 			Usage: resp.Chat.Usage,
@@ -656,7 +661,7 @@ func textOnly(c *chat.Response) *chat.Response {
 		if len(m.ToolCalls) > 0 {
 			hasCalls = true
 		}
-		if m.Content != "" || len(m.Reasoning) > 0 {
+		if m.Content != "" || len(m.Parts) > 0 || len(m.Reasoning) > 0 {
 			hasContent = true
 		}
 	}
@@ -673,7 +678,7 @@ func textOnly(c *chat.Response) *chat.Response {
 	out.Generations = make([]chat.Generation, 0, len(c.Generations))
 	for _, g := range c.Generations {
 		g.Message.ToolCalls = nil
-		if g.Message.Content != "" || len(g.Message.Reasoning) > 0 {
+		if g.Message.Content != "" || len(g.Message.Parts) > 0 || len(g.Message.Reasoning) > 0 {
 			out.Generations = append(out.Generations, g)
 		}
 	}

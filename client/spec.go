@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -47,9 +48,9 @@ func (s *Spec) System(text string) *Spec {
 	return s
 }
 
-// User adds a user message.
-func (s *Spec) User(text string) *Spec {
-	s.msgs = append(s.msgs, chat.User(text))
+// User adds a user message: text, then any parts (images, documents, audio).
+func (s *Spec) User(text string, parts ...content.Part) *Spec {
+	s.msgs = append(s.msgs, chat.User(text, parts...))
 	return s
 }
 

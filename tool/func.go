@@ -97,6 +97,9 @@ func checkObjectType(s *jsonschema.Schema) error {
 // outputSchema describes a struct or map result for those that advertise it (MCP servers);
 // other results, and types that cannot be described, have none.
 func outputSchema(t reflect.Type) json.RawMessage {
+	if resultKindOf(t) == resultParts {
+		return nil
+	}
 	et := derefType(t)
 	if (et.Kind() != reflect.Struct || et.NumField() == 0 || isLeafType(et)) && et.Kind() != reflect.Map {
 		return nil
@@ -120,13 +123,19 @@ func (t *funcTool[In, Out]) Definition() Definition { return t.def }
 func (t *funcTool[In, Out]) Metadata() Metadata     { return t.meta }
 
 func (t *funcTool[In, Out]) Call(ctx context.Context, args string) (string, error) {
+	r, err := t.CallParts(ctx, args)
+	return r.String(), err
+}
+
+// CallParts runs the function and converts its result, keeping any parts it holds.
+func (t *funcTool[In, Out]) CallParts(ctx context.Context, args string) (Result, error) {
 	var in In
 	if err := t.in.Decode(args, &in); err != nil {
-		return "", err
+		return Result{}, err
 	}
 	out, err := t.fn(ctx, in)
 	if err != nil {
-		return "", err
+		return Result{}, err
 	}
 	return convertTyped(ctx, t.out, out)
 }

@@ -18,11 +18,13 @@ import (
 // a ctx that can be cancelled. Otherwise it runs on the caller's goroutine, at the cost of a
 // plain Call.
 //
+// A [PartsTool] is called through CallParts, so images and documents it returns are kept.
+//
 // Arguments are checked by the tool itself: tools built by [Func], [Methods] and [New] validate
 // them once per call, whoever calls them.
-func Invoke(ctx context.Context, t Tool, args string) (string, error) {
+func Invoke(ctx context.Context, t Tool, args string) (Result, error) {
 	if t == nil {
-		return "", errors.New("tool: Invoke of a nil tool")
+		return Result{}, errors.New("tool: Invoke of a nil tool")
 	}
 	d := t.Metadata().Timeout
 	if d <= 0 && ctx.Done() == nil {
@@ -35,7 +37,7 @@ func Invoke(ctx context.Context, t Tool, args string) (string, error) {
 		defer cancel()
 	}
 	type outcome struct {
-		out string
+		out Result
 		err error
 	}
 	done := make(chan outcome, 1)
@@ -52,29 +54,37 @@ func Invoke(ctx context.Context, t Tool, args string) (string, error) {
 			// runtime.Goexit: the tool's goroutine was stopped.
 			done <- outcome{err: errors.New("the tool stopped without returning a result")}
 		}()
-		out, err := t.Call(callCtx, args)
+		out, err := call(callCtx, t, args)
 		returned = true
 		done <- outcome{out, err}
 	}()
 	select {
 	case o := <-done:
 		if o.err != nil && ctx.Err() == nil && callCtx.Err() != nil {
-			return "", context.Cause(callCtx) // the tool gave up because of its timeout
+			return Result{}, context.Cause(callCtx) // the tool gave up because of its timeout
 		}
 		return o.out, o.err
 	case <-callCtx.Done():
-		return "", context.Cause(callCtx)
+		return Result{}, context.Cause(callCtx)
 	}
 }
 
 // callRecovered calls t on this goroutine, turning a panic into a [*PanicError].
-func callRecovered(ctx context.Context, t Tool, args string) (out string, err error) {
+func callRecovered(ctx context.Context, t Tool, args string) (out Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = "", &PanicError{Value: r, Stack: debug.Stack()}
+			out, err = Result{}, &PanicError{Value: r, Stack: debug.Stack()}
 		}
 	}()
-	return t.Call(ctx, args)
+	return call(ctx, t, args)
+}
+
+func call(ctx context.Context, t Tool, args string) (Result, error) {
+	if pt, ok := t.(PartsTool); ok {
+		return pt.CallParts(ctx, args)
+	}
+	text, err := t.Call(ctx, args)
+	return Result{Text: text}, err
 }
 
 // timeoutError is the cause of a call that outlived its timeout. Its text is what the model

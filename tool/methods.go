@@ -264,6 +264,12 @@ func (t *methodTool) Definition() Definition { return t.def }
 func (t *methodTool) Metadata() Metadata     { return t.meta }
 
 func (t *methodTool) Call(ctx context.Context, args string) (string, error) {
+	r, err := t.CallParts(ctx, args)
+	return r.String(), err
+}
+
+// CallParts calls the method and converts its result, keeping any parts it holds.
+func (t *methodTool) CallParts(ctx context.Context, args string) (Result, error) {
 	var argv [2]reflect.Value
 	callArgs := argv[:0]
 	if t.sig.ctx {
@@ -272,19 +278,19 @@ func (t *methodTool) Call(ctx context.Context, args string) (string, error) {
 	if t.sig.in != nil {
 		p := reflect.New(t.sig.in)
 		if err := t.in.Decode(args, p.Interface()); err != nil {
-			return "", err
+			return Result{}, err
 		}
 		if in := p.Elem(); in.Kind() == reflect.Pointer && in.IsNil() {
 			in.Set(reflect.New(in.Type().Elem())) // nothing was decoded: a struct without fields
 		}
 		callArgs = append(callArgs, p.Elem())
 	} else if err := t.in.Decode(args, nil); err != nil {
-		return "", err
+		return Result{}, err
 	}
 	res := t.fn.Call(callArgs)
 	if t.sig.hasErr {
 		if err, _ := res[len(res)-1].Interface().(error); err != nil {
-			return "", err
+			return Result{}, err
 		}
 	}
 	var out any

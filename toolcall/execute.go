@@ -386,7 +386,7 @@ func (m *Manager) runCall(t *round, st *callState) {
 			m.fail(ctx, t, st, err, classify(err))
 			break
 		}
-		st.result = chat.ToolResult{ID: st.call.ID, Name: st.call.Name, Content: out}
+		st.result = chat.ToolResult{ID: st.call.ID, Name: st.call.Name, Content: out.Text, Parts: out.Parts}
 	}
 
 	elapsed := time.Since(start)

@@ -342,7 +342,7 @@ func TestExecuteFailuresGoBackToTheModel(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			want := chat.ToolResult{ID: tt.call.ID, Name: tt.call.Name, Content: tt.want, IsError: true}
-			if results[i] != want {
+			if !reflect.DeepEqual(results[i], want) {
 				t.Errorf("result = %+v\nwant %+v", results[i], want)
 			}
 		})
@@ -371,7 +371,7 @@ func TestExecuteUnknownToolWithoutTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := chat.ToolResult{ID: "1", Name: "ghost", Content: `unknown tool "ghost": no tools are available`, IsError: true}
-	if got := toolResults(t, p, res); len(got) != 1 || got[0] != want {
+	if got := toolResults(t, p, res); len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("results = %+v, want %+v", got, want)
 	}
 }
@@ -459,7 +459,7 @@ func TestErrorProcessor(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := chat.ToolResult{ID: tt.call.ID, Name: tt.call.Name, Content: tt.want, IsError: true}
-			if got := toolResults(t, p, res); got[0] != want {
+			if got := toolResults(t, p, res); !reflect.DeepEqual(got[0], want) {
 				t.Errorf("result = %+v, want %+v", got[0], want)
 			}
 		})
@@ -764,7 +764,7 @@ func TestObserver(t *testing.T) {
 		}
 		fin := r.finishedByID()
 		for _, w := range want {
-			if fin[w.ID] != w {
+			if !reflect.DeepEqual(fin[w.ID], w) {
 				t.Errorf("%s observer saw %+v for call %s, want %+v", name, fin[w.ID], w.ID, w)
 			}
 		}
