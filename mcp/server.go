@@ -1,16 +1,20 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"path"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/redact"
 	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
@@ -155,6 +159,9 @@ func (s *Server) RemoveTools(names ...string) { s.sdk.RemoveTools(names...) }
 //     are validated against it before the tool runs; invalid arguments, like a failing tool, give an
 //     isError result whose text the server's [ErrorProcessor] decides, so the model can correct
 //     itself;
+//   - the result's text is sent as a text block, and its parts ([tool.Result], from a
+//     [tool.PartsTool]) follow as content blocks: text, images and audio inline, documents as
+//     embedded resources, media given by URL as resource links;
 //   - an output schema of type object is advertised, and the tool's result, which must then be a
 //     JSON value matching it, is sent as structuredContent as well as text. An output schema of
 //     another type is not advertised (clients before protocol version 2026-07-28 accept only
@@ -303,7 +310,7 @@ func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 			}
 		}
 	} else {
-		var out string
+		var out tool.Result
 		if out, err = tool.Invoke(ctx, h.tool, string(args)); err == nil {
 			res, err = h.result(out)
 		}
@@ -327,9 +334,11 @@ func (c *resultCall) Call(ctx context.Context, args string) (string, error) {
 	return "", err
 }
 
-// result makes the MCP result of a tool's output.
-func (h *handler) result(out string) (*sdk.CallToolResult, error) {
-	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out}}}
+// result makes the MCP result of a tool's output: its text, then its parts. The output schema
+// applies to the text.
+func (h *handler) result(r tool.Result) (*sdk.CallToolResult, error) {
+	out := r.Text
+	res := &sdk.CallToolResult{Content: resultContent(r)}
 	if h.structured {
 		// The causes, for the log, name where the output breaks the schema, never what it holds.
 		if !json.Valid([]byte(out)) {
@@ -345,6 +354,34 @@ func (h *handler) result(out string) (*sdk.CallToolResult, error) {
 		res.StructuredContent = json.RawMessage(out)
 	}
 	return res, nil
+}
+
+// resultContent is the MCP content of a tool's result: the text (as a text block, even when
+// empty and alone, so that every result has content), then a block per part: text, an image or
+// audio clip inline, a document inline as an embedded resource (named by its file name, as
+// clients show it), and media by URL as a resource link.
+func resultContent(r tool.Result) []sdk.Content {
+	out := make([]sdk.Content, 0, 1+len(r.Parts))
+	if r.Text != "" || len(r.Parts) == 0 {
+		out = append(out, &sdk.TextContent{Text: r.Text})
+	}
+	for i, p := range r.Parts {
+		switch {
+		case p.Kind == content.KindText:
+			out = append(out, &sdk.TextContent{Text: p.Text})
+		case p.URL != "":
+			out = append(out, &sdk.ResourceLink{URI: p.URL, Name: cmp.Or(p.Name, path.Base(p.URL)), MIMEType: p.MediaType})
+		case p.Kind == content.KindImage:
+			out = append(out, &sdk.ImageContent{Data: p.Data, MIMEType: p.MediaType})
+		case p.Kind == content.KindAudio:
+			out = append(out, &sdk.AudioContent{Data: p.Data, MIMEType: p.MediaType})
+		default:
+			name := cmp.Or(p.Name, fmt.Sprintf("document-%d", i+1))
+			out = append(out, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{
+				URI: "attachment:" + url.PathEscape(name), MIMEType: p.MediaType, Blob: p.Data}})
+		}
+	}
+	return out
 }
 
 type requestKey struct{}
