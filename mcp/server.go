@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path"
+	"runtime/debug"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -275,7 +276,21 @@ type handler struct {
 	output     *schema.Validator
 }
 
-func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+// handle answers a call. The SDK does not recover panics, so a panic outside the tool's own
+// envelope (in validation, the error processor, building the result) would end the whole server:
+// it is logged with its stack and the request fails with a neutral protocol error.
+func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.srv.logger.ErrorContext(ctx, "mcp: a served call panicked outside its tool", "tool", h.name,
+				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tool call failed"}
+		}
+	}()
+	return h.serve(ctx, req)
+}
+
+func (h *handler) serve(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	args := req.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
