@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -120,3 +121,12 @@ func testContext(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// newHTTPServer serves h on 127.0.0.1 until the test ends and returns its URL.
+func newHTTPServer(t *testing.T, h http.Handler) string {
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
