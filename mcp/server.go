@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"path"
+	"runtime/debug"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/redact"
 	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
@@ -157,6 +160,9 @@ func (s *Server) RemoveTools(names ...string) { s.sdk.RemoveTools(names...) }
 //     are validated against it before the tool runs; invalid arguments, like a failing tool, give an
 //     isError result whose text the server's [ErrorProcessor] decides, so the model can correct
 //     itself;
+//   - the result's text is sent as a text block, and its parts ([tool.Result], from a
+//     [tool.PartsTool]) follow as content blocks: text, images and audio inline, documents as
+//     embedded resources, media given by URL as resource links;
 //   - an output schema of type object is advertised, and the tool's result, which must then be a
 //     JSON value matching it, is sent as structuredContent as well as text. An output schema of
 //     another type is not advertised (clients before protocol version 2026-07-28 accept only
@@ -270,7 +276,21 @@ type handler struct {
 	output     *schema.Validator
 }
 
-func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+// handle answers a call. The SDK does not recover panics, so a panic outside the tool's own
+// envelope (in validation, the error processor, building the result) would end the whole server:
+// it is logged with its stack and the request fails with a neutral protocol error.
+func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.srv.logger.ErrorContext(ctx, "mcp: a served call panicked outside its tool", "tool", h.name,
+				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tool call failed"}
+		}
+	}()
+	return h.serve(ctx, req)
+}
+
+func (h *handler) serve(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	args := req.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
@@ -329,17 +349,16 @@ func (c *resultCall) Call(ctx context.Context, args string) (string, error) {
 	return "", err
 }
 
-// result makes the MCP result of a tool's output.
+// result makes the MCP result of a tool's output: its text, then its parts. The output schema
+// applies to the text.
 func (h *handler) result(r tool.Result) (*sdk.CallToolResult, error) {
-	if len(r.Parts) > 0 {
-		return &sdk.CallToolResult{Content: mcpContent(r)}, nil
-	}
 	out := r.Text
-	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out}}}
+	res := &sdk.CallToolResult{Content: resultContent(r)}
 	if h.structured {
+		// The causes, for the log, name where the output breaks the schema, never what it holds.
 		if !json.Valid([]byte(out)) {
 			return nil, &internalFailure{what: "the tool returned output that breaks its output schema",
-				cause: fmt.Errorf("declares an output schema but returned output that is not JSON (does a result converter change it?): %q", truncate(out, 200))}
+				cause: fmt.Errorf("declares an output schema but returned %d bytes that are not JSON (does a result converter change it?)", len(out))}
 		}
 		if h.output != nil {
 			if err := h.output.Validate([]byte(out)); err != nil {
@@ -352,6 +371,34 @@ func (h *handler) result(r tool.Result) (*sdk.CallToolResult, error) {
 	return res, nil
 }
 
+// resultContent is the MCP content of a tool's result: the text (as a text block, even when
+// empty and alone, so that every result has content), then a block per part: text, an image or
+// audio clip inline, a document inline as an embedded resource (named by its file name, as
+// clients show it), and media by URL as a resource link.
+func resultContent(r tool.Result) []sdk.Content {
+	out := make([]sdk.Content, 0, 1+len(r.Parts))
+	if r.Text != "" || len(r.Parts) == 0 {
+		out = append(out, &sdk.TextContent{Text: r.Text})
+	}
+	for i, p := range r.Parts {
+		switch {
+		case p.Kind == content.KindText:
+			out = append(out, &sdk.TextContent{Text: p.Text})
+		case p.URL != "":
+			out = append(out, &sdk.ResourceLink{URI: p.URL, Name: cmp.Or(p.Name, path.Base(p.URL)), MIMEType: p.MediaType})
+		case p.Kind == content.KindImage:
+			out = append(out, &sdk.ImageContent{Data: p.Data, MIMEType: p.MediaType})
+		case p.Kind == content.KindAudio:
+			out = append(out, &sdk.AudioContent{Data: p.Data, MIMEType: p.MediaType})
+		default:
+			name := cmp.Or(p.Name, fmt.Sprintf("document-%d", i+1))
+			out = append(out, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{
+				URI: "attachment:" + url.PathEscape(name), MIMEType: p.MediaType, Blob: p.Data}})
+		}
+	}
+	return out
+}
+
 type requestKey struct{}
 
 // RequestFrom returns the MCP request a served tool is answering, or nil outside a [Server]'s
@@ -362,19 +409,23 @@ func RequestFrom(ctx context.Context) *sdk.CallToolRequest {
 	return req
 }
 
-// issues lists what a validation error found, without the wording meant for arguments.
+// issues lists where a validation error found problems and the rules broken, without the values
+// (which are the tool's output) and without the wording meant for arguments.
 func issues(err error) string {
 	var ae *tool.ArgumentError
 	if !errors.As(err, &ae) || len(ae.Issues) == 0 {
-		return err.Error()
+		return redact.Error(err)
 	}
 	parts := make([]string, len(ae.Issues))
 	for i, is := range ae.Issues {
-		path := is.Path
+		path, rule := is.Path, is.Keyword
 		if path == "" {
 			path = "/"
 		}
-		parts[i] = path + ": " + is.Message
+		if rule == "" {
+			rule = "invalid"
+		}
+		parts[i] = path + ": " + rule
 	}
 	return strings.Join(parts, "; ")
 }
@@ -403,41 +454,9 @@ func (h *handler) fail(ctx context.Context, err error) (*sdk.CallToolResult, err
 	}
 	text, perr := h.srv.processor.Process(ctx, &tool.ExecutionError{Tool: h.name, Err: err})
 	if perr != nil {
-		h.srv.logger.WarnContext(ctx, "mcp: error processor failed the request", "tool", h.name, "error", perr)
+		h.srv.logger.WarnContext(ctx, "mcp: error processor failed the request", "tool", h.name, "error", redact.Error(perr))
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tool call failed"}
 	}
 	res := &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 	return res, nil
-}
-
-// mcpContent serves a result with parts as MCP content, in order: text as text, images and audio
-// as such, documents as embedded resources (blob), media by URL as resource links.
-func mcpContent(r tool.Result) []sdk.Content {
-	out := make([]sdk.Content, 0, len(r.Parts)+1)
-	if r.Text != "" {
-		out = append(out, &sdk.TextContent{Text: r.Text})
-	}
-	for i, p := range r.Parts {
-		switch {
-		case p.Kind == content.KindText:
-			out = append(out, &sdk.TextContent{Text: p.Text})
-		case p.URL != "":
-			out = append(out, &sdk.ResourceLink{URI: p.URL, Name: cmp.Or(p.Name, string(p.Kind)), MIMEType: p.MediaType})
-		case p.Kind == content.KindImage:
-			out = append(out, &sdk.ImageContent{Data: p.Data, MIMEType: p.MediaType})
-		case p.Kind == content.KindAudio:
-			out = append(out, &sdk.AudioContent{Data: p.Data, MIMEType: p.MediaType})
-		default:
-			name := p.Name
-			if name == "" {
-				name = fmt.Sprintf("part-%d", i+1)
-			}
-			out = append(out, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{
-				URI: "wield:result/" + url.PathEscape(name), MIMEType: p.MediaType, Blob: p.Data}})
-		}
-	}
-	if len(out) == 0 {
-		out = append(out, &sdk.TextContent{Text: ""})
-	}
-	return out
 }
