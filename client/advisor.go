@@ -118,6 +118,15 @@ func (r *Request) resumption() *resumption {
 // response that stopped.
 func (r *Request) Resuming() bool { return r.resumption() != nil }
 
+// Approval returns the approval policy of the request's turn: the [Spec]'s, else the client's
+// ([WithApproval]); nil means [toolcall.AskFlagged], as for the [toolcall.Turn] it configures.
+func (r *Request) Approval() toolcall.ApprovalPolicy {
+	if r.turnIn == nil {
+		return nil
+	}
+	return r.turnIn.approval
+}
+
 // Param returns the parameter key, or nil.
 func (r *Request) Param(key string) any { return r.Params[key] }
 

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/redact"
 	"github.com/wield-ai/wield/internal/tracegate"
 )
 
@@ -178,8 +179,7 @@ func (c chatCall) end(ctx context.Context, resp *chat.Response, err error) {
 		}
 		if err != nil {
 			attrs = append(attrs, attrErrorType.String(errType))
-			c.span.RecordError(err)
-			c.span.SetStatus(codes.Error, err.Error())
+			recordError(c.span, err)
 		}
 		c.span.SetAttributes(attrs...)
 	}
@@ -206,7 +206,7 @@ func (c chatCall) end(ctx context.Context, resp *chat.Response, err error) {
 			args = append(args, "tool_calls", len(resp.ToolCalls()), "input_tokens", usage.InputTokens, "output_tokens", usage.OutputTokens)
 		}
 		if err != nil {
-			args = append(args, "error", err)
+			args = append(args, "error", redact.Error(err))
 		}
 		t.logger.DebugContext(ctx, "wield: model call", args...)
 	}
@@ -228,6 +228,23 @@ func (c chatCall) metricAttrs(respModel, errType string) []attribute.KeyValue {
 		attrs = append(attrs, attrErrorType.String(errType))
 	}
 	return attrs
+}
+
+// recordError records err on span, as an exception event and the span's status, as
+// span.RecordError and SetStatus do, but with the text of a tool call's failure in it described
+// without content (internal/redact): the client never records what tools were given or
+// returned; the execute_tool spans have that when the tool-call manager records content.
+func recordError(span trace.Span, err error) {
+	msg := redact.Error(err)
+	if msg == err.Error() {
+		span.RecordError(err)
+	} else {
+		span.AddEvent("exception", trace.WithAttributes(
+			attribute.String("exception.type", fmt.Sprintf("%T", err)),
+			attribute.String("exception.message", msg),
+		))
+	}
+	span.SetStatus(codes.Error, msg)
 }
 
 // errorType is the low-cardinality error.type of err.
@@ -299,7 +316,7 @@ func (l loopSpan) end(resp *Response, err error) {
 				"input_tokens", resp.Usage.InputTokens, "output_tokens", resp.Usage.OutputTokens)
 		}
 		if err != nil {
-			args = append(args, "error", err)
+			args = append(args, "error", redact.Error(err))
 		}
 		l.t.logger.DebugContext(l.ctx, "wield: tool loop done", args...)
 	}
@@ -321,8 +338,7 @@ func (l loopSpan) record(resp *Response, err error) {
 	}
 	if err != nil {
 		l.span.SetAttributes(attrErrorType.String(errorType(err)))
-		l.span.RecordError(err)
-		l.span.SetStatus(codes.Error, err.Error())
+		recordError(l.span, err)
 	}
 }
 

@@ -146,6 +146,17 @@ func (s *Spec) WithoutToolLoop() *Spec {
 	return s
 }
 
+// Request returns the request the spec sends down the advisor chain, without sending it: the
+// system and user messages, the options merged over the client's with every tool gathered and
+// resolved, the tool context merged over the client's, the parameters and the approval policy
+// ([Request.Approval]). It is the client's configuration made concrete, for programs that run
+// the turn's steps elsewhere, such as a durable workflow that calls the model and the tools as
+// separate tasks.
+func (s *Spec) Request(ctx context.Context) (*Request, error) {
+	req, _, err := s.request(ctx)
+	return req, err
+}
+
 // request assembles the request and picks the chain.
 func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 	c := s.c

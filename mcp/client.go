@@ -592,7 +592,7 @@ func (c *Client) callTool(ctx context.Context, name string, args any) (*sdk.Call
 	for attempt := 0; ; attempt++ {
 		s, err := c.Session(ctx)
 		if err != nil {
-			return nil, c.timeoutOr(parent, ctx, name, err)
+			return nil, c.callFailed(parent, ctx, name, err)
 		}
 		if timer != nil {
 			timer.Reset(timeout)
@@ -607,19 +607,57 @@ func (c *Client) callTool(ctx context.Context, name string, args any) (*sdk.Call
 				continue
 			}
 		}
-		return nil, c.timeoutOr(parent, ctx, name, c.errorf("calling tool %q: %w", name, err))
+		return nil, c.callFailed(parent, ctx, name, c.errorf("calling tool %q: %w", name, err))
 	}
 }
 
-// timeoutOr returns err, or a timeout error when ctx (derived from parent) was cancelled because
-// the server said nothing for the configured time. The timeout error does not wrap a context
-// error: the caller's own context is fine, only this call ran out of time.
-func (c *Client) timeoutOr(parent, ctx context.Context, name string, err error) error {
-	if parent.Err() == nil && errors.Is(context.Cause(ctx), errNoAnswer) {
+// callFailed returns the error of a call that failed with err: a timeout error when ctx (derived
+// from parent) was cancelled because the server said nothing for the configured time, which does
+// not wrap a context error (the caller's own context is fine, only this call ran out of time);
+// err itself when the caller's context ended or the server answered with an error; otherwise err
+// marked as the server being unavailable.
+func (c *Client) callFailed(parent, ctx context.Context, name string, err error) error {
+	switch {
+	case parent.Err() == nil && errors.Is(context.Cause(ctx), errNoAnswer):
 		return c.errorf("tool %q timed out: no answer for %v (the server's timeout)", name, c.cfg.timeout())
+	case ctx.Err() != nil || answered(err):
+		return err
 	}
-	return err
+	return &unavailableError{err}
 }
+
+// codeRejected is the JSON-RPC code the SDK gives a request its transport could not deliver.
+const codeRejected = -32005
+
+// answered reports whether err holds an error the server sent: a JSON-RPC error other than the
+// SDK's own for requests that never reached the server.
+func answered(err error) bool {
+	switch e := err.(type) {
+	case nil:
+		return false
+	case *jsonrpc.Error:
+		if e.Code != codeRejected {
+			return true
+		}
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return answered(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		return slices.ContainsFunc(u.Unwrap(), answered)
+	}
+	return false
+}
+
+// unavailableError is a call that could not reach its server or hear its answer. Its text has
+// the details (the command that could not start, the connection's error) for whoever runs the
+// client; it matches [ErrInternal], so a wield server proxying the tool tells its own clients no
+// more than that the tool failed.
+type unavailableError struct{ err error }
+
+func (e *unavailableError) Error() string        { return e.err.Error() }
+func (e *unavailableError) Unwrap() error        { return e.err }
+func (e *unavailableError) Is(target error) bool { return target == ErrInternal }
 
 // timeout is the effective Timeout: the default for zero, none for negative.
 func (cfg *ServerConfig) timeout() time.Duration {

@@ -16,8 +16,11 @@
 //	defer set.Close()
 //	tools, err := set.Tools(ctx) // for chat.Options.Tools
 //
-// Results reach the model as text: content blocks in the form [ResultText] documents, and
-// structuredContent only when there is no content. A result the server marks isError comes back
+// Results reach the model as parts ([ResultParts]): images, audio and binary embedded resources
+// (a PDF) as media parts the provider sends natively where its API allows, everything else as
+// text in the form [ResultText] documents, structuredContent only when there is no content.
+// Media a server sends malformed or over [content.DefaultMaxFileBytes] is described in text
+// instead. A plain Call, for text-only callers, gets [ResultText]. A result the server marks isError comes back
 // from Call as a [*ToolError] carrying the server's message, which the tool-calling runtime
 // reports to the model so it can correct itself. A server that dies mid-call fails that call with
 // an error; the next use reconnects (for stdio, by starting the command again). A request that
@@ -35,6 +38,7 @@
 //
 // [NewServer] returns a [Server] that puts any [tool.Tool] on an MCP server: typed tools with
 // their inferred input schemas, output schemas for typed results (sent as structuredContent),
+// parts as MCP content (images and audio as such, documents as embedded resources),
 // tool failures and invalid arguments as isError results whose text a [ErrorProcessor] decides.
 // A panicking tool, like any internal failure, gives the client a neutral message; the details go
 // to the server's log only. Cancellation by the client cancels the tool's context; progress a tool

@@ -134,10 +134,16 @@ func StaticToken(token string) auth.TokenVerifier {
 // them; no request builds a server or compiles a schema, except the first request of a new
 // session when opts.SessionServer is set.
 func (s *Server) Handler(opts *HTTPOptions) (http.Handler, error) {
+	h, _, err := s.handler(opts)
+	return h, err
+}
+
+// handler is Handler, also returning the sessions it makes, for Serve to close.
+func (s *Server) handler(opts *HTTPOptions) (http.Handler, *sessionSet, error) {
 	o := opts.withDefaults()
 	origins, err := parseOrigins(o.AllowedOrigins)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var so sdk.StreamableHTTPOptions
 	if o.Options != nil {
@@ -152,19 +158,18 @@ func (s *Server) Handler(opts *HTTPOptions) (http.Handler, error) {
 	so.MaxRequestBodyBytes = -1
 	so.Logger = sdkLogger(s.logger)
 	h := &httpHandler{
-		srv:     s,
-		opts:    o,
-		origins: origins,
-	}
-	if o.MaxSessions > 0 && !so.Stateless {
-		h.sessions = &sessionLimit{max: o.MaxSessions}
+		srv:      s,
+		opts:     o,
+		origins:  origins,
+		stateful: !so.Stateless,
+		sessions: &sessionSet{max: o.MaxSessions, live: map[*sdk.ServerSession]bool{}},
 	}
 	h.sdk = sdk.NewStreamableHTTPHandler(h.server, &so)
 	var next http.Handler = http.HandlerFunc(h.serveMCP)
 	if o.TokenVerifier != nil {
 		next = auth.RequireBearerToken(o.TokenVerifier, o.BearerOptions)(next)
 	}
-	return h.checkOrigin(next), nil
+	return h.checkOrigin(next), h.sessions, nil
 }
 
 // Serve serves s over streamable HTTP on ln until ctx ends, then shuts down gracefully, waiting
@@ -178,7 +183,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) 
 		ln.Close()
 		return fmt.Errorf("%w (%s)", ErrUnauthenticatedRemote, ln.Addr())
 	}
-	handler, err := s.Handler(&o)
+	handler, sessions, err := s.handler(&o)
 	if err != nil {
 		ln.Close()
 		return err
@@ -206,6 +211,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) 
 			hs.Close()
 		}
 		<-done
+		sessions.closeAll()
 		return nil
 	}
 }
@@ -231,7 +237,8 @@ type httpHandler struct {
 	srv      *Server
 	opts     HTTPOptions
 	origins  originSet
-	sessions *sessionLimit // nil: no cap
+	stateful bool
+	sessions *sessionSet
 	sdk      *sdk.StreamableHTTPHandler
 }
 
@@ -278,13 +285,12 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	stateless := h.opts.Options != nil && h.opts.Options.Stateless
-	if r.Method != http.MethodPost || r.Header.Get(sessionIDHeader) != "" || stateless {
+	if r.Method != http.MethodPost || r.Header.Get(sessionIDHeader) != "" || !h.stateful {
 		h.sdk.ServeHTTP(w, r)
 		return
 	}
 	// A request without a session id: the SDK makes a session for it.
-	if h.sessions != nil && !h.sessions.reserve() {
+	if !h.sessions.reserve() {
 		w.Header().Set("Retry-After", "60")
 		http.Error(w, "too many sessions", http.StatusServiceUnavailable)
 		h.srv.logger.WarnContext(r.Context(), "mcp: refused a session: too many sessions", "max", h.sessions.max)
@@ -293,23 +299,14 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	ns := &newSession{}
 	r = r.WithContext(context.WithValue(r.Context(), newSessionKey{}, ns))
 	h.sdk.ServeHTTP(w, r)
-	if h.sessions == nil {
-		return
-	}
-	// Keep the reservation while the session lives; the SDK closes sessions that failed to
+	// Keep the place while the session lives; the SDK closes sessions that failed to
 	// initialize, and those that idled out, which ends Wait.
 	srv := h.srv
 	if ns.srv != nil {
 		srv = ns.srv
 	}
-	if ss := findSession(srv, w.Header().Get(sessionIDHeader)); ss != nil {
-		go func() {
-			ss.Wait()
-			h.sessions.release()
-		}()
-		return
-	}
-	h.sessions.release()
+	ss := findSession(srv, w.Header().Get(sessionIDHeader))
+	h.sessions.made(ss)
 }
 
 func findSession(s *Server, id string) *sdk.ServerSession {
@@ -360,27 +357,54 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// sessionLimit counts sessions, live and being made.
-type sessionLimit struct {
-	max int
-	mu  sync.Mutex
-	n   int
+// sessionSet keeps the sessions a handler made, and places for those being made, within max
+// (none if max is negative).
+type sessionSet struct {
+	max      int
+	mu       sync.Mutex
+	reserved int
+	live     map[*sdk.ServerSession]bool
 }
 
-func (l *sessionLimit) reserve() bool {
+func (l *sessionSet) reserve() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.n >= l.max {
+	if l.max >= 0 && l.reserved+len(l.live) >= l.max {
 		return false
 	}
-	l.n++
+	l.reserved++
 	return true
 }
 
-func (l *sessionLimit) release() {
+// made turns a reservation into ss, a live session (nil: none was made), kept until it ends.
+func (l *sessionSet) made(ss *sdk.ServerSession) {
 	l.mu.Lock()
-	l.n--
+	l.reserved--
+	if ss != nil {
+		l.live[ss] = true
+	}
 	l.mu.Unlock()
+	if ss != nil {
+		go func() {
+			ss.Wait()
+			l.mu.Lock()
+			delete(l.live, ss)
+			l.mu.Unlock()
+		}()
+	}
+}
+
+// closeAll closes the live sessions.
+func (l *sessionSet) closeAll() {
+	l.mu.Lock()
+	live := make([]*sdk.ServerSession, 0, len(l.live))
+	for ss := range l.live {
+		live = append(live, ss)
+	}
+	l.mu.Unlock()
+	for _, ss := range live {
+		ss.Close()
+	}
 }
 
 // deadlineWriter gives each write of a response its own deadline, so a client that stops

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wield-ai/wield/mcp"
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
 )
 
 // The attack suite: what a hostile HTTP client can try against a served wield server. Every
@@ -212,7 +213,7 @@ func TestHTTPAuth(t *testing.T) {
 // expires.
 func TestHTTPSessionLimits(t *testing.T) {
 	s := mustServer(t, echoTool("echo"))
-	ts := serveHandler(t, s, &mcp.HTTPOptions{MaxSessions: 2, SessionTimeout: 300 * time.Millisecond})
+	ts := serveHandler(t, s, &mcp.HTTPOptions{MaxSessions: 2})
 	var ids []string
 	for range 2 {
 		resp := mcpPost(t, ts.URL, initializeBody, nil)
@@ -225,18 +226,36 @@ func TestHTTPSessionLimits(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable || sessionCount(s) != 2 {
 		t.Fatalf("a third session: %s with %d sessions, want 503 and 2", resp.Status, sessionCount(s))
 	}
-	// Idle sessions expire, which frees their places.
-	ctx := testContext(t)
-	for sessionCount(s) > 0 || mcpPost(t, ts.URL, initializeBody, nil).StatusCode != http.StatusOK {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("idle sessions never expired: %d left", sessionCount(s))
-		case <-tick():
-		}
+	// Ending a session frees its place.
+	req, _ := http.NewRequestWithContext(testContext(t), http.MethodDelete, ts.URL, nil)
+	req.Header.Set("Mcp-Session-Id", ids[0])
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %v %v", resp, err)
 	}
-	resp = mcpPost(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, map[string]string{"Mcp-Session-Id": ids[0]})
+	waitFor(t, func() bool { return mcpPost(t, ts.URL, initializeBody, nil).StatusCode == http.StatusOK })
+
+	// Idle sessions expire, which frees their places too.
+	s = mustServer(t, echoTool("echo"))
+	ts = serveHandler(t, s, &mcp.HTTPOptions{MaxSessions: 1, SessionTimeout: 200 * time.Millisecond})
+	id := mcpPost(t, ts.URL, initializeBody, nil).Header.Get("Mcp-Session-Id")
+	waitFor(t, func() bool { return sessionCount(s) == 0 })
+	resp = mcpPost(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, map[string]string{"Mcp-Session-Id": id})
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("an expired session answered: %s", resp.Status)
+	}
+	waitFor(t, func() bool { return mcpPost(t, ts.URL, initializeBody, nil).StatusCode == http.StatusOK })
+}
+
+// waitFor polls cond until it holds, failing the test if it never does.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	ctx := testContext(t)
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the condition never held")
+		case <-tick():
+		}
 	}
 }
 
@@ -513,5 +532,80 @@ func TestErrorProcessor(t *testing.T) {
 	}
 	if len(seen) != 3 {
 		t.Errorf("processor saw %d failures, want 3", len(seen))
+	}
+}
+
+// TestServeShutdown: when its context ends, Serve returns and closes the sessions it made.
+func TestServeShutdown(t *testing.T) {
+	s := mustServer(t, echoTool("echo"))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(testContext(t))
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln, nil) }()
+	c := connect(t, mcp.ServerConfig{Name: "short-lived", Type: mcp.TypeHTTP, URL: "http://" + ln.Addr().String()})
+	if _, err := c.Tools(testContext(t)); err != nil {
+		t.Fatal(err)
+	}
+	if n := sessionCount(s); n != 1 {
+		t.Fatalf("%d sessions", n)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("Serve = %v", err)
+	}
+	if n := sessionCount(s); n != 0 {
+		t.Errorf("%d sessions left after Serve returned", n)
+	}
+}
+
+// TestProxyUnavailableUpstream: when a proxied tool's own server cannot be reached, the proxy's
+// client reads a neutral message; the proxy's log has the details.
+func TestProxyUnavailableUpstream(t *testing.T) {
+	upstream := serveHandler(t, mustServer(t, echoTool("echo")), nil)
+	up := connect(t, mcp.ServerConfig{Name: "upstream", Type: mcp.TypeHTTP, URL: upstream.URL, MaxRetries: -1})
+	upTools, err := up.Tools(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger, logs := testLogger(t)
+	proxy, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: logger}, upTools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, inMemory("proxy", proxy))
+	if text := mcp.ResultText(rawCall(t, c, "echo", `{"text":"hi"}`)); text != "echo: hi" {
+		t.Fatalf("through the proxy: %q", text)
+	}
+	upstream.CloseClientConnections()
+	upstream.Close()
+	res := rawCall(t, c, "echo", `{"text":"hi"}`)
+	text := mcp.ResultText(res)
+	if !res.IsError || strings.Contains(text, "127.0.0.1") || strings.Contains(text, "upstream") || !strings.Contains(text, "internal error") {
+		t.Errorf("the proxy's client reads %q", text)
+	}
+	if !strings.Contains(logs.String(), `mcp server \"upstream\"`) {
+		t.Errorf("the proxy's log lacks the upstream's failure:\n%s", logs)
+	}
+}
+
+// TestLoopErrorProcessor: the tool loop's error processor serves as the server's, and a panic
+// still reaches the client as a neutral message.
+func TestLoopErrorProcessor(t *testing.T) {
+	s, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: discardLogger(), ErrorProcessor: toolcall.DefaultErrorProcessor()},
+		newTool("fail", noArgs, func(context.Context, string) (string, error) { return "", errors.New("disk full") }),
+		newTool("explode", noArgs, func(context.Context, string) (string, error) { panic("at /srv/secret.go:12") }),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, inMemory("loop", s))
+	if text := mcp.ResultText(rawCall(t, c, "fail", `{}`)); text != "disk full" {
+		t.Errorf("tool error: %q", text)
+	}
+	if text := mcp.ResultText(rawCall(t, c, "explode", `{}`)); strings.Contains(text, "secret") || strings.Contains(text, ".go") {
+		t.Errorf("panic: the client reads %q", text)
 	}
 }

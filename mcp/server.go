@@ -1,18 +1,22 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"path"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/redact"
 	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
@@ -38,9 +42,11 @@ type ServerOptions struct {
 // message is neutral (the error itself is logged, never sent).
 //
 // It sees the tool's own errors, arguments that fail validation (*[tool.ArgumentError]), calls that
-// ran out of their [tool.Metadata.Timeout], and internal failures, which match [ErrInternal]: a
-// panicking tool, a tool returning output that breaks its own output schema. It is called from
-// several goroutines at once and must not panic.
+// ran out of their [tool.Metadata.Timeout] ([tool.ErrTimeout]), and internal failures, which match
+// [ErrInternal]: a panicking tool (errors.As finds its *[tool.PanicError]), a tool returning output
+// that breaks its own output schema, a proxied tool whose server cannot be reached. Their text is
+// neutral; the details are in the error chain and the server's log. It is called from several
+// goroutines at once and must not panic.
 type ErrorProcessor interface {
 	// Process returns the text sent to the client for the failed call, or an error failing the
 	// request. ctx is the call's context.
@@ -57,7 +63,8 @@ func (f ErrorProcessorFunc) Process(ctx context.Context, err *tool.ExecutionErro
 
 // ErrInternal matches, with errors.Is, the failures of a served call that are the server's
 // business, not the client's: a panic, output that does not match the tool's output schema, a
-// result-returning tool with no result. [DefaultErrorProcessor] sends a neutral message for them.
+// result-returning tool with no result, a proxied tool whose own server cannot be reached.
+// [DefaultErrorProcessor] sends a neutral message for them.
 var ErrInternal = errors.New("internal failure")
 
 // internalFailure is a served call's internal failure; the client reads only its Error text,
@@ -153,6 +160,9 @@ func (s *Server) RemoveTools(names ...string) { s.sdk.RemoveTools(names...) }
 //     are validated against it before the tool runs; invalid arguments, like a failing tool, give an
 //     isError result whose text the server's [ErrorProcessor] decides, so the model can correct
 //     itself;
+//   - the result's text is sent as a text block, and its parts ([tool.Result], from a
+//     [tool.PartsTool]) follow as content blocks: text, images and audio inline, documents as
+//     embedded resources, media given by URL as resource links;
 //   - an output schema of type object is advertised, and the tool's result, which must then be a
 //     JSON value matching it, is sent as structuredContent as well as text. An output schema of
 //     another type is not advertised (clients before protocol version 2026-07-28 accept only
@@ -160,10 +170,10 @@ func (s *Server) RemoveTools(names ...string) { s.sdk.RemoveTools(names...) }
 //   - the call's context is cancelled when the client cancels the request, carries the tool call
 //     ([tool.CallFrom]), and, when the client asked for progress, carries a receiver
 //     ([tool.ReportProgress]) that sends notifications/progress;
-//   - Metadata.Timeout bounds each call; a tool still running a second after its call was
-//     cancelled or timed out is abandoned (left to finish alone, its result dropped); a panic in
-//     the tool becomes an isError result with a neutral message, its value and stack going to the
-//     server's log.
+//   - each call runs in [tool.Invoke], the envelope every runtime uses: Metadata.Timeout bounds
+//     it, a tool still running when its call is cancelled or times out is given up on (left to
+//     finish alone, its result dropped), and a panic becomes an isError result with a neutral
+//     message, the panic's value and stack going to the server's log only.
 //
 // A name outside the rules, an input schema that is not a JSON object schema, or a schema that
 // does not compile, is an error, and nothing is added. A [ResultTool]'s schemas are only checked
@@ -212,7 +222,7 @@ func (s *Server) serverTool(t tool.Tool, def tool.Definition) (*sdk.Tool, sdk.To
 		return nil, nil, fmt.Errorf("mcp: tool %q: input schema: %w", def.Name, err)
 	}
 	_, passThrough := t.(ResultTool)
-	h := &handler{srv: s, tool: t, name: def.Name, timeout: t.Metadata().Timeout}
+	h := &handler{srv: s, tool: t, name: def.Name}
 	var err error
 	if h.input, err = schema.ForServing(t, input); err != nil && !passThrough {
 		return nil, nil, fmt.Errorf("mcp: tool %q: input schema: %w", def.Name, err)
@@ -261,13 +271,26 @@ type handler struct {
 	srv        *Server
 	tool       tool.Tool
 	name       string
-	timeout    time.Duration
 	input      *schema.Validator // nil: no validation
 	structured bool              // results are sent as structuredContent
 	output     *schema.Validator
 }
 
-func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+// handle answers a call. The SDK does not recover panics, so a panic outside the tool's own
+// envelope (in validation, the error processor, building the result) would end the whole server:
+// it is logged with its stack and the request fails with a neutral protocol error.
+func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.srv.logger.ErrorContext(ctx, "mcp: a served call panicked outside its tool", "tool", h.name,
+				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tool call failed"}
+		}
+	}()
+	return h.serve(ctx, req)
+}
+
+func (h *handler) serve(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	args := req.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
@@ -289,74 +312,53 @@ func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 			})
 		})
 	}
-	if h.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, h.timeout)
-		defer cancel()
+	// The one envelope every runtime uses: Metadata.Timeout, panics as *tool.PanicError, and a
+	// tool that ignores its context given up on when the call ends.
+	var res *sdk.CallToolResult
+	var err error
+	if rt, ok := h.tool.(ResultTool); ok {
+		c := &resultCall{ResultTool: rt}
+		if _, err = tool.Invoke(ctx, c, string(args)); err == nil {
+			res = c.res
+			if res == nil {
+				err = &internalFailure{what: "the tool returned no result", cause: errors.New("CallMCP returned a nil result and no error")}
+			}
+		}
+	} else {
+		var out tool.Result
+		if out, err = tool.Invoke(ctx, h.tool, string(args)); err == nil {
+			res, err = h.result(out)
+		}
 	}
-	res, err := h.call(ctx, args)
 	if err != nil {
 		return h.fail(ctx, err)
 	}
 	return res, nil
 }
 
-// abandonGrace is how long a call whose context has ended waits for its tool to return before
-// abandoning it: a tool that ignores cancellation must not hold its request, nor the session's
-// closing, which waits for every request.
-const abandonGrace = time.Second
-
-// call runs the tool, abandoning it if it outlives its context by more than abandonGrace.
-func (h *handler) call(ctx context.Context, args json.RawMessage) (*sdk.CallToolResult, error) {
-	type outcome struct {
-		res *sdk.CallToolResult
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := h.run(ctx, args)
-		done <- outcome{res, err}
-	}()
-	select {
-	case o := <-done:
-		return o.res, o.err
-	case <-ctx.Done():
-	}
-	select {
-	case o := <-done:
-		return o.res, o.err
-	case <-time.After(abandonGrace):
-		h.srv.logger.WarnContext(ctx, "mcp: abandoned a tool that did not return when its call ended", "tool", h.name, "cause", ctx.Err())
-		return nil, ctx.Err()
-	}
+// resultCall runs a ResultTool's CallMCP as a tool.Tool's Call, for tool.Invoke, keeping the
+// result. res is read only after Invoke returned without error, so after the call completed.
+type resultCall struct {
+	ResultTool
+	res *sdk.CallToolResult
 }
 
-// run runs the tool and makes its MCP result; a panic becomes an internal failure.
-func (h *handler) run(ctx context.Context, args json.RawMessage) (res *sdk.CallToolResult, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = nil, &internalFailure{what: "the tool panicked", cause: fmt.Errorf("panic: %v", r), stack: debug.Stack()}
-		}
-	}()
-	if rt, ok := h.tool.(ResultTool); ok {
-		res, err := rt.CallMCP(ctx, string(args))
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			return nil, &internalFailure{what: "the tool returned no result", cause: errors.New("CallMCP returned a nil result and no error")}
-		}
-		return res, nil
-	}
-	out, err := h.tool.Call(ctx, string(args))
-	if err != nil {
-		return nil, err
-	}
-	res = &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out}}}
+func (c *resultCall) Call(ctx context.Context, args string) (string, error) {
+	res, err := c.CallMCP(ctx, args)
+	c.res = res
+	return "", err
+}
+
+// result makes the MCP result of a tool's output: its text, then its parts. The output schema
+// applies to the text.
+func (h *handler) result(r tool.Result) (*sdk.CallToolResult, error) {
+	out := r.Text
+	res := &sdk.CallToolResult{Content: resultContent(r)}
 	if h.structured {
+		// The causes, for the log, name where the output breaks the schema, never what it holds.
 		if !json.Valid([]byte(out)) {
 			return nil, &internalFailure{what: "the tool returned output that breaks its output schema",
-				cause: fmt.Errorf("declares an output schema but returned output that is not JSON (does a result converter change it?): %q", truncate(out, 200))}
+				cause: fmt.Errorf("declares an output schema but returned %d bytes that are not JSON (does a result converter change it?)", len(out))}
 		}
 		if h.output != nil {
 			if err := h.output.Validate([]byte(out)); err != nil {
@@ -369,6 +371,34 @@ func (h *handler) run(ctx context.Context, args json.RawMessage) (res *sdk.CallT
 	return res, nil
 }
 
+// resultContent is the MCP content of a tool's result: the text (as a text block, even when
+// empty and alone, so that every result has content), then a block per part: text, an image or
+// audio clip inline, a document inline as an embedded resource (named by its file name, as
+// clients show it), and media by URL as a resource link.
+func resultContent(r tool.Result) []sdk.Content {
+	out := make([]sdk.Content, 0, 1+len(r.Parts))
+	if r.Text != "" || len(r.Parts) == 0 {
+		out = append(out, &sdk.TextContent{Text: r.Text})
+	}
+	for i, p := range r.Parts {
+		switch {
+		case p.Kind == content.KindText:
+			out = append(out, &sdk.TextContent{Text: p.Text})
+		case p.URL != "":
+			out = append(out, &sdk.ResourceLink{URI: p.URL, Name: cmp.Or(p.Name, path.Base(p.URL)), MIMEType: p.MediaType})
+		case p.Kind == content.KindImage:
+			out = append(out, &sdk.ImageContent{Data: p.Data, MIMEType: p.MediaType})
+		case p.Kind == content.KindAudio:
+			out = append(out, &sdk.AudioContent{Data: p.Data, MIMEType: p.MediaType})
+		default:
+			name := cmp.Or(p.Name, fmt.Sprintf("document-%d", i+1))
+			out = append(out, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{
+				URI: "attachment:" + url.PathEscape(name), MIMEType: p.MediaType, Blob: p.Data}})
+		}
+	}
+	return out
+}
+
 type requestKey struct{}
 
 // RequestFrom returns the MCP request a served tool is answering, or nil outside a [Server]'s
@@ -379,19 +409,23 @@ func RequestFrom(ctx context.Context) *sdk.CallToolRequest {
 	return req
 }
 
-// issues lists what a validation error found, without the wording meant for arguments.
+// issues lists where a validation error found problems and the rules broken, without the values
+// (which are the tool's output) and without the wording meant for arguments.
 func issues(err error) string {
 	var ae *tool.ArgumentError
 	if !errors.As(err, &ae) || len(ae.Issues) == 0 {
-		return err.Error()
+		return redact.Error(err)
 	}
 	parts := make([]string, len(ae.Issues))
 	for i, is := range ae.Issues {
-		path := is.Path
+		path, rule := is.Path, is.Keyword
 		if path == "" {
 			path = "/"
 		}
-		parts[i] = path + ": " + is.Message
+		if rule == "" {
+			rule = "invalid"
+		}
+		parts[i] = path + ": " + rule
 	}
 	return strings.Join(parts, "; ")
 }
@@ -401,13 +435,13 @@ func issues(err error) string {
 // back to the SDK, which sends nothing for cancelled requests). Internal failures are logged
 // with their details.
 func (h *handler) fail(ctx context.Context, err error) (*sdk.CallToolResult, error) {
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, err
-		}
-		if h.timeout > 0 {
-			err = fmt.Errorf("the tool timed out after %v: %w", h.timeout, err)
-		}
+	if ctx.Err() != nil {
+		// The request's context ends only when the client cancels it or goes away; the tool's
+		// own timeout ends an inner context.
+		return nil, ctx.Err()
+	}
+	if pe := (*tool.PanicError)(nil); errors.As(err, &pe) {
+		err = &internalFailure{what: "the tool panicked", cause: pe, stack: pe.Stack}
 	}
 	if f := (*internalFailure)(nil); errors.As(err, &f) {
 		attrs := []any{"tool", h.name, "failure", f.what, "cause", f.cause}
@@ -415,10 +449,12 @@ func (h *handler) fail(ctx context.Context, err error) (*sdk.CallToolResult, err
 			attrs = append(attrs, "stack", string(f.stack))
 		}
 		h.srv.logger.ErrorContext(ctx, "mcp: served tool failed", attrs...)
+	} else if errors.Is(err, ErrInternal) {
+		h.srv.logger.ErrorContext(ctx, "mcp: served tool failed", "tool", h.name, "cause", err)
 	}
 	text, perr := h.srv.processor.Process(ctx, &tool.ExecutionError{Tool: h.name, Err: err})
 	if perr != nil {
-		h.srv.logger.WarnContext(ctx, "mcp: error processor failed the request", "tool", h.name, "error", perr)
+		h.srv.logger.WarnContext(ctx, "mcp: error processor failed the request", "tool", h.name, "error", redact.Error(perr))
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tool call failed"}
 	}
 	res := &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -74,6 +75,19 @@ func (t *remoteTool) Call(ctx context.Context, args string) (string, error) {
 	return ResultText(res), nil
 }
 
+// CallParts calls the tool on its server and keeps its images, audio and binary resources as
+// parts (see [ResultParts]); an error result is a [*ToolError], as for Call.
+func (t *remoteTool) CallParts(ctx context.Context, args string) (tool.Result, error) {
+	res, err := t.CallMCP(ctx, args)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if res.IsError {
+		return tool.Result{}, &ToolError{Server: t.client.cfg.Name, Tool: t.name, Message: ResultText(res)}
+	}
+	return ResultParts(res), nil
+}
+
 // CallMCP calls the tool and returns the server's result as it came. A wield MCP server serving
 // this tool (a proxy) passes the result on whole, images and all, instead of Call's text.
 func (t *remoteTool) CallMCP(ctx context.Context, args string) (*sdk.CallToolResult, error) {
@@ -113,6 +127,17 @@ func (t *resultTool) Metadata() tool.Metadata     { return tool.Metadata{} }
 
 func (t *resultTool) CallMCP(ctx context.Context, args string) (*sdk.CallToolResult, error) {
 	return t.fn(ctx, args)
+}
+
+func (t *resultTool) CallParts(ctx context.Context, args string) (tool.Result, error) {
+	res, err := t.fn(ctx, args)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if res.IsError {
+		return tool.Result{}, &ToolError{Tool: t.def.Name, Message: ResultText(res)}
+	}
+	return ResultParts(res), nil
 }
 
 func (t *resultTool) Call(ctx context.Context, args string) (string, error) {
@@ -173,8 +198,8 @@ func (e *ToolError) Error() string {
 // MCP specification has servers repeat structured results as text), and a text tool's
 // structuredContent would reach the model as escaped JSON.
 //
-// Models cannot read binary data as text, so it is described rather than sent; a tool whose
-// images matter should be served to a client that passes MCP content through.
+// Models cannot read binary data as text, so it is described rather than sent; the tool loop
+// uses [ResultParts] instead, which keeps images and audio as parts.
 func ResultText(res *sdk.CallToolResult) string {
 	if res == nil {
 		return ""
@@ -192,6 +217,73 @@ func ResultText(res *sdk.CallToolResult) string {
 		parts = append(parts, contentText(c))
 	}
 	return strings.Join(parts, "\n")
+}
+
+// ResultParts converts a tool result into what a model reads, keeping media: images and audio
+// become image and audio parts, an embedded binary resource a part of the kind its MIME type
+// says (a PDF a document), in the server's order; text, resource links and embedded text
+// resources become text as [ResultText] renders them. Media that is malformed (no or a wrong
+// MIME type, no data) or over [content.DefaultMaxFileBytes] is described in text instead, so a
+// server's bad block cannot fail the model request that would carry it.
+func ResultParts(res *sdk.CallToolResult) tool.Result {
+	if res == nil {
+		return tool.Result{}
+	}
+	var parts []content.Part
+	media := false
+	for _, c := range res.Content {
+		p, ok := mediaPart(c)
+		if !ok {
+			p = content.Text(contentText(c))
+		} else {
+			media = true
+		}
+		if len(parts) > 0 {
+			if p.IsText() && parts[len(parts)-1].IsText() {
+				parts[len(parts)-1].Text += "\n" + p.Text
+				continue
+			}
+		}
+		parts = append(parts, p)
+	}
+	if !media {
+		return tool.Result{Text: ResultText(res)}
+	}
+	out := tool.Result{Parts: parts}
+	if parts[0].IsText() {
+		out.Text, out.Parts = parts[0].Text, parts[1:]
+	}
+	return out
+}
+
+// mediaPart returns c as a media part when it is one a model can be sent.
+func mediaPart(c sdk.Content) (content.Part, bool) {
+	var p content.Part
+	switch c := c.(type) {
+	case *sdk.ImageContent:
+		p = content.Image(c.Data, c.MIMEType)
+	case *sdk.AudioContent:
+		p = content.Audio(c.Data, c.MIMEType)
+	case *sdk.EmbeddedResource:
+		if c.Resource == nil || c.Resource.Blob == nil {
+			return p, false
+		}
+		p = content.Media(c.Resource.Blob, c.Resource.MIMEType, resourceName(c.Resource.URI))
+	default:
+		return p, false
+	}
+	if p.Validate() != nil || len(p.Data) > content.DefaultMaxFileBytes {
+		return p, false
+	}
+	return p, true
+}
+
+// resourceName is the last segment of a resource URI, a document's name for the model.
+func resourceName(uri string) string {
+	if i := strings.LastIndexAny(uri, "/:"); i >= 0 {
+		return uri[i+1:]
+	}
+	return uri
 }
 
 func contentText(c sdk.Content) string {

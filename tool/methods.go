@@ -112,9 +112,13 @@ func Methods(obj any, opts ...MethodsOption) ([]Tool, error) {
 }
 
 // noneChosen is the error for a type that registers no methods, passed without Only: it lists
-// the methods that could be tools.
+// the methods that could be tools, and says to pass a pointer when a value was passed and some
+// of them have pointer receivers.
 func noneChosen(t reflect.Type) error {
-	var candidates []string
+	var (
+		candidates []string
+		onPointer  []string // candidates only *t has, when t is not a pointer
+	)
 	pt := t
 	if t.Kind() != reflect.Pointer {
 		pt = reflect.PointerTo(t)
@@ -131,13 +135,24 @@ func noneChosen(t reflect.Type) error {
 		}
 		if _, reason := methodSignature(reflect.FuncOf(in, out, m.Type.IsVariadic())); reason == "" {
 			candidates = append(candidates, strconv.Quote(m.Name))
+			if _, onValue := t.MethodByName(m.Name); !onValue {
+				onPointer = append(onPointer, strconv.Quote(m.Name))
+			}
 		}
 	}
 	msg := fmt.Sprintf("tool: %v registers no tool methods, and Methods offers a model only the methods a type registers or the Only option lists", t)
 	if len(candidates) == 0 {
 		return errors.New(msg + "; it has none of a form a tool can have")
 	}
-	return fmt.Errorf("%s: mark them //wield:tool and run wield gen, or pass tool.Only(%s)", msg, strings.Join(candidates, ", "))
+	msg = fmt.Sprintf("%s: mark them //wield:tool and run wield gen, or pass tool.Only(%s)", msg, strings.Join(candidates, ", "))
+	switch len(onPointer) {
+	case 0:
+	case 1:
+		msg += fmt.Sprintf("; and pass a *%v: %s has a pointer receiver", t, onPointer[0])
+	default:
+		msg += fmt.Sprintf("; and pass a *%v: %s have pointer receivers", t, strings.Join(onPointer, ", "))
+	}
+	return errors.New(msg)
 }
 
 // signature is a method shape that can be a tool.

@@ -151,8 +151,11 @@ func (c *config) metadata() Metadata {
 	return m
 }
 
-// checkName follows MCP's guidance for tool names, which every provider's rules include once
-// dots are rewritten: 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'.
+// checkName applies the MCP naming rules for tools, so that every tool can be served over MCP:
+// 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'. Providers' rules are narrower (64 bytes at most;
+// no dots for OpenAI, Anthropic and Ollama; a letter or '_' first for Gemini), so a valid name
+// may still be one a provider refuses: the providers send such a name under a wire name that
+// their API accepts and map the model's calls back (internal/toolname).
 func checkName(name string) error {
 	ok := len(name) >= 1 && len(name) <= 128
 	for i := 0; ok && i < len(name); i++ {

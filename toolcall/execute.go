@@ -231,19 +231,19 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 
 	if t.ended != nil {
 		if t.debug {
-			log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", t.ended)
+			log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", m.errorText(t.ended))
 		}
 		return nil, t.ended
 	}
 	if cause := context.Cause(t.ctx); cause != nil {
 		if end, ok := cause.(*turnEnd); ok && end.round == t {
 			if t.debug {
-				log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", end.err)
+				log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", m.errorText(end.err))
 			}
 			return nil, end.err
 		}
 		if t.debug {
-			log.DebugContext(ctx, "toolcall: interrupted", "error", cause)
+			log.DebugContext(ctx, "toolcall: interrupted", "error", m.errorText(cause))
 		}
 		return nil, contextError(ctx)
 	}
@@ -380,7 +380,7 @@ func (m *Manager) runCall(t *round, st *callState) {
 	case st.given() != nil:
 		st.result = givenResult(st)
 		if st.result.IsError {
-			st.errType, st.errText = errTypeRejected, st.result.Content
+			st.errType, st.errText = errTypeRejected, m.failureText(errTypeRejected, errors.New(st.result.Content))
 		}
 	case st.tool == nil:
 		m.fail(ctx, t, st, unknownTool(st.call.Name, t.available), errTypeUnknownTool)
@@ -441,15 +441,15 @@ func (t *round) end(err error) {
 // fail records a failed call: an error result for the model, or the end of the turn.
 func (m *Manager) fail(ctx context.Context, t *round, st *callState, cause error, errType string) {
 	ee := &tool.ExecutionError{Tool: st.call.Name, CallID: st.call.ID, Err: cause}
-	st.errType, st.errText = errType, cause.Error()
+	st.errType, st.errText = errType, m.failureText(errType, cause)
 	text := ""
 	switch {
 	case t.ctx.Err() != nil:
 		// The turn ended while the call ran (the caller cancelled, or another call ended it):
 		// whatever the call returned is a consequence, not its own failure.
 		st.errType = errTypeCanceled
-		st.errText = context.Cause(t.ctx).Error()
-		text = "The call was cancelled: " + st.errText
+		st.errText = m.failureText(errTypeCanceled, context.Cause(t.ctx))
+		text = "The call was cancelled: " + context.Cause(t.ctx).Error()
 	case tool.IsFatal(cause):
 		st.errType = errTypeFatal
 		t.end(ee)
@@ -480,21 +480,6 @@ func classify(err error) string {
 		return errTypeFatal
 	}
 	return errTypeTool
-}
-
-// unknownTool is the cause reported for a call of a tool the request does not offer.
-func unknownTool(name string, available []tool.Definition) error {
-	if len(available) == 0 {
-		return fmt.Errorf("%w %q: no tools are available", ErrUnknownTool, name)
-	}
-	var b strings.Builder
-	for i, d := range available {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(d.Name)
-	}
-	return fmt.Errorf("%w %q; the available tools are: %s", ErrUnknownTool, name, b.String())
 }
 
 // contextError is the error Execute returns when the caller's context ends the turn.

@@ -34,8 +34,9 @@ type Config struct {
 	// MeterProvider makes the gen_ai.client.operation.duration histogram; nil means
 	// otel.GetMeterProvider().
 	MeterProvider metric.MeterProvider
-	// RecordContent puts tool arguments and results on spans and in debug logs. Off by default:
-	// they may be sensitive.
+	// RecordContent puts tool arguments and results on spans and in debug logs, and failed calls'
+	// error texts in span statuses. Off by default: they may be sensitive, and a tool's error
+	// text is the result the model reads, often quoting the arguments.
 	RecordContent bool
 	// Logger receives debug-level step logs and panic reports; nil means slog.Default().
 	Logger *slog.Logger

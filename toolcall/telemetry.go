@@ -9,6 +9,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/wield-ai/wield/internal/redact"
 )
 
 // instrumentationName names the tracer and meter of this package.
@@ -95,4 +97,30 @@ func (m *Manager) endSpan(ctx context.Context, span trace.Span, c *callState, el
 		}
 		m.duration.Record(ctx, elapsed.Seconds(), metric.WithAttributes(attrs...))
 	}
+}
+
+// failureText is the text of a failed call's error for its span status and debug log. With
+// RecordContent it is the error's own; otherwise it quotes nothing the tool was given or
+// returned: a tool's error text is the result the model reads, and an argument error quotes the
+// values. Unknown tools and limits keep their texts (names and numbers).
+func (m *Manager) failureText(errType string, err error) string {
+	switch {
+	case m.cfg.RecordContent:
+		return err.Error()
+	case errType == errTypeUnknownTool, errType == errTypeLimit:
+		return err.Error()
+	case errType == errTypeRejected:
+		return "the call was rejected"
+	case errType == errTypeCanceled:
+		return redact.Error(err) // another call's failure may have ended the turn
+	}
+	return redact.Cause(err)
+}
+
+// errorText is err's text for a debug log: without content unless RecordContent.
+func (m *Manager) errorText(err error) string {
+	if m.cfg.RecordContent {
+		return err.Error()
+	}
+	return redact.Error(err)
 }

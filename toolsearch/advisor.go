@@ -144,8 +144,8 @@ type turn struct {
 	set     *toolSet
 	// pinned are sent on every request of the turn beside the search tool.
 	pinned []tool.Tool
-	// defs are the searchable definitions, for indexing.
-	defs []tool.Definition
+	// defs returns the searchable definitions, for indexing.
+	defs func() []tool.Definition
 	// lookup finds a searchable tool of the turn by name.
 	lookup func(name string) (tool.Tool, bool)
 }
@@ -222,7 +222,7 @@ func (a *Advisor) begin(ctx context.Context, req *client.Request) (*turn, error)
 // catalogTurn is a turn that searches the catalog: pinned tools are looked up in it, and the
 // request's tools are sent as they are.
 func catalogTurn(cat *Catalog, reqTools []tool.Tool, pins []string) (*turn, error) {
-	t := &turn{defs: cat.defs, lookup: cat.Lookup}
+	t := &turn{defs: func() []tool.Definition { return cat.defs }, lookup: cat.Lookup}
 	sent := make(map[string]bool, len(reqTools)+len(pins))
 	for _, rt := range reqTools {
 		name := rt.Definition().Name
@@ -245,10 +245,12 @@ func catalogTurn(cat *Catalog, reqTools []tool.Tool, pins []string) (*turn, erro
 }
 
 // requestTurn is a turn that searches the request's tools but the pinned ones. It returns nil
-// when every tool is pinned.
+// when every tool is pinned. It reads each definition once, to hash it: the definitions are
+// kept, and the tools looked up by name, only when the set must be indexed or a search runs,
+// which most turns on an unchanged catalog never do.
 func requestTurn(reqTools []tool.Tool, pins []string) (*turn, string, error) {
-	t := &turn{defs: make([]tool.Definition, 0, len(reqTools))}
-	searchable := make([]tool.Tool, 0, len(reqTools))
+	t := &turn{}
+	var key keyHash
 	for _, rt := range reqTools {
 		d := rt.Definition()
 		if d.Name == SearchToolName {
@@ -258,26 +260,33 @@ func requestTurn(reqTools []tool.Tool, pins []string) (*turn, string, error) {
 			t.pinned = append(t.pinned, rt)
 			continue
 		}
-		searchable = append(searchable, rt)
-		t.defs = append(t.defs, d)
+		key.add(d)
 	}
-	if len(t.defs) == 0 {
+	if key.n == 0 {
 		return nil, "", nil
 	}
-	// Most turns never search, so the turn's tools are looked up by name only once one does.
-	var once sync.Once
-	var byName map[string]tool.Tool
-	t.lookup = func(name string) (tool.Tool, bool) {
-		once.Do(func() {
-			byName = make(map[string]tool.Tool, len(searchable))
-			for i, st := range searchable {
-				byName[t.defs[i].Name] = st
+	searchable := func(yield func(tool.Tool, tool.Definition)) {
+		for _, rt := range reqTools {
+			if d := rt.Definition(); !slices.Contains(pins, d.Name) {
+				yield(rt, d)
 			}
-		})
-		st, ok := byName[name]
-		return st, ok
+		}
 	}
-	return t, contentKey(t.defs), nil
+	t.defs = sync.OnceValue(func() []tool.Definition {
+		defs := make([]tool.Definition, 0, key.n)
+		searchable(func(_ tool.Tool, d tool.Definition) { defs = append(defs, d) })
+		return defs
+	})
+	byName := sync.OnceValue(func() map[string]tool.Tool {
+		m := make(map[string]tool.Tool, key.n)
+		searchable(func(rt tool.Tool, d tool.Definition) { m[d.Name] = rt })
+		return m
+	})
+	t.lookup = func(name string) (tool.Tool, bool) {
+		rt, ok := byName()[name]
+		return rt, ok
+	}
+	return t, key.String(), nil
 }
 
 // end releases the turn's hold on its session and tool set, and clears the sets no one uses

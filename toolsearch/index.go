@@ -87,21 +87,36 @@ func sortDefs(defs []tool.Definition) ([]tool.Definition, error) {
 // Keys are comparable within one process only: they are keys of in-memory state, not values
 // to store.
 func contentKey(defs []tool.Definition) string {
-	var sum [2]uint64
+	var k keyHash
 	for _, d := range defs {
-		for lane, seed := range digestSeeds {
-			// Fields are hashed apart and chained, so text moved from one field to the next
-			// changes the hash.
-			x := mix(maphash.String(seed, d.Name))
-			x = mix(x + maphash.String(seed, d.Description))
-			x = mix(x + maphash.Bytes(seed, d.InputSchema))
-			sum[lane] += x
-		}
+		k.add(d)
 	}
+	return k.String()
+}
+
+// keyHash computes a contentKey tool by tool.
+type keyHash struct {
+	n   uint64
+	sum [2]uint64
+}
+
+func (k *keyHash) add(d tool.Definition) {
+	k.n++
+	for lane, seed := range digestSeeds {
+		// Fields are hashed apart and chained, so text moved from one field to the next
+		// changes the hash.
+		x := mix(maphash.String(seed, d.Name))
+		x = mix(x + maphash.String(seed, d.Description))
+		x = mix(x + maphash.Bytes(seed, d.InputSchema))
+		k.sum[lane] += x
+	}
+}
+
+func (k *keyHash) String() string {
 	var out [24]byte
-	binary.LittleEndian.PutUint64(out[:8], uint64(len(defs)))
-	binary.LittleEndian.PutUint64(out[8:], sum[0])
-	binary.LittleEndian.PutUint64(out[16:], sum[1])
+	binary.LittleEndian.PutUint64(out[:8], k.n)
+	binary.LittleEndian.PutUint64(out[8:], k.sum[0])
+	binary.LittleEndian.PutUint64(out[16:], k.sum[1])
 	return hex.EncodeToString(out[:])
 }
 

@@ -80,25 +80,26 @@ func (s *toolSets) held(set *toolSet) bool {
 	return set.holds > 0
 }
 
-// ensureIndexed indexes defs as the set unless it is indexed already.
-func (set *toolSet) ensureIndexed(ctx context.Context, ix Index, defs []tool.Definition) error {
+// ensureIndexed indexes the set's definitions unless the set is indexed already; defs is
+// called only to index.
+func (set *toolSet) ensureIndexed(ctx context.Context, ix Index, defs func() []tool.Definition) error {
 	set.mu.Lock()
 	defer set.mu.Unlock()
 	if set.indexed {
 		return nil
 	}
-	if err := ix.IndexTools(ctx, set.id, defs); err != nil {
+	if err := ix.IndexTools(ctx, set.id, defs()); err != nil {
 		return err
 	}
 	set.indexed = true
 	return nil
 }
 
-// reindex indexes defs as the set again, for an index that lost it.
-func (set *toolSet) reindex(ctx context.Context, ix Index, defs []tool.Definition) error {
+// reindex indexes the set's definitions again, for an index that lost the set.
+func (set *toolSet) reindex(ctx context.Context, ix Index, defs func() []tool.Definition) error {
 	set.mu.Lock()
 	defer set.mu.Unlock()
-	if err := ix.IndexTools(ctx, set.id, defs); err != nil {
+	if err := ix.IndexTools(ctx, set.id, defs()); err != nil {
 		return err
 	}
 	set.indexed = true

@@ -121,7 +121,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	case errors.As(err, &cfg):
 		fmt.Fprintln(a.stderr, safeText(cfg.msg))
 		return exitConfig
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || errors.Is(err, errStopped):
 		fmt.Fprintln(a.stderr, "wield: interrupted")
 		return exitInterrupted
 	case errors.As(err, &usage) || !a.started:

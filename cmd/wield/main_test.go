@@ -123,8 +123,8 @@ func TestBinaryToolsList(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	for _, want := range []string{
-		"getCurrentDateTime  (built-in)\n    Gets the current date and time in the user's time zone",
-		"setAlarm  (built-in)\n    Sets a user alarm for the given time.\n    time   string, required  Time is when the alarm rings, in ISO-8601 format",
+		"getCurrentDateTime  (built-in; read-only)\n    Gets the current date and time in the user's time zone",
+		"setAlarm  (built-in; not destructive)\n    Sets a user alarm for the given time.\n    time   string, required  Time is when the alarm rings, in ISO-8601 format",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("tools list lacks %q:\n%s", want, r.stdout)

@@ -74,7 +74,13 @@ func (m *markdown) write(text string) {
 	}
 }
 
-// flush renders what is pending, at the end of the answer or before other output.
+// end renders what is pending at the end of an answer; the next answer starts afresh.
+func (m *markdown) end() {
+	m.flush()
+	m.blocks = 0
+}
+
+// flush renders what is pending, before other output.
 func (m *markdown) flush() {
 	if m.pending != "" {
 		if m.tooTall {
@@ -90,7 +96,7 @@ func (m *markdown) abandon() {
 	if m.shown != "" && !strings.HasSuffix(m.shown, "\n") {
 		io.WriteString(m.out, "\n")
 	}
-	m.pending, m.shown, m.tooTall = "", "", false
+	m.pending, m.shown, m.tooTall, m.blocks = "", "", false, 0
 }
 
 func (m *markdown) showRaw(text string) {

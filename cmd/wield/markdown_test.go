@@ -111,3 +111,17 @@ func TestMarkdownAbandon(t *testing.T) {
 		t.Fatalf("%q", out.String())
 	}
 }
+
+// Each answer starts without a blank line; blocks within one are apart.
+func TestMarkdownAnswersApart(t *testing.T) {
+	var out bytes.Buffer
+	md, _ := newMarkdown(&out, 40, 20, "notty")
+	md.write("one\n\ntwo")
+	md.end()
+	out.WriteString("> next question\n")
+	md.write("three")
+	md.end()
+	if got := screen(out.String(), 40); got != "  one\n\n  two\n> next question\n  three" {
+		t.Fatalf("screen:\n%s", got)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wield-ai/wield/cmd/wield/internal/builtin"
+	"github.com/wield-ai/wield/internal/version"
 	"github.com/wield-ai/wield/mcp"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
@@ -148,13 +148,10 @@ func (f *serveFlags) httpOptions() (*mcp.HTTPOptions, error) {
 	return opts, nil
 }
 
-// implementation names wield to MCP clients.
+// implementation names wield to MCP clients, with the version wield version shows (the commit
+// too for a build from a working tree: devel+abc123).
 func implementation() *sdk.Implementation {
-	version := "devel"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		version = bi.Main.Version
-	}
-	return &sdk.Implementation{Name: "wield", Version: version}
+	return &sdk.Implementation{Name: "wield", Version: version.Get().Short()}
 }
 
 // mcpServer returns the server: the catalog's tools, or the search tool. Its schemas are
@@ -254,7 +251,7 @@ func (sx *searchIndex) tool(add func(...tool.Tool) error) (tool.Tool, error) {
 				added[t.Definition().Name] = true
 			}
 			return b.String(), nil
-		}, tool.WithInputSchema(def.InputSchema))
+		}, tool.WithInputSchema(def.InputSchema), tool.ReadOnly(), tool.OpenWorld(false))
 }
 
 // serveHTTP serves streamable HTTP on addr until ctx ends.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -43,6 +44,23 @@ func TestBinaryMCPServeStdio(t *testing.T) {
 	target := append(envArgs(cleanEnv(t)), wieldBin, "mcp", "serve")
 	if names := inspector.ListTools(t, target); strings.Join(names, ",") != "getCurrentDateTime,setAlarm" {
 		t.Fatalf("tools %v", names)
+	}
+	// The built-in tools publish their hints: the clock reads, an alarm adds and destroys nothing.
+	stdout, stderr, code := inspector.Run(t, target, "--method", "tools/list")
+	var listed sdk.ListToolsResult
+	if err := json.Unmarshal([]byte(stdout), &listed); code != 0 || err != nil {
+		t.Fatalf("tools/list: exit %d, %v\n%s", code, err, stderr)
+	}
+	hints := map[string]string{}
+	for _, tl := range listed.Tools {
+		a, _ := json.Marshal(tl.Annotations)
+		hints[tl.Name] = string(a)
+	}
+	if want := map[string]string{
+		"getCurrentDateTime": `{"idempotentHint":false,"openWorldHint":false,"readOnlyHint":true}`,
+		"setAlarm":           `{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false}`,
+	}; !maps.Equal(hints, want) {
+		t.Errorf("annotations %v, want %v", hints, want)
 	}
 	if text, isErr := inspector.CallTool(t, target, "getCurrentDateTime"); isErr || !strings.Contains(text, "time zone Asia/Tokyo") {
 		t.Fatalf("getCurrentDateTime: %q, error %v", text, isErr)

@@ -21,7 +21,7 @@ import (
 // serveTestMCP serves, on stdio, an MCP server with a tool that reports its progress.
 func serveTestMCP() {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "counter", Version: "v1"}, nil)
-	sdk.AddTool(srv, &sdk.Tool{Name: "slowCount", Description: "Counts to three, slowly."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "slowCount", Description: "Counts to three, slowly.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
 		func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
 			for i := 1; i <= 3; i++ {
 				if token := req.Params.GetProgressToken(); token != nil {
@@ -56,7 +56,7 @@ func TestMCPServerFailsOthersGoOn(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	for _, want := range []string{
-		"wield: the MCP server broken (--mcp-config " + file + ") failed to start: ",
+		"wield: MCP server broken (--mcp-config " + file + ") failed to start; going on without it: ",
 		"wield:   broken | opening the database\nwield:   broken | no such file: /nope.db\n",
 	} {
 		if !strings.Contains(r.stderr, want) {

@@ -268,6 +268,12 @@ func (st *vstate) storeTo(d *dnode, dst reflect.Value, pos, end int) {
 				st.cannotHold(lit, d.typ, "out of range")
 				return
 			}
+			if lit[0] == '-' {
+				// -0: JSON's zero, but no unsigned decoder takes a sign, and the plan must
+				// decide as validating then decoding does.
+				st.cannotHold(lit, d.typ, "")
+				return
+			}
 			u = uint64(n)
 		}
 		if dst.OverflowUint(u) {

@@ -14,7 +14,9 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
 )
 
@@ -246,13 +248,29 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 	for i, m := range msgs {
 		switch m.Role {
 		case chat.RoleSystem:
-			out = append(out, oai.SystemMessage(m.Content))
+			text, err := textOnly(m.AllParts(), "a system message")
+			if err != nil {
+				return nil, partwire.MessageError(Provider, i, err)
+			}
+			out = append(out, oai.SystemMessage(text))
 		case chat.RoleUser:
-			out = append(out, oai.UserMessage(m.Content))
+			if len(m.Parts) == 0 {
+				out = append(out, oai.UserMessage(m.Content))
+				break
+			}
+			parts, err := w.chatParts(m.AllParts())
+			if err != nil {
+				return nil, partwire.MessageError(Provider, i, err)
+			}
+			out = append(out, oai.UserMessage(parts))
 		case chat.RoleAssistant:
+			text, err := textOnly(m.AllParts(), "an assistant message")
+			if err != nil {
+				return nil, partwire.MessageError(Provider, i, err)
+			}
 			a := oai.ChatCompletionAssistantMessageParam{}
-			if m.Content != "" || len(m.ToolCalls) == 0 {
-				a.Content.OfString = oai.String(m.Content)
+			if text != "" || len(m.ToolCalls) == 0 {
+				a.Content.OfString = oai.String(text)
 			}
 			for _, c := range m.ToolCalls {
 				id := ids.call(c)
@@ -276,13 +294,35 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 			if len(m.ToolResults) == 0 {
 				return nil, fmt.Errorf("openai: message %d: a tool message without tool results", i)
 			}
+			// Tool messages take text only. A result's images and files follow in one user
+			// message after the tool messages, each introduced by the call it came from.
+			var media []oai.ChatCompletionContentPartUnionParam
 			for _, r := range m.ToolResults {
 				id := ids.result(r)
-				tm := oai.ToolMessage(resultContent(r), wireID(id))
-				if name := cmp.Or(r.Name, callName[id]); w.mistral && name != "" {
+				name := cmp.Or(r.Name, callName[id])
+				text := resultText(r)
+				if r.HasMedia() {
+					text += "\n(The result's images and files follow in the next message.)"
+					media = append(media, oai.TextContentPart(fmt.Sprintf("Images and files the %s call %s returned:", name, id)))
+					for _, p := range r.Parts {
+						if p.Kind == content.KindText {
+							continue
+						}
+						cp, _, err := w.chatPart(p)
+						if err != nil {
+							return nil, partwire.MessageError(Provider, i, err)
+						}
+						media = append(media, cp)
+					}
+				}
+				tm := oai.ToolMessage(text, wireID(id))
+				if w.mistral && name != "" {
 					tm.OfTool.SetExtraFields(map[string]any{"name": names.Wire(name)})
 				}
 				out = append(out, tm)
+			}
+			if len(media) > 0 {
+				out = append(out, oai.UserMessage(media))
 			}
 		default:
 			return nil, fmt.Errorf("openai: message %d: unknown role %q", i, m.Role)
@@ -300,13 +340,13 @@ func callArguments(args string) string {
 	return args
 }
 
-// resultContent is the text the model reads for a tool result. The OpenAI APIs have no error
-// flag on tool results, so a failed call's text is marked as an error in words.
-func resultContent(r chat.ToolResult) string {
+// resultText is the text the model reads for a tool result: all its text. The OpenAI APIs have
+// no error flag on tool results, so a failed call's text is marked as an error in words.
+func resultText(r chat.ToolResult) string {
 	if r.IsError {
-		return "Error: " + r.Content
+		return "Error: " + r.Text()
 	}
-	return r.Content
+	return r.Text()
 }
 
 // callIDs gives calls without an id (recorded from providers that have none) a synthetic one,

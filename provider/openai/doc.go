@@ -144,6 +144,23 @@
 // are sent back. Output items of types this package does not handle (hosted tools such as
 // tool_search_call) are skipped.
 //
+// # Images, documents and audio
+//
+// User messages take content parts ([content.Part]) in order. Chat Completions: images (JPEG,
+// PNG, GIF, WebP) as image_url parts, by data URL or URL; PDFs as file parts (file_data as a data
+// URL, with the file name); WAV and MP3 audio as input_audio parts; text documents as text. The
+// Responses API: images as input_image, documents as input_file (bytes as a data URL, or a
+// file_url), text documents as input_text; it takes no audio. System and assistant messages are
+// text in both APIs.
+//
+// Tool results: the Responses API takes images and files in function_call_output, as an output
+// array beside the text. Chat Completions tool messages take text only, so a result's images and
+// files follow the tool messages in one user message, each group introduced by the call it came
+// from, and the tool message says they follow; this is the arrangement OpenAI's models read for
+// tool output that is not text. Mistral takes images but no file parts.
+//
+// A part an API cannot take fails the call with a [*content.Unsupported] before anything is sent.
+//
 // # Errors and retries
 //
 // An HTTP 4xx or 5xx answer is a [*chat.ProviderError] with the status and the API's message,
