@@ -5,6 +5,7 @@ import (
 	"iter"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
@@ -32,6 +33,16 @@ var (
 	}
 )
 
+// mediaType returns the media type of a Converse image format.
+func mediaType(f types.ImageFormat) (string, bool) {
+	for mt, format := range imageFormats {
+		if format == f {
+			return mt, true
+		}
+	}
+	return "", false
+}
+
 // media is a part as Converse's image, document and audio blocks take it: the format and the
 // source (bytes, or an s3:// location).
 type media struct {
@@ -40,10 +51,27 @@ type media struct {
 	audio *types.AudioBlock
 }
 
+// The largest image and document Converse takes as bytes (3.75 MB and 4.5 MB, read as binary
+// megabytes, the larger reading).
+const (
+	maxImageBytes    = 3840 << 10
+	maxDocumentBytes = 4608 << 10
+)
+
 func mediaOf(p content.Part, docs *int) (media, error) {
 	var m media
 	if p.URL != "" && !strings.HasPrefix(p.URL, "s3://") {
 		return m, unsupported(p, "Converse takes media as bytes or s3:// locations")
+	}
+	limit, words := 0, ""
+	switch p.Kind {
+	case content.KindImage:
+		limit, words = maxImageBytes, "images up to 3.75 MB"
+	case content.KindDocument:
+		limit, words = maxDocumentBytes, "documents up to 4.5 MB"
+	}
+	if limit > 0 && len(p.Data) > limit {
+		return m, fmt.Errorf("%w: %s %s of %s; Converse takes %s", content.ErrTooLarge, p.MediaType, p.Kind, content.FormatSize(len(p.Data)), words)
 	}
 	s3 := &types.S3Location{Uri: aws.String(p.URL)}
 	switch p.Kind {
@@ -82,15 +110,19 @@ func mediaOf(p content.Part, docs *int) (media, error) {
 	return m, nil
 }
 
-// documentName makes a name Converse accepts (letters, digits, single spaces, hyphens,
-// parentheses, brackets) and that differs between the documents of one request.
+// maxDocumentName is the longest document name Converse takes.
+const maxDocumentName = 200
+
+// documentName makes a name Converse accepts (ASCII letters and digits, single spaces, hyphens,
+// parentheses, brackets; 200 characters at most) and that differs between the documents of one
+// request.
 func documentName(name string, n int) string {
 	name = strings.TrimSuffix(name, extension(name))
 	var b strings.Builder
 	space := false
 	for _, r := range name {
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-()[]", r):
+		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-()[]", r)):
 			b.WriteRune(r)
 			space = false
 		case !space && b.Len() > 0:
@@ -102,7 +134,11 @@ func documentName(name string, n int) string {
 	if out == "" {
 		out = "document"
 	}
-	return fmt.Sprintf("%s %d", out, n)
+	suffix := fmt.Sprintf(" %d", n)
+	if len(out)+len(suffix) > maxDocumentName {
+		out = strings.TrimSpace(out[:maxDocumentName-len(suffix)])
+	}
+	return out + suffix
 }
 
 func extension(name string) string {
