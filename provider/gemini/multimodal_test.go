@@ -235,6 +235,9 @@ func TestPartsRequest(t *testing.T) {
 		{"file URI without media type in a function response", result(content.ImageURL("gs://bucket/chart.png")), true,
 			"gemini: cannot send an image part by URL: a file URI needs its media type"},
 		{"empty image in a function response", result(content.Image(nil, "image/png")), false, "no data"},
+		{"text part with bytes in a function response", result(content.Part{Kind: content.KindText, Data: []byte("x")}), false, "a text part carries data"},
+		{"image in the system prompt", []chat.Message{{Role: chat.RoleSystem, Content: "be brief", Parts: []content.Part{content.Image(png, "image/png")}}, chat.User("hi")}, false,
+			"gemini: cannot send an image part (image/png): the system instruction is text only; put media in a user message (message 0)"},
 	} {
 		srv := replay.NewServer(t)
 		var m *Model

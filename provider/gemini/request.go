@@ -237,6 +237,9 @@ func (b backend) contents(msgs []chat.Message) (*genai.Content, []*genai.Content
 		switch msg.Role {
 		case chat.RoleSystem:
 			parts, err := b.userParts(msg)
+			if err == nil {
+				err = textOnly(msg)
+			}
 			if err != nil {
 				return nil, nil, partwire.MessageError(providerName, i, err)
 			}
@@ -366,6 +369,9 @@ func (b backend) responseParts(results []chat.ToolResult, names map[string]strin
 		fr := &genai.FunctionResponse{ID: wireID(r.ID), Name: name, Response: resultObject(r.Text(), r.IsError)}
 		for _, p := range r.Parts {
 			if p.Kind == content.KindText {
+				if err := p.Validate(); err != nil {
+					return nil, err
+				}
 				continue // in Response, with the rest of the text
 			}
 			frp, err := b.functionResponsePart(p)
@@ -377,6 +383,16 @@ func (b backend) responseParts(results []chat.ToolResult, names map[string]strin
 		parts = append(parts, &genai.Part{FunctionResponse: fr})
 	}
 	return parts, nil
+}
+
+// textOnly refuses media in a system message: the system instruction is text only.
+func textOnly(msg chat.Message) error {
+	for _, p := range msg.Parts {
+		if p.Kind != content.KindText {
+			return unsupported(p, "the system instruction is text only; put media in a user message")
+		}
+	}
+	return nil
 }
 
 // wireID is the id sent to the API: made-up ids are left out, as the API never saw them.
