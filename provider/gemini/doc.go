@@ -8,10 +8,10 @@
 // # Mapping
 //
 // System messages become the system instruction (text only, as the API takes it: media there
-// is refused); user messages user turns; assistant messages
-// model turns; tool messages functionResponse parts of a user turn (consecutive tool messages
-// share one turn). A tool result is sent as the response object Gemini requires: a JSON object
-// result as it is, any other result as {"result": …}, a failed call (IsError) as {"error": …}.
+// is refused); user messages user turns; assistant messages model turns; tool messages
+// functionResponse parts of a user turn (consecutive tool messages share one turn). A tool
+// result is sent as the response object Gemini requires: a JSON object result as it is, any
+// other result as {"result": …}, a failed call (IsError) as {"error": …}.
 //
 // Function calls arrive whole; each gets a distinct [chat.ToolCall.Index] in its candidate.
 // Models that send no call id get a stable made-up one, which is never sent back: the API
