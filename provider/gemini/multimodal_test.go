@@ -264,15 +264,19 @@ func TestPartsRequest(t *testing.T) {
 
 // An image the model draws arrives as an image part.
 func TestImageAnswer(t *testing.T) {
-	body := `{"candidates":[{"content":{"role":"model","parts":[{"text":"Here it is:"},{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}}]},"finishReason":"STOP","index":0}]}`
-	srv := replay.NewServer(t, replay.Exchange{Header: jsonHeader(), Body: []byte(body)})
-	m, _ := newTestModel(t, srv, Config{})
-	resp, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("draw")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := resp.Generations[0].Message
-	if msg.Content != "Here it is:" || len(msg.Parts) != 1 || msg.Parts[0].Kind != content.KindImage || string(msg.Parts[0].Data) != "\x89PNG\r\n\x1a\n" {
-		t.Fatalf("message %s", jsonString(msg))
+	for _, mimeType := range []string{`"mimeType":"image/png",`, ``} {
+		body := `{"candidates":[{"content":{"role":"model","parts":[{"text":"Here it is:"},{"inlineData":{` + mimeType + `"data":"iVBORw0KGgo="}}]},"finishReason":"STOP","index":0}]}`
+		srv := replay.NewServer(t, replay.Exchange{Header: jsonHeader(), Body: []byte(body)})
+		m, _ := newTestModel(t, srv, Config{})
+		resp, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("draw")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Without a media type the bytes tell it, so the part can go back.
+		msg := resp.Generations[0].Message
+		if msg.Content != "Here it is:" || len(msg.Parts) != 1 || msg.Parts[0].Kind != content.KindImage ||
+			msg.Parts[0].MediaType != "image/png" || string(msg.Parts[0].Data) != "\x89PNG\r\n\x1a\n" {
+			t.Fatalf("message %s", jsonString(msg))
+		}
 	}
 }

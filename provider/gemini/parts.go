@@ -80,7 +80,11 @@ func (b backend) functionResponsePart(p content.Part) (*genai.FunctionResponsePa
 func mediaPart(p *genai.Part) (content.Part, bool) {
 	switch {
 	case p.InlineData != nil && len(p.InlineData.Data) > 0:
-		return content.Media(p.InlineData.Data, p.InlineData.MIMEType, p.InlineData.DisplayName), true
+		mt := p.InlineData.MIMEType
+		if mt == "" {
+			mt = content.Detect(p.InlineData.Data) // so the part can go back as it came
+		}
+		return content.Media(p.InlineData.Data, mt, p.InlineData.DisplayName), true
 	case p.FileData != nil && p.FileData.FileURI != "":
 		out := content.Media(nil, p.FileData.MIMEType, p.FileData.DisplayName)
 		out.URL = p.FileData.FileURI
