@@ -106,13 +106,16 @@ func decodeParts(t testing.TB, raw json.RawMessage) []wirePart {
 }
 
 // echo replays one recorded answer (called or streamed, as recorded), stores it as JSON and reads
-// it back as a stored conversation would, answers its calls, sends the conversation on, and
-// returns the model turn of that second request as sent.
+// it back as a stored conversation would, answers its calls, sends the conversation on the same
+// way, and returns the model turn of that second request as sent.
 func echo(t *testing.T, ex replay.Exchange, vertex bool) json.RawMessage {
 	t.Helper()
 	stream := strings.HasPrefix(ex.Header.Get("Content-Type"), "text/event-stream")
-	next := replay.Exchange{Header: http.Header{"Content-Type": {"application/json"}},
-		Body: []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},"finishReason":"STOP","index":0}]}`)}
+	ok := `{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},"finishReason":"STOP","index":0}]}`
+	next := replay.Exchange{Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(ok)}
+	if stream {
+		next = replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte("data: " + ok + "\r\n\r\n")}
+	}
 	srv := replay.NewServer(t, ex, next)
 	var m *Model
 	if vertex {
@@ -142,7 +145,7 @@ func echo(t *testing.T, ex replay.Exchange, vertex bool) json.RawMessage {
 	} else {
 		history = append(history, chat.User("and then?"))
 	}
-	if _, err := m.Call(context.Background(), &chat.Prompt{Messages: history}); err != nil {
+	if _, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history}, stream); err != nil {
 		t.Fatal(err)
 	}
 	return sentModelTurn(t, srv.Requests()[1].Body)
