@@ -3,6 +3,7 @@ package attack
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -109,7 +110,7 @@ func rawCall(t *testing.T, c *mcp.Client, name string, args string) *sdk.CallToo
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.CallTool(testContext(t), &sdk.CallToolParams{Name: name, Arguments: []byte(args)})
+	res, err := s.CallTool(testContext(t), &sdk.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
 	if err != nil {
 		t.Fatalf("CallTool(%s): %v", name, err)
 	}

@@ -146,10 +146,11 @@ func (st *vstate) unexpected(pos int, context string) int {
 }
 
 // report notes a schema violation and says whether to describe it: inside alternatives only
-// the verdict counts, and building messages there would be wasted work.
+// the verdict counts, and once the error lists maxIssues problems no more are kept, so building
+// their messages would be wasted work (a message per value of a large argument).
 func (st *vstate) report() bool {
 	st.fails++
-	return st.quiet == 0
+	return st.quiet == 0 && (st.err == nil || !st.err.Syntax && len(st.err.Issues) < maxIssues)
 }
 
 // fail records a schema violation at the current path.
@@ -477,18 +478,24 @@ func (st *vstate) literal(n *vnode, pos int, lit string, kind uint8) int {
 		match := func(sc scalar) bool {
 			return sc.kind == kind && (kind == tNull || sc.b == (lit == "true"))
 		}
-		st.checkEnum(n, match, lit)
+		st.checkEnum(n, scalar{kind: kind, b: kind == tBoolean && lit == "true"}, match, lit)
 	}
 	return end
 }
 
-func (st *vstate) checkEnum(n *vnode, match func(scalar) bool, shown string) {
+// checkEnum checks the value key (a scalar of its kind; the zero scalar for arrays and objects)
+// against the node's enum and const; match compares it with one scalar.
+func (st *vstate) checkEnum(n *vnode, key scalar, match func(scalar) bool, shown string) {
 	if n.hasEnum {
 		found := false
-		for _, e := range n.enum {
-			if match(e) {
-				found = true
-				break
+		if n.enumSet != nil {
+			_, found = n.enumSet[key.key()]
+		} else {
+			for _, e := range n.enum {
+				if match(e) {
+					found = true
+					break
+				}
 			}
 		}
 		if !found && st.report() {
@@ -580,7 +587,7 @@ func (st *vstate) number(n *vnode, pos int) int {
 		st.addRewrite(pos, end, strconv.FormatFloat(f, 'f', -1, 64))
 	}
 	if n.hasEnum || n.hasConst {
-		st.checkEnum(n, func(sc scalar) bool { return sc.kind == tNumber && sc.n == f }, lit)
+		st.checkEnum(n, scalar{kind: tNumber, n: f}, func(sc scalar) bool { return sc.kind == tNumber && sc.n == f }, lit)
 	}
 	if n.hasMult {
 		if _, frac := math.Modf(f / n.mult); frac != 0 {
@@ -802,7 +809,7 @@ func (st *vstate) str(n *vnode, pos int) int {
 	}
 	shown := describeString(st.data[pos:end])
 	if n.hasEnum || n.hasConst {
-		st.checkEnum(n, func(sc scalar) bool { return sc.kind == tString && sc.s == s }, shown)
+		st.checkEnum(n, scalar{kind: tString, s: s}, func(sc scalar) bool { return sc.kind == tString && sc.s == s }, shown)
 	}
 	if n.minLen >= 0 || n.maxLen >= 0 {
 		count := utf8.RuneCountInString(s)
@@ -928,7 +935,7 @@ func (st *vstate) array(n *vnode, pos int) int {
 	}
 	if check {
 		if n.hasEnum || n.hasConst {
-			st.checkEnum(n, func(scalar) bool { return false }, "an array")
+			st.checkEnum(n, scalar{}, func(scalar) bool { return false }, "an array")
 		}
 		if n.minItems >= 0 && count < n.minItems {
 			if st.report() {
@@ -1093,7 +1100,7 @@ func (st *vstate) object(n *vnode, pos int) int {
 		return i
 	}
 	if n.hasEnum || n.hasConst {
-		st.checkEnum(n, func(scalar) bool { return false }, "an object")
+		st.checkEnum(n, scalar{}, func(scalar) bool { return false }, "an object")
 	}
 	for j := range n.props {
 		p := &n.props[j]

@@ -174,6 +174,9 @@ func checkTypeNames(res *resolution) error {
 // pathCount returns the number of paths from root to the schemas it applies (directly, to items
 // and members, or through references and logical keywords), up to a little over limit. The
 // general validator visits a value at most this many times. The schema must not be recursive.
+//
+// A schema with an enum counts once more for each value of its enum: jsonschema-go compares a
+// value with each of them in turn, so a large enum costs as much as as many paths.
 func (res *resolution) pathCount(root *jsonschema.Schema, limit int) int {
 	memo := map[*jsonschema.Schema]int{}
 	var count func(s *jsonschema.Schema) int // paths starting at s
@@ -181,7 +184,7 @@ func (res *resolution) pathCount(root *jsonschema.Schema, limit int) int {
 		if n, ok := memo[s]; ok {
 			return n
 		}
-		n := 1
+		n := 1 + len(s.Enum)
 		for _, c := range slices.Concat(res.inPlace(s), children(s)) {
 			if n += count(c); n > limit {
 				n = limit + 1
@@ -520,6 +523,20 @@ type scalar struct {
 	json string // as written in messages
 }
 
+// scalarKey is a scalar's value, for looking it up in a large enum.
+type scalarKey struct {
+	kind uint8
+	s    string
+	n    float64
+	b    bool
+}
+
+func (sc scalar) key() scalarKey { return scalarKey{sc.kind, sc.s, sc.n, sc.b} }
+
+// Enums longer than maxEnumScan are looked up in a set: scanning them for every value would make
+// validation cost the size of the arguments times the size of the enum.
+const maxEnumScan = 16
+
 // vnode is a schema compiled for the single-pass validator.
 type vnode struct {
 	id    int32 // unique within a compiled schema
@@ -528,6 +545,7 @@ type vnode struct {
 
 	hasEnum  bool
 	enum     []scalar
+	enumSet  map[scalarKey]struct{} // for enums longer than maxEnumScan
 	hasConst bool
 	constv   scalar
 
@@ -654,6 +672,12 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 			n.enum = append(n.enum, sc)
 			if sc.kind == tNumber {
 				n.needNum = true
+			}
+		}
+		if len(n.enum) > maxEnumScan {
+			n.enumSet = make(map[scalarKey]struct{}, len(n.enum))
+			for _, sc := range n.enum {
+				n.enumSet[sc.key()] = struct{}{}
 			}
 		}
 	}
@@ -858,10 +882,16 @@ func toScalar(v any) (scalar, error) {
 	return sc, nil
 }
 
+// scalarList writes the first maxListedScalars of list, and how many more there are: a message
+// is built for each failing value, and a model needs examples, not all of a long enum.
 func scalarList(list []scalar) string {
 	var b strings.Builder
 	b.WriteByte('[')
 	for i, s := range list {
+		if i == maxListedScalars {
+			b.WriteString(", … " + strconv.Itoa(len(list)-i) + " more")
+			break
+		}
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -870,6 +900,8 @@ func scalarList(list []scalar) string {
 	b.WriteByte(']')
 	return b.String()
 }
+
+const maxListedScalars = 20
 
 func formatNumber(f float64) string {
 	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
