@@ -112,63 +112,66 @@ func extension(name string) string {
 	return ""
 }
 
-// contentBlocks maps a message's content onto blocks; docs counts the request's documents, to
-// name them apart.
-func contentBlocks(blocks []types.ContentBlock, parts iter.Seq[content.Part], docs *int) ([]types.ContentBlock, error) {
+// eachPart walks a message's or result's content: validated, empty text left out, media mapped
+// by mediaOf (docs counts the request's documents, to name them apart).
+func eachPart(parts iter.Seq[content.Part], docs *int, onText func(string), onMedia func(content.Part, media) error) error {
 	for p := range parts {
 		if err := p.Validate(); err != nil {
-			return nil, err
+			return err
 		}
 		if p.Kind == content.KindText {
 			if p.Text != "" {
-				blocks = append(blocks, &types.ContentBlockMemberText{Value: p.Text})
+				onText(p.Text)
 			}
 			continue
 		}
 		m, err := mediaOf(p, docs)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		switch {
-		case m.image != nil:
-			blocks = append(blocks, &types.ContentBlockMemberImage{Value: *m.image})
-		case m.doc != nil:
-			blocks = append(blocks, &types.ContentBlockMemberDocument{Value: *m.doc})
-		case m.audio != nil:
-			blocks = append(blocks, &types.ContentBlockMemberAudio{Value: *m.audio})
+		if err := onMedia(p, m); err != nil {
+			return err
 		}
 	}
-	return blocks, nil
+	return nil
+}
+
+// contentBlocks maps a message's content onto blocks.
+func contentBlocks(blocks []types.ContentBlock, parts iter.Seq[content.Part], docs *int) ([]types.ContentBlock, error) {
+	err := eachPart(parts, docs,
+		func(text string) { blocks = append(blocks, &types.ContentBlockMemberText{Value: text}) },
+		func(_ content.Part, m media) error {
+			switch {
+			case m.image != nil:
+				blocks = append(blocks, &types.ContentBlockMemberImage{Value: *m.image})
+			case m.doc != nil:
+				blocks = append(blocks, &types.ContentBlockMemberDocument{Value: *m.doc})
+			case m.audio != nil:
+				blocks = append(blocks, &types.ContentBlockMemberAudio{Value: *m.audio})
+			}
+			return nil
+		})
+	return blocks, err
 }
 
 // toolResultContent maps a tool result's content onto toolResult blocks: text, images and
 // documents, which Converse takes there; audio it does not.
 func toolResultContent(parts iter.Seq[content.Part], docs *int) ([]types.ToolResultContentBlock, error) {
 	out := []types.ToolResultContentBlock{}
-	for p := range parts {
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if p.Kind == content.KindText {
-			if p.Text != "" {
-				out = append(out, &types.ToolResultContentBlockMemberText{Value: p.Text})
+	err := eachPart(parts, docs,
+		func(text string) { out = append(out, &types.ToolResultContentBlockMemberText{Value: text}) },
+		func(p content.Part, m media) error {
+			switch {
+			case m.image != nil:
+				out = append(out, &types.ToolResultContentBlockMemberImage{Value: *m.image})
+			case m.doc != nil:
+				out = append(out, &types.ToolResultContentBlockMemberDocument{Value: *m.doc})
+			default:
+				return unsupported(p, "a Converse tool result takes text, images and documents")
 			}
-			continue
-		}
-		m, err := mediaOf(p, docs)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case m.image != nil:
-			out = append(out, &types.ToolResultContentBlockMemberImage{Value: *m.image})
-		case m.doc != nil:
-			out = append(out, &types.ToolResultContentBlockMemberDocument{Value: *m.doc})
-		default:
-			return nil, unsupported(p, "a Converse tool result takes text, images and documents")
-		}
-	}
-	return out, nil
+			return nil
+		})
+	return out, err
 }
 
 func unsupported(p content.Part, reason string) error {
