@@ -278,7 +278,7 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 			if err != nil {
 				return nil, partwire.MessageError(w.provider(), i, err)
 			}
-			extra := map[string]any{}
+			var extra map[string]any
 			if len(answerMedia) > 0 {
 				if w.mistral {
 					// Mistral's assistant messages take content chunks.
@@ -286,7 +286,7 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 					if err != nil {
 						return nil, partwire.MessageError(w.provider(), i, err)
 					}
-					extra["content"] = chunks
+					extra = withField(extra, "content", chunks)
 				} else {
 					parts, err := w.chatParts(slices.Values(answerMedia))
 					if err != nil {
@@ -313,7 +313,9 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 			if err != nil {
 				return nil, fmt.Errorf("openai: message %d: %w", i, err)
 			}
-			maps.Copy(extra, fields)
+			for k, v := range fields {
+				extra = withField(extra, k, v)
+			}
 			if len(extra) > 0 {
 				a.SetExtraFields(extra)
 			}
@@ -325,19 +327,19 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 			for _, r := range m.ToolResults {
 				id := ids.result(r)
 				name := cmp.Or(r.Name, callName[id])
-				tm, resultMedia, err := w.toolMessage(r, wireID(id))
+				tm, resultMedia, err := w.toolMessage(r)
 				if err != nil {
 					return nil, partwire.MessageError(w.provider(), i, err)
 				}
 				if len(resultMedia) > 0 {
 					media = append(append(media, oai.TextContentPart(resultMediaIntro(name, id))), resultMedia...)
 				}
-				extra := map[string]any{}
+				var extra map[string]any
 				if tm.content != nil {
-					extra["content"] = tm.content
+					extra = withField(extra, "content", tm.content)
 				}
 				if w.mistral && name != "" {
-					extra["name"] = names.Wire(name)
+					extra = withField(extra, "name", names.Wire(name))
 				}
 				msg := oai.ToolMessage(tm.text, wireID(id))
 				if len(extra) > 0 {
@@ -365,7 +367,7 @@ type toolContent struct {
 // result's media are returned apart, to follow the tool messages in a user message, and the
 // text says so. Mistral's tool messages take content chunks, and Mistral refuses a user message
 // right after tool messages, so there they stay on the result.
-func (w chatWire) toolMessage(r chat.ToolResult, id string) (toolContent, []oai.ChatCompletionContentPartUnionParam, error) {
+func (w chatWire) toolMessage(r chat.ToolResult) (toolContent, []oai.ChatCompletionContentPartUnionParam, error) {
 	for _, p := range r.Parts {
 		if err := p.Validate(); err != nil {
 			return toolContent{}, nil, err
@@ -380,11 +382,14 @@ func (w chatWire) toolMessage(r chat.ToolResult, id string) (toolContent, []oai.
 			mediaParts = append(mediaParts, p)
 		}
 	}
+	text := resultText(chat.ToolResult{Content: r.Content, Parts: textParts(r.Parts), IsError: r.IsError})
+	if len(mediaParts) == 0 {
+		return toolContent{text: text}, nil, nil
+	}
 	media, err := w.chatParts(slices.Values(mediaParts))
 	if err != nil {
 		return toolContent{}, nil, err
 	}
-	text := resultText(chat.ToolResult{Content: r.Content, Parts: textParts(r.Parts), IsError: r.IsError})
 	if w.mistral {
 		chunks := make([]oai.ChatCompletionContentPartUnionParam, 0, len(media)+1)
 		if text != "" {
@@ -393,6 +398,15 @@ func (w chatWire) toolMessage(r chat.ToolResult, id string) (toolContent, []oai.
 		return toolContent{text: text, content: append(chunks, media...)}, nil, nil
 	}
 	return toolContent{text: text + "\n(The result's images and files follow in the next message.)"}, media, nil
+}
+
+// withField sets a member of a message's extra fields, making the map when it is the first.
+func withField(m map[string]any, k string, v any) map[string]any {
+	if m == nil {
+		m = map[string]any{}
+	}
+	m[k] = v
+	return m
 }
 
 // textParts returns the text parts and text documents of parts.

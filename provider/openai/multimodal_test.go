@@ -318,3 +318,31 @@ func TestAssistantMedia(t *testing.T) {
 		t.Errorf("responses input:\n%s", got)
 	}
 }
+
+// A tool result whose only part beside its text is a text document is all text: nothing follows
+// the tool messages, and the tool message does not say anything does.
+func TestToolResultTextDocument(t *testing.T) {
+	msgs := []chat.Message{
+		chat.User("Read the table."),
+		chat.Assistant("", chat.ToolCall{ID: "c1", Name: "table", Arguments: `{}`}),
+		chat.ToolMessage(chat.ToolResult{ID: "c1", Name: "table", Content: "the table: ", Parts: []content.Part{content.Document([]byte("a,b\n1,2\n"), "text/csv", "t.csv")}}),
+	}
+	for _, mistral := range []bool{false, true} {
+		m := newTestModel(t, New, "http://127.0.0.1:1", Config{Model: "gpt-5"})
+		if mistral {
+			m = newTestModel(t, NewMistral, "http://127.0.0.1:1", Config{Model: "mistral-small-latest"})
+		}
+		req, err := m.request(&chat.Prompt{Messages: msgs}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(req.params.Messages)
+		var sent []map[string]any
+		if err := json.Unmarshal(got, &sent); err != nil {
+			t.Fatal(err)
+		}
+		if len(sent) != 3 || sent[2]["content"] != "the table: t.csv:\na,b\n1,2\n" {
+			t.Errorf("mistral=%v: %s", mistral, got)
+		}
+	}
+}
