@@ -25,10 +25,13 @@
 //
 // Ollama's messages hold one text and a list of images (raw bytes, for vision models such as
 // llava, gemma3 or llama3.2-vision). A message's text parts and text documents become its text, in
-// order; its images go in images, a tool result's on its tool message (the server reads images on
-// messages of any role). Ollama takes no image URLs, PDFs or audio: such a part fails the call with
-// a [*content.Unsupported] before anything is sent, with the documented way round it (download
-// the image, convert the document to text or images).
+// order; its images go in images, a tool result's on its tool message and an answer's on its
+// assistant message (the server reads images on messages of any role). Ollama's server decodes
+// PNG and JPEG only, and takes no image URLs, PDFs or audio: such a part fails the call with a
+// [*content.Unsupported] before anything is sent, saying what to do instead (convert the image,
+// download it, convert the document to text or images); a malformed part fails with the error of
+// [content.Part.Validate]. Images in an answer's "images" become image parts after its text, named
+// by their bytes.
 //
 // # Options
 //

@@ -10,6 +10,9 @@ import (
 	"github.com/wield-ai/wield/content"
 )
 
+// imageTypes are the image types Ollama's server decodes.
+var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true}
+
 // messageContent maps a message's parts onto Ollama's shape: one text (text parts and text
 // documents, in order) and the images as raw bytes beside it. Ollama takes image bytes only: a
 // URL, a PDF or audio is refused.
@@ -23,10 +26,12 @@ func messageContent(parts iter.Seq[content.Part]) (string, []api.ImageData, erro
 		switch {
 		case p.Kind == content.KindText:
 			b.WriteString(p.Text)
-		case p.Kind == content.KindImage && p.URL == "":
-			images = append(images, api.ImageData(p.Data))
-		case p.Kind == content.KindImage:
+		case p.Kind == content.KindImage && p.URL != "":
 			return "", nil, unsupported(p, "Ollama takes image bytes, not URLs; download the image and send its bytes")
+		case p.Kind == content.KindImage && !imageTypes[p.MediaType]:
+			return "", nil, unsupported(p, "Ollama reads PNG and JPEG images; convert the image to one of them")
+		case p.Kind == content.KindImage:
+			images = append(images, api.ImageData(p.Data))
 		case p.Kind == content.KindDocument && len(p.Data) > 0 && (strings.HasPrefix(p.MediaType, "text/") || p.MediaType == "application/json") && utf8.Valid(p.Data):
 			if b.Len() > 0 {
 				b.WriteString("\n")
@@ -44,4 +49,16 @@ func messageContent(parts iter.Seq[content.Part]) (string, []api.ImageData, erro
 
 func unsupported(p content.Part, reason string) error {
 	return &content.Unsupported{Provider: providerName, Part: p, Reason: reason}
+}
+
+// answerImages maps the images of an answer onto image parts, named by their bytes; bytes that
+// are no image Go can name are skipped.
+func answerImages(images []api.ImageData) []content.Part {
+	var out []content.Part
+	for _, im := range images {
+		if mt := content.Detect(im); strings.HasPrefix(mt, "image/") {
+			out = append(out, content.Image(im, mt))
+		}
+	}
+	return out
 }

@@ -369,23 +369,51 @@ func TestMessageParts(t *testing.T) {
 	if out[2].Role != "tool" || out[2].Content != "screen:" || len(out[2].Images) != 1 {
 		t.Errorf("tool message %+v", out[2])
 	}
-	for _, p := range []content.Part{
-		content.ImageURL("https://example.com/a.png"),
-		content.Document([]byte("%PDF-"), "application/pdf", "a.pdf"),
-		content.Audio([]byte("RIFF"), "audio/wav"),
+	// Refused, wherever the part is, called or streamed: what Ollama does not take, and
+	// malformed parts.
+	for _, tc := range []struct {
+		part content.Part
+		want string
+	}{
+		{content.ImageURL("https://example.com/a.png"), "ollama: cannot send an image part by URL: Ollama takes image bytes, not URLs"},
+		{content.Image([]byte("RIFF\x00\x00\x00\x00WEBPVP8 "), "image/webp"), "ollama: cannot send an image part (image/webp): Ollama reads PNG and JPEG images"},
+		{content.Image(png, "image/x-unknown"), "ollama: cannot send an image part (image/x-unknown)"},
+		{content.Document([]byte("%PDF-"), "application/pdf", "a.pdf"), "ollama: cannot send a document part (application/pdf): Ollama takes text and images"},
+		{content.Document([]byte("\xff\xfe"), "text/plain", "bad.txt"), "ollama: cannot send a document part (text/plain)"},
+		{content.Audio([]byte("RIFF"), "audio/wav"), "ollama: cannot send an audio part (audio/wav)"},
+		{content.Image(nil, "image/png"), "no data"},
+		{content.Image(png, "png"), "not a media type"},
+		{content.Part{Kind: "video", Data: png, MediaType: "video/mp4"}, `unknown part kind "video"`},
 	} {
-		srv := replay.NewServer(t)
-		m, err := New(Config{BaseURL: srv.URL, Model: "llava"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("look", p)}})
-		var u *content.Unsupported
-		if !errors.As(err, &u) || !strings.HasPrefix(err.Error(), "ollama: cannot send") {
-			t.Errorf("%s: err = %v", p, err)
-		}
-		if len(srv.Requests()) != 0 {
-			t.Errorf("%s: a request was sent", p)
+		for _, where := range []string{"user", "system", "answer", "tool result"} {
+			msgs := []chat.Message{chat.User("look", tc.part)}
+			switch where {
+			case "system":
+				msgs = []chat.Message{{Role: chat.RoleSystem, Content: "be brief", Parts: []content.Part{tc.part}}, chat.User("look")}
+			case "answer":
+				msgs = []chat.Message{chat.User("look"), {Role: chat.RoleAssistant, Content: "here", Parts: []content.Part{tc.part}}, chat.User("and?")}
+			case "tool result":
+				msgs = []chat.Message{chat.User("look"), chat.Assistant("", chat.ToolCall{ID: "c1", Name: "shot", Arguments: `{}`}),
+					chat.ToolMessage(chat.ToolResult{ID: "c1", Name: "shot", Parts: []content.Part{tc.part}})}
+			}
+			srv := replay.NewServer(t)
+			m, err := New(Config{BaseURL: srv.URL, Model: "llava"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, stream := range []bool{false, true} {
+				_, err = providertest.Run(context.Background(), m, &chat.Prompt{Messages: msgs}, stream)
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("%s in %s (stream %v): err = %v, want %q", tc.part, where, stream, err, tc.want)
+				}
+				var u *content.Unsupported
+				if strings.Contains(tc.want, "cannot send") != errors.As(err, &u) {
+					t.Errorf("%s in %s: %v: *content.Unsupported is %v", tc.part, where, err, errors.As(err, &u))
+				}
+			}
+			if len(srv.Requests()) != 0 {
+				t.Errorf("%s in %s: a request was sent", tc.part, where)
+			}
 		}
 	}
 }

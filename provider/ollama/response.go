@@ -9,6 +9,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/toolname"
 )
 
@@ -19,7 +20,9 @@ type decoder struct {
 	calls    int
 	idPrefix string
 	thinking strings.Builder
-	done     bool
+	// images holds the answer's images until it is done, to come after its text.
+	images []content.Part
+	done   bool
 	// names gives calls the tools' own names.
 	names *toolname.Map
 }
@@ -34,6 +37,7 @@ func (d *decoder) chunk(r api.ChatResponse) *chat.Response {
 	out := &chat.Response{Model: r.Model, Raw: &r}
 	g := chat.Generation{Message: chat.Message{Role: chat.RoleAssistant, Content: r.Message.Content}}
 	d.thinking.WriteString(r.Message.Thinking)
+	d.images = append(d.images, answerImages(r.Message.Images)...)
 	if r.Message.Content != "" || len(r.Message.ToolCalls) > 0 || r.Done {
 		d.flushThinking(&g)
 	}
@@ -49,6 +53,7 @@ func (d *decoder) chunk(r api.ChatResponse) *chat.Response {
 	}
 	if r.Done {
 		d.done = true
+		g.Message.Parts, d.images = d.images, nil
 		g.FinishReason = finishReason(r.DoneReason, d.calls > 0)
 		out.Usage = chat.Usage{
 			InputTokens:  r.PromptEvalCount,

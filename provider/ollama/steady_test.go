@@ -55,9 +55,12 @@ func TestSteadyAcceptsRequests(t *testing.T) {
 			Extra:          map[string]any{ExtraThink: true}}},
 		"json format": {Messages: []chat.Message{chat.User("capital of France?")}, Options: &chat.Options{ResponseFormat: &chat.ResponseFormat{}}},
 		"images and a text document": {Messages: []chat.Message{
+			{Role: chat.RoleSystem, Content: "Compare with this logo:", Parts: []content.Part{content.Image([]byte("\x89PNG\r\n\x1a\n"), "image/png")}},
 			chat.User("what is in these?", content.Image([]byte("\x89PNG\r\n\x1a\n"), "image/png"), content.Document([]byte("a,b"), "text/csv", "d.csv")),
 			chat.Assistant("", chat.ToolCall{ID: "call_2", Name: "getTime", Arguments: `{}`}),
 			chat.ToolMessage(chat.ToolResult{ID: "call_2", Name: "getTime", Content: "the clock:", Parts: []content.Part{content.Image([]byte("\xff\xd8\xff"), "image/jpeg")}}),
+			{Role: chat.RoleAssistant, Content: "A clock; here it is drawn:", Parts: []content.Part{content.Image([]byte("\x89PNG\r\n\x1a\n"), "image/png")}},
+			chat.User("thanks"),
 		}, Options: &chat.Options{Tools: tools}},
 	}
 	for name, p := range prompts {

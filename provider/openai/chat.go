@@ -64,7 +64,7 @@ func (m *ChatModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, e
 	if err != nil {
 		return nil, wrapError(err, f)
 	}
-	return chatResponse(c, req.tools), nil
+	return chatResponse(c, req.tools, req.audioFormat), nil
 }
 
 // Stream sends the prompt and yields one Response per chunk; each Response.Raw is the
@@ -81,7 +81,7 @@ func (m *ChatModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.
 		ctx, f := withFailure(ctx)
 		s := m.client.Chat.Completions.NewStreaming(ctx, req.params, req.opts...)
 		defer s.Close()
-		st := chatStream{tools: req.tools, gens: map[int64]*chatGenState{}}
+		st := chatStream{tools: req.tools, audioFormat: req.audioFormat, gens: map[int64]*chatGenState{}}
 		for s.Next() {
 			chunk := s.Current()
 			if !yield(st.chunk(&chunk), nil) {
@@ -103,6 +103,8 @@ type chatRequest struct {
 	params oai.ChatCompletionNewParams
 	opts   []option.RequestOption
 	tools  toolSet
+	// audioFormat is the audio output format asked for, if any.
+	audioFormat string
 }
 
 func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
@@ -213,6 +215,7 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 		hook(&params)
 	}
 	req.params = params
+	req.audioFormat = audioFormat(string(params.Audio.Format), s.body)
 	return req, nil
 }
 
@@ -245,12 +248,19 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 		}
 		return id
 	}
+	// media are parts a message could not carry, sent in one user message after it (after the
+	// tool messages answering its calls, since nothing may come between those).
+	var media []oai.ChatCompletionContentPartUnionParam
 	for i, m := range msgs {
+		if m.Role != chat.RoleTool && len(media) > 0 {
+			out = append(out, oai.UserMessage(media))
+			media = nil
+		}
 		switch m.Role {
 		case chat.RoleSystem:
-			text, err := textOnly(m.AllParts(), "a system message")
+			text, err := textOnly(w.provider(), m.AllParts(), "a system message")
 			if err != nil {
-				return nil, partwire.MessageError(Provider, i, err)
+				return nil, partwire.MessageError(w.provider(), i, err)
 			}
 			out = append(out, oai.SystemMessage(text))
 		case chat.RoleUser:
@@ -260,13 +270,30 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 			}
 			parts, err := w.chatParts(m.AllParts())
 			if err != nil {
-				return nil, partwire.MessageError(Provider, i, err)
+				return nil, partwire.MessageError(w.provider(), i, err)
 			}
 			out = append(out, oai.UserMessage(parts))
 		case chat.RoleAssistant:
-			text, err := textOnly(m.AllParts(), "an assistant message")
+			text, answerMedia, err := assistantContent(m)
 			if err != nil {
-				return nil, partwire.MessageError(Provider, i, err)
+				return nil, partwire.MessageError(w.provider(), i, err)
+			}
+			var extra map[string]any
+			if len(answerMedia) > 0 {
+				if w.mistral {
+					// Mistral's assistant messages take content chunks.
+					chunks, err := w.chatParts(m.AllParts())
+					if err != nil {
+						return nil, partwire.MessageError(w.provider(), i, err)
+					}
+					extra = withField(extra, "content", chunks)
+				} else {
+					parts, err := w.chatParts(slices.Values(answerMedia))
+					if err != nil {
+						return nil, partwire.MessageError(w.provider(), i, err)
+					}
+					media = append(append(media, oai.TextContentPart(answerMediaIntro)), parts...)
+				}
 			}
 			a := oai.ChatCompletionAssistantMessageParam{}
 			if text != "" || len(m.ToolCalls) == 0 {
@@ -286,49 +313,113 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 			if err != nil {
 				return nil, fmt.Errorf("openai: message %d: %w", i, err)
 			}
-			if fields != nil {
-				a.SetExtraFields(fields)
+			for k, v := range fields {
+				extra = withField(extra, k, v)
+			}
+			if len(extra) > 0 {
+				a.SetExtraFields(extra)
 			}
 			out = append(out, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
 		case chat.RoleTool:
 			if len(m.ToolResults) == 0 {
 				return nil, fmt.Errorf("openai: message %d: a tool message without tool results", i)
 			}
-			// Tool messages take text only. A result's images and files follow in one user
-			// message after the tool messages, each introduced by the call it came from.
-			var media []oai.ChatCompletionContentPartUnionParam
 			for _, r := range m.ToolResults {
 				id := ids.result(r)
 				name := cmp.Or(r.Name, callName[id])
-				text := resultText(r)
-				if r.HasMedia() {
-					text += "\n(The result's images and files follow in the next message.)"
-					media = append(media, oai.TextContentPart(fmt.Sprintf("Images and files the %s call %s returned:", name, id)))
-					for _, p := range r.Parts {
-						if p.Kind == content.KindText {
-							continue
-						}
-						cp, _, err := w.chatPart(p)
-						if err != nil {
-							return nil, partwire.MessageError(Provider, i, err)
-						}
-						media = append(media, cp)
-					}
+				tm, resultMedia, err := w.toolMessage(r)
+				if err != nil {
+					return nil, partwire.MessageError(w.provider(), i, err)
 				}
-				tm := oai.ToolMessage(text, wireID(id))
+				if len(resultMedia) > 0 {
+					media = append(append(media, oai.TextContentPart(resultMediaIntro(name, id))), resultMedia...)
+				}
+				var extra map[string]any
+				if tm.content != nil {
+					extra = withField(extra, "content", tm.content)
+				}
 				if w.mistral && name != "" {
-					tm.OfTool.SetExtraFields(map[string]any{"name": names.Wire(name)})
+					extra = withField(extra, "name", names.Wire(name))
 				}
-				out = append(out, tm)
-			}
-			if len(media) > 0 {
-				out = append(out, oai.UserMessage(media))
+				msg := oai.ToolMessage(tm.text, wireID(id))
+				if len(extra) > 0 {
+					msg.OfTool.SetExtraFields(extra)
+				}
+				out = append(out, msg)
 			}
 		default:
 			return nil, fmt.Errorf("openai: message %d: unknown role %q", i, m.Role)
 		}
 	}
+	if len(media) > 0 {
+		out = append(out, oai.UserMessage(media))
+	}
 	return out, nil
+}
+
+// toolContent is what a tool message carries: its text, or, on Mistral, content chunks.
+type toolContent struct {
+	text    string
+	content []oai.ChatCompletionContentPartUnionParam
+}
+
+// toolMessage maps a tool result. Tool messages of Chat Completions take text only, so a
+// result's media are returned apart, to follow the tool messages in a user message, and the
+// text says so. Mistral's tool messages take content chunks, and Mistral refuses a user message
+// right after tool messages, so there they stay on the result.
+func (w chatWire) toolMessage(r chat.ToolResult) (toolContent, []oai.ChatCompletionContentPartUnionParam, error) {
+	for _, p := range r.Parts {
+		if err := p.Validate(); err != nil {
+			return toolContent{}, nil, err
+		}
+	}
+	if !r.HasMedia() {
+		return toolContent{text: resultText(r)}, nil, nil
+	}
+	var mediaParts []content.Part
+	for _, p := range r.Parts {
+		if _, isText := textDocument(p); p.Kind != content.KindText && !isText {
+			mediaParts = append(mediaParts, p)
+		}
+	}
+	text := resultText(chat.ToolResult{Content: r.Content, Parts: textParts(r.Parts), IsError: r.IsError})
+	if len(mediaParts) == 0 {
+		return toolContent{text: text}, nil, nil
+	}
+	media, err := w.chatParts(slices.Values(mediaParts))
+	if err != nil {
+		return toolContent{}, nil, err
+	}
+	if w.mistral {
+		chunks := make([]oai.ChatCompletionContentPartUnionParam, 0, len(media)+1)
+		if text != "" {
+			chunks = append(chunks, oai.TextContentPart(text))
+		}
+		return toolContent{text: text, content: append(chunks, media...)}, nil, nil
+	}
+	return toolContent{text: text + "\n(The result's images and files follow in the next message.)"}, media, nil
+}
+
+// withField sets a member of a message's extra fields, making the map when it is the first.
+func withField(m map[string]any, k string, v any) map[string]any {
+	if m == nil {
+		m = map[string]any{}
+	}
+	m[k] = v
+	return m
+}
+
+// textParts returns the text parts and text documents of parts.
+func textParts(parts []content.Part) []content.Part {
+	var out []content.Part
+	for _, p := range parts {
+		if text, ok := textDocument(p); ok {
+			out = append(out, content.Text(text))
+		} else if p.Kind == content.KindText {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // callArguments returns the arguments to send back for a call: the API wants a JSON text, and
@@ -408,8 +499,9 @@ func responseSchema(rf *chat.ResponseFormat) (string, map[string]any, error) {
 	return name, s.Map(), nil
 }
 
-// chatResponse maps a completion: one generation per choice.
-func chatResponse(c *oai.ChatCompletion, tools toolSet) *chat.Response {
+// chatResponse maps a completion: one generation per choice. An audio answer is an audio part,
+// its transcript the text; images a compatible server returns beside the text are image parts.
+func chatResponse(c *oai.ChatCompletion, tools toolSet, audioFormat string) *chat.Response {
 	r := &chat.Response{ID: c.ID, Model: c.Model, Usage: chatUsage(c.Usage), Raw: c}
 	for _, ch := range c.Choices {
 		msg := chat.Message{Role: chat.RoleAssistant, Content: ch.Message.Content, Reasoning: messageReasoning(ch.Message.JSON.ExtraFields)}
@@ -419,6 +511,15 @@ func chatResponse(c *oai.ChatCompletion, tools toolSet) *chat.Response {
 		if msg.Content == "" {
 			msg.Content = ch.Message.Refusal
 		}
+		if a := ch.Message.Audio; a.Data != "" {
+			if b, ok := decodeBase64(a.Data); ok && len(b) > 0 {
+				if msg.Content == "" {
+					msg.Content = a.Transcript
+				}
+				msg.Parts = append(msg.Parts, audioPart(a.ID, b, audioFormat))
+			}
+		}
+		msg.Parts = append(msg.Parts, extraImages(ch.Message.JSON.ExtraFields)...)
 		for _, tc := range ch.Message.ToolCalls {
 			call := chat.ToolCall{ID: tc.ID, Index: len(msg.ToolCalls)}
 			switch tc.Type {
@@ -466,13 +567,18 @@ func chatUsage(u oai.CompletionUsage) chat.Usage {
 
 // chatStream turns chunks into responses and checks the stream ends complete.
 type chatStream struct {
-	tools toolSet
-	gens  map[int64]*chatGenState
+	tools       toolSet
+	audioFormat string
+	gens        map[int64]*chatGenState
 }
 
 type chatGenState struct {
 	finished  bool
 	reasoning reasoningStream
+	// audio gathers an audio answer, and images the images beside the text, both passed on
+	// with the finish reason, after the text, where a whole answer has them.
+	audio  streamedAudio
+	images []content.Part
 	// last is the index given to the last tool call that came without one.
 	last int64
 	// calls maps a tool call's index to its state.
@@ -525,6 +631,11 @@ func (st *chatStream) chunk(c *oai.ChatCompletionChunk) *chat.Response {
 		if msg.Content == "" {
 			msg.Content = ch.Delta.Refusal
 		}
+		if a := ch.Delta.Audio; a.ID != "" || a.Data != "" || a.Transcript != "" {
+			g.audio.add(a.ID, a.Data)
+			msg.Content += a.Transcript
+		}
+		g.images = append(g.images, extraImages(ch.Delta.JSON.ExtraFields)...)
 		msg.Reasoning = g.reasoning.delta(ch.Delta.JSON.ExtraFields)
 		if text, thinking, ok := contentChunks(ch.Delta.JSON.Content.Raw()); ok {
 			msg.Content = text
@@ -555,6 +666,11 @@ func (st *chatStream) chunk(c *oai.ChatCompletionChunk) *chat.Response {
 			gen.FinishReason = finishReason(ch.FinishReason)
 			g.finished = true
 			gen.Message.ToolCalls = append(gen.Message.ToolCalls, st.release(g)...)
+			if a, ok := g.audio.part(st.audioFormat); ok {
+				gen.Message.Parts = append(gen.Message.Parts, a)
+			}
+			gen.Message.Parts = append(gen.Message.Parts, g.images...)
+			g.images = nil
 		}
 		r.Generations = append(r.Generations, gen)
 	}

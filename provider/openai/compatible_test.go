@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
@@ -528,15 +529,17 @@ func TestChatPromptCaching(t *testing.T) {
 	}
 }
 
-// TestChatInvalidImageURL replays OpenAI's recorded 400 for an image it could not download (the
-// request's image part is the multimodal work's; the answer is what this checks): a
-// chat.ProviderError with the status, code and message.
+// TestChatInvalidImageURL replays OpenAI's recorded 400 for an image it could not download: the
+// image URL part is sent as recorded, and the answer is a chat.ProviderError with the status,
+// code and message.
 func TestChatInvalidImageURL(t *testing.T) {
-	srv := replay.NewServer(t, providertest.Load(t, "chat", "openllmetry-image-url-download-error-gpt-4o-mini")...)
+	exs := providertest.Load(t, "chat", "openllmetry-image-url-download-error-gpt-4o-mini")
+	srv := replay.NewServer(t, exs...)
 	_, err := newTestModel(t, New, srv.URL, Config{Model: "gpt-4o-mini", MaxRetries: ptr(0)}).Call(context.Background(),
-		&chat.Prompt{Messages: []chat.Message{chat.User("What is in this image?")}})
+		&chat.Prompt{Messages: []chat.Message{chat.User("What is in this image?", content.ImageURL("https://source.unsplash.com/8xznAGy4HcY/800x400"))}})
 	var pe *chat.ProviderError
 	if !errors.As(err, &pe) || pe.StatusCode != 400 || pe.Code != "invalid_image_url" || !strings.Contains(pe.Message, "Error while downloading") {
 		t.Fatalf("error = %#v", err)
 	}
+	assertSameRequest(t, srv.Requests()[0].Body, exs[0].RequestBody)
 }

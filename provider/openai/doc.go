@@ -147,19 +147,44 @@
 // # Images, documents and audio
 //
 // User messages take content parts ([content.Part]) in order. Chat Completions: images (JPEG,
-// PNG, GIF, WebP) as image_url parts, by data URL or URL; PDFs as file parts (file_data as a data
-// URL, with the file name); WAV and MP3 audio as input_audio parts; text documents as text. The
-// Responses API: images as input_image, documents as input_file (bytes as a data URL, or a
-// file_url), text documents as input_text; it takes no audio. System and assistant messages are
-// text in both APIs.
+// PNG, GIF, WebP) as image_url parts, by data URL or http(s) URL; PDFs as file parts (file_data
+// as a data URL, with the file name); WAV and MP3 audio as input_audio parts; text documents as
+// text. The Responses API: images as input_image, documents as input_file (bytes as a data URL,
+// or an http(s) file_url), text documents as input_text; it takes no audio (use Chat Completions
+// for it). System messages are text in both APIs.
 //
 // Tool results: the Responses API takes images and files in function_call_output, as an output
-// array beside the text. Chat Completions tool messages take text only, so a result's images and
-// files follow the tool messages in one user message, each group introduced by the call it came
-// from, and the tool message says they follow; this is the arrangement OpenAI's models read for
-// tool output that is not text. Mistral takes images but no file parts.
+// array beside the text, which is how OpenAI's function-calling guide returns them. Chat
+// Completions tool messages take text only and OpenAI documents no media there, so a result's
+// images and files follow the tool messages in one user message, the first place the API takes
+// them, each group introduced by the call it came from ("Images and files the chart call call_1
+// returned:"), and the tool message says they follow.
 //
-// A part an API cannot take fails the call with a [*content.Unsupported] before anything is sent.
+// Answers: an assistant message's text parts are joined in order (a signature on a text part
+// belongs to the provider that made it and is not sent). Its media cannot go in an assistant
+// message of these APIs, so they follow it in a user message introduced as the previous answer's
+// (after the outputs of its calls, since nothing may come between those), except media these
+// APIs made themselves: images the Responses API generated go back as image_generation_call
+// items, and audio Chat Completions generated is left out, its transcript being the message's
+// text (OpenAI keeps the audio for a short time only).
+//
+// The answers' own media become parts after the text: a Chat Completions audio answer (asked
+// for with "modalities" and "audio" in [ExtraBody]) is an audio part, named by the format asked
+// for, with its id in Signature and its transcript as the text; images that compatible servers
+// (OpenRouter, Vercel's AI Gateway) return in an "images" member beside the text are image
+// parts; image_generation_call items of the Responses API are image parts with their item id in
+// Signature. Streams pass them on at the end of the answer, so an aggregated stream has the
+// shape of a whole answer.
+//
+// Mistral differs: it takes images as above, audio (WAV, MP3) as input_audio holding the base64
+// text, and PDFs by http(s) URL only, as document_url chunks (its documentation has local files
+// uploaded to its Files API and their signed URL sent); its tool and assistant messages take
+// content chunks, so media stay on their tool result or answer, which matters because Mistral
+// refuses a user message right after tool messages.
+//
+// A part an API cannot take fails the call with a [*content.Unsupported] naming the provider
+// ("openai", or "mistral") and the part, and a malformed part with the error of
+// [content.Part.Validate], before anything is sent.
 //
 // # Errors and retries
 //

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/tool"
 )
@@ -46,6 +47,16 @@ func TestMistralSteady(t *testing.T) {
 		chat.Assistant("Florence: 40 C. Boston: unknown."),
 		chat.User("Thanks. And the forecast?"),
 	}
+	png := []byte("\x89PNG\r\n\x1a\n")
+	multimodal := []chat.Message{
+		chat.User("Listen, read and look:", content.Audio([]byte("ID3\x04"), "audio/mpeg"), content.Image(png, "image/png"),
+			content.ImageURL("https://example.com/chart.jpg"), content.DocumentURL("https://example.com/report.pdf", "application/pdf"),
+			content.Document([]byte("a,b\n1,2\n"), "text/csv", "data.csv")),
+		chat.Assistant("", chat.ToolCall{ID: "call_9", Name: "weather", Arguments: `{"location":"Florence"}`}),
+		chat.ToolMessage(chat.ToolResult{ID: "call_9", Name: "weather", Content: "radar:", Parts: []content.Part{content.Image(png, "image/png")}}),
+		{Role: chat.RoleAssistant, Content: "Here is the radar again:", Parts: []content.Part{content.Image(png, "image/png")}},
+		chat.User("Thanks."),
+	}
 	for _, s := range []struct {
 		name   string
 		cfg    Config
@@ -63,6 +74,7 @@ func TestMistralSteady(t *testing.T) {
 			opts: &chat.Options{Tools: tools, ResponseFormat: &chat.ResponseFormat{Name: "weather", Schema: schema, Strict: true}}, valid: true},
 		{name: "json object", msgs: history[:2], opts: &chat.Options{ResponseFormat: &chat.ResponseFormat{}}, valid: true},
 		{name: "streaming with tools", msgs: history, opts: &chat.Options{Tools: tools}, stream: true, valid: true},
+		{name: "audio, images, documents and media in tool results and answers", msgs: multimodal, opts: &chat.Options{Tools: tools}, valid: true},
 		{name: "OpenAI's shape is refused", msgs: history[:2], opts: &chat.Options{Extra: map[string]any{
 			ExtraBody: map[string]any{"seed": 7, "stream_options": map[string]any{"include_usage": true}}}}, valid: false},
 	} {

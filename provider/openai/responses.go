@@ -2,8 +2,10 @@ package openai
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	oai "github.com/openai/openai-go/v3"
@@ -13,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
 )
@@ -61,8 +64,8 @@ func (m *ResponsesModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Respon
 
 // Stream sends the prompt and yields one Response per event that carries something: the
 // response's id and model first, then text deltas, tool calls (the call when its item is
-// added, then argument fragments), reasoning items once complete, and finally the usage and
-// finish reason. Each Response.Raw is the responses.ResponseStreamEventUnion. Events of other
+// added, then argument fragments), reasoning items once complete, and finally the usage, the
+// finish reason and the generated images. Each Response.Raw is the responses.ResponseStreamEventUnion. Events of other
 // kinds (hosted tools and item types this package does not know) are skipped.
 func (m *ResponsesModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
 	return func(yield func(*chat.Response, error) bool) {
@@ -224,10 +227,17 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 // wire names.
 func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (responses.ResponseInputParam, error) {
 	out := make(responses.ResponseInputParam, 0, len(msgs))
+	// media are parts an assistant message could not carry, sent in one user message after it
+	// (after the outputs of its calls, since nothing may come between those).
+	var media responses.ResponseInputMessageContentListParam
 	for i, m := range msgs {
+		if m.Role != chat.RoleTool && len(media) > 0 {
+			out = append(out, responses.ResponseInputItemParamOfMessage(media, responses.EasyInputMessageRoleUser))
+			media = nil
+		}
 		switch m.Role {
 		case chat.RoleSystem:
-			text, err := textOnly(m.AllParts(), "a system message")
+			text, err := textOnly(Provider, m.AllParts(), "a system message")
 			if err != nil {
 				return nil, partwire.MessageError(Provider, i, err)
 			}
@@ -252,9 +262,18 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 				}
 				out = append(out, items...)
 			}
-			text, err := textOnly(m.AllParts(), "an assistant message")
+			text, answerMedia, err := assistantContent(m)
 			if err != nil {
 				return nil, partwire.MessageError(Provider, i, err)
+			}
+			generated, others := generatedImages(answerMedia)
+			out = append(out, generated...)
+			if len(others) > 0 {
+				parts, err := responsesContent(slices.Values(others))
+				if err != nil {
+					return nil, partwire.MessageError(Provider, i, err)
+				}
+				media = append(append(media, responses.ResponseInputContentUnionParam{OfInputText: &responses.ResponseInputTextParam{Text: answerMediaIntro}}), parts...)
 			}
 			if text != "" {
 				out = append(out, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleAssistant))
@@ -285,7 +304,25 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 			return nil, fmt.Errorf("openai: message %d: unknown role %q", i, m.Role)
 		}
 	}
+	if len(media) > 0 {
+		out = append(out, responses.ResponseInputItemParamOfMessage(media, responses.EasyInputMessageRoleUser))
+	}
 	return out, nil
+}
+
+// generatedImages returns the images of an answer that the image_generation tool made (their
+// item id in Signature) as image_generation_call items, which is how the API takes them back,
+// and the other media.
+func generatedImages(media []content.Part) (items []responses.ResponseInputItemUnionParam, others []content.Part) {
+	for _, p := range media {
+		if p.Kind != content.KindImage || len(p.Data) == 0 || !strings.HasPrefix(p.Signature, imageIDPrefix) {
+			others = append(others, p)
+			continue
+		}
+		items = append(items, responses.ResponseInputItemUnionParam{OfImageGenerationCall: &responses.ResponseInputItemImageGenerationCallParam{
+			ID: p.Signature, Status: "completed", Result: oai.String(base64.StdEncoding.EncodeToString(p.Data))}})
+	}
+	return items, others
 }
 
 // reasoningItems rebuilds reasoning items from the entries [reasoningEntries] made: consecutive
@@ -349,7 +386,8 @@ func reasoningEntries(id, encrypted string, summary []responses.ResponseReasonin
 }
 
 // responsesResponse maps a response: one generation with the text of every message item, the
-// function calls, and the reasoning items. Output items of other types are skipped.
+// function calls, the reasoning items, and the images of image_generation_call items as image
+// parts after the text. Output items of other types are skipped.
 func responsesResponse(r *responses.Response, tools toolSet) *chat.Response {
 	out := &chat.Response{ID: r.ID, Model: string(r.Model), Usage: responsesUsage(r.Usage), Raw: r}
 	msg := chat.Message{Role: chat.RoleAssistant}
@@ -379,6 +417,10 @@ func responsesResponse(r *responses.Response, tools toolSet) *chat.Response {
 			}
 		case "reasoning":
 			msg.Reasoning = append(msg.Reasoning, reasoningEntries(item.ID, item.EncryptedContent, item.Summary)...)
+		case "image_generation_call":
+			if p, ok := generatedImage(item.ID, item.Result, item.OutputFormat); ok {
+				msg.Parts = append(msg.Parts, p)
+			}
 		}
 	}
 	msg.Content = text.String()
@@ -423,7 +465,10 @@ type responsesStream struct {
 	reasoning bool
 	// text records the output indexes whose text arrived as deltas.
 	text map[int64]bool
-	done bool
+	// images holds generated images until the response completes, to come after the text as in
+	// a whole response.
+	images []content.Part
+	done   bool
 }
 
 func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.Response, error) {
@@ -483,6 +528,10 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 		case "reasoning":
 			st.reasoning = true
 			return delta(chat.Message{Reasoning: reasoningEntries(ev.Item.ID, ev.Item.EncryptedContent, ev.Item.Summary)}), nil
+		case "image_generation_call":
+			if p, ok := generatedImage(ev.Item.ID, ev.Item.Result, ev.Item.OutputFormat); ok {
+				st.images = append(st.images, p)
+			}
 		case "message":
 			if st.text[ev.OutputIndex] {
 				return nil, nil
@@ -506,7 +555,7 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 		st.done = true
 		r := &ev.Response
 		return &chat.Response{ID: r.ID, Model: string(r.Model), Usage: responsesUsage(r.Usage), Raw: *ev,
-			Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant}, FinishReason: responsesFinish(r, st.ncalls > 0)}}}, nil
+			Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant, Parts: st.images}, FinishReason: responsesFinish(r, st.ncalls > 0)}}}, nil
 	case "response.failed":
 		st.done = true
 		return nil, &ResponseError{Event: ev.Type, Code: string(ev.Response.Error.Code), Message: ev.Response.Error.Message}

@@ -104,7 +104,23 @@ func TestSteadyValidation(t *testing.T) {
 		chat.ToolMessage(chat.ToolResult{ID: "call_9", Name: "weather", Content: "radar:", Parts: []content.Part{
 			content.Image(png, "image/png"), content.Document(pdf, "application/pdf", "radar.pdf")}}),
 	}
-	audio := []chat.Message{chat.User("Transcribe this:", content.Audio([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), "audio/wav"))}
+	audio := []chat.Message{chat.User("Transcribe this:", content.Audio([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), "audio/wav"), content.Audio([]byte("ID3\x04"), "audio/mpeg"))}
+	// An answer with media: images the Responses API generated (their item id kept), an image
+	// of another provider's, audio Chat Completions generated, signed text parts.
+	generated := content.Image(png, "image/png")
+	generated.Signature = "ig_123"
+	ownAudio := content.Audio([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), "audio/wav")
+	ownAudio.Signature = "audio_abc"
+	signed := content.Text(" and a chart")
+	signed.Signature = "sig"
+	answers := []chat.Message{
+		chat.User("Draw the weather."),
+		{Role: chat.RoleAssistant, Content: "A drawing", Parts: []content.Part{signed, generated, content.Image(png, "image/png"), ownAudio},
+			ToolCalls: []chat.ToolCall{{ID: "call_9", Name: "weather", Arguments: `{"location":"Florence"}`}}},
+		chat.ToolMessage(chat.ToolResult{ID: "call_9", Name: "weather", Content: "radar:", Parts: []content.Part{content.Image(png, "image/png")}}),
+		{Role: chat.RoleAssistant, Content: "Here it is.", Parts: []content.Part{generated}},
+		chat.User("Thanks."),
+	}
 	fileURL := []chat.Message{chat.User("Summarise:", content.DocumentURL("https://example.com/report.pdf", "application/pdf"))}
 
 	type shape struct {
@@ -128,6 +144,7 @@ func TestSteadyValidation(t *testing.T) {
 		{name: "streaming strict", cfg: Config{StrictTools: true}, msgs: history[:2], opts: &chat.Options{Tools: tools, N: 2}, stream: true},
 		{name: "images, files and media in tool results", msgs: multimodal, opts: &chat.Options{Tools: tools}},
 		{name: "audio", msgs: audio, opts: &chat.Options{}},
+		{name: "answers with media", msgs: answers, opts: &chat.Options{Tools: tools}},
 	}
 	responsesShapes := []shape{
 		{name: "text", msgs: history[:2], opts: &chat.Options{Temperature: ptr(0.2), TopP: ptr(0.9), MaxTokens: 100}},
@@ -142,6 +159,7 @@ func TestSteadyValidation(t *testing.T) {
 		{name: "streaming with tools", cfg: Config{Store: ptr(false)}, msgs: responsesHistory, opts: &chat.Options{Tools: tools}, stream: true},
 		{name: "images, files and media in function outputs", msgs: multimodal, opts: &chat.Options{Tools: tools}},
 		{name: "file URL", msgs: fileURL, opts: &chat.Options{}},
+		{name: "answers with media and generated images", msgs: answers, opts: &chat.Options{Tools: tools}},
 	}
 	for _, api := range []struct {
 		name, path string
