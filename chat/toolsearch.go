@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/wield-ai/wield/tool"
 )
 
 // ToolSearchKind says who searches a request's deferred tools, and how.
@@ -66,7 +68,7 @@ func RefuseToolSearch(provider string, o *Options) error {
 
 // Check reports settings no provider can honour: an unknown kind, or a search tool missing from
 // tools (ToolSearchClient) or set for another kind.
-func (s *ToolSearch) Check(tools []string) error {
+func (s *ToolSearch) Check(tools []tool.Tool) error {
 	switch s.Kind {
 	case ToolSearchServer, ToolSearchRegex, ToolSearchBM25:
 		if s.Tool != "" {
@@ -76,7 +78,7 @@ func (s *ToolSearch) Check(tools []string) error {
 		if s.Tool == "" {
 			return fmt.Errorf("tool search %q: Tool must name the search tool", s.Kind)
 		}
-		if !slices.Contains(tools, s.Tool) {
+		if !slices.ContainsFunc(tools, func(t tool.Tool) bool { return t != nil && t.Definition().Name == s.Tool }) {
 			return fmt.Errorf("tool search %q: the search tool %q is none of the request's tools", s.Kind, s.Tool)
 		}
 	default:

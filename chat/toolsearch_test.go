@@ -6,10 +6,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/wield-ai/wield/tool"
 )
 
 func TestToolSearchCheck(t *testing.T) {
-	tools := []string{"search", "weather"}
+	tools := []tool.Tool{namedTool("search"), namedTool("weather"), nil}
 	for _, tc := range []struct {
 		s    ToolSearch
 		want string // "" for valid
