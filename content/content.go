@@ -102,9 +102,6 @@ func first(s []string) string {
 // IsText reports whether p is a text part.
 func (p Part) IsText() bool { return p.Kind == KindText }
 
-// Size is the number of bytes p carries inline.
-func (p Part) Size() int { return len(p.Data) + len(p.Text) }
-
 // String describes p in a short line for logs and terminals, never with its bytes:
 // "[image/png 34 KB]", "[document report.pdf application/pdf 1.2 MB]".
 func (p Part) String() string {
