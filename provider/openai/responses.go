@@ -188,6 +188,9 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 			params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
 		}
 	}
+	if err := responsesToolSearch(&params, p, o, &req.tools); err != nil {
+		return nil, err
+	}
 	if rf := o.ResponseFormat; rf != nil {
 		if len(rf.Schema) == 0 {
 			params.Text.Format = responses.ResponseFormatTextConfigUnionParam{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
@@ -252,6 +255,11 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 				}
 				out = append(out, items...)
 			}
+			items, err := serverItems(m)
+			if err != nil {
+				return nil, partwire.MessageError(Provider, i, err)
+			}
+			out = append(out, items...)
 			text, err := textOnly(m.AllParts(), "an assistant message")
 			if err != nil {
 				return nil, partwire.MessageError(Provider, i, err)
@@ -379,6 +387,19 @@ func responsesResponse(r *responses.Response, tools toolSet) *chat.Response {
 			}
 		case "reasoning":
 			msg.Reasoning = append(msg.Reasoning, reasoningEntries(item.ID, item.EncryptedContent, item.Summary)...)
+		case "tool_search_call", "tool_search_output":
+			call, step := searchStep(item.RawJSON(), tools, len(msg.ToolCalls))
+			if call != nil {
+				msg.ToolCalls = append(msg.ToolCalls, *call)
+				if hasReasoning && item.ID != "" {
+					msg.Reasoning = append(msg.Reasoning, callLink(item.ID, item.CallID))
+				}
+			} else {
+				msg.ServerTools = append(msg.ServerTools, *step)
+				if !step.Result {
+					out.Usage.ServerToolCalls++
+				}
+			}
 		}
 	}
 	msg.Content = text.String()
@@ -423,7 +444,9 @@ type responsesStream struct {
 	reasoning bool
 	// text records the output indexes whose text arrived as deltas.
 	text map[int64]bool
-	done bool
+	// searches counts the hosted tool searches.
+	searches int
+	done     bool
 }
 
 func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.Response, error) {
@@ -483,6 +506,16 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 		case "reasoning":
 			st.reasoning = true
 			return delta(chat.Message{Reasoning: reasoningEntries(ev.Item.ID, ev.Item.EncryptedContent, ev.Item.Summary)}), nil
+		case "tool_search_call", "tool_search_output":
+			call, step := searchStep(ev.Item.RawJSON(), st.tools, st.ncalls)
+			if call != nil {
+				st.ncalls++
+				return delta(chat.Message{ToolCalls: []chat.ToolCall{*call}, Reasoning: st.link(ev)}), nil
+			}
+			if !step.Result {
+				st.searches++
+			}
+			return delta(chat.Message{ServerTools: []chat.ServerTool{*step}}), nil
 		case "message":
 			if st.text[ev.OutputIndex] {
 				return nil, nil
@@ -505,7 +538,9 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 	case "response.completed", "response.incomplete":
 		st.done = true
 		r := &ev.Response
-		return &chat.Response{ID: r.ID, Model: string(r.Model), Usage: responsesUsage(r.Usage), Raw: *ev,
+		u := responsesUsage(r.Usage)
+		u.ServerToolCalls = st.searches
+		return &chat.Response{ID: r.ID, Model: string(r.Model), Usage: u, Raw: *ev,
 			Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant}, FinishReason: responsesFinish(r, st.ncalls > 0)}}}, nil
 	case "response.failed":
 		st.done = true
