@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolsearch"
 )
 
 // calledTools are client tools that record their calls and answer with their name.
@@ -150,10 +152,11 @@ func compactJSON(t testing.TB, b []byte) string {
 	return string(out)
 }
 
-// TestToolSearchLoopReplayed runs whole tool loops on Anthropic's recorded tool-search answers:
-// the request sends the search tool and the deferred tools, the model searches on the server and
-// calls a tool it found, the loop runs it, and the next request sends back the search's blocks
-// exactly as they came, beside the call and its result. The recordings hold answers only; the
+// TestToolSearchLoopReplayed runs whole tool loops on Anthropic's recorded tool-search answers,
+// asked for in the request's options or by the tool search advisor: the request sends the search
+// tool and the deferred tools, the model searches on the server and calls a tool it found, the
+// loop runs it, and the next request sends back the search's blocks exactly as they came, beside
+// the call and its result. The recordings hold answers only; the
 // requests are checked against the SDK's types and the documented shape. A recording of one
 // answer gets a final one written here.
 func TestToolSearchLoopReplayed(t *testing.T) {
@@ -172,81 +175,90 @@ func TestToolSearchLoopReplayed(t *testing.T) {
 		{"vercel-tool-search-deferred-regex-stream-claude-sonnet-4-5", chat.ToolSearchRegex,
 			[]string{"readNoteTree", "executeEditorOperation", "deleteNote"}, []string{"readNoteTree"}, []string{"readNoteTree", "executeEditorOperation"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			exs := providertest.Load(t, "toolsearch", tc.name)
-			stream := strings.Contains(tc.name, "-stream-")
-			if !stream {
-				exs = append(exs, final)
-			}
-			srv := replay.NewServer(t, exs...)
-			var ct calledTools
-			c, err := client.New(newTestModel(t, srv.URL, Config{Model: "claude-sonnet-4-5"}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts := &chat.Options{ToolSearch: &chat.ToolSearch{Kind: tc.kind, Loaded: tc.loaded}}
-			resp, _ := providertest.Send(t, c.Prompt("What's the weather in San Francisco?").Tools(ct.tools(tc.tools...)).Options(opts), stream)
-			if !slices.Equal(ct.calls, tc.calls) || resp.Text() == "" {
-				t.Fatalf("called %q, answer %q; want calls %q", ct.calls, resp.Text(), tc.calls)
-			}
-			reqs := srv.Requests()
-			if len(reqs) != len(exs) {
-				t.Fatalf("%d requests for %d answers", len(reqs), len(exs))
-			}
-			wantSearch := "tool_search_tool_bm25_20251119"
-			if tc.kind == chat.ToolSearchRegex {
-				wantSearch = "tool_search_tool_regex_20251119"
-			}
-			for i, r := range reqs {
-				if got := r.Header.Get("Anthropic-Beta"); got != toolSearchBeta {
-					t.Errorf("request %d: anthropic-beta %q", i+1, got)
+		for _, advisor := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/advisor=%v", tc.name, advisor), func(t *testing.T) {
+				exs := providertest.Load(t, "toolsearch", tc.name)
+				stream := strings.Contains(tc.name, "-stream-")
+				if !stream {
+					exs = append(exs, final)
 				}
-				w := decodeRequest(t, r)
-				if len(w.Tools) != len(tc.tools)+1 || w.Tools[0].Type != wantSearch {
-					t.Fatalf("request %d: tools %+v", i+1, w.Tools)
+				srv := replay.NewServer(t, exs...)
+				var ct calledTools
+				m := newTestModel(t, srv.URL, Config{Model: "claude-sonnet-4-5"})
+				// The options of a request, or the tool search advisor handing its search to Anthropic.
+				opts := &chat.Options{ToolSearch: &chat.ToolSearch{Kind: tc.kind, Loaded: tc.loaded}}
+				var copts []client.Option
+				if advisor {
+					opts = nil
+					copts = append(copts, client.WithAdvisors(toolsearch.New(toolsearch.Config{Native: tc.kind, Pinned: tc.loaded})))
 				}
-				for _, tl := range w.Tools[1:] {
-					if want := !slices.Contains(tc.loaded, tl.Name); (tl.DeferLoading != nil && *tl.DeferLoading) != want {
-						t.Errorf("request %d: tool %s deferred %v, want %v", i+1, tl.Name, tl.DeferLoading, want)
+				c, err := client.New(m, copts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp, _ := providertest.Send(t, c.Prompt("What's the weather in San Francisco?").Tools(ct.tools(tc.tools...)).Options(opts), stream)
+				if !slices.Equal(ct.calls, tc.calls) || resp.Text() == "" {
+					t.Fatalf("called %q, answer %q; want calls %q", ct.calls, resp.Text(), tc.calls)
+				}
+				reqs := srv.Requests()
+				if len(reqs) != len(exs) {
+					t.Fatalf("%d requests for %d answers", len(reqs), len(exs))
+				}
+				wantSearch := "tool_search_tool_bm25_20251119"
+				if tc.kind == chat.ToolSearchRegex {
+					wantSearch = "tool_search_tool_regex_20251119"
+				}
+				for i, r := range reqs {
+					if got := r.Header.Get("Anthropic-Beta"); got != toolSearchBeta {
+						t.Errorf("request %d: anthropic-beta %q", i+1, got)
 					}
-				}
-			}
-			// Every later request carries each earlier answer's search blocks as recorded, in the
-			// assistant turns, before its text and calls.
-			var want []string
-			for i := range exs[:len(exs)-1] {
-				want = append(want, recordedBlocks(t, exs[i])...)
-				w := decodeRequest(t, reqs[i+1])
-				var got []string
-				for _, m := range w.Messages {
-					for _, b := range m.Content {
-						if typ := blockType(t, b); typ == "server_tool_use" || typ == "tool_search_tool_result" {
-							if m.Role != "assistant" {
-								t.Errorf("request %d: %s in a %s turn", i+2, typ, m.Role)
-							}
-							got = append(got, compactJSON(t, b))
+					w := decodeRequest(t, r)
+					if len(w.Tools) != len(tc.tools)+1 || w.Tools[0].Type != wantSearch {
+						t.Fatalf("request %d: tools %+v", i+1, w.Tools)
+					}
+					for _, tl := range w.Tools[1:] {
+						if want := !slices.Contains(tc.loaded, tl.Name); (tl.DeferLoading != nil && *tl.DeferLoading) != want {
+							t.Errorf("request %d: tool %s deferred %v, want %v", i+1, tl.Name, tl.DeferLoading, want)
 						}
 					}
 				}
-				if !slices.Equal(got, want) {
-					t.Errorf("request %d sent the search blocks\n%s\nwant\n%s", i+2, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				// Every later request carries each earlier answer's search blocks as recorded, in the
+				// assistant turns, before its text and calls.
+				var want []string
+				for i := range exs[:len(exs)-1] {
+					want = append(want, recordedBlocks(t, exs[i])...)
+					w := decodeRequest(t, reqs[i+1])
+					var got []string
+					for _, m := range w.Messages {
+						for _, b := range m.Content {
+							if typ := blockType(t, b); typ == "server_tool_use" || typ == "tool_search_tool_result" {
+								if m.Role != "assistant" {
+									t.Errorf("request %d: %s in a %s turn", i+2, typ, m.Role)
+								}
+								got = append(got, compactJSON(t, b))
+							}
+						}
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("request %d sent the search blocks\n%s\nwant\n%s", i+2, strings.Join(got, "\n"), strings.Join(want, "\n"))
+					}
 				}
-			}
-			if resp.Usage.ServerToolCalls != 1 {
-				t.Errorf("usage counts %d server tool calls, want 1", resp.Usage.ServerToolCalls)
-			}
-			var steps []chat.ServerTool
-			for _, m := range resp.Messages {
-				steps = append(steps, m.ServerTools...)
-			}
-			if len(steps) != 2 || steps[0].Result || !steps[1].Result || steps[0].ID != steps[1].ID ||
-				!strings.HasPrefix(steps[0].Name, "tool_search_tool_") || steps[0].Arguments == "{}" {
-				t.Fatalf("server tools kept: %+v", steps)
-			}
-			if !slices.Contains(steps[1].Tools, tc.calls[len(tc.calls)-1]) {
-				t.Errorf("the search loaded %q, not the tool called last", steps[1].Tools)
-			}
-		})
+				if resp.Usage.ServerToolCalls != 1 {
+					t.Errorf("usage counts %d server tool calls, want 1", resp.Usage.ServerToolCalls)
+				}
+				var steps []chat.ServerTool
+				for _, m := range resp.Messages {
+					steps = append(steps, m.ServerTools...)
+				}
+				if len(steps) != 2 || steps[0].Result || !steps[1].Result || steps[0].ID != steps[1].ID ||
+					!strings.HasPrefix(steps[0].Name, "tool_search_tool_") || steps[0].Arguments == "{}" {
+					t.Fatalf("server tools kept: %+v", steps)
+				}
+				if !slices.Contains(steps[1].Tools, tc.calls[len(tc.calls)-1]) {
+					t.Errorf("the search loaded %q, not the tool called last", steps[1].Tools)
+				}
+			})
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolsearch"
 )
 
 // hostedSearch reads the hosted search's items of a recorded answer, independently of the code
@@ -174,7 +175,8 @@ func types(items []map[string]any) []string {
 // came. The client's search: the search tool goes as a client-executed tool_search tool, the
 // model's tool_search_call runs it, its result goes back as a tool_search_output loading
 // get_weather's definition, and the model calls get_weather. The recordings hold answers only
-// and end at the call; the final answer is written here.
+// and end at the call; the final answer is written here. The hosted search runs asked for in the
+// request's options and by the tool search advisor.
 func TestToolSearchLoopReplayed(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -186,6 +188,11 @@ func TestToolSearchLoopReplayed(t *testing.T) {
 		{"hosted", chat.ToolSearchServer, []string{"vercel-tool-search-function-call-gpt-5.4"},
 			[]string{"get_weather"}, [][]string{{"message", "tool_search_call", "tool_search_output", "function_call", "function_call_output"}}},
 		{"hosted-stream", chat.ToolSearchServer, []string{"vercel-tool-search-function-call-stream-gpt-5.4"},
+			[]string{"get_weather"}, [][]string{{"message", "tool_search_call", "tool_search_output", "function_call", "function_call_output"}}},
+		// The tool search advisor, handing its search to OpenAI.
+		{"hosted-advisor", chat.ToolSearchServer, []string{"vercel-tool-search-function-call-gpt-5.4"},
+			[]string{"get_weather"}, [][]string{{"message", "tool_search_call", "tool_search_output", "function_call", "function_call_output"}}},
+		{"hosted-advisor-stream", chat.ToolSearchServer, []string{"vercel-tool-search-function-call-stream-gpt-5.4"},
 			[]string{"get_weather"}, [][]string{{"message", "tool_search_call", "tool_search_output", "function_call", "function_call_output"}}},
 		{"client", chat.ToolSearchClient, []string{"vercel-client-tool-search-call-gpt-5.4", "vercel-client-tool-search-function-call-gpt-5.4"},
 			[]string{"find", "get_weather"}, [][]string{{"message", "tool_search_call", "tool_search_output"},
@@ -203,20 +210,24 @@ func TestToolSearchLoopReplayed(t *testing.T) {
 			exs = append(exs, finalAnswer(stream))
 			srv := replay.NewServer(t, exs...)
 			m := newTestModel(t, NewResponses, srv.URL+"/v1", Config{Model: "gpt-5.4", Store: ptr(false)})
-			c, err := client.New(m)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var st searchTools
 			tools := st.all()
-			search := &chat.ToolSearch{Kind: tc.kind}
+			opts := &chat.Options{ToolSearch: &chat.ToolSearch{Kind: tc.kind}}
 			if tc.kind == chat.ToolSearchClient {
-				search.Tool = "find"
+				opts.ToolSearch.Tool = "find"
 			} else {
 				tools = tools[1:]
 			}
-			resp, _ := providertest.Send(t, c.Prompt("What's the weather in San Francisco?").Tools(tools).
-				Options(&chat.Options{ToolSearch: search}), stream)
+			var copts []client.Option
+			if strings.Contains(tc.name, "-advisor") {
+				opts = nil
+				copts = append(copts, client.WithAdvisors(toolsearch.New(toolsearch.Config{Native: tc.kind})))
+			}
+			c, err := client.New(m, copts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, _ := providertest.Send(t, c.Prompt("What's the weather in San Francisco?").Tools(tools).Options(opts), stream)
 			if !slices.Equal(st.calls, tc.calls) || resp.Text() != "It is 65 F and sunny in San Francisco." {
 				t.Fatalf("called %q, answered %q", st.calls, resp.Text())
 			}
