@@ -434,3 +434,50 @@ func TestToolSearchCloudBeta(t *testing.T) {
 		t.Errorf("vertex: anthropic-beta %q", got)
 	}
 }
+
+// A call so long that it goes through the streaming endpoint reads a streamed search's blocks as
+// a streamed answer does: the search's input joined from its deltas.
+func TestToolSearchCalledThroughAStream(t *testing.T) {
+	exs := providertest.Load(t, "toolsearch", "vercel-tool-search-regex-stream-claude-sonnet-4-5")
+	srv := replay.NewServer(t, exs[0])
+	m := newTestModel(t, srv.URL, Config{MaxTokens: 64000})
+	resp, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("Weather?")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a chat.Aggregator
+	srv = replay.NewServer(t, exs[0])
+	for chunk, err := range newTestModel(t, srv.URL, Config{}).Stream(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("Weather?")}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Add(chunk)
+	}
+	called, streamed := resp.Message().ServerTools, a.Response().Message().ServerTools
+	if len(called) != 2 || !strings.Contains(called[0].Arguments, `"pattern"`) || resp.Usage.ServerToolCalls != 1 {
+		t.Fatalf("server tools %+v, usage %+v", called, resp.Usage)
+	}
+	for i := range called {
+		if called[i].ID != streamed[i].ID || called[i].Arguments != streamed[i].Arguments || compactJSON(t, called[i].Data) != compactJSON(t, streamed[i].Data) {
+			t.Errorf("step %d: called %+v, streamed %+v", i, called[i], streamed[i])
+		}
+	}
+}
+
+// A streamed search whose input deltas do not make JSON fails the stream as malformed, rather
+// than keeping a block the API would refuse on the next request.
+func TestToolSearchMalformedStream(t *testing.T) {
+	body := providertest.SSE(
+		`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_regex","input":{}}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"pattern\": \"wea"}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`,
+		`{"type":"message_stop"}`,
+	)
+	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: body})
+	_, err := chat.Aggregate(newTestModel(t, srv.URL, Config{}).Stream(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}))
+	if err == nil || !strings.Contains(err.Error(), "malformed stream: server_tool_use 0 input") {
+		t.Errorf("err = %v", err)
+	}
+}

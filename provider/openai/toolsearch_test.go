@@ -393,3 +393,27 @@ func TestToolSearchItemsKeptOnlyForTheirSearch(t *testing.T) {
 		}
 	}
 }
+
+// A hosted search's item this package cannot read is kept as it came; sending it back then fails
+// the request, before anything is sent, with the reason.
+func TestToolSearchHostileItem(t *testing.T) {
+	body := `{"id":"resp_1","object":"response","status":"completed","model":"gpt-5.4","output":[` +
+		`{"id":"tsc_1","type":"tool_search_call","status":"completed","arguments":{"paths":["x"]},"call_id":5,"execution":"server"}],` +
+		`"usage":{"input_tokens":1,"output_tokens":1,"total_tokens":2}}`
+	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)})
+	m := newTestModel(t, NewResponses, srv.URL, Config{Model: "gpt-5.4"})
+	var st searchTools
+	opts := &chat.Options{Tools: st.all()[1:], ToolSearch: &chat.ToolSearch{Kind: chat.ToolSearchServer}}
+	resp, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := resp.Message().ServerTools
+	if len(steps) != 1 || !strings.Contains(string(steps[0].Data), `"call_id":5`) {
+		t.Fatalf("server tools %+v", steps)
+	}
+	_, err = m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi"), resp.Message(), chat.User("and?")}, Options: opts})
+	if err == nil || !strings.Contains(err.Error(), "call_id 5 is not a string") || srv.Served() != 1 {
+		t.Errorf("err = %v, %d requests", err, srv.Served())
+	}
+}
