@@ -66,7 +66,10 @@ func (g *genState) addText(text string) {
 }
 
 func (g *genState) addPart(p content.Part) {
-	if n := len(g.parts); n > 0 && p.Kind == content.KindText && p.Signature == "" && g.parts[n-1].Kind == content.KindText {
+	// Unsigned text joins the text part before it, but never an empty signed one: that part goes
+	// back alone, as it came.
+	if n := len(g.parts); n > 0 && p.Kind == content.KindText && p.Signature == "" && g.parts[n-1].Kind == content.KindText &&
+		(g.parts[n-1].Text != "" || g.parts[n-1].Signature == "") {
 		g.parts[n-1].Text += p.Text
 		return
 	}

@@ -88,6 +88,10 @@ func TestAggregatePartsKeepPositions(t *testing.T) {
 		chunks: []Message{{Parts: []content.Part{{Kind: content.KindText, Text: "a", Signature: "1"}}}, {Parts: []content.Part{{Kind: content.KindText, Text: "b", Signature: "2"}}}},
 		want:   Message{Role: RoleAssistant, Parts: []content.Part{{Kind: content.KindText, Text: "a", Signature: "1"}, {Kind: content.KindText, Text: "b", Signature: "2"}}},
 	}, {
+		name:   "text after an empty signed part stays apart from it",
+		chunks: []Message{{Content: "A"}, {Parts: []content.Part{{Kind: content.KindText, Signature: "sig"}}}, {Content: "B"}},
+		want:   Message{Role: RoleAssistant, Content: "A", Parts: []content.Part{{Kind: content.KindText, Signature: "sig"}, content.Text("B")}},
+	}, {
 		name:   "media between text",
 		chunks: []Message{{Content: "here:"}, {Parts: []content.Part{img}}, {Content: "done"}},
 		want:   Message{Role: RoleAssistant, Content: "here:", Parts: []content.Part{img, content.Text("done")}},

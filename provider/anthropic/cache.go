@@ -24,9 +24,9 @@ type Cache struct {
 	Tools bool
 	// System puts a breakpoint on the last block of the system prompt.
 	System bool
-	// Messages puts a breakpoint on the last block (text, tool_use or tool_result; never a
-	// thinking block) of each of the last Messages turns, counted as sent, after consecutive
-	// messages of one role are merged.
+	// Messages puts a breakpoint on the last block (text, image, document, tool_use or
+	// tool_result; never a thinking block) of each of the last Messages turns, counted as sent,
+	// after consecutive messages of one role are merged.
 	Messages int
 	// TTL is how long the cached prefix lives: "" (Anthropic's default, five minutes), "5m" or
 	// "1h" (writes cost more).

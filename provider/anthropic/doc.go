@@ -43,8 +43,13 @@
 // as base64 or http(s) URL sources; documents as PDF (base64 or URL) or plain text (any text/*
 // type or JSON, which must be UTF-8), titled with the part's name. Tool results take all three
 // natively: a tool_result block's content holds the result's text, images and documents in
-// order. The Messages API takes no audio, no other image or document types, and no media in the
-// system prompt: such a part fails the call with a [*content.Unsupported] before anything is sent.
+// order. Claude on Amazon Bedrock and on Vertex AI takes base64 sources only, so there a part by
+// URL is refused. The Messages API takes no audio, no other image or document types, no media in
+// the system prompt or in assistant turns: such a part fails the call with a
+// [*content.Unsupported] before anything is sent, as does a malformed part (content.Part.Validate)
+// and media whose base64 alone passes the API's 32 MB request limit (content.ErrTooLarge). Prompt
+// caching works the same with media: a turn's breakpoint goes on its last block, image, document
+// or tool_result alike.
 //
 // # Prompt caching
 //

@@ -50,71 +50,85 @@ func recordedImage(t *testing.T, body []byte) []byte {
 	return data
 }
 
-// A user's image is sent as the recorded image block, called and streamed.
-func TestReplayImageInput(t *testing.T) {
-	for _, stream := range []bool{false, true} {
-		name := map[bool]string{false: "fantasy-image-input-claude-sonnet-4", true: "fantasy-image-input-stream-claude-sonnet-4"}[stream]
-		t.Run(name, func(t *testing.T) {
-			exs := providertest.Load(t, "multimodal", name)
-			srv := replay.NewServer(t, exs...)
-			m := newTestModel(t, srv.URL, Config{Model: "claude-sonnet-4-20250514"})
-			png := recordedImage(t, exs[0].RequestBody)
-			p := &chat.Prompt{Messages: []chat.Message{
-				chat.System("You are a helpful assistant"),
-				chat.User("Describe the image briefly in English.", content.Image(png, "image/png")),
-			}, Options: &chat.Options{MaxTokens: 4000}}
-			resp, err := providertest.Run(context.Background(), m, p, stream)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkRequest(t, srv.Requests()[0].Body, exs[0].RequestBody)
-			checkResponse(t, resp, expectRecorded(t, exs[0]))
-			if resp.Text() == "" {
-				t.Error("no answer")
-			}
-		})
+// multimodalCase is a recorded first-party conversation with images, run against any Model.
+type multimodalCase struct {
+	name, model string
+	stream      bool
+	// run holds the conversation with m, checking the answers against exs.
+	run func(t *testing.T, m *Model, exs []replay.Exchange)
+}
+
+// imageInput: a user's image beside text, answered in text.
+func imageInput(stream bool) func(t *testing.T, m *Model, exs []replay.Exchange) {
+	return func(t *testing.T, m *Model, exs []replay.Exchange) {
+		png := recordedImage(t, exs[0].RequestBody)
+		p := &chat.Prompt{Messages: []chat.Message{
+			chat.System("You are a helpful assistant"),
+			chat.User("Describe the image briefly in English.", content.Image(png, "image/png")),
+		}, Options: &chat.Options{MaxTokens: 4000}}
+		resp, err := providertest.Run(context.Background(), m, p, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkResponse(t, resp, expectRecorded(t, exs[0]))
+		if resp.Text() == "" {
+			t.Error("no answer")
+		}
 	}
 }
 
-// A tool result holding an image becomes a tool_result block whose content is an image block,
-// as in the recorded computer-use screenshots (the computer tool itself is Anthropic-defined and
-// added through ExtraBody).
-func TestReplayImageToolResult(t *testing.T) {
-	for _, tc := range []struct {
-		name, model, tool string
-		stream            bool
-	}{
-		{"fantasy-image-tool-result-computer-use-claude-sonnet-4", "claude-sonnet-4-20250514", "computer_20250124", false},
-		{"fantasy-image-tool-result-computer-use-stream-claude-sonnet-4", "claude-sonnet-4-20250514", "computer_20250124", true},
-		{"fantasy-image-tool-result-computer-use-claude-opus-4-6", "claude-opus-4-6", "computer_20251124", false},
-		{"fantasy-image-tool-result-computer-use-stream-claude-opus-4-6", "claude-opus-4-6", "computer_20251124", true},
-	} {
-		stream := tc.stream
+// screenshot: the computer tool's screenshot, an image in a tool_result block, as in the recorded
+// computer-use loops (the computer tool itself is Anthropic-defined and added through ExtraBody).
+func screenshot(tool string, stream bool) func(t *testing.T, m *Model, exs []replay.Exchange) {
+	return func(t *testing.T, m *Model, exs []replay.Exchange) {
+		computer := map[string]any{"tools": []any{map[string]any{
+			"type": tool, "name": "computer", "display_width_px": 1920, "display_height_px": 1080}}}
+		opts := &chat.Options{MaxTokens: 4096, Extra: map[string]any{ExtraBody: computer}}
+		history := []chat.Message{chat.System("You are a helpful assistant"), chat.User("Take a screenshot of the desktop")}
+		first, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := first.ToolCalls()
+		if len(calls) != 1 || calls[0].Name != "computer" {
+			t.Fatalf("calls = %+v", calls)
+		}
+		// The recording's client sent the call back without the text before it.
+		shot := content.Image(recordedImage(t, exs[1].RequestBody), "image/png")
+		history = append(history, chat.Assistant("", calls[0]),
+			chat.ToolMessage(chat.ToolResult{ID: calls[0].ID, Name: "computer", Parts: []content.Part{shot}}))
+		resp, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkResponse(t, resp, expectRecorded(t, exs[1]))
+	}
+}
+
+var multimodalCases = []multimodalCase{
+	{"fantasy-image-input-claude-sonnet-4", "claude-sonnet-4-20250514", false, imageInput(false)},
+	{"fantasy-image-input-stream-claude-sonnet-4", "claude-sonnet-4-20250514", true, imageInput(true)},
+	{"fantasy-image-tool-result-computer-use-claude-sonnet-4", "claude-sonnet-4-20250514", false, screenshot("computer_20250124", false)},
+	{"fantasy-image-tool-result-computer-use-stream-claude-sonnet-4", "claude-sonnet-4-20250514", true, screenshot("computer_20250124", true)},
+	{"fantasy-image-tool-result-computer-use-claude-opus-4-6", "claude-opus-4-6", false, screenshot("computer_20251124", false)},
+	{"fantasy-image-tool-result-computer-use-stream-claude-opus-4-6", "claude-opus-4-6", true, screenshot("computer_20251124", true)},
+}
+
+// The recorded image conversations (a user's image; computer-use screenshots as image blocks in
+// tool_result blocks), called and streamed: every request is the recorded one, every answer
+// reads as recorded.
+func TestReplayMultimodal(t *testing.T) {
+	for _, tc := range multimodalCases {
 		t.Run(tc.name, func(t *testing.T) {
 			exs := providertest.Load(t, "multimodal", tc.name)
 			srv := replay.NewServer(t, exs...)
-			m := newTestModel(t, srv.URL, Config{Model: tc.model})
-			computer := map[string]any{"tools": []any{map[string]any{
-				"type": tc.tool, "name": "computer", "display_width_px": 1920, "display_height_px": 1080}}}
-			opts := &chat.Options{MaxTokens: 4096, Extra: map[string]any{ExtraBody: computer}}
-			history := []chat.Message{chat.System("You are a helpful assistant"), chat.User("Take a screenshot of the desktop")}
-			first, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, stream)
-			if err != nil {
-				t.Fatal(err)
+			tc.run(t, newTestModel(t, srv.URL, Config{Model: tc.model}), exs)
+			if srv.Served() != len(exs) {
+				t.Fatalf("served %d of %d exchanges", srv.Served(), len(exs))
 			}
-			checkRequest(t, srv.Requests()[0].Body, exs[0].RequestBody)
-			calls := first.ToolCalls()
-			if len(calls) != 1 || calls[0].Name != "computer" {
-				t.Fatalf("calls = %+v", calls)
+			for i, r := range srv.Requests() {
+				checkRequest(t, r.Body, exs[i].RequestBody)
 			}
-			// The recording's client sent the call back without the text before it.
-			shot := content.Image(recordedImage(t, exs[1].RequestBody), "image/png")
-			history = append(history, chat.Assistant("", calls[0]),
-				chat.ToolMessage(chat.ToolResult{ID: calls[0].ID, Name: "computer", Parts: []content.Part{shot}}))
-			if _, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, stream); err != nil {
-				t.Fatal(err)
-			}
-			checkRequest(t, srv.Requests()[1].Body, exs[1].RequestBody)
 		})
 	}
 }
@@ -171,23 +185,35 @@ func TestPartsRequest(t *testing.T) {
 		t.Errorf("document title = %v", got[0].Content[4]["title"])
 	}
 
+	inResult := func(p content.Part) []chat.Message {
+		return []chat.Message{chat.User("chart it"), chat.Assistant("", chat.ToolCall{ID: "t1", Name: "chart", Arguments: `{}`}),
+			chat.ToolMessage(chat.ToolResult{ID: "t1", Name: "chart", Parts: []content.Part{p}})}
+	}
+	big := make([]byte, 25<<20) // 33.3 MB in base64
+	copy(big, png)
 	for _, tc := range []struct {
 		name string
-		part content.Part
+		msgs []chat.Message
 		want string
 	}{
-		{"audio", content.Audio([]byte("RIFF"), "audio/wav"), "anthropic: cannot send an audio part (audio/wav)"},
-		{"bmp image", content.Image([]byte("BM"), "image/bmp"), "anthropic: cannot send an image part (image/bmp)"},
-		{"gs URL", content.ImageURL("gs://bucket/a.png"), "anthropic: cannot send an image part by URL"},
-		{"word document", content.Document([]byte("PK"), "application/msword", "a.doc"), "anthropic: cannot send a document part (application/msword)"},
-		{"empty image", content.Image(nil, "image/png"), "no data"},
-		{"unknown media type", content.Image(png, "png"), "not a media type"},
+		{"audio", []chat.Message{chat.User("look", content.Audio([]byte("RIFF"), "audio/wav"))}, "anthropic: cannot send an audio part (audio/wav)"},
+		{"bmp image", []chat.Message{chat.User("look", content.Image([]byte("BM"), "image/bmp"))}, "anthropic: cannot send an image part (image/bmp)"},
+		{"gs URL", []chat.Message{chat.User("look", content.ImageURL("gs://bucket/a.png"))}, "anthropic: cannot send an image part by URL"},
+		{"word document", []chat.Message{chat.User("look", content.Document([]byte("PK"), "application/msword", "a.doc"))}, "anthropic: cannot send a document part (application/msword)"},
+		{"empty image", []chat.Message{chat.User("look", content.Image(nil, "image/png"))}, "no data"},
+		{"unknown media type", []chat.Message{chat.User("look", content.Image(png, "png"))}, "not a media type"},
+		{"audio in a tool result", inResult(content.Audio([]byte("RIFF"), "audio/wav")), "anthropic: cannot send an audio part (audio/wav)"},
+		{"empty image in a tool result", inResult(content.Image(nil, "image/png")), "anthropic: message 2: content: part has no data"},
+		{"image in an assistant turn", []chat.Message{chat.User("draw"), {Role: chat.RoleAssistant, Parts: []content.Part{content.Image(png, "image/png")}}},
+			"anthropic: cannot send an image part (image/png): the Messages API takes images and documents in user messages and tool results, not in assistant turns (message 1)"},
+		{"media over the request limit", []chat.Message{chat.User("look", content.Image(big, "image/png"))},
+			"anthropic: message 0: content: part too large: the request's media come to 33.3 MB in base64, over the Messages API's request limit of 32.0 MB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := replay.NewServer(t)
 			m := newTestModel(t, srv.URL, Config{Model: "claude-sonnet-4-5"})
 			for _, stream := range []bool{false, true} {
-				_, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: []chat.Message{chat.User("look", tc.part)}}, stream)
+				_, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: tc.msgs}, stream)
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Errorf("stream=%v: err = %v, want %q", stream, err, tc.want)
 				}
@@ -195,10 +221,46 @@ func TestPartsRequest(t *testing.T) {
 				if strings.HasPrefix(tc.want, "anthropic: cannot") && !errors.As(err, &u) {
 					t.Errorf("stream=%v: %v is not a *content.Unsupported", stream, err)
 				}
+				if strings.Contains(tc.want, "too large") && !errors.Is(err, content.ErrTooLarge) {
+					t.Errorf("stream=%v: %v is not content.ErrTooLarge", stream, err)
+				}
 			}
 			if len(srv.Requests()) != 0 {
 				t.Errorf("%d requests were sent", len(srv.Requests()))
 			}
 		})
+	}
+}
+
+// Prompt caching keeps working with media: the breakpoint of the last turn goes on its last
+// block, an image or document as well as text, and on a tool_result block holding an image.
+func TestCacheWithParts(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n")
+	m := newTestModel(t, "http://127.0.0.1:1", Config{Model: "claude-sonnet-4-5", Cache: CacheAuto})
+	for _, tc := range []struct {
+		name string
+		msgs []chat.Message
+		want []string
+	}{
+		{"image last", []chat.Message{chat.System("s"), chat.User("what is this?", content.Image(png, "image/png"))},
+			[]string{"system[0]", "messages[0].content[1]"}},
+		{"document last", []chat.Message{chat.System("s"), chat.User("summarize", content.Document([]byte("%PDF-1.4"), "application/pdf", "r.pdf"))},
+			[]string{"system[0]", "messages[0].content[1]"}},
+		{"screenshot result last", []chat.Message{chat.System("s"), chat.User("look"),
+			chat.Assistant("", chat.ToolCall{ID: "t1", Name: "shot", Arguments: `{}`}),
+			chat.ToolMessage(chat.ToolResult{ID: "t1", Name: "shot", Parts: []content.Part{content.Image(png, "image/png")}})},
+			[]string{"system[0]", "messages[2].content[0]"}},
+	} {
+		req, err := m.request(&chat.Prompt{Messages: tc.msgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := json.Marshal(req.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := breakpoints(t, body); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: breakpoints %q, want %q\n%s", tc.name, got, tc.want, body)
+		}
 	}
 }

@@ -2,11 +2,13 @@ package anthropic
 
 import (
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/partwire"
 )
@@ -91,6 +93,65 @@ func documentBlock(p content.Part) (*sdk.DocumentBlockParam, error) {
 		return nil, unsupported(p, "the Messages API takes PDF and plain-text documents")
 	}
 	return doc, nil
+}
+
+// maxRequestBytes is the size limit of a Messages API request (32 MB), which the base64 of a
+// request's media must leave room under.
+const maxRequestBytes = 32 << 20
+
+// checkParts refuses, before any block is built, what the request could not carry: malformed
+// parts; media in an assistant turn (the API takes images and documents in user turns and tool
+// results only); media by URL on Bedrock and Vertex AI, which take base64 sources only; and media
+// whose base64 alone passes the request size limit.
+func checkParts(platform string, msgs []chat.Message) error {
+	encoded := 0
+	check := func(i int, p content.Part, assistant bool) error {
+		if err := p.Validate(); err != nil {
+			return partwire.MessageError(ProviderName, i, err)
+		}
+		if p.Kind == content.KindText {
+			return nil
+		}
+		switch {
+		case assistant:
+			return partwire.MessageError(ProviderName, i, unsupported(p, "the Messages API takes images and documents in user messages and tool results, not in assistant turns"))
+		case p.URL != "" && platform != ProviderName:
+			return partwire.MessageError(ProviderName, i, unsupported(p, "Claude on "+platformName(platform)+" takes media as base64 only, not by URL; send the bytes"))
+		}
+		encoded += base64.StdEncoding.EncodedLen(len(p.Data))
+		if encoded > maxRequestBytes {
+			return partwire.MessageError(ProviderName, i, fmt.Errorf("%w: the request's media come to %s in base64, over the Messages API's request limit of %s; send fewer or smaller files",
+				content.ErrTooLarge, content.FormatSize(encoded), content.FormatSize(maxRequestBytes)))
+		}
+		return nil
+	}
+	for i := range msgs {
+		msg := &msgs[i]
+		for p := range msg.AllParts() {
+			if err := check(i, p, msg.Role == chat.RoleAssistant); err != nil {
+				return err
+			}
+		}
+		for _, r := range msg.ToolResults {
+			for p := range r.AllParts() {
+				if err := check(i, p, false); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// platformName names a cloud platform for people.
+func platformName(platform string) string {
+	switch platform {
+	case PlatformBedrock:
+		return "Amazon Bedrock"
+	case PlatformVertex:
+		return "Vertex AI"
+	}
+	return platform
 }
 
 func unsupported(p content.Part, reason string) error {

@@ -70,6 +70,9 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	if o.MaxTokens < 0 {
 		return nil, fmt.Errorf("anthropic: MaxTokens %d is negative", o.MaxTokens)
 	}
+	if err := checkParts(m.platform, p.Messages); err != nil {
+		return nil, err
+	}
 
 	var r request
 	params := &r.params

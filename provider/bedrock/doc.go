@@ -53,10 +53,15 @@
 //
 // Content parts become Converse's image (PNG, JPEG, GIF, WebP), document (PDF, CSV, DOC, DOCX,
 // XLS, XLSX, HTML, TXT, MD) and audio blocks, as bytes or s3:// locations, in order; a tool
-// result takes text, images and documents. Document names are made of the characters Converse
-// allows and numbered so that they differ within a request. Other URLs and types fail the call
-// with a [*content.Unsupported] before anything is sent; which models read which media is the
-// model's own (see the Bedrock model cards).
+// result takes text, images and documents (AWS documents images in tool results for Amazon Nova
+// and Claude models only; other models answer with a validation error). Document names are made
+// of the characters Converse allows (ASCII letters and digits, single spaces, hyphens,
+// parentheses, brackets; 200 at most) and numbered so that they differ within a request. Other
+// URLs and types, audio in a tool result, and images over 3.75 MB or documents over 4.5 MB as
+// bytes (the Converse limits; content.ErrTooLarge) fail the call before anything is sent, as
+// does a malformed part (content.Part.Validate); which models read which media is the model's own
+// (see the Bedrock model cards). Images in an answer (image blocks, or images streamed in pieces)
+// arrive as image parts in their place among the text.
 //
 // # Streaming
 //
@@ -103,8 +108,9 @@
 // Lite, Kimi K2.5: toolSpec → toolUse → toolResult → answer) and one ConverseStream answer with a
 // call streamed in fragments (Claude 3 Sonnet). Every request wield sends is compared with the
 // recorded one and every answer with an independent reading of the recording. No public
-// recording exists of a ConverseStream tool loop, reasoning, prompt caching, renamed tools,
-// throttling or stream exceptions: for these the tests serve answers written by the AWS SDK's own
+// recording exists of a ConverseStream tool loop, reasoning, prompt caching, renamed tools, media
+// (images, documents, audio; images in tool results or answers), throttling or stream
+// exceptions: for these the tests serve answers written by the AWS SDK's own
 // serializers (its restJson1 protocol and event-stream encoder, from the SDK's types) on
 // 127.0.0.1, and check the requests against the Converse shapes of the Bedrock API reference.
 //

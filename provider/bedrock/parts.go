@@ -5,6 +5,7 @@ import (
 	"iter"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
@@ -32,6 +33,16 @@ var (
 	}
 )
 
+// mediaType returns the media type of a Converse image format.
+func mediaType(f types.ImageFormat) (string, bool) {
+	for mt, format := range imageFormats {
+		if format == f {
+			return mt, true
+		}
+	}
+	return "", false
+}
+
 // media is a part as Converse's image, document and audio blocks take it: the format and the
 // source (bytes, or an s3:// location).
 type media struct {
@@ -40,10 +51,27 @@ type media struct {
 	audio *types.AudioBlock
 }
 
+// The largest image and document Converse takes as bytes (3.75 MB and 4.5 MB, read as binary
+// megabytes, the larger reading).
+const (
+	maxImageBytes    = 3840 << 10
+	maxDocumentBytes = 4608 << 10
+)
+
 func mediaOf(p content.Part, docs *int) (media, error) {
 	var m media
 	if p.URL != "" && !strings.HasPrefix(p.URL, "s3://") {
 		return m, unsupported(p, "Converse takes media as bytes or s3:// locations")
+	}
+	limit, words := 0, ""
+	switch p.Kind {
+	case content.KindImage:
+		limit, words = maxImageBytes, "images up to 3.75 MB"
+	case content.KindDocument:
+		limit, words = maxDocumentBytes, "documents up to 4.5 MB"
+	}
+	if limit > 0 && len(p.Data) > limit {
+		return m, fmt.Errorf("%w: %s %s of %s; Converse takes %s", content.ErrTooLarge, p.MediaType, p.Kind, content.FormatSize(len(p.Data)), words)
 	}
 	s3 := &types.S3Location{Uri: aws.String(p.URL)}
 	switch p.Kind {
@@ -82,15 +110,19 @@ func mediaOf(p content.Part, docs *int) (media, error) {
 	return m, nil
 }
 
-// documentName makes a name Converse accepts (letters, digits, single spaces, hyphens,
-// parentheses, brackets) and that differs between the documents of one request.
+// maxDocumentName is the longest document name Converse takes.
+const maxDocumentName = 200
+
+// documentName makes a name Converse accepts (ASCII letters and digits, single spaces, hyphens,
+// parentheses, brackets; 200 characters at most) and that differs between the documents of one
+// request.
 func documentName(name string, n int) string {
 	name = strings.TrimSuffix(name, extension(name))
 	var b strings.Builder
 	space := false
 	for _, r := range name {
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-()[]", r):
+		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-()[]", r)):
 			b.WriteRune(r)
 			space = false
 		case !space && b.Len() > 0:
@@ -102,7 +134,11 @@ func documentName(name string, n int) string {
 	if out == "" {
 		out = "document"
 	}
-	return fmt.Sprintf("%s %d", out, n)
+	suffix := fmt.Sprintf(" %d", n)
+	if len(out)+len(suffix) > maxDocumentName {
+		out = strings.TrimSpace(out[:maxDocumentName-len(suffix)])
+	}
+	return out + suffix
 }
 
 func extension(name string) string {
@@ -112,63 +148,66 @@ func extension(name string) string {
 	return ""
 }
 
-// contentBlocks maps a message's content onto blocks; docs counts the request's documents, to
-// name them apart.
-func contentBlocks(blocks []types.ContentBlock, parts iter.Seq[content.Part], docs *int) ([]types.ContentBlock, error) {
+// eachPart walks a message's or result's content: validated, empty text left out, media mapped
+// by mediaOf (docs counts the request's documents, to name them apart).
+func eachPart(parts iter.Seq[content.Part], docs *int, onText func(string), onMedia func(content.Part, media) error) error {
 	for p := range parts {
 		if err := p.Validate(); err != nil {
-			return nil, err
+			return err
 		}
 		if p.Kind == content.KindText {
 			if p.Text != "" {
-				blocks = append(blocks, &types.ContentBlockMemberText{Value: p.Text})
+				onText(p.Text)
 			}
 			continue
 		}
 		m, err := mediaOf(p, docs)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		switch {
-		case m.image != nil:
-			blocks = append(blocks, &types.ContentBlockMemberImage{Value: *m.image})
-		case m.doc != nil:
-			blocks = append(blocks, &types.ContentBlockMemberDocument{Value: *m.doc})
-		case m.audio != nil:
-			blocks = append(blocks, &types.ContentBlockMemberAudio{Value: *m.audio})
+		if err := onMedia(p, m); err != nil {
+			return err
 		}
 	}
-	return blocks, nil
+	return nil
+}
+
+// contentBlocks maps a message's content onto blocks.
+func contentBlocks(blocks []types.ContentBlock, parts iter.Seq[content.Part], docs *int) ([]types.ContentBlock, error) {
+	err := eachPart(parts, docs,
+		func(text string) { blocks = append(blocks, &types.ContentBlockMemberText{Value: text}) },
+		func(_ content.Part, m media) error {
+			switch {
+			case m.image != nil:
+				blocks = append(blocks, &types.ContentBlockMemberImage{Value: *m.image})
+			case m.doc != nil:
+				blocks = append(blocks, &types.ContentBlockMemberDocument{Value: *m.doc})
+			case m.audio != nil:
+				blocks = append(blocks, &types.ContentBlockMemberAudio{Value: *m.audio})
+			}
+			return nil
+		})
+	return blocks, err
 }
 
 // toolResultContent maps a tool result's content onto toolResult blocks: text, images and
 // documents, which Converse takes there; audio it does not.
 func toolResultContent(parts iter.Seq[content.Part], docs *int) ([]types.ToolResultContentBlock, error) {
 	out := []types.ToolResultContentBlock{}
-	for p := range parts {
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
-		if p.Kind == content.KindText {
-			if p.Text != "" {
-				out = append(out, &types.ToolResultContentBlockMemberText{Value: p.Text})
+	err := eachPart(parts, docs,
+		func(text string) { out = append(out, &types.ToolResultContentBlockMemberText{Value: text}) },
+		func(p content.Part, m media) error {
+			switch {
+			case m.image != nil:
+				out = append(out, &types.ToolResultContentBlockMemberImage{Value: *m.image})
+			case m.doc != nil:
+				out = append(out, &types.ToolResultContentBlockMemberDocument{Value: *m.doc})
+			default:
+				return unsupported(p, "a Converse tool result takes text, images and documents")
 			}
-			continue
-		}
-		m, err := mediaOf(p, docs)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case m.image != nil:
-			out = append(out, &types.ToolResultContentBlockMemberImage{Value: *m.image})
-		case m.doc != nil:
-			out = append(out, &types.ToolResultContentBlockMemberDocument{Value: *m.doc})
-		default:
-			return nil, unsupported(p, "a Converse tool result takes text, images and documents")
-		}
-	}
-	return out, nil
+			return nil
+		})
+	return out, err
 }
 
 func unsupported(p content.Part, reason string) error {

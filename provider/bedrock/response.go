@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 )
 
 // response maps a whole Converse answer onto one generation: text blocks joined, toolUse blocks
@@ -29,7 +30,21 @@ func (r *request) response(out *bedrockruntime.ConverseOutput) (*chat.Response, 
 	for _, b := range msg.Value.Content {
 		switch b := b.(type) {
 		case *types.ContentBlockMemberText:
-			text.WriteString(b.Value)
+			// Text goes in Content until an image comes, and after it in parts, in its place.
+			if n := len(res.Parts); n == 0 {
+				text.WriteString(b.Value)
+			} else if res.Parts[n-1].Kind == content.KindText {
+				res.Parts[n-1].Text += b.Value
+			} else if b.Value != "" {
+				res.Parts = append(res.Parts, content.Text(b.Value))
+			}
+		case *types.ContentBlockMemberImage:
+			src, ok := b.Value.Source.(*types.ImageSourceMemberBytes)
+			mt, known := mediaType(b.Value.Format)
+			if !ok || !known || len(src.Value) == 0 {
+				return nil, fmt.Errorf("bedrock: malformed response: an image of format %q without bytes", b.Value.Format)
+			}
+			res.Parts = append(res.Parts, content.Image(src.Value, mt))
 		case *types.ContentBlockMemberToolUse:
 			args, err := documentJSON(b.Value.Input)
 			if err != nil {
@@ -43,7 +58,7 @@ func (r *request) response(out *bedrockruntime.ConverseOutput) (*chat.Response, 
 				res.Reasoning = append(res.Reasoning, rs)
 			}
 		}
-		// Other blocks (citations, guard content, images) stay in Raw.
+		// Other blocks (citations, guard content) stay in Raw.
 	}
 	res.Content = text.String()
 	id, _ := awsmiddleware.GetRequestIDMetadata(out.ResultMetadata)

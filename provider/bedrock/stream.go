@@ -10,8 +10,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/toolname"
 )
+
+// maxAnswerImageBytes bounds an image streamed in an answer, so a corrupt stream cannot grow one
+// without limit.
+const maxAnswerImageBytes = 64 << 20
 
 // maxBlocks bounds the content-block index a stream may use, so a corrupt index cannot make the
 // decoder allocate without limit.
@@ -33,12 +38,14 @@ type streamState struct {
 // block is the state of one content block. Text blocks have no contentBlockStart: their first
 // delta starts them.
 type block struct {
-	kind      string // "text", "toolUse" or "reasoning"
-	toolIndex int    // toolUse: the call's position among the message's calls
-	hasArgs   bool   // toolUse: a non-empty input fragment arrived
+	kind      string            // "text", "toolUse", "reasoning" or "image"
+	format    types.ImageFormat // image: the format its start named
+	toolIndex int               // toolUse: the call's position among the message's calls
+	hasArgs   bool              // toolUse: a non-empty input fragment arrived
 	text      strings.Builder
 	signature string
 	redacted  []byte
+	image     []byte // image: the bytes so far
 	stopped   bool
 }
 
@@ -70,7 +77,13 @@ func (s *streamState) event(ev types.ConverseStreamOutput) (*chat.Response, erro
 				ID: aws.ToString(tu.Value.ToolUseId), Name: s.names.User(aws.ToString(tu.Value.Name)), Index: b.toolIndex,
 			}), nil
 		}
-		// Other starts (images, tool results of server tools) carry nothing wield maps.
+		if img, ok := ev.Value.Start.(*types.ContentBlockStartMemberImage); ok {
+			b.kind, b.format = "image", img.Value.Format
+			if _, ok := mediaType(b.format); !ok {
+				return nil, malformed("image of unknown format %q in content block %d", b.format, i)
+			}
+		}
+		// Other starts (tool results of server tools) carry nothing wield maps.
 		return nil, nil
 
 	case *types.ConverseStreamOutputMemberContentBlockDelta:
@@ -99,6 +112,18 @@ func (s *streamState) event(ev types.ConverseStreamOutput) (*chat.Response, erro
 				b.hasArgs = true
 				return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: in}), nil
 			}
+		case *types.ContentBlockDeltaMemberImage:
+			if b.kind != "image" {
+				return nil, malformed("image data for content block %d, which is not an image", i)
+			}
+			src, ok := d.Value.Source.(*types.ImageSourceMemberBytes)
+			if !ok {
+				return nil, malformed("image data for content block %d is a %T, not bytes", i, d.Value.Source)
+			}
+			if len(b.image)+len(src.Value) > maxAnswerImageBytes {
+				return nil, malformed("image in content block %d passes %s", i, content.FormatSize(maxAnswerImageBytes))
+			}
+			b.image = append(b.image, src.Value...)
 		case *types.ContentBlockDeltaMemberReasoningContent:
 			if err := b.is("reasoning", i); err != nil {
 				return nil, err
@@ -132,6 +157,13 @@ func (s *streamState) event(ev types.ConverseStreamOutput) (*chat.Response, erro
 				r = chat.Reasoning{Provider: ProviderName, Encrypted: base64.StdEncoding.EncodeToString(b.redacted)}
 			}
 			msg := chat.Message{Role: chat.RoleAssistant, Reasoning: []chat.Reasoning{r}}
+			return &chat.Response{Generations: []chat.Generation{{Message: msg}}}, nil
+		case "image":
+			if len(b.image) == 0 {
+				return nil, malformed("image in content block %d has no data", i)
+			}
+			mt, _ := mediaType(b.format)
+			msg := chat.Message{Role: chat.RoleAssistant, Parts: []content.Part{content.Image(b.image, mt)}}
 			return &chat.Response{Generations: []chat.Generation{{Message: msg}}}, nil
 		}
 		return nil, nil

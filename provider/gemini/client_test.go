@@ -6,7 +6,6 @@ import (
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/internal/providertest"
-	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/memory"
 )
 
@@ -20,9 +19,7 @@ func TestClientLoops(t *testing.T) {
 			continue // text-only cases have no loop
 		}
 		t.Run(tc.dir, func(t *testing.T) {
-			exs := providertest.Load(t, tc.dir)
-			srv := replay.NewServer(t, exs...)
-			m, _ := newTestModel(t, srv, Config{SchemaMode: tc.mode})
+			exs, srv, m := tc.serve(t)
 			opts := tc.opts
 			c := clienttest.New(t, m,
 				client.WithOptions(&opts),

@@ -7,10 +7,11 @@
 //
 // # Mapping
 //
-// System messages become the system instruction; user messages user turns; assistant messages
-// model turns; tool messages functionResponse parts of a user turn (consecutive tool messages
-// share one turn). A tool result is sent as the response object Gemini requires: a JSON object
-// result as it is, any other result as {"result": …}, a failed call (IsError) as {"error": …}.
+// System messages become the system instruction (text only, as the API takes it: media there
+// is refused); user messages user turns; assistant messages model turns; tool messages
+// functionResponse parts of a user turn (consecutive tool messages share one turn). A tool
+// result is sent as the response object Gemini requires: a JSON object result as it is, any
+// other result as {"result": …}, a failed call (IsError) as {"error": …}.
 //
 // Function calls arrive whole; each gets a distinct [chat.ToolCall.Index] in its candidate.
 // Models that send no call id get a stable made-up one, which is never sent back: the API
@@ -26,23 +27,35 @@
 // A thoughtSignature on a functionCall part is kept in [chat.ToolCall.Signature] (base64, as on
 // the wire) and sent back on the same call next turn, as Gemini 3 requires. Thought parts
 // (thought: true, asked for with [ExtraIncludeThoughts]) become chat.Reasoning items with
-// Provider "gemini" and their text, never part of the answer's text. A signature on an answer's
-// text part keeps its place: the answer's text stays in [chat.Message.Content] until a signed
-// part arrives, and from then on its parts are [chat.Message.Parts], each text part with its own
-// signature ([content.Part.Signature]); a signature that came on its own empty part goes back on
-// its own empty part (which the SDK sends as a part with only thoughtSignature). Conversations
-// stored before messages had parts kept a text signature as a Reasoning item with only a
-// Signature; it is still sent back on the text. Reasoning from other providers is dropped.
+// Provider "gemini" and their text, never part of the answer's text. Every other signature goes
+// back on the part it came with, in the order it came, as Google documents: the answer's text
+// stays in [chat.Message.Content] until a signed part arrives, and from then on its parts are
+// [chat.Message.Parts], each with its own signature ([content.Part.Signature]); a signed part is
+// never merged with the text after it in a called answer (a stream's unsigned chunks are pieces
+// of the part before them and join it). A signature that came on its own empty part (Gemini 3's
+// last streamed chunk, {"text":"","thoughtSignature":…}) goes back as that empty part, "text":""
+// included, which the SDK would otherwise leave out. A message keeps its content before its tool
+// calls, so a signature-only part that came after the function calls is kept as a Reasoning item
+// with ID "after-calls" and only a Signature, and goes back after the calls. Conversations stored
+// before messages had parts kept a text signature as a Reasoning item with only a Signature; it is
+// still sent back on the text. Reasoning from other providers is dropped.
 //
 // # Images, documents and audio
 //
 // Content parts map onto Gemini parts in order: text, inline bytes (inlineData: images, PDFs and
-// other documents, audio, with their media type and name) and URLs (fileData with the URI and
-// media type: gs:// and Files API URIs, and on models that take them, https and YouTube URLs; a
-// URL part without a media type is refused). A tool result's images and documents go in the
-// functionResponse's parts beside its response object, which Gemini 3 models read; earlier models
-// ignore or refuse them, as Google documents. Images the model draws (inlineData in an answer)
-// arrive as image parts.
+// other documents, audio, with their media type) and URLs (fileData with the URI and media type:
+// gs:// and Files API URIs, and on models that take them, https and YouTube URLs; a URL part
+// without a media type is refused). A part's name goes as the media's display name on Vertex AI
+// only: Google's SDKs refuse a display name on a prompt's media for the Gemini Developer API.
+//
+// A tool result's text goes in the functionResponse's response object; its images and documents
+// go in the functionResponse's parts beside it (multimodal function responses), each with its
+// name as display name, which the response object may reference as {"$ref": name}. Google
+// documents these for Gemini 3 models (images PNG, JPEG and WebP, PDF and plain text); earlier
+// models ignore or refuse them. The Gemini API takes a function response's media as bytes only,
+// so a tool-result part by URL is refused there ([*content.Unsupported]); Vertex AI takes file
+// URIs too. Images the model draws (inlineData in an answer) arrive as image parts, in their
+// place among the text, with their signatures.
 //
 // # Tool schemas
 //

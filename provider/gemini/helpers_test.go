@@ -3,6 +3,7 @@ package gemini
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -28,6 +29,24 @@ func newTestModel(t testing.TB, srv *replay.Server, cfg Config) (*Model, *provid
 		t.Fatal(err)
 	}
 	return m, waits
+}
+
+// newVertexModel returns a Model for Gemini on Vertex AI talking to srv: the SDK's Vertex backend
+// with a project and location (empty for the global endpoint), without credentials, as the
+// client's HTTP client would carry them.
+func newVertexModel(t testing.TB, srv *replay.Server, project, location string, cfg Config) *Model {
+	t.Helper()
+	cfg.BaseURL = srv.URL
+	cfg.HTTPClient = &http.Client{}
+	cfg.ClientConfig = &genai.ClientConfig{Backend: genai.BackendVertexAI, Project: project, Location: location}
+	m, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Info().Provider != "gcp.vertex_ai" {
+		t.Fatalf("provider %q", m.Info().Provider)
+	}
+	return m
 }
 
 // recorded is what a recorded response says, read straight from its JSON (independently of the

@@ -87,6 +87,9 @@ type loopCase struct {
 	// numbers back; wield sends no id for such calls, so the recorded ids are not compared.
 	inventedIDs bool
 	final       func(string) bool
+	// vertex: a Gemini-on-Vertex-AI recording (testdata/vertex), replayed through the SDK's
+	// Vertex backend with the recording's project and location.
+	vertex bool
 }
 
 var loopCases = []loopCase{
@@ -105,6 +108,22 @@ var loopCases = []loopCase{
 		opts:        chat.Options{MaxTokens: 4000, ToolChoice: "auto"},
 		inventedIDs: true,
 		final:       func(s string) bool { return s == "The weather in Florence,Italy is 40 C." },
+	},
+	{
+		dir: "fantasy-vertex-gemini-tool-loop-gemini-2.5-flash", vertex: true, mode: SchemaSubset,
+		system: fantasySystem, turns: []string{fantasyUser},
+		tools:       func(t testing.TB) []tool.Tool { return []tool.Tool{fantasyWeather(t)} },
+		opts:        chat.Options{MaxTokens: 4000, ToolChoice: "auto"},
+		inventedIDs: true,
+		final:       func(s string) bool { return s == "The weather in Florence,Italy is 40 C." },
+	},
+	{
+		dir: "fantasy-vertex-gemini-tool-loop-streaming-gemini-2.5-flash", vertex: true, stream: true, mode: SchemaSubset,
+		system: fantasySystem, turns: []string{fantasyUser},
+		tools:       func(t testing.TB) []tool.Tool { return []tool.Tool{fantasyWeather(t)} },
+		opts:        chat.Options{MaxTokens: 4000, ToolChoice: "auto"},
+		inventedIDs: true,
+		final:       func(s string) bool { return s == "The weather in Florence, Italy is 40 C." },
 	},
 	{
 		dir:    "adk-function-tool-gemini-2.5-flash",
@@ -144,6 +163,20 @@ var loopCases = []loopCase{
 	},
 }
 
+// serve loads the case's exchanges and returns a Model talking to a server that replays them.
+func (tc loopCase) serve(t testing.TB) ([]replay.Exchange, *replay.Server, *Model) {
+	t.Helper()
+	if tc.vertex {
+		exs := providertest.Load(t, "vertex", tc.dir)
+		srv := replay.NewServer(t, exs...)
+		return exs, srv, newVertexModel(t, srv, "fantasy-playground-472418", "us-east5", Config{SchemaMode: tc.mode})
+	}
+	exs := providertest.Load(t, tc.dir)
+	srv := replay.NewServer(t, exs...)
+	m, _ := newTestModel(t, srv, Config{SchemaMode: tc.mode})
+	return exs, srv, m
+}
+
 // TestReplayLoops replays whole recorded conversations. For every exchange it proves that the
 // request wield sends equals the recorded one (tools, schema, system instruction, history with
 // echoed thought signatures, function responses) and that the answer is read as recorded (text,
@@ -152,9 +185,7 @@ var loopCases = []loopCase{
 func TestReplayLoops(t *testing.T) {
 	for _, tc := range loopCases {
 		t.Run(tc.dir, func(t *testing.T) {
-			exs := providertest.Load(t, tc.dir)
-			srv := replay.NewServer(t, exs...)
-			m, _ := newTestModel(t, srv, Config{SchemaMode: tc.mode})
+			exs, srv, m := tc.serve(t)
 			opts := tc.opts
 			if tc.tools != nil {
 				opts.Tools = tc.tools(t)
@@ -245,7 +276,8 @@ func checkRequest(t testing.TB, i int, got replay.Request, ex replay.Exchange, i
 	if got.Method != ex.Method || path != ex.Path {
 		t.Errorf("exchange %d: %s %s, recorded %s %s", i+1, got.Method, path, ex.Method, ex.Path)
 	}
-	if k := got.Header.Get("X-Goog-Api-Key"); k != "test-key" {
+	vertex := strings.HasPrefix(ex.Path, "/v1beta1/")
+	if k := got.Header.Get("X-Goog-Api-Key"); vertex && k != "" || !vertex && k != "test-key" {
 		t.Errorf("exchange %d: api key header %q", i+1, k)
 	}
 	want := normalize(t, ex.RequestBody)

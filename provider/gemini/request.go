@@ -45,6 +45,11 @@ const syntheticIDPrefix = "gemini-call-"
 
 const providerName = "gemini"
 
+// afterCallsID marks a reasoning item that holds a signature which came on its own empty part
+// after the answer's function calls: a message keeps its content before its calls, so the
+// signature waits there to go back after the calls, where it came.
+const afterCallsID = "after-calls"
+
 type request struct {
 	model    string
 	contents []*genai.Content
@@ -122,7 +127,8 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 		}
 	}
 	var err error
-	cfg.SystemInstruction, r.contents, err = contents(p.Messages)
+	wire := backend{vertex: m.client.ClientConfig().Backend == genai.BackendVertexAI}
+	cfg.SystemInstruction, r.contents, err = wire.contents(p.Messages)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +144,30 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	if configure != nil {
 		configure(cfg)
 	}
+	if hasBareSignature(r.contents) {
+		m.restoreEmptyText(cfg)
+	}
 	return r, nil
+}
+
+// restoreEmptyText has the request's body pass through [keepEmptyText] before it is sent, after
+// any body editor the caller or the client configured.
+func (m *Model) restoreEmptyText(cfg *genai.GenerateContentConfig) {
+	var opts genai.HTTPOptions
+	if cfg.HTTPOptions != nil {
+		opts = *cfg.HTTPOptions
+	}
+	then := opts.ExtrasRequestProvider
+	if then == nil {
+		then = m.client.ClientConfig().HTTPOptions.ExtrasRequestProvider
+	}
+	opts.ExtrasRequestProvider = func(body map[string]any) map[string]any {
+		if then != nil {
+			body = then(body)
+		}
+		return keepEmptyText(body)
+	}
+	cfg.HTTPOptions = &opts
 }
 
 func (m *Model) tools(cfg *genai.GenerateContentConfig, opts *chat.Options) error {
@@ -201,7 +230,7 @@ func (m *Model) tools(cfg *genai.GenerateContentConfig, opts *chat.Options) erro
 // user turns, assistant messages to model turns (with their thoughts, signatures and function
 // calls), and tool messages to functionResponse parts of a user turn, consecutive results
 // sharing one turn.
-func contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
+func (b backend) contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
 	var system *genai.Content
 	var out []*genai.Content
 	names := map[string]string{} // call id → tool name, for results that carry only the id
@@ -210,7 +239,10 @@ func contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
 		isTool := false
 		switch msg.Role {
 		case chat.RoleSystem:
-			parts, err := userParts(msg)
+			parts, err := b.userParts(msg)
+			if err == nil {
+				err = textOnly(msg)
+			}
 			if err != nil {
 				return nil, nil, partwire.MessageError(providerName, i, err)
 			}
@@ -222,7 +254,7 @@ func contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
 			}
 			system.Parts = append(system.Parts, parts...)
 		case chat.RoleUser:
-			parts, err := userParts(msg)
+			parts, err := b.userParts(msg)
 			if err != nil {
 				return nil, nil, partwire.MessageError(providerName, i, err)
 			}
@@ -231,7 +263,7 @@ func contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
 			}
 			out = append(out, &genai.Content{Role: genai.RoleUser, Parts: parts})
 		case chat.RoleAssistant:
-			parts, err := modelParts(msg, names)
+			parts, err := b.modelParts(msg, names)
 			if err != nil {
 				return nil, nil, partwire.MessageError(providerName, i, err)
 			}
@@ -240,7 +272,7 @@ func contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
 			}
 		case chat.RoleTool:
 			isTool = true
-			parts, err := responseParts(msg.ToolResults, names)
+			parts, err := b.responseParts(msg.ToolResults, names)
 			if err != nil {
 				return nil, nil, partwire.MessageError(providerName, i, err)
 			}
@@ -260,9 +292,10 @@ func contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
 	return system, out, nil
 }
 
-func modelParts(msg chat.Message, names map[string]string) ([]*genai.Part, error) {
+func (b backend) modelParts(msg chat.Message, names map[string]string) ([]*genai.Part, error) {
 	var parts []*genai.Part
 	var textSig []byte
+	var afterCalls [][]byte
 	for _, r := range msg.Reasoning {
 		if r.Provider != providerName {
 			continue // another provider's reasoning means nothing to Gemini
@@ -270,6 +303,12 @@ func modelParts(msg chat.Message, names map[string]string) ([]*genai.Part, error
 		sig, err := decodeSignature(r.Signature)
 		if err != nil {
 			return nil, err
+		}
+		if r.ID == afterCallsID {
+			if sig != nil {
+				afterCalls = append(afterCalls, sig)
+			}
+			continue
 		}
 		if r.Text != "" {
 			parts = append(parts, &genai.Part{Text: r.Text, Thought: true, ThoughtSignature: sig})
@@ -280,7 +319,7 @@ func modelParts(msg chat.Message, names map[string]string) ([]*genai.Part, error
 	// Each part goes back with its own signature, where it was; a text signature kept as a
 	// reasoning item (conversations stored before messages had parts) goes on the text.
 	for p := range msg.AllParts() {
-		gp, err := part(p)
+		gp, err := b.part(p)
 		if err != nil {
 			return nil, err
 		}
@@ -314,10 +353,13 @@ func modelParts(msg chat.Message, names map[string]string) ([]*genai.Part, error
 			ThoughtSignature: sig,
 		})
 	}
+	for _, sig := range afterCalls {
+		parts = append(parts, &genai.Part{ThoughtSignature: sig})
+	}
 	return parts, nil
 }
 
-func responseParts(results []chat.ToolResult, names map[string]string) ([]*genai.Part, error) {
+func (b backend) responseParts(results []chat.ToolResult, names map[string]string) ([]*genai.Part, error) {
 	parts := make([]*genai.Part, 0, len(results))
 	for _, r := range results {
 		name := r.Name
@@ -330,9 +372,12 @@ func responseParts(results []chat.ToolResult, names map[string]string) ([]*genai
 		fr := &genai.FunctionResponse{ID: wireID(r.ID), Name: name, Response: resultObject(r.Text(), r.IsError)}
 		for _, p := range r.Parts {
 			if p.Kind == content.KindText {
+				if err := p.Validate(); err != nil {
+					return nil, err
+				}
 				continue // in Response, with the rest of the text
 			}
-			frp, err := functionResponsePart(p)
+			frp, err := b.functionResponsePart(p)
 			if err != nil {
 				return nil, err
 			}
@@ -341,6 +386,16 @@ func responseParts(results []chat.ToolResult, names map[string]string) ([]*genai
 		parts = append(parts, &genai.Part{FunctionResponse: fr})
 	}
 	return parts, nil
+}
+
+// textOnly refuses media in a system message: the system instruction is text only.
+func textOnly(msg chat.Message) error {
+	for _, p := range msg.Parts {
+		if p.Kind != content.KindText {
+			return unsupported(p, "the system instruction is text only; put media in a user message")
+		}
+	}
+	return nil
 }
 
 // wireID is the id sent to the API: made-up ids are left out, as the API never saw them.

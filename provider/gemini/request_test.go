@@ -44,7 +44,7 @@ func TestContents(t *testing.T) {
 		chat.System("answer in French"),
 		chat.User("and tomorrow?"),
 	}
-	system, contents, err := contents(msgs)
+	system, contents, err := backend{}.contents(msgs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestContentsErrors(t *testing.T) {
 		{"signature not base64", []chat.Message{chat.Assistant("", chat.ToolCall{ID: "a", Name: "f", Signature: "%%%"})}, "not base64"},
 	}
 	for _, tt := range tests {
-		if _, _, err := contents(tt.msgs); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, _, err := (backend{}).contents(tt.msgs); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
 		}
 	}

@@ -108,6 +108,12 @@ func (d *decoder) candidate(c *genai.Candidate) chat.Generation {
 					mp.Signature = sig
 					g.Message.Parts = append(g.Message.Parts, mp)
 				}
+			case p.Text == "" && sig != "" && (st.calls > 0 || st.open != nil):
+				// A signature on its own empty part after the function calls: kept to go back
+				// after them, as a message's content goes before its calls.
+				st.flushThought(&g)
+				d.closeCall(st, &g)
+				g.Message.Reasoning = append(g.Message.Reasoning, chat.Reasoning{Provider: providerName, ID: afterCallsID, Signature: sig})
 			case p.Text != "" || sig != "":
 				// Text stays in Content until a signed part comes; from then on every part keeps
 				// its place, so each signature goes back on the part it came with.
@@ -429,10 +435,10 @@ func retryInfoHint(_ *http.Response, body []byte) (time.Duration, bool) {
 	return 0, false
 }
 
-// appendText adds a text part, joining unsigned text to the text part before it, as the stream
-// aggregator does.
+// appendText adds a text part, joining unsigned text to an unsigned text part before it: a
+// signed part stays as it came, never merged with another.
 func appendText(parts []content.Part, p content.Part) []content.Part {
-	if n := len(parts); n > 0 && p.Signature == "" && parts[n-1].Kind == content.KindText {
+	if n := len(parts); n > 0 && p.Signature == "" && parts[n-1].Kind == content.KindText && parts[n-1].Signature == "" {
 		parts[n-1].Text += p.Text
 		return parts
 	}
