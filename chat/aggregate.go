@@ -20,7 +20,8 @@ import (
 //   - a tool-call delta joins the earlier call with the same [ToolCall.Index], unless both carry
 //     ids and the ids differ, in which case it starts a new call; its argument fragments are
 //     concatenated, and the first non-empty id, name and signature are kept;
-//   - reasoning items are kept as sent (providers emit each item whole, once complete);
+//   - reasoning items and server tools are kept as sent (providers emit each whole, once
+//     complete);
 //   - each usage field takes the last non-zero value reported, since providers report running
 //     totals (Anthropic) or a final usage-only chunk (OpenAI);
 //   - the last non-empty finish reason of a generation is kept, as are the first id and model.
@@ -47,6 +48,7 @@ type genState struct {
 	calls  []*callState
 	lastOf map[int]*callState // the latest call of each tool-call index, once there are many calls
 	reason []Reasoning
+	server []ServerTool
 	parts  []content.Part
 	finish FinishReason
 }
@@ -111,6 +113,7 @@ func mergeUsage(u, v Usage) Usage {
 		CachedInputTokens:     last(u.CachedInputTokens, v.CachedInputTokens),
 		CacheWriteInputTokens: last(u.CacheWriteInputTokens, v.CacheWriteInputTokens),
 		ReasoningTokens:       last(u.ReasoningTokens, v.ReasoningTokens),
+		ServerToolCalls:       last(u.ServerToolCalls, v.ServerToolCalls),
 	}
 }
 
@@ -159,6 +162,7 @@ func (a *Aggregator) addGeneration(d *Generation) {
 		g.finish = d.FinishReason
 	}
 	g.reason = append(g.reason, d.Message.Reasoning...)
+	g.server = append(g.server, d.Message.ServerTools...)
 	for _, tc := range d.Message.ToolCalls {
 		g.addCall(tc)
 	}
@@ -253,7 +257,8 @@ func (a *Aggregator) Response() *Response {
 }
 
 func (g *genState) generation() Generation {
-	msg := Message{Role: RoleAssistant, Content: join(g.text), Parts: slices.Clone(g.parts), Reasoning: slices.Clone(g.reason)}
+	msg := Message{Role: RoleAssistant, Content: join(g.text), Parts: slices.Clone(g.parts), Reasoning: slices.Clone(g.reason),
+		ServerTools: slices.Clone(g.server)}
 	if len(g.calls) > 0 {
 		msg.ToolCalls = make([]ToolCall, len(g.calls))
 		for i, c := range g.calls {

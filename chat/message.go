@@ -24,8 +24,8 @@ const (
 //
 // A message's content is Content, as one text part when it is not empty, followed by Parts in
 // order: a text-only message needs only Content, and [Message.AllParts] walks both. An
-// assistant message's Reasoning comes before its content and its ToolCalls after it, the order
-// every supported API uses.
+// assistant message's Reasoning comes first, then its ServerTools, its content and its
+// ToolCalls, the order every supported API uses.
 type Message struct {
 	Role Role `json:"role"`
 	// Content is the text of the message; read a message's whole text with [Message.Text].
@@ -39,6 +39,9 @@ type Message struct {
 	// Reasoning is the model's thinking that the provider requires back on the next turn
 	// (Anthropic thinking blocks, OpenAI reasoning items, Gemini thought signatures).
 	Reasoning []Reasoning `json:"reasoning,omitempty"`
+	// ServerTools are the steps of tools the provider ran itself while answering (its native
+	// tool search, [ToolSearch]), which it needs back on the next turn.
+	ServerTools []ServerTool `json:"serverTools,omitempty"`
 }
 
 // ToolCall is a model's request to run a tool.
@@ -112,6 +115,7 @@ func (m Message) Clone() Message {
 	m.Parts = slices.Clone(m.Parts)
 	m.ToolCalls = slices.Clone(m.ToolCalls)
 	m.Reasoning = slices.Clone(m.Reasoning)
+	m.ServerTools = slices.Clone(m.ServerTools)
 	if m.ToolResults != nil {
 		m.ToolResults = slices.Clone(m.ToolResults)
 		for i := range m.ToolResults {

@@ -33,6 +33,9 @@ type Options struct {
 	ToolChoice string
 	// ParallelToolCalls, when set, allows or forbids several calls in one response.
 	ParallelToolCalls *bool
+	// ToolSearch, when set, has the provider send the tools deferred and search them natively
+	// (see [ToolSearch]); a provider without native tool search refuses the request.
+	ToolSearch *ToolSearch
 
 	// ResponseFormat asks for a JSON answer matching a schema, where the provider supports it.
 	ResponseFormat *ResponseFormat
@@ -54,7 +57,7 @@ type ResponseFormat struct {
 
 // Merge returns base with override applied, leaving both unchanged:
 //   - settings (Model, Temperature, TopP, Seed, MaxTokens, Stop, N, ToolChoice,
-//     ParallelToolCalls, ResponseFormat) take override's value when it sets one;
+//     ParallelToolCalls, ToolSearch, ResponseFormat) take override's value when it sets one;
 //   - Tools are base's followed by override's (duplicate names are reported when the tools are
 //     resolved, not here);
 //   - Extra is merged key by key, override's keys winning.
@@ -98,6 +101,9 @@ func Merge(base, override *Options) *Options {
 	if override.ParallelToolCalls != nil {
 		out.ParallelToolCalls = override.ParallelToolCalls
 	}
+	if override.ToolSearch != nil {
+		out.ToolSearch = override.ToolSearch.Clone()
+	}
 	if override.ResponseFormat != nil {
 		out.ResponseFormat = override.ResponseFormat
 	}
@@ -125,6 +131,7 @@ func (o *Options) Clone() *Options {
 	c := *o
 	c.Stop = cloneSlice(o.Stop)
 	c.Tools = cloneSlice(o.Tools)
+	c.ToolSearch = o.ToolSearch.Clone()
 	c.Extra = maps.Clone(o.Extra)
 	return &c
 }

@@ -60,6 +60,9 @@ type Usage struct {
 	CacheWriteInputTokens int `json:"cacheWriteInputTokens,omitempty"`
 	// ReasoningTokens is the part of OutputTokens spent on thinking.
 	ReasoningTokens int `json:"reasoningTokens,omitempty"`
+	// ServerToolCalls counts the calls of tools the provider ran itself (its native tool
+	// search), as the answer's [Message.ServerTools] show them.
+	ServerToolCalls int `json:"serverToolCalls,omitempty"`
 }
 
 // Add returns the sum of u and v, for usage over several model calls.
@@ -71,6 +74,7 @@ func (u Usage) Add(v Usage) Usage {
 		CachedInputTokens:     u.CachedInputTokens + v.CachedInputTokens,
 		CacheWriteInputTokens: u.CacheWriteInputTokens + v.CacheWriteInputTokens,
 		ReasoningTokens:       u.ReasoningTokens + v.ReasoningTokens,
+		ServerToolCalls:       u.ServerToolCalls + v.ServerToolCalls,
 	}
 }
 
@@ -106,8 +110,8 @@ func (r *Response) ToolCalls() []ToolCall {
 // Message returns the assistant message of the whole response, the one to append to a
 // conversation's history: the message of its one generation, or, when a provider split one
 // answer into several generations (text in one, tool calls in another), a message joining their
-// texts (one a line), reasoning and tool calls in order, so that the calls stay with what the
-// model said around them.
+// texts (one a line), reasoning, server tools and tool calls in order, so that the calls stay
+// with what the model said around them.
 func (r *Response) Message() Message {
 	if r != nil && len(r.Generations) == 1 {
 		msg := r.Generations[0].Message
@@ -124,6 +128,7 @@ func (r *Response) Message() Message {
 			texts = append(texts, g.Message.Content)
 		}
 		msg.Reasoning = append(msg.Reasoning, g.Message.Reasoning...)
+		msg.ServerTools = append(msg.ServerTools, g.Message.ServerTools...)
 	}
 	msg.Content = strings.Join(texts, "\n")
 	return msg

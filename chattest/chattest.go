@@ -275,9 +275,9 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 }
 
 // Stream yields the next scripted reply in chunks: the response id and model first, then the
-// text in pieces, then each tool call with its id and name on its first fragment and its
-// arguments spread over the following ones, then the finish reason and usage. A reply with Err
-// yields its chunks and then the error. A cancelled context ends the stream with ctx.Err().
+// text in pieces, its parts, reasoning and server tools, then each tool call with its id and
+// name on its first fragment and its arguments spread over the following ones, then the finish
+// reason and usage. A reply with Err yields its chunks and then the error. A cancelled context ends the stream with ctx.Err().
 func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
 	return func(yield func(*chat.Response, error) bool) {
 		if err := ctx.Err(); err != nil {
@@ -334,6 +334,9 @@ func chunks(resp *chat.Response, size int) iter.Seq[*chat.Response] {
 				}
 			}
 			if len(g.Message.Reasoning) > 0 && !yield(delta(g.Index, chat.Message{Reasoning: g.Message.Reasoning})) {
+				return
+			}
+			if len(g.Message.ServerTools) > 0 && !yield(delta(g.Index, chat.Message{ServerTools: g.Message.ServerTools})) {
 				return
 			}
 			for i, c := range g.Message.ToolCalls {

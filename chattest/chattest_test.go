@@ -288,3 +288,22 @@ func TestRepeatAndDiscard(t *testing.T) {
 		t.Fatalf("replies %v, requests %d, prompts %d", got, m.Requests(), len(m.Prompts()))
 	}
 }
+
+// A reply's server tools reach a stream's consumer, so a tool loop that streams keeps them.
+func TestStreamServerTools(t *testing.T) {
+	steps := []chat.ServerTool{
+		{Provider: "anthropic", ID: "srvtoolu_1", Name: "tool_search_tool_bm25", Arguments: `{"query":"weather"}`},
+		{Provider: "anthropic", ID: "srvtoolu_1", Result: true, Tools: []string{"weather"}},
+	}
+	reply := chattest.Respond(func(context.Context, *chat.Prompt) (*chat.Response, error) {
+		return &chat.Response{Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant,
+			Content: "Found it.", ServerTools: steps}, FinishReason: chat.FinishStop}}}, nil
+	})
+	got, err := chat.Aggregate(chattest.New(reply).Stream(context.Background(), prompt("q")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := got.Message(); msg.Content != "Found it." || !reflect.DeepEqual(msg.ServerTools, steps) {
+		t.Fatalf("streamed message = %+v", msg)
+	}
+}

@@ -48,6 +48,18 @@ type Config struct {
 	// Pinned names tools sent on every request beside the search tool, never searched for: the
 	// few tools a model needs all the time. A tool the request's ToolChoice names is pinned too.
 	Pinned []string
+	// Native hands the search to the provider instead of adding the tools found to the requests:
+	// every searchable tool is sent deferred (chat.Options.ToolSearch) with the provider's own
+	// search (chat.ToolSearchServer, ToolSearchRegex, ToolSearchBM25), which needs no index, or
+	// with the advisor's search tool and index (chat.ToolSearchClient), the provider loading what
+	// it finds. "" means the advisor's own search alone. The package documentation says when to
+	// choose which.
+	Native chat.ToolSearchKind
+	// NativeFallback makes a turn whose provider has no native tool search (it refuses with
+	// chat.ErrToolSearchUnsupported before sending anything) go on with the advisor's own search
+	// instead of failing. Beside a provider's own search, the advisor's search tool is then sent
+	// too, deferred, for the turn to go on with it.
+	NativeFallback bool
 	// Loop configures the tool loop the advisor extends: manager, order, eligibility, history,
 	// iteration cap. Its InitializeLoop and BeforeCall hooks run after the advisor's own, so
 	// they see the search tool in place; its EndLoop hook runs before the advisor's own, which
@@ -146,6 +158,8 @@ type turn struct {
 	pinned []tool.Tool
 	// defs returns the searchable definitions, for indexing.
 	defs func() []tool.Definition
+	// searchable returns the searchable tools, in the order of defs.
+	searchable func() []tool.Tool
 	// lookup finds a searchable tool of the turn by name.
 	lookup func(name string) (tool.Tool, bool)
 }
@@ -222,7 +236,7 @@ func (a *Advisor) begin(ctx context.Context, req *client.Request) (*turn, error)
 // catalogTurn is a turn that searches the catalog: pinned tools are looked up in it, and the
 // request's tools are sent as they are.
 func catalogTurn(cat *Catalog, reqTools []tool.Tool, pins []string) (*turn, error) {
-	t := &turn{defs: func() []tool.Definition { return cat.defs }, lookup: cat.Lookup}
+	t := &turn{defs: func() []tool.Definition { return cat.defs }, searchable: func() []tool.Tool { return cat.tools }, lookup: cat.Lookup}
 	sent := make(map[string]bool, len(reqTools)+len(pins))
 	for _, rt := range reqTools {
 		name := rt.Definition().Name
@@ -276,6 +290,11 @@ func requestTurn(reqTools []tool.Tool, pins []string) (*turn, string, error) {
 		defs := make([]tool.Definition, 0, key.n)
 		searchable(func(_ tool.Tool, d tool.Definition) { defs = append(defs, d) })
 		return defs
+	})
+	t.searchable = sync.OnceValue(func() []tool.Tool {
+		tools := make([]tool.Tool, 0, key.n)
+		searchable(func(rt tool.Tool, _ tool.Definition) { tools = append(tools, rt) })
+		return tools
 	})
 	byName := sync.OnceValue(func() map[string]tool.Tool {
 		m := make(map[string]tool.Tool, key.n)
@@ -334,13 +353,24 @@ func (a *Advisor) initialize(ctx context.Context, req *client.Request) (*client.
 	if req.Turn == nil {
 		return req, nil
 	}
+	if err := checkNative(a.cfg.Native); err != nil {
+		return nil, err
+	}
 	ts, err := a.begin(ctx, req)
 	if err != nil || ts == nil {
 		return req, err
 	}
 	req.Turn.SetValue(turnKey{}, ts) // from here on the end hook lets go of the session
-	if err := ts.set.ensureIndexed(ctx, a.index, ts.defs); err != nil {
-		return nil, fmt.Errorf("toolsearch: indexing the tools of session %q: %w", ts.session.info.ID, err)
+	var native *nativeState
+	if a.cfg.Native != "" {
+		native = &nativeState{kind: a.cfg.Native}
+		native.on.Store(true)
+	}
+	// The provider's own search needs no index, unless the turn falls back on the advisor's.
+	if native == nil || native.kind == chat.ToolSearchClient {
+		if err := ts.set.ensureIndexed(ctx, a.index, ts.defs); err != nil {
+			return nil, fmt.Errorf("toolsearch: indexing the tools of session %q: %w", ts.session.info.ID, err)
+		}
 	}
 	search := &searchTool{
 		def:        a.searchDef,
@@ -351,10 +381,16 @@ func (a *Advisor) initialize(ctx context.Context, req *client.Request) (*client.
 		reindex: func(ctx context.Context) error {
 			return ts.set.reindex(ctx, a.index, ts.defs)
 		},
+		native: native,
 	}
-	ls := &loopState{search: search, pinned: ts.pinned, pinnedNames: make(map[string]bool, len(ts.pinned))}
+	ls := &loopState{search: search, pinned: ts.pinned, pinnedNames: make(map[string]bool, len(ts.pinned)),
+		native: native, searchable: ts.searchable}
 	for _, p := range ts.pinned {
-		ls.pinnedNames[p.Definition().Name] = true
+		name := p.Definition().Name
+		ls.pinnedNames[name] = true
+		if native != nil {
+			native.loaded = append(native.loaded, name)
+		}
 	}
 	req.Turn.SetValue(loopKey{}, ls)
 	return req, nil
@@ -365,10 +401,16 @@ type loopState struct {
 	search      *searchTool
 	pinned      []tool.Tool
 	pinnedNames map[string]bool
+	// native is the turn's native search; nil without one.
+	native *nativeState
+	// searchable returns every searchable tool, sent deferred under native search.
+	searchable func() []tool.Tool
 }
 
 // before is the BeforeCall hook: the model is sent the pinned tools, the search tool and the
-// tools found so far in the turn, and the system prompt says how to search.
+// tools found so far in the turn, and the system prompt says how to search; under native search,
+// the pinned tools and every searchable tool, deferred, with the provider's search or the
+// advisor's search tool.
 func (a *Advisor) before(_ context.Context, req *client.Request) (*client.Request, error) {
 	if req.Turn == nil {
 		return req, nil
@@ -377,23 +419,10 @@ func (a *Advisor) before(_ context.Context, req *client.Request) (*client.Reques
 	if ls == nil {
 		return req, nil
 	}
-	found := ls.search.discovered()
-	tools := make([]tool.Tool, 0, len(ls.pinned)+1+len(found))
-	tools = append(tools, ls.pinned...)
-	tools = append(tools, ls.search)
-	for _, f := range found {
-		// A catalog's pinned tools are searchable too: a search may find one already sent.
-		if !ls.pinnedNames[f.Definition().Name] {
-			tools = append(tools, f)
-		}
+	if ls.native != nil && ls.native.on.Load() {
+		return a.nativeTools(req, ls), nil
 	}
-	o := req.Prompt.Options.Clone()
-	o.Tools = tools
-	r := req.WithOptions(o)
-	if a.prompt != "" {
-		r = r.WithMessages(withSystemSuffix(r.Prompt.Messages, a.prompt))
-	}
-	return r, nil
+	return a.ownSearch(req, ls), nil
 }
 
 // withSystemSuffix returns msgs with suffix at the end of the leading system message (added if

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/tool"
@@ -141,4 +142,46 @@ func ExampleMerge() {
 	// getWeatherForecast
 	// sendEmail
 	// getWeatherAlerts
+}
+
+// With Native, the provider searches: every tool goes deferred on every request, the pinned
+// ones loaded, and what the provider's search did stays in the conversation.
+func ExampleConfig_native() {
+	weather := tool.Must(tool.Func("getWeatherForecast", "Returns the weather forecast for a city.",
+		func(_ context.Context, in cityIn) (string, error) { return "sunny in " + in.City, nil }))
+	stocks := tool.Must(tool.Func("get_stock_price", "Current price of a stock.",
+		func(context.Context, struct{}) (string, error) { return "42", nil }))
+	clock := tool.Must(tool.Func("now", "The current time.",
+		func(context.Context, struct{}) (string, error) { return "12:00", nil }))
+
+	// A scripted model standing in for Anthropic's: it searched on its side and calls what it
+	// found, then answers.
+	model := chattest.New(
+		chattest.Calls(chattest.Call("getWeatherForecast", `{"city":"Oslo"}`)),
+		chattest.Text("It will be sunny in Oslo."),
+	)
+	adv := toolsearch.New(toolsearch.Config{Native: chat.ToolSearchRegex, Pinned: []string{"now"}})
+	c, err := client.New(model, client.WithAdvisors(adv))
+	if err != nil {
+		panic(err)
+	}
+	answer, err := c.Prompt("Will it rain in Oslo tomorrow?").Tools(weather, stocks, clock).
+		Call(context.Background()).Content()
+	if err != nil {
+		panic(err)
+	}
+	for i, p := range model.Prompts() {
+		var deferred []string
+		for _, t := range p.Options.Tools {
+			if name := t.Definition().Name; p.Options.ToolSearch.Deferred(name, "") {
+				deferred = append(deferred, name)
+			}
+		}
+		fmt.Println("request", i+1, p.Options.ToolSearch.Kind, "search, loaded:", p.Options.ToolSearch.Loaded, "deferred:", deferred)
+	}
+	fmt.Println(answer)
+	// Output:
+	// request 1 regex search, loaded: [now] deferred: [getWeatherForecast get_stock_price]
+	// request 2 regex search, loaded: [now] deferred: [getWeatherForecast get_stock_price]
+	// It will be sunny in Oslo.
 }

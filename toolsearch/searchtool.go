@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -74,6 +75,9 @@ type searchTool struct {
 	lookup     func(name string) (tool.Tool, bool) // the turn's searchable tools by name
 	// reindex indexes the turn's tools again, for a session evicted during the turn.
 	reindex func(ctx context.Context) error
+	// native, when on and of kind chat.ToolSearchClient, has the provider load the tools found:
+	// the result names them for it ([chat.ToolSearchResult]) instead of telling the model.
+	native *nativeState
 
 	mu    sync.Mutex
 	found []string // in order of discovery, no duplicates
@@ -126,6 +130,9 @@ func (s *searchTool) Call(ctx context.Context, args string) (string, error) {
 		names[i] = h.Name
 	}
 	s.add(names)
+	if n := s.native; n != nil && n.kind == chat.ToolSearchClient && n.on.Load() {
+		return chat.ToolSearchResult(names...), nil
+	}
 	return report(queries, results, names), nil
 }
 

@@ -208,16 +208,21 @@ func (m *Map) User(wire string) string {
 // Renames reports whether any name has a wire name of its own.
 func (m *Map) Renames() bool { return m != nil && len(m.toWire) > 0 }
 
-// Restore gives the tool calls of every generation of r the tools' own names. It does nothing
-// when no name was renamed.
+// Restore gives the tool calls of every generation of r, and the tools its server tools loaded,
+// the tools' own names. It does nothing when no name was renamed.
 func (m *Map) Restore(r *chat.Response) {
 	if !m.Renames() || r == nil {
 		return
 	}
 	for i := range r.Generations {
-		calls := r.Generations[i].Message.ToolCalls
-		for j := range calls {
-			calls[j].Name = m.User(calls[j].Name)
+		msg := &r.Generations[i].Message
+		for j := range msg.ToolCalls {
+			msg.ToolCalls[j].Name = m.User(msg.ToolCalls[j].Name)
+		}
+		for j := range msg.ServerTools {
+			for k, n := range msg.ServerTools[j].Tools {
+				msg.ServerTools[j].Tools[k] = m.User(n)
+			}
 		}
 	}
 }

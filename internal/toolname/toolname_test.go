@@ -159,6 +159,12 @@ func TestForPromptAndRestore(t *testing.T) {
 	if got := []string{r.ToolCalls()[0].Name, r.ToolCalls()[1].Name, r.ToolCalls()[2].Name}; !slices.Equal(got, []string{"new.tool", "other", "old.tool"}) {
 		t.Errorf("restored names %q", got)
 	}
+	found := &chat.Response{Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant,
+		ServerTools: []chat.ServerTool{{Provider: "openai", Result: true, Tools: []string{"new_tool", "other"}}}}}}}
+	m.Restore(found)
+	if got := found.Generations[0].Message.ServerTools[0].Tools; !slices.Equal(got, []string{"new.tool", "other"}) {
+		t.Errorf("tools a search loaded, restored: %q", got)
+	}
 }
 
 // FuzzMap checks, for any set of names, that every wire name obeys the rule, that wire names

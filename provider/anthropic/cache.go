@@ -19,8 +19,8 @@ const MaxCacheBreakpoints = 4
 //
 // The zero Cache puts no breakpoints. [CacheAuto] is the setting for tool loops.
 type Cache struct {
-	// Tools puts a breakpoint on the last tool definition: the tools are cached even when the
-	// system prompt changes.
+	// Tools puts a breakpoint on the last tool definition (the last not deferred, with tool
+	// search): the tools are cached even when the system prompt changes.
 	Tools bool
 	// System puts a breakpoint on the last block of the system prompt.
 	System bool
@@ -75,10 +75,16 @@ func (c Cache) apply(params *sdk.MessageNewParams) {
 	}
 	cc := sdk.NewCacheControlEphemeralParam()
 	cc.TTL = sdk.CacheControlEphemeralTTL(c.TTL)
-	if n := len(params.Tools); c.Tools && n > 0 {
-		if p := params.Tools[n-1].GetCacheControl(); p != nil {
+	// Deferred tools are not part of the cached prefix: the breakpoint goes on the last tool sent
+	// in full.
+	for i := len(params.Tools) - 1; c.Tools && i >= 0; i-- {
+		if deferred(params.Tools[i]) {
+			continue
+		}
+		if p := params.Tools[i].GetCacheControl(); p != nil {
 			*p = cc
 		}
+		break
 	}
 	if n := len(params.System); c.System && n > 0 {
 		params.System[n-1].CacheControl = cc

@@ -107,6 +107,21 @@
 // The Messages API has one generation per request: [chat.Options.N] above 1 is an error
 // ([ErrUnsupported]), and Seed is ignored (Anthropic has no seed).
 //
+// # Tool search
+//
+// [chat.Options.ToolSearch] marks every tool defer_loading but the loaded ones (and the one the
+// tool choice names) and asks for the beta feature (advanced-tool-use-2025-11-20 on Anthropic's
+// API, tool-search-tool-2025-10-19 on Bedrock and Vertex AI). [chat.ToolSearchRegex] adds the
+// tool_search_tool_regex_20251119 tool, [chat.ToolSearchBM25] and [chat.ToolSearchServer] the
+// tool_search_tool_bm25_20251119 tool; the server_tool_use and tool_search_tool_result blocks of
+// the answer become [chat.Message.ServerTools] (streamed whole once complete, the searches counted
+// in [chat.Usage.ServerToolCalls]) and go back unchanged, before the text, to requests that search
+// on the server. With [chat.ToolSearchClient] the caller's search tool is sent in full and its
+// results, which must be [chat.ToolSearchResult]'s, go as tool_reference blocks of the deferred
+// tools they name (a failed search as its text, one that found nothing as a sentence). The prompt
+// cache's tools breakpoint goes on the last tool not deferred. The recordings of tool search hold
+// answers only: requests are checked against the SDK's types and Anthropic's documented shapes.
+//
 // # Provider-specific options
 //
 // [chat.Options.Extra] keys read by this package (other keys are ignored; a value of the wrong

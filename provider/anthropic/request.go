@@ -135,7 +135,7 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 		params.TopK = sdk.Int(int64(v))
 	}
 
-	system, msgs, err := messages(p.Messages)
+	system, msgs, err := messages(p.Messages, o.ToolSearch.Server())
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +150,9 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	}
 	r.names = toolname.ForPrompt(toolname.Anthropic, o.Tools, p.Messages)
 	wireNames(params, r.names)
+	if err := m.toolSearch(&r, p, o); err != nil {
+		return nil, err
+	}
 	cache, err := extraCache(o.Extra, m.cfg.Cache)
 	if err != nil {
 		return nil, err
@@ -194,8 +197,9 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 }
 
 // messages maps a conversation onto the system prompt and the user/assistant turns, merging
-// consecutive messages of the same role, as the API requires.
-func messages(in []chat.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, error) {
+// consecutive messages of the same role, as the API requires. serverTools keeps Anthropic's
+// tool-search steps in the assistant turns, for a request that searches on the server.
+func messages(in []chat.Message, serverTools bool) ([]sdk.TextBlockParam, []sdk.MessageParam, error) {
 	var system []sdk.TextBlockParam
 	out := make([]sdk.MessageParam, 0, len(in))
 	for i := range in {
@@ -222,7 +226,7 @@ func messages(in []chat.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, erro
 		case chat.RoleAssistant:
 			role = sdk.MessageParamRoleAssistant
 			var err error
-			if blocks, err = assistantBlocks(msg); err != nil {
+			if blocks, err = assistantBlocks(msg, serverTools); err != nil {
 				return nil, nil, partwire.MessageError(ProviderName, i, err)
 			}
 		case chat.RoleTool:
@@ -256,9 +260,9 @@ func messages(in []chat.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, erro
 	return system, out, nil
 }
 
-// assistantBlocks returns an assistant message's thinking, text and tool_use blocks, in the order
-// the API requires.
-func assistantBlocks(msg *chat.Message) ([]sdk.ContentBlockParamUnion, error) {
+// assistantBlocks returns an assistant message's thinking, tool-search (with serverTools), text
+// and tool_use blocks, in the order the API requires.
+func assistantBlocks(msg *chat.Message, serverTools bool) ([]sdk.ContentBlockParamUnion, error) {
 	blocks := make([]sdk.ContentBlockParamUnion, 0, len(msg.Reasoning)+1+len(msg.ToolCalls))
 	for _, r := range msg.Reasoning {
 		switch {
@@ -271,7 +275,13 @@ func assistantBlocks(msg *chat.Message) ([]sdk.ContentBlockParamUnion, error) {
 		}
 		// Thinking without a signature cannot be verified by the API, so it is not sent.
 	}
-	blocks, err := partBlocks(blocks, msg)
+	var err error
+	if serverTools {
+		if blocks, err = serverToolBlocks(blocks, msg); err != nil {
+			return nil, err
+		}
+	}
+	blocks, err = partBlocks(blocks, msg)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // fromMessage maps a whole Messages API answer onto one generation: text blocks joined, tool_use
-// blocks as tool calls, thinking blocks as reasoning.
+// blocks as tool calls, thinking blocks as reasoning, tool-search blocks as server tools.
 func fromMessage(msg *sdk.Message) (*chat.Response, error) {
 	out := chat.Message{Role: chat.RoleAssistant}
 	var text strings.Builder
@@ -31,8 +31,16 @@ func fromMessage(msg *sdk.Message) (*chat.Response, error) {
 			out.Reasoning = append(out.Reasoning, chat.Reasoning{Provider: ProviderName, Text: b.Thinking, Signature: b.Signature})
 		case "redacted_thinking":
 			out.Reasoning = append(out.Reasoning, chat.Reasoning{Provider: ProviderName, Encrypted: b.Data})
+		case "server_tool_use", "tool_search_tool_result":
+			st, ok, err := serverTool(b.Type, b.ID, b.Name, b.Input, b.RawJSON())
+			if err != nil {
+				return nil, fmt.Errorf("anthropic: %w", err)
+			}
+			if ok {
+				out.ServerTools = append(out.ServerTools, st)
+			}
 		}
-		// Server tool blocks (web search and the like) stay in Raw.
+		// Other server tools' blocks (web search and the like) stay in Raw.
 	}
 	out.Content = text.String()
 	u := usage{
@@ -41,6 +49,7 @@ func fromMessage(msg *sdk.Message) (*chat.Response, error) {
 		cacheCreate: msg.Usage.CacheCreationInputTokens,
 		output:      msg.Usage.OutputTokens,
 		thinking:    msg.Usage.OutputTokensDetails.ThinkingTokens,
+		searches:    countSearches(out.ServerTools),
 	}
 	return &chat.Response{
 		ID:          msg.ID,
@@ -84,9 +93,10 @@ func finishReason(r sdk.StopReason) chat.FinishReason {
 	return chat.FinishReason(r)
 }
 
-// usage holds Anthropic's token counts, where input_tokens excludes cached input.
+// usage holds Anthropic's token counts, where input_tokens excludes cached input, and the tool
+// searches Anthropic ran, counted from the answer's blocks.
 type usage struct {
-	input, cacheRead, cacheCreate, output, thinking int64
+	input, cacheRead, cacheCreate, output, thinking, searches int64
 }
 
 // chat returns the counts in wield's terms: InputTokens is all input, cached or not.
@@ -99,5 +109,6 @@ func (u usage) chat() chat.Usage {
 		CachedInputTokens:     int(u.cacheRead),
 		CacheWriteInputTokens: int(u.cacheCreate),
 		ReasoningTokens:       int(u.thinking),
+		ServerToolCalls:       int(u.searches),
 	}
 }

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -32,7 +33,11 @@ type block struct {
 	thinking  strings.Builder
 	signature strings.Builder
 	data      string // redacted_thinking
-	stopped   bool
+	// server_tool_use and tool_search_tool_result: the block as it started, and the input
+	// fragments of a server_tool_use.
+	start   string
+	partial strings.Builder
+	stopped bool
 }
 
 // event applies one stream event and returns the delta to yield, or nil when it carries nothing
@@ -86,6 +91,8 @@ func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, er
 			b.signature.WriteString(cb.Signature)
 		case "redacted_thinking":
 			b.data = cb.Data
+		case "server_tool_use", "tool_search_tool_result":
+			b.start = cb.RawJSON()
 		}
 		return nil, nil
 
@@ -105,6 +112,9 @@ func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, er
 			if b.kind == "tool_use" && d.PartialJSON != "" {
 				b.hasArgs = true
 				return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: d.PartialJSON}), nil
+			}
+			if b.kind == "server_tool_use" {
+				b.partial.WriteString(d.PartialJSON)
 			}
 		case "thinking_delta":
 			b.thinking.WriteString(d.Thinking)
@@ -133,6 +143,8 @@ func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, er
 			return s.reasoning(r), nil
 		case "redacted_thinking":
 			return s.reasoning(chat.Reasoning{Provider: ProviderName, Encrypted: b.data}), nil
+		case "server_tool_use", "tool_search_tool_result":
+			return s.serverTool(ev.Index, b)
 		}
 		return nil, nil
 
@@ -186,6 +198,38 @@ func (s *streamState) text(t string) *chat.Response {
 func (s *streamState) call(c chat.ToolCall) *chat.Response {
 	msg := chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{c}}
 	return &chat.Response{Generations: []chat.Generation{{Message: msg}}}
+}
+
+// serverTool maps a complete tool-search block; other server tools' blocks yield nothing.
+func (s *streamState) serverTool(i int64, b *block) (*chat.Response, error) {
+	raw, input := b.start, json.RawMessage(nil)
+	if b.kind == "server_tool_use" && b.partial.Len() > 0 {
+		var err error
+		input = json.RawMessage(b.partial.String())
+		if raw, err = withInput(b.start, input); err != nil {
+			return nil, malformed("server_tool_use %d input: %v", i, err)
+		}
+	}
+	var head struct {
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	}
+	if err := json.Unmarshal([]byte(raw), &head); err != nil {
+		return nil, malformed("%s %d: %v", b.kind, i, err)
+	}
+	st, ok, err := serverTool(b.kind, head.ID, head.Name, head.Input, raw)
+	if err != nil {
+		return nil, malformed("%v", err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	if !st.Result {
+		s.usage.searches++
+	}
+	msg := chat.Message{Role: chat.RoleAssistant, ServerTools: []chat.ServerTool{st}}
+	return &chat.Response{Generations: []chat.Generation{{Message: msg}}}, nil
 }
 
 func (s *streamState) reasoning(r chat.Reasoning) *chat.Response {

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,8 +12,9 @@ import (
 )
 
 // Answers in which Anthropic ran its own tool search (server_tool_use, tool_search_tool_result)
-// before calling a client tool are read like any other: the text and the client tool's call,
-// the server's blocks left out, called and streamed.
+// before calling a client tool are read like any other: the text and the client tool's call, and
+// the search's blocks as the message's server tools (the search, then the tools it loaded),
+// called and streamed.
 func TestReplayServerToolSearchAnswers(t *testing.T) {
 	for name, want := range map[string]string{
 		"vercel-tool-search-regex-claude-sonnet-4-5":                 "get_temp_data",
@@ -33,6 +35,18 @@ func TestReplayServerToolSearchAnswers(t *testing.T) {
 			calls := resp.ToolCalls()
 			if len(calls) != 1 || calls[0].Name != want || !strings.HasPrefix(calls[0].ID, "toolu_") || resp.Text() == "" {
 				t.Fatalf("text %q, calls %+v; want one call of %s", resp.Text(), calls, want)
+			}
+			steps := resp.Message().ServerTools
+			if strings.Contains(name, "-deferred-") {
+				// The search's result arrives with the next answer.
+				if len(steps) != 1 || steps[0].Result || steps[0].Name != regexSearchName || resp.Usage.ServerToolCalls != 1 {
+					t.Fatalf("server tools %+v, usage %+v", steps, resp.Usage)
+				}
+				return
+			}
+			if len(steps) != 2 || steps[0].Result || !steps[1].Result || steps[0].ID != steps[1].ID ||
+				!slices.Contains(steps[1].Tools, want) || resp.Usage.ServerToolCalls != 1 {
+				t.Fatalf("server tools %+v, usage %+v", steps, resp.Usage)
 			}
 		})
 	}

@@ -59,6 +59,10 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	if o == nil {
 		o = &chat.Options{}
 	}
+	// Converse has no tool search (Claude's is on InvokeModel: anthropic.NewBedrock).
+	if err := chat.RefuseToolSearch(ProviderName, o); err != nil {
+		return nil, err
+	}
 	if o.N > 1 {
 		return nil, fmt.Errorf("bedrock: N=%d: %w: Converse returns one generation per request", o.N, ErrUnsupported)
 	}

@@ -66,6 +66,9 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	if opts == nil {
 		opts = &chat.Options{}
 	}
+	if err := chat.RefuseToolSearch("gemini", opts); err != nil {
+		return nil, err
+	}
 	r := &request{model: m.cfg.Model, config: &genai.GenerateContentConfig{}}
 	if opts.Model != "" {
 		r.model = opts.Model

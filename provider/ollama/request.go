@@ -42,6 +42,9 @@ func (m *Model) request(p *chat.Prompt, stream bool) (*api.ChatRequest, error) {
 	if opts == nil {
 		opts = &chat.Options{}
 	}
+	if err := chat.RefuseToolSearch("ollama", opts); err != nil {
+		return nil, err
+	}
 	if opts.N > 1 {
 		return nil, fmt.Errorf("ollama: N=%d: Ollama returns one generation per request", opts.N)
 	}

@@ -112,6 +112,10 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Tool search is a Responses API feature.
+	if err := chat.RefuseToolSearch(m.info().Provider, s.opts); err != nil {
+		return nil, err
+	}
 	hook, err := paramsHook[oai.ChatCompletionNewParams](s.params)
 	if err != nil {
 		return nil, err

@@ -142,7 +142,22 @@
 // it cannot: the request then asks for the items' encrypted content (include:
 // ["reasoning.encrypted_content"], see [Config.EncryptedReasoning]) and only items that carry it
 // are sent back. Output items of types this package does not handle (hosted tools such as
-// tool_search_call) are skipped.
+// web search) are skipped.
+//
+// # Tool search (Responses API)
+//
+// [chat.Options.ToolSearch] sends the function tools with defer_loading, beside a tool_search
+// tool: hosted ([chat.ToolSearchServer], execution "server"), or client-executed
+// ([chat.ToolSearchClient]) with the description and parameters of the caller's search tool,
+// which is not sent as a function. The hosted search's tool_search_call and tool_search_output
+// items become [chat.Message.ServerTools] (counted in [chat.Usage.ServerToolCalls]) and go back
+// as input items, less fields only output items have, to requests with a hosted search. A
+// client-executed tool_search_call becomes a call of the caller's search tool (its call id the
+// completed item's); the call goes back as a tool_search_call and its result, which must be
+// [chat.ToolSearchResult]'s, as a tool_search_output carrying the definitions of the deferred
+// tools it names (a failed search loads none). Anthropic's kinds (regex, BM25) and Chat
+// Completions have no tool search: the request fails with [chat.ErrToolSearchUnsupported] before
+// it is sent. The function_call items of deferred tools carry a namespace, which is not kept.
 //
 // # Images, documents and audio
 //
@@ -201,7 +216,8 @@
 // return reasoning (OpenRouter, Z.ai, Moonshot, Avian, Cerebras, DeepSeek). Where no recording
 // has the request side, requests are checked against the published API description with steady:
 // OpenAI's spec for every request shape of both APIs, Mistral's spec for the Mistral model (only
-// Mistral's answers were recorded). The shapes of Mistral's answers no recording has (calls
+// Mistral's answers were recorded; tool search, whose recordings are answers only). The shapes
+// of Mistral's answers no recording has (calls
 // without index in one delta, thinking chunks) and xAI's usage are tested on answers built in
 // those shapes from the API descriptions.
 //

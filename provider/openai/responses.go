@@ -191,6 +191,9 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 			params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
 		}
 	}
+	if err := responsesToolSearch(&params, p, o, &req.tools); err != nil {
+		return nil, err
+	}
 	if rf := o.ResponseFormat; rf != nil {
 		if len(rf.Schema) == 0 {
 			params.Text.Format = responses.ResponseFormatTextConfigUnionParam{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
@@ -262,6 +265,11 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 				}
 				out = append(out, items...)
 			}
+			items, err := serverItems(m)
+			if err != nil {
+				return nil, partwire.MessageError(Provider, i, err)
+			}
+			out = append(out, items...)
 			text, answerMedia, err := assistantContent(m)
 			if err != nil {
 				return nil, partwire.MessageError(Provider, i, err)
@@ -421,6 +429,19 @@ func responsesResponse(r *responses.Response, tools toolSet) *chat.Response {
 			if p, ok := generatedImage(item.ID, item.Result, item.OutputFormat); ok {
 				msg.Parts = append(msg.Parts, p)
 			}
+		case "tool_search_call", "tool_search_output":
+			call, step := searchStep(item.RawJSON(), tools, len(msg.ToolCalls))
+			if call != nil {
+				msg.ToolCalls = append(msg.ToolCalls, *call)
+				if hasReasoning && item.ID != "" {
+					msg.Reasoning = append(msg.Reasoning, callLink(item.ID, item.CallID))
+				}
+			} else {
+				msg.ServerTools = append(msg.ServerTools, *step)
+				if !step.Result {
+					out.Usage.ServerToolCalls++
+				}
+			}
 		}
 	}
 	msg.Content = text.String()
@@ -468,7 +489,9 @@ type responsesStream struct {
 	// images holds generated images until the response completes, to come after the text as in
 	// a whole response.
 	images []content.Part
-	done   bool
+	// searches counts the hosted tool searches.
+	searches int
+	done     bool
 }
 
 func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.Response, error) {
@@ -532,6 +555,16 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 			if p, ok := generatedImage(ev.Item.ID, ev.Item.Result, ev.Item.OutputFormat); ok {
 				st.images = append(st.images, p)
 			}
+		case "tool_search_call", "tool_search_output":
+			call, step := searchStep(ev.Item.RawJSON(), st.tools, st.ncalls)
+			if call != nil {
+				st.ncalls++
+				return delta(chat.Message{ToolCalls: []chat.ToolCall{*call}, Reasoning: st.link(ev)}), nil
+			}
+			if !step.Result {
+				st.searches++
+			}
+			return delta(chat.Message{ServerTools: []chat.ServerTool{*step}}), nil
 		case "message":
 			if st.text[ev.OutputIndex] {
 				return nil, nil
@@ -554,7 +587,9 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 	case "response.completed", "response.incomplete":
 		st.done = true
 		r := &ev.Response
-		return &chat.Response{ID: r.ID, Model: string(r.Model), Usage: responsesUsage(r.Usage), Raw: *ev,
+		u := responsesUsage(r.Usage)
+		u.ServerToolCalls = st.searches
+		return &chat.Response{ID: r.ID, Model: string(r.Model), Usage: u, Raw: *ev,
 			Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant, Parts: st.images}, FinishReason: responsesFinish(r, st.ncalls > 0)}}}, nil
 	case "response.failed":
 		st.done = true

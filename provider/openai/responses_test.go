@@ -72,10 +72,12 @@ func TestResponsesReplay(t *testing.T) {
 		name:   "vercel-tool-search-function-call-gpt-5.4",
 		cfg:    Config{Model: "gpt-5.4"},
 		prompt: &chat.Prompt{Messages: []chat.Message{chat.User("What is the weather in San Francisco?")}},
-		want: func(*testing.T, []byte) *chat.Response {
+		want: func(t *testing.T, body []byte) *chat.Response {
 			w := callResponse("resp_04bd69550b37ba260069aa689530d0819094482b7c14059a0f", "gpt-5.4-2026-03-05", usage(640, 46),
 				weatherCall("call_ytqozXvUXG8NN1b0IODxzUaE"))
 			w.Usage.ReasoningTokens = 20
+			w.Usage.ServerToolCalls = 1
+			w.Generations[0].Message.ServerTools = hostedSearch(t, body, false)
 			return w
 		},
 	}, {
@@ -83,10 +85,12 @@ func TestResponsesReplay(t *testing.T) {
 		cfg:    Config{Model: "gpt-5.4"},
 		prompt: &chat.Prompt{Messages: []chat.Message{chat.User("What is the weather in San Francisco?")}},
 		stream: true,
-		want: func(*testing.T, []byte) *chat.Response {
+		want: func(t *testing.T, body []byte) *chat.Response {
 			w := callResponse("resp_08a14073c7135dc10069aa68621de481908b2fc660fb4fc0af", "gpt-5.4-2026-03-05", usage(640, 46),
 				weatherCall("call_pddfxhfOx4gY56zn4vIIEbFp"))
 			w.Usage.ReasoningTokens = 20
+			w.Usage.ServerToolCalls = 1
+			w.Generations[0].Message.ServerTools = hostedSearch(t, body, true)
 			return w
 		},
 	}, {

@@ -14,6 +14,9 @@ type toolSet struct {
 	byName map[string]*preparedTool
 	// names maps the request's tool names to wire names the API accepts, and back.
 	names *toolname.Map
+	// search names the client's search tool of a client tool search, whose calls come as
+	// tool_search_call items.
+	search string
 }
 
 type preparedTool struct {
