@@ -1,9 +1,12 @@
 package chat
 
 import (
+	"cmp"
 	"iter"
 	"slices"
 	"strings"
+
+	"github.com/wield-ai/wield/content"
 )
 
 // Aggregator joins the chunks of a streamed response into one [Response]. Use it directly when
@@ -11,7 +14,9 @@ import (
 //
 // The rules:
 //   - generations are kept apart by [Generation.Index];
-//   - text is concatenated in arrival order;
+//   - text is concatenated in arrival order; once a chunk has brought parts, later text goes
+//     into parts too, so positions hold: a text part without a signature joins the text part
+//     before it, a signed one (Gemini) starts a new part, media parts are kept as sent;
 //   - a tool-call delta joins the earlier call with the same [ToolCall.Index], unless both carry
 //     ids and the ids differ, in which case it starts a new call; its argument fragments are
 //     concatenated, and the first non-empty id, name and signature are kept;
@@ -20,23 +25,56 @@ import (
 //     totals (Anthropic) or a final usage-only chunk (OpenAI);
 //   - the last non-empty finish reason of a generation is kept, as are the first id and model.
 //
-// The zero value is ready to use. An Aggregator is not safe for concurrent use.
+// The zero value is ready to use. An Aggregator is not safe for concurrent use, nor to be
+// copied once used.
 type Aggregator struct {
-	resp Response
-	gens []*genState
+	resp    Response
+	started bool
+	first   genState    // the generation of the first index seen: the only one of most streams
+	more    []*genState // those of other indexes, in arrival order
+	byIndex map[int]*genState
 }
 
+// manyLimit is where lookups by index leave a scan for a map.
+const manyLimit = 8
+
+// genState is one generation being joined. Text and argument fragments are kept as they came
+// and joined once, in Response: one allocation per joined string, however many fragments.
 type genState struct {
 	index  int
-	text   strings.Builder
+	text   []string
+	call0  callState // the first call, the only one of most responses
 	calls  []*callState
+	lastOf map[int]*callState // the latest call of each tool-call index, once there are many calls
 	reason []Reasoning
+	parts  []content.Part
 	finish FinishReason
 }
 
+// addText appends text in its position: to Content until parts have begun, then as parts.
+func (g *genState) addText(text string) {
+	if len(g.parts) == 0 {
+		if g.text == nil {
+			g.text = make([]string, 0, 8)
+		}
+		g.text = append(g.text, text)
+		return
+	}
+	g.addPart(content.Text(text))
+}
+
+func (g *genState) addPart(p content.Part) {
+	if n := len(g.parts); n > 0 && p.Kind == content.KindText && p.Signature == "" && g.parts[n-1].Kind == content.KindText {
+		g.parts[n-1].Text += p.Text
+		return
+	}
+	g.parts = append(g.parts, p)
+}
+
 type callState struct {
-	call ToolCall
-	args strings.Builder
+	call  ToolCall
+	args0 string   // the first argument fragment
+	args  []string // the later ones
 }
 
 // Add merges one chunk.
@@ -74,19 +112,46 @@ func mergeUsage(u, v Usage) Usage {
 }
 
 func (a *Aggregator) generation(index int) *genState {
-	for _, g := range a.gens {
-		if g.index == index {
+	if !a.started {
+		a.started = true
+		a.first.index = index
+		return &a.first
+	}
+	if a.first.index == index {
+		return &a.first
+	}
+	if a.byIndex != nil {
+		if g, ok := a.byIndex[index]; ok {
 			return g
+		}
+	} else {
+		for _, g := range a.more {
+			if g.index == index {
+				return g
+			}
 		}
 	}
 	g := &genState{index: index}
-	a.gens = append(a.gens, g)
+	a.more = append(a.more, g)
+	if a.byIndex != nil {
+		a.byIndex[index] = g
+	} else if len(a.more) > manyLimit {
+		a.byIndex = make(map[int]*genState, 2*len(a.more))
+		for _, m := range a.more {
+			a.byIndex[m.index] = m
+		}
+	}
 	return g
 }
 
 func (a *Aggregator) addGeneration(d *Generation) {
 	g := a.generation(d.Index)
-	g.text.WriteString(d.Message.Content)
+	if d.Message.Content != "" {
+		g.addText(d.Message.Content)
+	}
+	for _, p := range d.Message.Parts {
+		g.addPart(p)
+	}
 	if d.FinishReason != "" {
 		g.finish = d.FinishReason
 	}
@@ -96,17 +161,37 @@ func (a *Aggregator) addGeneration(d *Generation) {
 	}
 }
 
-func (g *genState) addCall(d ToolCall) {
-	var c *callState
-	for i := len(g.calls) - 1; i >= 0; i-- {
-		if g.calls[i].call.Index == d.Index {
-			c = g.calls[i]
-			break
+// latest returns the latest call of tool-call index i, or nil.
+func (g *genState) latest(i int) *callState {
+	if g.lastOf != nil {
+		return g.lastOf[i]
+	}
+	for k := len(g.calls) - 1; k >= 0; k-- {
+		if g.calls[k].call.Index == i {
+			return g.calls[k]
 		}
 	}
+	return nil
+}
+
+func (g *genState) addCall(d ToolCall) {
+	c := g.latest(d.Index)
 	if c == nil || (d.ID != "" && c.call.ID != "" && d.ID != c.call.ID) {
-		c = &callState{call: ToolCall{Index: d.Index}}
+		if len(g.calls) == 0 {
+			c = &g.call0
+		} else {
+			c = &callState{}
+		}
+		c.call.Index = d.Index
 		g.calls = append(g.calls, c)
+		if g.lastOf != nil {
+			g.lastOf[d.Index] = c
+		} else if len(g.calls) > manyLimit {
+			g.lastOf = make(map[int]*callState, 2*len(g.calls))
+			for _, c := range g.calls {
+				g.lastOf[c.call.Index] = c // later calls overwrite earlier ones
+			}
+		}
 	}
 	if c.call.ID == "" {
 		c.call.ID = d.ID
@@ -117,24 +202,63 @@ func (g *genState) addCall(d ToolCall) {
 	if c.call.Signature == "" {
 		c.call.Signature = d.Signature
 	}
-	c.args.WriteString(d.Arguments)
+	switch {
+	case d.Arguments == "":
+	case c.args0 == "":
+		c.args0 = d.Arguments
+	default:
+		if c.args == nil {
+			c.args = make([]string, 1, 4)
+			c.args[0] = c.args0
+		}
+		c.args = append(c.args, d.Arguments)
+	}
+}
+
+func (c *callState) arguments() string {
+	if c.args == nil {
+		return c.args0
+	}
+	return strings.Join(c.args, "")
+}
+
+// join concatenates fragments, allocating only when there are several.
+func join(fragments []string) string {
+	switch len(fragments) {
+	case 0:
+		return ""
+	case 1:
+		return fragments[0]
+	}
+	return strings.Join(fragments, "")
 }
 
 // Response returns the response aggregated so far. It may be called more than once.
 func (a *Aggregator) Response() *Response {
 	out := &Response{ID: a.resp.ID, Model: a.resp.Model, Usage: a.resp.Usage}
-	gens := slices.Clone(a.gens)
-	slices.SortStableFunc(gens, func(x, y *genState) int { return x.index - y.index })
-	for _, g := range gens {
-		msg := Message{Role: RoleAssistant, Content: g.text.String(), Reasoning: slices.Clone(g.reason)}
-		for _, c := range g.calls {
-			call := c.call
-			call.Arguments = c.args.String()
-			msg.ToolCalls = append(msg.ToolCalls, call)
-		}
-		out.Generations = append(out.Generations, Generation{Index: g.index, Message: msg, FinishReason: g.finish})
+	if !a.started {
+		return out
 	}
+	out.Generations = make([]Generation, 0, 1+len(a.more))
+	out.Generations = append(out.Generations, a.first.generation())
+	for _, g := range a.more {
+		out.Generations = append(out.Generations, g.generation())
+	}
+	// cmp.Compare, not x.Index - y.Index, which overflows for indexes far apart.
+	slices.SortStableFunc(out.Generations, func(x, y Generation) int { return cmp.Compare(x.Index, y.Index) })
 	return out
+}
+
+func (g *genState) generation() Generation {
+	msg := Message{Role: RoleAssistant, Content: join(g.text), Parts: slices.Clone(g.parts), Reasoning: slices.Clone(g.reason)}
+	if len(g.calls) > 0 {
+		msg.ToolCalls = make([]ToolCall, len(g.calls))
+		for i, c := range g.calls {
+			msg.ToolCalls[i] = c.call
+			msg.ToolCalls[i].Arguments = c.arguments()
+		}
+	}
+	return Generation{Index: g.index, Message: msg, FinishReason: g.finish}
 }
 
 // Aggregate drains a stream and returns the joined response. If the stream fails, Aggregate

@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"fmt"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -29,6 +31,35 @@ func TestAggregatorEdgeCases(t *testing.T) {
 		}
 		if !reflect.DeepEqual(texts, []string{"a", "b", "c"}) {
 			t.Fatalf("texts = %v", texts)
+		}
+	})
+	t.Run("extreme generation indexes sorted", func(t *testing.T) {
+		// A subtracting comparator overflows here and sorts MaxInt before MinInt.
+		got, _ := Aggregate(seq(gen(math.MaxInt, Message{Content: "max"}, ""), gen(0, Message{Content: "zero"}, ""),
+			gen(math.MinInt, Message{Content: "min"}, ""), gen(-1, Message{Content: "minus one"}, "")))
+		var order []int
+		for _, g := range got.Generations {
+			order = append(order, g.Index)
+		}
+		if want := []int{math.MinInt, -1, 0, math.MaxInt}; !reflect.DeepEqual(order, want) {
+			t.Fatalf("order %v, want %v", order, want)
+		}
+	})
+	t.Run("extreme tool-call indexes kept apart", func(t *testing.T) {
+		got, _ := Aggregate(seq(
+			gen(0, Message{ToolCalls: []ToolCall{{Index: math.MaxInt, ID: "a", Name: "x", Arguments: `{`}}}, ""),
+			gen(0, Message{ToolCalls: []ToolCall{{Index: math.MinInt, ID: "b", Name: "y", Arguments: `{}`}}}, ""),
+			gen(0, Message{ToolCalls: []ToolCall{{Index: math.MaxInt, Arguments: `}`}}}, ""),
+			gen(0, Message{ToolCalls: []ToolCall{{Index: math.MaxInt, ID: "c", Name: "z", Arguments: `{}`}}}, ""),
+			gen(0, Message{ToolCalls: []ToolCall{{Index: math.MaxInt, Arguments: `[]`}}}, ""),
+		))
+		want := []ToolCall{
+			{Index: math.MaxInt, ID: "a", Name: "x", Arguments: `{}`},
+			{Index: math.MinInt, ID: "b", Name: "y", Arguments: `{}`},
+			{Index: math.MaxInt, ID: "c", Name: "z", Arguments: `{}[]`},
+		}
+		if !reflect.DeepEqual(got.ToolCalls(), want) {
+			t.Fatalf("calls = %+v", got.ToolCalls())
 		}
 	})
 	t.Run("first id, name and signature kept", func(t *testing.T) {
@@ -75,4 +106,36 @@ func TestAggregatorEdgeCases(t *testing.T) {
 			t.Fatalf("%+v", got)
 		}
 	})
+}
+
+// BenchmarkAggregateInterleaved streams calls fragments round-robin, as a provider streaming
+// parallel calls may: the cost per fragment must not grow with the number of calls (compare the
+// ns/fragment of calls=10000 with calls=10).
+func BenchmarkAggregateInterleaved(b *testing.B) {
+	for _, calls := range []int{10, 10000} {
+		b.Run(fmt.Sprintf("calls=%d", calls), func(b *testing.B) {
+			const fragments = 4
+			chunks := make([]*Response, 0, calls*fragments)
+			for f := range fragments {
+				for i := range calls {
+					tc := ToolCall{Index: i, Arguments: "{}"}
+					if f == 0 {
+						tc.ID, tc.Name = fmt.Sprint("call", i), "tool"
+					}
+					chunks = append(chunks, gen(0, Message{ToolCalls: []ToolCall{tc}}, ""))
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				var a Aggregator
+				for _, c := range chunks {
+					a.Add(c)
+				}
+				if len(a.Response().ToolCalls()) != calls {
+					b.Fatal("lost calls")
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(chunks)), "ns/fragment")
+		})
+	}
 }

@@ -85,7 +85,7 @@ func (r *Response) Result() *Generation {
 // Text returns the text of the first generation.
 func (r *Response) Text() string {
 	if g := r.Result(); g != nil {
-		return g.Message.Content
+		return g.Message.Text()
 	}
 	return ""
 }

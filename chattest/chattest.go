@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 )
 
 // ErrScriptEnded is wrapped by the error a [Model] returns when it is called more often than it
@@ -22,6 +23,8 @@ var ErrScriptEnded = errors.New("chattest: script ended")
 type Reply struct {
 	// Text is the assistant's text.
 	Text string
+	// Parts follow Text in the assistant's message (images, documents, signed text).
+	Parts []content.Part
 	// ToolCalls are the calls the assistant asks for. A call without an ID gets "call_N", N
 	// counting the calls the model has made up to then from 1; Index is set to the call's
 	// position in the reply.
@@ -59,6 +62,12 @@ func Respond(fn func(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 // WithUsage returns r reporting the given token counts.
 func (r Reply) WithUsage(input, output int) Reply {
 	r.Usage = chat.Usage{InputTokens: input, OutputTokens: output, TotalTokens: input + output}
+	return r
+}
+
+// WithParts returns r with parts after its text.
+func (r Reply) WithParts(parts ...content.Part) Reply {
+	r.Parts = parts
 	return r
 }
 
@@ -242,7 +251,7 @@ func (r Reply) response(ctx context.Context, p *chat.Prompt, info chat.Info) (*c
 	return &chat.Response{
 		Model: model,
 		Generations: []chat.Generation{{
-			Message:      chat.Message{Role: chat.RoleAssistant, Content: r.Text, ToolCalls: r.ToolCalls},
+			Message:      chat.Message{Role: chat.RoleAssistant, Content: r.Text, Parts: r.Parts, ToolCalls: r.ToolCalls},
 			FinishReason: fr,
 		}},
 		Usage: u,
@@ -319,6 +328,11 @@ func chunks(resp *chat.Response, size int) iter.Seq[*chat.Response] {
 					return
 				}
 			}
+			for _, p := range g.Message.Parts {
+				if !yield(delta(g.Index, chat.Message{Parts: []content.Part{p}})) {
+					return
+				}
+			}
 			if len(g.Message.Reasoning) > 0 && !yield(delta(g.Index, chat.Message{Reasoning: g.Message.Reasoning})) {
 				return
 			}
@@ -380,10 +394,7 @@ func clonePrompt(p *chat.Prompt) *chat.Prompt {
 	}
 	out := &chat.Prompt{Messages: make([]chat.Message, len(p.Messages))}
 	for i, m := range p.Messages {
-		m.ToolCalls = slices.Clone(m.ToolCalls)
-		m.ToolResults = slices.Clone(m.ToolResults)
-		m.Reasoning = slices.Clone(m.Reasoning)
-		out.Messages[i] = m
+		out.Messages[i] = m.Clone()
 	}
 	if p.Options != nil {
 		out.Options = p.Options.Clone()

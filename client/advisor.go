@@ -88,8 +88,11 @@ type Request struct {
 	// Turn is the state of the tool loop's turn the request belongs to, nil outside one.
 	Turn *Turn
 
-	rt           *runtime
-	emit         func(*Event) bool // the stream's consumer; nil on a call
+	rt   *runtime
+	emit func(*Event) bool // the stream's consumer; nil on a call
+	// borrow: emit reads an event during the call only (the consumer keeps none), so the model
+	// end may reuse one event for every chunk.
+	borrow       bool
 	memoryInLoop bool
 	untraced     bool        // see telemetry.startChat
 	turnIn       *turnInputs // nil for a plain turn
@@ -114,6 +117,15 @@ func (r *Request) resumption() *resumption {
 // starting one: its messages are not new, and the response's messages continue those of the
 // response that stopped.
 func (r *Request) Resuming() bool { return r.resumption() != nil }
+
+// Approval returns the approval policy of the request's turn: the [Spec]'s, else the client's
+// ([WithApproval]); nil means [toolcall.AskFlagged], as for the [toolcall.Turn] it configures.
+func (r *Request) Approval() toolcall.ApprovalPolicy {
+	if r.turnIn == nil {
+		return nil
+	}
+	return r.turnIn.approval
+}
 
 // Param returns the parameter key, or nil.
 func (r *Request) Param(key string) any { return r.Params[key] }
@@ -149,6 +161,7 @@ func (r *Request) WithEvents(fn func(ev *Event, send func(*Event) bool) bool) *R
 	c := *r
 	send := r.emit
 	c.emit = func(ev *Event) bool { return fn(ev, send) }
+	c.borrow = false // fn may keep events
 	return &c
 }
 
@@ -281,11 +294,11 @@ func (e *Event) Text() string {
 	}
 	gens := e.Chunk.Generations
 	if len(gens) == 1 {
-		return gens[0].Message.Content
+		return gens[0].Message.Text()
 	}
 	var b strings.Builder
 	for _, g := range gens {
-		b.WriteString(g.Message.Content)
+		b.WriteString(g.Message.Text())
 	}
 	return b.String()
 }

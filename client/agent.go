@@ -91,7 +91,7 @@ func (a *agentTool) run(ctx context.Context, spec *Spec) (*Response, error) {
 		return spec.Call(ctx).Response()
 	}
 	var resp *Response
-	for ev, err := range spec.Stream(ctx).Events() {
+	for ev, err := range spec.Stream(ctx).events(true) { // each event is copied on
 		if err != nil {
 			return nil, err
 		}

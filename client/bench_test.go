@@ -6,6 +6,8 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/benchratio"
 	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/tool"
 )
@@ -18,112 +20,138 @@ func benchModel() *chattest.Model {
 	).Repeat().DiscardPrompts()
 }
 
+// turn runs one turn and fails tb if it goes wrong.
+type turn func(tb testing.TB)
+
+// baselineTurn does by hand what a client's turn does: a model call asking for one tool, the
+// tool call, and a model call that answers.
+func baselineTurn(ctx context.Context, weather tool.Tool) turn {
+	m := benchModel()
+	tools := []tool.Tool{weather}
+	return func(tb testing.TB) {
+		p := &chat.Prompt{Messages: []chat.Message{chat.User("Weather in Paris?")}, Options: &chat.Options{Tools: tools}}
+		r1, err := m.Call(ctx, p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		call := r1.ToolCalls()[0]
+		out, err := weather.Call(ctx, call.Arguments)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		msgs := append(p.Messages, r1.Generations[0].Message,
+			chat.ToolMessage(chat.ToolResult{ID: call.ID, Name: call.Name, Content: out}))
+		r2, err := m.Call(ctx, &chat.Prompt{Messages: msgs, Options: p.Options})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if r2.Text() == "" {
+			tb.Fatal("no answer")
+		}
+	}
+}
+
+func clientTurn(ctx context.Context, c *client.Client, weather tool.Tool) turn {
+	return func(tb testing.TB) {
+		text, err := c.Prompt("Weather in Paris?").Tools(weather).Call(ctx).Content()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if text == "" {
+			tb.Fatal("no answer")
+		}
+	}
+}
+
+// baselineStreamTurn is baselineTurn over streams: each model stream aggregated by hand, its
+// text passed on.
+func baselineStreamTurn(ctx context.Context, weather tool.Tool) turn {
+	m := benchModel()
+	tools := []tool.Tool{weather}
+	return func(tb testing.TB) {
+		p := &chat.Prompt{Messages: []chat.Message{chat.User("Weather in Paris?")}, Options: &chat.Options{Tools: tools}}
+		var text int
+		var agg chat.Aggregator
+		for c, err := range m.Stream(ctx, p) {
+			if err != nil {
+				tb.Fatal(err)
+			}
+			agg.Add(c)
+			text += len(c.Text())
+		}
+		r1 := agg.Response()
+		call := r1.ToolCalls()[0]
+		out, err := weather.Call(ctx, call.Arguments)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		msgs := append(p.Messages, r1.Generations[0].Message,
+			chat.ToolMessage(chat.ToolResult{ID: call.ID, Name: call.Name, Content: out}))
+		var agg2 chat.Aggregator
+		for c, err := range m.Stream(ctx, &chat.Prompt{Messages: msgs, Options: p.Options}) {
+			if err != nil {
+				tb.Fatal(err)
+			}
+			agg2.Add(c)
+			text += len(c.Text())
+		}
+		if text == 0 || agg2.Response().Text() == "" {
+			tb.Fatal("no answer")
+		}
+	}
+}
+
+func clientStreamTurn(ctx context.Context, c *client.Client, weather tool.Tool) turn {
+	return func(tb testing.TB) {
+		n := 0
+		for chunk, err := range c.Prompt("Weather in Paris?").Tools(weather).Stream(ctx).Text() {
+			if err != nil {
+				tb.Fatal(err)
+			}
+			n += len(chunk)
+		}
+		if n == 0 {
+			tb.Fatal("no answer")
+		}
+	}
+}
+
+func run(b *testing.B, t turn) {
+	b.ReportAllocs()
+	for b.Loop() {
+		t(b)
+	}
+}
+
 // BenchmarkTurn measures one full turn: a model call that asks for one tool, the tool call, and
 // a model call that answers. Baseline does the same by hand; the difference is the framework's
-// overhead (client, advisor chain, tool loop, manager).
+// overhead (client, advisor chain, tool loop, manager). ratio alternates the two in one run.
 func BenchmarkTurn(b *testing.B) {
 	ctx := context.Background()
 	weather := constTool("weather", `{"temp":25,"unit":"C"}`)
-
-	b.Run("Baseline", func(b *testing.B) {
-		m := benchModel()
-		tools := []tool.Tool{weather}
-		b.ReportAllocs()
-		for b.Loop() {
-			p := &chat.Prompt{Messages: []chat.Message{chat.User("Weather in Paris?")}, Options: &chat.Options{Tools: tools}}
-			r1, err := m.Call(ctx, p)
-			if err != nil {
-				b.Fatal(err)
-			}
-			call := r1.ToolCalls()[0]
-			out, err := weather.Call(ctx, call.Arguments)
-			if err != nil {
-				b.Fatal(err)
-			}
-			msgs := append(p.Messages, r1.Generations[0].Message,
-				chat.ToolMessage(chat.ToolResult{ID: call.ID, Name: call.Name, Content: out}))
-			r2, err := m.Call(ctx, &chat.Prompt{Messages: msgs, Options: p.Options})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if r2.Text() == "" {
-				b.Fatal("no answer")
-			}
-		}
-	})
-
-	b.Run("Client", func(b *testing.B) {
-		c := clienttest.New(b, benchModel())
-		b.ReportAllocs()
-		for b.Loop() {
-			text, err := c.Prompt("Weather in Paris?").Tools(weather).Call(ctx).Content()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if text == "" {
-				b.Fatal("no answer")
-			}
-		}
+	b.Run("Baseline", func(b *testing.B) { run(b, baselineTurn(ctx, weather)) })
+	b.Run("Client", func(b *testing.B) { run(b, clientTurn(ctx, clienttest.New(b, benchModel()), weather)) })
+	b.Run("ratio", func(b *testing.B) {
+		base, c := baselineTurn(ctx, weather), clientTurn(ctx, clienttest.New(b, benchModel()), weather)
+		benchratio.Run(b, 32, "baseline", func() { base(b) }, "client", func() { c(b) })
 	})
 }
 
 // BenchmarkTurnStream is BenchmarkTurn over streams: the baseline aggregates each model stream
-// by hand and passes its text on; the client runs the streaming loop.
+// by hand and passes its text on; the client runs the streaming loop. stream/call compares the
+// client's streamed turn with its called one.
 func BenchmarkTurnStream(b *testing.B) {
 	ctx := context.Background()
 	weather := constTool("weather", `{"temp":25,"unit":"C"}`)
-
-	b.Run("Baseline", func(b *testing.B) {
-		m := benchModel()
-		tools := []tool.Tool{weather}
-		b.ReportAllocs()
-		for b.Loop() {
-			p := &chat.Prompt{Messages: []chat.Message{chat.User("Weather in Paris?")}, Options: &chat.Options{Tools: tools}}
-			var text int
-			var agg chat.Aggregator
-			for c, err := range m.Stream(ctx, p) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				agg.Add(c)
-				text += len(c.Text())
-			}
-			r1 := agg.Response()
-			call := r1.ToolCalls()[0]
-			out, err := weather.Call(ctx, call.Arguments)
-			if err != nil {
-				b.Fatal(err)
-			}
-			msgs := append(p.Messages, r1.Generations[0].Message,
-				chat.ToolMessage(chat.ToolResult{ID: call.ID, Name: call.Name, Content: out}))
-			var agg2 chat.Aggregator
-			for c, err := range m.Stream(ctx, &chat.Prompt{Messages: msgs, Options: p.Options}) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				agg2.Add(c)
-				text += len(c.Text())
-			}
-			if text == 0 || agg2.Response().Text() == "" {
-				b.Fatal("no answer")
-			}
-		}
+	b.Run("Baseline", func(b *testing.B) { run(b, baselineStreamTurn(ctx, weather)) })
+	b.Run("Client", func(b *testing.B) { run(b, clientStreamTurn(ctx, clienttest.New(b, benchModel()), weather)) })
+	b.Run("ratio", func(b *testing.B) {
+		base, c := baselineStreamTurn(ctx, weather), clientStreamTurn(ctx, clienttest.New(b, benchModel()), weather)
+		benchratio.Run(b, 32, "baseline", func() { base(b) }, "client", func() { c(b) })
 	})
-
-	b.Run("Client", func(b *testing.B) {
-		c := clienttest.New(b, benchModel())
-		b.ReportAllocs()
-		for b.Loop() {
-			n := 0
-			for chunk, err := range c.Prompt("Weather in Paris?").Tools(weather).Stream(ctx).Text() {
-				if err != nil {
-					b.Fatal(err)
-				}
-				n += len(chunk)
-			}
-			if n == 0 {
-				b.Fatal("no answer")
-			}
-		}
+	b.Run("stream-vs-call", func(b *testing.B) {
+		called := clientTurn(ctx, clienttest.New(b, benchModel()), weather)
+		streamed := clientStreamTurn(ctx, clienttest.New(b, benchModel()), weather)
+		benchratio.Run(b, 32, "call", func() { called(b) }, "stream", func() { streamed(b) })
 	})
 }

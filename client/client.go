@@ -180,6 +180,7 @@ func (c *Client) Model() chat.Model { return c.model }
 type toolSet struct {
 	tools     []tool.Tool
 	providers []tool.Provider
+	one       [1]tool.Tool // holds a lone tool, the common case, without an allocation
 }
 
 func (s *toolSet) add(values ...any) error {
@@ -188,6 +189,11 @@ func (s *toolSet) add(values ...any) error {
 		case nil:
 			return errors.New("nil tool")
 		case tool.Tool:
+			if s.tools == nil {
+				s.one[0] = v
+				s.tools = s.one[:1:1]
+				continue
+			}
 			s.tools = append(s.tools, v)
 		case []tool.Tool:
 			s.tools = append(s.tools, v...)
@@ -208,8 +214,13 @@ func (s *toolSet) add(values ...any) error {
 
 func (s *toolSet) empty() bool { return len(s.tools) == 0 && len(s.providers) == 0 }
 
-// appendTo appends the set's tools, asking providers now.
-func (s *toolSet) appendTo(ctx context.Context, dst []tool.Tool) ([]tool.Tool, error) {
+// appendTo appends the set's tools, asking providers now. With own set, a set used by one
+// request only (a Spec's), its tools alone come back as they are, clipped so that appends go
+// elsewhere; a client's are always copied, since the request's hooks may change them.
+func (s *toolSet) appendTo(ctx context.Context, dst []tool.Tool, own bool) ([]tool.Tool, error) {
+	if own && len(dst) == 0 && len(s.providers) == 0 {
+		return slices.Clip(s.tools), nil
+	}
 	dst = append(dst, s.tools...)
 	for _, p := range s.providers {
 		ts, err := p.Tools(ctx)
@@ -311,22 +322,54 @@ func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, erro
 func (rt *runtime) streamModel(ctx context.Context, req *Request) (*Response, error) {
 	p := &req.Prompt
 	ctx, call := rt.obs.startChat(ctx, p, true, req.untraced)
-	var agg chat.Aggregator
-	for chunk, err := range rt.model.Stream(ctx, p) {
-		if err != nil {
-			call.end(ctx, agg.Response(), err)
-			return nil, fmt.Errorf("client: model stream: %w", err)
-		}
-		if chunk == nil {
-			continue
-		}
-		agg.Add(chunk)
-		if !req.emit(&Event{Chunk: chunk}) {
-			call.end(ctx, agg.Response(), context.Canceled)
-			return nil, errStopped
-		}
+	ms := &modelStream{req: req}
+	rt.model.Stream(ctx, p)(ms.add)
+	switch {
+	case ms.err != nil:
+		call.end(ctx, ms.agg.Response(), ms.err)
+		return nil, fmt.Errorf("client: model stream: %w", ms.err)
+	case ms.stopped:
+		call.end(ctx, ms.agg.Response(), context.Canceled)
+		return nil, errStopped
 	}
-	resp := agg.Response()
+	resp := ms.agg.Response()
 	call.end(ctx, resp, nil)
 	return modelResponse(resp), nil
+}
+
+// modelStream is one model stream being read: its chunks joined and passed on. One value holds
+// it all, where a range loop's state would be several allocations.
+type modelStream struct {
+	req     *Request
+	agg     chat.Aggregator
+	ev      *Event // reused for every chunk when the consumer borrows events
+	err     error
+	stopped bool
+}
+
+func (ms *modelStream) add(chunk *chat.Response, err error) bool {
+	if ms.stopped || ms.err != nil {
+		return false // a stream that goes on after being told to stop
+	}
+	if err != nil {
+		ms.err = err
+		return false
+	}
+	if chunk == nil {
+		return true
+	}
+	ms.agg.Add(chunk)
+	ev := ms.ev
+	if ev == nil || !ms.req.borrow {
+		ev = new(Event)
+		if ms.req.borrow {
+			ms.ev = ev
+		}
+	}
+	*ev = Event{Chunk: chunk}
+	if !ms.req.emit(ev) {
+		ms.stopped = true
+		return false
+	}
+	return true
 }

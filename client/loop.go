@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/workers"
 	"github.com/wield-ai/wield/toolcall"
 )
 
@@ -608,15 +612,19 @@ func direct(resp *Response, result *toolcall.Result, turn *Turn) *Response {
 		results = append(h[i].ToolResults[:len(h[i].ToolResults):len(h[i].ToolResults)], results...)
 	}
 	texts := make([]string, len(results))
+	var parts []content.Part
 	for i, r := range results {
 		texts[i] = r.Content
+		parts = append(parts, r.Parts...)
 	}
+	answer := chat.Assistant(strings.Join(texts, "\n"))
+	answer.Parts = parts
 	return &Response{
 		Chat: &chat.Response{
 			ID:    resp.Chat.ID,
 			Model: resp.Chat.Model,
 			Generations: []chat.Generation{{
-				Message:      chat.Assistant(strings.Join(texts, "\n")),
+				Message:      answer,
 				FinishReason: chat.FinishStop,
 			}},
 			Usage: resp.Chat.Usage,
@@ -656,7 +664,7 @@ func textOnly(c *chat.Response) *chat.Response {
 		if len(m.ToolCalls) > 0 {
 			hasCalls = true
 		}
-		if m.Content != "" || len(m.Reasoning) > 0 {
+		if m.Content != "" || len(m.Parts) > 0 || len(m.Reasoning) > 0 {
 			hasContent = true
 		}
 	}
@@ -673,32 +681,63 @@ func textOnly(c *chat.Response) *chat.Response {
 	out.Generations = make([]chat.Generation, 0, len(c.Generations))
 	for _, g := range c.Generations {
 		g.Message.ToolCalls = nil
-		if g.Message.Content != "" || len(g.Message.Reasoning) > 0 {
+		if g.Message.Content != "" || len(g.Message.Parts) > 0 || len(g.Message.Reasoning) > 0 {
 			out.Generations = append(out.Generations, g)
 		}
 	}
 	return &out
 }
 
-// eventObserver turns the manager's observer calls, made on the tools' goroutines, into events
-// for the loop's goroutine, the only one that may emit. Sub-agents' events come the same way: it
-// is also the round's context, through which a sub-agent's tool finds it ([eventsKey]).
+// eventObserver turns the manager's observer calls into events for the loop's goroutine, the
+// only one that may emit. It is also the round's context, through which a sub-agent's tool finds
+// it ([eventsKey]) and sends its events on.
+//
+// A round of one call runs on the loop's goroutine (lone): the manager calls the observer there,
+// so its events are emitted directly, and while the call runs on a worker, the loop's goroutine
+// waits for it as the round's [workers.Waiter], emitting sub-agents' events as they come. A
+// round of several calls runs on a worker goroutine (Run), whose events come through the
+// channel.
 type eventObserver struct {
-	context.Context
-	events   chan *Event
-	stop     chan struct{} // closed when nobody will receive any more
-	stopOnce sync.Once
-	mu       sync.RWMutex // held by senders; taken to close events
-	closed   bool
+	context.Context // the round's; cancelled once nobody will receive any more
+	cancel          context.CancelFunc
+	events          chan *Event
+	mu              sync.RWMutex // held by senders; taken to close events
+	closed          bool
+
+	// A lone round, on the loop's goroutine.
+	lone    bool
+	emit    func(*Event) bool
+	pending *Event // a ToolStarted, emitted once the call started: its consumer may wait for it
+	claimed atomic.Bool
+	stopped bool // the consumer stopped
+
+	// A round of several calls, run on a worker.
+	mgr    *toolcall.Manager
+	turn   *toolcall.Turn
+	prompt *chat.Prompt
+	resp   *chat.Response
+	plans  []toolcall.Plan
+	result *toolcall.Result
+	err    error
 }
 
 // eventsKey finds the eventObserver of a streamed round in the context of its tools.
 type eventsKey struct{}
 
-// Value implements context.Context: the observer under eventsKey, the round's values otherwise.
+// noWaiter answers workers.WaiterKey for a round with none, hiding any of an enclosing round.
+type noWaiter struct{}
+
+// Value implements context.Context: the observer under eventsKey, the waiter of a lone round,
+// the round's values otherwise.
 func (o *eventObserver) Value(key any) any {
-	if key == (eventsKey{}) {
+	switch key {
+	case eventsKey{}:
 		return o
+	case workers.WaiterKey{}:
+		if o.lone {
+			return o
+		}
+		return noWaiter{}
 	}
 	return o.Context.Value(key)
 }
@@ -713,52 +752,142 @@ func (o *eventObserver) send(ev *Event) bool {
 	select {
 	case o.events <- ev:
 		return true
-	case <-o.stop:
+	case <-o.Done():
 		return false
 	}
 }
 
-func (o *eventObserver) halt() { o.stopOnce.Do(func() { close(o.stop) }) }
-
 func (o *eventObserver) ToolStarted(_ context.Context, call chat.ToolCall) {
-	o.send(&Event{Tool: &ToolEvent{Kind: ToolStarted, Call: call}})
+	ev := toolEvent(ToolEvent{Kind: ToolStarted, Call: call})
+	if o.lone {
+		o.flush()
+		o.pending = ev
+		return
+	}
+	o.send(ev)
 }
 
 func (o *eventObserver) ToolFinished(_ context.Context, call chat.ToolCall, result chat.ToolResult, elapsed time.Duration) {
-	o.send(&Event{Tool: &ToolEvent{Kind: ToolFinished, Call: call, Result: result, Elapsed: elapsed}})
+	ev := toolEvent(ToolEvent{Kind: ToolFinished, Call: call, Result: result, Elapsed: elapsed})
+	if o.lone {
+		o.flush()
+		o.deliver(ev)
+		return
+	}
+	o.send(ev)
+}
+
+// toolEvent returns an event of te, both in one allocation.
+func toolEvent(te ToolEvent) *Event {
+	b := &struct {
+		ev   Event
+		tool ToolEvent
+	}{tool: te}
+	b.ev.Tool = &b.tool
+	return &b.ev
+}
+
+// deliver emits ev on the loop's goroutine, unless the consumer stopped; when it stops, the
+// round is cancelled.
+func (o *eventObserver) deliver(ev *Event) {
+	if o.stopped {
+		return
+	}
+	if !o.emit(ev) {
+		o.stopped = true
+		o.cancel()
+	}
+}
+
+// flush emits a pending ToolStarted.
+func (o *eventObserver) flush() {
+	if ev := o.pending; ev != nil {
+		o.pending = nil
+		o.deliver(ev)
+	}
+}
+
+// Claim implements workers.Waiter: a lone round's call is waited for by the round.
+func (o *eventObserver) Claim() bool { return o.lone && o.claimed.CompareAndSwap(false, true) }
+
+// Wait implements workers.Waiter, on the loop's goroutine: the call has started, so its
+// ToolStarted goes out, then sub-agents' events until the call is done or stopped.
+func (o *eventObserver) Wait(done, stop <-chan struct{}) bool {
+	o.flush()
+	for {
+		select {
+		case <-done:
+			return true
+		case <-stop:
+			return false
+		case ev := <-o.events:
+			o.deliver(ev)
+		}
+	}
+}
+
+// close ends the round: whoever sends now is a tool the round abandoned, and gives up.
+func (o *eventObserver) close() {
+	o.cancel()
+	o.mu.Lock()
+	o.closed = true
+	close(o.events)
+	o.mu.Unlock()
+}
+
+// Run runs a round of several calls on a worker goroutine, with the labels of the round's
+// context for profiles, then closes the events.
+func (o *eventObserver) Run() {
+	pprof.SetGoroutineLabels(o.Context)
+	defer pprof.SetGoroutineLabels(context.Background())
+	o.result, o.err = o.execute()
+	o.close()
+}
+
+func (o *eventObserver) execute() (*toolcall.Result, error) {
+	if o.plans == nil {
+		return o.mgr.ExecuteTurn(o, o.turn, o.prompt, o.resp)
+	}
+	return o.mgr.ResumeTurn(o, o.turn, o.prompt, o.resp, o.plans)
 }
 
 // executeObserved runs the tool calls and emits their events as they happen. If the consumer
 // stops, the calls are cancelled and the error is errStopped.
 func executeObserved(ctx context.Context, mgr *toolcall.Manager, turn *toolcall.Turn, p *chat.Prompt, resp *chat.Response,
-	plans []toolcall.Plan, emit func(*Event) bool) (result *toolcall.Result, err error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	obs := &eventObserver{Context: ctx, events: make(chan *Event), stop: make(chan struct{})}
+	plans []toolcall.Plan, emit func(*Event) bool) (*toolcall.Result, error) {
+	obs := &eventObserver{events: make(chan *Event), mgr: mgr, turn: turn, prompt: p, resp: resp, plans: plans}
+	obs.Context, obs.cancel = context.WithCancel(ctx)
+	defer obs.cancel()
 	turn.Observer = obs
 	defer func() { turn.Observer = nil }()
-	go func() {
-		if plans == nil {
-			result, err = mgr.ExecuteTurn(obs, turn, p, resp)
-		} else {
-			result, err = mgr.ResumeTurn(obs, turn, p, resp, plans)
+	if countCalls(resp) == 1 {
+		// The manager runs a lone call's observer on this goroutine (see toolcall.Observer).
+		obs.lone, obs.emit = true, emit
+		result, err := obs.execute()
+		obs.flush() // a call that interrupted the turn has no ToolFinished
+		obs.close()
+		if obs.stopped {
+			return nil, errStopped
 		}
-		// Every observer call of the round has been received; whoever sends now is a tool the
-		// round abandoned, and gives up.
-		obs.halt()
-		obs.mu.Lock()
-		obs.closed = true
-		close(obs.events)
-		obs.mu.Unlock()
-	}()
+		return result, err
+	}
+	workers.Go(obs)
 	for ev := range obs.events {
 		if !emit(ev) {
-			obs.halt()
-			cancel()
+			obs.cancel()
 			for range obs.events {
 			}
 			return nil, errStopped
 		}
 	}
-	return result, err
+	return obs.result, obs.err
+}
+
+// countCalls counts the tool calls of resp.
+func countCalls(resp *chat.Response) int {
+	n := 0
+	for i := range resp.Generations {
+		n += len(resp.Generations[i].Message.ToolCalls)
+	}
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -50,7 +51,7 @@ func TestLoopOneToolCall(t *testing.T) {
 	if call.Role != chat.RoleAssistant || len(call.ToolCalls) != 1 || call.ToolCalls[0].ID != "call_1" {
 		t.Fatalf("assistant message = %v", call)
 	}
-	if res.Role != chat.RoleTool || res.ToolResults[0] != (chat.ToolResult{ID: "call_1", Name: "weather", Content: "sunny, 25°C"}) {
+	if res.Role != chat.RoleTool || !reflect.DeepEqual(res.ToolResults[0], chat.ToolResult{ID: "call_1", Name: "weather", Content: "sunny, 25°C"}) {
 		t.Fatalf("tool message = %v", res)
 	}
 	for i, p := range m.Prompts() {

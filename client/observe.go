@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/redact"
+	"github.com/wield-ai/wield/internal/tracegate"
 )
 
 // scope is the instrumentation scope of the client's spans and metrics.
@@ -36,15 +38,16 @@ const (
 	attrOutcome       = attribute.Key("wield.tool_loop.outcome")
 )
 
-// Start options built once: each would allocate per span.
+// Start options built once: each, and a variadic list of them, would allocate per span.
 var (
-	chatSpanKind = trace.WithSpanKind(trace.SpanKindClient)
-	loopSpanKind = trace.WithSpanKind(trace.SpanKindInternal)
+	chatSpanOptions = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+	loopSpanOptions = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
 )
 
 // telemetry holds the client's tracer, instruments and logger.
 type telemetry struct {
 	tracer   trace.Tracer
+	spans    *tracegate.Gate
 	duration metric.Float64Histogram
 	tokens   metric.Int64Histogram
 	logger   *slog.Logger
@@ -71,7 +74,7 @@ func newTelemetry(model chat.Model, tp trace.TracerProvider, mp metric.MeterProv
 	if logger == nil {
 		logger = slog.Default()
 	}
-	t := &telemetry{tracer: tp.Tracer(scope), logger: logger}
+	t := &telemetry{tracer: tp.Tracer(scope), spans: tracegate.New(tp), logger: logger}
 	if d, ok := model.(chat.Describer); ok {
 		info := d.Info()
 		t.provider, t.model = info.Provider, info.Model
@@ -121,7 +124,7 @@ func (t *telemetry) startChat(ctx context.Context, p *chat.Prompt, stream, untra
 		if model != "" {
 			name = "chat " + model
 		}
-		ctx, span = t.tracer.Start(ctx, name, chatSpanKind)
+		ctx, span = t.tracer.Start(ctx, name, chatSpanOptions...)
 	}
 	if span.IsRecording() {
 		attrs := make([]attribute.KeyValue, 0, 3)
@@ -176,8 +179,7 @@ func (c chatCall) end(ctx context.Context, resp *chat.Response, err error) {
 		}
 		if err != nil {
 			attrs = append(attrs, attrErrorType.String(errType))
-			c.span.RecordError(err)
-			c.span.SetStatus(codes.Error, err.Error())
+			recordError(c.span, err)
 		}
 		c.span.SetAttributes(attrs...)
 	}
@@ -204,7 +206,7 @@ func (c chatCall) end(ctx context.Context, resp *chat.Response, err error) {
 			args = append(args, "tool_calls", len(resp.ToolCalls()), "input_tokens", usage.InputTokens, "output_tokens", usage.OutputTokens)
 		}
 		if err != nil {
-			args = append(args, "error", err)
+			args = append(args, "error", redact.Error(err))
 		}
 		t.logger.DebugContext(ctx, "wield: model call", args...)
 	}
@@ -226,6 +228,23 @@ func (c chatCall) metricAttrs(respModel, errType string) []attribute.KeyValue {
 		attrs = append(attrs, attrErrorType.String(errType))
 	}
 	return attrs
+}
+
+// recordError records err on span, as an exception event and the span's status, as
+// span.RecordError and SetStatus do, but with the text of a tool call's failure in it described
+// without content (internal/redact): the client never records what tools were given or
+// returned; the execute_tool spans have that when the tool-call manager records content.
+func recordError(span trace.Span, err error) {
+	msg := redact.Error(err)
+	if msg == err.Error() {
+		span.RecordError(err)
+	} else {
+		span.AddEvent("exception", trace.WithAttributes(
+			attribute.String("exception.type", fmt.Sprintf("%T", err)),
+			attribute.String("exception.message", msg),
+		))
+	}
+	span.SetStatus(codes.Error, msg)
 }
 
 // errorType is the low-cardinality error.type of err.
@@ -254,12 +273,18 @@ type loopSpan struct {
 	// off reports that no tracer provider is installed: the span neither records nor has a valid
 	// context, and neither would its children.
 	off bool
+	// skipped: no span was started (span is ctx's, not the loop's own).
+	skipped bool
 }
 
 // startLoop starts the loop's span, an invoke_agent span in GenAI terms: one run of the model
-// and its tools until an answer.
+// and its tools until an answer. With no tracer provider installed, none is started.
 func (t *telemetry) startLoop(ctx context.Context, req *Request) (context.Context, loopSpan) {
-	ctx, span := t.tracer.Start(ctx, "invoke_agent", loopSpanKind)
+	if t.spans.Skip() {
+		return ctx, loopSpan{t: t, ctx: ctx, span: trace.SpanFromContext(ctx), start: time.Now(), off: true, skipped: true}
+	}
+	ctx, span := t.tracer.Start(ctx, "invoke_agent", loopSpanOptions...)
+	t.spans.Started(span)
 	if span.IsRecording() {
 		attrs := make([]attribute.KeyValue, 0, 3)
 		attrs = append(attrs, attrOperation.String("invoke_agent"))
@@ -280,23 +305,10 @@ func (t *telemetry) startLoop(ctx context.Context, req *Request) (context.Contex
 }
 
 func (l loopSpan) end(resp *Response, err error) {
-	if l.span.IsRecording() {
-		if resp != nil {
-			l.span.SetAttributes(
-				attrModelCalls.Int(resp.ModelCalls),
-				attrIterations.Int(max(resp.ModelCalls-1, 0)),
-				attrOutcome.String(resp.Outcome.String()),
-				attrInputTokens.Int(resp.Usage.InputTokens),
-				attrOutputTokens.Int(resp.Usage.OutputTokens),
-			)
-		}
-		if err != nil {
-			l.span.SetAttributes(attrErrorType.String(errorType(err)))
-			l.span.RecordError(err)
-			l.span.SetStatus(codes.Error, err.Error())
-		}
+	if !l.skipped {
+		l.record(resp, err)
+		l.span.End()
 	}
-	l.span.End()
 	if l.t.logger.Enabled(l.ctx, slog.LevelDebug) {
 		args := []any{"elapsed", time.Since(l.start)}
 		if resp != nil {
@@ -304,9 +316,29 @@ func (l loopSpan) end(resp *Response, err error) {
 				"input_tokens", resp.Usage.InputTokens, "output_tokens", resp.Usage.OutputTokens)
 		}
 		if err != nil {
-			args = append(args, "error", err)
+			args = append(args, "error", redact.Error(err))
 		}
 		l.t.logger.DebugContext(l.ctx, "wield: tool loop done", args...)
+	}
+}
+
+// record sets the outcome of the turn on the loop's span, if it records.
+func (l loopSpan) record(resp *Response, err error) {
+	if !l.span.IsRecording() {
+		return
+	}
+	if resp != nil {
+		l.span.SetAttributes(
+			attrModelCalls.Int(resp.ModelCalls),
+			attrIterations.Int(max(resp.ModelCalls-1, 0)),
+			attrOutcome.String(resp.Outcome.String()),
+			attrInputTokens.Int(resp.Usage.InputTokens),
+			attrOutputTokens.Int(resp.Usage.OutputTokens),
+		)
+	}
+	if err != nil {
+		l.span.SetAttributes(attrErrorType.String(errorType(err)))
+		recordError(l.span, err)
 	}
 }
 

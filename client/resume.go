@@ -406,6 +406,24 @@ func route(s *TurnState, decisions []Decision) (*routed, error) {
 	return rt, nil
 }
 
+// Plans checks decisions for the pending calls of s, a stopped state, and returns what
+// [toolcall.Manager.ResumeTurn] is to do with each call of its round, in order: the result of a
+// call that is done, a rejection or answer as the call's result, approval with edited arguments
+// (validated against the tool's schema), a restart with the tool's interrupt and the
+// application's data, or the resume of a stopped sub-agent with the decisions routed to it.
+// tools are those the resumed round offers. Decisions that do not fit fail with
+// [ErrInvalidDecision]. [Client.Resume] does this itself; Plans serves programs that run a
+// turn's steps elsewhere and finish its round with the manager.
+func (s *TurnState) Plans(ctx context.Context, decisions []Decision, tools []tool.Tool) ([]toolcall.Plan, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if s.Round == nil {
+		return nil, errors.New("client: resume: the turn state has no stopped round")
+	}
+	return plans(ctx, s, decisions, tools)
+}
+
 // decisionChecker is implemented by tools that run a sub-agent, to check decisions for the
 // sub-agent's calls before anything runs.
 type decisionChecker interface {

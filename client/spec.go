@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -30,11 +31,17 @@ type Spec struct {
 	resume    *resumption
 	nested    bool // a sub-agent's turn: its state lives in the parent's, never in a store
 	err       error
+	one       [1]chat.Message // holds a lone user message, the common case, without an allocation
 }
 
 // Prompt starts a request; each text is a user message.
 func (c *Client) Prompt(user ...string) *Spec {
 	s := &Spec{c: c}
+	if len(user) == 1 {
+		s.one[0] = chat.User(user[0])
+		s.msgs = s.one[:1:1]
+		return s
+	}
 	for _, u := range user {
 		s.msgs = append(s.msgs, chat.User(u))
 	}
@@ -47,9 +54,9 @@ func (s *Spec) System(text string) *Spec {
 	return s
 }
 
-// User adds a user message.
-func (s *Spec) User(text string) *Spec {
-	s.msgs = append(s.msgs, chat.User(text))
+// User adds a user message: text, then any parts (images, documents, audio).
+func (s *Spec) User(text string, parts ...content.Part) *Spec {
+	s.msgs = append(s.msgs, chat.User(text, parts...))
 	return s
 }
 
@@ -139,6 +146,17 @@ func (s *Spec) WithoutToolLoop() *Spec {
 	return s
 }
 
+// Request returns the request the spec sends down the advisor chain, without sending it: the
+// system and user messages, the options merged over the client's with every tool gathered and
+// resolved, the tool context merged over the client's, the parameters and the approval policy
+// ([Request.Approval]). It is the client's configuration made concrete, for programs that run
+// the turn's steps elsewhere, such as a durable workflow that calls the model and the tools as
+// separate tasks.
+func (s *Spec) Request(ctx context.Context) (*Request, error) {
+	req, _, err := s.request(ctx)
+	return req, err
+}
+
 // request assembles the request and picks the chain.
 func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 	c := s.c
@@ -167,11 +185,20 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 		msgs = slices.Clip(s.msgs) // appends down the chain must not write into the spec
 	}
 
-	opts := chat.Merge(c.opts, s.opts)
+	// The request and its options in one allocation. Options are the client's, or merged with
+	// the spec's; a copy of the client's needs no allocation of its own when it holds none of
+	// the slices and maps Clone copies.
+	box := new(requestBox)
+	opts := &box.opts
+	if s.opts == nil && plainOptions(c.opts) {
+		box.opts = *c.opts
+	} else {
+		opts = chat.Merge(c.opts, s.opts)
+	}
 	if !c.tools.empty() || !s.tools.empty() {
 		var err error
-		if opts.Tools, err = c.tools.appendTo(ctx, opts.Tools); err == nil {
-			opts.Tools, err = s.tools.appendTo(ctx, opts.Tools)
+		if opts.Tools, err = c.tools.appendTo(ctx, opts.Tools, false); err == nil {
+			opts.Tools, err = s.tools.appendTo(ctx, opts.Tools, true)
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("client: %w", err)
@@ -224,14 +251,27 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 		maps.Copy(toolCtx, c.toolCtx)
 		maps.Copy(toolCtx, s.toolCtx)
 	}
-	return &Request{
+	box.Request = Request{
 		Prompt:       chat.Prompt{Messages: msgs, Options: opts},
 		ToolContext:  toolCtx,
 		Params:       params,
 		rt:           c.rt,
 		memoryInLoop: ch.memoryInLoop,
 		turnIn:       in,
-	}, ch, nil
+	}
+	return &box.Request, ch, nil
+}
+
+// requestBox holds a spec's request and the options it points to.
+type requestBox struct {
+	Request
+	opts chat.Options
+}
+
+// plainOptions reports options whose copy shares nothing that [chat.Options.Clone] copies: a
+// shallow copy of them is their Clone.
+func plainOptions(o *chat.Options) bool {
+	return o != nil && o.Stop == nil && o.Tools == nil && o.Extra == nil
 }
 
 // run sends req through the chain; a response without the turn's messages (no tool loop ran)
@@ -307,30 +347,41 @@ type Stream struct {
 // start and finish, the calls that wait for approval or interrupted the turn when it stops, the
 // events of sub-agents ([AgentTool]) as they happen, attributed to them ([Event.Agent]), and the
 // whole response last. Stopping the iteration cancels the turn.
-func (s *Stream) Events() iter.Seq2[*Event, error] {
+func (s *Stream) Events() iter.Seq2[*Event, error] { return s.events(false) }
+
+// events is Events; with borrow, the consumer reads each event during its step only and keeps
+// none, so the events of chunks may be one event reused.
+func (s *Stream) events(borrow bool) iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
-		req, ch, err := s.spec.request(s.ctx)
-		if err != nil {
-			yield(nil, err)
-			return
+		s.run(borrow, func(ev *Event) bool { return yield(ev, nil) }, func(err error) { yield(nil, err) })
+	}
+}
+
+// run runs the turn, handing each event to emit, its last the Done event, or its error to
+// fail. emit returning false stops the turn.
+func (s *Stream) run(borrow bool, emit func(*Event) bool, fail func(error)) {
+	req, ch, err := s.spec.request(s.ctx)
+	if err != nil {
+		fail(err)
+		return
+	}
+	req.borrow = borrow
+	stopped := false
+	req.emit = func(ev *Event) bool {
+		if stopped {
+			return false
 		}
-		stopped := false
-		req.emit = func(ev *Event) bool {
-			if stopped {
-				return false
-			}
-			stopped = !yield(ev, nil)
-			return !stopped
-		}
-		resp, err := run(s.ctx, ch, req)
-		switch {
-		case stopped:
-		case err != nil:
-			yield(nil, err)
-		default:
-			s.resp = resp
-			yield(&Event{Done: resp}, nil)
-		}
+		stopped = !emit(ev)
+		return !stopped
+	}
+	resp, err := run(s.ctx, ch, req)
+	switch {
+	case stopped:
+	case err != nil:
+		fail(err)
+	default:
+		s.resp = resp
+		emit(&Event{Done: resp})
 	}
 }
 
@@ -338,18 +389,15 @@ func (s *Stream) Events() iter.Seq2[*Event, error] {
 // of sub-agents ([AgentTool]) is not the answer's and is left out.
 func (s *Stream) Text() iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		for ev, err := range s.Events() {
-			if err != nil {
-				yield("", err)
-				return
-			}
+		s.run(true, func(ev *Event) bool {
 			if ev.agent != nil {
-				continue
+				return true
 			}
-			if t := ev.Text(); t != "" && !yield(t, nil) {
-				return
+			if t := ev.Text(); t != "" {
+				return yield(t, nil)
 			}
-		}
+			return true
+		}, func(err error) { yield("", err) })
 	}
 }
 

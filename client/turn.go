@@ -84,6 +84,18 @@ func (t *Turn) readyState(r *Request) *TurnState { return t.state(r, TurnReady) 
 // as outcomes say.
 func (t *Turn) roundState(r *Request, status TurnStatus, resp *chat.Response, outcomes []toolcall.CallOutcome) *TurnState {
 	st := t.state(r, status)
+	st.Round = NewRound(resp, outcomes, status == TurnRunning)
+	return st
+}
+
+// NewRound returns the round of [TurnState] for the tool round resp asked for, whose calls stand
+// as outcomes say ([toolcall.Result.Calls], in the model's order): the assistant message with
+// the calls as they stand (edited arguments included), each call's result, interrupt, or, for a
+// sub-agent ([AgentTool]) that stopped, its nested state. Calls that have not finished are
+// [CallRunning] when running is set (the round was saved while they ran) and [CallWaiting]
+// otherwise. The tool loop builds its states with it; a program that runs a turn's steps
+// elsewhere uses it to describe a stopped round the same way.
+func NewRound(resp *chat.Response, outcomes []toolcall.CallOutcome, running bool) *Round {
 	msg := resp.Message()
 	msg.ToolCalls = make([]chat.ToolCall, len(outcomes))
 	round := &Round{ResponseID: resp.ID, Model: resp.Model, Calls: make([]PendingCall, len(outcomes))}
@@ -105,14 +117,13 @@ func (t *Turn) roundState(r *Request, status TurnStatus, resp *chat.Response, ou
 			}
 		default:
 			pc.Status = CallWaiting
-			if status == TurnRunning {
+			if running {
 				pc.Status = CallRunning
 			}
 		}
 	}
 	round.Message = msg
-	st.Round = round
-	return st
+	return round
 }
 
 // save records st as the turn's newest state: in the store, if any, and as the claim of the

@@ -3,11 +3,16 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/tool"
 )
 
 type addIn struct {
@@ -40,7 +45,7 @@ func BenchmarkCall(b *testing.B) {
 	args := json.RawMessage(`{"a":19,"b":23}`)
 
 	raw := func(b *testing.B, s *sdk.Server) {
-		c, err := mcp.Connect(context.Background(), inMemory("bench", s))
+		c, err := mcp.Connect(context.Background(), sdkInMemory("bench", s))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -58,7 +63,7 @@ func BenchmarkCall(b *testing.B) {
 		}
 	}
 	b.Run("sdk", func(b *testing.B) { raw(b, sdkServer) })
-	b.Run("wield-server", func(b *testing.B) { raw(b, wieldServer) })
+	b.Run("wield-server", func(b *testing.B) { raw(b, wieldServer.SDK()) })
 	b.Run("wield-both", func(b *testing.B) {
 		c, err := mcp.Connect(context.Background(), inMemory("bench", wieldServer))
 		if err != nil {
@@ -102,4 +107,102 @@ func BenchmarkResultText(b *testing.B) {
 			}
 		}
 	})
+}
+
+// proxiedTools returns n tools of an upstream MCP server as a wield Client lists them, each with a
+// schema of the size real servers send, as `wield mcp serve --mcp-config` proxies them.
+func proxiedTools(b *testing.B, n int) []tool.Tool {
+	b.Helper()
+	up := sdk.NewServer(&sdk.Implementation{Name: "upstream", Version: "v0"}, nil)
+	for i := range n {
+		schema := json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{
+			"path":{"type":"string","description":"The file %d works on"},
+			"mode":{"type":"string","enum":["read","write","append"]},
+			"limit":{"type":"integer","minimum":1,"maximum":1000},
+			"tags":{"type":"array","items":{"type":"string","pattern":"^[a-z]+$"}}},
+			"required":["path"],"additionalProperties":false}`, i))
+		up.AddTool(&sdk.Tool{Name: fmt.Sprintf("tool_%d", i), Description: "A proxied tool", InputSchema: schema},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, nil
+			})
+	}
+	c, err := mcp.Connect(context.Background(), sdkInMemory("upstream", up))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	tools, err := c.Tools(context.Background())
+	if err != nil || len(tools) != n {
+		b.Fatal(len(tools), err)
+	}
+	return tools
+}
+
+// serve sends one MCP POST to h in process and returns the response.
+func serve(h http.Handler, session, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+// BenchmarkHTTPRequest measures what one HTTP request costs a server proxying 2,000 tools: a
+// request with a bogus session id, and a ping in a live session. The baseline, "per-request",
+// is what wield mcp serve did before: the SDK's handler with a factory building the server, its
+// schemas compiled, for every request; "shared" is Server.Handler, one server built once.
+func BenchmarkHTTPRequest(b *testing.B) {
+	tools := proxiedTools(b, 2000)
+	logger := discardLogger()
+	shared, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: logger}, tools...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	handlers := map[string]func() http.Handler{
+		"per-request": func() http.Handler {
+			return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server {
+				s, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: logger}, tools...)
+				if err != nil {
+					return nil
+				}
+				return s.SDK()
+			}, nil)
+		},
+		"shared": func() http.Handler {
+			h, err := shared.Handler(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return h
+		},
+	}
+	for _, name := range []string{"per-request", "shared"} {
+		h := handlers[name]()
+		b.Run("bogus-session/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if w := serve(h, "BOGUS", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); w.Code != http.StatusNotFound {
+					b.Fatal(w.Code, w.Body)
+				}
+			}
+		})
+		b.Run("ping/"+name, func(b *testing.B) {
+			w := serve(h, "", initializeBody)
+			session := w.Header().Get("Mcp-Session-Id")
+			if w.Code != http.StatusOK || session == "" {
+				b.Fatal(w.Code, w.Body)
+			}
+			serve(h, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				if w := serve(h, session, `{"jsonrpc":"2.0","id":3,"method":"ping"}`); w.Code != http.StatusOK {
+					b.Fatal(w.Code, w.Body)
+				}
+			}
+		})
+	}
 }

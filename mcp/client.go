@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/url"
@@ -39,6 +40,13 @@ const (
 // ErrClosed is returned by a [Client] used after Close.
 var ErrClosed = errors.New("mcp: client closed")
 
+// DefaultTimeout is the default of [ServerConfig.Timeout]: the longest a request to an MCP
+// server waits without word from it, as the TypeScript SDK's default request timeout.
+const DefaultTimeout = time.Minute
+
+// errNoAnswer is the cancellation cause of a request the server left without word too long.
+var errNoAnswer = errors.New("no answer from the server")
+
 // ServerConfig says how to reach one MCP server and how to present its tools. Set either Command
 // (a local server over stdio) or URL (a remote server over HTTP), or Transport for anything else.
 type ServerConfig struct {
@@ -57,7 +65,9 @@ type ServerConfig struct {
 	Args    []string
 	Env     map[string]string
 	Dir     string
-	// Stderr receives the stdio server's standard error; nil discards it.
+	// Stderr receives the stdio server's standard error; nil discards it. Either way its last
+	// lines are kept for the error reporting a server that fails to start ([StartError]) and the
+	// warning logged when it exits.
 	Stderr io.Writer
 
 	// URL is the endpoint of an HTTP server; Headers are sent with every request (for example
@@ -89,9 +99,16 @@ type ServerConfig struct {
 	// so that a command that never answers cannot hang its caller. Zero means one minute (npx may
 	// download a server on its first run).
 	ConnectTimeout time.Duration
-	// Timeout bounds each tool call; zero leaves only the caller's context. A call that runs out
-	// of time is cancelled on the server and fails with an error the model sees.
+	// Timeout is how long a request (a tool call, listing the tools) may go without word from the
+	// server: each progress notification the server sends for a call starts the wait afresh, so a
+	// long tool that reports its progress is not cut off, while a hung server is. A call that runs
+	// out of time is cancelled on the server and fails with an error the model sees. Zero means
+	// DefaultTimeout; negative means no limit but the caller's context.
 	Timeout time.Duration
+
+	// Logger receives warnings: a tool whose name had to be changed or that was left out, a stdio
+	// server that exited, with the last lines of its standard error. Nil means slog.Default().
+	Logger *slog.Logger
 
 	// Implementation is what the client calls itself when connecting; nil means wield and its
 	// module version.
@@ -125,6 +142,9 @@ type Client struct {
 
 	progress  sync.Map // progress token (string) -> func(tool.Progress)
 	nextToken atomic.Uint64
+
+	stderr atomic.Pointer[tailBuffer] // the standard error of the latest stdio server process
+	logger *slog.Logger
 }
 
 // NewClient checks cfg and returns a client for it. It does not connect: the first call that needs
@@ -141,7 +161,10 @@ func NewClient(cfg ServerConfig) (*Client, error) {
 	cfg.Headers = maps.Clone(cfg.Headers)
 	cfg.Include = slices.Clone(cfg.Include)
 	cfg.Exclude = slices.Clone(cfg.Exclude)
-	c := &Client{cfg: cfg, connecting: make(chan struct{}, 1)}
+	c := &Client{cfg: cfg, connecting: make(chan struct{}, 1), logger: cfg.Logger}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
 
 	var opts sdk.ClientOptions
 	if cfg.Options != nil {
@@ -169,15 +192,16 @@ func NewClient(cfg ServerConfig) (*Client, error) {
 }
 
 // Connect returns a client for cfg, connected: an unreachable server is an error here rather than
-// on first use.
+// on first use, a [*StartError] carrying the end of a stdio server's standard error.
 func Connect(ctx context.Context, cfg ServerConfig) (*Client, error) {
 	c, err := NewClient(cfg)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := c.Session(ctx); err != nil {
+		se := &StartError{Server: c.Name(), Err: err, Stderr: c.stderrTail()}
 		c.Close()
-		return nil, err
+		return nil, se
 	}
 	return c, nil
 }
@@ -207,11 +231,14 @@ func (c *Client) Session(ctx context.Context) (*sdk.ClientSession, error) {
 		timeout = time.Minute
 	}
 	connectCtx, cancel := context.WithTimeout(ctx, timeout)
-	s, err := c.connect(connectCtx)
+	s, cmd, err := c.connect(connectCtx)
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(connectCtx.Err(), context.DeadlineExceeded) {
 			return nil, c.errorf("connecting: no answer within %v", timeout)
+		}
+		if cmd != nil && cmd.ProcessState != nil {
+			return nil, c.errorf("connecting: the server exited (%v) before it answered: %w", cmd.ProcessState, err)
 		}
 		return nil, c.errorf("connecting: %w", err)
 	}
@@ -226,12 +253,40 @@ func (c *Client) Session(ctx context.Context) (*sdk.ClientSession, error) {
 	c.version++
 	c.mu.Unlock()
 	// A server that exits or drops the connection ends Wait; the next use reconnects.
+	tail := c.stderr.Load() // this process's; a reconnection replaces it
 	go func() {
 		s.Wait()
 		c.drop(s)
+		if cmd != nil {
+			c.logExit(cmd, tail)
+		}
 	}()
 	return s, nil
 }
+
+// logExit warns that a stdio server's process ended other than by Close (it exited, or was
+// stopped after its connection broke), with the last lines of its standard error.
+func (c *Client) logExit(cmd *exec.Cmd, stderr *tailBuffer) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return
+	}
+	// The session is closed, so the process has been waited for and its standard error copied.
+	state := "the connection closed"
+	if cmd.ProcessState != nil {
+		state = cmd.ProcessState.String()
+	}
+	attrs := []any{"server", c.cfg.Name, "state", state}
+	if tail := stderr.lines(); tail != "" {
+		attrs = append(attrs, "stderr", tail)
+	}
+	c.logger.Warn("mcp: server process ended; the next call starts it again", attrs...)
+}
+
+// stderrTail returns the last lines the latest stdio server process wrote on standard error.
+func (c *Client) stderrTail() string { return c.stderr.Load().lines() }
 
 func (c *Client) current() (*sdk.ClientSession, error) {
 	c.mu.Lock()
@@ -242,40 +297,53 @@ func (c *Client) current() (*sdk.ClientSession, error) {
 	return c.session, nil
 }
 
-func (c *Client) connect(ctx context.Context) (*sdk.ClientSession, error) {
+// connect opens a session; for a stdio server it also returns the server's process.
+func (c *Client) connect(ctx context.Context) (*sdk.ClientSession, *exec.Cmd, error) {
 	if c.cfg.Transport != nil {
 		t, err := c.cfg.Transport()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return c.client.Connect(ctx, t, nil)
+		s, err := c.client.Connect(ctx, t, nil)
+		return s, nil, err
 	}
 	switch c.cfg.transportType() {
 	case TypeStdio:
 		cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
 		cmd.Dir = c.cfg.Dir
-		cmd.Stderr = c.cfg.Stderr
+		tail := &tailBuffer{}
+		c.stderr.Store(tail)
+		cmd.Stderr = tail
+		if c.cfg.Stderr != nil {
+			cmd.Stderr = io.MultiWriter(tail, c.cfg.Stderr)
+		}
+		// A server's children may hold its standard error open after it exits; do not wait for
+		// them longer than this to finish reading it.
+		cmd.WaitDelay = 2 * time.Second
 		if len(c.cfg.Env) > 0 {
 			cmd.Env = os.Environ()
 			for _, k := range slices.Sorted(maps.Keys(c.cfg.Env)) {
 				cmd.Env = append(cmd.Env, k+"="+c.cfg.Env[k])
 			}
 		}
-		return c.client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+		s, err := c.client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+		return s, cmd, err
 	case TypeHTTP:
-		return c.client.Connect(ctx, c.streamable(), nil)
+		s, err := c.client.Connect(ctx, c.streamable(), nil)
+		return s, nil, err
 	case TypeSSE:
-		return c.client.Connect(ctx, c.sse(), nil)
+		s, err := c.client.Connect(ctx, c.sse(), nil)
+		return s, nil, err
 	default: // a URL without a type: streamable HTTP, else the legacy SSE transport
 		s, err := c.client.Connect(ctx, c.streamable(), nil)
 		if err == nil || ctx.Err() != nil || c.cfg.OAuth != nil {
-			return s, err
+			return s, nil, err
 		}
 		s, sseErr := c.client.Connect(ctx, c.sse(), nil)
 		if sseErr != nil {
-			return nil, fmt.Errorf("streamable HTTP: %w; SSE: %w", err, sseErr)
+			return nil, nil, fmt.Errorf("streamable HTTP: %w; SSE: %w", err, sseErr)
 		}
-		return s, nil
+		return s, nil, nil
 	}
 }
 
@@ -353,16 +421,19 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(req)
 }
 
-// drop forgets s if it is the current session, so the next use reconnects.
-func (c *Client) drop(s *sdk.ClientSession) {
+// drop forgets s if it is the current session, so the next use reconnects, and reports whether
+// it was.
+func (c *Client) drop(s *sdk.ClientSession) bool {
 	c.mu.Lock()
-	if c.session == s {
+	current := c.session == s
+	if current {
 		c.session = nil
 		c.tools = nil
 		c.version++
 	}
 	c.mu.Unlock()
 	s.Close()
+	return current
 }
 
 // invalidate marks the tool list of s stale.
@@ -419,9 +490,20 @@ func (c *Client) Tools(ctx context.Context) ([]tool.Tool, error) {
 	version := c.version
 	c.mu.Unlock()
 
+	parent := ctx
+	if timeout := c.cfg.timeout(); timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, errNoAnswer)
+		defer cancel()
+	}
 	var tools []tool.Tool
+	names := map[string]string{} // the names given -> the server's names
 	for t, err := range s.Tools(ctx, nil) {
 		if err != nil {
+			if parent.Err() == nil && errors.Is(context.Cause(ctx), errNoAnswer) {
+				c.drop(s)
+				return nil, c.errorf("listing tools: no answer for %v (the server's timeout)", c.cfg.timeout())
+			}
 			if !isProtocolError(err) && ctx.Err() == nil {
 				c.drop(s)
 			}
@@ -430,7 +512,11 @@ func (c *Client) Tools(ctx context.Context) ([]tool.Tool, error) {
 		if !c.cfg.keep(t.Name) {
 			continue
 		}
-		rt, err := newRemoteTool(c, t)
+		name, ok := c.toolName(t.Name, names)
+		if !ok {
+			continue
+		}
+		rt, err := newRemoteTool(c, t, name)
 		if err != nil {
 			return nil, c.errorf("%w", err)
 		}
@@ -448,27 +534,68 @@ func (c *Client) Tools(ctx context.Context) ([]tool.Tool, error) {
 	return slices.Clone(tools), nil
 }
 
+// toolName returns the name a tool of the server is offered under: the configured prefix and the
+// server's name, changed to follow the MCP naming rules if need be. A name that cannot be made
+// valid, or that becomes the name of another tool of the server, is refused (false). Both are
+// logged as warnings. taken maps the names given so far to the server's names.
+func (c *Client) toolName(server string, taken map[string]string) (string, bool) {
+	if server == "" {
+		c.logger.Warn("mcp: left out a tool without a name", "server", c.cfg.Name)
+		return "", false
+	}
+	name := c.cfg.Prefix + server
+	if !ValidToolName(name) {
+		fixed := sanitizeToolName(name)
+		c.logger.Warn("mcp: renamed a tool whose name is outside the MCP naming rules",
+			"server", c.cfg.Name, "name", logName(server), "renamed", fixed)
+		name = fixed
+	}
+	if other, dup := taken[name]; dup {
+		c.logger.Warn("mcp: left out a tool whose name, made valid, is that of another tool of the server",
+			"server", c.cfg.Name, "name", logName(server), "other", logName(other))
+		return "", false
+	}
+	taken[name] = server
+	return name, true
+}
+
 // callTool calls the server's tool name, reconnecting first if the connection was lost. A call is
 // retried once only when the server reports that it no longer knows the session (it restarted), as
-// the tool did not run then; a call cut off in flight is never repeated.
+// the tool did not run then; a call cut off in flight is never repeated. A call that hears nothing
+// from the server for the configured timeout (progress notifications count) is cancelled.
 func (c *Client) callTool(ctx context.Context, name string, args any) (*sdk.CallToolResult, error) {
 	parent := ctx
-	if c.cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
-		defer cancel()
+	timeout := c.cfg.timeout()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var timer *time.Timer // armed once connected: connecting has its own timeout
+	if timeout > 0 {
+		timer = time.AfterFunc(time.Hour, func() { cancel(errNoAnswer) })
+		timer.Stop()
+		defer timer.Stop()
 	}
 	params := &sdk.CallToolParams{Name: name, Arguments: args}
-	if fn := tool.ProgressFrom(ctx); fn != nil {
+	// Progress is asked for whenever someone listens or a timer is to be restarted by it.
+	if fn := tool.ProgressFrom(ctx); fn != nil || timer != nil {
 		token := "wield-" + strconv.FormatUint(c.nextToken.Add(1), 10)
-		c.progress.Store(token, fn)
+		c.progress.Store(token, func(p tool.Progress) {
+			if timer != nil && ctx.Err() == nil {
+				timer.Reset(timeout)
+			}
+			if fn != nil {
+				fn(p)
+			}
+		})
 		defer c.progress.Delete(token)
 		params.SetProgressToken(token)
 	}
 	for attempt := 0; ; attempt++ {
 		s, err := c.Session(ctx)
 		if err != nil {
-			return nil, c.timeoutOr(parent, ctx, name, err)
+			return nil, c.callFailed(parent, ctx, name, err)
+		}
+		if timer != nil {
+			timer.Reset(timeout)
 		}
 		res, err := s.CallTool(ctx, params)
 		if err == nil {
@@ -480,18 +607,67 @@ func (c *Client) callTool(ctx context.Context, name string, args any) (*sdk.Call
 				continue
 			}
 		}
-		return nil, c.timeoutOr(parent, ctx, name, c.errorf("calling tool %q: %w", name, err))
+		return nil, c.callFailed(parent, ctx, name, c.errorf("calling tool %q: %w", name, err))
 	}
 }
 
-// timeoutOr returns err, or a timeout error when ctx (derived from parent) ran out of the
-// configured per-call time. The timeout error does not wrap context.DeadlineExceeded: the
-// caller's own context is fine, only this call ran out of time.
-func (c *Client) timeoutOr(parent, ctx context.Context, name string, err error) error {
-	if c.cfg.Timeout > 0 && parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return c.errorf("tool %q timed out after %v", name, c.cfg.Timeout)
+// callFailed returns the error of a call that failed with err: a timeout error when ctx (derived
+// from parent) was cancelled because the server said nothing for the configured time, which does
+// not wrap a context error (the caller's own context is fine, only this call ran out of time);
+// err itself when the caller's context ended or the server answered with an error; otherwise err
+// marked as the server being unavailable.
+func (c *Client) callFailed(parent, ctx context.Context, name string, err error) error {
+	switch {
+	case parent.Err() == nil && errors.Is(context.Cause(ctx), errNoAnswer):
+		return c.errorf("tool %q timed out: no answer for %v (the server's timeout)", name, c.cfg.timeout())
+	case ctx.Err() != nil || answered(err):
+		return err
 	}
-	return err
+	return &unavailableError{err}
+}
+
+// codeRejected is the JSON-RPC code the SDK gives a request its transport could not deliver.
+const codeRejected = -32005
+
+// answered reports whether err holds an error the server sent: a JSON-RPC error other than the
+// SDK's own for requests that never reached the server.
+func answered(err error) bool {
+	switch e := err.(type) {
+	case nil:
+		return false
+	case *jsonrpc.Error:
+		if e.Code != codeRejected {
+			return true
+		}
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return answered(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		return slices.ContainsFunc(u.Unwrap(), answered)
+	}
+	return false
+}
+
+// unavailableError is a call that could not reach its server or hear its answer. Its text has
+// the details (the command that could not start, the connection's error) for whoever runs the
+// client; it matches [ErrInternal], so a wield server proxying the tool tells its own clients no
+// more than that the tool failed.
+type unavailableError struct{ err error }
+
+func (e *unavailableError) Error() string        { return e.err.Error() }
+func (e *unavailableError) Unwrap() error        { return e.err }
+func (e *unavailableError) Is(target error) bool { return target == ErrInternal }
+
+// timeout is the effective Timeout: the default for zero, none for negative.
+func (cfg *ServerConfig) timeout() time.Duration {
+	switch {
+	case cfg.Timeout == 0:
+		return DefaultTimeout
+	case cfg.Timeout < 0:
+		return 0
+	}
+	return cfg.Timeout
 }
 
 func (c *Client) forwardProgress(p *sdk.ProgressNotificationParams) {
@@ -563,8 +739,8 @@ func (cfg *ServerConfig) validate() error {
 			return fmt.Errorf("mcp server %q: tool filter %q: %w", name, p, err)
 		}
 	}
-	if cfg.Timeout < 0 {
-		return fmt.Errorf("mcp server %q: negative timeout %v", name, cfg.Timeout)
+	if cfg.Prefix != "" && sanitizeToolName(cfg.Prefix) != cfg.Prefix {
+		return fmt.Errorf("mcp server %q: prefix %s is outside the MCP naming rules for tool names (letters, digits, '_', '-' and '.')", name, quoteName(cfg.Prefix))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // configFile is the configuration file format Claude Desktop, Claude Code and Cursor write
@@ -30,6 +31,35 @@ type configServer struct {
 	URL      string            `json:"url"`
 	Headers  map[string]string `json:"headers"`
 	Disabled bool              `json:"disabled"`
+
+	Prefix       string       `json:"prefix"`
+	Include      []string     `json:"include"`
+	Exclude      []string     `json:"exclude"`
+	IncludeTools []string     `json:"includeTools"` // Gemini CLI's spelling
+	ExcludeTools []string     `json:"excludeTools"`
+	Timeout      *fileTimeout `json:"timeout"`
+}
+
+// fileTimeout is a timeout in a configuration file: a number of milliseconds, as Gemini CLI
+// writes it, or a Go duration string such as "90s" or "2m".
+type fileTimeout time.Duration
+
+func (d *fileTimeout) UnmarshalJSON(data []byte) error {
+	var ms float64
+	if err := json.Unmarshal(data, &ms); err == nil {
+		*d = fileTimeout(time.Duration(ms * float64(time.Millisecond)))
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return errors.New(`"timeout" must be a number of milliseconds or a duration such as "90s"`)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf(`"timeout": %w`, err)
+	}
+	*d = fileTimeout(v)
+	return nil
 }
 
 // ParseConfig reads a configuration file in the common format, as Claude Desktop, Claude Code,
@@ -45,6 +75,16 @@ type configServer struct {
 // The top-level key may also be "servers" (VS Code). "type" is optional: "stdio", "http" (also
 // spelled "streamable-http" or "streamableHttp") or "sse"; without it a command means stdio and a
 // url means streamable HTTP with a fallback to SSE. Servers with "disabled": true are left out.
+//
+// Keys of wield's own set how a server's tools are offered (see [ServerConfig]):
+//
+//	"prefix":  "gh_"                   put before each tool name, to keep two servers' tools apart
+//	"include": ["read_*", "list_*"]    offer only the tools matching a pattern (also "includeTools")
+//	"exclude": ["delete_*"]            never offer these (also "excludeTools")
+//	"timeout": 120000                  how long a call may go without word from the server, in
+//	                                   milliseconds or as a duration ("2m"); default 1m, 0 for
+//	                                   none (see [DefaultTimeout])
+//
 // In strings, ${env:NAME} and ${NAME} are replaced by environment variables, and ${NAME:-default}
 // by the variable or the default; a variable that is not set is an error. Other keys are ignored.
 func ParseConfig(data []byte) ([]ServerConfig, error) {
@@ -92,8 +132,8 @@ func LoadConfig(path string) ([]ServerConfig, error) {
 }
 
 // Open loads the configuration file at path and connects to all its servers: a [Toolset] over
-// every server's tools, to be closed when done. To set prefixes, filters or timeouts, use
-// [LoadConfig], adjust the configurations, and call [ConnectAll].
+// every server's tools, to be closed when done. Any server failing to start fails Open; to go on
+// without it, or to follow the servers as they start, use [LoadConfig] and [Start].
 func Open(ctx context.Context, path string) (*Toolset, error) {
 	cfgs, err := LoadConfig(path)
 	if err != nil {
@@ -103,24 +143,160 @@ func Open(ctx context.Context, path string) (*Toolset, error) {
 }
 
 // ConnectAll connects to every server concurrently and returns a [Toolset] over them. If any
-// server cannot be reached, the others are closed and the error names each failed server.
+// server cannot be reached, the others are closed and the error joins a [*StartError] for each
+// failed server.
 func ConnectAll(ctx context.Context, cfgs ...ServerConfig) (*Toolset, error) {
+	set, err := Start(ctx, nil, cfgs...)
+	if err != nil {
+		return nil, err
+	}
+	if failed := set.Failed(); len(failed) > 0 {
+		set.Close()
+		errs := make([]error, len(failed))
+		for i, f := range failed {
+			errs[i] = f
+		}
+		return nil, errors.Join(errs...)
+	}
+	return set, nil
+}
+
+// State is where a server stands while [Start] starts it.
+type State int
+
+// The states of a server reported by [Start], in the order a server goes through them.
+const (
+	// Starting: the server is being started (a stdio command) or reached (a URL).
+	Starting State = iota + 1
+	// Ready: the server answered and listed its tools.
+	Ready
+	// Failed: the server did not start, or did not list its tools; Status.Err says why.
+	Failed
+)
+
+// String names the state.
+func (s State) String() string {
+	switch s {
+	case Starting:
+		return "starting"
+	case Ready:
+		return "ready"
+	case Failed:
+		return "failed"
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// Status is a change in a server's state while [Start] starts it.
+type Status struct {
+	// Server is the server's name.
+	Server string
+	// State is its new state.
+	State State
+	// Tools is, when Ready, how many tools it offers (after Include, Exclude and renaming).
+	Tools int
+	// Err is, when Failed, why.
+	Err *StartError
+	// Elapsed is the time since the server began starting.
+	Elapsed time.Duration
+}
+
+// StartOptions configure [Start].
+type StartOptions struct {
+	// OnStatus, when set, is called as each server starts, becomes ready or fails: Starting, then
+	// Ready or Failed. Calls for different servers come from different goroutines and may overlap;
+	// the calls for one server come in order.
+	OnStatus func(Status)
+}
+
+// StartError reports a server that did not start: it could not be run or reached, did not
+// complete the MCP handshake in time, or failed to list its tools.
+type StartError struct {
+	// Server is the server's name.
+	Server string
+	// Err is the cause; its text names the server.
+	Err error
+	// Stderr is, for a stdio server, the last lines it wrote on standard error (at most a few
+	// kilobytes), with control characters escaped so that it is safe to print.
+	Stderr string
+}
+
+// Error returns the cause, followed by the server's last lines of standard error if any.
+func (e *StartError) Error() string {
+	if e.Stderr == "" {
+		return e.Err.Error()
+	}
+	return e.Err.Error() + "; its standard error ended with:\n    " + strings.ReplaceAll(e.Stderr, "\n", "\n    ")
+}
+
+// Unwrap returns the cause.
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Start connects to the servers concurrently and lists their tools, and returns a [Toolset] over
+// those that started. A server that fails does not stop the others: the Toolset's Failed method
+// returns its [*StartError], with the end of its standard error for a stdio server, and
+// opts.OnStatus, if set, hears of it at once. The error is non-nil only when ctx ends first;
+// every server is then closed.
+func Start(ctx context.Context, opts *StartOptions, cfgs ...ServerConfig) (*Toolset, error) {
+	var onStatus func(Status)
+	if opts != nil {
+		onStatus = opts.OnStatus
+	}
 	clients := make([]*Client, len(cfgs))
-	errs := make([]error, len(cfgs))
+	errs := make([]*StartError, len(cfgs))
 	var wg sync.WaitGroup
 	for i, cfg := range cfgs {
-		wg.Go(func() { clients[i], errs[i] = Connect(ctx, cfg) })
+		wg.Go(func() { clients[i], errs[i] = start(ctx, cfg, onStatus) })
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := ctx.Err(); err != nil {
 		for _, c := range clients {
 			if c != nil {
 				c.Close()
 			}
 		}
-		return nil, err
+		return nil, fmt.Errorf("mcp: starting servers: %w", err)
 	}
-	return Tools(clients...), nil
+	set := &Toolset{}
+	for i, c := range clients {
+		if c != nil {
+			set.clients = append(set.clients, c)
+		} else {
+			set.failed = append(set.failed, errs[i])
+		}
+	}
+	return set, nil
+}
+
+// start connects to one server and lists its tools, reporting each step to onStatus.
+func start(ctx context.Context, cfg ServerConfig, onStatus func(Status)) (*Client, *StartError) {
+	began := time.Now()
+	report := func(s Status) {
+		if onStatus != nil {
+			s.Elapsed = time.Since(began)
+			onStatus(s)
+		}
+	}
+	c, err := NewClient(cfg)
+	if err != nil {
+		name := cfg.Name
+		if name == "" {
+			name = cfg.defaultName()
+		}
+		se := &StartError{Server: name, Err: err}
+		report(Status{Server: name, State: Failed, Err: se})
+		return nil, se
+	}
+	report(Status{Server: c.Name(), State: Starting})
+	tools, err := c.Tools(ctx)
+	if err != nil {
+		se := &StartError{Server: c.Name(), Err: err, Stderr: c.stderrTail()}
+		c.Close()
+		report(Status{Server: c.Name(), State: Failed, Err: se})
+		return nil, se
+	}
+	report(Status{Server: c.Name(), State: Ready, Tools: len(tools)})
+	return c, nil
 }
 
 func (s *configServer) serverConfig(name string) (ServerConfig, error) {
@@ -157,6 +333,15 @@ func (s *configServer) serverConfig(name string) (ServerConfig, error) {
 	}
 	cfg.Dir = expand(s.Cwd)
 	cfg.URL = expand(s.URL)
+	cfg.Prefix = s.Prefix
+	cfg.Include = append(slices.Clone(s.Include), s.IncludeTools...)
+	cfg.Exclude = append(slices.Clone(s.Exclude), s.ExcludeTools...)
+	if s.Timeout != nil {
+		cfg.Timeout = time.Duration(*s.Timeout)
+		if cfg.Timeout == 0 { // written as 0: none, rather than the default
+			cfg.Timeout = -1
+		}
+	}
 	if len(s.Headers) > 0 {
 		cfg.Headers = make(map[string]string, len(s.Headers))
 		for k, v := range s.Headers {

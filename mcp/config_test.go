@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/mcp"
@@ -57,8 +58,26 @@ func TestParseConfig(t *testing.T) {
 			{Name: "three", Command: "run", Args: []string{"--token=s3cret", ""}},
 			{Name: "two", Type: mcp.TypeHTTP, URL: "http://localhost/mcp"},
 		},
+	}, {
+		name: "how tools are offered",
+		file: `{"mcpServers": {
+			"a": {"command": "a", "prefix": "gh_", "include": ["read_*"], "exclude": ["read_secret"], "timeout": 90000},
+			"b": {"command": "b", "includeTools": ["x"], "excludeTools": ["y"], "timeout": "2m30s"},
+			"c": {"command": "c", "timeout": 0},
+			"d": {"command": "d", "timeout": -1}
+		}}`,
+		want: []mcp.ServerConfig{
+			{Name: "a", Command: "a", Prefix: "gh_", Include: []string{"read_*"}, Exclude: []string{"read_secret"}, Timeout: 90 * time.Second},
+			{Name: "b", Command: "b", Include: []string{"x"}, Exclude: []string{"y"}, Timeout: 150 * time.Second},
+			{Name: "c", Command: "c", Timeout: -1},
+			{Name: "d", Command: "d", Timeout: -time.Millisecond},
+		},
 	},
 		{name: "empty", file: `{"mcpServers": {}}`, want: nil},
+		{name: "bad timeout", file: `{"mcpServers": {"x": {"command": "a", "timeout": "soon"}}}`, err: `server "x": "timeout"`},
+		{name: "timeout of another type", file: `{"mcpServers": {"x": {"command": "a", "timeout": true}}}`, err: "a number of milliseconds or a duration"},
+		{name: "bad prefix", file: `{"mcpServers": {"x": {"command": "a", "prefix": "my tools: "}}}`, err: "prefix"},
+		{name: "bad pattern", file: `{"mcpServers": {"x": {"command": "a", "include": ["[a"]}}}`, err: "tool filter"},
 		{name: "not JSON", file: `{"mcpServers": `, err: "unexpected EOF"},
 		{name: "no servers key", file: `{"tools": {}}`, err: `neither "mcpServers" nor "servers"`},
 		{name: "unknown type", file: `{"mcpServers": {"x": {"type": "websocket", "url": "ws://x"}}}`, err: `server "x": unknown type "websocket"`},

@@ -6,35 +6,51 @@
 // A [Client] is a connection to one server, described by a [ServerConfig]: a command run over
 // stdio, a streamable HTTP URL, or a legacy SSE URL. It is a [tool.Provider]: its Tools method
 // returns the server's tools as [tool.Tool] values, with their input schemas exactly as the server
-// sent them. [Tools] combines several clients into a [Toolset], and [Open] builds one from the
-// configuration file Claude Desktop, Claude Code, Cursor and VS Code use.
+// sent them. [Tools] combines several clients into a [Toolset]; [Start] builds one from
+// configurations, going on without the servers that fail (each reported with the end of its
+// standard error, and followed as it starts through [StartOptions.OnStatus]); [Open] builds one
+// from the configuration file Claude Desktop, Claude Code, Cursor and VS Code use.
 //
 //	set, err := mcp.Open(ctx, "mcp.json")
 //	...
 //	defer set.Close()
 //	tools, err := set.Tools(ctx) // for chat.Options.Tools
 //
-// Results reach the model as text: text content as is, structuredContent as JSON, other content
-// in the form [ResultText] documents. A result the server marks isError comes back from Call as a
-// [*ToolError] carrying the server's message, which the tool-calling runtime reports to the model
-// so it can correct itself. A server that dies mid-call fails that call with an error; the next
-// use reconnects (for stdio, by starting the command again). A server's announcement that its
-// tools changed (notifications/tools/list_changed) makes the next Tools call fetch them afresh.
+// Results reach the model as parts ([ResultParts]): images, audio and binary embedded resources
+// (a PDF) as media parts the provider sends natively where its API allows, everything else as
+// text in the form [ResultText] documents, structuredContent only when there is no content.
+// Media a server sends malformed or over [content.DefaultMaxFileBytes] is described in text
+// instead. A plain Call, for text-only callers, gets [ResultText]. A result the server marks isError comes back
+// from Call as a [*ToolError] carrying the server's message, which the tool-calling runtime
+// reports to the model so it can correct itself. A server that dies mid-call fails that call with
+// an error; the next use reconnects (for stdio, by starting the command again). A request that
+// hears nothing from its server for [ServerConfig.Timeout] (one minute by default; progress
+// notifications count) fails, so a hung server cannot hang a turn. A server's announcement that
+// its tools changed (notifications/tools/list_changed) makes the next Tools call fetch them
+// afresh. Progress the server reports reaches the caller's [tool.WithProgress] receiver.
 //
-// Per server, [ServerConfig] sets a name prefix, include and exclude patterns, and a per-call
-// timeout. Names that two servers of a [Toolset] share are an error naming both servers
-// ([*CollisionError]); a prefix on one of them resolves it.
+// Per server, [ServerConfig] sets a name prefix, include and exclude patterns, and the timeout;
+// the configuration file has keys for them. Tool names outside the MCP naming rules are made
+// valid, with a warning ([ValidToolName]). Names that two servers of a [Toolset] share are an
+// error naming both servers ([*CollisionError]); a prefix on one of them resolves it.
 //
 // # Serving wield tools
 //
-// [NewServer] and [AddTools] put any [tool.Tool] on an MCP server: typed tools with their
-// inferred input schemas, output schemas for typed results (sent as structuredContent), tool
-// failures and invalid arguments as isError results. Cancellation by the client cancels the tool's
-// context; progress a tool reports with [tool.ReportProgress] becomes notifications/progress. The
-// tools of a [Client] can be served too, which makes a proxy: their servers' results (images
-// included) pass through whole. [RequestFrom] gives a served tool the MCP request it answers, for
-// logging to the client, sampling or elicitation.
+// [NewServer] returns a [Server] that puts any [tool.Tool] on an MCP server: typed tools with
+// their inferred input schemas, output schemas for typed results (sent as structuredContent),
+// parts as MCP content (images and audio as such, documents as embedded resources),
+// tool failures and invalid arguments as isError results whose text a [ErrorProcessor] decides.
+// A panicking tool, like any internal failure, gives the client a neutral message; the details go
+// to the server's log only. Cancellation by the client cancels the tool's context; progress a tool
+// reports with [tool.ReportProgress] becomes notifications/progress. The tools of a [Client] can
+// be served too, which makes a proxy: their servers' results (images included) pass through
+// whole. [RequestFrom] gives a served tool the MCP request it answers, for logging to the
+// client, sampling or elicitation.
 //
-// The server is the SDK's, so it is served like any other: server.Run with a
-// sdkmcp.StdioTransport for stdio, sdkmcp.NewStreamableHTTPHandler for HTTP.
+// Over stdio, [Server.Run] with a [StdioTransport] serves one session and survives frames the
+// SDK's own transport would end it on. Over streamable HTTP, [Server.Serve] and [Server.Handler]
+// serve every session from one server, built once, with the protections [HTTPOptions] describe:
+// Origin validation, bearer-token authentication, idle-session expiry, a session cap, a body cap,
+// and read and write timeouts; Serve refuses an address other than loopback without
+// authentication.
 package mcp

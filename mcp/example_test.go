@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,7 +49,8 @@ func ExampleTools() {
 	defer cancel()
 	serve := func(tools ...tool.Tool) string { // an MCP server over HTTP, for the example
 		server, _ := mcp.NewServer(nil, nil, tools...)
-		ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+		handler, _ := server.Handler(nil)
+		ts := httptest.NewServer(handler)
 		go func() { <-ctx.Done(); ts.Close() }()
 		return ts.URL
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -171,3 +172,33 @@ func connect(t *testing.T, cfg mcp.ServerConfig) *mcp.Client {
 func tick() <-chan time.Time { return time.After(20 * time.Millisecond) }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// logBuffer is a slog destination for a test: it keeps every record, to check what was logged,
+// and shows them in the test's log when run with -v.
+type logBuffer struct {
+	t  *testing.T
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.b.Write(p)
+	l.mu.Unlock()
+	logLine(l.t, "log", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// testLogger returns a logger for a server under test and what it logged.
+func testLogger(t *testing.T) (*slog.Logger, *logBuffer) {
+	buf := &logBuffer{t: t}
+	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})), buf
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

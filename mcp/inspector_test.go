@@ -2,13 +2,10 @@ package mcp_test
 
 import (
 	"context"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wield-ai/wield/internal/inspector"
 	"github.com/wield-ai/wield/tool"
@@ -91,7 +88,11 @@ func TestInspectorHTTP(t *testing.T) {
 	}
 
 	serve := func(tools ...tool.Tool) []string {
-		ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return mustServer(t, tools...) }, nil))
+		h, err := mustServer(t, tools...).Handler(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(h)
 		t.Cleanup(ts.Close)
 		return []string{ts.URL + "/mcp", "--transport", "http"}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"slices"
@@ -50,9 +49,10 @@ func echoTool(name string) *fnTool {
 		})
 }
 
-func mustServer(t *testing.T, tools ...tool.Tool) *sdk.Server {
+func mustServer(t *testing.T, tools ...tool.Tool) *mcp.Server {
 	t.Helper()
-	s, err := mcp.NewServer(&sdk.Implementation{Name: "test", Version: "v0"}, nil, tools...)
+	logger, _ := testLogger(t)
+	s, err := mcp.NewServer(&sdk.Implementation{Name: "test", Version: "v0"}, &mcp.ServerOptions{Logger: logger}, tools...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,10 @@ func mustServer(t *testing.T, tools ...tool.Tool) *sdk.Server {
 }
 
 // inMemory is a configuration reaching s over in-memory transports, a new session per connection.
-func inMemory(name string, s *sdk.Server) mcp.ServerConfig {
+func inMemory(name string, s *mcp.Server) mcp.ServerConfig { return sdkInMemory(name, s.SDK()) }
+
+// sdkInMemory is inMemory for a server of the SDK.
+func sdkInMemory(name string, s *sdk.Server) mcp.ServerConfig {
 	return mcp.ServerConfig{Name: name, Transport: func() (sdk.Transport, error) {
 		ct, st := sdk.NewInMemoryTransports()
 		if _, err := s.Connect(context.Background(), st, nil); err != nil {
@@ -71,8 +74,12 @@ func inMemory(name string, s *sdk.Server) mcp.ServerConfig {
 }
 
 // overHTTP serves s over streamable HTTP on 127.0.0.1 and returns a configuration reaching it.
-func overHTTP(t *testing.T, name string, s *sdk.Server) mcp.ServerConfig {
-	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+func overHTTP(t *testing.T, name string, s *mcp.Server) mcp.ServerConfig {
+	h, err := s.Handler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return mcp.ServerConfig{Name: name, Type: mcp.TypeHTTP, URL: ts.URL}
 }
@@ -217,15 +224,15 @@ func TestServeResults(t *testing.T) {
 				{tool: "forecast", args: `{"city":"Rome","days":2}`, text: `"city":"Rome"`,
 					structured: `{"city":"Rome","temperatures":[20,21],"conditions":"sunny in Rome"}`},
 				{tool: "forecast", args: `{"city":"Rome","units":"K"}`, isError: true, text: "invalid arguments: /units"},
-				{tool: "not_json", args: `{}`, isError: true, text: "not JSON"},
-				{tool: "wrong_shape", args: `{}`, isError: true, text: "does not match its output schema"},
+				{tool: "not_json", args: `{}`, isError: true, text: "internal error"},
+				{tool: "wrong_shape", args: `{}`, isError: true, text: "internal error"},
 				{tool: "rich", args: `{"name":"Ada","contact":"phone","phone":"+44 1"}`, text: "valid:"},
 				{tool: "rich", args: `{"name":"Ada","contact":"phone"}`, isError: true, text: "invalid arguments"},
 				{tool: "rich", args: `{"name":"Ada","address":{"city":""}}`, isError: true, text: "invalid arguments"},
 				{tool: "fail", args: `{}`, isError: true, text: "the printer is on fire"},
 				{tool: "fatal", args: `{}`, isError: true, text: "disk gone"},
-				{tool: "panic", args: `{}`, isError: true, text: "panicked: boom"},
-				{tool: "slow", args: `{}`, isError: true, text: "deadline exceeded"},
+				{tool: "panic", args: `{}`, isError: true, text: "internal error"},
+				{tool: "slow", args: `{}`, isError: true, text: "timed out after 20ms"},
 				{tool: "picture", args: `{}`, text: "a picture:"},
 			} {
 				t.Run(tc.tool+tc.args, func(t *testing.T) {
@@ -322,11 +329,8 @@ func TestServeCancellation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := tools[0].Metadata().Timeout; got != cfg.Timeout {
-			t.Errorf("Metadata().Timeout = %v, want %v", got, cfg.Timeout)
-		}
 		_, err = tools[0].Call(testContext(t), `{}`)
-		if err == nil || !strings.Contains(err.Error(), "timed out after 200ms") {
+		if err == nil || !strings.Contains(err.Error(), "timed out: no answer for 200ms") {
 			t.Errorf("timed-out call: %v", err)
 		}
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
@@ -410,7 +414,7 @@ func TestListChanged(t *testing.T) {
 			}}
 			c := connect(t, cfg)
 			waitForNames(t, c, "first")
-			if err := mcp.AddTools(s, echoTool("second")); err != nil {
+			if err := s.AddTools(echoTool("second")); err != nil {
 				t.Fatal(err)
 			}
 			waitForNames(t, c, "first", "second")
@@ -559,8 +563,8 @@ func TestAddToolsErrors(t *testing.T) {
 		{"no name", []tool.Tool{newTool("", noArgs, nil)}, "without a name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := sdk.NewServer(&sdk.Implementation{Name: "t", Version: "v0"}, nil)
-			err := mcp.AddTools(s, tc.tools...)
+			s := mustServer(t)
+			err := s.AddTools(tc.tools...)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("AddTools error = %v, want %q", err, tc.want)
 			}
@@ -585,7 +589,11 @@ func ExampleNewServer() {
 	// Over stdio, until the client disconnects:
 	//	server.Run(ctx, &sdkmcp.StdioTransport{})
 	// Over streamable HTTP:
-	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
+	handler, err := server.Handler(nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	ts := httptest.NewServer(handler)
 	defer ts.Close()
 
@@ -618,5 +626,33 @@ func TestClientDefaultName(t *testing.T) {
 		if c.Name() != tc.want {
 			t.Errorf("Name() = %q, want %q", c.Name(), tc.want)
 		}
+	}
+}
+
+// A tool's MCP hints are published by the server and kept by the client, through a proxy too.
+func TestAnnotationsRoundTrip(t *testing.T) {
+	hinted := tool.Must(tool.Func("wipe", "Delete everything", func(context.Context, struct{}) (string, error) { return "gone", nil },
+		tool.Destructive(true), tool.OpenWorld(false)))
+	reader := tool.Must(tool.Func("peek", "Read a thing", func(context.Context, struct{}) (string, error) { return "x", nil },
+		tool.ReadOnly(), tool.Idempotent()))
+	up := connect(t, inMemory("up", mustServer(t, hinted, reader, echoTool("plain"))))
+	upTools, err := up.Tools(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, inMemory("proxy", mustServer(t, upTools...)))
+	tools, err := c.Tools(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wipe := toolByName(t, tools, "wipe").Metadata()
+	if wipe.Destructive == nil || !*wipe.Destructive || wipe.OpenWorld == nil || *wipe.OpenWorld || wipe.ReadOnly {
+		t.Errorf("wipe hints = %+v", wipe)
+	}
+	if peek := toolByName(t, tools, "peek").Metadata(); !peek.ReadOnly || !peek.Idempotent || peek.Destructive != nil {
+		t.Errorf("peek hints = %+v", peek)
+	}
+	if plain := toolByName(t, tools, "plain").Metadata(); plain.ReadOnly || plain.Destructive != nil || plain.OpenWorld != nil {
+		t.Errorf("plain hints = %+v", plain)
 	}
 }

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -22,7 +22,8 @@ type remoteTool struct {
 	meta   tool.Metadata
 }
 
-func newRemoteTool(c *Client, t *sdk.Tool) (*remoteTool, error) {
+// newRemoteTool makes t, a tool of c's server, a tool.Tool named name.
+func newRemoteTool(c *Client, t *sdk.Tool, name string) (*remoteTool, error) {
 	input, err := json.Marshal(t.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
@@ -37,16 +38,24 @@ func newRemoteTool(c *Client, t *sdk.Tool) (*remoteTool, error) {
 	if desc == "" {
 		desc = t.Title
 	}
+	var meta tool.Metadata
+	if a := t.Annotations; a != nil {
+		// The server's hints travel with the tool, so an approval policy can ask before a
+		// destructive call and let a read-only one through.
+		meta.ReadOnly, meta.Destructive, meta.Idempotent, meta.OpenWorld = a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint, a.OpenWorldHint
+	}
 	return &remoteTool{
 		client: c,
 		name:   t.Name,
+		meta:   meta,
 		def: tool.Definition{
-			Name:         c.cfg.Prefix + t.Name,
+			Name:         name,
 			Description:  desc,
 			InputSchema:  input,
 			OutputSchema: output,
 		},
-		meta: tool.Metadata{Timeout: c.cfg.Timeout},
+		// No Metadata.Timeout: the client's own timeout restarts with each progress report,
+		// which a fixed timeout around the call would defeat.
 	}, nil
 }
 
@@ -64,6 +73,19 @@ func (t *remoteTool) Call(ctx context.Context, args string) (string, error) {
 		return "", &ToolError{Server: t.client.cfg.Name, Tool: t.name, Message: ResultText(res)}
 	}
 	return ResultText(res), nil
+}
+
+// CallParts calls the tool on its server and keeps its images, audio and binary resources as
+// parts (see [ResultParts]); an error result is a [*ToolError], as for Call.
+func (t *remoteTool) CallParts(ctx context.Context, args string) (tool.Result, error) {
+	res, err := t.CallMCP(ctx, args)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if res.IsError {
+		return tool.Result{}, &ToolError{Server: t.client.cfg.Name, Tool: t.name, Message: ResultText(res)}
+	}
+	return ResultParts(res), nil
 }
 
 // CallMCP calls the tool and returns the server's result as it came. A wield MCP server serving
@@ -105,6 +127,17 @@ func (t *resultTool) Metadata() tool.Metadata     { return tool.Metadata{} }
 
 func (t *resultTool) CallMCP(ctx context.Context, args string) (*sdk.CallToolResult, error) {
 	return t.fn(ctx, args)
+}
+
+func (t *resultTool) CallParts(ctx context.Context, args string) (tool.Result, error) {
+	res, err := t.fn(ctx, args)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if res.IsError {
+		return tool.Result{}, &ToolError{Tool: t.def.Name, Message: ResultText(res)}
+	}
+	return ResultParts(res), nil
 }
 
 func (t *resultTool) Call(ctx context.Context, args string) (string, error) {
@@ -156,25 +189,24 @@ func (e *ToolError) Error() string {
 	return e.Message
 }
 
-// ResultText renders a tool result as the text a model reads:
+// ResultText renders a tool result as the text a model reads: each content block on its own
+// line, text as is; an image or audio clip as "[image: image/png, 1024 bytes]"; a resource link
+// as "[resource link: name <uri> (mime)]" followed by its description; an embedded text resource
+// as "[resource: <uri> (mime)]" and its text on the next line; an embedded binary resource as
+// "[resource: <uri> (mime), N bytes]". structuredContent is used, as compact JSON, only when
+// there is no content: when a server sends both, its content is the form meant for reading (the
+// MCP specification has servers repeat structured results as text), and a text tool's
+// structuredContent would reach the model as escaped JSON.
 //
-//   - structuredContent, when present and the content blocks are all text, as JSON: the server's
-//     own text when it is exactly that JSON (keeping its field order), else compact JSON;
-//   - otherwise each content block on its own line: text as is; an image or audio clip as
-//     "[image: image/png, 1024 bytes]"; a resource link as "[resource link: name <uri> (mime)]"
-//     followed by its description; an embedded text resource as "[resource: <uri> (mime)]" and
-//     its text on the next line; an embedded binary resource as "[resource: <uri> (mime), N bytes]".
-//
-// Models cannot read binary data as text, so it is described rather than sent; a tool whose
-// images matter should be served to a client that passes MCP content through.
+// Models cannot read binary data as text, so it is described rather than sent; the tool loop
+// uses [ResultParts] instead, which keeps images and audio as parts.
 func ResultText(res *sdk.CallToolResult) string {
 	if res == nil {
 		return ""
 	}
-	if res.StructuredContent != nil && allText(res.Content) {
-		if len(res.Content) == 1 && sameJSON(res.Content[0].(*sdk.TextContent).Text, res.StructuredContent) {
-			// The server's own serialization: its field order, as the tool's author wrote it.
-			return res.Content[0].(*sdk.TextContent).Text
+	if len(res.Content) == 0 && res.StructuredContent != nil {
+		if raw, ok := res.StructuredContent.(json.RawMessage); ok { // a result made in this process
+			return string(raw)
 		}
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			return string(b)
@@ -187,29 +219,71 @@ func ResultText(res *sdk.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-// sameJSON reports whether text is a JSON encoding of v, a decoded JSON value.
-func sameJSON(text string, v any) bool {
-	var w any
-	if err := json.Unmarshal([]byte(text), &w); err != nil {
-		return false
+// ResultParts converts a tool result into what a model reads, keeping media: images and audio
+// become image and audio parts, an embedded binary resource a part of the kind its MIME type
+// says (a PDF a document), in the server's order; text, resource links and embedded text
+// resources become text as [ResultText] renders them. Media that is malformed (no or a wrong
+// MIME type, no data) or over [content.DefaultMaxFileBytes] is described in text instead, so a
+// server's bad block cannot fail the model request that would carry it.
+func ResultParts(res *sdk.CallToolResult) tool.Result {
+	if res == nil {
+		return tool.Result{}
 	}
-	if raw, ok := v.(json.RawMessage); ok { // a result made in this process
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return false
+	var parts []content.Part
+	media := false
+	for _, c := range res.Content {
+		p, ok := mediaPart(c)
+		if !ok {
+			p = content.Text(contentText(c))
+		} else {
+			media = true
 		}
+		if len(parts) > 0 {
+			if p.IsText() && parts[len(parts)-1].IsText() {
+				parts[len(parts)-1].Text += "\n" + p.Text
+				continue
+			}
+		}
+		parts = append(parts, p)
 	}
-	return reflect.DeepEqual(w, v)
+	if !media {
+		return tool.Result{Text: ResultText(res)}
+	}
+	out := tool.Result{Parts: parts}
+	if parts[0].IsText() {
+		out.Text, out.Parts = parts[0].Text, parts[1:]
+	}
+	return out
 }
 
-// allText reports content with no blocks but text. Binary blocks are described rather than sent,
-// so a structuredContent that embeds their data (as some servers' does) must not replace them.
-func allText(content []sdk.Content) bool {
-	for _, c := range content {
-		if _, ok := c.(*sdk.TextContent); !ok {
-			return false
+// mediaPart returns c as a media part when it is one a model can be sent.
+func mediaPart(c sdk.Content) (content.Part, bool) {
+	var p content.Part
+	switch c := c.(type) {
+	case *sdk.ImageContent:
+		p = content.Image(c.Data, c.MIMEType)
+	case *sdk.AudioContent:
+		p = content.Audio(c.Data, c.MIMEType)
+	case *sdk.EmbeddedResource:
+		if c.Resource == nil || c.Resource.Blob == nil {
+			return p, false
 		}
+		p = content.Media(c.Resource.Blob, c.Resource.MIMEType, resourceName(c.Resource.URI))
+	default:
+		return p, false
 	}
-	return true
+	if p.Validate() != nil || len(p.Data) > content.DefaultMaxFileBytes {
+		return p, false
+	}
+	return p, true
+}
+
+// resourceName is the last segment of a resource URI, a document's name for the model.
+func resourceName(uri string) string {
+	if i := strings.LastIndexAny(uri, "/:"); i >= 0 {
+		return uri[i+1:]
+	}
+	return uri
 }
 
 func contentText(c sdk.Content) string {
@@ -272,6 +346,7 @@ func orUnknown(mime string) string {
 // tool-name options that use it.
 type Toolset struct {
 	clients []*Client
+	failed  []*StartError
 }
 
 // Tools returns a provider over the tools of clients, in client order. Closing it closes them.
@@ -281,6 +356,10 @@ func Tools(clients ...*Client) *Toolset {
 
 // Clients returns the clients of the set.
 func (s *Toolset) Clients() []*Client { return s.clients }
+
+// Failed returns the servers that [Start] could not start, in configuration order; they are not
+// part of the set.
+func (s *Toolset) Failed() []*StartError { return s.failed }
 
 // Tools lists the tools of every server, concurrently. A server that cannot be reached fails the
 // listing, naming the server: a model silently missing tools is harder to debug.

@@ -209,7 +209,7 @@ func trim(msgs []chat.Message, n int) (out []chat.Message, filled bool) {
 			}
 			if complete {
 				body = append(body, msgs[i:j]...)
-			} else if m.Content != "" {
+			} else if m.Content != "" || len(m.Parts) > 0 {
 				m.ToolCalls = nil
 				body = append(body, m)
 			}

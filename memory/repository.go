@@ -198,10 +198,7 @@ func cloneMessages(msgs []chat.Message) []chat.Message {
 	}
 	out := make([]chat.Message, len(msgs))
 	for i, m := range msgs {
-		m.ToolCalls = slices.Clone(m.ToolCalls)
-		m.ToolResults = slices.Clone(m.ToolResults)
-		m.Reasoning = slices.Clone(m.Reasoning)
-		out[i] = m
+		out[i] = m.Clone()
 	}
 	return out
 }

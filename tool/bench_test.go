@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/wield-ai/wield/internal/benchratio"
 )
 
 // The invoke benchmark: a model's JSON arguments to the text of the result, through a Func
@@ -74,27 +77,66 @@ func BenchmarkInvoke(b *testing.B) {
 			}
 		}
 	})
+	// Through the execution envelope, as the runtimes call tools: with a context that cannot
+	// be cancelled, the call stays on this goroutine.
+	b.Run("invoke", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Invoke(ctx, weather, weatherCall); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	// The machines this runs on are shared, so the two sub-benchmarks above may see different
 	// loads. This one alternates batches of both and reports their ratio, which load affects
 	// alike.
 	b.Run("ratio", func(b *testing.B) {
-		const batch = 64
-		var direct, tool time.Duration
-		for i := 0; i < b.N; i += batch {
-			start := time.Now()
-			for range batch {
-				directCall(ctx, weatherCall)
+		benchratio.Run(b, 64, "direct", func() { directCall(ctx, weatherCall) }, "tool", func() { weather.Call(ctx, weatherCall) })
+	})
+}
+
+// cacheBuster is registered before each Define so that the schemas are inferred again.
+type cacheBuster struct{}
+
+// BenchmarkDefine compares building a tool (schema inference for its input and output types
+// and the definition) with schema inference alone by jsonschema-go, the baseline; wield's
+// per-type cache is dropped before each build, as a type doc registration drops it.
+func BenchmarkDefine(b *testing.B) {
+	b.Run("inference-alone", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := jsonschema.For[weatherArgs](nil); err != nil {
+				b.Fatal(err)
 			}
-			mid := time.Now()
-			for range batch {
-				weather.Call(ctx, weatherCall)
-			}
-			direct += mid.Sub(start)
-			tool += time.Since(mid)
 		}
-		n := float64((b.N + batch - 1) / batch * batch)
-		b.ReportMetric(float64(direct.Nanoseconds())/n, "direct-ns/op")
-		b.ReportMetric(float64(tool.Nanoseconds())/n, "tool-ns/op")
-		b.ReportMetric(float64(tool)/float64(direct), "tool/direct")
+	})
+	b.Run("tool", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			RegisterType[cacheBuster](TypeDoc{})
+			t, err := Func("currentWeather", "Get the weather in location", currentWeather)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = t.Definition()
+		}
+	})
+	// Alternating batches of both, for a ratio that load on a shared machine affects alike.
+	b.Run("ratio", func(b *testing.B) {
+		benchratio.Run(b, 16, "inference", func() { jsonschema.For[weatherArgs](nil) }, "tool", func() {
+			RegisterType[cacheBuster](TypeDoc{})
+			t, _ := Func("currentWeather", "Get the weather in location", currentWeather)
+			_ = t.Definition()
+		})
+	})
+	b.Run("tool-cached", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t, err := Func("currentWeather", "Get the weather in location", currentWeather)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = t.Definition()
+		}
 	})
 }

@@ -21,7 +21,7 @@ func (opaqueTools) Status(_ context.Context, in noFields) (string, error) {
 // without exported fields works for both.
 func TestMethodAndFuncReadAlike(t *testing.T) {
 	ctx := context.Background()
-	tools, err := Methods(opaqueTools{})
+	tools, err := Methods(opaqueTools{}, Only("Status"))
 	if err != nil || len(tools) != 1 {
 		t.Fatalf("Methods = %v, %v", tools, err)
 	}

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"fmt"
 	"maps"
 )
 
@@ -44,8 +45,24 @@ type callKey struct{}
 
 // WithCall returns ctx carrying c; the runtime sets it before calling a tool.
 func WithCall(ctx context.Context, c Call) context.Context {
-	return context.WithValue(ctx, callKey{}, c)
+	return &callContext{Context: ctx, call: c}
 }
+
+// callContext carries a Call in one allocation, where context.WithValue would take two (the
+// context and the boxed Call): it is made for every tool call.
+type callContext struct {
+	context.Context
+	call Call
+}
+
+func (c *callContext) Value(key any) any {
+	if key == (callKey{}) {
+		return c.call
+	}
+	return c.Context.Value(key)
+}
+
+func (c *callContext) String() string { return fmt.Sprintf("%v.WithCall(%+v)", c.Context, c.call) }
 
 // CallFrom returns the tool call ctx was set up for, if any.
 func CallFrom(ctx context.Context) (Call, bool) {

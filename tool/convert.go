@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/schema"
 )
 
@@ -36,6 +38,9 @@ func (f ConverterFunc) ConvertResult(ctx context.Context, result any) (string, e
 //     contents, rendered output and the like, and the base64 string JSON would make of them is
 //     useless to a model); other bytes are sent as a base64 JSON string, the only lossless text;
 //   - nil and struct{} are "no result" and sent as [Done];
+//   - a [Result], a [content.Part] or a []content.Part is sent as parts, so a tool can return an
+//     image, a document or audio beside its text (models that cannot take media in tool results
+//     get what their provider documents instead);
 //   - anything else is sent as JSON (durations as "1h30m", map keys sorted, HTML not escaped).
 type DefaultConverter struct{}
 
@@ -64,38 +69,75 @@ func newResult(t reflect.Type, rc ResultConverter) *result {
 }
 
 // convert converts a result held in an interface (nil for a tool without one).
-func (r *result) convert(ctx context.Context, v any) (string, error) {
+func (r *result) convert(ctx context.Context, v any) (Result, error) {
 	if r.converter != nil {
-		return r.converter.ConvertResult(ctx, v)
+		text, err := r.converter.ConvertResult(ctx, v)
+		return Result{Text: text}, err
 	}
 	if r.kind == resultNone {
-		return Done, nil
+		return Result{Text: Done}, nil
 	}
-	return convertAny(v)
+	return convertAnyResult(v)
 }
 
 // convertTyped converts a typed result; the kind of Out, found when the tool was built, spares
-// the common results a type switch.
-func convertTyped[Out any](ctx context.Context, r *result, out Out) (string, error) {
+// the common results a type switch. boxes, if not nil, holds *Out values to encode from.
+func convertTyped[Out any](ctx context.Context, r *result, out Out, boxes *sync.Pool) (Result, error) {
 	if r.converter != nil {
-		return r.converter.ConvertResult(ctx, out)
+		text, err := r.converter.ConvertResult(ctx, out)
+		return Result{Text: text}, err
 	}
 	switch r.kind {
 	case resultString:
 		if s, ok := any(out).(string); ok {
-			return s, nil
+			return Result{Text: s}, nil
 		}
-		return reflect.ValueOf(out).String(), nil // a named string type
+		return Result{Text: reflect.ValueOf(out).String()}, nil // a named string type
 	case resultRaw:
-		return string(any(out).(json.RawMessage)), nil
+		return Result{Text: string(any(out).(json.RawMessage))}, nil
 	case resultBytes:
-		return convertBytes(any(out).([]byte)), nil
+		return Result{Text: convertBytes(any(out).([]byte))}, nil
 	case resultNone:
-		return Done, nil
-	case resultAny:
-		return convertAny(any(out))
+		return Result{Text: Done}, nil
+	case resultAny, resultParts:
+		return convertAnyResult(any(out))
 	}
-	return r.enc.Encode(&out)
+	if boxes == nil {
+		box := out // escapes; out itself must not, or every call would allocate it
+		text, err := r.enc.Encode(&box)
+		return Result{Text: text}, err
+	}
+	p, _ := boxes.Get().(*Out)
+	if p == nil {
+		p = new(Out)
+	}
+	*p = out
+	text, err := r.enc.Encode(p)
+	*p = *new(Out)
+	boxes.Put(p)
+	return Result{Text: text}, err
+}
+
+// convertAnyResult is convertAny for the results that may hold parts.
+func convertAnyResult(v any) (Result, error) {
+	switch r := v.(type) {
+	case Result:
+		return r, nil
+	case *Result:
+		if r == nil {
+			return Result{Text: Done}, nil
+		}
+		return *r, nil
+	case content.Part:
+		if r.Kind == content.KindText {
+			return Result{Text: r.Text}, nil
+		}
+		return Result{Parts: []content.Part{r}}, nil
+	case []content.Part:
+		return Result{Parts: r}, nil
+	}
+	text, err := convertAny(v)
+	return Result{Text: text}, err
 }
 
 func convertAny(result any) (string, error) {
@@ -140,13 +182,22 @@ const (
 	resultRaw
 	resultBytes
 	resultNone
-	resultAny // an interface type: decided per value
+	resultAny   // an interface type: decided per value
+	resultParts // Result, content.Part, []content.Part
+)
+
+var (
+	resultType    = reflect.TypeFor[Result]()
+	partType      = reflect.TypeFor[content.Part]()
+	partSliceType = reflect.TypeFor[[]content.Part]()
 )
 
 func resultKindOf(t reflect.Type) resultKind {
 	switch {
 	case t.Kind() == reflect.Interface:
 		return resultAny
+	case t == resultType || t == partType || t == partSliceType || t == reflect.PointerTo(resultType):
+		return resultParts
 	case t == rawMessageType:
 		return resultRaw
 	case t == byteSliceType:

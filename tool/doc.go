@@ -12,10 +12,10 @@
 // or an explicit input schema; each constructor takes only the options that apply to it
 // ([Option] for all, [FuncOption], [MethodsOption], [NewOption]).
 //
-// Method tools take their names and descriptions from [RegisterMethods] and their parameter
-// docs from [RegisterType]; `wield gen`, a go generate step, writes those calls from
-// `//wield:tool` directives and doc comments. Without registrations a method's tool is named by
-// the method, in lowerCamel case.
+// Method tools are the methods a type registers with [RegisterMethods], with their names and
+// descriptions, and parameter docs from [RegisterType]; `wield gen`, a go generate step, writes
+// those calls from `//wield:tool` directives and doc comments. The [Only] option lists methods
+// by hand instead. No other method is ever offered to a model.
 //
 // # Calling tools
 //

@@ -11,7 +11,8 @@ import (
 
 // Handler runs a tool built with [New]: args are the model's arguments, already validated
 // against the tool's schema and with defaults filled in (numbers are float64, as with
-// encoding/json). The result is converted to text like a [Func] result.
+// encoding/json). The result is converted like a [Func] result (a [Result] or parts keep their
+// images and documents).
 type Handler func(ctx context.Context, args map[string]any) (any, error)
 
 // New returns a tool with the definition def, for tools known only at run time: tools of MCP
@@ -63,9 +64,15 @@ func (t *dynamicTool) Definition() Definition { return t.def }
 func (t *dynamicTool) Metadata() Metadata     { return t.meta }
 
 func (t *dynamicTool) Call(ctx context.Context, args string) (string, error) {
+	r, err := t.CallParts(ctx, args)
+	return r.String(), err
+}
+
+// CallParts runs the handler and converts its result, keeping any parts it holds.
+func (t *dynamicTool) CallParts(ctx context.Context, args string) (Result, error) {
 	var m map[string]any
 	if err := t.in.Decode(args, &m); err != nil {
-		return "", err
+		return Result{}, err
 	}
 	if m == nil {
 		// A schema without "type" lets null through; the handler still gets a map.
@@ -73,7 +80,7 @@ func (t *dynamicTool) Call(ctx context.Context, args string) (string, error) {
 	}
 	out, err := t.handler(ctx, m)
 	if err != nil {
-		return "", err
+		return Result{}, err
 	}
 	return t.out.convert(ctx, out)
 }

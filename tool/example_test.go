@@ -65,7 +65,7 @@ func (d DateTimeTools) SetAlarm(ctx context.Context, req AlarmRequest) error {
 	return nil
 }
 
-// String is not a tool: only registered methods are, once a type registers some.
+// String is not a tool: only the methods a type registers (or Methods' caller lists) are.
 func (d DateTimeTools) String() string { return "DateTimeTools" }
 
 func init() {
@@ -78,7 +78,7 @@ func init() {
 
 func ExampleMethods() {
 	clock := DateTimeTools{Now: func() time.Time { return time.Date(2025, 6, 1, 7, 0, 0, 0, time.UTC) }}
-	tools, err := tool.Methods(clock, tool.OnSkip(func(s tool.SkippedMethod) { fmt.Println("skipped", s) }))
+	tools, err := tool.Methods(clock)
 	if err != nil {
 		panic(err)
 	}
@@ -91,7 +91,6 @@ func ExampleMethods() {
 	out, _ = tools[1].Call(context.Background(), `{"time":"2025-06-01T07:30:00Z"}`)
 	fmt.Println(out)
 	// Output:
-	// skipped String: not registered as a tool (the type registers its tools with RegisterMethods)
 	// getCurrentDateTime: Get the current date and time in the user's timezone {"type":"object","properties":{},"additionalProperties":false}
 	// setAlarm: Set a user alarm for the given time {"type":"object","properties":{"time":{"type":"string","description":"Time in ISO-8601 format","format":"date-time"}},"required":["time"],"additionalProperties":false}
 	// 2025-06-01T07:00:00Z

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -97,6 +98,9 @@ func checkObjectType(s *jsonschema.Schema) error {
 // outputSchema describes a struct or map result for those that advertise it (MCP servers);
 // other results, and types that cannot be described, have none.
 func outputSchema(t reflect.Type) json.RawMessage {
+	if resultKindOf(t) == resultParts {
+		return nil
+	}
 	et := derefType(t)
 	if (et.Kind() != reflect.Struct || et.NumField() == 0 || isLeafType(et)) && et.Kind() != reflect.Map {
 		return nil
@@ -114,21 +118,37 @@ type funcTool[In, Out any] struct {
 	fn   func(context.Context, In) (Out, error)
 	in   *schema.Codec
 	out  *result
+	// The values arguments are decoded into and results encoded from, reused: through the
+	// codec's reflection they would escape, and a call would allocate both.
+	ins, outs sync.Pool
 }
 
 func (t *funcTool[In, Out]) Definition() Definition { return t.def }
 func (t *funcTool[In, Out]) Metadata() Metadata     { return t.meta }
 
 func (t *funcTool[In, Out]) Call(ctx context.Context, args string) (string, error) {
-	var in In
-	if err := t.in.Decode(args, &in); err != nil {
-		return "", err
+	r, err := t.CallParts(ctx, args)
+	return r.String(), err
+}
+
+// CallParts runs the function and converts its result, keeping any parts it holds.
+func (t *funcTool[In, Out]) CallParts(ctx context.Context, args string) (Result, error) {
+	p, _ := t.ins.Get().(*In)
+	if p == nil {
+		p = new(In)
+	}
+	err := t.in.Decode(args, p)
+	in := *p
+	*p = *new(In) // nothing of this call stays reachable from the pool
+	t.ins.Put(p)
+	if err != nil {
+		return Result{}, err
 	}
 	out, err := t.fn(ctx, in)
 	if err != nil {
-		return "", err
+		return Result{}, err
 	}
-	return convertTyped(ctx, t.out, out)
+	return convertTyped(ctx, t.out, out, &t.outs)
 }
 
 // ValidatesArguments marks the tool as one that validates its own arguments.

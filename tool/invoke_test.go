@@ -2,11 +2,14 @@ package tool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wield-ai/wield/internal/schema"
 )
 
 func TestInvokeRecoversPanics(t *testing.T) {
@@ -102,5 +105,30 @@ func TestArgumentErrorRedacted(t *testing.T) {
 	_, err = Invoke(context.Background(), tl, `{"location":"Secret`)
 	if !errors.As(err, &ae) || ae.Redacted() != "arguments are not valid JSON at offset 19" {
 		t.Errorf("syntax: %v", ae.Redacted())
+	}
+}
+
+// bare is a tool implemented outside this package.
+type bare struct{ def Definition }
+
+func (b bare) Definition() Definition                       { return b.def }
+func (b bare) Metadata() Metadata                           { return Metadata{} }
+func (b bare) Call(context.Context, string) (string, error) { return "", nil }
+
+// Tools of this package validate their own arguments, so a server need not check them again;
+// other tools get a validator of their schema.
+func TestServersValidateOnce(t *testing.T) {
+	schemaText := json.RawMessage(`{"type":"object"}`)
+	for _, tl := range []Tool{
+		Must(Func("f", "", currentWeather)),
+		Must(New(Definition{Name: "n"}, func(context.Context, map[string]any) (any, error) { return nil, nil })),
+		Must(Methods(&notes{}, Only("Search")))[0],
+	} {
+		if v, err := schema.ForServing(tl, schemaText); err != nil || v != nil {
+			t.Errorf("%s: ForServing = %v, %v; want no validator", tl.Definition().Name, v, err)
+		}
+	}
+	if v, err := schema.ForServing(bare{Definition{Name: "b"}}, schemaText); err != nil || v == nil {
+		t.Errorf("a foreign tool: ForServing = %v, %v; want a validator", v, err)
 	}
 }

@@ -5,66 +5,41 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/wield-ai/wield/internal/schema"
 )
 
-// Methods returns a tool for each exported method of obj, like Spring AI's
-// ToolCallbacks.from(obj). A method becomes a tool when it has one of these forms:
+// Methods returns a tool for each chosen method of obj, like Spring AI's
+// ToolCallbacks.from(obj) with its @Tool annotations. A method is chosen when obj's type
+// registers it ([RegisterMethods], which `wield gen` writes from `//wield:tool` directives and
+// doc comments) or when the [Only] option lists it; nothing else is ever offered to a model, so
+// Close, Reset, String or DeleteEverything stay out of its reach unless asked for. A type that
+// registers nothing, passed without [Only], is an error that names the methods that could be
+// tools.
+//
+// A chosen method must have one of these forms:
 //
 //	func (ctx context.Context, in In) (Out, error)
 //
 // or the same without ctx, without in, without Out or without error, where In is a struct (or
 // a pointer to one) whose fields are the tool's parameters; a method without in takes no
-// parameters. Methods without Out return [Done] to the model.
+// parameters. Methods without Out return [Done] to the model. A chosen method of another form,
+// or one in the method set of *T only when obj is a T, is an error.
 //
-// Tool names and descriptions come from [RegisterMethods] (which `wield gen` writes from
-// `//wield:tool` directives and doc comments) when obj's type has registered methods; then only
-// those methods become tools. Otherwise every exported method of a valid form does, named by
-// [DefaultName] (GetCurrentDateTime becomes getCurrentDateTime) and described
-// by that name. Methods of other forms are skipped and reported to the [OnSkip] callback; a
-// registered method with an invalid form is an error. Two tools with one name are an error.
-//
-// The options apply to every tool.
+// Tool names and descriptions come from the registration; otherwise a tool is named by
+// [DefaultName] (GetCurrentDateTime becomes getCurrentDateTime) and described by that name,
+// which a model can do little with, so it is logged as a warning. Two tools with one name are
+// an error. The options apply to every tool.
 func Methods(obj any, opts ...MethodsOption) ([]Tool, error) {
-	tools, _, err := methods(obj, opts)
-	return tools, err
-}
-
-// MethodsStrict is [Methods] but fails, listing them, when some exported method cannot be a
-// tool, instead of skipping it. Methods left out because the type registered others are not
-// an error.
-func MethodsStrict(obj any, opts ...MethodsOption) ([]Tool, error) {
-	tools, skipped, err := methods(obj, opts)
-	if err != nil {
-		return nil, err
-	}
-	var bad []string
-	for _, s := range skipped {
-		if !s.unregistered {
-			bad = append(bad, s.String())
-		}
-	}
-	if len(bad) > 0 {
-		return nil, fmt.Errorf("tool: %d methods of %T cannot be tools: %s", len(bad), obj, strings.Join(bad, "; "))
-	}
-	return tools, nil
-}
-
-type skipped struct {
-	SkippedMethod
-	unregistered bool
-}
-
-const notRegistered = "not registered as a tool (the type registers its tools with RegisterMethods)"
-
-func methods(obj any, opts []MethodsOption) ([]Tool, []skipped, error) {
 	if obj == nil {
-		return nil, nil, errors.New("tool: Methods of nil")
+		return nil, errors.New("tool: Methods of nil")
 	}
 	cfg := &methodsConfig{}
 	for _, o := range opts {
@@ -73,79 +48,111 @@ func methods(obj any, opts []MethodsOption) ([]Tool, []skipped, error) {
 		}
 	}
 	if err := cfg.err(); err != nil {
-		return nil, nil, fmt.Errorf("tool: %w", err)
+		return nil, fmt.Errorf("tool: %w", err)
 	}
 	v := reflect.ValueOf(obj)
 	t := v.Type()
 	if t.Kind() == reflect.Pointer && v.IsNil() {
-		return nil, nil, fmt.Errorf("tool: Methods of a nil %v", t)
+		return nil, fmt.Errorf("tool: Methods of a nil %v", t)
 	}
 	docs := lookupMethodDocs(derefType(t))
+	chosen := cfg.only
+	if chosen == nil {
+		if len(docs) == 0 {
+			return nil, noneChosen(t)
+		}
+		chosen = slices.Sorted(maps.Keys(docs))
+	}
 	var (
 		tools []Tool
-		skips []skipped
 		names = map[string]string{} // tool name → method
 	)
-	skip := func(method, reason string, unregistered bool) {
-		s := skipped{SkippedMethod{Method: method, Reason: reason}, unregistered}
-		skips = append(skips, s)
-		if cfg.onSkip != nil {
-			cfg.onSkip(s.SkippedMethod)
-		}
-	}
-	for i := range t.NumMethod() {
-		m := t.Method(i)
-		doc, registered := docs[m.Name]
-		if docs != nil && !registered {
-			skip(m.Name, notRegistered, true)
-			continue
-		}
-		sig, reason := methodSignature(v.Method(i).Type())
-		if reason != "" {
-			if registered {
-				return nil, nil, fmt.Errorf("tool: method %s of %v is registered as a tool but %s", m.Name, t, reason)
+	for _, method := range chosen {
+		m, ok := t.MethodByName(method)
+		if !ok {
+			if _, onPointer := reflect.PointerTo(t).MethodByName(method); onPointer && t.Kind() != reflect.Pointer {
+				return nil, fmt.Errorf("tool: method %s of %v has a pointer receiver; pass a *%v to Methods", method, t, t)
 			}
-			skip(m.Name, reason, false)
-			continue
+			if _, registered := docs[method]; registered {
+				return nil, fmt.Errorf("tool: method %s is registered as a tool of %v but does not exist", method, t)
+			}
+			return nil, fmt.Errorf("tool: %v has no exported method %s", t, method)
+		}
+		doc, registered := docs[method]
+		sig, reason := methodSignature(v.Method(m.Index).Type())
+		if reason != "" {
+			how := "listed"
+			if registered {
+				how = "registered"
+			}
+			return nil, fmt.Errorf("tool: method %s of %v is %s as a tool but %s", method, t, how, reason)
 		}
 		name := doc.Name
 		if name == "" {
-			name = DefaultName(m.Name)
+			name = DefaultName(method)
 		}
 		if err := checkName(name); err != nil {
-			return nil, nil, fmt.Errorf("method %s: %w", m.Name, err)
+			return nil, fmt.Errorf("method %s: %w", method, err)
 		}
 		if other, dup := names[name]; dup {
-			return nil, nil, fmt.Errorf("tool: methods %s and %s of %v are both named %q", other, m.Name, t, name)
+			return nil, fmt.Errorf("tool: methods %s and %s of %v are both named %q", other, method, t, name)
 		}
-		names[name] = m.Name
-		mt, err := newMethodTool(v.Method(i), sig, name, doc, &cfg.config)
+		names[name] = method
+		mt, err := newMethodTool(v.Method(m.Index), sig, name, doc, &cfg.config)
 		if err != nil {
-			return nil, nil, fmt.Errorf("tool: method %s of %v: %w", m.Name, t, err)
+			return nil, fmt.Errorf("tool: method %s of %v: %w", method, t, err)
+		}
+		if doc.Description == "" {
+			slog.Warn("tool: a method tool is described only by its name; register a description (wield gen reads doc comments)",
+				"tool", name, "method", method, "type", t.String())
 		}
 		tools = append(tools, mt)
 	}
-	// Methods with pointer receivers are not in the method set of a value: say so.
+	return tools, nil
+}
+
+// noneChosen is the error for a type that registers no methods, passed without Only: it lists
+// the methods that could be tools, and says to pass a pointer when a value was passed and some
+// of them have pointer receivers.
+func noneChosen(t reflect.Type) error {
+	var (
+		candidates []string
+		onPointer  []string // candidates only *t has, when t is not a pointer
+	)
+	pt := t
 	if t.Kind() != reflect.Pointer {
-		pt := reflect.PointerTo(t)
-		for i := range pt.NumMethod() {
-			m := pt.Method(i)
-			if _, ok := t.MethodByName(m.Name); ok {
-				continue
+		pt = reflect.PointerTo(t)
+	}
+	for i := range pt.NumMethod() {
+		m := pt.Method(i)
+		in := make([]reflect.Type, 0, m.Type.NumIn()-1)
+		for j := 1; j < m.Type.NumIn(); j++ {
+			in = append(in, m.Type.In(j))
+		}
+		out := make([]reflect.Type, 0, m.Type.NumOut())
+		for j := range m.Type.NumOut() {
+			out = append(out, m.Type.Out(j))
+		}
+		if _, reason := methodSignature(reflect.FuncOf(in, out, m.Type.IsVariadic())); reason == "" {
+			candidates = append(candidates, strconv.Quote(m.Name))
+			if _, onValue := t.MethodByName(m.Name); !onValue {
+				onPointer = append(onPointer, strconv.Quote(m.Name))
 			}
-			if _, registered := docs[m.Name]; docs != nil && !registered {
-				continue
-			}
-			skip(m.Name, fmt.Sprintf("has a pointer receiver; pass a *%v to Methods", t), false)
 		}
 	}
-	for name := range docs {
-		if !slices.ContainsFunc(tools, func(tl Tool) bool { return names[tl.Definition().Name] == name }) &&
-			!slices.ContainsFunc(skips, func(s skipped) bool { return s.Method == name }) {
-			return nil, nil, fmt.Errorf("tool: method %s is registered as a tool of %v but does not exist", name, t)
-		}
+	msg := fmt.Sprintf("tool: %v registers no tool methods, and Methods offers a model only the methods a type registers or the Only option lists", t)
+	if len(candidates) == 0 {
+		return errors.New(msg + "; it has none of a form a tool can have")
 	}
-	return tools, skips, nil
+	msg = fmt.Sprintf("%s: mark them //wield:tool and run wield gen, or pass tool.Only(%s)", msg, strings.Join(candidates, ", "))
+	switch len(onPointer) {
+	case 0:
+	case 1:
+		msg += fmt.Sprintf("; and pass a *%v: %s has a pointer receiver", t, onPointer[0])
+	default:
+		msg += fmt.Sprintf("; and pass a *%v: %s have pointer receivers", t, strings.Join(onPointer, ", "))
+	}
+	return errors.New(msg)
 }
 
 // signature is a method shape that can be a tool.
@@ -272,28 +279,33 @@ func (t *methodTool) Definition() Definition { return t.def }
 func (t *methodTool) Metadata() Metadata     { return t.meta }
 
 func (t *methodTool) Call(ctx context.Context, args string) (string, error) {
+	r, err := t.CallParts(ctx, args)
+	return r.String(), err
+}
+
+// CallParts calls the method and converts its result, keeping any parts it holds.
+func (t *methodTool) CallParts(ctx context.Context, args string) (Result, error) {
 	var argv [2]reflect.Value
 	callArgs := argv[:0]
 	if t.sig.ctx {
 		callArgs = append(callArgs, reflect.ValueOf(&ctx).Elem())
 	}
 	if t.sig.in != nil {
-		p := reflect.New(derefType(t.sig.in))
+		p := reflect.New(t.sig.in)
 		if err := t.in.Decode(args, p.Interface()); err != nil {
-			return "", err
+			return Result{}, err
 		}
-		if t.sig.in.Kind() == reflect.Pointer {
-			callArgs = append(callArgs, p)
-		} else {
-			callArgs = append(callArgs, p.Elem())
+		if in := p.Elem(); in.Kind() == reflect.Pointer && in.IsNil() {
+			in.Set(reflect.New(in.Type().Elem())) // nothing was decoded: a struct without fields
 		}
+		callArgs = append(callArgs, p.Elem())
 	} else if err := t.in.Decode(args, nil); err != nil {
-		return "", err
+		return Result{}, err
 	}
 	res := t.fn.Call(callArgs)
 	if t.sig.hasErr {
 		if err, _ := res[len(res)-1].Interface().(error); err != nil {
-			return "", err
+			return Result{}, err
 		}
 	}
 	var out any

@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -64,24 +65,26 @@ func toolNames(tools []Tool) []string {
 
 func TestMethods(t *testing.T) {
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	var skipped []string
-	tools, err := Methods(&dateTimeTools{now: now}, OnSkip(func(s SkippedMethod) { skipped = append(skipped, s.String()) }))
+	tools, err := Methods(&dateTimeTools{now: now}, Only("GetCurrentDateTime", "InZone", "SetAlarm", "Tick", "URLFor"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := toolNames(tools), []string{"getCurrentDateTime", "inZone", "setAlarm", "tick", "urlFor"}; !slices.Equal(got, want) {
 		t.Errorf("tools %v, want %v", got, want)
 	}
-	wantSkipped := []string{
-		"Add: takes 2 parameters; a tool method takes at most one struct, whose fields are the parameters",
-		"Callback: returns a func(), which cannot be sent to a model",
-		"Format: takes a string; a tool method takes at most one struct, whose fields are the parameters",
-		"Join: is variadic",
-		"Late: takes context.Context after its parameters; it must come first",
-		"Split: returns 2 values; a tool method returns at most a value and an error",
-	}
-	if !slices.Equal(skipped, wantSkipped) {
-		t.Errorf("skipped:\n%s\nwant:\n%s", strings.Join(skipped, "\n"), strings.Join(wantSkipped, "\n"))
+	// A listed method of a form that cannot be a tool is an error that says why.
+	for method, reason := range map[string]string{
+		"Add":      "takes 2 parameters; a tool method takes at most one struct, whose fields are the parameters",
+		"Callback": "returns a func(), which cannot be sent to a model",
+		"Format":   "takes a string; a tool method takes at most one struct, whose fields are the parameters",
+		"Join":     "is variadic",
+		"Late":     "takes context.Context after its parameters; it must come first",
+		"Split":    "returns 2 values; a tool method returns at most a value and an error",
+	} {
+		_, err := Methods(&dateTimeTools{}, Only("Tick", method))
+		if want := "tool: method " + method + " of *tool.dateTimeTools is listed as a tool but " + reason; err == nil || err.Error() != want {
+			t.Errorf("Only(%s): %v, want %s", method, err, want)
+		}
 	}
 
 	byName := map[string]Tool{}
@@ -123,15 +126,58 @@ func TestMethods(t *testing.T) {
 	}
 }
 
-func TestMethodsStrict(t *testing.T) {
-	_, err := MethodsStrict(&dateTimeTools{})
-	want := "tool: 6 methods of *tool.dateTimeTools cannot be tools: Add: takes 2 parameters"
-	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "; Split: returns 2 values") {
-		t.Errorf("MethodsStrict error %v", err)
+// Methods offers a model only what a type registers or the caller lists: never Close, Reset,
+// String or DeleteEverything on its own.
+func TestMethodsOffersOnlyChosenMethods(t *testing.T) {
+	_, err := Methods(&notes{})
+	want := `tool: *tool.notes registers no tool methods, and Methods offers a model only the methods a type registers or the Only option lists: mark them //wield:tool and run wield gen, or pass tool.Only("Add", "Close", "DeleteEverything", "Reset", "Search", "String")`
+	if err == nil || err.Error() != want {
+		t.Errorf("Methods(&notes{}):\n got %v\nwant %s", err, want)
 	}
-	tools, err := MethodsStrict(&cleanTools{})
-	if err != nil || len(tools) != 1 {
-		t.Errorf("MethodsStrict(clean) = %v, %v", toolNames(tools), err)
+	tools, err := Methods(&notes{}, Only("Add", "Search"))
+	if err != nil || !slices.Equal(toolNames(tools), []string{"add", "search"}) {
+		t.Errorf("Only(Add, Search) = %v, %v", toolNames(tools), err)
+	}
+	if _, err := Methods(&dateTimeTools{}, Only("Missing")); err == nil || err.Error() != "tool: *tool.dateTimeTools has no exported method Missing" {
+		t.Errorf("Only(Missing): %v", err)
+	}
+	if _, err := Methods(&dateTimeTools{}, Only()); err == nil || !strings.Contains(err.Error(), "Only lists no methods") {
+		t.Errorf("Only(): %v", err)
+	}
+}
+
+type notes struct{ items []string }
+
+func (n *notes) Add(in struct {
+	Text string `json:"text"`
+}) {
+	n.items = append(n.items, in.Text)
+}
+func (n *notes) Search(struct{}) []string { return n.items }
+func (n *notes) Close() error             { return nil }
+func (n *notes) Reset()                   { n.items = nil }
+func (n *notes) DeleteEverything()        { n.items = nil }
+func (n *notes) String() string           { return "notes" }
+
+// A method tool with only its name to describe it is logged as a warning.
+func TestMethodsWarnsOfBareDescriptions(t *testing.T) {
+	var logged strings.Builder
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
+	defer slog.SetDefault(prev)
+	if _, err := Methods(&notes{}, Only("Search")); err != nil {
+		t.Fatal(err)
+	}
+	if out := logged.String(); !strings.Contains(out, "level=WARN") || !strings.Contains(out, "tool=search") {
+		t.Errorf("log: %q", out)
+	}
+	logged.Reset()
+	registerCustomerTools()
+	if _, err := Methods(customerTools{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := logged.String(); out != "" {
+		t.Errorf("registered descriptions logged: %q", out)
 	}
 }
 
@@ -145,22 +191,23 @@ func (c counter) Value() int { return c.n }
 func (c *counter) Inc()      { c.n++ }
 
 func TestMethodsValueReceiver(t *testing.T) {
-	var skipped []SkippedMethod
-	tools, err := Methods(counter{n: 3}, OnSkip(func(s SkippedMethod) { skipped = append(skipped, s) }))
+	tools, err := Methods(counter{n: 3}, Only("Value"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := toolNames(tools); !slices.Equal(got, []string{"value"}) {
 		t.Errorf("tools %v", got)
 	}
-	if len(skipped) != 1 || skipped[0].String() != "Inc: has a pointer receiver; pass a *tool.counter to Methods" {
-		t.Errorf("skipped %v", skipped)
-	}
 	if got, err := tools[0].Call(context.Background(), "{}"); err != nil || got != "3" {
 		t.Errorf("value() = %q, %v", got, err)
 	}
-	if _, err := MethodsStrict(counter{}); err == nil {
-		t.Error("MethodsStrict accepted a value with pointer methods")
+	// A method of the pointer type, chosen for a value, is an error that says to pass a pointer.
+	_, err = Methods(counter{}, Only("Value", "Inc"))
+	if err == nil || err.Error() != "tool: method Inc of tool.counter has a pointer receiver; pass a *tool.counter to Methods" {
+		t.Errorf("pointer method of a value: %v", err)
+	}
+	if tools, err := Methods(&counter{}, Only("Value", "Inc")); err != nil || len(tools) != 2 {
+		t.Errorf("Methods(&counter{}) = %v, %v", toolNames(tools), err)
 	}
 }
 
@@ -191,16 +238,13 @@ var registerCustomerTools = sync.OnceFunc(func() {
 
 func TestMethodsRegistry(t *testing.T) {
 	registerCustomerTools()
-	var skipped []string
-	tools, err := MethodsStrict(customerTools{}, OnSkip(func(s SkippedMethod) { skipped = append(skipped, s.String()) }), WithTimeout(time.Second))
+	tools, err := Methods(customerTools{}, WithTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Helper is not registered, so it is no tool.
 	if got := toolNames(tools); !slices.Equal(got, []string{"getCustomerInfo", "updateCustomer"}) {
 		t.Errorf("tools %v", got)
-	}
-	if !slices.Equal(skipped, []string{"Helper: " + notRegistered}) {
-		t.Errorf("skipped %v", skipped)
 	}
 	get, upd := tools[0], tools[1]
 	if d := get.Definition(); d.Description != "Retrieve customer information" {
@@ -253,7 +297,7 @@ func TestMethodsErrors(t *testing.T) {
 		{"registered with a bad form", badRegistered{}, nil, "method Sum of tool.badRegistered is registered as a tool but takes 2 parameters"},
 		{"registered but missing", missingRegistered{}, nil, "method Gone is registered as a tool of tool.missingRegistered but does not exist"},
 		{"duplicate registered names", dupNames{}, nil, `methods A and B of tool.dupNames are both named "same"`},
-		{"duplicate default names", dupDefault{}, nil, `methods URL and Url of tool.dupDefault are both named "url"`},
+		{"duplicate default names", dupDefault{}, []MethodsOption{Only("URL", "Url")}, `methods URL and Url of tool.dupDefault are both named "url"`},
 		{"nil", nil, nil, "Methods of nil"},
 		{"nil pointer", (*dateTimeTools)(nil), nil, "Methods of a nil *tool.dateTimeTools"},
 	}
@@ -274,7 +318,7 @@ func (lowerNames) Url2()       {}
 func (lowerNames) HTTPGetter() {}
 
 func TestMethodsDuplicateDefaultNames(t *testing.T) {
-	tools, err := Methods(lowerNames{})
+	tools, err := Methods(lowerNames{}, Only("HTTPGetter", "URL", "Url2"))
 	if err != nil {
 		t.Fatal(err)
 	}

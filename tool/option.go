@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// Option configures a tool built by any constructor: [Func], [Methods], [MethodsStrict] and
-// [New] all take it. Options that apply to one constructor only have their own types
-// ([FuncOption], [MethodsOption]), so passing one to another constructor does not compile.
+// Option configures a tool built by any constructor: [Func], [Methods] and [New] all take it.
+// Options that apply to one constructor only have their own types ([FuncOption],
+// [MethodsOption]), so passing one to another constructor does not compile.
 type Option interface {
 	FuncOption
 	MethodsOption
@@ -19,7 +19,7 @@ type Option interface {
 // FuncOption configures a tool built by [Func].
 type FuncOption interface{ applyFunc(*funcConfig) }
 
-// MethodsOption configures the tools built by [Methods] and [MethodsStrict].
+// MethodsOption configures the tools built by [Methods].
 type MethodsOption interface{ applyMethods(*methodsConfig) }
 
 // NewOption configures a tool built by [New].
@@ -43,7 +43,7 @@ type funcConfig struct {
 
 type methodsConfig struct {
 	config
-	onSkip func(SkippedMethod)
+	only []string
 }
 
 // common is an [Option]: it sets what every constructor reads.
@@ -124,19 +124,18 @@ func WithInputSchema(schema json.RawMessage) FuncOption {
 	})
 }
 
-// SkippedMethod is an exported method that [Methods] did not turn into a tool, and why.
-type SkippedMethod struct {
-	Method string
-	Reason string
-}
-
-// String is "Method: reason".
-func (s SkippedMethod) String() string { return s.Method + ": " + s.Reason }
-
-// OnSkip has [Methods] report each exported method it does not turn into a tool to fn, so a
-// method with a wrong signature is never silently lost.
-func OnSkip(fn func(SkippedMethod)) MethodsOption {
-	return methodsOnly(func(c *methodsConfig) { c.onSkip = fn })
+// Only chooses the methods [Methods] turns into tools, by their Go names, for types that do not
+// register their tool methods (or to offer fewer than they register):
+//
+//	tools, err := tool.Methods(&Notes{}, tool.Only("Add", "Search"))
+func Only(methods ...string) MethodsOption {
+	return methodsOnly(func(c *methodsConfig) {
+		if len(methods) == 0 {
+			c.errs = append(c.errs, errors.New("Only lists no methods"))
+			return
+		}
+		c.only = append(c.only, methods...)
+	})
 }
 
 func (c *config) err() error {
@@ -152,8 +151,11 @@ func (c *config) metadata() Metadata {
 	return m
 }
 
-// checkName follows MCP's guidance for tool names, which every provider's rules include once
-// dots are rewritten: 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'.
+// checkName applies the MCP naming rules for tools, so that every tool can be served over MCP:
+// 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'. Providers' rules are narrower (64 bytes at most;
+// no dots for OpenAI, Anthropic and Ollama; a letter or '_' first for Gemini), so a valid name
+// may still be one a provider refuses: the providers send such a name under a wire name that
+// their API accepts and map the model's calls back (internal/toolname).
 func checkName(name string) error {
 	ok := len(name) >= 1 && len(name) <= 128
 	for i := 0; ok && i < len(name); i++ {

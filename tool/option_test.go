@@ -7,7 +7,7 @@ import (
 )
 
 // Options that apply to one constructor only do not compile with the others: WithInputSchema is
-// a FuncOption only, OnSkip a MethodsOption only, and the common options are all three.
+// a FuncOption only, Only a MethodsOption only, and the common options are all three.
 func TestOptionsTypedPerConstructor(t *testing.T) {
 	funcOpt := reflect.TypeFor[FuncOption]()
 	methodsOpt := reflect.TypeFor[MethodsOption]()
@@ -19,7 +19,7 @@ func TestOptionsTypedPerConstructor(t *testing.T) {
 		forNew              bool
 	}{
 		{"WithInputSchema", WithInputSchema([]byte(`{"type":"object"}`)), true, false, false},
-		{"OnSkip", OnSkip(func(SkippedMethod) {}), false, true, false},
+		{"Only", Only("Ping"), false, true, false},
 		{"ReturnDirect", ReturnDirect(), true, true, true},
 		{"Sequential", Sequential(), true, true, true},
 		{"WithTimeout", WithTimeout(time.Second), true, true, true},

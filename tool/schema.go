@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -59,8 +58,6 @@ func SchemaOf(t reflect.Type) (*jsonschema.Schema, error) {
 }
 
 var (
-	timeType       = reflect.TypeFor[time.Time]()
-	durationType   = reflect.TypeFor[time.Duration]()
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
 	byteSliceType  = reflect.TypeFor[[]byte]()
 )

@@ -17,12 +17,13 @@
 // # Failures
 //
 // What goes wrong with one call is, by default, told to the model so it can correct itself: an
-// unknown tool name (the result lists the available tools), arguments the tool rejects (tools
-// built with [tool.Func], [tool.Methods] or [tool.New] validate them against their schema and
-// say what to fix), any other error from the tool, a panic (recovered; the stack is logged) and a
-// timeout all become a [chat.ToolResult] with IsError set. An [ErrorProcessor] decides the text,
-// or ends the turn instead ([AlwaysFail]). Blank arguments are passed to the tool as {}: streamed
-// calls of tools without parameters may carry none.
+// unknown tool name (the result lists the available tools, or the ten with the closest names when
+// there are many), arguments the tool rejects (tools built with [tool.Func], [tool.Methods] or
+// [tool.New] validate them against their schema and say what to fix), any other error from the
+// tool, a panic (recovered; the stack is logged) and a timeout all become a [chat.ToolResult] with
+// IsError set. An [ErrorProcessor] decides the text, or ends the turn instead ([AlwaysFail]).
+// Blank arguments are passed to the tool as {}: streamed calls of tools without parameters may
+// carry none.
 //
 // Some failures always end the turn, returning an error from Execute and cancelling the calls still
 // running: an error marked with [tool.Fatal] (returned as a *[tool.ExecutionError]), the caller's
@@ -60,7 +61,10 @@
 //
 // Each call gets an OpenTelemetry span "execute_tool {name}" (GenAI semantic conventions), a child
 // of the span in the caller's context, and a gen_ai.client.operation.duration measurement. Tool
-// arguments and results go on spans only with [Config.RecordContent]. The [Observer] of the
-// [Turn] passed to [Manager.ExecuteTurn] sees every call start and finish. Steps are logged with
-// log/slog at debug level; the tool context is never logged.
+// arguments and results go on spans and in logs only with [Config.RecordContent]; without it, a
+// failed call's span status and log say what kind of failure it was (error.type) and, for
+// invalid arguments, the paths and rules they broke, never the tool's error text or the values,
+// which are content too. Panics are logged at error level with their value and stack. The
+// [Observer] of the [Turn] passed to [Manager.ExecuteTurn] sees every call start and finish.
+// Steps are logged with log/slog at debug level; the tool context is never logged.
 package toolcall

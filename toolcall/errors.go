@@ -84,10 +84,34 @@ func defaultProcess(_ context.Context, err *tool.ExecutionError) (string, error)
 	if err.Err == nil {
 		return "The tool failed without saying why.", nil
 	}
+	// The panic itself, as tool.Invoke returns it; a wrapper (an MCP server's neutral internal
+	// failure) has its own say.
+	if pe, ok := err.Err.(*tool.PanicError); ok {
+		return panicText(pe), nil
+	}
 	if msg := strings.TrimSpace(err.Err.Error()); msg != "" {
 		return msg, nil
 	}
 	return "The tool failed without saying why.", nil
+}
+
+// maxPanicText bounds the panic value a model reads.
+const maxPanicText = 200
+
+// panicText tells the model that a tool panicked, with the first line of the panic's value. A
+// value may carry a stack trace, with the program's file paths (a panic re-raised with
+// debug.Stack, some libraries' recovered panics); that stays in the log, with the stack of the
+// panic itself.
+func panicText(pe *tool.PanicError) string {
+	msg, _, _ := strings.Cut(fmt.Sprint(pe.Value), "\n")
+	msg = strings.TrimSpace(msg)
+	if len(msg) > maxPanicText {
+		msg = msg[:maxPanicText] + "…"
+	}
+	if msg == "" {
+		return "The tool panicked."
+	}
+	return "the tool panicked: " + msg
 }
 
 // AlwaysFail ends the turn on any failed call, returning the *[tool.ExecutionError] from Execute

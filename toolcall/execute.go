@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,8 +68,11 @@ func (e *turnEnd) Unwrap() error { return e.err }
 
 // round is the shared state of one Execute.
 type round struct {
-	ctx       context.Context // the turn's context: the caller's, with the tool context
+	ctx context.Context // the turn's context: the caller's, with the tool context
+	// cancel ends the calls of a round of several; a round of one call has none to stop, so its
+	// context is the caller's and ended holds what ended the turn.
 	cancel    context.CancelCauseFunc
+	ended     error
 	observer  Observer
 	available []tool.Definition
 	debug     bool
@@ -121,7 +125,7 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 	if p == nil {
 		return nil, errors.New("toolcall: Execute needs a prompt")
 	}
-	calls := resp.ToolCalls()
+	calls := roundCalls(resp, plans != nil)
 	if len(calls) == 0 {
 		return nil, ErrNoToolCalls
 	}
@@ -204,13 +208,17 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 	if turn != nil {
 		ctx = tool.WithContext(ctx, turn.ToolContext)
 	}
-	turnCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	t.ctx, t.cancel = turnCtx, cancel
+	t.ctx = ctx
+	if len(states) > 1 {
+		var cancel context.CancelCauseFunc
+		t.ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		t.cancel = cancel
+	}
 
 	// Sequential tools split the calls into groups run one after the other; the calls within a
 	// group run in parallel. After an interrupt, later groups wait for the resume.
-	for lo := 0; lo < len(states) && turnCtx.Err() == nil && !t.stopped.Load(); {
+	for lo := 0; lo < len(states) && t.ctx.Err() == nil && !t.stopped.Load(); {
 		hi := lo + 1
 		if !states[lo].alone() {
 			for hi < len(states) && !states[hi].alone() {
@@ -221,15 +229,21 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 		lo = hi
 	}
 
-	if cause := context.Cause(turnCtx); cause != nil {
+	if t.ended != nil {
+		if t.debug {
+			log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", m.errorText(t.ended))
+		}
+		return nil, t.ended
+	}
+	if cause := context.Cause(t.ctx); cause != nil {
 		if end, ok := cause.(*turnEnd); ok && end.round == t {
 			if t.debug {
-				log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", end.err)
+				log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", m.errorText(end.err))
 			}
 			return nil, end.err
 		}
 		if t.debug {
-			log.DebugContext(ctx, "toolcall: interrupted", "error", cause)
+			log.DebugContext(ctx, "toolcall: interrupted", "error", m.errorText(cause))
 		}
 		return nil, contextError(ctx)
 	}
@@ -253,6 +267,15 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 		log.DebugContext(ctx, "toolcall: tool calls executed", "calls", len(calls), "return_direct", direct)
 	}
 	return &Result{History: history, ReturnDirect: direct}, nil
+}
+
+// roundCalls returns the tool calls of resp. Those of a response of one generation are its own
+// (clipped: appends go elsewhere), unless the round changes them (plans may replace arguments).
+func roundCalls(resp *chat.Response, changed bool) []chat.ToolCall {
+	if resp != nil && len(resp.Generations) == 1 && !changed {
+		return slices.Clip(resp.Generations[0].Message.ToolCalls)
+	}
+	return resp.ToolCalls()
 }
 
 // outcomes reports where each call of a round stands.
@@ -357,7 +380,7 @@ func (m *Manager) runCall(t *round, st *callState) {
 	case st.given() != nil:
 		st.result = givenResult(st)
 		if st.result.IsError {
-			st.errType, st.errText = errTypeRejected, st.result.Content
+			st.errType, st.errText = errTypeRejected, m.failureText(errTypeRejected, errors.New(st.result.Content))
 		}
 	case st.tool == nil:
 		m.fail(ctx, t, st, unknownTool(st.call.Name, t.available), errTypeUnknownTool)
@@ -386,7 +409,7 @@ func (m *Manager) runCall(t *round, st *callState) {
 			m.fail(ctx, t, st, err, classify(err))
 			break
 		}
-		st.result = chat.ToolResult{ID: st.call.ID, Name: st.call.Name, Content: out}
+		st.result = chat.ToolResult{ID: st.call.ID, Name: st.call.Name, Content: out.Text, Parts: out.Parts}
 	}
 
 	elapsed := time.Since(start)
@@ -406,27 +429,36 @@ func (m *Manager) runCall(t *round, st *callState) {
 	}
 }
 
+// end ends the turn with err, stopping the round's other calls.
+func (t *round) end(err error) {
+	if t.cancel == nil {
+		t.ended = err // the round's only call
+		return
+	}
+	t.cancel(&turnEnd{t, err})
+}
+
 // fail records a failed call: an error result for the model, or the end of the turn.
 func (m *Manager) fail(ctx context.Context, t *round, st *callState, cause error, errType string) {
 	ee := &tool.ExecutionError{Tool: st.call.Name, CallID: st.call.ID, Err: cause}
-	st.errType, st.errText = errType, cause.Error()
+	st.errType, st.errText = errType, m.failureText(errType, cause)
 	text := ""
 	switch {
 	case t.ctx.Err() != nil:
 		// The turn ended while the call ran (the caller cancelled, or another call ended it):
 		// whatever the call returned is a consequence, not its own failure.
 		st.errType = errTypeCanceled
-		st.errText = context.Cause(t.ctx).Error()
-		text = "The call was cancelled: " + st.errText
+		st.errText = m.failureText(errTypeCanceled, context.Cause(t.ctx))
+		text = "The call was cancelled: " + context.Cause(t.ctx).Error()
 	case tool.IsFatal(cause):
 		st.errType = errTypeFatal
-		t.cancel(&turnEnd{t, ee})
+		t.end(ee)
 		text = cause.Error()
 	default:
 		var err error
 		text, err = m.processor.Process(ctx, ee)
 		if err != nil {
-			t.cancel(&turnEnd{t, err})
+			t.end(err)
 			text = err.Error()
 		}
 	}
@@ -448,21 +480,6 @@ func classify(err error) string {
 		return errTypeFatal
 	}
 	return errTypeTool
-}
-
-// unknownTool is the cause reported for a call of a tool the request does not offer.
-func unknownTool(name string, available []tool.Definition) error {
-	if len(available) == 0 {
-		return fmt.Errorf("%w %q: no tools are available", ErrUnknownTool, name)
-	}
-	var b strings.Builder
-	for i, d := range available {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(d.Name)
-	}
-	return fmt.Errorf("%w %q; the available tools are: %s", ErrUnknownTool, name, b.String())
 }
 
 // contextError is the error Execute returns when the caller's context ends the turn.

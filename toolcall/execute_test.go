@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/workers"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -342,7 +343,7 @@ func TestExecuteFailuresGoBackToTheModel(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			want := chat.ToolResult{ID: tt.call.ID, Name: tt.call.Name, Content: tt.want, IsError: true}
-			if results[i] != want {
+			if !reflect.DeepEqual(results[i], want) {
 				t.Errorf("result = %+v\nwant %+v", results[i], want)
 			}
 		})
@@ -371,7 +372,7 @@ func TestExecuteUnknownToolWithoutTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := chat.ToolResult{ID: "1", Name: "ghost", Content: `unknown tool "ghost": no tools are available`, IsError: true}
-	if got := toolResults(t, p, res); len(got) != 1 || got[0] != want {
+	if got := toolResults(t, p, res); len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("results = %+v, want %+v", got, want)
 	}
 }
@@ -459,7 +460,7 @@ func TestErrorProcessor(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := chat.ToolResult{ID: tt.call.ID, Name: tt.call.Name, Content: tt.want, IsError: true}
-			if got := toolResults(t, p, res); got[0] != want {
+			if got := toolResults(t, p, res); !reflect.DeepEqual(got[0], want) {
 				t.Errorf("result = %+v, want %+v", got[0], want)
 			}
 		})
@@ -597,18 +598,21 @@ func TestExecuteCancellationCause(t *testing.T) {
 	}
 }
 
-// stableGoroutines counts goroutines once the runtime's own have settled.
+// stableGoroutines counts the goroutines at work (not idle workers kept for later calls) once
+// the runtime's own have settled.
 func stableGoroutines() int {
 	runtime.GC()
-	return runtime.NumGoroutine()
+	return workingGoroutines()
 }
 
-// waitGoroutines waits, within a generous delay, for the goroutine count to come back to before,
-// and returns the count.
+func workingGoroutines() int { return runtime.NumGoroutine() - workers.Idle() }
+
+// waitGoroutines waits, within a generous delay, for the count of goroutines at work to come
+// back to before, and returns the count.
 func waitGoroutines(before int) int {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		n := runtime.NumGoroutine()
+		n := workingGoroutines()
 		if n <= before || time.Now().After(deadline) {
 			return n
 		}
@@ -764,7 +768,7 @@ func TestObserver(t *testing.T) {
 		}
 		fin := r.finishedByID()
 		for _, w := range want {
-			if fin[w.ID] != w {
+			if !reflect.DeepEqual(fin[w.ID], w) {
 				t.Errorf("%s observer saw %+v for call %s, want %+v", name, fin[w.ID], w.ID, w)
 			}
 		}
@@ -776,6 +780,43 @@ func TestObserver(t *testing.T) {
 		for _, e := range r.elapsed {
 			if e <= 0 {
 				t.Errorf("%s observer saw elapsed %v", name, e)
+			}
+		}
+	}
+}
+
+// goroutineObserver notes the goroutines it is called on.
+type goroutineObserver struct{ ids []string }
+
+func goroutineID() string {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	id, _, _ := strings.Cut(strings.TrimPrefix(string(b), "goroutine "), " ")
+	return id
+}
+
+func (o *goroutineObserver) ToolStarted(context.Context, chat.ToolCall) {
+	o.ids = append(o.ids, goroutineID())
+}
+
+func (o *goroutineObserver) ToolFinished(context.Context, chat.ToolCall, chat.ToolResult, time.Duration) {
+	o.ids = append(o.ids, goroutineID())
+}
+
+// A round of one call is observed on the goroutine that executes it, whether or not the call
+// itself runs elsewhere (a cancellable context, a timeout): streams emit its events there.
+func TestLoneCallObservedOnTheCallersGoroutine(t *testing.T) {
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	timed := echoTool("timed").with(tool.Metadata{Timeout: time.Minute})
+	for name, ctx := range map[string]context.Context{"background": context.Background(), "cancellable": cancellable} {
+		for _, tl := range []string{"a", "timed"} {
+			var obs goroutineObserver
+			if _, err := New(Config{}).ExecuteTurn(ctx, &Turn{Observer: &obs}, prompt(echoTool("a"), timed), response(call("1", tl, "{}"))); err != nil {
+				t.Fatal(err)
+			}
+			if me := goroutineID(); len(obs.ids) != 2 || obs.ids[0] != me || obs.ids[1] != me {
+				t.Errorf("%s, %s: observed on goroutines %v, the caller is %s", name, tl, obs.ids, me)
 			}
 		}
 	}

@@ -64,28 +64,31 @@ func (l *Limits) total() int {
 // its count from the history, which may hold calls answered before the turn was handed over);
 // without one, they are read from the history.
 func (l *Limits) check(c *Turn, history []chat.Message, calls []chat.ToolCall) []*LimitError {
-	var counts map[string]int
+	var counts *callCounts
+	var own callCounts
 	total := 0
 	if c != nil {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if c.counts == nil {
+		if !c.counted {
 			c.counts, c.total = countAnswered(history)
+			c.counted = true
 		}
 		// The calls are counted into the turn as they are checked: refused and unknown calls
 		// count too, as when counting from the history.
-		counts, total = c.counts, c.total
+		counts, total = &c.counts, c.total
 		defer func() { c.total = total }()
 	} else {
-		counts, total = countAnswered(history)
+		own, total = countAnswered(history)
+		counts = &own
 	}
 	var breaches []*LimitError
 	maxTotal := l.total()
 	for i, c := range calls {
 		total++
-		counts[c.Name]++
+		n := counts.add(c.Name, 1)
 		var b *LimitError
-		if limit := l.perTool(c.Name); limit >= 0 && counts[c.Name] > limit {
+		if limit := l.perTool(c.Name); limit >= 0 && n > limit {
 			b = &LimitError{Tool: c.Name, Limit: limit, CallID: c.ID}
 		} else if maxTotal >= 0 && total > maxTotal {
 			b = &LimitError{Limit: maxTotal, CallID: c.ID}
@@ -101,12 +104,12 @@ func (l *Limits) check(c *Turn, history []chat.Message, calls []chat.ToolCall) [
 }
 
 // countAnswered counts the tool results of the turn in history: those after its last user message.
-func countAnswered(history []chat.Message) (map[string]int, int) {
-	counts := make(map[string]int)
+func countAnswered(history []chat.Message) (callCounts, int) {
+	var counts callCounts
 	total := 0
 	for i := len(history) - 1; i >= 0 && history[i].Role != chat.RoleUser; i-- {
 		for _, r := range history[i].ToolResults {
-			counts[r.Name]++
+			counts.add(r.Name, 1)
 			total++
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/wield-ai/wield/internal/tracegate"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -33,8 +34,9 @@ type Config struct {
 	// MeterProvider makes the gen_ai.client.operation.duration histogram; nil means
 	// otel.GetMeterProvider().
 	MeterProvider metric.MeterProvider
-	// RecordContent puts tool arguments and results on spans and in debug logs. Off by default:
-	// they may be sensitive.
+	// RecordContent puts tool arguments and results on spans and in debug logs, and failed calls'
+	// error texts in span statuses. Off by default: they may be sensitive, and a tool's error
+	// text is the result the model reads, often quoting the arguments.
 	RecordContent bool
 	// Logger receives debug-level step logs and panic reports; nil means slog.Default().
 	Logger *slog.Logger
@@ -54,6 +56,7 @@ type Manager struct {
 	concurrency int
 	processor   ErrorProcessor
 	tracer      trace.Tracer
+	spans       *tracegate.Gate
 	duration    metric.Float64Histogram
 }
 
@@ -71,6 +74,7 @@ func New(cfg Config) *Manager {
 		tp = otel.GetTracerProvider()
 	}
 	m.tracer = tp.Tracer(instrumentationName)
+	m.spans = tracegate.New(tp)
 	mp := cfg.MeterProvider
 	if mp == nil {
 		mp = otel.GetMeterProvider()
@@ -101,6 +105,36 @@ func (m *Manager) logger() *slog.Logger {
 // and per-call names may do) is not resolved again. A name the Resolver does not know, or any
 // name when the Manager has no Resolver, is an error.
 func (m *Manager) Resolve(ctx context.Context, tools []tool.Tool, names []string) ([]tool.Tool, error) {
+	if len(names) == 0 {
+		// Only duplicates to find: no definitions to keep.
+		var buf [nameSetSliceMax]string
+		seen := buf[:0]
+		var index map[string]bool
+		for i, t := range tools {
+			if t == nil {
+				return nil, fmt.Errorf("toolcall: tool %d is nil", i)
+			}
+			name := t.Definition().Name
+			if index == nil && len(seen) == nameSetSliceMax {
+				index = make(map[string]bool, 2*len(tools))
+				for _, n := range seen {
+					index[n] = true
+				}
+			}
+			if index != nil {
+				if index[name] {
+					return nil, fmt.Errorf("%w %q", ErrDuplicateTool, name)
+				}
+				index[name] = true
+				continue
+			}
+			if slices.Contains(seen, name) {
+				return nil, fmt.Errorf("%w %q", ErrDuplicateTool, name)
+			}
+			seen = append(seen, name)
+		}
+		return slices.Clip(tools), nil
+	}
 	out, _, err := m.resolve(ctx, tools, names)
 	return out, err
 }

@@ -18,7 +18,8 @@ import (
 // result sent to the model (for a call cut short by the end of the turn, an error result saying
 // so). A call that interrupts the turn ([InterruptError]) has no result yet: ToolFinished is not
 // called for it, and [Result.Calls] reports it. Calls of one response run in parallel, so an
-// Observer must be safe for concurrent use. ctx is the call's context: it carries the call's span
+// Observer must be safe for concurrent use; a round of one call, though, is observed on the
+// goroutine that called [Manager.ExecuteTurn] (the call itself may run elsewhere). ctx is the call's context: it carries the call's span
 // and [tool.CallFrom].
 type Observer interface {
 	// ToolStarted is called before the call runs.
@@ -48,9 +49,10 @@ type Turn struct {
 	// returned as it is.
 	BeforeRun func(ctx context.Context, calls []CallOutcome) error
 
-	mu     sync.Mutex
-	counts map[string]int
-	total  int
+	mu      sync.Mutex
+	counted bool // counts hold the turn's calls (false: count them from the next round's history)
+	counts  callCounts
+	total   int
 }
 
 // Calls returns how many calls the turn has executed, in all and of the named tool. Refused and
@@ -58,7 +60,7 @@ type Turn struct {
 func (t *Turn) Calls(name string) (ofTool, total int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.counts[name], t.total
+	return t.counts.get(name), t.total
 }
 
 // Counts returns a copy of the turn's call counts, per tool and in all, for a turn that is to be
@@ -66,10 +68,10 @@ func (t *Turn) Calls(name string) (ofTool, total int) {
 func (t *Turn) Counts() (perTool map[string]int, total int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.counts == nil {
+	if !t.counted {
 		return nil, 0
 	}
-	return maps.Clone(t.counts), t.total
+	return t.counts.toMap(), t.total
 }
 
 // SetCounts sets the turn's call counts, as [Turn.Counts] returned them, to continue a turn
@@ -77,9 +79,75 @@ func (t *Turn) Counts() (perTool map[string]int, total int) {
 func (t *Turn) SetCounts(perTool map[string]int, total int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.counts = callCounts{}
 	if perTool == nil {
-		t.counts, t.total = nil, 0
+		t.counted, t.total = false, 0
 		return
 	}
-	t.counts, t.total = maps.Clone(perTool), total
+	for name, n := range perTool {
+		t.counts.add(name, n)
+	}
+	t.counted, t.total = true, total
+}
+
+// callCounts counts calls per tool name: a short list, as a turn calls a few tools, and a map
+// once it has called many.
+type callCounts struct {
+	list []nameCount
+	m    map[string]int
+}
+
+type nameCount struct {
+	name string
+	n    int
+}
+
+const callCountsListMax = 16
+
+func (c *callCounts) get(name string) int {
+	if c.m != nil {
+		return c.m[name]
+	}
+	for _, e := range c.list {
+		if e.name == name {
+			return e.n
+		}
+	}
+	return 0
+}
+
+// add adds n to name's count and returns the new count.
+func (c *callCounts) add(name string, n int) int {
+	if c.m != nil {
+		c.m[name] += n
+		return c.m[name]
+	}
+	for i := range c.list {
+		if c.list[i].name == name {
+			c.list[i].n += n
+			return c.list[i].n
+		}
+	}
+	if len(c.list) < callCountsListMax {
+		if c.list == nil {
+			c.list = make([]nameCount, 0, 4)
+		}
+		c.list = append(c.list, nameCount{name, n})
+		return n
+	}
+	c.m = c.toMap()
+	c.list = nil
+	c.m[name] += n
+	return c.m[name]
+}
+
+func (c *callCounts) toMap() map[string]int {
+	if c.m != nil {
+		return maps.Clone(c.m)
+	}
+	m := make(map[string]int, len(c.list))
+	for _, e := range c.list {
+		m[e.name] = e.n
+	}
+	return m
 }

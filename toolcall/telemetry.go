@@ -9,6 +9,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/wield-ai/wield/internal/redact"
 )
 
 // instrumentationName names the tracer and meter of this package.
@@ -35,14 +37,19 @@ var durationBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 
 var (
 	attrOperation = semconv.GenAIOperationNameExecuteTool
 	attrToolType  = semconv.GenAIToolTypeKey.String("function")
-	spanKind      = trace.WithSpanKind(trace.SpanKindInternal) // built once: options are interfaces
+	// Built once: options are interfaces, and a variadic list of them would escape per span.
+	spanOptions = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
 )
 
-// startSpan starts the execute_tool span of one call as a child of the span in ctx. The span
-// starts under a constant name and gets its full name and attributes only if it records: with no
-// tracing SDK installed, building them would be most of a fast call's telemetry cost.
+// startSpan starts the execute_tool span of one call as a child of the span in ctx, or returns
+// a nil span when it could not record (no tracing SDK installed). The span starts under a
+// constant name and gets its full name and attributes only if it records.
 func (m *Manager) startSpan(ctx context.Context, c *callState) (context.Context, trace.Span) {
-	ctx, span := m.tracer.Start(ctx, "execute_tool", spanKind)
+	if m.spans.Skip() {
+		return ctx, nil
+	}
+	ctx, span := m.tracer.Start(ctx, "execute_tool", spanOptions...)
+	m.spans.Started(span)
 	if !span.IsRecording() {
 		return ctx, span
 	}
@@ -66,19 +73,22 @@ func (m *Manager) startSpan(ctx context.Context, c *callState) (context.Context,
 	return ctx, span
 }
 
-// endSpan records the outcome of a call on its span and in the duration metric, then ends the span.
+// endSpan records the outcome of a call on its span, if it has one, and in the duration metric,
+// then ends the span.
 func (m *Manager) endSpan(ctx context.Context, span trace.Span, c *callState, elapsed time.Duration) {
-	if span.IsRecording() {
-		if m.cfg.RecordContent {
-			// What the model reads, error texts included.
-			span.SetAttributes(semconv.GenAIToolCallResultKey.String(c.result.Content))
+	if span != nil {
+		if span.IsRecording() {
+			if m.cfg.RecordContent {
+				// What the model reads, error texts included.
+				span.SetAttributes(semconv.GenAIToolCallResultKey.String(c.result.Content))
+			}
+			if c.errType != "" {
+				span.SetAttributes(semconv.ErrorTypeKey.String(c.errType))
+				span.SetStatus(codes.Error, c.errText)
+			}
 		}
-		if c.errType != "" {
-			span.SetAttributes(semconv.ErrorTypeKey.String(c.errType))
-			span.SetStatus(codes.Error, c.errText)
-		}
+		span.End()
 	}
-	span.End()
 
 	if m.duration.Enabled(ctx) {
 		attrs := []attribute.KeyValue{attrOperation, semconv.GenAIToolName(c.call.Name)}
@@ -87,4 +97,30 @@ func (m *Manager) endSpan(ctx context.Context, span trace.Span, c *callState, el
 		}
 		m.duration.Record(ctx, elapsed.Seconds(), metric.WithAttributes(attrs...))
 	}
+}
+
+// failureText is the text of a failed call's error for its span status and debug log. With
+// RecordContent it is the error's own; otherwise it quotes nothing the tool was given or
+// returned: a tool's error text is the result the model reads, and an argument error quotes the
+// values. Unknown tools and limits keep their texts (names and numbers).
+func (m *Manager) failureText(errType string, err error) string {
+	switch {
+	case m.cfg.RecordContent:
+		return err.Error()
+	case errType == errTypeUnknownTool, errType == errTypeLimit:
+		return err.Error()
+	case errType == errTypeRejected:
+		return "the call was rejected"
+	case errType == errTypeCanceled:
+		return redact.Error(err) // another call's failure may have ended the turn
+	}
+	return redact.Cause(err)
+}
+
+// errorText is err's text for a debug log: without content unless RecordContent.
+func (m *Manager) errorText(err error) string {
+	if m.cfg.RecordContent {
+		return err.Error()
+	}
+	return redact.Error(err)
 }

@@ -112,8 +112,13 @@ func TestTelemetry(t *testing.T) {
 					t.Errorf("%s status %+v", spanName, st)
 				}
 			}
-			if st := byName["execute_tool failing"].Status(); st.Description != "bad city" {
-				t.Errorf("failing status description %q", st.Description)
+			// The tool's error text is what the model reads: content, recorded only when content is.
+			wantStatus := "the tool failed"
+			if recordContent {
+				wantStatus = "bad city"
+			}
+			if st := byName["execute_tool failing"].Status(); st.Description != wantStatus {
+				t.Errorf("failing status description %q, want %q", st.Description, wantStatus)
 			}
 
 			var rm metricdata.ResourceMetrics

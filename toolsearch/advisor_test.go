@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
@@ -814,5 +816,30 @@ func TestSessionHeldForTheWholeTurn(t *testing.T) {
 				t.Errorf("the user's EndLoop ran %d times", userEnded)
 			}
 		})
+	}
+}
+
+// A multimodal prompt searches and calls tools like a text one, and its image stays with the
+// user's message on every request of the turn.
+func TestMultimodalPrompt(t *testing.T) {
+	var c calls
+	photo := content.Image([]byte("\x89PNG\r\n\x1a\nphoto"), "image/png")
+	model := chattest.New(agent("weather forecast", "Weather", `{"city":"Paris"}`)).Repeat()
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{})))
+	got, err := cl.Prompt().User("What's the weather where this photo was taken (Paris)?", photo).
+		Tools(toTools(testCatalog(t, &c))...).Call(context.Background()).Content()
+	if err != nil || got != "answer: sunny in Paris" {
+		t.Fatalf("answer %q, %v", got, err)
+	}
+	for i, p := range model.Prompts() {
+		var user *chat.Message
+		for j := range p.Messages {
+			if p.Messages[j].Role == chat.RoleUser {
+				user = &p.Messages[j]
+			}
+		}
+		if user == nil || !reflect.DeepEqual(user.Parts, []content.Part{photo}) {
+			t.Fatalf("request %d: user message %v", i, user)
+		}
 	}
 }

@@ -86,7 +86,13 @@ type searchArgs struct {
 }
 
 func (s *searchTool) Definition() tool.Definition { return s.def }
-func (s *searchTool) Metadata() tool.Metadata     { return tool.Metadata{} }
+
+// Metadata declares the search read-only and closed-world: it reads the index and changes nothing
+// but the tools offered in the conversation, so approval policies let it run.
+func (s *searchTool) Metadata() tool.Metadata {
+	closed := false
+	return tool.Metadata{ReadOnly: true, OpenWorld: &closed}
+}
 
 // Call runs one search: each query on its own, the results merged by [Merge]. Bad arguments and
 // bad queries are errors the model reads and can correct.

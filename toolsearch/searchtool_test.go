@@ -194,3 +194,12 @@ func mapLookup(m map[string]tool.Tool) func(string) (tool.Tool, bool) {
 		return t, ok
 	}
 }
+
+// The search tool declares itself read-only, so an approval policy that asks before destructive
+// calls lets the model search.
+func TestSearchToolReadOnly(t *testing.T) {
+	m := (&searchTool{}).Metadata()
+	if !m.ReadOnly || m.OpenWorld == nil || *m.OpenWorld {
+		t.Errorf("metadata %+v", m)
+	}
+}

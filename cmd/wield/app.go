@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/version"
 )
 
 // Exit codes, documented on the package.
@@ -120,7 +121,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	case errors.As(err, &cfg):
 		fmt.Fprintln(a.stderr, safeText(cfg.msg))
 		return exitConfig
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || errors.Is(err, errStopped):
 		fmt.Fprintln(a.stderr, "wield: interrupted")
 		return exitInterrupted
 	case errors.As(err, &usage) || !a.started:
@@ -162,7 +163,8 @@ Exit codes: 0 success, 1 an error, 2 a usage error, 3 nothing configured, 130 in
 	root.PersistentFlags().BoolVar(&a.debug, "debug", false, "show the HTTP exchanges with model providers on standard error, keys redacted")
 	root.AddCommand(a.chatCommand(), a.toolsCommand(), a.mcpCommand(), a.sessionsCommand(), a.genCommand(),
 		a.modelsCommand(), a.configCommand(), a.versionCommand())
-	root.CompletionOptions.HiddenDefaultCmd = false
+	root.Version = version.Get().String()
+	root.SetVersionTemplate("wield {{.Version}}\n")
 	return root
 }
 

@@ -55,7 +55,7 @@ func (a *app) loadCatalog(ctx context.Context, f toolFlags, onAlarm func(builtin
 		return nil, err
 	}
 	if len(servers) > 0 {
-		if err := a.connectMCP(ctx, c, servers, from); err != nil {
+		if err := a.startMCP(ctx, c, servers, from); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -81,7 +81,7 @@ func (c *catalog) add(source string, tools []tool.Tool) error {
 	for _, t := range tools {
 		name := t.Definition().Name
 		if other, dup := c.sources[name]; dup {
-			return fmt.Errorf("two tools are named %q: one from %s, one from %s (give an MCP server a prefix)", name, safeLine(other), safeLine(source))
+			return fmt.Errorf("two tools are named %q: one from %s, one from %s (give one of the MCP servers a \"prefix\" in its configuration)", name, safeLine(other), safeLine(source))
 		}
 		c.sources[name] = source
 		c.tools = append(c.tools, t)

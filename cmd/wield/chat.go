@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/toolcall"
 )
 
@@ -30,6 +31,8 @@ type chatFlags struct {
 	raw          bool
 	verbose      bool
 	toolSearch   bool
+	approval     approvalFlags
+	attach       []string
 }
 
 func (a *app) chatCommand() *cobra.Command {
@@ -42,10 +45,15 @@ answer it, and streams the answer to standard output as it arrives. Text piped t
 is added to the prompt (cat notes.txt | wield chat summarise them); PROMPT - reads the whole
 prompt from standard input.
 
+--attach FILE sends a file with the question: an image, audio, a PDF or a text file, its type
+told by its content, up to ` + content.FormatSize(maxAttachBytes) + `. Images and documents in tool results show as a short
+line, such as [image png 800×600, 34 KB].
+
 Without PROMPT, chat is interactive: on a terminal it has a line editor (arrows, Ctrl-A/E/K/U/W,
 history with Up/Down kept in $XDG_STATE_HOME/wield/history), end a line with \ or paste several
 lines to ask a question of several lines, Ctrl-C stops an answer (at an empty prompt it ends the
-chat, as do Ctrl-D and /exit). Without a terminal it reads one question per line.
+chat, as do Ctrl-D and /exit). Without a terminal it reads one question per line. --attach files
+go with the first question; /attach FILE adds one to the next.
 
 On a terminal the answer is rendered as Markdown (--raw prints it as the model wrote it), tool
 calls show with a spinner on standard error, and a line after each answer counts the tokens used.
@@ -53,7 +61,17 @@ When standard error is not a terminal chat says nothing there but warnings and e
 --verbose.
 
 The built-in tools (the date and time in your time zone, alarms) are on unless --builtin=false;
---mcp-config adds the tools of MCP servers (else those of the configuration file). Each chat is
+--mcp-config adds the tools of MCP servers (else those of the configuration file).
+
+Before a tool that may modify or destroy data runs (one an MCP server marks destructive, or does
+not mark read-only or harmless), chat shows the call and asks: y runs it, n refuses it (n REASON
+tells the model why), a runs this tool without asking for the rest of the chat, e edits the
+arguments. Without a terminal such a call is refused, the model is told why, and standard error
+says what was refused. --approve NAME runs a tool's calls without asking, --yes runs every call;
+the configuration file's "approval" sets both for every chat. A chat stopped at the question
+(Ctrl-C) is asked again when its session is continued. wield tools list shows which tools ask.
+
+Each chat is
 kept in ` + sessionsHint + `: --session NAME keeps it under that name and resumes it on the next run
 with the same NAME, --continue resumes the last chat; see wield sessions.
 
@@ -65,10 +83,12 @@ are only ever sent to the providers' own hosts.`,
 		Example: `  wield chat What day is tomorrow?
   wield chat --model anthropic/claude-sonnet-4-5 "Set an alarm in 10 minutes"
   cat notes.txt | wield chat "Summarise these notes"
+  wield chat --attach receipt.png --attach invoice.pdf "Do these amounts match?"
   wield chat --model ollama/qwen3 --session planning
   wield chat --continue "And the day after?"
   wield chat --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B "What time is it?"
   wield chat --mcp-config mcp.json --tool-search "List the open issues"
+  wield chat --mcp-config files.json --approve write_file "Save the summary in notes.md"
   wield chat --json "What day is tomorrow?" | jq -c 'select(.type=="tool_end")'`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -83,11 +103,17 @@ are only ever sent to the providers' own hosts.`,
 	fl.IntVar(&f.maxToolCalls, "max-tool-calls", 0, fmt.Sprintf("most tool calls per question, %d of any one tool (default %d); the model is told when it reaches the limit, and further calls are refused so it answers", toolcall.DefaultPerToolLimit, toolcall.DefaultTotalLimit))
 	fl.BoolVar(&f.json, "json", false, "print one JSON event per line on standard output instead of text")
 	fl.BoolVar(&f.raw, "raw", false, "print the answer as the model wrote it, without rendering Markdown")
+	fl.StringArrayVar(&f.attach, "attach", nil, "send `FILE` with the question: an image, audio, a PDF or a text file, up to "+content.FormatSize(maxAttachBytes)+" (repeatable; in an interactive chat, with the first question)")
+	cmd.MarkFlagFilename("attach")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show tool calls and token usage on standard error also when it is not a terminal")
 	cmd.RegisterFlagCompletionFunc("session", cobra.CompletionFunc(func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return a.completeSessions(cmd.Context())
 	}))
 	f.tools.register(cmd)
+	f.approval.register(cmd)
+	cmd.RegisterFlagCompletionFunc("approve", cobra.CompletionFunc(func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return a.completeTools(cmd.Context(), f.tools)
+	}))
 	a.registerToolSearchFlag(cmd, &f.toolSearch)
 	return cmd
 }
@@ -108,6 +134,10 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		}
 	}
 	prompt, err := a.promptFrom(args)
+	if err != nil {
+		return err
+	}
+	attached, err := readAttachments(f.attach)
 	if err != nil {
 		return err
 	}
@@ -149,8 +179,13 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		return err
 	}
 	defer conv.close()
+	approver, err := a.newApprover(f.approval, cat, editor, errw)
+	if err != nil {
+		return err
+	}
+	defer approver.close()
 	setup := chatSetup{model: model, tools: cat.tools, system: f.system, maxToolCalls: f.maxToolCalls, toolSearch: f.toolSearch,
-		repo: conv.repo, conversation: conv.id, interruptible: editor != nil}
+		repo: conv.repo, conversation: conv.id, interruptible: editor != nil, approver: approver}
 	c, err := a.newChatClient(setup)
 	if err != nil {
 		return err
@@ -162,16 +197,56 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	if talk && conv.resumed > 0 {
 		fmt.Fprintf(errw, "resuming session %s (%d messages)\n", safeLine(conv.id), conv.resumed)
 	}
+	if err := a.takeUpStoppedTurn(ctx, c, disp, setup, conv, errw, talk); err != nil {
+		if errors.Is(err, errStopped) && editor != nil {
+			// Stopped at its question: the chat goes on, the turn stays for later.
+		} else {
+			return a.explain(err, spec)
+		}
+	}
 
+	if talk {
+		for _, p := range attached {
+			fmt.Fprintln(errw, a.paint(ansiDim, "attached "+partLine(p)))
+		}
+	}
 	if prompt != "" {
-		err := a.turn(ctx, c, disp, setup, prompt)
+		err := a.turn(ctx, c, disp, setup, prompt, attached)
 		a.pendingAlarms(cat)
 		return a.explain(err, spec)
 	}
 	if editor != nil {
-		return a.interactive(ctx, c, disp, cat, setup, spec, editor)
+		return a.interactive(ctx, c, disp, cat, setup, spec, editor, attached)
 	}
-	return a.readQuestions(ctx, c, disp, cat, setup, spec)
+	return a.readQuestions(ctx, c, disp, cat, setup, spec, attached)
+}
+
+// slashCommand handles the commands of an interactive chat: /exit and /quit end it, /attach FILE
+// adds a file to the next question (said on w unless quiet; a file that cannot be attached is
+// said always). It reports whether line was one, and whether to end.
+func (a *app) slashCommand(line string, w io.Writer, pending *[]content.Part, quiet bool) (handled, end bool) {
+	word, rest, _ := strings.Cut(line, " ")
+	switch word {
+	case "/exit", "/quit":
+		return true, true
+	case "/attach":
+		path := strings.TrimSpace(rest)
+		if path == "" {
+			fmt.Fprintln(w, "wield: /attach FILE adds a file to your next question")
+			return true, false
+		}
+		p, err := readAttachment(path)
+		if err != nil {
+			fmt.Fprintf(w, "wield: %s\n", err)
+			return true, false
+		}
+		*pending = append(*pending, p)
+		if !quiet {
+			fmt.Fprintf(w, "attached %s; it goes with your next question\n", partLine(p))
+		}
+		return true, false
+	}
+	return false, false
 }
 
 // newDisplay makes the display f asks for, writing progress to errw.
@@ -288,7 +363,7 @@ func (a *app) stdoutSize() (width, height int) {
 
 // interactive chats on a terminal with the line editor until Ctrl-D, /exit, or Ctrl-C at an
 // empty prompt.
-func (a *app) interactive(ctx context.Context, c *client.Client, disp display, cat *catalog, s chatSetup, spec modelSpec, ed *lineEditor) error {
+func (a *app) interactive(ctx context.Context, c *client.Client, disp display, cat *catalog, s chatSetup, spec modelSpec, ed *lineEditor, attached []content.Part) error {
 	for {
 		line, err := ed.read(ctx)
 		switch {
@@ -299,14 +374,17 @@ func (a *app) interactive(ctx context.Context, c *client.Client, disp display, c
 			return err
 		}
 		line = strings.TrimSpace(line)
-		switch line {
-		case "":
+		if line == "" {
 			continue
-		case "/exit", "/quit":
+		}
+		if handled, end := a.slashCommand(line, ed, &attached, false); end {
 			a.pendingAlarms(cat)
 			return nil
+		} else if handled {
+			continue
 		}
-		err = a.turn(ctx, c, disp, s, line)
+		err = a.turn(ctx, c, disp, s, line, attached)
+		attached = nil
 		switch {
 		case err == nil || errors.Is(err, errStopped):
 		case ctx.Err() != nil:
@@ -318,7 +396,7 @@ func (a *app) interactive(ctx context.Context, c *client.Client, disp display, c
 }
 
 // readQuestions reads one question per line of standard input until its end or /exit.
-func (a *app) readQuestions(ctx context.Context, c *client.Client, disp display, cat *catalog, s chatSetup, spec modelSpec) error {
+func (a *app) readQuestions(ctx context.Context, c *client.Client, disp display, cat *catalog, s chatSetup, spec modelSpec, attached []content.Part) error {
 	lines := make(chan string)
 	readErr := make(chan error, 1)
 	go func() {
@@ -347,14 +425,18 @@ func (a *app) readQuestions(ctx context.Context, c *client.Client, disp display,
 			return <-readErr
 		}
 		line = strings.TrimSpace(line)
-		switch line {
-		case "":
+		if line == "" {
 			continue
-		case "/exit", "/quit":
+		}
+		if handled, end := a.slashCommand(line, a.stderr, &attached, !a.stderrTTY); end {
 			a.pendingAlarms(cat)
 			return nil
+		} else if handled {
+			continue
 		}
-		if err := a.turn(ctx, c, disp, s, line); err != nil {
+		err := a.turn(ctx, c, disp, s, line, attached)
+		attached = nil
+		if err != nil {
 			if ctx.Err() != nil {
 				return err
 			}

@@ -7,9 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
@@ -119,6 +122,24 @@ func TestVersionCommand(t *testing.T) {
 	r := wield(t, cleanEnv(t), "", "version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "wield devel (") || !strings.Contains(r.stdout, "go1.") {
 		t.Fatalf("binary: %+v", r)
+	}
+	// wield mcp serve names the same version to its clients, with the commit of a working-tree
+	// build.
+	cmd := exec.Command(wieldBin, "mcp", "serve")
+	cmd.Env = cleanEnv(t)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, nil).Connect(t.Context(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	info := cs.InitializeResult().ServerInfo
+	want := "devel"
+	if _, after, ok := strings.Cut(r.stdout, "(commit "); ok {
+		commit, _, _ := strings.Cut(after, " ")
+		want += "+" + strings.TrimSuffix(commit, ",")
+	}
+	if info.Name != "wield" || !strings.HasPrefix(info.Version, want) {
+		t.Errorf("serverInfo %+v, want version %s (wield version says %q)", info, want, r.stdout)
 	}
 }
 
@@ -414,6 +435,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"__complete", "sessions", "delete", ""}, []string{"planning"}},
 		{[]string{"__complete", "chat", "--session", ""}, []string{"planning"}},
 		{[]string{"__complete", "tools", "call", ""}, []string{"getCurrentDateTime\t", "setAlarm\t"}},
+		{[]string{"__complete", "chat", "--approve", ""}, []string{"getCurrentDateTime\t", "setAlarm\t"}},
 		{[]string{"__complete", "chat", "--model", ""}, []string{"openai/\t", "anthropic/\t", "ollama/\t"}},
 		{[]string{"__complete", "models", ""}, []string{"openai", "gemini"}},
 		{[]string{"completion", "bash"}, []string{"bash completion V2 for wield"}},

@@ -27,7 +27,7 @@ const configFileHint = "$XDG_CONFIG_HOME/wield/config.json (~/.config/wield/conf
 //	    "ollama": {"baseURL": "http://gpu-box:11434"}
 //	  },
 //	  "mcpServers": {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}},
-//	  "approval": {"policy": "ask", "approve": ["getCurrentDateTime"]}
+//	  "approval": {"policy": "ask", "approve": ["write_file"]}
 //	}
 type fileConfig struct {
 	// Model is the default model, as --model takes it.

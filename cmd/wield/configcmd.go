@@ -61,16 +61,16 @@ The configuration file is ` + configFileHint + `. Every key is optional:
     "mcpServers": {
       "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}
     },
-    "approval": {"policy": "ask", "approve": ["getCurrentDateTime"]}
+    "approval": {"policy": "ask", "approve": ["write_file"]}
   }
 
 model is the default model (--model and $WIELD_MODEL win over it). providers set a provider's
 address and the environment variable holding its key; the file never holds keys themselves.
 mcpServers are the MCP servers whose tools chat, tools and mcp serve offer when no --mcp-config
 is given, in the mcpServers format of Claude Desktop and Cursor. approval is the policy for tools
-that need approval before they run (those that modify things): "ask" asks on a terminal and
-refuses without one, "yes" approves every call; approve lists tools that never ask. The policy is
-read and checked now and applies once chat asks for approval.`,
+that need approval before they run (those that may modify or destroy data): "ask" asks on a
+terminal and refuses without one, "yes" runs every call (as chat --yes); approve lists tools that
+never ask (as chat --approve).`,
 		Example: `  wield config
   wield config --model ollama/qwen3
   wield config --json`,

@@ -16,6 +16,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/cmd/wield/internal/builtin"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -37,17 +38,22 @@ type display interface {
 	failed(err error) error
 	// stopped ends a turn the user interrupted.
 	stopped()
+	// pause makes way for a question to the user: the turn stopped for approval.
+	pause()
+	// decided shows a decision on a call that waited for one.
+	decided(d decision)
 	// close stops the spinner.
 	close()
 }
 
 // ansi escapes, used only when colors are on.
 const (
-	ansiDim   = "\x1b[2m"
-	ansiRed   = "\x1b[31m"
-	ansiGreen = "\x1b[32m"
-	ansiReset = "\x1b[0m"
-	clearLine = "\r\x1b[K"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiReset  = "\x1b[0m"
+	clearLine  = "\r\x1b[K"
 )
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -208,6 +214,7 @@ func (d *textDisplay) event(ev *client.Event) {
 				} else {
 					fmt.Fprintf(d.err, "tool %s done in %v\n", name, elapsed)
 				}
+				d.showParts(t.Result.Parts)
 				return
 			}
 			d.stopSpinner()
@@ -217,8 +224,16 @@ func (d *textDisplay) event(ev *client.Event) {
 			} else {
 				fmt.Fprintf(d.err, "%s %s %s\n", d.paint(ansiGreen, "✓"), line, d.paint(ansiDim, elapsed.String()))
 			}
+			d.showParts(t.Result.Parts)
 			d.startSpinner(d.paint(ansiDim, "thinking"))
 		}
+	}
+}
+
+// showParts shows the images, documents and audio of a tool's result, one short line each.
+func (d *textDisplay) showParts(parts []content.Part) {
+	for _, p := range mediaParts(parts) {
+		fmt.Fprintf(d.err, "  %s\n", d.paint(ansiDim, partLine(p)))
 	}
 }
 
@@ -272,6 +287,9 @@ func (d *textDisplay) done(resp *client.Response) {
 	defer d.mu.Unlock()
 	d.stopSpinner()
 	d.endLine()
+	if d.markdown != nil {
+		d.markdown.end()
+	}
 	if resp == nil {
 		return
 	}
@@ -337,6 +355,18 @@ func (d *textDisplay) stopped() {
 	}
 }
 
+func (d *textDisplay) pause() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopSpinner()
+	d.tool = ""
+	d.endLine()
+}
+
+// decided shows nothing: on a terminal the user's answer is on the screen, and a refusal for
+// want of one is a warning of its own.
+func (d *textDisplay) decided(decision) {}
+
 func (d *textDisplay) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -394,7 +424,9 @@ func newJSONDisplay(out io.Writer) *jsonDisplay {
 
 // jsonEvent is one line of --json output; Type says which fields are set.
 type jsonEvent struct {
-	// Type is text, tool_start, progress, tool_end, alarm, done, stopped or error.
+	// Type is text, tool_start, progress, tool_end, approval_required (a call waits for a
+	// decision), approval (the decision), interrupted (a tool asks something), alarm, done,
+	// stopped or error.
 	Type       string          `json:"type"`
 	Text       string          `json:"text,omitempty"`
 	Tool       string          `json:"tool,omitempty"`
@@ -405,9 +437,31 @@ type jsonEvent struct {
 	Error      string          `json:"error,omitempty"`
 	At         string          `json:"at,omitempty"`
 	Outcome    string          `json:"outcome,omitempty"`
-	ModelCalls int             `json:"model_calls,omitempty"`
-	Usage      *chat.Usage     `json:"usage,omitempty"`
-	Progress   *jsonProgress   `json:"progress,omitempty"`
+	// Decision is approved, edited, rejected or answered.
+	Decision   string        `json:"decision,omitempty"`
+	ModelCalls int           `json:"model_calls,omitempty"`
+	Usage      *chat.Usage   `json:"usage,omitempty"`
+	Progress   *jsonProgress `json:"progress,omitempty"`
+	// Parts describe the images, documents and audio of a tool's result (tool_end), not their
+	// bytes.
+	Parts []jsonPart `json:"parts,omitempty"`
+}
+
+// jsonPart describes a part of a tool result in a tool_end event.
+type jsonPart struct {
+	Kind      string `json:"kind"`
+	MediaType string `json:"mediaType,omitempty"`
+	Name      string `json:"name,omitempty"`
+	URL       string `json:"url,omitempty"`
+	Bytes     int    `json:"bytes,omitempty"`
+	Width     int    `json:"width,omitempty"`
+	Height    int    `json:"height,omitempty"`
+}
+
+func newJSONPart(p content.Part) jsonPart {
+	j := jsonPart{Kind: string(p.Kind), MediaType: p.MediaType, Name: p.Name, URL: p.URL, Bytes: len(p.Data)}
+	j.Width, j.Height, _ = imageSize(p)
+	return j
 }
 
 // jsonProgress is a tool's progress report in a progress event.
@@ -446,6 +500,13 @@ func (d *jsonDisplay) event(ev *client.Event) {
 			e.Arguments = json.RawMessage(t.Call.Arguments)
 		}
 		switch t.Kind {
+		case client.ToolApprovalRequired:
+			e.Type = "approval_required"
+		case client.ToolInterrupted:
+			e.Type = "interrupted"
+			if t.Interrupt != nil {
+				e.Text = t.Interrupt.Message
+			}
 		case client.ToolStarted:
 			e.Type = "tool_start"
 		case client.ToolFinished:
@@ -457,6 +518,11 @@ func (d *jsonDisplay) event(ev *client.Event) {
 			} else {
 				e.Result = t.Result.Content
 			}
+			for _, p := range mediaParts(t.Result.Parts) {
+				e.Parts = append(e.Parts, newJSONPart(p))
+			}
+		default:
+			return
 		}
 		d.emit(e)
 	}
@@ -477,6 +543,20 @@ func (d *jsonDisplay) done(resp *client.Response) {
 func (d *jsonDisplay) failed(err error) error {
 	d.emit(jsonEvent{Type: "error", Error: err.Error()})
 	return err
+}
+
+func (d *jsonDisplay) pause() {}
+
+func (d *jsonDisplay) decided(dec decision) {
+	args := dec.call.Call.Arguments
+	if dec.edited != "" {
+		args = dec.edited
+	}
+	e := jsonEvent{Type: "approval", Tool: dec.call.Call.Name, ID: dec.call.Call.ID, Decision: dec.verdict}
+	if json.Valid([]byte(args)) {
+		e.Arguments = json.RawMessage(args)
+	}
+	d.emit(e)
 }
 
 func (d *jsonDisplay) close() {}

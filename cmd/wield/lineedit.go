@@ -90,6 +90,43 @@ func (e *lineEditor) onKey(line string, _ int, key rune) (string, int, bool) {
 // line typed without a \ ends it. Ctrl-C drops what was typed and starts again, or at an empty
 // prompt returns errEditorInterrupt; Ctrl-D at an empty prompt returns io.EOF.
 func (e *lineEditor) read(ctx context.Context) (string, error) {
+	return e.raw(ctx, e.readLines)
+}
+
+// ask reads the answer to a question, on one line: prompt first, then prefill as if typed, for
+// the user to edit. Answers are not kept in the history. Ctrl-C returns errEditorInterrupt,
+// whatever was typed; Ctrl-D at an empty line returns io.EOF.
+func (e *lineEditor) ask(ctx context.Context, prompt, prefill string) (string, error) {
+	return e.raw(ctx, func() (string, error) {
+		e.t.SetPrompt(prompt)
+		e.keys.inject(prefill)
+		defer e.keys.inject("")
+		line, err := e.t.ReadLine()
+		if errors.Is(err, term.ErrPasteIndicator) {
+			err = nil
+		}
+		switch {
+		case errors.Is(err, errCtrlC):
+			e.mu.Lock()
+			cut := e.cutLine
+			e.interrupted, e.cutLine = false, ""
+			e.mu.Unlock()
+			e.t.SetPrompt(promptFirst)
+			e.t.Write([]byte(prompt + cut + "^C\n"))
+			return "", errEditorInterrupt
+		case errors.Is(err, io.EOF):
+			io.WriteString(e.out, "\r\n")
+			return "", io.EOF
+		case err != nil:
+			return "", err
+		}
+		return line, nil
+	})
+}
+
+// raw runs read, which reads from the Terminal, with the terminal in raw mode, until it returns
+// or ctx ends.
+func (e *lineEditor) raw(ctx context.Context, read func() (string, error)) (string, error) {
 	fd := int(e.in.Fd())
 	state, err := term.MakeRaw(fd)
 	if err != nil {
@@ -108,7 +145,7 @@ func (e *lineEditor) read(ctx context.Context) (string, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		text, err := e.readLines()
+		text, err := read()
 		done <- result{text, err}
 	}()
 	select {
@@ -189,16 +226,35 @@ func (e *lineEditor) close() {
 }
 
 // keyFilter passes the terminal's input on, turning Ctrl-C into keyInterrupt, and ends the read
-// with errCtrlC once the Terminal has seen it.
+// with errCtrlC once the Terminal has seen it. Text injected comes first, as if typed.
 type keyFilter struct {
 	r       io.Reader
 	pending func() bool
+
+	mu       sync.Mutex
+	injected []byte
+}
+
+// inject makes text the next input, replacing what was injected and not yet read. text must be
+// printable: each of its bytes is a key.
+func (k *keyFilter) inject(text string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.injected = []byte(text)
 }
 
 func (k *keyFilter) Read(p []byte) (int, error) {
 	if k.pending() {
 		return 0, errCtrlC
 	}
+	k.mu.Lock()
+	if len(k.injected) > 0 {
+		n := copy(p, k.injected)
+		k.injected = k.injected[n:]
+		k.mu.Unlock()
+		return n, nil
+	}
+	k.mu.Unlock()
 	n, err := k.r.Read(p)
 	for i := range n {
 		if p[i] == 0x03 {

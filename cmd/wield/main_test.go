@@ -17,6 +17,11 @@ import (
 var wieldBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("WIELD_TEST_MCP_SERVER") != "" {
+		// The test binary doubles as an MCP server for the tests of MCP servers' tools.
+		serveTestMCP()
+		return
+	}
 	dir, err := os.MkdirTemp("", "wield-cli-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -118,8 +123,8 @@ func TestBinaryToolsList(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	for _, want := range []string{
-		"getCurrentDateTime  (built-in)\n    Gets the current date and time in the user's time zone",
-		"setAlarm  (built-in)\n    Sets a user alarm for the given time.\n    time   string, required  Time is when the alarm rings, in ISO-8601 format",
+		"getCurrentDateTime  (built-in; read-only)\n    Gets the current date and time in the user's time zone",
+		"setAlarm  (built-in; not destructive)\n    Sets a user alarm for the given time.\n    time   string, required  Time is when the alarm rings, in ISO-8601 format",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("tools list lacks %q:\n%s", want, r.stdout)
@@ -176,12 +181,13 @@ func TestBinaryToolsCall(t *testing.T) {
 
 func TestBinaryHelp(t *testing.T) {
 	r := wield(t, cleanEnv(t), "", "--help")
-	for _, want := range []string{"chat", "tools", "mcp", "gen", "Exit codes", "Examples:"} {
+	for _, want := range []string{"chat", "tools", "mcp", "gen", "models", "config", "version", "sessions", "completion", "Exit codes", "Examples:"} {
 		if r.code != 0 || !strings.Contains(r.stdout, want) {
 			t.Errorf("wield --help lacks %q (exit %d)", want, r.code)
 		}
 	}
-	for _, cmd := range [][]string{{"chat"}, {"tools", "call"}, {"tools", "list"}, {"tools", "search"}, {"gen"}, {"mcp", "serve"}} {
+	for _, cmd := range [][]string{{"chat"}, {"tools", "call"}, {"tools", "list"}, {"tools", "search"}, {"gen"}, {"mcp", "serve"},
+		{"models"}, {"config"}, {"version"}, {"sessions", "show"}, {"sessions", "list"}} {
 		r := wield(t, cleanEnv(t), "", append(cmd, "--help")...)
 		if r.code != 0 || !strings.Contains(r.stdout, "Examples:") || !strings.Contains(r.stdout, "wield "+strings.Join(cmd, " ")) {
 			t.Errorf("wield %s --help: exit %d\n%s", strings.Join(cmd, " "), r.code, r.stdout)

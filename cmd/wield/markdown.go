@@ -57,23 +57,35 @@ func newMarkdown(out io.Writer, width, height int, style string) (*markdown, err
 // write adds streamed text: it renders the blocks text completes and shows the rest raw.
 func (m *markdown) write(text string) {
 	m.pending += text
-	if cut := completeBlocks(m.pending); cut > 0 {
-		done, rest := m.pending[:cut], m.pending[cut:]
-		m.pending = ""
-		m.emit(done)
-		m.pending = rest
-		m.shown = ""
-		if rest != "" {
-			m.showRaw(rest)
-		}
+	cut := completeBlocks(m.pending)
+	if cut == 0 {
+		m.showRaw(text)
 		return
 	}
-	m.showRaw(text)
+	// A boundary needs the line feed ending a blank line, so it lies in text, past what is shown.
+	done, rest := m.pending[:cut], m.pending[cut:]
+	if m.tooTall {
+		m.showRaw(done[len(m.shown):])
+	}
+	m.emit(done)
+	m.pending, m.shown = rest, ""
+	if rest != "" {
+		m.showRaw(rest)
+	}
 }
 
-// flush renders what is pending, at the end of the answer or before other output.
+// end renders what is pending at the end of an answer; the next answer starts afresh.
+func (m *markdown) end() {
+	m.flush()
+	m.blocks = 0
+}
+
+// flush renders what is pending, before other output.
 func (m *markdown) flush() {
 	if m.pending != "" {
+		if m.tooTall {
+			m.showRaw(m.pending[len(m.shown):])
+		}
 		m.emit(m.pending)
 		m.pending, m.shown = "", ""
 	}
@@ -84,7 +96,7 @@ func (m *markdown) abandon() {
 	if m.shown != "" && !strings.HasSuffix(m.shown, "\n") {
 		io.WriteString(m.out, "\n")
 	}
-	m.pending, m.shown, m.tooTall = "", "", false
+	m.pending, m.shown, m.tooTall, m.blocks = "", "", false, 0
 }
 
 func (m *markdown) showRaw(text string) {

@@ -2,15 +2,24 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,6 +27,8 @@ import (
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/internal/inspector"
 	"github.com/wield-ai/wield/internal/testenv"
+	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/tool"
 )
 
 // envArgs turns an environment into the inspector's -e options for a stdio server.
@@ -33,6 +44,23 @@ func TestBinaryMCPServeStdio(t *testing.T) {
 	target := append(envArgs(cleanEnv(t)), wieldBin, "mcp", "serve")
 	if names := inspector.ListTools(t, target); strings.Join(names, ",") != "getCurrentDateTime,setAlarm" {
 		t.Fatalf("tools %v", names)
+	}
+	// The built-in tools publish their hints: the clock reads, an alarm adds and destroys nothing.
+	stdout, stderr, code := inspector.Run(t, target, "--method", "tools/list")
+	var listed sdk.ListToolsResult
+	if err := json.Unmarshal([]byte(stdout), &listed); code != 0 || err != nil {
+		t.Fatalf("tools/list: exit %d, %v\n%s", code, err, stderr)
+	}
+	hints := map[string]string{}
+	for _, tl := range listed.Tools {
+		a, _ := json.Marshal(tl.Annotations)
+		hints[tl.Name] = string(a)
+	}
+	if want := map[string]string{
+		"getCurrentDateTime": `{"idempotentHint":false,"openWorldHint":false,"readOnlyHint":true}`,
+		"setAlarm":           `{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false}`,
+	}; !maps.Equal(hints, want) {
+		t.Errorf("annotations %v, want %v", hints, want)
 	}
 	if text, isErr := inspector.CallTool(t, target, "getCurrentDateTime"); isErr || !strings.Contains(text, "time zone Asia/Tokyo") {
 		t.Fatalf("getCurrentDateTime: %q, error %v", text, isErr)
@@ -95,12 +123,12 @@ func TestMCPServeToolSearchSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	srv, err := a.mcpServer(t.Context(), c, true)
+	srv, err := a.mcpServer(t.Context(), c, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st, ct := sdk.NewInMemoryTransports()
-	ss, err := srv.Connect(t.Context(), st, nil)
+	ss, err := srv.SDK().Connect(t.Context(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,5 +224,264 @@ func TestBinaryMCPConfig(t *testing.T) {
 	r = wield(t, cleanEnv(t), "", "tools", "list", "--mcp-config", filepath.Join(t.TempDir(), "missing.json"))
 	if r.code != exitError || !strings.Contains(r.stderr, "--mcp-config") {
 		t.Fatalf("missing config: %+v", r)
+	}
+}
+
+// countingTool counts how often its definition is read, which serving it does once per server
+// built.
+type countingTool struct {
+	tool.Tool
+	reads *atomic.Int32
+}
+
+func (c countingTool) Definition() tool.Definition {
+	c.reads.Add(1)
+	return c.Tool.Definition()
+}
+
+// TestMCPServeHTTPBuildsOnce: over HTTP the server, its schemas compiled, is built once; requests
+// with a bogus session id (or refused ones) build nothing, with or without --tool-search.
+func TestMCPServeHTTPBuildsOnce(t *testing.T) {
+	for _, toolSearch := range []bool{false, true} {
+		t.Run(fmt.Sprint("tool-search=", toolSearch), func(t *testing.T) {
+			a := newApp(strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+			c, err := a.loadCatalog(t.Context(), toolFlags{builtin: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			reads := &atomic.Int32{}
+			echo := tool.Must(tool.Func("echoText", "Echo a text back", func(_ context.Context, in struct {
+				Text string `json:"text"`
+			}) (string, error) {
+				return in.Text, nil
+			}))
+			if err := c.add("test", []tool.Tool{countingTool{echo, reads}}); err != nil {
+				t.Fatal(err)
+			}
+			f := serveFlags{sessionTimeout: time.Minute, maxSessions: 10, maxRequestBytes: 1 << 20, toolSearch: toolSearch}
+			opts, err := f.httpOptions()
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := a.mcpServer(t.Context(), c, toolSearch, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := srv.Handler(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(h)
+			defer ts.Close()
+			before := reads.Load()
+			for range 50 {
+				for _, hdr := range []map[string]string{{"Mcp-Session-Id": "BOGUS"}, {"Origin": "http://evil.example"}} {
+					req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Accept", "application/json, text/event-stream")
+					for k, v := range hdr {
+						req.Header.Set(k, v)
+					}
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusForbidden {
+						t.Fatalf("%v: %s", hdr, resp.Status)
+					}
+				}
+			}
+			if after := reads.Load(); after != before {
+				t.Fatalf("100 refused requests read the tools' definitions %d times", after-before)
+			}
+		})
+	}
+}
+
+// startServe runs wield mcp serve --http in the background and returns its URL.
+func startServe(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(wieldBin, append([]string{"mcp", "serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	if !sc.Scan() {
+		t.Fatalf("no output from mcp serve: %v", sc.Err())
+	}
+	url, ok := strings.CutPrefix(sc.Text(), "wield: serving MCP on ")
+	if !ok {
+		t.Fatalf("first line %q", sc.Text())
+	}
+	go io.Copy(io.Discard, stderr)
+	return url
+}
+
+// TestBinaryMCPServeAuth: with a token, only clients sending it are served.
+func TestBinaryMCPServeAuth(t *testing.T) {
+	url := startServe(t, append(cleanEnv(t), tokenEnv+"=s3cret"))
+	ctx := t.Context()
+	if _, err := mcp.Connect(ctx, mcp.ServerConfig{Name: "anon", Type: mcp.TypeHTTP, URL: url}); err == nil {
+		t.Fatal("a client without the token was served")
+	}
+	c, err := mcp.Connect(ctx, mcp.ServerConfig{Name: "wield", Type: mcp.TypeHTTP, URL: url, Headers: map[string]string{"Authorization": "Bearer s3cret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tools, err := c.Tools(ctx)
+	if err != nil || len(tools) != 2 {
+		t.Fatalf("tools %v, %v", tools, err)
+	}
+}
+
+// TestBinaryMCPServeRefusesRemote: an address reachable from other machines needs a token or an
+// explicit opt-out, and nothing listens when it is refused.
+func TestBinaryMCPServeRefusesRemote(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
+		r := wield(t, cleanEnv(t), "", "mcp", "serve", "--http", addr)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--auth-token") || !strings.Contains(r.stderr, "--allow-unauthenticated") {
+			t.Errorf("--http %s without a token: exit %d\n%s", addr, r.code, r.stderr)
+		}
+		if strings.Contains(r.stderr, "serving MCP") {
+			t.Errorf("--http %s: served before refusing", addr)
+		}
+	}
+	for _, bad := range [][]string{{"--max-request-bytes", "0"}, {"--max-sessions", "-1"}, {"--allow-origin", "example.com"}} {
+		r := wield(t, cleanEnv(t), "", append([]string{"mcp", "serve", "--http", "127.0.0.1:0"}, bad...)...)
+		if r.code != exitUsage || strings.Contains(r.stderr, "serving MCP") {
+			t.Errorf("%v: exit %d\n%s", bad, r.code, r.stderr)
+		}
+	}
+}
+
+// TestBinaryMCPServeStdioBadFrames: the stdio server answers an oversized frame and one that is
+// not JSON with errors, and goes on serving.
+func TestBinaryMCPServeStdioBadFrames(t *testing.T) {
+	cmd := exec.Command(wieldBin, "mcp", "serve")
+	cmd.Env = cleanEnv(t)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	answer := func() map[string]any {
+		t.Helper()
+		if !sc.Scan() {
+			t.Fatalf("the server stopped: %v\n%s", sc.Err(), stderr.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, s+"\n"); err != nil {
+			t.Fatalf("writing: %v\n%s", err, stderr.String())
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	answer()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// Written in the background, so that a server that stops reading fails the test instead of
+	// blocking it.
+	go io.WriteString(stdin, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"getCurrentDateTime","arguments":{"pad":"`+strings.Repeat("x", 20<<20)+`"}},"id":2}`+"\n")
+	if m := answer(); m["id"] != 2.0 || m["error"] == nil {
+		t.Fatalf("oversized frame: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":`)
+	if m := answer(); m["error"] == nil {
+		t.Fatalf("malformed frame: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
+	if m := answer(); m["id"] != 4.0 || m["result"] == nil {
+		t.Fatalf("after the bad frames: %v", m)
+	}
+	if !strings.Contains(stderr.String(), "dropped an oversized frame") {
+		t.Errorf("nothing logged:\n%s", stderr.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer a process writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestBinaryMCPConfigFailingServer: a server that fails to start is reported with its standard
+// error and the others go on; prefix, include and timeout come from the file.
+func TestBinaryMCPConfigFailingServer(t *testing.T) {
+	node := testenv.Bin(t, "node")
+	cfg := map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{
+			"command": testenv.Bin(t, "mcp-server-everything"),
+			"args":    []string{"stdio"},
+			"env":     map[string]string{"PATH": testenv.Path()},
+			"prefix":  "ev_",
+			"include": []string{"echo", "get-*"},
+			"exclude": []string{"get-env"},
+			"timeout": "2m",
+		},
+		"crashy": map[string]any{
+			"command": node,
+			"args":    []string{"-e", `console.error("crashy: missing API key"); process.exit(2)`},
+		},
+		"off": map[string]any{"command": "/does/not/exist", "disabled": true},
+	}}
+	b, _ := json.Marshal(cfg)
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := wield(t, cleanEnv(t), "", "tools", "list", "--json", "--builtin=false", "--mcp-config", path)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `MCP server crashy`) || !strings.Contains(r.stderr, "failed to start") || !strings.Contains(r.stderr, "crashy: missing API key") {
+		t.Errorf("no report of the failing server:\n%s", r.stderr)
+	}
+	var tools []toolJSON
+	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, "ev_echo") || !slices.Contains(names, "ev_get-sum") || slices.Contains(names, "ev_get-env") || slices.Contains(names, "ev_trigger-long-running-operation") {
+		t.Errorf("tools %v", names)
 	}
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/wield-ai/wield/mcp"
-	"github.com/wield-ai/wield/tool"
 )
 
 // mcpServers are the MCP servers a command offers the tools of: --mcp-config's, else the
@@ -28,66 +26,41 @@ func (a *app) mcpServers(f toolFlags) (servers []mcp.ServerConfig, from string, 
 	return cfg.mcp, "the configuration file", nil
 }
 
-// stderrTailLines is how much of a failed server's standard error is shown.
-const stderrTailLines = 8
-
-// connectMCP starts the servers side by side and adds their tools to c. On a terminal a status
-// line tells which are still starting. A server that fails is reported, with the last lines it
-// wrote to standard error, and the others go on.
-func (a *app) connectMCP(ctx context.Context, c *catalog, servers []mcp.ServerConfig, from string) error {
-	type started struct {
-		client *mcp.Client
-		tools  []tool.Tool
-		err    error
-		stderr *tailBuffer
+// startMCP starts the servers side by side with mcp.Start, the command's one MCP loader, and
+// adds their tools to c. On a terminal a status line tells which are still starting. A server
+// that fails is reported, with the last lines it wrote to standard error, and the others go on.
+func (a *app) startMCP(ctx context.Context, c *catalog, servers []mcp.ServerConfig, from string) error {
+	for i := range servers {
+		servers[i].Logger = a.logger()
 	}
-	results := make([]started, len(servers))
 	status := a.newStatusLine(len(servers))
-	var wg sync.WaitGroup
-	for i, cfg := range servers {
-		tail := &tailBuffer{max: 16 << 10}
-		if cfg.Stderr == nil && cfg.Command != "" {
-			cfg.Stderr = tail
+	set, err := mcp.Start(ctx, &mcp.StartOptions{OnStatus: func(s mcp.Status) {
+		switch s.State {
+		case mcp.Starting:
+			status.starting(s.Server)
+		case mcp.Ready, mcp.Failed:
+			status.done(s.Server)
 		}
-		results[i].stderr = tail
-		status.starting(cfg.Name)
-		wg.Go(func() {
-			defer status.done(cfg.Name)
-			cl, err := mcp.Connect(ctx, cfg)
-			if err != nil {
-				results[i].err = err
-				return
-			}
-			tools, err := cl.Tools(ctx)
-			if err != nil {
-				cl.Close()
-				results[i].err = err
-				return
-			}
-			results[i].client, results[i].tools = cl, tools
-		})
-	}
-	wg.Wait()
+	}}, servers...)
 	status.clear()
-	if err := ctx.Err(); err != nil {
-		for _, r := range results {
-			if r.client != nil {
-				r.client.Close()
-			}
-		}
+	if err != nil {
 		return err
 	}
-	for i, r := range results {
-		name := safeLine(servers[i].Name)
-		if r.err != nil {
-			a.warnf("the MCP server %s (%s) failed to start: %s", name, from, safeLine(oneLine(r.err.Error(), 300)))
-			for _, line := range r.stderr.lines(stderrTailLines) {
-				a.warnf("  %s | %s", name, safeLine(line))
+	c.closers = append(c.closers, set.Close)
+	for _, f := range set.Failed() {
+		a.warnf("MCP server %s (%s) failed to start; going on without it: %s", safeLine(f.Server), from, safeLine(oneLine(f.Err.Error(), 300)))
+		for _, line := range strings.Split(f.Stderr, "\n") {
+			if strings.TrimSpace(line) != "" {
+				a.warnf("  %s | %s", safeLine(f.Server), safeLine(line))
 			}
-			continue
 		}
-		c.closers = append(c.closers, r.client.Close)
-		if err := c.add("mcp:"+servers[i].Name, r.tools); err != nil {
+	}
+	for _, cl := range set.Clients() {
+		tools, err := cl.Tools(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: MCP server %s: %w", from, safeLine(cl.Name()), err)
+		}
+		if err := c.add("mcp:"+cl.Name(), tools); err != nil {
 			return err
 		}
 	}
@@ -157,37 +130,4 @@ func (s *statusLine) clear() {
 		fmt.Fprint(s.a.stderr, clearLine)
 		s.a.errMu.Unlock()
 	}
-}
-
-// tailBuffer keeps the last bytes written to it: a server's standard error, for when it fails.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-// lines returns the last n non-empty lines written.
-func (t *tailBuffer) lines(n int) []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []string
-	for _, l := range bytes.Split(t.buf, []byte("\n")) {
-		if s := strings.TrimRight(string(l), "\r"); strings.TrimSpace(s) != "" {
-			out = append(out, s)
-		}
-	}
-	if len(out) > n {
-		out = out[len(out)-n:]
-	}
-	return out
 }

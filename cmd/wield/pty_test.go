@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -9,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -353,4 +356,188 @@ func fakeOllamaChat(t *testing.T, chunks ...string) string {
 		}
 	})
 	return srv.URL
+}
+
+// On a terminal, a status line shows the MCP servers starting, and the spinner of a running
+// MCP tool shows its progress.
+func TestPTYMCPStatusAndProgress(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"counter": map[string]any{"command": self, "env": map[string]string{"WIELD_TEST_MCP_SERVER": "1"}},
+	}})
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	os.WriteFile(cfg, b, 0o644)
+	srv := newFakeOpenAI(t, reply{calls: [][2]string{{"slowCount", "{}"}}}, reply{text: "Counted."})
+	s := startPTY(t, cleanEnv(t), "chat", "--builtin=false", "--mcp-config", cfg, "--base-url", srv.v1(), "--model", "gpt-4o", "count")
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	// Colors aside; progress is best effort, so any step will do.
+	out := regexp.MustCompile(`\x1b\[[0-9;]*m`).ReplaceAllString(s.output(), "")
+	if !regexp.MustCompile(`slowCount \{\} [123]/3 step [123]`).MatchString(out) {
+		t.Errorf("the spinner did not show the progress:\n%q", out)
+	}
+	for _, want := range []string{"starting MCP servers (0 of 1 ready): counter…", "Counted."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the terminal did not show %q:\n%q", want, out)
+		}
+	}
+	shown := s.screen()
+	if strings.Contains(shown, "starting MCP servers") || !strings.Contains(shown, "✓ slowCount {}") {
+		t.Errorf("screen:\n%s", shown)
+	}
+}
+
+// On a terminal a chat asks before a destructive call of a real MCP server (the reference
+// filesystem server): y runs it, n refuses it with the reason given, e edits the arguments
+// (checked against the tool's schema), a approves the tool for the rest of the chat.
+func TestPTYApproval(t *testing.T) {
+	cfg, dir := filesConfig(t)
+	file := func(name string) string { return filepath.Join(dir, name) }
+	srv := newFakeOpenAI(t,
+		reply{calls: [][2]string{{"write_file", writeCall(file("a.txt"), "one")}}},
+		reply{text: "Wrote a."},
+		reply{calls: [][2]string{{"write_file", writeCall(file("b.txt"), "two")}}},
+		reply{text: "Did not write b."},
+		reply{calls: [][2]string{{"write_file", writeCall(file("c.txt"), "three")}}},
+		reply{text: "Wrote what you said."},
+		reply{calls: [][2]string{{"write_file", writeCall(file("e1.txt"), "x")}, {"write_file", writeCall(file("e2.txt"), "y")}}},
+		reply{text: "Wrote both."},
+		reply{calls: [][2]string{{"write_file", writeCall(file("f.txt"), "z")}}},
+		reply{text: "Wrote f."},
+	)
+	s := startPTY(t, cleanEnv(t), "chat", "--builtin=false", "--mcp-config", cfg, "--base-url", srv.v1(), "--model", "gpt-4o")
+	m := s.waitFor(0, "> ")
+	const question = "run write_file? [y]es [n]o [a]lways [e]dit: "
+
+	s.send("write a\r")
+	m = s.waitFor(m, "write_file (mcp:files) wants to run with")
+	m = s.waitFor(m, `"content": "one"`)
+	m = s.waitFor(m, question)
+	s.send("y\r")
+	m = s.waitFor(m, "Wrote a.")
+	m = s.waitFor(m, "> ")
+
+	s.send("write b\r")
+	m = s.waitFor(m, question)
+	s.send("maybe\r")
+	m = s.waitFor(m, "answer y to run it")
+	m = s.waitFor(m, question)
+	s.send("n not now\r")
+	m = s.waitFor(m, "Did not write b.")
+	m = s.waitFor(m, "> ")
+
+	s.send("write c\r")
+	m = s.waitFor(m, question)
+	s.send("e\r")
+	m = s.waitFor(m, `arguments: {"content":"three","path":`)
+	// Ctrl-U clears the line; arguments the schema refuses are asked again.
+	s.send("\x15" + `{"path":1}` + "\r")
+	m = s.waitFor(m, "not valid for write_file")
+	m = s.waitFor(m, "arguments: ")
+	s.send("\x15" + writeCall(file("d.txt"), "edited") + "\r")
+	m = s.waitFor(m, "Wrote what you said.")
+	m = s.waitFor(m, "> ")
+
+	s.send("write e twice\r")
+	m = s.waitFor(m, question)
+	s.send("a\r")
+	m = s.waitFor(m, "Wrote both.")
+	m = s.waitFor(m, "> ")
+	s.send("write f\r")
+	m = s.waitFor(m, "Wrote f.")
+	s.waitFor(m, "> ")
+	s.send(keyCtrlD)
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+
+	if n := strings.Count(s.output(), "wants to run with"); n != 4 {
+		t.Errorf("asked %d times, want 4 (a, b, c, the first e)", n)
+	}
+	for name, want := range map[string]string{"a.txt": "one", "b.txt": "", "c.txt": "", "d.txt": "edited", "e1.txt": "x", "e2.txt": "y", "f.txt": "z"} {
+		b, err := os.ReadFile(file(name))
+		if want == "" && !os.IsNotExist(err) || want != "" && string(b) != want {
+			t.Errorf("%s holds %q (%v), want %q", name, b, err, want)
+		}
+	}
+	reqs := srv.chatRequests()
+	if len(reqs) != 10 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	if got := toolResults(reqs[3]); len(got) != 2 || got[1] != "Error: Not run: the user declined this call: not now" {
+		t.Errorf("the model read %q", got)
+	}
+}
+
+// Ctrl-C at the question stops the answer and leaves the turn in the session; a later chat that
+// continues the session asks again, and the turn goes on where it stopped. A one-question chat
+// asks too.
+func TestPTYApprovalTakenUpLater(t *testing.T) {
+	cfg, dir := filesConfig(t)
+	target := filepath.Join(dir, "g.txt")
+	srv := newFakeOpenAI(t, reply{calls: [][2]string{{"write_file", writeCall(target, "gee")}}}, reply{text: "Wrote g."})
+	env := cleanEnv(t)
+	args := []string{"chat", "--builtin=false", "--mcp-config", cfg, "--base-url", srv.v1(), "--model", "gpt-4o"}
+	s := startPTY(t, env, append(args, "--session", "files")...)
+	m := s.waitFor(0, "> ")
+	s.send("write g\r")
+	m = s.waitFor(m, "[e]dit: ")
+	s.send(keyCtrlC)
+	m = s.waitFor(m, "(stopped)")
+	s.waitFor(m, "> ")
+	s.send(keyCtrlD)
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Fatalf("written after Ctrl-C: %v", err)
+	}
+
+	s = startPTY(t, env, append(args, "--continue")...)
+	m = s.waitFor(0, "the last answer of session files stopped at a question; taking it up")
+	m = s.waitFor(m, "write_file (mcp:files) wants to run with")
+	m = s.waitFor(m, "[e]dit: ")
+	s.send("y\r")
+	m = s.waitFor(m, "Wrote g.")
+	s.waitFor(m, "> ")
+	s.send(keyCtrlD)
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "gee" {
+		t.Fatalf("g.txt holds %q, %v", b, err)
+	}
+	if n := len(srv.chatRequests()); n != 2 {
+		t.Errorf("%d model calls, want 2: the turn went on where it stopped", n)
+	}
+
+	// One question on a terminal asks as well; Ctrl-C there ends the command.
+	os.Remove(target)
+	srv = newFakeOpenAI(t, reply{calls: [][2]string{{"write_file", writeCall(target, "gee")}}}, reply{text: "Wrote g."})
+	args = []string{"chat", "--builtin=false", "--mcp-config", cfg, "--base-url", srv.v1(), "--model", "gpt-4o", "write g"}
+	s = startPTY(t, env, args...)
+	m = s.waitFor(0, "[e]dit: ")
+	s.send("y\r")
+	s.waitFor(m, "Wrote g.")
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Fatal(err)
+	}
+	srv = newFakeOpenAI(t, reply{calls: [][2]string{{"write_file", writeCall(target, "gee")}}}, reply{text: "Wrote g."})
+	args[5] = srv.v1()
+	s = startPTY(t, env, args...)
+	s.waitFor(0, "[e]dit: ")
+	s.send(keyCtrlC)
+	if code := s.exit(); code != exitInterrupted {
+		t.Fatalf("exit %d", code)
+	}
+	if n := len(srv.chatRequests()); n != 1 {
+		t.Errorf("%d model calls after Ctrl-C at the question", n)
+	}
 }

@@ -128,7 +128,7 @@ and results in between. --json prints them as a JSON array, as they are stored.`
 				if !slices.Contains(ids, name) {
 					return fmt.Errorf("no session named %q", name)
 				}
-				if err := store.Delete(cmd.Context(), name); err != nil {
+				if err := deleteSession(cmd.Context(), store, name); err != nil {
 					return err
 				}
 			}
@@ -160,6 +160,9 @@ func writeConversation(w interface{ Write([]byte) (int, error) }, msgs []chat.Me
 		switch m.Role {
 		case chat.RoleUser:
 			fmt.Fprintf(w, "%s\n%s\n", label("you:"), safeText(m.Content))
+			for _, p := range mediaParts(m.Parts) {
+				fmt.Fprintln(w, dim(partLine(p)))
+			}
 		case chat.RoleAssistant:
 			fmt.Fprintln(w, label("assistant:"))
 			if m.Content != "" {
@@ -175,6 +178,9 @@ func writeConversation(w interface{ Write([]byte) (int, error) }, msgs []chat.Me
 					status = "✗"
 				}
 				fmt.Fprintln(w, dim(status+" "+safeLine(r.Name)+": "+safeLine(oneLine(r.Content, 200))))
+				for _, p := range mediaParts(r.Parts) {
+					fmt.Fprintln(w, dim("  "+partLine(p)))
+				}
 			}
 		case chat.RoleSystem:
 			fmt.Fprintf(w, "%s\n%s\n", label("system:"), safeText(m.Content))
@@ -400,9 +406,20 @@ func (a *app) pruneUnnamed(ctx context.Context, store *sqlstore.Store) {
 	}
 	// The names sort by time.
 	for len(unnamed) > keptUnnamed-1 {
-		store.Delete(ctx, unnamed[0])
+		deleteSession(ctx, store, unnamed[0])
 		unnamed = unnamed[1:]
 	}
+}
+
+// deleteSession deletes a conversation and the turn it may have kept (stopped at a question, or
+// cut short), which the store keeps apart from the messages.
+func deleteSession(ctx context.Context, store *sqlstore.Store, id string) error {
+	if rec, ok, err := store.LoadTurn(ctx, id); err == nil && ok {
+		if err := store.DeleteTurn(ctx, id, rec.ID, rec.Seq); err != nil && !errors.Is(err, memory.ErrTurnConflict) {
+			return err
+		}
+	}
+	return store.Delete(ctx, id)
 }
 
 // lastChatFile holds the name of the last chat, for --continue.

@@ -49,18 +49,22 @@ func (a *app) toolsListCommand() *cobra.Command {
 				return err
 			}
 			defer c.Close()
+			ap, err := a.newApprover(approvalFlags{}, c, nil, nil)
+			if err != nil {
+				return err
+			}
 			if asJSON {
-				return writeToolsJSON(a.stdout, c)
+				return writeToolsJSON(a.stdout, c, ap)
 			}
 			if len(c.tools) == 0 {
 				fmt.Fprintln(a.stderr, "no tools (the built-in ones are off and no --mcp-config is given)")
 				return nil
 			}
-			return writeTools(a.stdout, c)
+			return writeTools(a.stdout, c, ap)
 		},
 	}
 	flags.register(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of {name, description, source, inputSchema}")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of {name, description, source, inputSchema, annotations, asksApproval}")
 	return cmd
 }
 
@@ -71,28 +75,50 @@ type toolJSON struct {
 	ReturnDirect bool            `json:"returnDirect,omitempty"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Annotations are the tool's MCP hints, as MCP names them; unknown ones are left out.
+	Annotations toolHints `json:"annotations"`
+	// AsksApproval: a chat asks before running the tool (the configuration's policy; chat's
+	// --yes and --approve change it).
+	AsksApproval bool `json:"asksApproval,omitempty"`
 }
 
-func writeToolsJSON(w io.Writer, c *catalog) error {
+// toolHints are MCP's tool annotation hints.
+type toolHints struct {
+	ReadOnly    bool  `json:"readOnlyHint,omitempty"`
+	Destructive *bool `json:"destructiveHint,omitempty"`
+	Idempotent  bool  `json:"idempotentHint,omitempty"`
+	OpenWorld   *bool `json:"openWorldHint,omitempty"`
+}
+
+func writeToolsJSON(w io.Writer, c *catalog, ap *approver) error {
 	out := make([]toolJSON, 0, len(c.tools))
 	for _, t := range c.tools {
-		d := t.Definition()
-		out = append(out, toolJSON{d.Name, d.Description, c.sources[d.Name], t.Metadata().ReturnDirect, d.InputSchema, d.OutputSchema})
+		d, m := t.Definition(), t.Metadata()
+		out = append(out, toolJSON{
+			Name: d.Name, Description: d.Description, Source: c.sources[d.Name], ReturnDirect: m.ReturnDirect,
+			InputSchema: d.InputSchema, OutputSchema: d.OutputSchema,
+			Annotations:  toolHints{ReadOnly: m.ReadOnly, Destructive: m.Destructive, Idempotent: m.Idempotent, OpenWorld: m.OpenWorld},
+			AsksApproval: ap.asks(d.Name, m),
+		})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
 
-// writeTools prints each tool with its source, description and parameters.
-func writeTools(w io.Writer, c *catalog) error {
+// writeTools prints each tool with its source, hints, description and parameters.
+func writeTools(w io.Writer, c *catalog, ap *approver) error {
 	var b bytes.Buffer
 	for i, t := range c.tools {
-		d := t.Definition()
+		d, m := t.Definition(), t.Metadata()
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s  (%s)\n", safeLine(d.Name), safeLine(c.sources[d.Name]))
+		notes := append([]string{safeLine(c.sources[d.Name])}, hintsOf(m)...)
+		if ap.asks(d.Name, m) {
+			notes = append(notes, "asks before running")
+		}
+		fmt.Fprintf(&b, "%s  (%s)\n", safeLine(d.Name), strings.Join(notes, "; "))
 		for _, line := range strings.Split(strings.TrimSpace(d.Description), "\n") {
 			fmt.Fprintf(&b, "    %s\n", safeLine(line))
 		}

@@ -61,8 +61,15 @@ func (b *syncBuffer) String() string {
 var served = regexp.MustCompile(`toolserver pid (\d+): (\w+)\("Paris"\)`)
 
 // checkServed checks that the calls ran in one tool-server process, not in this one.
-func checkServed(t *testing.T, stderr string, want int) {
+func checkServed(t *testing.T, log *syncBuffer, want int) {
 	t.Helper()
+	// The tool server logs a call after answering it, and its log reaches this process through a
+	// pipe read by another goroutine: wait for the lines rather than read them at once.
+	stderr := log.String()
+	for deadline := time.Now().Add(10 * time.Second); len(served.FindAllStringSubmatch(stderr, -1)) < want && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		stderr = log.String()
+	}
 	matches := served.FindAllStringSubmatch(stderr, -1)
 	if len(matches) != want {
 		t.Fatalf("tool server ran %d calls, want %d; its log:\n%s", len(matches), want, stderr)
@@ -108,7 +115,7 @@ func TestDelegationStdio(t *testing.T) {
 	}
 	checkResults(t, model)
 	agent.Close()
-	checkServed(t, stderr.String(), 4)
+	checkServed(t, &stderr, 4)
 }
 
 // checkResults checks what the model was sent back: the agent's JSON results, in call order, with
@@ -173,5 +180,5 @@ func TestDelegationHTTP(t *testing.T) {
 		t.Errorf("delegated loop printed %q", out.String())
 	}
 	checkResults(t, model)
-	checkServed(t, stderr.String(), 2)
+	checkServed(t, &stderr, 2)
 }

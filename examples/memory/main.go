@@ -17,7 +17,10 @@ import (
 	"github.com/wield-ai/wield/memory"
 )
 
-// MathTools does arithmetic.
+//go:generate go run github.com/wield-ai/wield/cmd/wield gen
+
+// MathTools does arithmetic. Its methods marked //wield:tool are its tools; `wield gen` writes
+// wield_tools.go, which registers them with their doc comments as descriptions.
 type MathTools struct{}
 
 // Operands are two numbers.
@@ -27,6 +30,8 @@ type Operands struct {
 }
 
 // Multiply returns a times b.
+//
+//wield:tool
 func (MathTools) Multiply(in Operands) float64 { return in.A * in.B }
 
 func run(ctx context.Context, model chat.Model, repo memory.Repository, order int, out io.Writer) error {

@@ -41,7 +41,7 @@ func (WeatherTools) GetWeather(in CityRequest) string {
 const question = "What is the weather in Amsterdam and Paris?"
 
 func options() (*chat.Options, error) {
-	tools, err := tool.Methods(WeatherTools{})
+	tools, err := tool.Methods(WeatherTools{}, tool.Only("GetWeather"))
 	if err != nil {
 		return nil, err
 	}

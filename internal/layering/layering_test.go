@@ -14,21 +14,22 @@ const module = "github.com/wield-ai/wield"
 // allowed lists, for each library package, the wield packages it may import directly
 // (internal packages are always allowed). A package not listed may import anything.
 var allowed = map[string][]string{
-	"tool":               {},
-	"tool/augment":       {"tool"},
-	"chat":               {"tool"},
-	"toolcall":           {"chat", "tool"},
-	"client":             {"chat", "tool", "toolcall"},
-	"memory":             {"chat", "client"},
-	"memory/sqlstore":    {"chat", "memory"},
-	"toolsearch":         {"chat", "client", "tool"},
-	"mcp":                {"tool", "chat"},
-	"chattest":           {"chat", "tool"},
-	"provider/openai":    {"chat", "tool"},
-	"provider/gemini":    {"chat", "tool"},
-	"provider/ollama":    {"chat", "tool"},
-	"provider/bedrock":   {"chat", "tool"},
-	"provider/anthropic": {"chat", "tool"},
+	"content":            {},
+	"tool":               {"content"},
+	"tool/augment":       {"tool", "content"},
+	"chat":               {"tool", "content"},
+	"toolcall":           {"chat", "tool", "content"},
+	"client":             {"chat", "tool", "toolcall", "content"},
+	"memory":             {"chat", "client", "content"},
+	"memory/sqlstore":    {"chat", "memory", "content"},
+	"toolsearch":         {"chat", "client", "tool", "content"},
+	"mcp":                {"tool", "chat", "content"},
+	"chattest":           {"chat", "tool", "content"},
+	"provider/openai":    {"chat", "tool", "content"},
+	"provider/gemini":    {"chat", "tool", "content"},
+	"provider/ollama":    {"chat", "tool", "content"},
+	"provider/bedrock":   {"chat", "tool", "content"},
+	"provider/anthropic": {"chat", "tool", "content"},
 }
 
 func TestImportRules(t *testing.T) {

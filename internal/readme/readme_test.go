@@ -45,8 +45,9 @@ func TestSnippetsCompile(t *testing.T) {
 		t.Fatalf("README.md has %d Go snippets; want at least 6: tools (2), the client, chat memory, MCP and tool search", len(blocks))
 	}
 	dir := t.TempDir()
-	replace := map[string]string{}
-	var pkgs []string
+	// Snippets that use the temporal module (a module of its own) build inside it, the others
+	// inside this one.
+	builds := map[string]*snippetBuild{"": {root: root}, "temporal": {root: filepath.Join(root, "temporal")}}
 	for i, src := range blocks {
 		where := fmt.Sprintf("README.md:%d", lines[i])
 		if !strings.HasPrefix(src, "package main\n") {
@@ -65,21 +66,61 @@ func TestSnippetsCompile(t *testing.T) {
 		}
 		// Each snippet builds as a package of its own inside the module, where it does not exist
 		// on disk.
+		b := builds[""]
+		if strings.Contains(src, `"github.com/wield-ai/wield/temporal"`) {
+			b = builds["temporal"]
+		}
 		pkg := fmt.Sprintf("internal/readme/snippet%d", i+1)
-		replace[filepath.Join(root, pkg, "main.go")] = file
-		pkgs = append(pkgs, "./"+pkg)
+		b.add(filepath.Join(b.root, pkg, "main.go"), file, "./"+pkg)
 	}
 	if t.Failed() {
 		return
 	}
-	overlay, _ := json.Marshal(map[string]any{"Replace": replace})
-	overlayFile := filepath.Join(dir, "overlay.json")
-	if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
-		t.Fatal(err)
+	for name, b := range builds {
+		if len(b.pkgs) == 0 {
+			continue
+		}
+		args := []string{"build", "-o", os.DevNull}
+		if name != "" {
+			// The temporal module does not depend on the providers a snippet may use: it builds
+			// with a copy of its go.mod that may grow, never with its own.
+			modfile := filepath.Join(dir, name+".mod")
+			for _, f := range [][2]string{{"go.mod", modfile}, {"go.sum", strings.TrimSuffix(modfile, ".mod") + ".sum"}} {
+				data, err := os.ReadFile(filepath.Join(b.root, f[0]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(f[1], data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args = append(args, "-mod=mod", "-modfile="+modfile)
+		}
+		overlay, _ := json.Marshal(map[string]any{"Replace": b.replace})
+		overlayFile := filepath.Join(dir, "overlay"+name+".json")
+		if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "-overlay", overlayFile)
+		cmd := exec.Command("go", append(args, b.pkgs...)...)
+		cmd.Dir = b.root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("README.md snippets do not build (snippetN is the N-th Go block):\n%s", out)
+		}
 	}
-	cmd := exec.Command("go", append([]string{"build", "-overlay", overlayFile}, pkgs...)...)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("README.md snippets do not build (snippetN is the N-th Go block):\n%s", out)
+}
+
+// snippetBuild is the snippets that build in one module.
+type snippetBuild struct {
+	root    string
+	replace map[string]string
+	pkgs    []string
+}
+
+func (b *snippetBuild) add(path, file, pkg string) {
+	if b.replace == nil {
+		b.replace = map[string]string{}
 	}
+	b.replace[path] = file
+	b.pkgs = append(b.pkgs, pkg)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	jsonv2 "github.com/go-json-experiment/json"
 )
@@ -23,11 +24,16 @@ type Codec struct {
 	once sync.Once
 	v    *Validator
 	err  error
+	plan *dnode // decodes while validating; nil: validate, then decode with the v2 codec
 	opts []jsonv2.Options
 	// none: the type holds nothing to decode (a struct without JSON fields), so validated
 	// arguments are not decoded at all.
 	none bool
 }
+
+// codecSlot holds the codec of one type as inferred last; it is stored once per type, so that
+// inferring again (after a type doc is registered) replaces a pointer and adds no map entry.
+type codecSlot struct{ cur atomic.Pointer[codecEntry] }
 
 type codecEntry struct {
 	gen   uint64
@@ -35,7 +41,7 @@ type codecEntry struct {
 	err   error
 }
 
-var codecs sync.Map // reflect.Type → *codecEntry
+var codecs sync.Map // reflect.Type → *codecSlot
 
 // For returns the codec of type t with its inferred schema; the rules are those of
 // tool.SchemaOf. Inference runs once per type (again after a type doc is registered). The
@@ -43,21 +49,29 @@ var codecs sync.Map // reflect.Type → *codecEntry
 // defaults, which are checked here so that a bad one fails now.
 func For(t reflect.Type) (*Codec, error) {
 	gen := registry.gen.Load()
-	if e, ok := codecs.Load(t); ok && e.(*codecEntry).gen == gen {
-		e := e.(*codecEntry)
-		return e.codec, e.err
+	var slot *codecSlot
+	if s, ok := codecs.Load(t); ok {
+		slot = s.(*codecSlot)
+		if e := slot.cur.Load(); e != nil && e.gen == gen {
+			return e.codec, e.err
+		}
+	} else {
+		s, _ := codecs.LoadOrStore(t, new(codecSlot))
+		slot = s.(*codecSlot)
 	}
-	c, err := infer1(t, gen)
-	if err != nil {
-		err = fmt.Errorf("schema of %v: %w", t, err)
-		c = nil
+	e := &codecEntry{gen: gen}
+	e.codec, e.err = infer1(t, gen)
+	if e.err != nil {
+		e.err = fmt.Errorf("schema of %v: %w", t, e.err)
+		e.codec = nil
 	}
-	codecs.Store(t, &codecEntry{gen: gen, codec: c, err: err})
-	return c, err
+	slot.cur.Store(e)
+	return e.codec, e.err
 }
 
 func infer1(t reflect.Type, gen uint64) (*Codec, error) {
-	inf, root, err := infer(t)
+	var inf inferrer
+	root, err := inf.infer(t)
 	if err != nil {
 		return nil, err
 	}
@@ -101,17 +115,32 @@ func (c *Codec) prepare() {
 		c.none = true
 		return
 	}
+	if c.root != nil && c.v != nil && c.v.root != nil {
+		if p := buildPlan(c.typ, c.v.root, map[planKey]*dnode{}); p.kind != dSpan {
+			c.plan = p
+		}
+	}
 	c.opts = decodeOptions(c.typ)
 	et := derefType(c.typ)
 	c.none = et.Kind() == reflect.Struct && !isLeafType(et) && len(jsonFields(et)) == 0
 }
 
 // Decode validates args against the schema, fills in defaults and decodes the result into
-// dst, a pointer to a value of the codec's type. Problems with args are an [*ArgumentError].
+// dst, a pointer to a value of the codec's type (nil: validate only). Problems with args are
+// an [*ArgumentError].
 func (c *Codec) Decode(args string, dst any) error {
 	v, err := c.Validator()
 	if err != nil {
 		return err
+	}
+	if dst == nil {
+		_, err := v.Prepare(args)
+		return err
+	}
+	if c.plan != nil {
+		if rv := reflect.ValueOf(dst); rv.Kind() == reflect.Pointer && rv.Type().Elem() == c.typ {
+			return v.decode(args, c.plan, rv.Elem())
+		}
 	}
 	data, err := v.Prepare(args)
 	if err != nil {

@@ -85,6 +85,10 @@ func reference(t testing.TB, v *Validator, inst []byte) (valid, skip bool, synta
 	if err := json.Unmarshal(inst, &inst1); err != nil {
 		return false, true, false
 	}
+	if v.recursive && depth(inst1) > 4 {
+		// jsonschema-go may take time exponential in the depth: no verdict to compare with.
+		return false, true, false
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			t.Logf("jsonschema-go panicked on %s: %v", inst, r)
@@ -92,6 +96,24 @@ func reference(t testing.TB, v *Validator, inst []byte) (valid, skip bool, synta
 		}
 	}()
 	return v.resolved.Validate(inst1) == nil, false, false
+}
+
+// depth returns how deeply v nests arrays and objects.
+func depth(v any) int {
+	d := 0
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	case map[string]any:
+		for _, e := range x {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	}
+	return 0
 }
 
 func checkAgreement(t testing.TB, schema string, v *Validator, inst []byte) {
@@ -107,6 +129,9 @@ func checkAgreement(t testing.TB, schema string, v *Validator, inst []byte) {
 	var ae *ArgumentError
 	if err != nil && !errors.As(err, &ae) {
 		t.Fatalf("schema %s, instance %s: error %T is not an *ArgumentError", schema, inst, err)
+	}
+	if ae != nil && ae.Issues[0].Keyword == "limit" {
+		return // refused as too costly to check: no verdict to compare
 	}
 	switch {
 	case syntax:

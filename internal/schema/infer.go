@@ -99,26 +99,50 @@ const anyDescription = "Any JSON value."
 // node is an inferred schema: the few keywords inference writes, cheap to build and to write
 // as JSON, and turned into a jsonschema.Schema only when one is asked for.
 type node struct {
-	typ             string
+	typ         string
+	description string
+	items       *node
+	props       []prop // nil unless an object from a struct
+	object      bool   // write "properties" even when empty
+	required    []string
+	additional  *node
+	closed      bool       // additionalProperties: false
+	extra       *nodeExtra // the keywords few nodes have; nil for none of them
+}
+
+// nodeExtra holds the keywords few nodes have, so that the many plain ones stay small.
+type nodeExtra struct {
 	ref             string
-	description     string
 	def             json.RawMessage // compact JSON
-	enum            []any           // string, float64 or bool
+	enum            []any           // float64 or bool; string enums are in enumStrings
+	enumStrings     []string        // a string enum, kept unboxed
 	hasMin, hasMax  bool
 	min, max        float64
 	pattern         string
 	minItems        int // -1: absent
 	maxItems        int
-	items           *node
-	props           []prop // nil unless an object from a struct
-	object          bool   // write "properties" even when empty
-	required        []string
-	additional      *node
-	closed          bool // additionalProperties: false
 	contentEncoding string
 	format          string
 	defs            []namedNode        // root only, sorted by name
 	hook            *jsonschema.Schema // a schema given by a Hook, used as it is
+}
+
+var noExtra = nodeExtra{minItems: -1, maxItems: -1}
+
+// x returns n's rare keywords, for reading.
+func (n *node) x() *nodeExtra {
+	if n.extra == nil {
+		return &noExtra
+	}
+	return n.extra
+}
+
+// w returns n's rare keywords, for writing.
+func (n *node) w() *nodeExtra {
+	if n.extra == nil {
+		n.extra = &nodeExtra{minItems: -1, maxItems: -1}
+	}
+	return n.extra
 }
 
 type prop struct {
@@ -131,7 +155,77 @@ type namedNode struct {
 	n    *node
 }
 
-func newNode() *node { return &node{minItems: -1, maxItems: -1} }
+// newNode returns an empty node, from a slab: inference builds many small nodes at once.
+func (inf *inferrer) newNode() *node {
+	if len(inf.slab) == cap(inf.slab) {
+		inf.reserve(4)
+	}
+	inf.slab = append(inf.slab, node{})
+	return &inf.slab[len(inf.slab)-1]
+}
+
+// reserve makes room for n more nodes in one allocation.
+func (inf *inferrer) reserve(n int) {
+	if cap(inf.slab)-len(inf.slab) < n {
+		inf.slab = make([]node, 0, max(n, 4))
+	}
+}
+
+// mayRecurse reports whether a value of t may hold, at any depth, a container type more than
+// once: false for scalars, and for structs and containers of scalars or of containers of
+// scalars, the common tool inputs, which need no walk for recursive types.
+func (inf *inferrer) mayRecurse(t reflect.Type) bool {
+	t = derefType(t)
+	if isLeafType(t) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return inf.mayRecurseElem(t.Elem())
+	case reflect.Struct:
+		for _, f := range inf.fields(t) {
+			if inf.mayRecurseElem(f.typ) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayRecurseElem is mayRecurse for a type inside another: any struct there may.
+func (inf *inferrer) mayRecurseElem(t reflect.Type) bool {
+	t = derefType(t)
+	if isLeafType(t) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return true
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return inf.mayRecurseElem(t.Elem())
+	}
+	return false
+}
+
+// fields returns the JSON fields of struct type t, found once per inference.
+func (inf *inferrer) fields(t reflect.Type) []*jsonField {
+	if t == inf.root && inf.rootFields != nil {
+		return inf.rootFields
+	}
+	if f, ok := inf.fieldsOf[t]; ok {
+		return f
+	}
+	f := jsonFields(t)
+	if t == inf.root {
+		inf.rootFields = f
+		return f
+	}
+	if inf.fieldsOf == nil {
+		inf.fieldsOf = make(map[reflect.Type][]*jsonField, 4)
+	}
+	inf.fieldsOf[t] = f
+	return f
+}
 
 type inferrer struct {
 	root      reflect.Type
@@ -141,32 +235,42 @@ type inferrer struct {
 	defs      map[string]*node
 	// hooks is set when some schema came from a Hook; defaults when a default tag was used.
 	hooks, defaults bool
+	slab            []node
+	rootFields      []*jsonField
+	fieldsOf        map[reflect.Type][]*jsonField
 }
 
-func infer(t reflect.Type) (*inferrer, *node, error) {
+// infer builds the schema of t with a new inferrer.
+func (inf *inferrer) infer(t reflect.Type) (*node, error) {
 	t = derefType(t)
-	inf := &inferrer{root: t}
-	if !isLeafType(t) && (t.Kind() == reflect.Struct || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
-		inf.findRecursive(t, map[reflect.Type]uint8{})
+	inf.root = t
+	if inf.mayRecurse(t) {
+		var state walkState
+		inf.findRecursive(t, &state)
 	}
 	n, err := inf.body(t)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(inf.defs) > 0 {
 		for _, name := range slices.Sorted(maps.Keys(inf.defs)) {
-			n.defs = append(n.defs, namedNode{name, inf.defs[name]})
+			n.w().defs = append(n.x().defs, namedNode{name, inf.defs[name]})
 		}
 	}
-	return inf, n, nil
+	return n, nil
 }
 
 // findRecursive marks every type reached again while it is being walked (the targets of the
 // walk's back edges). Every cycle of types passes through one of them, so describing marked
 // types by $ref makes the schema finite.
-func (inf *inferrer) findRecursive(t reflect.Type, state map[reflect.Type]uint8) {
+func (inf *inferrer) findRecursive(t reflect.Type, state *walkState) {
 	t = derefType(t)
-	switch state[t] {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Slice, reflect.Array, reflect.Map:
+	default:
+		return
+	}
+	switch state.get(t) {
 	case 1:
 		if inf.recursive == nil {
 			inf.recursive = map[reflect.Type]bool{}
@@ -176,24 +280,69 @@ func (inf *inferrer) findRecursive(t reflect.Type, state map[reflect.Type]uint8)
 	case 2:
 		return
 	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Slice, reflect.Array, reflect.Map:
-	default:
-		return
-	}
 	if isLeafType(t) {
 		return
 	}
-	state[t] = 1
+	state.set(t, 1)
 	switch t.Kind() {
 	case reflect.Struct:
-		for _, f := range jsonFields(t) {
+		for _, f := range inf.fields(t) {
 			inf.findRecursive(f.typ, state)
 		}
 	case reflect.Slice, reflect.Array, reflect.Map:
 		inf.findRecursive(t.Elem(), state)
 	}
-	state[t] = 2
+	state.set(t, 2)
+}
+
+// walkState is the state of each type of a walk: a short list, since types have few others
+// inside, and a map once it is long.
+type walkState struct {
+	buf  [8]typeState
+	list []typeState
+	m    map[reflect.Type]uint8
+}
+
+type typeState struct {
+	t reflect.Type
+	s uint8
+}
+
+func (w *walkState) get(t reflect.Type) uint8 {
+	if w.m != nil {
+		return w.m[t]
+	}
+	for _, e := range w.list {
+		if e.t == t {
+			return e.s
+		}
+	}
+	return 0
+}
+
+func (w *walkState) set(t reflect.Type, s uint8) {
+	if w.m != nil {
+		w.m[t] = s
+		return
+	}
+	for i := range w.list {
+		if w.list[i].t == t {
+			w.list[i].s = s
+			return
+		}
+	}
+	if w.list == nil {
+		w.list = w.buf[:0]
+	}
+	if len(w.list) == 32 {
+		w.m = make(map[reflect.Type]uint8, 64)
+		for _, e := range w.list {
+			w.m[e.t] = e.s
+		}
+		w.m[t] = s
+		return
+	}
+	w.list = append(w.list, typeState{t, s})
 }
 
 // isLeafType reports types whose schema does not come from their Go structure.
@@ -211,13 +360,37 @@ func isLeafType(t reflect.Type) bool {
 		}
 	case reflect.Interface:
 		return false
+	case reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return true
+		}
+		if t.Name() == "" {
+			return false // an unnamed array has no methods
+		}
+	case reflect.Slice, reflect.Map:
+		if t.Name() == "" {
+			return false
+		}
 	}
-	if implementsEither(t, hookType) {
-		return true
+	// Every method of t is one of *t too: one method set answers for both.
+	pt := t
+	if t.Kind() != reflect.Pointer {
+		pt = reflect.PointerTo(t)
 	}
-	return hasCustomJSON(t) || hasCustomText(t) ||
-		(t.Kind() == reflect.Array && t.Elem().Kind() == reflect.Uint8)
+	if pt.NumMethod() == 0 {
+		return false
+	}
+	for _, iface := range leafInterfaces {
+		if pt.Implements(iface) {
+			return true
+		}
+	}
+	return false
 }
+
+// leafInterfaces are the interfaces by which a type gives its own schema or JSON form.
+var leafInterfaces = []reflect.Type{hookType, jsonMarshalerType, jsonUnmarshalerType,
+	jsonMarshalerToType, jsonUnmarshalFromTyp, textMarshalerType, textUnmarshalerType}
 
 func implementsEither(t, iface reflect.Type) bool {
 	return t.Implements(iface) || (t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
@@ -249,9 +422,9 @@ func (inf *inferrer) schema(t reflect.Type) (*node, error) {
 	if !inf.recursive[t] {
 		return inf.body(t)
 	}
-	n := newNode()
+	n := inf.newNode()
 	if t == inf.root {
-		n.ref = "#"
+		n.w().ref = "#"
 		return n, nil
 	}
 	name, ok := inf.defNames[t]
@@ -263,7 +436,7 @@ func (inf *inferrer) schema(t reflect.Type) (*node, error) {
 		}
 		inf.defs[name] = body
 	}
-	n.ref = "#/$defs/" + name
+	n.w().ref = "#/$defs/" + name
 	return n, nil
 }
 
@@ -310,23 +483,27 @@ func defNameOf(typeName string) string {
 
 // body builds the schema of t itself (never a $ref to t).
 func (inf *inferrer) body(t reflect.Type) (*node, error) {
-	n := newNode()
+	leaf := isLeafType(t)
+	if t.Kind() == reflect.Struct && !leaf {
+		return inf.structSchema(t)
+	}
+	n := inf.newNode()
 	switch t {
 	case timeType:
-		n.typ, n.format = "string", "date-time"
+		n.typ, n.w().format = "string", "date-time"
 		return n, nil
 	case durationType:
-		n.typ, n.pattern = "string", DurationPattern
+		n.typ, n.w().pattern = "string", DurationPattern
 		n.description = strings.ToUpper(durationHint[:1]) + durationHint[1:] + "."
 		return n, nil
 	case rawMessageType:
 		n.description = anyDescription
 		return n, nil
 	case byteSliceType:
-		n.typ, n.contentEncoding = "string", "base64"
+		n.typ, n.w().contentEncoding = "string", "base64"
 		return n, nil
 	}
-	if isLeafType(t) {
+	if leaf {
 		switch {
 		case implementsEither(t, hookType):
 			s, err := hookSchema(t)
@@ -334,13 +511,13 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 				return nil, err
 			}
 			inf.hooks = true
-			n.hook = s
+			n.w().hook = s
 		case hasCustomJSON(t):
 			probeSchema(t, n)
 		case hasCustomText(t):
 			n.typ = "string"
 		default: // a byte array
-			n.typ, n.contentEncoding = "string", "base64"
+			n.typ, n.w().contentEncoding = "string", "base64"
 		}
 		return n, nil
 	}
@@ -350,19 +527,19 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 	case reflect.Int, reflect.Int64:
 		n.typ = "integer"
 	case reflect.Int8:
-		n.typ, n.hasMin, n.min, n.hasMax, n.max = "integer", true, math.MinInt8, true, math.MaxInt8
+		n.typ, n.w().hasMin, n.w().min, n.w().hasMax, n.w().max = "integer", true, math.MinInt8, true, math.MaxInt8
 	case reflect.Int16:
-		n.typ, n.hasMin, n.min, n.hasMax, n.max = "integer", true, math.MinInt16, true, math.MaxInt16
+		n.typ, n.w().hasMin, n.w().min, n.w().hasMax, n.w().max = "integer", true, math.MinInt16, true, math.MaxInt16
 	case reflect.Int32:
-		n.typ, n.hasMin, n.min, n.hasMax, n.max = "integer", true, math.MinInt32, true, math.MaxInt32
+		n.typ, n.w().hasMin, n.w().min, n.w().hasMax, n.w().max = "integer", true, math.MinInt32, true, math.MaxInt32
 	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
-		n.typ, n.hasMin, n.min = "integer", true, 0
+		n.typ, n.w().hasMin, n.w().min = "integer", true, 0
 	case reflect.Uint8:
-		n.typ, n.hasMin, n.min, n.hasMax, n.max = "integer", true, 0, true, math.MaxUint8
+		n.typ, n.w().hasMin, n.w().min, n.w().hasMax, n.w().max = "integer", true, 0, true, math.MaxUint8
 	case reflect.Uint16:
-		n.typ, n.hasMin, n.min, n.hasMax, n.max = "integer", true, 0, true, math.MaxUint16
+		n.typ, n.w().hasMin, n.w().min, n.w().hasMax, n.w().max = "integer", true, 0, true, math.MaxUint16
 	case reflect.Uint32:
-		n.typ, n.hasMin, n.min, n.hasMax, n.max = "integer", true, 0, true, math.MaxUint32
+		n.typ, n.w().hasMin, n.w().min, n.w().hasMax, n.w().max = "integer", true, 0, true, math.MaxUint32
 	case reflect.Float32, reflect.Float64:
 		n.typ = "number"
 	case reflect.String:
@@ -372,7 +549,7 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 && !hasCustomJSON(t.Elem()) && !hasCustomText(t.Elem()) {
 			// Byte slices and arrays are base64 strings in JSON.
-			n.typ, n.contentEncoding = "string", "base64"
+			n.typ, n.w().contentEncoding = "string", "base64"
 			return n, nil
 		}
 		items, err := inf.schema(t.Elem())
@@ -381,7 +558,7 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 		}
 		n.typ, n.items = "array", items
 		if t.Kind() == reflect.Array {
-			n.minItems, n.maxItems = t.Len(), t.Len()
+			n.w().minItems, n.w().maxItems = t.Len(), t.Len()
 		}
 	case reflect.Map:
 		if !validMapKey(t.Key()) {
@@ -392,8 +569,6 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 			return nil, err
 		}
 		n.typ, n.additional = "object", vals
-	case reflect.Struct:
-		return inf.structSchema(t)
 	default:
 		return nil, fmt.Errorf("type %v cannot be described in JSON Schema", t)
 	}
@@ -410,12 +585,14 @@ func validMapKey(k reflect.Type) bool {
 }
 
 func (inf *inferrer) structSchema(t reflect.Type) (*node, error) {
-	n := newNode()
+	fields := inf.fields(t)
+	inf.reserve(len(fields) + 2) // the struct, its fields and, likely, an item or two
+	n := inf.newNode()
 	n.typ, n.object, n.closed = "object", true, true
 	doc, _ := lookupTypeDoc(t)
 	n.description = doc.Description
-	fields := jsonFields(t)
 	n.props = make([]prop, 0, len(fields))
+	n.required = make([]string, 0, len(fields))
 	for _, f := range fields {
 		fs, err := inf.schema(f.typ)
 		if err != nil {
@@ -435,8 +612,8 @@ func (inf *inferrer) structSchema(t reflect.Type) (*node, error) {
 // fieldTags applies a field's jsonschema, enum and default tags (and its registered doc) to its
 // schema.
 func (inf *inferrer) fieldTags(fs *node, f *jsonField, doc TypeDoc) error {
-	tag := f.field.Tag
-	desc, tagged := tag.Lookup("jsonschema")
+	tags := parseTags(f.tag)
+	desc, tagged := tags.jsonschema, tags.hasJSONSchema
 	if tagged {
 		if desc == "" {
 			return errors.New("empty jsonschema tag")
@@ -451,34 +628,98 @@ func (inf *inferrer) fieldTags(fs *node, f *jsonField, doc TypeDoc) error {
 		if derefType(f.typ) == durationType {
 			desc = strings.TrimRight(desc, ". ") + " (" + durationHint + ")."
 		}
-		if fs.hook != nil {
-			fs.hook.Description = desc
+		if fs.x().hook != nil {
+			fs.w().hook.Description = desc
 		} else {
 			fs.description = desc
 		}
 	}
-	if enum, ok := tag.Lookup("enum"); ok {
+	if enum, ok := tags.enum, tags.hasEnum; ok {
 		if err := applyEnumTag(fs, enum); err != nil {
 			return err
 		}
 	}
-	if def, ok := tag.Lookup("default"); ok {
+	if def, ok := tags.def, tags.hasDefault; ok {
 		typ := fs.typ
-		if fs.hook != nil {
-			typ = fs.hook.Type
+		if fs.x().hook != nil {
+			typ = fs.x().hook.Type
 		}
 		d, err := defaultTag(typ, def)
 		if err != nil {
 			return err
 		}
 		inf.defaults = true
-		if fs.hook != nil {
-			fs.hook.Default = d
+		if fs.x().hook != nil {
+			fs.w().hook.Default = d
 		} else {
-			fs.def = d
+			fs.w().def = d
 		}
 	}
 	return nil
+}
+
+// fieldTags are the struct tag values inference reads.
+type fieldTagValues struct {
+	jsonschema, enum, def              string
+	hasJSONSchema, hasEnum, hasDefault bool
+}
+
+// parseTags reads the jsonschema, enum and default tags in one pass over tag, by the rules of
+// reflect.StructTag.Lookup.
+func parseTags(tag reflect.StructTag) fieldTagValues {
+	var v fieldTagValues
+	for tag != "" {
+		i := 0
+		for i < len(tag) && tag[i] == ' ' {
+			i++
+		}
+		tag = tag[i:]
+		if tag == "" {
+			break
+		}
+		i = 0
+		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
+			i++
+		}
+		if i == 0 || i+1 >= len(tag) || tag[i] != ':' || tag[i+1] != '"' {
+			break
+		}
+		name := string(tag[:i])
+		tag = tag[i+1:]
+		i = 1
+		for i < len(tag) && tag[i] != '"' {
+			if tag[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(tag) {
+			break
+		}
+		qvalue := string(tag[:i+1])
+		tag = tag[i+1:]
+		var dst *string
+		var has *bool
+		switch name {
+		case "jsonschema":
+			dst, has = &v.jsonschema, &v.hasJSONSchema
+		case "enum":
+			dst, has = &v.enum, &v.hasEnum
+		case "default":
+			dst, has = &v.def, &v.hasDefault
+		default:
+			continue
+		}
+		if *has {
+			continue // the first of a repeated key wins, as in Lookup
+		}
+		value, err := strconv.Unquote(qvalue)
+		if err != nil {
+			break
+		}
+		*dst, *has = value, true
+	}
+	return v
 }
 
 // isKeywordTag reports a jsonschema tag in the form jsonschema-go once read ("enum=a"): a first
@@ -505,8 +746,8 @@ func derefType(t reflect.Type) reflect.Type {
 // applyEnumTag restricts s (or its items, for an array) to the comma-separated values, read as
 // the schema's type.
 func applyEnumTag(n *node, tag string) error {
-	if n.hook != nil {
-		target := n.hook
+	if n.x().hook != nil {
+		target := n.x().hook
 		if target.Type == "array" && target.Items != nil {
 			target = target.Items
 		}
@@ -522,24 +763,38 @@ func applyEnumTag(n *node, tag string) error {
 		target = n.items
 	}
 	typ := target.typ
-	if target.hook != nil {
-		typ = target.hook.Type
+	if target.x().hook != nil {
+		typ = target.x().hook.Type
+	}
+	if target.x().hook == nil && typ == "string" {
+		target.w().enumStrings = enumStrings(tag)
+		return nil
 	}
 	vals, err := enumValues(typ, tag)
 	if err != nil {
 		return err
 	}
-	if target.hook != nil {
-		target.hook.Enum = vals
+	if target.x().hook != nil {
+		target.w().hook.Enum = vals
 	} else {
-		target.enum = vals
+		target.w().enum = vals
 	}
 	return nil
 }
 
+// enumStrings returns the comma-separated values of a string enum tag, trimmed.
+func enumStrings(tag string) []string {
+	parts := strings.Split(tag, ",")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+	}
+	return parts
+}
+
 func enumValues(typ, tag string) ([]any, error) {
-	var vals []any
-	for raw := range strings.SplitSeq(tag, ",") {
+	parts := strings.Split(tag, ",")
+	vals := make([]any, 0, len(parts))
+	for _, raw := range parts {
 		raw = strings.TrimSpace(raw)
 		switch typ {
 		case "string":
@@ -632,8 +887,9 @@ type jsonField struct {
 	name     string
 	goName   string
 	index    []int
+	idx      [1]int // the index of a field not promoted from an embedded struct
 	typ      reflect.Type
-	field    reflect.StructField
+	tag      reflect.StructTag
 	optional bool
 	tagged   bool
 	depth    int
@@ -644,23 +900,29 @@ type jsonField struct {
 // fields, named by their json tag, fields of untagged embedded structs promoted, and of several
 // fields with one name the shallowest (then the tagged) one kept, or none if still ambiguous.
 func jsonFields(t reflect.Type) []*jsonField {
-	var cands []*jsonField
+	// The common case, a struct without embedded fields, in one pass: one allocation for the
+	// fields, their indexes inside them, and one for the list.
+	n := t.NumField()
+	slab := make([]jsonField, 0, n)
+	cands := make([]*jsonField, 0, n)
 	embedded := false
-	for i := range t.NumField() {
-		if t.Field(i).Anonymous {
+	for i := range n {
+		sf := t.Field(i)
+		if sf.Anonymous {
 			embedded = true
 			break
 		}
+		if f, ok := fieldOf(sf, nil, 0); ok {
+			slab = append(slab, f)
+			p := &slab[len(slab)-1]
+			p.idx[0] = i
+			p.index = p.idx[:]
+			cands = append(cands, p)
+		}
 	}
 	if embedded {
+		cands = cands[:0]
 		collectFields(t, nil, 0, map[reflect.Type]bool{}, &cands)
-	} else {
-		cands = make([]*jsonField, 0, t.NumField())
-		for i := range t.NumField() {
-			if f := makeField(t.Field(i), nil, 0); f != nil {
-				cands = append(cands, f)
-			}
-		}
 	}
 	if !hasDuplicateNames(cands) && !embedded {
 		return cands
@@ -721,20 +983,29 @@ func hasDuplicateNames(fs []*jsonField) bool {
 
 // makeField returns the JSON member of a non-embedded field, or nil for a field that is not one.
 func makeField(sf reflect.StructField, index []int, depth int) *jsonField {
-	tag := sf.Tag.Get("json")
-	if tag == "-" || !sf.IsExported() {
+	f, ok := fieldOf(sf, append(index[:len(index):len(index)], sf.Index[0]), depth)
+	if !ok {
 		return nil
 	}
+	return &f
+}
+
+// fieldOf returns the JSON member of a non-embedded field at index, and whether it is one.
+func fieldOf(sf reflect.StructField, index []int, depth int) (jsonField, bool) {
+	tag := sf.Tag.Get("json")
+	if tag == "-" || !sf.IsExported() {
+		return jsonField{}, false
+	}
 	name, opts, _ := strings.Cut(tag, ",")
-	f := &jsonField{
-		name: name, goName: sf.Name, index: append(index[:len(index):len(index)], sf.Index[0]),
-		typ: sf.Type, field: sf, tagged: name != "", depth: depth, opts: opts,
+	f := jsonField{
+		name: name, goName: sf.Name, index: index,
+		typ: sf.Type, tag: sf.Tag, tagged: name != "", depth: depth, opts: opts,
 	}
 	if f.name == "" {
 		f.name = sf.Name
 	}
 	f.optional = sf.Type.Kind() == reflect.Pointer || hasOption(opts, "omitempty") || hasOption(opts, "omitzero")
-	return f
+	return f, true
 }
 
 func collectFields(t reflect.Type, index []int, depth int, visited map[reflect.Type]bool, out *[]*jsonField) {
@@ -761,7 +1032,7 @@ func collectFields(t reflect.Type, index []int, depth int, visited map[reflect.T
 			}
 			f := &jsonField{
 				name: name, goName: sf.Name, index: append(index[:len(index):len(index)], i),
-				typ: sf.Type, field: sf, tagged: name != "", depth: depth,
+				typ: sf.Type, tag: sf.Tag, tagged: name != "", depth: depth,
 			}
 			if f.name == "" {
 				f.name = sf.Name
@@ -794,30 +1065,36 @@ func (n *node) toSchema() *jsonschema.Schema {
 	if n == nil {
 		return nil
 	}
-	if n.hook != nil {
-		return n.hook.CloneSchemas()
+	if n.x().hook != nil {
+		return n.x().hook.CloneSchemas()
 	}
 	s := &jsonschema.Schema{
-		Type: n.typ, Ref: n.ref, Description: n.description, Pattern: n.pattern,
-		ContentEncoding: n.contentEncoding, Format: n.format,
+		Type: n.typ, Ref: n.x().ref, Description: n.description, Pattern: n.x().pattern,
+		ContentEncoding: n.x().contentEncoding, Format: n.x().format,
 	}
-	if n.def != nil {
-		s.Default = slices.Clone(n.def)
+	if n.x().def != nil {
+		s.Default = slices.Clone(n.x().def)
 	}
-	if n.enum != nil {
-		s.Enum = slices.Clone(n.enum)
+	if n.x().enum != nil {
+		s.Enum = slices.Clone(n.x().enum)
 	}
-	if n.hasMin {
-		s.Minimum = new(n.min)
+	if n.x().enumStrings != nil {
+		s.Enum = make([]any, len(n.x().enumStrings))
+		for i, v := range n.x().enumStrings {
+			s.Enum[i] = v
+		}
 	}
-	if n.hasMax {
-		s.Maximum = new(n.max)
+	if n.x().hasMin {
+		s.Minimum = new(n.x().min)
 	}
-	if n.minItems >= 0 {
-		s.MinItems = new(n.minItems)
+	if n.x().hasMax {
+		s.Maximum = new(n.x().max)
 	}
-	if n.maxItems >= 0 {
-		s.MaxItems = new(n.maxItems)
+	if n.x().minItems >= 0 {
+		s.MinItems = new(n.x().minItems)
+	}
+	if n.x().maxItems >= 0 {
+		s.MaxItems = new(n.x().maxItems)
 	}
 	s.Items = n.items.toSchema()
 	if n.object {
@@ -827,15 +1104,17 @@ func (n *node) toSchema() *jsonschema.Schema {
 			s.PropertyOrder = append(s.PropertyOrder, p.name)
 		}
 	}
-	s.Required = slices.Clone(n.required)
+	if len(n.required) > 0 {
+		s.Required = slices.Clone(n.required)
+	}
 	if n.closed {
 		s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
 	} else {
 		s.AdditionalProperties = n.additional.toSchema()
 	}
-	if n.defs != nil {
-		s.Defs = make(map[string]*jsonschema.Schema, len(n.defs))
-		for _, d := range n.defs {
+	if n.x().defs != nil {
+		s.Defs = make(map[string]*jsonschema.Schema, len(n.x().defs))
+		for _, d := range n.x().defs {
 			s.Defs[d.name] = d.n.toSchema()
 		}
 	}
@@ -845,8 +1124,8 @@ func (n *node) toSchema() *jsonschema.Schema {
 // appendJSON writes n as JSON, byte for byte as encoding/json writes n.toSchema() (keys in the
 // order of jsonschema.Schema.MarshalJSON).
 func (n *node) appendJSON(b []byte) ([]byte, error) {
-	if n.hook != nil {
-		h, err := json.Marshal(n.hook)
+	if n.x().hook != nil {
+		h, err := json.Marshal(n.x().hook)
 		if err != nil {
 			return nil, err
 		}
@@ -889,14 +1168,14 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if n.ref != "" {
+	if n.x().ref != "" {
 		key("$ref")
-		b = appendString(b, n.ref)
+		b = appendString(b, n.x().ref)
 	}
-	if n.defs != nil {
+	if n.x().defs != nil {
 		key("$defs")
 		b = append(b, '{')
-		for i, d := range n.defs {
+		for i, d := range n.x().defs {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -912,20 +1191,29 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 		key("description")
 		b = appendString(b, n.description)
 	}
-	if n.def != nil {
+	if n.x().def != nil {
 		key("default")
-		b = append(b, n.def...)
+		b = append(b, n.x().def...)
 	}
-	if n.enum != nil {
+	if n.x().enumStrings != nil {
 		key("enum")
 		b = append(b, '[')
-		for i, e := range n.enum {
+		for i, e := range n.x().enumStrings {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, e)
+		}
+		b = append(b, ']')
+	}
+	if n.x().enum != nil {
+		key("enum")
+		b = append(b, '[')
+		for i, e := range n.x().enum {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			switch v := e.(type) {
-			case string:
-				b = appendString(b, v)
 			case float64:
 				b = appendFloat(b, v)
 			case bool:
@@ -934,25 +1222,25 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
-	if n.hasMin {
+	if n.x().hasMin {
 		key("minimum")
-		b = appendFloat(b, n.min)
+		b = appendFloat(b, n.x().min)
 	}
-	if n.hasMax {
+	if n.x().hasMax {
 		key("maximum")
-		b = appendFloat(b, n.max)
+		b = appendFloat(b, n.x().max)
 	}
-	if n.pattern != "" {
+	if n.x().pattern != "" {
 		key("pattern")
-		b = appendString(b, n.pattern)
+		b = appendString(b, n.x().pattern)
 	}
-	if n.minItems >= 0 {
+	if n.x().minItems >= 0 {
 		key("minItems")
-		b = strconv.AppendInt(b, int64(n.minItems), 10)
+		b = strconv.AppendInt(b, int64(n.x().minItems), 10)
 	}
-	if n.maxItems >= 0 {
+	if n.x().maxItems >= 0 {
 		key("maxItems")
-		b = strconv.AppendInt(b, int64(n.maxItems), 10)
+		b = strconv.AppendInt(b, int64(n.x().maxItems), 10)
 	}
 	if len(n.required) > 0 {
 		key("required")
@@ -974,13 +1262,13 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if n.contentEncoding != "" {
+	if n.x().contentEncoding != "" {
 		key("contentEncoding")
-		b = appendString(b, n.contentEncoding)
+		b = appendString(b, n.x().contentEncoding)
 	}
-	if n.format != "" {
+	if n.x().format != "" {
 		key("format")
-		b = appendString(b, n.format)
+		b = appendString(b, n.x().format)
 	}
 	if !comma {
 		return append(b[:len(b)-1], "true"...), nil

@@ -200,3 +200,24 @@ func TestSchemaGolden(t *testing.T) {
 		})
 	}
 }
+
+// parseTags reads tags as reflect.StructTag.Lookup does.
+func TestParseTags(t *testing.T) {
+	for _, tag := range []reflect.StructTag{
+		``, `json:"a"`, `json:"a" jsonschema:"A \"quoted\" text" enum:"x,y" default:"3"`,
+		`enum:"a" enum:"b"`, `default:""`, `  jsonschema:"x"  `, `bad`, `jsonschema:"unterminated`,
+		`a:"1" jsonschema:"é\u00e9"`, `jsonschema:"x\\y"`, `x:"y"jsonschema:"z"`,
+	} {
+		got := parseTags(tag)
+		for _, k := range []struct {
+			key   string
+			value string
+			has   bool
+		}{{"jsonschema", got.jsonschema, got.hasJSONSchema}, {"enum", got.enum, got.hasEnum}, {"default", got.def, got.hasDefault}} {
+			want, ok := tag.Lookup(k.key)
+			if k.value != want || k.has != ok {
+				t.Errorf("tag %s, key %s: got %q %v, Lookup says %q %v", tag, k.key, k.value, k.has, want, ok)
+			}
+		}
+	}
+}

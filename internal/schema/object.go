@@ -1,6 +1,9 @@
 package schema
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // Member is one member of a JSON object as it is written.
 type Member struct {
@@ -24,7 +27,7 @@ func Members(s string) ([]Member, error) {
 	if s[i] != '{' {
 		return nil, &ArgumentError{Syntax: true, Offset: i, Issues: []Issue{{Message: "the arguments are not a JSON object", Keyword: "type"}}}
 	}
-	var members []Member
+	members := make([]Member, 0, 4)
 	var keys map[string]bool // once there are many members
 	i = skipWS(s, i+1)
 	if i < len(s) && s[i] == '}' {
@@ -98,6 +101,11 @@ func Members(s string) ([]Member, error) {
 
 // AppendObject writes members as a JSON object, keys as written.
 func AppendObject(b []byte, members []Member) []byte {
+	size := 2
+	for _, m := range members {
+		size += len(m.RawKey) + len(m.Key) + 4 + len(m.Value)
+	}
+	b = slices.Grow(b, size)
 	b = append(b, '{')
 	for i, m := range members {
 		if i > 0 {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,11 +15,14 @@ import (
 // maxDepth bounds nesting, like encoding/json.
 const maxDepth = 10000
 
+// pathSeg is one step of the path to the current value: an object key, as data[start:end]
+// (the raw text between its quotes), or an array index. It holds no pointer, so that setting
+// it costs no write barrier.
 type pathSeg struct {
-	key   string // raw key text between the quotes; empty for an array index
-	isKey bool
-	esc   bool // key has escapes
-	index int
+	start, end int32
+	index      int32
+	isKey      bool
+	esc        bool // the key has escapes
 }
 
 // edit is a change Prepare makes to the arguments: a default inserted into an object (end ==
@@ -33,15 +37,79 @@ type vstate struct {
 	data string
 	// The path to the current value: the first segments in a fixed array (no allocation for
 	// ordinary nesting), deeper ones in more.
-	path    [16]pathSeg
+	path    [8]pathSeg
 	npath   int
 	more    []pathSeg
 	err     *ArgumentError
-	quiet   int  // inside anyOf, oneOf or not: failures are counted, not reported
-	failed  bool // a failure happened while quiet
+	quiet   int // inside anyOf, oneOf or not: failures are counted, not reported
+	fails   int // failures found, reported or not
 	depth   int
 	edits   []edit
 	scratch []byte
+
+	// Bounded cost. Every visit of a value by a schema node counts against budget. When some
+	// node has applicators (and may visit a value again through other branches), a first scan
+	// checks the syntax and indexes every value (at maps its offset to its entry in vals, which
+	// holds its end), and what each such node found at each value is remembered, so that each
+	// (node, value) pair is worked out at most once quietly and once loudly, and skipping a value
+	// costs a lookup.
+	work, budget int
+	values       int // values scanned
+	at           []int32
+	vals         []valInfo
+	memo         []memoItem
+	indexing     bool // the first scan, building the index
+	indexed      bool // the first scan is done: every value's syntax is known to be good
+	aborted      bool // over budget: the scan stops
+
+	// Decoding while validating: the value about to be scanned is decoded by dec into dst
+	// (dec nil: not decoded). decErr is the first value Go cannot hold; it is reported only if
+	// the arguments are otherwise valid.
+	dec    *dnode
+	dst    reflect.Value
+	decErr *ArgumentError
+}
+
+// valInfo is one value of the arguments, as the first scan found it. Neither it nor memoItem
+// holds a pointer, so that the collector never scans the index.
+type valInfo struct {
+	end  int32
+	memo int32 // first of the value's memoItems, -1 for none
+}
+
+// memoItem is what the node with id node found at one value; items of a value form a list.
+type memoItem struct {
+	node        int32
+	next        int32
+	ok          bool // no failure
+	quiet, loud bool // worked out quietly, loudly
+}
+
+// minBudget is the number of value visits any arguments may take, however small (a few
+// milliseconds' work); larger arguments may take budgetPerByte visits per byte. Ordinary
+// schemas take one visit per value, and a value takes at least two bytes but the last; an
+// alternative of the wrong type costs a step but no visit.
+const (
+	minBudget     = 1 << 17
+	budgetPerByte = 1
+	patternCost   = 16 // per byte of a string matched against a pattern
+)
+
+// overBudget stops a scan whose cost has grown beyond what the arguments' size allows.
+func (st *vstate) overBudget() int {
+	if !st.aborted {
+		st.aborted = true
+		st.err = &ArgumentError{Issues: []Issue{{
+			Message: "the arguments are too large or too deeply nested to be checked against this tool's schema",
+			Keyword: "limit",
+		}}}
+	}
+	return -1
+}
+
+// skip returns the end of the value at pos, which the first scan has checked.
+func (st *vstate) skip(pos int) int {
+	return int(st.vals[st.at[pos]-1].end)
 }
 
 func skipWS(d string, i int) int {
@@ -80,11 +148,8 @@ func (st *vstate) unexpected(pos int, context string) int {
 // report notes a schema violation and says whether to describe it: inside alternatives only
 // the verdict counts, and building messages there would be wasted work.
 func (st *vstate) report() bool {
-	if st.quiet > 0 {
-		st.failed = true
-		return false
-	}
-	return true
+	st.fails++
+	return st.quiet == 0
 }
 
 // fail records a schema violation at the current path.
@@ -104,12 +169,12 @@ func (st *vstate) pointer() string {
 	for _, s := range segs {
 		b.WriteByte('/')
 		if !s.isKey {
-			b.WriteString(strconv.Itoa(s.index))
+			b.WriteString(strconv.Itoa(int(s.index)))
 			continue
 		}
-		k := s.key
+		k := st.data[s.start:s.end]
 		if s.esc {
-			k = string(unescape(nil, s.key))
+			k = string(unescape(nil, k))
 		}
 		k = strings.ReplaceAll(k, "~", "~0")
 		b.WriteString(strings.ReplaceAll(k, "/", "~1"))
@@ -120,17 +185,41 @@ func (st *vstate) pointer() string {
 // value validates the JSON value at pos against n and returns the offset after it, or -1 on a
 // syntax error.
 func (st *vstate) value(n *vnode, pos int) int {
-	if n.onlyRef {
-		return st.value(n.ref, pos)
+	for n.onlyRef {
+		n = n.ref
+	}
+	if d := st.dec; d != nil && (d.kind == dSpan || n.applicators || n == anyNode) {
+		return st.spanValue(d, n, pos)
+	}
+	if n == anyNode {
+		return st.own(n, pos)
+	}
+	if st.work++; st.work > st.budget {
+		return st.overBudget()
 	}
 	if !n.applicators {
 		return st.own(n, pos)
 	}
-	// The value is visited once per applicator: find its end (checking syntax) first.
-	end := st.own(anyNode, pos)
-	if end < 0 {
-		return -1
+	v := &st.vals[st.at[pos]-1]
+	end := int(v.end)
+	item := v.memo
+	for item >= 0 && st.memo[item].node != n.id {
+		item = st.memo[item].next
 	}
+	if item >= 0 {
+		if e := st.memo[item]; e.loud || st.quiet > 0 {
+			if !e.ok {
+				st.fails++
+			}
+			return end
+		}
+	} else {
+		item = int32(len(st.memo))
+		st.memo = append(st.memo, memoItem{node: n.id, next: v.memo})
+		v.memo = item
+	}
+	// The value is visited once per applicator; the first scan has checked its syntax.
+	before := st.fails
 	if n.ref != nil {
 		st.value(n.ref, pos)
 	}
@@ -174,21 +263,40 @@ func (st *vstate) value(n *vnode, pos int) int {
 			st.fail("not", "matches a schema it must not match (not)")
 		}
 	}
-	st.own(n, pos)
+	if !st.aborted {
+		st.own(n, pos)
+	}
+	if st.aborted {
+		return -1
+	}
+	e := &st.memo[item]
+	e.ok = st.fails == before
+	e.quiet = true
+	e.loud = e.loud || st.quiet == 0
 	return end
 }
 
 // quietValid reports whether the value at pos is valid for n, reporting nothing.
 func (st *vstate) quietValid(n *vnode, pos int) bool {
-	saved := st.failed
+	for n.onlyRef {
+		n = n.ref
+	}
+	if n.types != 0 && n.types&kindBits(st.data[pos]) == 0 {
+		// The wrong type: no need to look further, but trying it costs a step too.
+		if st.work++; st.work > st.budget {
+			st.overBudget()
+		}
+		return false
+	}
+	before := st.fails
 	st.quiet++
-	st.failed = false
 	nedits := len(st.edits)
+	st.dec = nil
 	st.value(n, pos)
-	ok := !st.failed
+	ok := st.fails == before
 	st.edits = st.edits[:nedits] // edits apply only outside alternatives
 	st.quiet--
-	st.failed = saved
+	st.fails = before // the alternative's failures are not the value's
 	return ok
 }
 
@@ -205,6 +313,23 @@ func alternativesMessage(alts []*vnode, first byte, fallback string) string {
 		mask &^= tInteger
 	}
 	return "expected " + typeList(mask) + ", got " + kindName(first)
+}
+
+// kindBits returns the types a value starting with c may have.
+func kindBits(c byte) uint8 {
+	switch c {
+	case '{':
+		return tObject
+	case '[':
+		return tArray
+	case '"':
+		return tString
+	case 't', 'f':
+		return tBoolean
+	case 'n':
+		return tNull
+	}
+	return tNumber | tInteger
 }
 
 func kindName(c byte) string {
@@ -281,29 +406,58 @@ func truncateUTF8(b string, n int) string {
 
 // own validates the value at pos against n's own keywords (not its applicators).
 func (st *vstate) own(n *vnode, pos int) int {
+	if st.indexing {
+		return st.index(pos)
+	}
+	return st.scan(n, pos)
+}
+
+// index scans the value at pos for syntax, recording it and every value inside it.
+func (st *vstate) index(pos int) int {
+	k := len(st.vals)
+	st.vals = append(st.vals, valInfo{memo: -1})
+	if pos < len(st.at) {
+		st.at[pos] = int32(k + 1)
+	}
+	end := st.scan(anyNode, pos)
+	st.vals[k].end = int32(end)
+	return end
+}
+
+func (st *vstate) scan(n *vnode, pos int) int {
 	d := st.data
+	st.values++
 	if pos >= len(d) {
 		return st.syntaxError(pos, "unexpected end of input")
 	}
+	var end int
 	switch c := d[pos]; c {
 	case '{':
 		return st.object(n, pos)
 	case '[':
 		return st.array(n, pos)
 	case '"':
-		return st.str(n, pos)
+		end = st.str(n, pos)
 	case 't':
-		return st.literal(n, pos, "true", tBoolean)
+		end = st.literal(n, pos, "true", tBoolean)
 	case 'f':
-		return st.literal(n, pos, "false", tBoolean)
+		end = st.literal(n, pos, "false", tBoolean)
 	case 'n':
-		return st.literal(n, pos, "null", tNull)
+		end = st.literal(n, pos, "null", tNull)
 	default:
 		if c == '-' || (c >= '0' && c <= '9') {
-			return st.number(n, pos)
+			end = st.number(n, pos)
+		} else {
+			return st.unexpected(pos, "looking for the beginning of a value")
 		}
-		return st.unexpected(pos, "looking for the beginning of a value")
 	}
+	if dec := st.dec; dec != nil {
+		st.dec = nil
+		if end >= 0 && st.err == nil {
+			st.store(dec, pos, end)
+		}
+	}
+	return end
 }
 
 func (st *vstate) literal(n *vnode, pos int, lit string, kind uint8) int {
@@ -458,12 +612,33 @@ func (st *vstate) number(n *vnode, pos int) int {
 	return end
 }
 
+// load64 returns the eight bytes of d at i as a little-endian word (one load on the machines
+// that matter).
+func load64(d string, i int) uint64 {
+	b := d[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// haszero has the high bit set in some byte if a byte of w is zero (and only then some byte
+// has it).
+func haszero(w uint64) uint64 { return (w - 0x0101010101010101) &^ w }
+
 // scanString checks the string at pos (at its opening quote) and returns the offset after the
 // closing quote and whether it has escapes.
 func (st *vstate) scanString(pos int) (end int, esc bool) {
 	d := st.data
 	i := pos + 1
 	for {
+		// Eight bytes at a time while none needs a look (a quote, a backslash, a control
+		// character or a byte of a multi-byte UTF-8 sequence), then one at a time.
+		for i+8 <= len(d) {
+			w := load64(d, i)
+			if (w|(w-0x2020202020202020)|haszero(w^0x2222222222222222)|haszero(w^0x5c5c5c5c5c5c5c5c))&0x8080808080808080 != 0 {
+				break
+			}
+			i += 8
+		}
 		for i < len(d) && strSafe[d[i]] {
 			i++
 		}
@@ -610,6 +785,16 @@ func (st *vstate) str(n *vnode, pos int) int {
 	if !n.hasEnum && !n.hasConst && n.minLen < 0 && n.maxLen < 0 && n.pattern == nil {
 		return end
 	}
+	// Long strings cost in proportion to their length, patterns most (Go's regular
+	// expressions take linear time, but a large constant of it).
+	if n.pattern != nil {
+		st.work += patternCost * (end - pos)
+	} else {
+		st.work += (end - pos) >> 4
+	}
+	if st.work > st.budget {
+		return st.overBudget()
+	}
 	s := st.data[pos+1 : end-1]
 	if esc {
 		st.scratch = unescape(st.scratch[:0], s)
@@ -656,6 +841,14 @@ func (st *vstate) push(seg pathSeg) {
 	st.npath++
 }
 
+// top returns the last step of the path.
+func (st *vstate) top() pathSeg {
+	if st.npath > len(st.path) {
+		return st.more[len(st.more)-1]
+	}
+	return st.path[st.npath-1]
+}
+
 func (st *vstate) pop() {
 	st.npath--
 	if st.npath >= len(st.path) {
@@ -668,7 +861,21 @@ func (st *vstate) array(n *vnode, pos int) int {
 	if st.depth++; st.depth > maxDepth {
 		return st.syntaxError(pos, "nesting too deep")
 	}
+	dec, dst := derefTarget(st.dec, st.dst)
+	st.dec = nil
 	check := n != anyNode && st.typeOK(n, tArray, pos, pos+1)
+	if n != anyNode && st.indexed && (!check || !n.inside) {
+		// Nothing inside the value is checked, and the first scan checked its syntax.
+		st.depth--
+		return st.skip(pos)
+	}
+	if dec != nil && (!check || dec.kind != dSlice) {
+		dec = nil
+	}
+	if dec != nil {
+		dst.Set(reflect.MakeSlice(dec.typ, 0, 0))
+	}
+	before := st.fails
 	i := skipWS(d, pos+1)
 	count := 0
 	if i < len(d) && d[i] == ']' {
@@ -683,15 +890,26 @@ func (st *vstate) array(n *vnode, pos int) int {
 					item = n.items
 				}
 			}
-			if item != anyNode {
-				st.push(pathSeg{index: count})
+			if dec != nil {
+				dst.Grow(1)
+				dst.SetLen(count + 1)
+				st.dec, st.dst = dec.elem, dst.Index(count)
+			}
+			if item != anyNode || dec != nil {
+				st.push(pathSeg{index: int32(count)})
 				i = st.value(item, i)
 				st.pop()
 			} else {
 				i = st.value(item, i)
 			}
+			st.dec = nil
 			if i < 0 {
 				return -1
+			}
+			if st.quiet > 0 && st.fails != before && st.indexed {
+				// Only the verdict counts here, and it is known.
+				st.depth--
+				return st.skip(pos)
 			}
 			count++
 			i = skipWS(d, i)
@@ -742,7 +960,21 @@ func (st *vstate) object(n *vnode, pos int) int {
 	if st.depth++; st.depth > maxDepth {
 		return st.syntaxError(pos, "nesting too deep")
 	}
+	dec, dst := derefTarget(st.dec, st.dst)
+	st.dec = nil
 	check := n != anyNode && st.typeOK(n, tObject, pos, pos+1)
+	if n != anyNode && st.indexed && (!check || !n.inside) {
+		// Nothing inside the value is checked, and the first scan checked its syntax.
+		st.depth--
+		return st.skip(pos)
+	}
+	if dec != nil && (!check || (dec.kind != dStruct && dec.kind != dMap)) {
+		dec = nil
+	}
+	if dec != nil && dec.kind == dMap {
+		dst.Set(reflect.MakeMap(dec.typ))
+	}
+	before := st.fails
 	var seen, seenExtra uint64
 	count := 0
 	i := skipWS(d, pos+1)
@@ -757,6 +989,7 @@ func (st *vstate) object(n *vnode, pos int) int {
 			if kend < 0 {
 				return -1
 			}
+			i0 := i
 			key := d[i+1 : kend-1]
 			i = skipWS(d, kend)
 			if i >= len(d) || d[i] != ':' {
@@ -797,16 +1030,48 @@ func (st *vstate) object(n *vnode, pos int) int {
 						vn = anyNode
 					}
 				}
-				if vn != anyNode {
-					st.push(pathSeg{key: key, isKey: true, esc: esc})
+				var mapVal reflect.Value
+				if dec != nil && dec.kind == dStruct && idx >= 0 && i < len(d) && d[i] != '{' && d[i] != '[' {
+					// A scalar for a field: checked and stored here, without the way through
+					// value (what value does for it, it does).
+					if f := dec.fields[idx]; f.d != nil && f.d.kind >= dString && f.d.kind <= dDuration {
+						if sn := vn.deref(); sn != anyNode && !sn.applicators {
+							st.push(pathSeg{start: int32(i0 + 1), end: int32(kend - 1), isKey: true, esc: esc})
+							i = st.scalarField(sn, f.d, dst.Field(f.index), i)
+							st.pop()
+							goto member
+						}
+					}
+				}
+				if dec != nil {
+					switch {
+					case dec.kind == dStruct && idx >= 0 && dec.fields[idx].d != nil:
+						st.dec, st.dst = dec.fields[idx].d, dst.Field(dec.fields[idx].index)
+					case dec.kind == dMap && idx < 0 && !n.noAdditional:
+						mapVal = reflect.New(dec.elem.typ).Elem()
+						st.dec, st.dst = dec.elem, mapVal
+					}
+				}
+				if vn != anyNode || st.dec != nil {
+					st.push(pathSeg{start: int32(i0 + 1), end: int32(kend - 1), isKey: true, esc: esc})
 					i = st.value(vn, i)
+					if mapVal.IsValid() && i >= 0 {
+						st.setMapIndex(dst, lookup, mapVal)
+					}
 					st.pop()
 				} else {
 					i = st.value(vn, i)
 				}
+				st.dec = nil
 			}
+		member:
 			if i < 0 {
 				return -1
+			}
+			if st.quiet > 0 && st.fails != before && st.indexed {
+				// Only the verdict counts here, and it is known.
+				st.depth--
+				return st.skip(pos)
 			}
 			count++
 			i = skipWS(d, i)
@@ -840,6 +1105,12 @@ func (st *vstate) object(n *vnode, pos int) int {
 				st.fail("required", "missing required property "+strconv.Quote(p.name))
 			}
 		} else if p.def != "" && st.quiet == 0 {
+			if dec != nil && dec.kind == dStruct {
+				if f := dec.fields[j]; f.d != nil {
+					st.decodeDefault(f.d, dst.Field(f.index), p)
+				}
+				continue
+			}
 			st.addDefault(pos+1, p, count > 0)
 		}
 	}
@@ -861,6 +1132,28 @@ func (st *vstate) object(n *vnode, pos int) int {
 		}
 	}
 	return i
+}
+
+// scalarField validates the scalar at pos against n, which has no applicators, and stores it in
+// dst by plan d: what value followed by scan's store does, for a value known not to be a
+// container.
+func (st *vstate) scalarField(n *vnode, d *dnode, dst reflect.Value, pos int) int {
+	if st.work++; st.work > st.budget {
+		return st.overBudget()
+	}
+	end := st.own(n, pos)
+	if end >= 0 && st.err == nil {
+		st.storeTo(d, dst, pos, end)
+	}
+	return end
+}
+
+// deref follows a node that is only a reference to the node it refers to.
+func (n *vnode) deref() *vnode {
+	for n.onlyRef {
+		n = n.ref
+	}
+	return n
 }
 
 func (n *vnode) propIdx(key string) int {

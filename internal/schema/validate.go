@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"reflect"
 	"regexp"
 	"slices"
@@ -16,22 +17,39 @@ import (
 
 // Validator checks JSON arguments against a JSON Schema compiled once. Schemas made of the
 // common keywords (type, enum, const, properties, required, additionalProperties, items,
-// prefixItems, the numeric, string-length, pattern, item-count and property-count bounds,
-// local $ref and $defs, allOf, anyOf, oneOf, not) are checked in a single pass over the JSON
-// text without decoding it; any other schema is checked by github.com/google/jsonschema-go on
-// the decoded value, with the same verdicts. A Validator is safe for concurrent use.
+// prefixItems, the numeric, string-length, pattern, item-count and property-count bounds, $ref
+// in every form with $defs, $id and $anchor, allOf, anyOf, oneOf, not) are checked in a single
+// pass over the JSON text without decoding it; any other schema is checked by
+// github.com/google/jsonschema-go on the decoded value, with the same verdicts.
+//
+// Validation has a bounded cost, whatever the schema: the single pass works out each (schema
+// node, value) pair at most twice and stops beyond a number of steps proportional to the size
+// of the arguments; the general validator is used only for schemas that are not recursive and
+// whose number of paths, times the number of values in the arguments, is bounded. Arguments
+// beyond these bounds are refused with an [*ArgumentError] (keyword "limit"). A Validator is
+// safe for concurrent use.
 type Validator struct {
 	schema   *jsonschema.Schema
 	resolved *jsonschema.Resolved
+	res      *resolution
 	root     *vnode // nil when the schema needs the general validator
 	defaults bool   // the schema has defaults somewhere
+	// applicators: some node visits a value more than once (through $ref with other keywords,
+	// allOf, anyOf, oneOf or not), so the first scan indexes the arguments.
+	applicators bool
+	// paths bounds how many times the general validator may visit one value.
+	paths int
+	// recursive: the schema applies itself to the items or members of a value.
+	recursive bool
 	// unsupported says why the fast path is not used, for tests and diagnostics.
 	unsupported string
 }
 
 // Compile prepares a JSON Schema (2020-12, or draft-07 through its $schema) for validating
 // arguments. It fails when the schema is not a valid schema, including when a default does not
-// match the schema it sits in.
+// match the schema it sits in, and when validating with it could not finish in bounded time:
+// a schema that applies itself to a value endlessly (through any form of reference), or a
+// recursive or very large schema that only the general validator could check.
 func Compile(schema json.RawMessage) (*Validator, error) {
 	s := new(jsonschema.Schema)
 	if err := json.Unmarshal(schema, s); err != nil {
@@ -40,144 +58,165 @@ func Compile(schema json.RawMessage) (*Validator, error) {
 	return compileSchema(s)
 }
 
+// maxGeneralPaths bounds the number of paths from the root through a schema the general
+// validator checks; maxGeneralVisits bounds paths times values for one call.
+const (
+	maxGeneralPaths  = 1 << 14
+	maxGeneralVisits = 1 << 17
+)
+
 func compileSchema(s *jsonschema.Schema) (*Validator, error) {
-	resolved, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	if err == nil {
-		err = checkTypeNames(reflect.ValueOf(s), map[*jsonschema.Schema]bool{})
-	}
-	if err == nil {
-		err = checkInPlaceCycles(s)
-	}
+	v, err := compileChecked(s)
 	if err != nil {
 		return nil, fmt.Errorf("invalid JSON Schema: %w", err)
 	}
-	v := &Validator{schema: s, resolved: resolved}
-	c := &compiler{root: s, nodes: map[*jsonschema.Schema]*vnode{}}
-	root, err := c.compile(s)
-	if err != nil {
-		v.unsupported = err.Error()
-	} else {
-		v.root = root
-	}
-	v.defaults = c.defaults
 	return v, nil
 }
 
-var schemaPtrType = reflect.TypeFor[*jsonschema.Schema]()
+func compileChecked(s *jsonschema.Schema) (*Validator, error) {
+	// jsonschema-go checks the structure and resolves references first; defaults are checked
+	// below, once the schema is known to be safe to validate with.
+	resolved, err := resolveSafely(s, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := resolveRefs(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTypeNames(res); err != nil {
+		return nil, err
+	}
+	recursive, err := res.checkCycles()
+	if err != nil {
+		return nil, err
+	}
+	v := &Validator{schema: s, resolved: resolved, res: res}
+	c := &compiler{res: res, root: s, nodes: map[*jsonschema.Schema]*vnode{}}
+	root, cerr := c.compile(s)
+	if cerr == nil {
+		v.root, v.applicators, v.defaults, v.recursive = root, c.applicators, c.defaults, recursive
+		return v, c.checkDefaults()
+	}
+	v.unsupported = cerr.Error()
+	// The general validator neither remembers what it has worked out nor stops: it is used
+	// only where its cost has a bound.
+	if recursive {
+		return nil, fmt.Errorf("the schema is recursive and uses %s, which wield checks only in schemas that are not recursive", strings.TrimPrefix(v.unsupported, "unsupported keyword "))
+	}
+	if res.dynamic != nil {
+		return nil, errors.New("$dynamicRef is supported only in schemas the single-pass validator checks")
+	}
+	if v.paths = res.pathCount(s, maxGeneralPaths); v.paths > maxGeneralPaths {
+		return nil, fmt.Errorf("the schema has more than %d paths through its subschemas and uses %s", maxGeneralPaths, strings.TrimPrefix(v.unsupported, "unsupported keyword "))
+	}
+	// Let jsonschema-go follow exactly the references checked above: each becomes a JSON Pointer
+	// from the root, and the identifiers that scoped them go.
+	for _, n := range res.all {
+		if t := res.ref[n]; t != nil {
+			n.Ref = (&url.URL{Fragment: res.path[t]}).String()
+			if n.Ref == "" {
+				n.Ref = "#"
+			}
+		}
+		if n != s {
+			n.ID = ""
+		}
+		n.Anchor = ""
+		if n.Default != nil {
+			v.defaults = true
+		}
+	}
+	if v.resolved, err = resolveSafely(s, &jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+		return nil, err
+	}
+	v.recursive = recursive
+	return v, nil
+}
+
+// resolveSafely is s.Resolve, with a panic of jsonschema-go on a hostile schema turned into an
+// error.
+func resolveSafely(s *jsonschema.Schema, opts *jsonschema.ResolveOptions) (r *jsonschema.Resolved, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r, err = nil, fmt.Errorf("jsonschema-go cannot resolve the schema: %v", p)
+		}
+	}()
+	return s.Resolve(opts)
+}
+
+// validateGeneral is v.resolved.Validate, with a panic of jsonschema-go turned into an error.
+func (v *Validator) validateGeneral(inst any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("jsonschema-go cannot validate the arguments: %v", p)
+		}
+	}()
+	return v.resolved.Validate(inst)
+}
 
 // checkTypeNames rejects unknown names in "type", which jsonschema-go accepts and then never
 // matches: a schema in another dialect ("dict", "float") would reject every argument.
-func checkTypeNames(v reflect.Value, seen map[*jsonschema.Schema]bool) error {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() || v.Type() != schemaPtrType {
-			return nil
+func checkTypeNames(res *resolution) error {
+	for _, s := range res.all {
+		if _, ok := typeBit(s.Type); s.Type != "" && !ok {
+			return fmt.Errorf("unknown type %q", s.Type)
 		}
-		s := v.Interface().(*jsonschema.Schema)
-		if seen[s] {
-			return nil
-		}
-		seen[s] = true
-		for _, name := range append([]string{s.Type}, s.Types...) {
-			if _, ok := typeBit(name); name != "" && !ok {
+		for _, name := range s.Types {
+			if _, ok := typeBit(name); !ok {
 				return fmt.Errorf("unknown type %q", name)
-			}
-		}
-		e := v.Elem()
-		for i := range e.NumField() {
-			if err := checkTypeNames(e.Field(i), seen); err != nil {
-				return err
-			}
-		}
-	case reflect.Slice:
-		if v.Type().Elem() == schemaPtrType {
-			for i := range v.Len() {
-				if err := checkTypeNames(v.Index(i), seen); err != nil {
-					return err
-				}
-			}
-		}
-	case reflect.Map:
-		if v.Type().Elem() == schemaPtrType {
-			for it := v.MapRange(); it.Next(); {
-				if err := checkTypeNames(it.Value(), seen); err != nil {
-					return err
-				}
 			}
 		}
 	}
 	return nil
 }
 
-// checkInPlaceCycles rejects schemas that apply themselves to the same value without end, such
-// as {"$ref":"#"}: validating with them never finishes (in jsonschema-go either). It looks for a
-// cycle among the keywords that apply a subschema to the value itself.
-func checkInPlaceCycles(root *jsonschema.Schema) error {
-	var all []*jsonschema.Schema
-	seen := map[*jsonschema.Schema]bool{}
-	var collect func(v reflect.Value)
-	collect = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() || v.Type() != schemaPtrType {
-				return
-			}
-			s := v.Interface().(*jsonschema.Schema)
-			if seen[s] {
-				return
-			}
-			seen[s] = true
-			all = append(all, s)
-			e := v.Elem()
-			for i := range e.NumField() {
-				collect(e.Field(i))
-			}
-		case reflect.Slice:
-			if v.Type().Elem() == schemaPtrType {
-				for i := range v.Len() {
-					collect(v.Index(i))
-				}
-			}
-		case reflect.Map:
-			if v.Type().Elem() == schemaPtrType {
-				for it := v.MapRange(); it.Next(); {
-					collect(it.Value())
-				}
+// pathCount returns the number of paths from root to the schemas it applies (directly, to items
+// and members, or through references and logical keywords), up to a little over limit. The
+// general validator visits a value at most this many times. The schema must not be recursive.
+func (res *resolution) pathCount(root *jsonschema.Schema, limit int) int {
+	memo := map[*jsonschema.Schema]int{}
+	var count func(s *jsonschema.Schema) int // paths starting at s
+	count = func(s *jsonschema.Schema) int {
+		if n, ok := memo[s]; ok {
+			return n
+		}
+		n := 1
+		for _, c := range slices.Concat(res.inPlace(s), children(s)) {
+			if n += count(c); n > limit {
+				n = limit + 1
+				break
 			}
 		}
+		memo[s] = n
+		return n
 	}
-	collect(reflect.ValueOf(root))
-	state := map[*jsonschema.Schema]int{}
-	var visit func(s *jsonschema.Schema) error
-	visit = func(s *jsonschema.Schema) error {
-		if s == nil {
-			return nil
+	return count(root)
+}
+
+// checkDefaults validates every default against the schema it sits in, with the single pass.
+func (c *compiler) checkDefaults() error {
+	for _, s := range c.res.all {
+		if s.Default == nil {
+			continue
 		}
-		switch state[s] {
-		case 1:
-			return errors.New("the schema applies itself to the same value endlessly (through $ref, allOf, anyOf, oneOf, not or if)")
-		case 2:
-			return nil
+		n, err := c.compile(s)
+		if err != nil {
+			continue // a subschema nothing applies, in a form the single pass does not check
 		}
-		state[s] = 1
-		next := slices.Concat(s.AllOf, s.AnyOf, s.OneOf, []*jsonschema.Schema{s.Not, s.If, s.Then, s.Else})
-		if s.Ref != "" {
-			next = append(next, lookupRef(root, s.Ref))
+		state := newState(string(s.Default))
+		st := &state
+		pos := skipWS(st.data, 0)
+		if c.applicators {
+			st.buildIndex(pos)
+		} else {
+			st.checkSyntax(pos)
 		}
-		for _, d := range s.DependentSchemas {
-			next = append(next, d)
+		if st.err == nil {
+			st.value(n, pos)
 		}
-		for _, n := range next {
-			if err := visit(n); err != nil {
-				return err
-			}
-		}
-		state[s] = 2
-		return nil
-	}
-	for _, s := range all {
-		if err := visit(s); err != nil {
-			return err
+		if bad := st.err; bad != nil {
+			return fmt.Errorf("the default of %q does not match its schema: %w", "#"+c.res.path[s], bad)
 		}
 	}
 	return nil
@@ -209,13 +248,25 @@ func (v *Validator) Prepare(args string) (string, error) {
 	if isBlank(args) {
 		args = emptyObject
 	}
+	if len(args) >= math.MaxInt32 {
+		return "", errTooLarge()
+	}
 	if v.root == nil {
 		return v.prepareGeneral(args)
 	}
-	st := vstate{data: args}
+	state := newState(args)
+	st := &state
 	pos := skipWS(args, 0)
+	if v.applicators {
+		// Check the syntax and find every container's extent first: nodes with applicators
+		// visit a value more than once and skip it in constant time.
+		st.buildIndex(pos)
+		if st.err != nil {
+			return "", st.err
+		}
+	}
 	end := st.value(v.root, pos)
-	if end >= 0 {
+	if end >= 0 && !v.applicators {
 		if end = skipWS(args, end); end < len(args) {
 			st.syntaxError(end, "unexpected data after the arguments object")
 		}
@@ -227,6 +278,81 @@ func (v *Validator) Prepare(args string) (string, error) {
 		return st.applyEdits(), nil
 	}
 	return args, nil
+}
+
+// buildIndex checks the syntax of the value at pos and what follows, and indexes its values.
+func (st *vstate) buildIndex(pos int) {
+	if len(st.data) >= math.MaxInt32 {
+		st.overBudget()
+		return
+	}
+	if cap(st.at) >= len(st.data) {
+		st.at = st.at[:len(st.data)]
+		clear(st.at)
+	} else {
+		st.at = make([]int32, len(st.data))
+	}
+	if guess := len(st.data) / 4; cap(st.vals) < guess {
+		st.vals = make([]valInfo, 0, guess)
+		st.memo = make([]memoItem, 0, guess)
+	}
+	st.indexing = true
+	st.checkSyntax(pos)
+	st.indexing, st.indexed = false, true
+}
+
+// decode validates args like Prepare and, in the same pass, decodes them into dst with plan.
+func (v *Validator) decode(args string, plan *dnode, dst reflect.Value) error {
+	if isBlank(args) {
+		args = emptyObject
+	}
+	if len(args) >= math.MaxInt32 {
+		return errTooLarge()
+	}
+	state := newState(args)
+	st := &state
+	pos := skipWS(args, 0)
+	if v.applicators {
+		st.buildIndex(pos)
+		if st.err != nil {
+			return st.err
+		}
+	}
+	st.dec, st.dst = plan, dst
+	end := st.value(v.root, pos)
+	if end >= 0 && !v.applicators {
+		if end = skipWS(args, end); end < len(args) {
+			st.syntaxError(end, "unexpected data after the arguments object")
+		}
+	}
+	switch {
+	case st.err != nil:
+		return st.err
+	case st.decErr != nil:
+		return st.decErr
+	}
+	return nil
+}
+
+// errTooLarge refuses arguments whose offsets do not fit the scanner's 32 bits.
+func errTooLarge() error {
+	return &ArgumentError{Issues: []Issue{{Message: "the arguments are too large to be checked", Keyword: "limit"}}}
+}
+
+// checkSyntax scans the value at pos and what follows it for syntax alone.
+func (st *vstate) checkSyntax(pos int) {
+	end := st.own(anyNode, pos)
+	if end >= 0 {
+		if end = skipWS(st.data, end); end < len(st.data) {
+			st.syntaxError(end, "unexpected data after the arguments object")
+		}
+	}
+}
+
+// newState returns a scan state for data. A state lives on its caller's stack: writing to it
+// costs no write barrier, and its path array is small.
+func newState(data string) vstate {
+	return vstate{data: data, budget: minBudget + budgetPerByte*len(data)}
 }
 
 func isBlank(b string) bool {
@@ -241,7 +367,8 @@ func isBlank(b string) bool {
 // prepareGeneral validates with jsonschema-go, for schemas the single-pass validator does not
 // cover. The syntax is checked by the scanner first, for its precise messages.
 func (v *Validator) prepareGeneral(args string) (string, error) {
-	st := vstate{data: args}
+	state := newState(args)
+	st := &state
 	pos := skipWS(args, 0)
 	end := st.value(anyNode, pos)
 	if end >= 0 {
@@ -252,18 +379,24 @@ func (v *Validator) prepareGeneral(args string) (string, error) {
 	if st.err != nil {
 		return "", st.err
 	}
+	if st.values*v.paths > maxGeneralVisits {
+		return "", &ArgumentError{Issues: []Issue{{
+			Message: "the arguments are too large to be checked against this tool's schema (" + strconv.Itoa(st.values) + " values)",
+			Keyword: "limit",
+		}}}
+	}
 	var inst any
 	if err := json.Unmarshal([]byte(args), &inst); err != nil {
 		// The scanner accepted it, so this is a number beyond float64.
 		return "", &ArgumentError{Issues: []Issue{{Message: err.Error(), Keyword: "decode"}}}
 	}
-	if err := v.resolved.Validate(inst); err != nil {
+	if err := v.validateGeneral(inst); err != nil {
 		return "", &ArgumentError{Issues: []Issue{{Message: generalMessage(err), Keyword: generalKeyword(err)}}}
 	}
 	if !v.defaults {
 		return args, nil
 	}
-	if !applyDefaults(inst, v.schema, v.schema, 0) {
+	if !v.applyDefaults(inst, v.schema, 0) {
 		return args, nil
 	}
 	out, err := json.Marshal(inst)
@@ -299,26 +432,24 @@ func generalKeyword(err error) string {
 // applyDefaults fills in the defaults of missing optional properties in the decoded instance,
 // following properties, items, additionalProperties, allOf and local $refs, like the single-pass
 // validator. It reports whether it changed anything.
-func applyDefaults(inst any, s, root *jsonschema.Schema, depth int) bool {
+func (v *Validator) applyDefaults(inst any, s *jsonschema.Schema, depth int) bool {
 	if s == nil || depth > maxDepth {
 		return false
 	}
 	changed := false
-	if s.Ref != "" {
-		if target := lookupRef(root, s.Ref); target != nil {
-			changed = applyDefaults(inst, target, root, depth+1) || changed
-		}
+	if target := v.res.ref[s]; target != nil {
+		changed = v.applyDefaults(inst, target, depth+1) || changed
 	}
 	for _, sub := range s.AllOf {
-		changed = applyDefaults(inst, sub, root, depth+1) || changed
+		changed = v.applyDefaults(inst, sub, depth+1) || changed
 	}
 	switch x := inst.(type) {
 	case map[string]any:
 		for name, val := range x {
 			if ps, ok := s.Properties[name]; ok {
-				changed = applyDefaults(val, ps, root, depth+1) || changed
+				changed = v.applyDefaults(val, ps, depth+1) || changed
 			} else if s.AdditionalProperties != nil {
-				changed = applyDefaults(val, s.AdditionalProperties, root, depth+1) || changed
+				changed = v.applyDefaults(val, s.AdditionalProperties, depth+1) || changed
 			}
 		}
 		for name, ps := range s.Properties {
@@ -337,29 +468,10 @@ func applyDefaults(inst any, s, root *jsonschema.Schema, depth int) bool {
 			if i < len(s.PrefixItems) {
 				is = s.PrefixItems[i]
 			}
-			changed = applyDefaults(val, is, root, depth+1) || changed
+			changed = v.applyDefaults(val, is, depth+1) || changed
 		}
 	}
 	return changed
-}
-
-// lookupRef resolves the local references the single-pass validator supports: "#" and
-// "#/$defs/name" (or "#/definitions/name").
-func lookupRef(root *jsonschema.Schema, ref string) *jsonschema.Schema {
-	if ref == "#" {
-		return root
-	}
-	for _, prefix := range []string{"#/$defs/", "#/definitions/"} {
-		if name, ok := strings.CutPrefix(ref, prefix); ok && !strings.Contains(name, "/") {
-			name = strings.NewReplacer("~1", "/", "~0", "~").Replace(name)
-			defs := root.Defs
-			if prefix == "#/definitions/" {
-				defs = root.Definitions
-			}
-			return defs[name]
-		}
-	}
-	return nil
 }
 
 // JSON types as a bit set.
@@ -410,6 +522,7 @@ type scalar struct {
 
 // vnode is a schema compiled for the single-pass validator.
 type vnode struct {
+	id    int32 // unique within a compiled schema
 	types uint8 // allowed types; 0 allows any
 	never bool  // the false schema
 
@@ -449,6 +562,9 @@ type vnode struct {
 	applicators bool
 	// needNum: the number's value is needed.
 	needNum bool
+	// inside: an array or object value is checked inside (items, members, counts) or as a
+	// whole (enum, const), not only for its type.
+	inside bool
 }
 
 type vprop struct {
@@ -462,9 +578,11 @@ type vprop struct {
 var anyNode = &vnode{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
 
 type compiler struct {
-	root     *jsonschema.Schema
-	nodes    map[*jsonschema.Schema]*vnode
-	defaults bool
+	res         *resolution
+	root        *jsonschema.Schema
+	nodes       map[*jsonschema.Schema]*vnode
+	defaults    bool
+	applicators bool
 }
 
 // errUnsupported reports a schema feature the single-pass validator leaves to jsonschema-go.
@@ -480,6 +598,7 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 		return n, nil
 	}
 	n := &vnode{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
+	n.id = int32(len(c.nodes))
 	c.nodes[s] = n
 	if s.Default != nil {
 		c.defaults = true
@@ -488,10 +607,8 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	case s.Schema != "" && s != c.root,
 		s.Schema != "" && !strings.Contains(s.Schema, "2020-12"):
 		return nil, errUnsupported("$schema " + s.Schema)
-	case s.ID != "" && s != c.root:
-		return nil, errUnsupported("$id")
-	case s.Anchor != "", s.DynamicAnchor != "", s.DynamicRef != "":
-		return nil, errUnsupported("anchors")
+	case s.DynamicRef != "":
+		return nil, errUnsupported("$dynamicRef")
 	case s.DependencySchemas != nil, s.DependencyStrings != nil, s.DependentRequired != nil,
 		s.DependentSchemas != nil:
 		return nil, errUnsupported("dependencies")
@@ -660,7 +777,7 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 		}
 	}
 	if s.Ref != "" {
-		target := lookupRef(c.root, s.Ref)
+		target := c.res.ref[s]
 		if target == nil {
 			return nil, errUnsupported("$ref " + s.Ref)
 		}
@@ -691,6 +808,10 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 		n.maxLen < 0 && n.pattern == nil && n.prefix == nil && n.items == nil && n.minItems < 0 &&
 		n.maxItems < 0 && n.props == nil && n.reqExtra == nil && n.additional == nil &&
 		!n.noAdditional && n.minProps < 0 && n.maxProps < 0
+	n.inside = n.prefix != nil || n.items != nil || n.minItems >= 0 || n.maxItems >= 0 ||
+		n.props != nil || n.reqExtra != nil || n.additional != nil || n.noAdditional ||
+		n.minProps >= 0 || n.maxProps >= 0 || n.hasEnum || n.hasConst
+	c.applicators = c.applicators || (n.applicators && !n.onlyRef)
 	return n, nil
 }
 

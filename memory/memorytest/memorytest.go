@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/memory"
 )
 
@@ -82,6 +83,18 @@ func Rich() []chat.Message {
 		),
 		chat.Assistant("Zürich: 21 °C. Tokyo: unknown.\r\n<b>&amp;</b> %s %d ? $1 -- ; DROP TABLE x;"),
 		chat.User(strings.Repeat("long message ", 20000)),
+		chat.User("Compare these:",
+			content.Image([]byte("\x89PNG\r\n\x1a\n\x00\xff\xfe binary"), "image/png"),
+			content.Text(" and "),
+			content.Document([]byte("%PDF-1.4\n\x00\x01"), "application/pdf", "report.pdf"),
+			content.ImageURL("https://example.com/a.jpg?sig=x&y=1", "image/jpeg"),
+			content.Audio([]byte("RIFF\x00\x00WAVE"), "audio/wav")),
+		{Role: chat.RoleAssistant, Parts: []content.Part{
+			{Kind: content.KindText, Text: "They differ.", Signature: "c2lnMQ=="},
+			{Kind: content.KindText, Signature: "c2lnMg=="},
+		}},
+		chat.ToolMessage(chat.ToolResult{ID: "call_3", Name: "chart", Content: "chart:",
+			Parts: []content.Part{content.Image([]byte{0x89, 'P', 'N', 'G', 0}, "image/png")}}),
 	}
 }
 
@@ -107,6 +120,9 @@ func normalize(m chat.Message) chat.Message {
 	}
 	if len(m.Reasoning) == 0 {
 		m.Reasoning = nil
+	}
+	if len(m.Parts) == 0 {
+		m.Parts = nil
 	}
 	return m
 }

@@ -1,8 +1,11 @@
 // Package sqlstore keeps conversations in SQL databases: a [memory.Repository] on SQLite (the
 // embedded default, pure Go through modernc.org/sqlite) and on PostgreSQL (through pgx).
 //
-// Each message is stored whole, as the JSON of its [chat.Message] (tool calls, tool results and
-// reasoning included), beside the columns that order and index it. The schema is created or
+// Each message is stored whole, as the JSON of its [chat.Message] (tool calls, tool results,
+// reasoning and content parts included), beside the columns that order and index it. Images,
+// documents and audio are stored inline, base64 in that JSON, once per message that carries
+// them; cap their size with [memory.MaxMessageBytes]. Rows written before messages had parts read
+// back as text messages, so no data migration is needed. The schema is created or
 // migrated when a store opens, under a lock, so several processes may open one database at once.
 //
 // Every write is one transaction that first locks the conversation's row, so concurrent

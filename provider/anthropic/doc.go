@@ -37,6 +37,15 @@
 // conventions do; errors and reasoning keep the provider name "anthropic". The SDK's retries
 // ([Config.MaxRetries]) cover the platforms' throttling (429) and 5xx answers.
 //
+// # Images and documents
+//
+// Content parts ([content.Part]) map onto blocks in order: text; images (JPEG, PNG, GIF, WebP)
+// as base64 or http(s) URL sources; documents as PDF (base64 or URL) or plain text (any text/*
+// type or JSON, which must be UTF-8), titled with the part's name. Tool results take all three
+// natively: a tool_result block's content holds the result's text, images and documents in
+// order. The Messages API takes no audio, no other image or document types, and no media in the
+// system prompt: such a part fails the call with a [*content.Unsupported] before anything is sent.
+//
 // # Prompt caching
 //
 // [Cache] places cache_control breakpoints: on the last tool definition, on the system prompt,

@@ -14,6 +14,8 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
 	"github.com/wield-ai/wield/tool"
 )
@@ -199,20 +201,26 @@ func messages(in []chat.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, erro
 		var blocks []sdk.ContentBlockParamUnion
 		switch msg.Role {
 		case chat.RoleSystem:
-			if msg.Content != "" {
-				system = append(system, sdk.TextBlockParam{Text: msg.Content})
+			for p := range msg.AllParts() {
+				if p.Kind != content.KindText {
+					return nil, nil, partwire.MessageError(ProviderName, i, unsupported(p, "a system prompt is text only; put media in a user message"))
+				}
+				if p.Text != "" {
+					system = append(system, sdk.TextBlockParam{Text: p.Text})
+				}
 			}
 			continue
 		case chat.RoleUser:
 			role = sdk.MessageParamRoleUser
-			if msg.Content != "" {
-				blocks = append(blocks, sdk.NewTextBlock(msg.Content))
+			var err error
+			if blocks, err = partBlocks(blocks, msg); err != nil {
+				return nil, nil, partwire.MessageError(ProviderName, i, err)
 			}
 		case chat.RoleAssistant:
 			role = sdk.MessageParamRoleAssistant
 			var err error
 			if blocks, err = assistantBlocks(msg); err != nil {
-				return nil, nil, fmt.Errorf("anthropic: message %d: %w", i, err)
+				return nil, nil, partwire.MessageError(ProviderName, i, err)
 			}
 		case chat.RoleTool:
 			role = sdk.MessageParamRoleUser
@@ -220,10 +228,15 @@ func messages(in []chat.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, erro
 				if res.ID == "" {
 					return nil, nil, fmt.Errorf("anthropic: message %d: result of tool %q has no call id", i, res.Name)
 				}
-				blocks = append(blocks, toolResultBlock(res))
+				b, err := toolResultBlock(res)
+				if err != nil {
+					return nil, nil, partwire.MessageError(ProviderName, i, err)
+				}
+				blocks = append(blocks, b)
 			}
-			if msg.Content != "" {
-				blocks = append(blocks, sdk.NewTextBlock(msg.Content))
+			var err error
+			if blocks, err = partBlocks(blocks, msg); err != nil {
+				return nil, nil, partwire.MessageError(ProviderName, i, err)
 			}
 		default:
 			return nil, nil, fmt.Errorf("anthropic: message %d: unknown role %q", i, msg.Role)
@@ -255,8 +268,9 @@ func assistantBlocks(msg *chat.Message) ([]sdk.ContentBlockParamUnion, error) {
 		}
 		// Thinking without a signature cannot be verified by the API, so it is not sent.
 	}
-	if msg.Content != "" {
-		blocks = append(blocks, sdk.NewTextBlock(msg.Content))
+	blocks, err := partBlocks(blocks, msg)
+	if err != nil {
+		return nil, err
 	}
 	for _, c := range msg.ToolCalls {
 		if c.ID == "" {
@@ -283,16 +297,37 @@ func toolInput(c chat.ToolCall) (json.RawMessage, error) {
 	return args, nil
 }
 
-// toolResultBlock maps a tool result onto a tool_result block, its text as one text block.
-func toolResultBlock(res chat.ToolResult) sdk.ContentBlockParamUnion {
+// toolResultBlock maps a tool result onto a tool_result block: its text, images and documents as
+// blocks of its content, in order.
+func toolResultBlock(res chat.ToolResult) (sdk.ContentBlockParamUnion, error) {
 	b := &sdk.ToolResultBlockParam{ToolUseID: res.ID}
-	if res.Content != "" {
-		b.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: res.Content}}}
+	for p := range res.AllParts() {
+		c, ok, err := toolResultPart(p)
+		if err != nil {
+			return sdk.ContentBlockParamUnion{}, err
+		}
+		if ok {
+			b.Content = append(b.Content, c)
+		}
 	}
 	if res.IsError {
 		b.IsError = sdk.Bool(true)
 	}
-	return sdk.ContentBlockParamUnion{OfToolResult: b}
+	return sdk.ContentBlockParamUnion{OfToolResult: b}, nil
+}
+
+// partBlocks appends a message's content, Content then Parts, as blocks.
+func partBlocks(blocks []sdk.ContentBlockParamUnion, msg *chat.Message) ([]sdk.ContentBlockParamUnion, error) {
+	for p := range msg.AllParts() {
+		b, ok, err := partBlock(p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			blocks = append(blocks, b)
+		}
+	}
+	return blocks, nil
 }
 
 // tools maps tool definitions onto custom tools.

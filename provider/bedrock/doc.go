@@ -49,6 +49,15 @@
 //     cacheWriteInputTokens), CachedInputTokens the cache reads, CacheWriteInputTokens the cache
 //     writes; TotalTokens is InputTokens + OutputTokens.
 //
+// # Images, documents and audio
+//
+// Content parts become Converse's image (PNG, JPEG, GIF, WebP), document (PDF, CSV, DOC, DOCX,
+// XLS, XLSX, HTML, TXT, MD) and audio blocks, as bytes or s3:// locations, in order; a tool
+// result takes text, images and documents. Document names are made of the characters Converse
+// allows and numbered so that they differ within a request. Other URLs and types fail the call
+// with a [*content.Unsupported] before anything is sent; which models read which media is the
+// model's own (see the Bedrock model cards).
+//
 // # Streaming
 //
 // ConverseStream answers are AWS event-stream frames (messageStart, contentBlockStart,

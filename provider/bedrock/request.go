@@ -15,6 +15,8 @@ import (
 	smithydocument "github.com/aws/smithy-go/document"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
 	"github.com/wield-ai/wield/tool"
 )
@@ -150,26 +152,33 @@ func (r *request) messages(in []chat.Message) ([]types.SystemContentBlock, []typ
 	var system []types.SystemContentBlock
 	var used []string
 	out := make([]types.Message, 0, len(in))
+	docs := 0
 	for i := range in {
 		msg := &in[i]
 		var role types.ConversationRole
 		var blocks []types.ContentBlock
 		switch msg.Role {
 		case chat.RoleSystem:
-			if msg.Content != "" {
-				system = append(system, &types.SystemContentBlockMemberText{Value: msg.Content})
+			for p := range msg.AllParts() {
+				if p.Kind != content.KindText {
+					return nil, nil, nil, partwire.MessageError(ProviderName, i, unsupported(p, "a system prompt is text only"))
+				}
+				if p.Text != "" {
+					system = append(system, &types.SystemContentBlockMemberText{Value: p.Text})
+				}
 			}
 			continue
 		case chat.RoleUser:
 			role = types.ConversationRoleUser
-			if msg.Content != "" {
-				blocks = append(blocks, &types.ContentBlockMemberText{Value: msg.Content})
+			var err error
+			if blocks, err = contentBlocks(blocks, msg.AllParts(), &docs); err != nil {
+				return nil, nil, nil, partwire.MessageError(ProviderName, i, err)
 			}
 		case chat.RoleAssistant:
 			role = types.ConversationRoleAssistant
 			var err error
-			if blocks, err = r.assistantBlocks(msg); err != nil {
-				return nil, nil, nil, fmt.Errorf("bedrock: message %d: %w", i, err)
+			if blocks, err = r.assistantBlocks(msg, &docs); err != nil {
+				return nil, nil, nil, partwire.MessageError(ProviderName, i, err)
 			}
 			for _, c := range msg.ToolCalls {
 				used = append(used, c.Name)
@@ -180,11 +189,16 @@ func (r *request) messages(in []chat.Message) ([]types.SystemContentBlock, []typ
 				if res.ID == "" {
 					return nil, nil, nil, fmt.Errorf("bedrock: message %d: result of tool %q has no call id", i, res.Name)
 				}
-				blocks = append(blocks, toolResultBlock(res))
+				b, err := toolResultBlock(res, &docs)
+				if err != nil {
+					return nil, nil, nil, partwire.MessageError(ProviderName, i, err)
+				}
+				blocks = append(blocks, b)
 				used = append(used, res.Name)
 			}
-			if msg.Content != "" {
-				blocks = append(blocks, &types.ContentBlockMemberText{Value: msg.Content})
+			var err error
+			if blocks, err = contentBlocks(blocks, msg.AllParts(), &docs); err != nil {
+				return nil, nil, nil, partwire.MessageError(ProviderName, i, err)
 			}
 		default:
 			return nil, nil, nil, fmt.Errorf("bedrock: message %d: unknown role %q", i, msg.Role)
@@ -203,7 +217,7 @@ func (r *request) messages(in []chat.Message) ([]types.SystemContentBlock, []typ
 
 // assistantBlocks returns an assistant message's reasoning, text and toolUse blocks, in the order
 // Converse requires when reasoning is on.
-func (r *request) assistantBlocks(msg *chat.Message) ([]types.ContentBlock, error) {
+func (r *request) assistantBlocks(msg *chat.Message, docs *int) ([]types.ContentBlock, error) {
 	blocks := make([]types.ContentBlock, 0, len(msg.Reasoning)+1+len(msg.ToolCalls))
 	for _, rs := range msg.Reasoning {
 		switch {
@@ -222,8 +236,9 @@ func (r *request) assistantBlocks(msg *chat.Message) ([]types.ContentBlock, erro
 		}
 		// Reasoning without a signature cannot be verified by the model, so it is not sent.
 	}
-	if msg.Content != "" {
-		blocks = append(blocks, &types.ContentBlockMemberText{Value: msg.Content})
+	blocks, err := contentBlocks(blocks, msg.AllParts(), docs)
+	if err != nil {
+		return nil, err
 	}
 	for _, c := range msg.ToolCalls {
 		if c.ID == "" {
@@ -256,17 +271,18 @@ func argumentsDocument(c chat.ToolCall) (document.Interface, error) {
 	return doc, nil
 }
 
-// toolResultBlock maps a tool result onto a toolResult block, its text as one text block and a
-// failed call marked with status "error".
-func toolResultBlock(res chat.ToolResult) types.ContentBlock {
-	b := types.ToolResultBlock{ToolUseId: aws.String(res.ID), Content: []types.ToolResultContentBlock{}}
-	if res.Content != "" {
-		b.Content = append(b.Content, &types.ToolResultContentBlockMemberText{Value: res.Content})
+// toolResultBlock maps a tool result onto a toolResult block: its text, images and documents in
+// order, and a failed call marked with status "error".
+func toolResultBlock(res chat.ToolResult, docs *int) (types.ContentBlock, error) {
+	blocks, err := toolResultContent(res.AllParts(), docs)
+	if err != nil {
+		return nil, err
 	}
+	b := types.ToolResultBlock{ToolUseId: aws.String(res.ID), Content: blocks}
 	if res.IsError {
 		b.Status = types.ToolResultStatusError
 	}
-	return &types.ContentBlockMemberToolResult{Value: b}
+	return &types.ContentBlockMemberToolResult{Value: b}, nil
 }
 
 // toolConfig maps the tools and ToolChoice onto toolConfig. Converse refuses toolUse and

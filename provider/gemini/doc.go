@@ -26,9 +26,23 @@
 // A thoughtSignature on a functionCall part is kept in [chat.ToolCall.Signature] (base64, as on
 // the wire) and sent back on the same call next turn, as Gemini 3 requires. Thought parts
 // (thought: true, asked for with [ExtraIncludeThoughts]) become chat.Reasoning items with
-// Provider "gemini" and their text, never part of the answer's text; a signature on an answer's
-// text part becomes a Reasoning item with only a Signature, sent back on the text part. Reasoning
-// from other providers is dropped.
+// Provider "gemini" and their text, never part of the answer's text. A signature on an answer's
+// text part keeps its place: the answer's text stays in [chat.Message.Content] until a signed
+// part arrives, and from then on its parts are [chat.Message.Parts], each text part with its own
+// signature ([content.Part.Signature]); a signature that came on its own empty part goes back on
+// its own empty part (which the SDK sends as a part with only thoughtSignature). Conversations
+// stored before messages had parts kept a text signature as a Reasoning item with only a
+// Signature; it is still sent back on the text. Reasoning from other providers is dropped.
+//
+// # Images, documents and audio
+//
+// Content parts map onto Gemini parts in order: text, inline bytes (inlineData: images, PDFs and
+// other documents, audio, with their media type and name) and URLs (fileData with the URI and
+// media type: gs:// and Files API URIs, and on models that take them, https and YouTube URLs; a
+// URL part without a media type is refused). A tool result's images and documents go in the
+// functionResponse's parts beside its response object, which Gemini 3 models read; earlier models
+// ignore or refuse them, as Google documents. Images the model draws (inlineData in an answer)
+// arrive as image parts.
 //
 // # Tool schemas
 //

@@ -12,6 +12,8 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
 )
 
@@ -205,22 +207,30 @@ func contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
 		isTool := false
 		switch msg.Role {
 		case chat.RoleSystem:
-			if msg.Content == "" {
+			parts, err := userParts(msg)
+			if err != nil {
+				return nil, nil, partwire.MessageError(providerName, i, err)
+			}
+			if len(parts) == 0 {
 				continue
 			}
 			if system == nil {
 				system = &genai.Content{Role: genai.RoleUser}
 			}
-			system.Parts = append(system.Parts, &genai.Part{Text: msg.Content})
+			system.Parts = append(system.Parts, parts...)
 		case chat.RoleUser:
-			if msg.Content == "" {
+			parts, err := userParts(msg)
+			if err != nil {
+				return nil, nil, partwire.MessageError(providerName, i, err)
+			}
+			if len(parts) == 0 {
 				return nil, nil, fmt.Errorf("gemini: message %d: empty user message", i)
 			}
-			out = append(out, &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{Text: msg.Content}}})
+			out = append(out, &genai.Content{Role: genai.RoleUser, Parts: parts})
 		case chat.RoleAssistant:
 			parts, err := modelParts(msg, names)
 			if err != nil {
-				return nil, nil, fmt.Errorf("gemini: message %d: %w", i, err)
+				return nil, nil, partwire.MessageError(providerName, i, err)
 			}
 			if len(parts) > 0 {
 				out = append(out, &genai.Content{Role: genai.RoleModel, Parts: parts})
@@ -229,7 +239,7 @@ func contents(msgs []chat.Message) (*genai.Content, []*genai.Content, error) {
 			isTool = true
 			parts, err := responseParts(msg.ToolResults, names)
 			if err != nil {
-				return nil, nil, fmt.Errorf("gemini: message %d: %w", i, err)
+				return nil, nil, partwire.MessageError(providerName, i, err)
 			}
 			if lastWasTool {
 				prev := out[len(out)-1]
@@ -264,8 +274,20 @@ func modelParts(msg chat.Message, names map[string]string) ([]*genai.Part, error
 			textSig = sig
 		}
 	}
-	if msg.Content != "" {
-		parts = append(parts, &genai.Part{Text: msg.Content, ThoughtSignature: textSig})
+	// Each part goes back with its own signature, where it was; a text signature kept as a
+	// reasoning item (conversations stored before messages had parts) goes on the text.
+	for p := range msg.AllParts() {
+		gp, err := part(p)
+		if err != nil {
+			return nil, err
+		}
+		if p.Kind == content.KindText && p.Signature == "" && textSig != nil {
+			gp.ThoughtSignature, textSig = textSig, nil
+		}
+		parts = append(parts, gp)
+	}
+	if textSig != nil {
+		parts = append(parts, &genai.Part{ThoughtSignature: textSig})
 	}
 	for _, tc := range msg.ToolCalls {
 		if tc.Name == "" {
@@ -302,11 +324,18 @@ func responseParts(results []chat.ToolResult, names map[string]string) ([]*genai
 		if name == "" {
 			return nil, fmt.Errorf("tool result %q names no tool and answers no earlier call", r.ID)
 		}
-		parts = append(parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{
-			ID:       wireID(r.ID),
-			Name:     name,
-			Response: resultObject(r.Content, r.IsError),
-		}})
+		fr := &genai.FunctionResponse{ID: wireID(r.ID), Name: name, Response: resultObject(r.Text(), r.IsError)}
+		for _, p := range r.Parts {
+			if p.Kind == content.KindText {
+				continue // in Response, with the rest of the text
+			}
+			frp, err := functionResponsePart(p)
+			if err != nil {
+				return nil, err
+			}
+			fr.Parts = append(fr.Parts, frp)
+		}
+		parts = append(parts, &genai.Part{FunctionResponse: fr})
 	}
 	return parts, nil
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
@@ -261,7 +262,8 @@ func TestRequestErrors(t *testing.T) {
 }
 
 // TestEchoOnSamePart proves a model turn goes back part for part: the thought with its
-// signature, the text with its signature, each function call with its own id and signature.
+// signature, each text part with its own signature (or none) in its place, each function call
+// with its own id and signature.
 func TestEchoOnSamePart(t *testing.T) {
 	answer := `{"candidates":[{"content":{"role":"model","parts":[
 		{"text":"Let me think about Paris.","thought":true,"thoughtSignature":"` + sig1 + `"},
@@ -285,8 +287,9 @@ func TestEchoOnSamePart(t *testing.T) {
 	}
 	g := resp.Generations[0]
 	wantMsg := chat.Message{
-		Role: chat.RoleAssistant, Content: "I'll check. One moment.",
-		Reasoning: []chat.Reasoning{{Provider: "gemini", Text: "Let me think about Paris.", Signature: sig1}, {Provider: "gemini", Signature: sig2}},
+		Role: chat.RoleAssistant, Content: "I'll check.",
+		Parts:     []content.Part{{Kind: content.KindText, Text: " One moment.", Signature: sig2}},
+		Reasoning: []chat.Reasoning{{Provider: "gemini", Text: "Let me think about Paris.", Signature: sig1}},
 		ToolCalls: []chat.ToolCall{
 			{Index: 0, ID: "fc-1", Name: "weather", Arguments: `{"location":"Paris"}`, Signature: sig1},
 			{Index: 1, ID: "fc-2", Name: "weather", Arguments: `{"location":"Rome"}`},
@@ -313,7 +316,8 @@ func TestEchoOnSamePart(t *testing.T) {
 	}
 	wantModel := `{"parts":[
 		{"text":"Let me think about Paris.","thought":true,"thoughtSignature":"` + sig1 + `"},
-		{"text":"I'll check. One moment.","thoughtSignature":"` + sig2 + `"},
+		{"text":"I'll check."},
+		{"text":" One moment.","thoughtSignature":"` + sig2 + `"},
 		{"functionCall":{"id":"fc-1","name":"weather","args":{"location":"Paris"}},"thoughtSignature":"` + sig1 + `"},
 		{"functionCall":{"id":"fc-2","name":"weather","args":{"location":"Rome"}}}],"role":"model"}`
 	wantResults := `{"parts":[

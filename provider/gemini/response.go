@@ -14,6 +14,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/toolname"
 )
 
@@ -101,12 +102,21 @@ func (d *decoder) candidate(c *genai.Candidate) chat.Generation {
 					st.thinkSig = sig
 					st.flushThought(&g) // a signature closes the thought
 				}
-			case p.Text != "" || sig != "":
+			case p.InlineData != nil || p.FileData != nil:
 				st.flushThought(&g)
-				text.WriteString(p.Text)
-				if sig != "" {
-					g.Message.Reasoning = append(g.Message.Reasoning, chat.Reasoning{Provider: providerName, Signature: sig})
+				if mp, ok := mediaPart(p); ok {
+					mp.Signature = sig
+					g.Message.Parts = append(g.Message.Parts, mp)
 				}
+			case p.Text != "" || sig != "":
+				// Text stays in Content until a signed part comes; from then on every part keeps
+				// its place, so each signature goes back on the part it came with.
+				st.flushThought(&g)
+				if sig == "" && len(g.Message.Parts) == 0 {
+					text.WriteString(p.Text)
+					break
+				}
+				g.Message.Parts = appendText(g.Message.Parts, content.Part{Kind: content.KindText, Text: p.Text, Signature: sig})
 			}
 		}
 	}
@@ -417,4 +427,14 @@ func retryInfoHint(_ *http.Response, body []byte) (time.Duration, bool) {
 		}
 	}
 	return 0, false
+}
+
+// appendText adds a text part, joining unsigned text to the text part before it, as the stream
+// aggregator does.
+func appendText(parts []content.Part, p content.Part) []content.Part {
+	if n := len(parts); n > 0 && p.Signature == "" && parts[n-1].Kind == content.KindText {
+		parts[n-1].Text += p.Text
+		return parts
+	}
+	return append(parts, p)
 }

@@ -21,6 +21,15 @@
 // cut), const becomes enum and oneOf anyOf. A schema that would pass 256 KiB once inlined (its
 // definitions referring to each other many times over) is refused with an error naming the tool.
 //
+// # Images
+//
+// Ollama's messages hold one text and a list of images (raw bytes, for vision models such as
+// llava, gemma3 or llama3.2-vision). A message's text parts and text documents become its text, in
+// order; its images go in images, a tool result's on its tool message (the server reads images on
+// messages of any role). Ollama takes no image URLs, PDFs or audio: such a part fails the call with
+// a [*content.Unsupported] before anything is sent, with the documented way round it (download
+// the image, convert the document to text or images).
+//
 // # Options
 //
 // chat.Options map to the request: Model, Temperature, TopP, Seed, MaxTokens (num_predict),

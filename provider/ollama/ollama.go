@@ -196,7 +196,7 @@ func (d *decoder) check(ctx context.Context, err error, watch *bodywatch.Watch) 
 	case err != nil && watch.Err() != nil:
 		// The client reports a line cut short as an error carrying the partial line; the read
 		// error is the cause.
-		return fmt.Errorf("ollama: the answer was cut short: %w", watch.Err())
+		return cutShort("the answer was cut short", watch.Err())
 	case err != nil:
 		return fmt.Errorf("ollama: %w", err)
 	case d.done:
@@ -210,5 +210,15 @@ func (d *decoder) check(ctx context.Context, err error, watch *bodywatch.Watch) 
 	if cause == nil {
 		cause = io.ErrUnexpectedEOF
 	}
-	return fmt.Errorf("ollama: the answer ended before it was done: %w", cause)
+	return cutShort("the answer ended before it was done", cause)
+}
+
+// cutShort is the error of an answer that ended early because of cause. A timeout says what
+// happened itself ("timed out: the response stalled…"), so it is not prefixed with another
+// account of the same end.
+func cutShort(what string, cause error) error {
+	if te := (*httptimeout.Error)(nil); errors.As(cause, &te) {
+		return fmt.Errorf("ollama: %w", cause)
+	}
+	return fmt.Errorf("ollama: %s: %w", what, cause)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/partwire"
 )
 
 // The chat.Options.Extra keys this package reads. Values of the wrong type are an error.
@@ -152,9 +153,17 @@ func messages(msgs []chat.Message) ([]api.Message, error) {
 	for i, msg := range msgs {
 		switch msg.Role {
 		case chat.RoleSystem, chat.RoleUser:
-			out = append(out, api.Message{Role: string(msg.Role), Content: msg.Content})
+			text, images, err := messageContent(msg.AllParts())
+			if err != nil {
+				return nil, partwire.MessageError(providerName, i, err)
+			}
+			out = append(out, api.Message{Role: string(msg.Role), Content: text, Images: images})
 		case chat.RoleAssistant:
-			am := api.Message{Role: "assistant", Content: msg.Content}
+			text, images, err := messageContent(msg.AllParts())
+			if err != nil {
+				return nil, partwire.MessageError(providerName, i, err)
+			}
+			am := api.Message{Role: "assistant", Content: text, Images: images}
 			var thinking []string
 			for _, r := range msg.Reasoning {
 				if r.Provider == providerName && r.Text != "" {
@@ -190,12 +199,17 @@ func messages(msgs []chat.Message) ([]api.Message, error) {
 				if name == "" {
 					return nil, fmt.Errorf("ollama: message %d: tool result %q names no tool and answers no earlier call", i, r.ID)
 				}
-				content := r.Content
+				text, images, err := messageContent(r.AllParts())
+				if err != nil {
+					return nil, partwire.MessageError(providerName, i, err)
+				}
 				if r.IsError {
 					// Ollama has no error flag on tool messages; say it in the text.
-					content = "Error: " + content
+					text = "Error: " + text
 				}
-				out = append(out, api.Message{Role: "tool", Content: content, ToolName: name, ToolCallID: wireID(r.ID)})
+				// The server reads a message's images whatever its role, so a tool's image
+				// stays on its result.
+				out = append(out, api.Message{Role: "tool", Content: text, Images: images, ToolName: name, ToolCallID: wireID(r.ID)})
 			}
 		default:
 			return nil, fmt.Errorf("ollama: message %d: unknown role %q", i, msg.Role)

@@ -3,6 +3,7 @@ package ollama
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
@@ -346,5 +348,44 @@ func TestHost(t *testing.T) {
 	m, _ := New(Config{Model: "llama3.2"})
 	if m.Info() != (chat.Info{Provider: "ollama", Model: "llama3.2"}) || m.Client() == nil {
 		t.Fatalf("info %+v", m.Info())
+	}
+}
+
+// Images travel as bytes on their message (a tool's on its result); text documents join the
+// text; URLs, PDFs and audio are refused before any request.
+func TestMessageParts(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n")
+	out, err := messages([]chat.Message{
+		chat.User("compare", content.Image(png, "image/png"), content.Document([]byte("x,y"), "text/csv", "d.csv")),
+		chat.Assistant("", chat.ToolCall{ID: "c1", Name: "shot", Arguments: `{}`}),
+		chat.ToolMessage(chat.ToolResult{ID: "c1", Name: "shot", Content: "screen:", Parts: []content.Part{content.Image(png, "image/png")}}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Content != "compare\nd.csv:\nx,y" || len(out[0].Images) != 1 || string(out[0].Images[0]) != string(png) {
+		t.Errorf("user message %+v", out[0])
+	}
+	if out[2].Role != "tool" || out[2].Content != "screen:" || len(out[2].Images) != 1 {
+		t.Errorf("tool message %+v", out[2])
+	}
+	for _, p := range []content.Part{
+		content.ImageURL("https://example.com/a.png"),
+		content.Document([]byte("%PDF-"), "application/pdf", "a.pdf"),
+		content.Audio([]byte("RIFF"), "audio/wav"),
+	} {
+		srv := replay.NewServer(t)
+		m, err := New(Config{BaseURL: srv.URL, Model: "llava"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("look", p)}})
+		var u *content.Unsupported
+		if !errors.As(err, &u) || !strings.HasPrefix(err.Error(), "ollama: cannot send") {
+			t.Errorf("%s: err = %v", p, err)
+		}
+		if len(srv.Requests()) != 0 {
+			t.Errorf("%s: a request was sent", p)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/tool"
 )
@@ -53,6 +54,11 @@ func TestSteadyAcceptsRequests(t *testing.T) {
 			ResponseFormat: &chat.ResponseFormat{Schema: []byte(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)},
 			Extra:          map[string]any{ExtraThink: true}}},
 		"json format": {Messages: []chat.Message{chat.User("capital of France?")}, Options: &chat.Options{ResponseFormat: &chat.ResponseFormat{}}},
+		"images and a text document": {Messages: []chat.Message{
+			chat.User("what is in these?", content.Image([]byte("\x89PNG\r\n\x1a\n"), "image/png"), content.Document([]byte("a,b"), "text/csv", "d.csv")),
+			chat.Assistant("", chat.ToolCall{ID: "call_2", Name: "getTime", Arguments: `{}`}),
+			chat.ToolMessage(chat.ToolResult{ID: "call_2", Name: "getTime", Content: "the clock:", Parts: []content.Part{content.Image([]byte("\xff\xd8\xff"), "image/jpeg")}}),
+		}, Options: &chat.Options{Tools: tools}},
 	}
 	for name, p := range prompts {
 		for _, stream := range []bool{false, true} {

@@ -19,6 +19,10 @@ func BenchmarkStreamAggregate(b *testing.B) {
 		{"chat-text", "chat", "vercel-text-stream-gpt-4.1-nano", func(cfg Config) (chat.Model, error) { return New(cfg) }},
 		{"chat-tool-call", "chat", "fantasy-tool-loop-streaming-gpt-4o", func(cfg Config) (chat.Model, error) { return New(cfg) }},
 		{"responses-reasoning-tool-call", "responses", "vercel-reasoning-tool-loop-stream-gpt-5.1-codex-max", func(cfg Config) (chat.Model, error) { return NewResponses(cfg) }},
+		// Hundreds of reasoning_content deltas (Z.ai), and reasoning_details fragments with an
+		// encrypted entry (OpenRouter in front of Grok), joined into whole reasoning entries.
+		{"chat-reasoning-content", "compatible", "fantasy-zai-reasoning-content-tool-loop-streaming-glm-4.7-flash", func(cfg Config) (chat.Model, error) { return New(cfg) }},
+		{"chat-reasoning-details", "compatible", "fantasy-openrouter-reasoning-details-tool-loop-streaming-grok-4.1-fast", func(cfg Config) (chat.Model, error) { return New(cfg) }},
 	} {
 		body := providertest.Load(b, bc.api, bc.rec)[0].Body
 		b.Run(bc.name+"/baseline-scan", func(b *testing.B) { providertest.BenchScan(b, body, providertest.ScanSSE, 0) })
@@ -31,6 +35,9 @@ func BenchmarkStreamAggregate(b *testing.B) {
 			providertest.BenchStream(b, body, m, p, func(r *chat.Response) error {
 				if r.Text() == "" && !r.HasToolCalls() {
 					return errors.New("empty answer")
+				}
+				if bc.api == "compatible" && len(r.Result().Message.Reasoning) == 0 {
+					return errors.New("no reasoning")
 				}
 				return nil
 			})

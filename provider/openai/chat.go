@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
@@ -13,7 +14,9 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
 )
 
@@ -22,6 +25,8 @@ import (
 type ChatModel struct {
 	base
 	maxTokensField string
+	// mistral turns on the differences of Mistral's API (see NewMistral).
+	mistral bool
 }
 
 var (
@@ -35,7 +40,7 @@ func New(cfg Config) (*ChatModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &ChatModel{base: b, maxTokensField: cfg.MaxTokensField}
+	m := &ChatModel{base: b, maxTokensField: cfg.MaxTokensField, mistral: isMistral(b.baseURL)}
 	if m.maxTokensField == "" {
 		m.maxTokensField = "max_tokens"
 		if b.isOpenAI() {
@@ -46,7 +51,7 @@ func New(cfg Config) (*ChatModel, error) {
 }
 
 // Info names the provider and the configured model.
-func (m *ChatModel) Info() chat.Info { return chat.Info{Provider: Provider, Model: m.cfg.Model} }
+func (m *ChatModel) Info() chat.Info { return m.info() }
 
 // Call sends the prompt and returns the whole answer; Response.Raw is the *openai.ChatCompletion.
 func (m *ChatModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
@@ -111,7 +116,16 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	}
 	o := s.opts
 	names := toolname.ForPrompt(toolname.OpenAI, o.Tools, p.Messages)
-	msgs, err := chatWire{names: names, reasoningField: m.cfg.ReasoningField}.messages(p.Messages)
+	wire := chatWire{names: names, reasoningField: m.cfg.ReasoningField, mistral: m.mistral}
+	if m.mistral {
+		if s.body, err = mistralRequest(&s); err != nil {
+			return nil, err
+		}
+		if wire.reasoningField == "" {
+			wire.reasoningField = FieldNone
+		}
+	}
+	msgs, err := wire.messages(p.Messages)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +137,7 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	if o.TopP != nil {
 		params.TopP = oai.Float(*o.TopP)
 	}
-	if o.Seed != nil {
+	if o.Seed != nil && !m.mistral {
 		params.Seed = oai.Int(*o.Seed)
 	}
 	if len(o.Stop) > 0 {
@@ -189,7 +203,7 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 			params.ResponseFormat = oai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}}
 		}
 	}
-	if stream && !m.cfg.DisableStreamUsage {
+	if stream && !m.cfg.DisableStreamUsage && !m.mistral {
 		params.StreamOptions = oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)}
 	}
 	if len(s.body) > 0 {
@@ -208,6 +222,8 @@ type chatWire struct {
 	names *toolname.Map
 	// reasoningField is Config.ReasoningField.
 	reasoningField string
+	// mistral sends tool-call ids Mistral accepts and names tools in tool messages.
+	mistral bool
 }
 
 // messages maps the conversation: one message per chat message, except tool messages, which
@@ -218,21 +234,50 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 	names := w.names
 	out := make([]oai.ChatCompletionMessageParamUnion, 0, len(msgs))
 	ids := callIDs{}
+	var mids *mistralIDs
+	callName := map[string]string{} // call id → tool name, for results without a name
+	if w.mistral {
+		mids = newMistralIDs()
+	}
+	wireID := func(id string) string {
+		if mids != nil {
+			return mids.id(id)
+		}
+		return id
+	}
 	for i, m := range msgs {
 		switch m.Role {
 		case chat.RoleSystem:
-			out = append(out, oai.SystemMessage(m.Content))
+			text, err := textOnly(m.AllParts(), "a system message")
+			if err != nil {
+				return nil, partwire.MessageError(Provider, i, err)
+			}
+			out = append(out, oai.SystemMessage(text))
 		case chat.RoleUser:
-			out = append(out, oai.UserMessage(m.Content))
+			if len(m.Parts) == 0 {
+				out = append(out, oai.UserMessage(m.Content))
+				break
+			}
+			parts, err := w.chatParts(m.AllParts())
+			if err != nil {
+				return nil, partwire.MessageError(Provider, i, err)
+			}
+			out = append(out, oai.UserMessage(parts))
 		case chat.RoleAssistant:
+			text, err := textOnly(m.AllParts(), "an assistant message")
+			if err != nil {
+				return nil, partwire.MessageError(Provider, i, err)
+			}
 			a := oai.ChatCompletionAssistantMessageParam{}
-			if m.Content != "" || len(m.ToolCalls) == 0 {
-				a.Content.OfString = oai.String(m.Content)
+			if text != "" || len(m.ToolCalls) == 0 {
+				a.Content.OfString = oai.String(text)
 			}
 			for _, c := range m.ToolCalls {
+				id := ids.call(c)
+				callName[id] = c.Name
 				a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
 					OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       ids.call(c),
+						ID:       wireID(id),
 						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: names.Wire(c.Name), Arguments: callArguments(c.Arguments)},
 					},
 				})
@@ -249,8 +294,35 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 			if len(m.ToolResults) == 0 {
 				return nil, fmt.Errorf("openai: message %d: a tool message without tool results", i)
 			}
+			// Tool messages take text only. A result's images and files follow in one user
+			// message after the tool messages, each introduced by the call it came from.
+			var media []oai.ChatCompletionContentPartUnionParam
 			for _, r := range m.ToolResults {
-				out = append(out, oai.ToolMessage(resultContent(r), ids.result(r)))
+				id := ids.result(r)
+				name := cmp.Or(r.Name, callName[id])
+				text := resultText(r)
+				if r.HasMedia() {
+					text += "\n(The result's images and files follow in the next message.)"
+					media = append(media, oai.TextContentPart(fmt.Sprintf("Images and files the %s call %s returned:", name, id)))
+					for _, p := range r.Parts {
+						if p.Kind == content.KindText {
+							continue
+						}
+						cp, _, err := w.chatPart(p)
+						if err != nil {
+							return nil, partwire.MessageError(Provider, i, err)
+						}
+						media = append(media, cp)
+					}
+				}
+				tm := oai.ToolMessage(text, wireID(id))
+				if w.mistral && name != "" {
+					tm.OfTool.SetExtraFields(map[string]any{"name": names.Wire(name)})
+				}
+				out = append(out, tm)
+			}
+			if len(media) > 0 {
+				out = append(out, oai.UserMessage(media))
 			}
 		default:
 			return nil, fmt.Errorf("openai: message %d: unknown role %q", i, m.Role)
@@ -268,13 +340,13 @@ func callArguments(args string) string {
 	return args
 }
 
-// resultContent is the text the model reads for a tool result. The OpenAI APIs have no error
-// flag on tool results, so a failed call's text is marked as an error in words.
-func resultContent(r chat.ToolResult) string {
+// resultText is the text the model reads for a tool result: all its text. The OpenAI APIs have
+// no error flag on tool results, so a failed call's text is marked as an error in words.
+func resultText(r chat.ToolResult) string {
 	if r.IsError {
-		return "Error: " + r.Content
+		return "Error: " + r.Text()
 	}
-	return r.Content
+	return r.Text()
 }
 
 // callIDs gives calls without an id (recorded from providers that have none) a synthetic one,
@@ -341,6 +413,9 @@ func chatResponse(c *oai.ChatCompletion, tools toolSet) *chat.Response {
 	r := &chat.Response{ID: c.ID, Model: c.Model, Usage: chatUsage(c.Usage), Raw: c}
 	for _, ch := range c.Choices {
 		msg := chat.Message{Role: chat.RoleAssistant, Content: ch.Message.Content, Reasoning: messageReasoning(ch.Message.JSON.ExtraFields)}
+		if text, thinking, ok := contentChunks(ch.Message.JSON.Content.Raw()); ok {
+			msg.Content, msg.Reasoning = text, append(msg.Reasoning, thinking...)
+		}
 		if msg.Content == "" {
 			msg.Content = ch.Message.Refusal
 		}
@@ -368,7 +443,9 @@ func chatResponse(c *oai.ChatCompletion, tools toolSet) *chat.Response {
 
 // chatUsage maps usage. OutputTokens include the reasoning tokens, as OpenAI counts them; xAI
 // counts reasoning apart from completion_tokens (its total_tokens is prompt + completion +
-// reasoning), which the totals show, and such reasoning is added to OutputTokens.
+// reasoning), which the totals show, and such reasoning is added to OutputTokens. Cache reads
+// come from prompt_tokens_details.cached_tokens (Mistral: num_cached_tokens), cache writes from
+// prompt_tokens_details.cache_write_tokens (OpenAI's and OpenRouter's).
 func chatUsage(u oai.CompletionUsage) chat.Usage {
 	out := chat.Usage{
 		InputTokens:       int(u.PromptTokens),
@@ -377,6 +454,10 @@ func chatUsage(u oai.CompletionUsage) chat.Usage {
 		CachedInputTokens: int(u.PromptTokensDetails.CachedTokens),
 		ReasoningTokens:   int(u.CompletionTokensDetails.ReasoningTokens),
 	}
+	if out.CachedInputTokens == 0 {
+		out.CachedInputTokens = numCachedTokens(u.JSON.ExtraFields) // Mistral
+	}
+	out.CacheWriteInputTokens = int(u.PromptTokensDetails.CacheWriteTokens)
 	if r := u.CompletionTokensDetails.ReasoningTokens; r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
 		out.OutputTokens += int(r)
 	}
@@ -392,6 +473,8 @@ type chatStream struct {
 type chatGenState struct {
 	finished  bool
 	reasoning reasoningStream
+	// last is the index given to the last tool call that came without one.
+	last int64
 	// calls maps a tool call's index to its state.
 	calls map[int64]*streamCall
 }
@@ -405,6 +488,21 @@ type streamCall struct {
 	held  bool
 	args  []byte
 	sent  int
+}
+
+// unindexed returns the index of a tool-call delta that came without one (Mistral sends each
+// call whole, without an index): a delta with an id starts a call after the others, one without
+// continues the last.
+func (g *chatGenState) unindexed(id string) int64 {
+	if id == "" && len(g.calls) > 0 {
+		return g.last
+	}
+	next := int64(0)
+	for i := range g.calls {
+		next = max(next, i+1)
+	}
+	g.last = next
+	return next
 }
 
 func (st *chatStream) gen(i int64) *chatGenState {
@@ -428,11 +526,21 @@ func (st *chatStream) chunk(c *oai.ChatCompletionChunk) *chat.Response {
 			msg.Content = ch.Delta.Refusal
 		}
 		msg.Reasoning = g.reasoning.delta(ch.Delta.JSON.ExtraFields)
+		if text, thinking, ok := contentChunks(ch.Delta.JSON.Content.Raw()); ok {
+			msg.Content = text
+			for _, r := range thinking {
+				msg.Reasoning = g.reasoning.plain(msg.Reasoning, r.Provider, r.Text)
+			}
+		}
 		if msg.Content != "" || len(ch.Delta.ToolCalls) > 0 || ch.Delta.FunctionCall.Name != "" || ch.FinishReason != "" {
 			msg.Reasoning = append(msg.Reasoning, g.reasoning.flush()...)
 		}
 		for _, tc := range ch.Delta.ToolCalls {
-			if d, ok := st.callDelta(g, tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments); ok {
+			index := tc.Index
+			if !tc.JSON.Index.Valid() {
+				index = g.unindexed(tc.ID)
+			}
+			if d, ok := st.callDelta(g, index, tc.ID, tc.Function.Name, tc.Function.Arguments); ok {
 				msg.ToolCalls = append(msg.ToolCalls, d)
 			}
 		}

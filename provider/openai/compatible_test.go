@@ -30,7 +30,8 @@ type recordedUsage struct {
 	CompletionTokens    int `json:"completion_tokens"`
 	TotalTokens         int `json:"total_tokens"`
 	PromptTokensDetails struct {
-		CachedTokens int `json:"cached_tokens"`
+		CachedTokens     int `json:"cached_tokens"`
+		CacheWriteTokens int `json:"cache_write_tokens"`
 	} `json:"prompt_tokens_details"`
 	CompletionTokensDetails struct {
 		ReasoningTokens int `json:"reasoning_tokens"`
@@ -143,7 +144,8 @@ func readRecorded(t testing.TB, ex replay.Exchange) recordedAnswer {
 	}
 	if usage != nil {
 		out.usage = chat.Usage{InputTokens: usage.PromptTokens, OutputTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens,
-			CachedInputTokens: usage.PromptTokensDetails.CachedTokens, ReasoningTokens: usage.CompletionTokensDetails.ReasoningTokens}
+			CachedInputTokens: usage.PromptTokensDetails.CachedTokens, CacheWriteInputTokens: usage.PromptTokensDetails.CacheWriteTokens,
+			ReasoningTokens: usage.CompletionTokensDetails.ReasoningTokens}
 	}
 	return out
 }
@@ -471,10 +473,11 @@ func TestReasoningField(t *testing.T) {
 	}
 }
 
-// TestXAIUsage checks the normalisation of xAI's usage, which counts reasoning tokens apart from
+// TestChatUsage checks the normalisation of xAI's usage, which counts reasoning tokens apart from
 // completion_tokens (no recording of api.x.ai exists: the numbers are made up in its shape,
-// total = prompt + completion + reasoning), next to OpenAI's, which counts them inside.
-func TestXAIUsage(t *testing.T) {
+// total = prompt + completion + reasoning), next to OpenAI's, which counts them inside, and
+// OpenRouter's cache writes (its recordings have none but zeros).
+func TestChatUsage(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		body string
@@ -484,6 +487,8 @@ func TestXAIUsage(t *testing.T) {
 			chat.Usage{InputTokens: 30, OutputTokens: 110, TotalTokens: 140, ReasoningTokens: 100}},
 		{"openai", `{"prompt_tokens":30,"completion_tokens":110,"total_tokens":140,"prompt_tokens_details":{"cached_tokens":20},"completion_tokens_details":{"reasoning_tokens":100}}`,
 			chat.Usage{InputTokens: 30, OutputTokens: 110, TotalTokens: 140, CachedInputTokens: 20, ReasoningTokens: 100}},
+		{"openrouter", `{"prompt_tokens":2000,"completion_tokens":50,"total_tokens":2050,"prompt_tokens_details":{"cached_tokens":0,"cache_write_tokens":1900}}`,
+			chat.Usage{InputTokens: 2000, OutputTokens: 50, TotalTokens: 2050, CacheWriteInputTokens: 1900}},
 	} {
 		srv := replay.NewServer(t, providertest.JSONError(200,
 			`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":`+tc.body+`}`))

@@ -89,6 +89,9 @@ type Config struct {
 	// [FieldReasoningDetails] sends details as they came and plain text as reasoning.text entries,
 	// for a server that reads one field only; [FieldNone] never sends reasoning back.
 	ReasoningField string
+	// Azure, when set, makes the model talk to Azure OpenAI; BaseURL and APIKey must then be
+	// empty. See [Azure].
+	Azure *Azure
 	// RequestOptions are passed to the SDK client after the options above, so they can add
 	// headers, middleware, or override anything.
 	RequestOptions []option.RequestOption
@@ -136,17 +139,30 @@ type base struct {
 }
 
 func newBase(cfg Config) (base, error) {
-	b := base{cfg: cfg, baseURL: cfg.BaseURL}
-	if b.baseURL == "" {
-		b.baseURL = os.Getenv("OPENAI_BASE_URL")
+	var opts []option.RequestOption
+	b := base{baseURL: cfg.BaseURL}
+	if cfg.Azure != nil {
+		var err error
+		if opts, b.baseURL, err = azureOptions(&cfg); err != nil {
+			return base{}, err
+		}
+	} else {
+		if b.baseURL == "" {
+			b.baseURL = os.Getenv("OPENAI_BASE_URL")
+		}
+		if b.baseURL == "" {
+			b.baseURL = DefaultBaseURL
+		}
+		u, err := url.Parse(b.baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return base{}, fmt.Errorf("openai: base URL %q is not an http(s) URL", b.baseURL)
+		}
+		opts = append(opts, option.WithBaseURL(b.baseURL))
+		if cfg.APIKey != "" {
+			opts = append(opts, option.WithAPIKey(cfg.APIKey))
+		}
 	}
-	if b.baseURL == "" {
-		b.baseURL = DefaultBaseURL
-	}
-	u, err := url.Parse(b.baseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return base{}, fmt.Errorf("openai: base URL %q is not an http(s) URL", b.baseURL)
-	}
+	b.cfg = cfg
 	if cfg.MaxRetries != nil && *cfg.MaxRetries < 0 {
 		return base{}, fmt.Errorf("openai: MaxRetries is %d, want 0 or more", *cfg.MaxRetries)
 	}
@@ -161,10 +177,7 @@ func newBase(cfg Config) (base, error) {
 		return base{}, fmt.Errorf("openai: ReasoningField is %q, want %s, %s, %s, %s or empty", cfg.ReasoningField,
 			FieldReasoningContent, FieldReasoning, FieldReasoningDetails, FieldNone)
 	}
-	opts := []option.RequestOption{option.WithBaseURL(b.baseURL), option.WithMiddleware(captureFailure)}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
+	opts = append(opts, option.WithMiddleware(captureFailure))
 	if cfg.MaxRetries != nil {
 		opts = append(opts, option.WithMaxRetries(*cfg.MaxRetries))
 	}
@@ -181,8 +194,23 @@ func newBase(cfg Config) (base, error) {
 	return b, nil
 }
 
-// isOpenAI reports whether the base URL is OpenAI's own API.
+// AzureProvider names Azure OpenAI in [chat.Info], as the GenAI semantic conventions do.
+const AzureProvider = "azure.ai.openai"
+
+// info names the provider and the configured model (the deployment, on Azure).
+func (b *base) info() chat.Info {
+	if b.cfg.Azure != nil {
+		return chat.Info{Provider: AzureProvider, Model: b.cfg.Model}
+	}
+	return chat.Info{Provider: Provider, Model: b.cfg.Model}
+}
+
+// isOpenAI reports whether the model talks to OpenAI's models: OpenAI's own API, or Azure
+// OpenAI.
 func (b *base) isOpenAI() bool {
+	if b.cfg.Azure != nil {
+		return true
+	}
 	u, err := url.Parse(b.baseURL)
 	return err == nil && strings.EqualFold(u.Hostname(), "api.openai.com")
 }
@@ -295,7 +323,7 @@ func finishReason(s string) chat.FinishReason {
 	switch s {
 	case "stop", "end_turn":
 		return chat.FinishStop
-	case "length", "max_tokens", "max_output_tokens":
+	case "length", "max_tokens", "max_output_tokens", "model_length":
 		return chat.FinishLength
 	case "tool_calls", "function_call":
 		return chat.FinishToolCalls

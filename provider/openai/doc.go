@@ -4,7 +4,10 @@
 //   - [New] returns a [ChatModel] on the Chat Completions API, which OpenAI-compatible servers
 //     (vLLM, llama.cpp, LM Studio, Ollama, OpenRouter, Groq, DeepSeek, …) implement too;
 //   - [NewResponses] returns a [ResponsesModel] on the Responses API, OpenAI's newer API, which
-//     keeps a reasoning model's reasoning across the turns of a tool loop.
+//     keeps a reasoning model's reasoning across the turns of a tool loop;
+//   - [NewMistral] returns a [ChatModel] on Mistral's chat completions API, whose differences
+//     from OpenAI's (tool-call ids, tool messages, a stricter request schema, Magistral's
+//     thinking chunks) it handles.
 //
 // Both take a [Config]. The API key and base URL default to $OPENAI_API_KEY and
 // $OPENAI_BASE_URL (the SDK also reads $OPENAI_ORG_ID and $OPENAI_PROJECT_ID). A compatible server
@@ -15,7 +18,26 @@
 // Requests carry only the fields a call sets, so servers that reject fields they do not know keep
 // working: stream_options only when streaming, n only above 1, tool_choice and
 // parallel_tool_calls only with tools, strict only in strict mode. The token limit goes in
-// max_completion_tokens to api.openai.com and in max_tokens elsewhere ([Config.MaxTokensField]).
+// max_completion_tokens to api.openai.com and Azure OpenAI and in max_tokens elsewhere
+// ([Config.MaxTokensField]).
+//
+// # Azure OpenAI
+//
+// With [Config.Azure] both models talk to Azure OpenAI, the deployment named as the model:
+//
+//	m, err := openai.New(openai.Config{Azure: &openai.Azure{
+//		Endpoint: "https://my-resource.openai.azure.com", Deployment: "gpt-5-mini", APIKey: key}})
+//
+// An empty [Azure.APIVersion] uses the v1 API ({endpoint}/openai/v1/chat/completions and
+// /responses, no api-version); a version uses the versioned deployment routes
+// ({endpoint}/openai/deployments/{deployment}/chat/completions?api-version=…), through the SDK's
+// azure package. A key goes in the Api-Key header; [Azure.TokenCredential] authenticates with
+// Microsoft Entra ID instead, with any azcore.TokenCredential (azidentity's credentials, which
+// this package does not import, so a program that uses keys does not build them). Nothing of
+// OpenAI's environment ($OPENAI_API_KEY, organization, project) reaches Azure. Azure's additions to
+// the answers (prompt_filter_results, content_filter_results, content_filters, a first stream
+// chunk without choices) are ignored; a content filter's finish reason is
+// [chat.FinishContentFilter]. [chat.Info] names the provider [AzureProvider].
 //
 // # Settings
 //
@@ -99,8 +121,9 @@
 // Usage means what it means for every provider: OutputTokens include reasoning tokens and
 // ReasoningTokens say how many. xAI counts reasoning apart from completion_tokens (its
 // total_tokens is prompt + completion + reasoning tokens); such reasoning is added to
-// OutputTokens. CachedInputTokens is prompt_tokens_details.cached_tokens, in both APIs
-// (input_tokens_details.cached_tokens in the Responses API).
+// OutputTokens. CachedInputTokens is prompt_tokens_details.cached_tokens and
+// CacheWriteInputTokens prompt_tokens_details.cache_write_tokens (OpenAI, OpenRouter); the
+// Responses API's input_tokens_details holds the same two.
 //
 // # Reasoning (Responses API)
 //
@@ -121,6 +144,23 @@
 // are sent back. Output items of types this package does not handle (hosted tools such as
 // tool_search_call) are skipped.
 //
+// # Images, documents and audio
+//
+// User messages take content parts ([content.Part]) in order. Chat Completions: images (JPEG,
+// PNG, GIF, WebP) as image_url parts, by data URL or URL; PDFs as file parts (file_data as a data
+// URL, with the file name); WAV and MP3 audio as input_audio parts; text documents as text. The
+// Responses API: images as input_image, documents as input_file (bytes as a data URL, or a
+// file_url), text documents as input_text; it takes no audio. System and assistant messages are
+// text in both APIs.
+//
+// Tool results: the Responses API takes images and files in function_call_output, as an output
+// array beside the text. Chat Completions tool messages take text only, so a result's images and
+// files follow the tool messages in one user message, each group introduced by the call it came
+// from, and the tool message says they follow; this is the arrangement OpenAI's models read for
+// tool output that is not text. Mistral takes images but no file parts.
+//
+// A part an API cannot take fails the call with a [*content.Unsupported] before anything is sent.
+//
 // # Errors and retries
 //
 // An HTTP 4xx or 5xx answer is a [*chat.ProviderError] with the status and the API's message,
@@ -129,12 +169,24 @@
 // Retry-After-Ms ([Config.MaxRetries]); cancelling the context stops a request and its retries
 // at once.
 //
+// # How this package is tested
+//
+// Against recorded traffic where it exists (testdata/README.md): OpenAI's Chat Completions and
+// Responses, Azure OpenAI (both URL shapes), and the tool loops of OpenAI-compatible servers that
+// return reasoning (OpenRouter, Z.ai, Moonshot, Avian, Cerebras, DeepSeek). Where no recording
+// has the request side, requests are checked against the published API description with steady:
+// OpenAI's spec for every request shape of both APIs, Mistral's spec for the Mistral model (only
+// Mistral's answers were recorded). The shapes of Mistral's answers no recording has (calls
+// without index in one delta, thinking chunks) and xAI's usage are tested on answers built in
+// those shapes from the API descriptions.
+//
 // # Embeddings
 //
 // [NewEmbedder] returns an [Embedder] on the Embeddings API (text-embedding-3-small by default,
 // or any model of a compatible server), which backs toolsearch's vector index. It sends the
 // texts in as few requests as the API's limits allow (2048 inputs and 300,000 tokens each),
 // matches vectors to texts by their index, and retries and reports errors as above. OpenAI's own
-// API is asked for base64 vectors, a quarter of the size of decimal ones and exact; other servers
-// answer in their default, decimal floats. Either form is read.
+// API (and Azure OpenAI, through [EmbedderConfig.Azure]) is asked for base64 vectors, a quarter
+// of the size of decimal ones and exact; other servers answer in their default, decimal floats.
+// Either form is read.
 package openai

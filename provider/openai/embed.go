@@ -58,6 +58,9 @@ type EmbedderConfig struct {
 	HTTPClient *http.Client
 	// FirstByteTimeout and IdleTimeout bound the server's silences as for [Config].
 	FirstByteTimeout, IdleTimeout time.Duration
+	// Azure, when set, embeds with an embedding deployment on Azure OpenAI, [Azure.Deployment]
+	// (or Model) naming it; BaseURL and APIKey must then be empty.
+	Azure *Azure
 	// RequestOptions are passed to the SDK client after the options above.
 	RequestOptions []option.RequestOption
 }
@@ -81,13 +84,13 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 	if cfg.BatchSize < 0 {
 		return nil, fmt.Errorf("openai: BatchSize is %d, want 0 or more", cfg.BatchSize)
 	}
-	b, err := newBase(Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, MaxRetries: cfg.MaxRetries,
+	b, err := newBase(Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, MaxRetries: cfg.MaxRetries, Model: cfg.Model,
 		HTTPClient: cfg.HTTPClient, FirstByteTimeout: cfg.FirstByteTimeout, IdleTimeout: cfg.IdleTimeout,
-		RequestOptions: cfg.RequestOptions})
+		RequestOptions: cfg.RequestOptions, Azure: cfg.Azure})
 	if err != nil {
 		return nil, err
 	}
-	e := &Embedder{b: b, model: cfg.Model, dims: cfg.Dimensions, prefix: cfg.Prefix, batch: cfg.BatchSize}
+	e := &Embedder{b: b, model: b.cfg.Model, dims: cfg.Dimensions, prefix: cfg.Prefix, batch: cfg.BatchSize}
 	if e.model == "" {
 		e.model = DefaultEmbeddingModel
 	}

@@ -63,3 +63,22 @@ func ExampleNewResponses() {
 	}
 	fmt.Println(resp.Text())
 }
+
+// A deployment on Azure OpenAI through the v1 API, authenticated with a key. For Microsoft Entra
+// ID, set Azure.TokenCredential to a credential of github.com/Azure/azure-sdk-for-go/sdk/azidentity
+// (azidentity.NewDefaultAzureCredential) instead of APIKey.
+func ExampleNew_azure() {
+	m, err := openai.New(openai.Config{Azure: &openai.Azure{
+		Endpoint:   "https://my-resource.openai.azure.com",
+		Deployment: "gpt-5-mini",
+		APIKey:     "…",
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("Say hi in Portuguese")}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(resp.Text())
+}

@@ -155,10 +155,10 @@ func (d detail) merge(f detail) {
 // whole, as soon as something else (a new entry, text, a tool call, the finish reason) shows it
 // is complete.
 type reasoningStream struct {
-	details bool // the server sends reasoning_details: plain fields repeat them
-	field   string
-	text    strings.Builder
-	open    detail
+	details  bool // the server sends reasoning_details: plain fields repeat them
+	provider string
+	text     strings.Builder
+	open     detail
 }
 
 // delta takes the reasoning of one delta and returns the entries it completed.
@@ -188,17 +188,20 @@ func (s *reasoningStream) delta(extra map[string]respjson.Field) []chat.Reasonin
 		return nil
 	}
 	for _, field := range []string{FieldReasoningContent, FieldReasoning} {
-		text := stringField(extra, field)
-		if text == "" {
-			continue
+		if text := stringField(extra, field); text != "" {
+			return s.plain(out, ReasoningProvider(field), text)
 		}
-		if s.field != "" && s.field != field {
-			out = s.flushText(out)
-		}
-		s.field = field
-		s.text.WriteString(text)
-		break
 	}
+	return out
+}
+
+// plain adds a fragment of plain reasoning text of provider.
+func (s *reasoningStream) plain(out []chat.Reasoning, provider, text string) []chat.Reasoning {
+	if s.provider != provider {
+		out = s.flushText(out)
+	}
+	s.provider = provider
+	s.text.WriteString(text)
 	return out
 }
 
@@ -209,7 +212,7 @@ func (s *reasoningStream) flush() []chat.Reasoning {
 
 func (s *reasoningStream) flushText(out []chat.Reasoning) []chat.Reasoning {
 	if s.text.Len() > 0 {
-		out = append(out, chat.Reasoning{Provider: ReasoningProvider(s.field), Text: s.text.String()})
+		out = append(out, chat.Reasoning{Provider: s.provider, Text: s.text.String()})
 		s.text.Reset()
 	}
 	return out

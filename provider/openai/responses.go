@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
 )
 
@@ -38,7 +39,7 @@ func NewResponses(cfg Config) (*ResponsesModel, error) {
 }
 
 // Info names the provider and the configured model.
-func (m *ResponsesModel) Info() chat.Info { return chat.Info{Provider: Provider, Model: m.cfg.Model} }
+func (m *ResponsesModel) Info() chat.Info { return m.info() }
 
 // Call sends the prompt and returns the whole answer; Response.Raw is the *responses.Response.
 // A response whose status is "failed" is returned as a *[ResponseError].
@@ -226,9 +227,21 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 	for i, m := range msgs {
 		switch m.Role {
 		case chat.RoleSystem:
-			out = append(out, responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleSystem))
+			text, err := textOnly(m.AllParts(), "a system message")
+			if err != nil {
+				return nil, partwire.MessageError(Provider, i, err)
+			}
+			out = append(out, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleSystem))
 		case chat.RoleUser:
-			out = append(out, responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleUser))
+			if len(m.Parts) == 0 {
+				out = append(out, responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleUser))
+				break
+			}
+			parts, err := responsesContent(m.AllParts())
+			if err != nil {
+				return nil, partwire.MessageError(Provider, i, err)
+			}
+			out = append(out, responses.ResponseInputItemParamOfMessage(parts, responses.EasyInputMessageRoleUser))
 		case chat.RoleAssistant:
 			var links map[string]string
 			if len(m.ToolCalls) > 0 {
@@ -239,8 +252,12 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 				}
 				out = append(out, items...)
 			}
-			if m.Content != "" {
-				out = append(out, responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleAssistant))
+			text, err := textOnly(m.AllParts(), "an assistant message")
+			if err != nil {
+				return nil, partwire.MessageError(Provider, i, err)
+			}
+			if text != "" {
+				out = append(out, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleAssistant))
 			}
 			for _, c := range m.ToolCalls {
 				fc := &responses.ResponseFunctionToolCallParam{CallID: c.ID, Name: names.Wire(c.Name), Arguments: callArguments(c.Arguments)}
@@ -257,9 +274,12 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 				if r.ID == "" {
 					return nil, fmt.Errorf("openai: message %d: a tool result for %q without the call's id", i, r.Name)
 				}
-				item := responses.ResponseInputItemParamOfFunctionCallOutput(resultContent(r))
-				item.OfFunctionCallOutput.CallID = oai.String(r.ID)
-				out = append(out, item)
+				output, err := functionOutput(r)
+				if err != nil {
+					return nil, partwire.MessageError(Provider, i, err)
+				}
+				out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
+					CallID: oai.String(r.ID), Output: output}})
 			}
 		default:
 			return nil, fmt.Errorf("openai: message %d: unknown role %q", i, m.Role)
@@ -385,11 +405,12 @@ func responsesFinish(r *responses.Response, calls bool) chat.FinishReason {
 
 func responsesUsage(u responses.ResponseUsage) chat.Usage {
 	return chat.Usage{
-		InputTokens:       int(u.InputTokens),
-		OutputTokens:      int(u.OutputTokens),
-		TotalTokens:       int(u.TotalTokens),
-		CachedInputTokens: int(u.InputTokensDetails.CachedTokens),
-		ReasoningTokens:   int(u.OutputTokensDetails.ReasoningTokens),
+		InputTokens:           int(u.InputTokens),
+		OutputTokens:          int(u.OutputTokens),
+		TotalTokens:           int(u.TotalTokens),
+		CachedInputTokens:     int(u.InputTokensDetails.CachedTokens),
+		CacheWriteInputTokens: int(u.InputTokensDetails.CacheWriteTokens),
+		ReasoningTokens:       int(u.OutputTokensDetails.ReasoningTokens),
 	}
 }
 

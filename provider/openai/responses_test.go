@@ -415,3 +415,31 @@ func TestResponsesStreamEvents(t *testing.T) {
 		Generations: []chat.Generation{{FinishReason: chat.FinishLength, Message: chat.Message{Role: chat.RoleAssistant, Content: "partial",
 			ToolCalls: []chat.ToolCall{{ID: "call_1", Name: "weather", Arguments: `{"location":"Rome"}`}}}}}})
 }
+
+// TestResponsesCachedTokens checks that the Responses API's cached input tokens
+// (usage.input_tokens_details.cached_tokens) reach CachedInputTokens and the tokens written to
+// the cache CacheWriteInputTokens, called and streamed. No recording has a cache hit on this
+// API; the answers are built in its shape.
+func TestResponsesCachedTokens(t *testing.T) {
+	resp := `{"id":"resp_1","object":"response","model":"gpt-5-mini","status":"completed","output":[{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"hi","annotations":[]}]}],` +
+		`"usage":{"input_tokens":2048,"input_tokens_details":{"cached_tokens":1536,"cache_write_tokens":256},"output_tokens":20,"output_tokens_details":{"reasoning_tokens":12},"total_tokens":2068}}`
+	want := chat.Usage{InputTokens: 2048, OutputTokens: 20, TotalTokens: 2068, CachedInputTokens: 1536, CacheWriteInputTokens: 256, ReasoningTokens: 12}
+	for _, stream := range []bool{false, true} {
+		ex := providertest.JSONError(200, resp)
+		if stream {
+			ex = replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: providertest.SSE(
+				`{"type":"response.created","response":{"id":"resp_1","model":"gpt-5-mini","status":"in_progress","output":[]}}`,
+				`{"type":"response.output_text.delta","output_index":0,"content_index":0,"item_id":"msg_1","delta":"hi"}`,
+				`{"type":"response.completed","response":`+resp+`}`)}
+		}
+		srv := replay.NewServer(t, ex)
+		r, err := providertest.Run(context.Background(), newTestModel(t, NewResponses, srv.URL, Config{Model: "gpt-5-mini"}),
+			&chat.Prompt{Messages: []chat.Message{chat.User("hi")}}, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Usage != want || r.Text() != "hi" {
+			t.Errorf("stream %v: usage %+v text %q", stream, r.Usage, r.Text())
+		}
+	}
+}

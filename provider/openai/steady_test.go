@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/tool"
 )
@@ -24,7 +25,13 @@ import (
 // base URL is used as given.
 func startSteady(t *testing.T) string {
 	t.Helper()
-	gz, err := os.Open(filepath.Join("testdata", "openai-openapi.yaml.gz"))
+	return startSteadySpec(t, "openai-openapi.yaml.gz")
+}
+
+// startSteadySpec runs steady on the gzip-compressed spec testdata/name.
+func startSteadySpec(t *testing.T, name string) string {
+	t.Helper()
+	gz, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +40,7 @@ func startSteady(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := filepath.Join(t.TempDir(), "openai-openapi.yaml")
+	spec := filepath.Join(t.TempDir(), strings.TrimSuffix(name, ".gz"))
 	f, err := os.Create(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +94,19 @@ func TestSteadyValidation(t *testing.T) {
 	responsesHistory := append([]chat.Message(nil), history[:4]...)
 	responsesHistory = append(responsesHistory, chat.Assistant("Florence: 40 C. Boston: unknown."), chat.User("Thanks. And the forecast?"))
 
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	pdf := []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+	multimodal := []chat.Message{
+		chat.System("You are a helpful assistant"),
+		chat.User("Compare these:", content.Image(png, "image/png"), content.ImageURL("https://example.com/chart.jpg"),
+			content.Document(pdf, "application/pdf", "report.pdf"), content.Document([]byte("a,b\n1,2\n"), "text/csv", "data.csv")),
+		chat.Assistant("", chat.ToolCall{ID: "call_9", Name: "weather", Arguments: `{"location":"Florence"}`}),
+		chat.ToolMessage(chat.ToolResult{ID: "call_9", Name: "weather", Content: "radar:", Parts: []content.Part{
+			content.Image(png, "image/png"), content.Document(pdf, "application/pdf", "radar.pdf")}}),
+	}
+	audio := []chat.Message{chat.User("Transcribe this:", content.Audio([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), "audio/wav"))}
+	fileURL := []chat.Message{chat.User("Summarise:", content.DocumentURL("https://example.com/report.pdf", "application/pdf"))}
+
 	type shape struct {
 		name   string
 		cfg    Config
@@ -106,6 +126,8 @@ func TestSteadyValidation(t *testing.T) {
 			Extra: map[string]any{ExtraReasoningEffort: "low", ExtraStore: false}}},
 		{name: "streaming with tools", msgs: history, opts: &chat.Options{Tools: tools}, stream: true},
 		{name: "streaming strict", cfg: Config{StrictTools: true}, msgs: history[:2], opts: &chat.Options{Tools: tools, N: 2}, stream: true},
+		{name: "images, files and media in tool results", msgs: multimodal, opts: &chat.Options{Tools: tools}},
+		{name: "audio", msgs: audio, opts: &chat.Options{}},
 	}
 	responsesShapes := []shape{
 		{name: "text", msgs: history[:2], opts: &chat.Options{Temperature: ptr(0.2), TopP: ptr(0.9), MaxTokens: 100}},
@@ -118,6 +140,8 @@ func TestSteadyValidation(t *testing.T) {
 			opts: &chat.Options{Tools: tools, ResponseFormat: &chat.ResponseFormat{Name: "weather", Schema: schema, Strict: true}}},
 		{name: "json object", msgs: history[:2], opts: &chat.Options{ResponseFormat: &chat.ResponseFormat{}}},
 		{name: "streaming with tools", cfg: Config{Store: ptr(false)}, msgs: responsesHistory, opts: &chat.Options{Tools: tools}, stream: true},
+		{name: "images, files and media in function outputs", msgs: multimodal, opts: &chat.Options{Tools: tools}},
+		{name: "file URL", msgs: fileURL, opts: &chat.Options{}},
 	}
 	for _, api := range []struct {
 		name, path string

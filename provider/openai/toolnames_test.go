@@ -1,15 +1,25 @@
 package openai
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/mcp"
 )
 
 // openAIName is the rule both OpenAI APIs document for function names.
@@ -160,4 +170,79 @@ func TestToolNames(t *testing.T) {
 			return newTestModel(t, NewResponses, url, Config{Model: "m"})
 		})
 	})
+}
+
+// TestMCPToolNames runs a whole tool loop with tools of an MCP server whose names OpenAI refuses
+// (dotted, prefixed per server, one of them over 64 bytes): the tools reach the API under wire
+// names, the model's call comes back under the MCP tool's name, and the MCP server runs it.
+func TestMCPToolNames(t *testing.T) {
+	server := sdk.NewServer(&sdk.Implementation{Name: "github", Version: "v0"}, nil)
+	type in struct {
+		Repo string `json:"repo"`
+	}
+	var ran atomic.Int32
+	sdk.AddTool(server, &sdk.Tool{Name: "issues.list", Description: "List the open issues of a repository"},
+		func(_ context.Context, _ *sdk.CallToolRequest, args in) (*sdk.CallToolResult, any, error) {
+			ran.Add(1)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "3 open issues in " + args.Repo}}}, nil, nil
+		})
+	sdk.AddTool(server, &sdk.Tool{Name: "issues.search." + strings.Repeat("by_label.", 6) + "and_milestone", Description: "Search issues"},
+		func(context.Context, *sdk.CallToolRequest, in) (*sdk.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
+	client, err := mcp.Connect(context.Background(), mcp.ServerConfig{Name: "github", Prefix: "gh.", Transport: func() (sdk.Transport, error) {
+		ct, st := sdk.NewInMemoryTransports()
+		if _, err := server.Connect(context.Background(), st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	tools, err := client.Tools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var offered []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req, err := chatNameAPI.Parse(r, body)
+		if err != nil {
+			t.Error(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		offered = nil
+		target := ""
+		for _, nt := range req.Tools {
+			offered = append(offered, nt.Name)
+			if !openAIName.MatchString(nt.Name) {
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprintf(w, `{"error":{"message":"Invalid 'tools[0].function.name': %q"}}`, nt.Name)
+				return
+			}
+			if nt.Description == "List the open issues of a repository" {
+				target = nt.Name
+			}
+		}
+		if len(req.Results) == 0 {
+			chatNameAPI.Call(w, false, "call_1", target, `{"repo":"wield-ai/wield"}`)
+			return
+		}
+		chatNameAPI.Final(w, false, "Found: "+req.Results[0].Content)
+	}))
+	defer srv.Close()
+	m := newTestModel(t, New, srv.URL, Config{Model: "m"})
+	resp, _ := providertest.Send(t, clienttest.New(t, m).Prompt("How many issues are open?").Tools(tools), false)
+	mu.Lock()
+	defer mu.Unlock()
+	if resp.Text() != "Found: 3 open issues in wield-ai/wield" || ran.Load() != 1 {
+		t.Fatalf("answer %q after %d calls of the MCP tool; names sent %q", resp.Text(), ran.Load(), offered)
+	}
+	if slices.Contains(offered, "gh.issues.list") || !slices.Contains(offered, "gh_issues_list") {
+		t.Errorf("names sent %q", offered)
+	}
 }

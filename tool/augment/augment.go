@@ -150,8 +150,19 @@ func (a *augmenter[T]) wrap(t tool.Tool) (tool.Tool, error) {
 	}
 	aug := def
 	aug.InputSchema = merged
-	return &augmented[T]{inner: t, def: aug, aug: a}, nil
+	w := &augmented[T]{inner: t, def: aug, aug: a}
+	if _, ok := t.(schema.SelfValidating); ok {
+		// Both halves of the arguments are validated by the time the wrapped tool runs.
+		return validatingAugmented[T]{w}, nil
+	}
+	return w, nil
 }
+
+// validatingAugmented wraps a tool that validates its arguments itself.
+type validatingAugmented[T any] struct{ *augmented[T] }
+
+// ValidatesArguments marks the tool as one that validates its own arguments.
+func (validatingAugmented[T]) ValidatesArguments(schema.Private) {}
 
 // merge returns def's input schema with T's properties first, T's required fields added and
 // T's $defs merged.
@@ -245,7 +256,7 @@ func (t *augmented[T]) Call(ctx context.Context, args string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var extra, rest object
+	extra, rest := make(object, 0, len(a.fields)), make(object, 0, len(members))
 	for _, m := range members {
 		if slices.Contains(a.fields, m.Key) {
 			extra = append(extra, m)

@@ -90,7 +90,7 @@ func main() {
 		log.Fatal(err)
 	}
 	if *addr == "" {
-		if err := server.Run(context.Background(), &sdkmcp.StdioTransport{}); err != nil {
+		if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -101,6 +101,10 @@ func main() {
 	}
 	log.Printf("toolserver listening on http://%s/mcp", ln.Addr())
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return server }, nil))
+	handler, err := server.Handler(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux.Handle("/mcp", handler)
 	log.Fatal(http.Serve(ln, mux))
 }

@@ -41,9 +41,20 @@ type Alarm struct {
 	rang  bool
 }
 
-// Tools returns the date-time tools of d.
+// Tools returns the date-time tools of d, with their MCP hints: reading the clock changes
+// nothing; setting an alarm adds one without touching the others (so an approval policy that
+// asks before destructive calls lets it run), and a second call sets a second alarm. Neither
+// reaches beyond the process.
 func (d *DateTime) Tools() ([]tool.Tool, error) {
-	return tool.Methods(d)
+	clock, err := tool.Methods(d, tool.Only("GetCurrentDateTime"), tool.ReadOnly(), tool.OpenWorld(false))
+	if err != nil {
+		return nil, err
+	}
+	alarms, err := tool.Methods(d, tool.Only("SetAlarm"), tool.Destructive(false), tool.OpenWorld(false))
+	if err != nil {
+		return nil, err
+	}
+	return append(clock, alarms...), nil
 }
 
 func (d *DateTime) now() time.Time {

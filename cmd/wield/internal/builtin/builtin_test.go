@@ -3,7 +3,10 @@ package builtin
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"maps"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +61,34 @@ func TestTools(t *testing.T) {
 	}
 	if want := "2025-10-20T15:03:11+01:00 (Monday, time zone Europe/Lisbon)"; out != want {
 		t.Fatalf("getCurrentDateTime = %q, want %q", out, want)
+	}
+}
+
+// The tools declare their MCP hints: the clock only reads; an alarm adds, destroys nothing, and
+// stays in the process.
+func TestToolHints(t *testing.T) {
+	tools, err := (&DateTime{}).Tools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hints := map[string]string{}
+	for _, tl := range tools {
+		m := tl.Metadata()
+		show := func(b *bool) string {
+			if b == nil {
+				return "unknown"
+			}
+			return strconv.FormatBool(*b)
+		}
+		hints[tl.Definition().Name] = fmt.Sprintf("readOnly=%t destructive=%s idempotent=%t openWorld=%s approval=%t",
+			m.ReadOnly, show(m.Destructive), m.Idempotent, show(m.OpenWorld), m.RequiresApproval)
+	}
+	want := map[string]string{
+		"getCurrentDateTime": "readOnly=true destructive=unknown idempotent=false openWorld=false approval=false",
+		"setAlarm":           "readOnly=false destructive=false idempotent=false openWorld=false approval=false",
+	}
+	if !maps.Equal(hints, want) {
+		t.Errorf("hints %v, want %v", hints, want)
 	}
 }
 

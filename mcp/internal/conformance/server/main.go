@@ -1,6 +1,6 @@
 // Command server is an MCP server built on wield for the official MCP conformance suite
 // (@modelcontextprotocol/conformance, "conformance server"). Its tools are wield tools (tool.Func
-// with inferred schemas, tool.New, mcp.NewResultTool for media content) served with mcp.AddTools; the prompts, resources and completions the suite also checks are the MCP
+// with inferred schemas, tool.New, mcp.NewResultTool for media content) served by mcp.NewServer, over stdio on mcp.StdioTransport and over HTTP on Server.Handler; the prompts, resources and completions the suite also checks are the MCP
 // SDK's own features, registered on the same server.
 //
 // Usage:
@@ -47,7 +47,7 @@ func main() {
 		log.Fatal(err)
 	}
 	if *addr == "" {
-		if err := server.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -58,23 +58,27 @@ func main() {
 	}
 	fmt.Fprintf(os.Stderr, "WIELD_LISTENING %s\n", ln.Addr())
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	handler, err := server.Handler(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux.Handle("/mcp", handler)
 	log.Fatal(http.Serve(ln, mux))
 }
 
-func newServer() (*sdk.Server, error) {
-	server := sdk.NewServer(&sdk.Implementation{Name: "wield-conformance-server", Version: "1.0.0"}, &sdk.ServerOptions{
+func newServer() (*mcp.Server, error) {
+	server, err := mcp.NewServer(&sdk.Implementation{Name: "wield-conformance-server", Version: "1.0.0"}, &mcp.ServerOptions{Options: &sdk.ServerOptions{
 		CompletionHandler: func(context.Context, *sdk.CompleteRequest) (*sdk.CompleteResult, error) {
 			return &sdk.CompleteResult{Completion: sdk.CompletionResultDetails{Values: []string{}}}, nil
 		},
 		SubscribeHandler:   func(context.Context, *sdk.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
-	})
-	if err := mcp.AddTools(server, tools()...); err != nil {
+	}}, tools()...)
+	if err != nil {
 		return nil, err
 	}
-	addResources(server)
-	addPrompts(server)
+	addResources(server.SDK())
+	addPrompts(server.SDK())
 	return server, nil
 }
 

@@ -1,0 +1,97 @@
+package content
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultMaxFileBytes is the size limit of [ReadFile] when none is given: 20 MB, the inline
+// limit of the strictest supported API (Gemini's request size, OpenAI's per-image size).
+const DefaultMaxFileBytes = 20 << 20
+
+// Detect returns the media type of data from its first bytes, without parameters
+// ("image/png", "application/pdf", "text/plain"), or "application/octet-stream" when it cannot
+// tell. It is the WHATWG sniffing algorithm of net/http, with text told apart from binary by
+// checking for valid UTF-8.
+func Detect(data []byte) string {
+	mt := http.DetectContentType(data)
+	if i := strings.IndexByte(mt, ';'); i >= 0 {
+		mt = strings.TrimSpace(mt[:i])
+	}
+	switch mt {
+	case "audio/wave":
+		return "audio/wav"
+	case "text/xml":
+		return "application/xml"
+	case "application/octet-stream":
+		head := data[:min(len(data), 512)]
+		if len(data) > 0 && utf8.Valid(trimPartialRune(head)) && !bytes.ContainsRune(head, 0) {
+			return "text/plain"
+		}
+	}
+	return mt
+}
+
+// trimPartialRune drops a rune cut by the 512-byte window, so valid UTF-8 is not refused.
+func trimPartialRune(b []byte) []byte {
+	for i := 0; i < utf8.UTFMax && len(b) > 0; i++ {
+		r, size := utf8.DecodeLastRune(b)
+		if r != utf8.RuneError || size != 1 {
+			break
+		}
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// ReadFile reads a file into a part of the kind its content shows (image, audio or document),
+// refusing files over maxBytes (0 means [DefaultMaxFileBytes]) before reading them whole. The
+// media type comes from the bytes; the file name's extension decides only between text types
+// the bytes cannot tell apart (Markdown, CSV, HTML, JSON).
+func ReadFile(path string, maxBytes int64) (Part, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxFileBytes
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Part{}, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		if fi.IsDir() {
+			return Part{}, fmt.Errorf("content: %s is a directory", path)
+		}
+		if fi.Size() > maxBytes {
+			return Part{}, fmt.Errorf("%w: %s is %s; the limit is %s", ErrTooLarge, path, FormatSize(int(fi.Size())), FormatSize(int(maxBytes)))
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return Part{}, err
+	}
+	if int64(len(data)) > maxBytes {
+		return Part{}, fmt.Errorf("%w: %s is over the limit of %s", ErrTooLarge, path, FormatSize(int(maxBytes)))
+	}
+	if len(data) == 0 {
+		return Part{}, fmt.Errorf("%w: %s is empty", ErrEmpty, path)
+	}
+	mt := Detect(data)
+	if mt == "text/plain" {
+		if byExt := mime.TypeByExtension(strings.ToLower(filepath.Ext(path))); byExt != "" {
+			if base, _, err := mime.ParseMediaType(byExt); err == nil && (strings.HasPrefix(base, "text/") || base == "application/json") {
+				mt = base
+			}
+		}
+	}
+	if mt == "application/octet-stream" {
+		return Part{}, fmt.Errorf("%w: cannot tell what %s holds (not an image, audio, PDF or text file)", ErrMediaType, path)
+	}
+	return Media(data, mt, filepath.Base(path)), nil
+}

@@ -1,0 +1,132 @@
+package attack
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/wield-ai/wield/mcp"
+)
+
+// recorder keeps everything a program under attack tells its operators: every span (names,
+// attributes, status, events) and every log record at every level.
+type recorder struct {
+	spans *tracetest.SpanRecorder
+	tp    *sdktrace.TracerProvider
+	mu    sync.Mutex
+	logs  bytes.Buffer
+	log   *slog.Logger
+}
+
+func newRecorder(t *testing.T) *recorder {
+	r := &recorder{spans: tracetest.NewSpanRecorder()}
+	r.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(r.spans))
+	t.Cleanup(func() { _ = r.tp.Shutdown(context.Background()) })
+	r.log = slog.New(slog.NewJSONHandler(lockedWriter{r}, &slog.HandlerOptions{Level: slog.LevelDebug - 4}))
+	return r
+}
+
+type lockedWriter struct{ r *recorder }
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.r.mu.Lock()
+	defer w.r.mu.Unlock()
+	return w.r.logs.Write(p)
+}
+
+// text renders every ended span and every log record, for searching.
+func (r *recorder) text() string {
+	var b strings.Builder
+	for _, s := range r.spans.Ended() {
+		fmt.Fprintf(&b, "span %q status %v %q\n", s.Name(), s.Status().Code, s.Status().Description)
+		for _, a := range s.Attributes() {
+			fmt.Fprintf(&b, "  %s=%s\n", a.Key, a.Value.Emit())
+		}
+		for _, e := range s.Events() {
+			fmt.Fprintf(&b, "  event %q\n", e.Name)
+			for _, a := range e.Attributes {
+				fmt.Fprintf(&b, "    %s=%s\n", a.Key, a.Value.Emit())
+			}
+		}
+	}
+	r.mu.Lock()
+	b.Write(r.logs.Bytes())
+	r.mu.Unlock()
+	return b.String()
+}
+
+// spanCount is the number of spans ended so far.
+func (r *recorder) spanCount() int { return len(r.spans.Ended()) }
+
+// inMemory is a configuration reaching s over the SDK's in-memory transport.
+func inMemory(name string, s *mcp.Server) mcp.ServerConfig {
+	return mcp.ServerConfig{Name: name, Transport: func() (sdk.Transport, error) {
+		ct, st := sdk.NewInMemoryTransports()
+		if _, err := s.SDK().Connect(context.Background(), st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+}
+
+// overHTTP serves s over streamable HTTP on 127.0.0.1 and returns a configuration reaching it.
+func overHTTP(t *testing.T, name string, s *mcp.Server) mcp.ServerConfig {
+	h, err := s.Handler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return mcp.ServerConfig{Name: name, Type: mcp.TypeHTTP, URL: ts.URL}
+}
+
+// connect connects to an MCP server, closing the client when the test ends.
+func connect(t *testing.T, cfg mcp.ServerConfig) *mcp.Client {
+	t.Helper()
+	c, err := mcp.Connect(testContext(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// rawCall calls a tool through the client's session and returns the MCP result as sent.
+func rawCall(t *testing.T, c *mcp.Client, name string, args string) *sdk.CallToolResult {
+	t.Helper()
+	s, err := c.Session(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.CallTool(testContext(t), &sdk.CallToolParams{Name: name, Arguments: []byte(args)})
+	if err != nil {
+		t.Fatalf("CallTool(%s): %v", name, err)
+	}
+	return res
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// newHTTPServer serves h on 127.0.0.1 until the test ends and returns its URL.
+func newHTTPServer(t *testing.T, h http.Handler) string {
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

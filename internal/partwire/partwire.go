@@ -1,0 +1,27 @@
+// Package partwire holds what every provider does the same way with content parts on the wire.
+package partwire
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/wield-ai/wield/content"
+)
+
+// MessageError names the message an error is in. A refused part's error keeps its own words
+// first ("openai: cannot send an audio part …"), so the provider and the part lead the message.
+func MessageError(provider string, i int, err error) error {
+	if u := (*content.Unsupported)(nil); errors.As(err, &u) {
+		return fmt.Errorf("%w (message %d)", err, i)
+	}
+	if strings.HasPrefix(err.Error(), provider+": ") {
+		return fmt.Errorf("message %d: %w", i, err)
+	}
+	return fmt.Errorf("%s: message %d: %w", provider, i, err)
+}
+
+// IsHTTP reports whether u is an http or https URL, the only URLs a provider can fetch itself.
+func IsHTTP(u string) bool {
+	return strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")
+}

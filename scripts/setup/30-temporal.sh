@@ -1,0 +1,5 @@
+# The Temporal server the temporal module's end-to-end tests start: temporal/devserver, the
+# server's own Go module (go.temporal.io/server) built from the module proxy into
+# $WIELD_TOOLS/bin. go build relinks it only when its sources or dependencies change.
+mkdir -p "$WIELD_TOOLS/bin"
+(cd temporal/devserver && go build -o "$WIELD_TOOLS/bin/wield-temporal-devserver" .)

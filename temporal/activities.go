@@ -1,0 +1,328 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/metric/noop"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+	"go.temporal.io/sdk/activity"
+	sdktemporal "go.temporal.io/sdk/temporal"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/memory"
+	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
+)
+
+// activities are the steps of an agent's turns that touch the world or the client's code: model
+// and tool calls, memory, and the decisions that read the tools (approval, limits, decisions,
+// return-direct). Each is recorded in the workflow's history, so a replay decides the same.
+type activities struct {
+	c   *client.Client
+	cfg Config
+	// assembler finishes rounds whose every call has its result: no call runs, so it needs no
+	// telemetry, and one call at a time keeps it on the activity's goroutine.
+	assembler *toolcall.Manager
+}
+
+func newActivities(c *client.Client, cfg Config) *activities {
+	return &activities{c: c, cfg: cfg, assembler: toolcall.New(toolcall.Config{
+		Concurrency:    1,
+		TracerProvider: tracenoop.NewTracerProvider(),
+		MeterProvider:  noop.NewMeterProvider(),
+		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})}
+}
+
+// request builds the turn's request with the worker's client: its system message, options and
+// tools, with the turn's over them, and msgs as the conversation.
+func (a *activities) request(ctx context.Context, in *Request, msgs []chat.Message) (*client.Request, error) {
+	if in == nil {
+		in = &Request{}
+	}
+	spec := a.c.Prompt().Messages(msgs...).ToolNames(in.ToolNames...)
+	if in.System != nil {
+		spec.System(*in.System)
+	}
+	if in.Options != nil {
+		if len(in.Options.Tools) > 0 {
+			return nil, sdktemporal.NewNonRetryableApplicationError("temporal: a turn's options carry no tools; name them", errTypeConfig, nil)
+		}
+		spec.Options(in.Options)
+	}
+	if len(in.ToolContext) > 0 {
+		spec.ToolContext(in.ToolContext)
+	}
+	if in.ConversationID != "" {
+		spec.Param(client.ParamConversationID, in.ConversationID)
+	}
+	req, err := spec.Request(ctx)
+	if err != nil {
+		return nil, sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeConfig, err)
+	}
+	return req, nil
+}
+
+// Model calls the client's model with the turn's conversation.
+func (a *activities) Model(ctx context.Context, in modelInput) (*chat.Response, error) {
+	req, err := a.request(ctx, in.Turn, in.Messages)
+	if err != nil {
+		return nil, err
+	}
+	if in.Final {
+		o := req.Prompt.Options.Clone()
+		o.ToolChoice = "none"
+		req = req.WithOptions(o)
+	}
+	ctx, stop := heartbeat(ctx)
+	defer stop()
+	resp, err := a.c.Model().Call(ctx, &req.Prompt)
+	if err != nil {
+		var pe *chat.ProviderError
+		if errors.As(err, &pe) && !pe.Temporary() {
+			return nil, sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeProvider, err)
+		}
+		return nil, err
+	}
+	if resp == nil {
+		return nil, sdktemporal.NewNonRetryableApplicationError(client.ErrNoResponse.Error(), errTypeProvider, nil)
+	}
+	out := *resp
+	out.Raw = nil // the provider's own value is neither needed nor always encodable
+	return &out, nil
+}
+
+// Tool runs one call with the worker's client's tools and manager: arguments validated, errors
+// processed, panics and the tool's timeout turned into results for the model, as in any turn.
+func (a *activities) Tool(ctx context.Context, in toolInput) (*toolOutput, error) {
+	req, err := a.request(ctx, in.Turn, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp := &chat.Response{Generations: []chat.Generation{{
+		Message:      chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{in.Call}},
+		FinishReason: chat.FinishToolCalls,
+	}}}
+	turn := &toolcall.Turn{ToolContext: req.ToolContext}
+	plans := []toolcall.Plan{{Approved: true, Resume: in.Resume}}
+	ctx, stop := heartbeat(ctx)
+	defer stop()
+	start := time.Now()
+	result, err := a.c.Manager().ResumeTurn(ctx, turn, &req.Prompt, resp, plans)
+	elapsed := time.Since(start)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err // the attempt was cancelled or timed out: Temporal decides what next
+		}
+		// A fatal tool error, or the error processor's: the turn ends, as in any turn.
+		return nil, sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeTurnEnded, err)
+	}
+	if result.Stopped {
+		pc := client.NewRound(resp, result.Calls, false).Calls[0]
+		return &toolOutput{Elapsed: elapsed, Stopped: &pc}, nil
+	}
+	return &toolOutput{Result: result.ToolResults()[0], Elapsed: elapsed}, nil
+}
+
+// errProbe stops a round after its approval and limits were decided, before any call runs.
+var errProbe = errors.New("temporal: round planned")
+
+// Plan decides a new round as the client's manager would before running it: the limits (the
+// turn's counts go on from in's), the approval policy, the calls refused.
+func (a *activities) Plan(ctx context.Context, in planInput) (*planOutput, error) {
+	req, err := a.request(ctx, in.Turn, in.Messages)
+	if err != nil {
+		return nil, err
+	}
+	turn := &toolcall.Turn{Approval: req.Approval()}
+	turn.SetCounts(in.CallCounts, in.TotalCalls)
+	var outcomes []toolcall.CallOutcome
+	turn.BeforeRun = func(_ context.Context, calls []toolcall.CallOutcome) error {
+		outcomes = calls
+		return errProbe
+	}
+	out := &planOutput{}
+	result, err := a.c.Manager().ExecuteTurn(ctx, turn, &req.Prompt, in.Response)
+	switch {
+	case errors.Is(err, errProbe):
+	case err != nil:
+		var le *toolcall.LimitError
+		if errors.As(err, &le) {
+			return nil, sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeLimit, err, *le)
+		}
+		return nil, sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeConfig, err)
+	default:
+		out.Stopped, outcomes = true, result.Calls
+	}
+	out.Round = client.NewRound(in.Response, outcomes, false)
+	out.Info = infos(req.Prompt.Options.Tools, out.Round.Message.ToolCalls)
+	out.CallCounts, out.TotalCalls = turn.Counts()
+	return out, nil
+}
+
+// Decide checks the application's decisions for a stopped round against the tools and returns
+// the round's plans.
+func (a *activities) Decide(ctx context.Context, in decideInput) (*decideOutput, error) {
+	req, err := a.request(ctx, in.Turn, nil)
+	if err != nil {
+		return nil, err
+	}
+	plans, err := in.State.Plans(ctx, in.Decisions, req.Prompt.Options.Tools)
+	if err != nil {
+		return nil, sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeInvalidDecision, err)
+	}
+	calls := make([]chat.ToolCall, len(in.State.Round.Calls))
+	for i, c := range in.State.Round.Calls {
+		calls[i] = c.Call
+	}
+	return &decideOutput{Plans: plans, Info: infos(req.Prompt.Options.Tools, calls)}, nil
+}
+
+// Assemble finishes a round whose every call has its result, with the manager's own rules: the
+// assistant message with the calls as they ran, the tool message with the results in the
+// model's order, and whether they are the answer (every tool return-direct, none failed).
+func (a *activities) Assemble(ctx context.Context, in assembleInput) (*assembleOutput, error) {
+	req, err := a.request(ctx, in.Turn, nil)
+	if err != nil {
+		return nil, err
+	}
+	for i := range in.Plans {
+		if in.Plans[i].Result == nil {
+			return nil, sdktemporal.NewNonRetryableApplicationError(fmt.Sprintf("temporal: call %d of the round has no result", i), errTypeConfig, nil)
+		}
+	}
+	p := &chat.Prompt{Options: &chat.Options{Tools: req.Prompt.Options.Tools}}
+	result, err := a.assembler.ResumeTurn(ctx, nil, p, in.Response, in.Plans)
+	if err != nil {
+		return nil, sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeConfig, err)
+	}
+	return &assembleOutput{Messages: result.History, ReturnDirect: result.ReturnDirect}, nil
+}
+
+// LoadMemory adds a turn's new messages to its conversation and returns the conversation.
+func (a *activities) LoadMemory(ctx context.Context, in memoryInput) ([]chat.Message, error) {
+	if err := a.remember(ctx, in); err != nil {
+		return nil, err
+	}
+	msgs, err := a.cfg.Memory.Get(ctx, in.ConversationID)
+	if err != nil {
+		return nil, fmt.Errorf("temporal: loading conversation %q: %w", in.ConversationID, err)
+	}
+	return msgs, nil
+}
+
+// Remember adds messages to a conversation.
+func (a *activities) Remember(ctx context.Context, in memoryInput) error {
+	return a.remember(ctx, in)
+}
+
+// remember appends in's messages. A retried attempt first checks whether the attempt before
+// stored them already (its completion was lost), so a retry never stores a message twice.
+func (a *activities) remember(ctx context.Context, in memoryInput) error {
+	if len(in.Messages) == 0 {
+		return nil
+	}
+	if activity.GetInfo(ctx).Attempt > 1 {
+		stored, err := a.cfg.Memory.Get(ctx, in.ConversationID)
+		if err != nil {
+			return fmt.Errorf("temporal: loading conversation %q: %w", in.ConversationID, err)
+		}
+		if endsWith(stored, in.Messages) {
+			return nil
+		}
+	}
+	if err := a.cfg.Memory.Add(ctx, in.ConversationID, in.Messages...); err != nil {
+		if errors.Is(err, memory.ErrInvalidConversationID) || errors.Is(err, memory.ErrMessageTooLarge) {
+			return sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeConfig, err)
+		}
+		return fmt.Errorf("temporal: storing conversation %q: %w", in.ConversationID, err)
+	}
+	return nil
+}
+
+// endsWith reports whether msgs ends with tail, compared as stored (JSON).
+func endsWith(msgs, tail []chat.Message) bool {
+	if len(tail) > len(msgs) {
+		return false
+	}
+	for i, m := range msgs[len(msgs)-len(tail):] {
+		a, err1 := json.Marshal(m)
+		b, err2 := json.Marshal(tail[i])
+		if err1 != nil || err2 != nil || string(a) != string(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// infos tells, for each call, what its tool's metadata says of scheduling it.
+func infos(tools []tool.Tool, calls []chat.ToolCall) []callInfo {
+	out := make([]callInfo, len(calls))
+	for i, c := range calls {
+		for _, t := range tools {
+			if t.Definition().Name != c.Name {
+				continue
+			}
+			m := t.Metadata()
+			out[i] = callInfo{Known: true, Alone: m.Sequential, Retry: m.ReadOnly || m.Idempotent, Timeout: m.Timeout}
+			break
+		}
+	}
+	return out
+}
+
+// heartbeat keeps the activity of ctx heartbeating while it runs, three times per heartbeat
+// timeout, with the tool's last progress report as details; progress reports are sent as they
+// come (the SDK batches them). stop ends it.
+func heartbeat(ctx context.Context) (_ context.Context, stop func()) {
+	every := activity.GetInfo(ctx).HeartbeatTimeout / 3
+	if every <= 0 {
+		return ctx, func() {}
+	}
+	var mu sync.Mutex
+	var last *tool.Progress
+	send := func() {
+		mu.Lock()
+		p := last
+		mu.Unlock()
+		if p != nil {
+			activity.RecordHeartbeat(ctx, *p)
+		} else {
+			activity.RecordHeartbeat(ctx)
+		}
+	}
+	progressCtx := tool.WithProgress(ctx, func(p tool.Progress) {
+		mu.Lock()
+		last = &p
+		mu.Unlock()
+		send()
+	})
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				send()
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	return progressCtx, func() {
+		close(done)
+		wg.Wait()
+	}
+}

@@ -1,0 +1,322 @@
+package temporal
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	sdktemporal "go.temporal.io/sdk/temporal"
+
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
+)
+
+// Client starts the turns of an agent on Temporal and follows them, from any process that
+// reaches the Temporal service: the one that started a turn, or another hours later.
+type Client struct {
+	tc  sdkclient.Client
+	cfg Config
+}
+
+// NewClient returns a client of the agent cfg describes (its Name, TaskQueue and EventPoll).
+func NewClient(tc sdkclient.Client, cfg Config) (*Client, error) {
+	if tc == nil {
+		return nil, errors.New("temporal: nil Temporal client")
+	}
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Client{tc: tc, cfg: cfg}, nil
+}
+
+// Start starts a turn and returns it while it runs.
+func (c *Client) Start(ctx context.Context, req Request) (*Turn, error) {
+	if req.Options != nil && len(req.Options.Tools) > 0 {
+		return nil, errors.New("temporal: a turn's options carry no tools: the workers' client has them; name others with ToolNames")
+	}
+	if len(req.Messages) == 0 {
+		return nil, errors.New("temporal: a turn needs messages")
+	}
+	if req.ID == "" {
+		req.ID = "turn_" + rand.Text()
+	}
+	if _, err := json.Marshal(req); err != nil {
+		return nil, fmt.Errorf("temporal: the request does not encode: %w", err)
+	}
+	run, err := c.tc.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
+		ID:        req.ID,
+		TaskQueue: c.cfg.TaskQueue,
+	}, c.cfg.workflowName(), &req)
+	if err != nil {
+		return nil, fmt.Errorf("temporal: starting turn %s: %w", req.ID, err)
+	}
+	return &Turn{c: c, id: run.GetID()}, nil
+}
+
+// Turn returns the turn with the given id (a workflow id), started by this process or another.
+func (c *Client) Turn(id string) *Turn { return &Turn{c: c, id: id} }
+
+// Turn is one turn of an agent, running, waiting for a decision, or ended.
+type Turn struct {
+	c  *Client
+	id string
+}
+
+// ID returns the turn's id: its workflow id, and the ID of its pending states.
+func (t *Turn) ID() string { return t.id }
+
+// Pending returns what the turn waits for: its stopped state, whose [client.TurnState.Pending]
+// calls need a decision; nil while it runs or once it ended. (The workflow's query
+// "wield.pending" returns the same to the Temporal CLI and UI.)
+func (t *Turn) Pending(ctx context.Context) (*client.TurnState, error) {
+	page, err := t.page(ctx, math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	return page.Pending, nil
+}
+
+// WaitPending waits until the turn waits for a decision and returns its pending state, or
+// returns nil once the turn ended without stopping again (its [Turn.Result] says how).
+func (t *Turn) WaitPending(ctx context.Context) (*client.TurnState, error) {
+	for {
+		page, err := t.page(ctx, math.MaxInt)
+		if err != nil {
+			if closed, cerr := t.closed(ctx); cerr == nil && closed {
+				return nil, nil
+			}
+			return nil, err
+		}
+		if page.Pending != nil {
+			return page.Pending, nil
+		}
+		if page.Finished {
+			return nil, nil
+		}
+		if err := t.sleep(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Events yields the turn's events from its start: each model response's text and reasoning
+// (one chunk per model call: the model is not streamed), each tool call as it starts and
+// finishes, the calls that wait for approval or interrupted the turn when it stops, then, after
+// the application's decision, the rest, and the whole response last (a Done event). It polls the
+// workflow every [Config.EventPoll]; stopping the iteration does not affect the turn.
+func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
+	return func(yield func(*client.Event, error) bool) {
+		next := 0
+		for {
+			page, err := t.page(ctx, next)
+			if err != nil {
+				if closed, cerr := t.closed(ctx); cerr == nil && closed {
+					break
+				}
+				yield(nil, err)
+				return
+			}
+			for i := range page.Events {
+				if !yield(&page.Events[i], nil) {
+					return
+				}
+			}
+			next = page.Next
+			if page.Finished {
+				break
+			}
+			if err := t.sleep(ctx); err != nil {
+				yield(nil, err)
+				return
+			}
+		}
+		resp, err := t.Result(ctx)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		yield(&client.Event{Done: resp}, nil)
+	}
+}
+
+// Decide sends the application's decisions for the calls the turn waits on (every call of
+// [client.TurnState.Pending] needs one), for the stop at step seq ([client.TurnState.Seq]; 0
+// means whatever the turn waits for, at the risk of deciding a later stop than the one looked
+// at). The workflow checks them against the tools before anything runs: decisions that do not
+// fit fail with an error matching [client.ErrInvalidDecision] and the turn keeps waiting; a turn
+// that waits for nothing (resumed already, by this process or another) fails with one matching
+// [client.ErrAlreadyResumed]. Once Decide returns, the turn runs on; follow it with
+// [Turn.Events] or [Turn.Result]. Sending the same decisions for the same step again is
+// answered as the first time.
+func (t *Turn) Decide(ctx context.Context, seq int64, decisions ...client.Decision) error {
+	opts := sdkclient.UpdateWorkflowOptions{
+		WorkflowID:   t.id,
+		UpdateName:   updateDecide,
+		Args:         []any{&decideRequest{Seq: seq, Decisions: decisions}},
+		WaitForStage: sdkclient.WorkflowUpdateStageCompleted,
+	}
+	if seq > 0 {
+		b, err := json.Marshal(decisions)
+		if err != nil {
+			return fmt.Errorf("temporal: the decisions do not encode: %w", err)
+		}
+		opts.UpdateID = fmt.Sprintf("decide-%d-%x", seq, sha256.Sum256(b))
+	}
+	h, err := t.c.tc.UpdateWorkflow(ctx, opts)
+	if err == nil {
+		err = h.Get(ctx, nil)
+	}
+	if err == nil {
+		return nil
+	}
+	var ae *sdktemporal.ApplicationError
+	if !errors.As(err, &ae) {
+		if closed, cerr := t.closed(ctx); cerr == nil && closed {
+			return &turnError{msg: fmt.Sprintf("temporal: deciding turn %s: the turn has ended", t.id), is: client.ErrAlreadyResumed, cause: err}
+		}
+	}
+	return t.err("deciding", err)
+}
+
+// Result waits for the turn to end and returns its response: the answer, the messages the turn
+// added (across its stops), the usage of all its model calls. A turn that failed returns its
+// error: a breached call limit matches [toolcall.ErrLimitExceeded] (and is a
+// *[toolcall.LimitError]).
+func (t *Turn) Result(ctx context.Context) (*client.Response, error) {
+	var resp client.Response
+	if err := t.c.tc.GetWorkflow(ctx, t.id, "").Get(ctx, &resp); err != nil {
+		return nil, t.err("running", err)
+	}
+	return &resp, nil
+}
+
+// Cancel cancels the turn: its running model and tool calls are cancelled (tools see their
+// context end at their next heartbeat) and it ends with a cancellation error.
+func (t *Turn) Cancel(ctx context.Context) error {
+	if err := t.c.tc.CancelWorkflow(ctx, t.id, ""); err != nil {
+		return fmt.Errorf("temporal: cancelling turn %s: %w", t.id, err)
+	}
+	return nil
+}
+
+// ToolProgress is a running tool call as its heartbeats report it.
+type ToolProgress struct {
+	// CallID is the model's id of the call.
+	CallID string
+	// Attempt counts the call's attempts, from 1; more than 1 after a worker was lost.
+	Attempt int
+	// Progress is the tool's last report ([tool.ReportProgress]); nil until it reports.
+	Progress *tool.Progress
+	// Heartbeat is when the call last heartbeat; zero before its first.
+	Heartbeat time.Time
+}
+
+// Progress returns the tool calls of the turn that are running, with the progress their tools
+// last reported. It reads the heartbeat details Temporal keeps, decoded with the default data
+// converter.
+func (t *Turn) Progress(ctx context.Context) ([]ToolProgress, error) {
+	desc, err := t.c.tc.DescribeWorkflowExecution(ctx, t.id, "")
+	if err != nil {
+		return nil, fmt.Errorf("temporal: describing turn %s: %w", t.id, err)
+	}
+	var out []ToolProgress
+	for _, a := range desc.GetPendingActivities() {
+		parts := strings.SplitN(a.GetActivityId(), "/", 3)
+		if len(parts) != 3 || parts[0] != "tool" {
+			continue
+		}
+		p := ToolProgress{CallID: parts[2], Attempt: int(a.GetAttempt())}
+		if hb := a.GetLastHeartbeatTime(); hb != nil {
+			p.Heartbeat = hb.AsTime()
+		}
+		if d := a.GetHeartbeatDetails(); d != nil && len(d.GetPayloads()) > 0 {
+			var tp tool.Progress
+			if err := converter.GetDefaultDataConverter().FromPayloads(d, &tp); err == nil {
+				p.Progress = &tp
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// page asks the workflow for its events after the first after, its pending state and whether
+// it finished.
+func (t *Turn) page(ctx context.Context, after int) (*eventsPage, error) {
+	v, err := t.c.tc.QueryWorkflow(ctx, t.id, "", queryEvents, after)
+	if err != nil {
+		return nil, fmt.Errorf("temporal: querying turn %s: %w", t.id, err)
+	}
+	var page eventsPage
+	if err := v.Get(&page); err != nil {
+		return nil, fmt.Errorf("temporal: querying turn %s: %w", t.id, err)
+	}
+	return &page, nil
+}
+
+// closed reports whether the turn's workflow has ended.
+func (t *Turn) closed(ctx context.Context) (bool, error) {
+	desc, err := t.c.tc.DescribeWorkflowExecution(ctx, t.id, "")
+	if err != nil {
+		return false, err
+	}
+	return desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
+}
+
+func (t *Turn) sleep(ctx context.Context) error {
+	timer := time.NewTimer(t.c.cfg.EventPoll)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// err maps the application errors of the agent's workflow back to wield's errors.
+func (t *Turn) err(doing string, err error) error {
+	var ae *sdktemporal.ApplicationError
+	if !errors.As(err, &ae) {
+		return fmt.Errorf("temporal: %s turn %s: %w", doing, t.id, err)
+	}
+	var is error
+	switch ae.Type() {
+	case errTypeInvalidDecision:
+		is = client.ErrInvalidDecision
+	case errTypeNotWaiting:
+		is = client.ErrAlreadyResumed
+	case errTypeLimit:
+		var le toolcall.LimitError
+		if ae.HasDetails() && ae.Details(&le) == nil {
+			is = &le
+		} else {
+			is = toolcall.ErrLimitExceeded
+		}
+	default:
+		return fmt.Errorf("temporal: %s turn %s: %w", doing, t.id, err)
+	}
+	return &turnError{msg: fmt.Sprintf("temporal: %s turn %s: %s", doing, t.id, ae.Error()), is: is, cause: err}
+}
+
+// turnError is an error of the workflow that matches the wield error it stands for.
+type turnError struct {
+	msg   string
+	is    error
+	cause error
+}
+
+func (e *turnError) Error() string   { return e.msg }
+func (e *turnError) Unwrap() []error { return []error{e.is, e.cause} }

@@ -1,0 +1,143 @@
+package temporal
+
+import (
+	"errors"
+	"time"
+
+	sdktemporal "go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/memory"
+)
+
+// DefaultName is the name of an agent whose [Config] names none.
+const DefaultName = "wield"
+
+// Defaults of [Config].
+const (
+	DefaultModelTimeout     = 5 * time.Minute
+	DefaultToolTimeout      = 10 * time.Minute
+	DefaultHeartbeatTimeout = 30 * time.Second
+	DefaultEventPoll        = 200 * time.Millisecond
+)
+
+// Config describes one agent on Temporal: where its turns, model calls and tool calls run and
+// how long each may take. The workers and the clients of an agent share it (a client reads
+// Name, TaskQueue and EventPoll only).
+type Config struct {
+	// Name identifies the agent, so that several agents can share a task queue: its workflow
+	// type is Name+".Turn" and its activities' names start with Name+"."; empty means
+	// [DefaultName].
+	Name string
+	// TaskQueue is the queue of the agent's turns (workflows), model calls and memory
+	// activities. Required.
+	TaskQueue string
+	// ToolTaskQueue is the queue of its tool calls, served by [NewToolWorker] on the machines
+	// that run the tools; empty means TaskQueue, where [NewWorker] runs them.
+	ToolTaskQueue string
+
+	// MaxIterations caps the tool rounds of a turn, as [client.ToolLoopConfig] does: when it is
+	// reached the last model call is made with tool use turned off. Zero means
+	// [client.DefaultMaxIterations].
+	MaxIterations int
+	// ModelTimeout bounds one attempt of a model call; zero means [DefaultModelTimeout].
+	ModelTimeout time.Duration
+	// ModelRetry is the retry policy of model calls and memory activities; nil means retries with
+	// backoff, at most 5 attempts. Provider errors that are not temporary (a bad request, a
+	// refused key) are never retried.
+	ModelRetry *sdktemporal.RetryPolicy
+	// ToolTimeout bounds one attempt of a tool call whose tool sets no timeout of its own; a
+	// tool's [tool.Metadata] Timeout, when set, applies as in any turn (the call fails for the
+	// model) and the attempt gets a minute more. Zero means [DefaultToolTimeout].
+	ToolTimeout time.Duration
+	// HeartbeatTimeout is how long a model or tool call may go without a heartbeat before its
+	// worker counts as lost; calls heartbeat three times as often, with the tool's last progress
+	// report. Zero means [DefaultHeartbeatTimeout].
+	HeartbeatTimeout time.Duration
+	// ToolRetry is the retry policy of the calls of idempotent tools ([tool.Metadata] ReadOnly
+	// or Idempotent); nil means retries with backoff, at most 3 attempts. The calls of other
+	// tools run at most once: one whose attempt was lost (its worker died, it timed out) stops
+	// the turn for the application's decision, as [client.CallRunning] does.
+	ToolRetry *sdktemporal.RetryPolicy
+
+	// Memory, if set, keeps the conversations of turns that name one: the turn's new messages
+	// are added and the conversation loaded at its start, each tool round is added when it
+	// completes, and the answer at the end, each by an activity. Use a [memory.Window] over a
+	// repository all workers reach (memory/sqlstore on PostgreSQL). Read by workers.
+	Memory memory.Memory
+
+	// Worker configures the Temporal workers made with this config (concurrency, rate limits).
+	Worker worker.Options
+
+	// EventPoll is how often [Turn.Events] and [Turn.WaitPending] ask the workflow for news;
+	// zero means [DefaultEventPoll].
+	EventPoll time.Duration
+}
+
+// withDefaults checks c and fills in its defaults.
+func (c Config) withDefaults() (Config, error) {
+	if c.TaskQueue == "" {
+		return c, errors.New("temporal: the config names no task queue")
+	}
+	if c.Name == "" {
+		c.Name = DefaultName
+	}
+	if c.ToolTaskQueue == "" {
+		c.ToolTaskQueue = c.TaskQueue
+	}
+	if c.MaxIterations <= 0 {
+		c.MaxIterations = client.DefaultMaxIterations
+	}
+	if c.ModelTimeout <= 0 {
+		c.ModelTimeout = DefaultModelTimeout
+	}
+	if c.ToolTimeout <= 0 {
+		c.ToolTimeout = DefaultToolTimeout
+	}
+	if c.HeartbeatTimeout <= 0 {
+		c.HeartbeatTimeout = DefaultHeartbeatTimeout
+	}
+	if c.ModelRetry == nil {
+		c.ModelRetry = &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 5}
+	}
+	if c.ToolRetry == nil {
+		c.ToolRetry = &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 3}
+	}
+	if c.EventPoll <= 0 {
+		c.EventPoll = DefaultEventPoll
+	}
+	return c, nil
+}
+
+// The names of an agent's workflow, activities, query and update.
+func (c Config) workflowName() string { return c.Name + ".Turn" }
+func (c Config) activity(n string) string {
+	return c.Name + "." + n
+}
+
+const (
+	actModel    = "Model"
+	actTool     = "Tool"
+	actPlan     = "Plan"
+	actDecide   = "Decide"
+	actAssemble = "Assemble"
+	actLoad     = "LoadMemory"
+	actRemember = "Remember"
+
+	queryPending = "wield.pending"
+	queryEvents  = "wield.events"
+	updateDecide = "wield.decide"
+)
+
+// Error types of the application errors the agent's workflow and activities fail with; [Turn]
+// maps them back to wield's errors.
+const (
+	errTypeInvalidDecision = "wield.InvalidDecision"
+	errTypeNotWaiting      = "wield.NotWaiting"
+	errTypeBusy            = "wield.Busy"
+	errTypeLimit           = "wield.LimitExceeded"
+	errTypeTurnEnded       = "wield.TurnEnded"
+	errTypeProvider        = "wield.ProviderError"
+	errTypeConfig          = "wield.Config"
+)

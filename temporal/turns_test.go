@@ -1,0 +1,703 @@
+package temporal_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/testenv"
+	"github.com/wield-ai/wield/memory"
+	"github.com/wield-ai/wield/memory/sqlstore"
+	"github.com/wield-ai/wield/temporal"
+	"github.com/wield-ai/wield/temporal/internal/servertest"
+	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
+)
+
+var record = flag.Bool("record", false, "write the histories of the end-to-end turns to testdata, for the replay test")
+
+// The environment of a child process.
+const (
+	envAddr  = "WIELD_TEMPORAL_ADDR"
+	envNS    = "WIELD_TEMPORAL_NS"
+	envRuns  = "WIELD_TEMPORAL_RUNS"
+	envDSN   = "WIELD_TEMPORAL_DSN"
+	envTurn  = "WIELD_TEMPORAL_TURN"
+	envSeq   = "WIELD_TEMPORAL_SEQ"
+	envCall  = "WIELD_TEMPORAL_CALL"
+	envQueue = "WIELD_TEMPORAL_QUEUE"
+)
+
+// helper runs a child process's role and returns its exit code.
+func helper(role string) int {
+	tc, err := dialServer(os.Getenv(envAddr), os.Getenv(envNS))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer tc.Close()
+	switch role {
+	case "tools": // the tool worker of the parallel turn, until stdin closes
+		w, err := temporal.NewToolWorker(tc, parallelClient(true), parallelConfig(os.Getenv(envQueue)))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		return serve(w)
+	case "worker": // a worker of the crash turn whose lookup hangs, until it is killed
+		mem, closeMem, err := openMemory(os.Getenv(envDSN))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		defer closeMem()
+		w, err := temporal.NewWorker(tc, crashClient(os.Getenv(envRuns), true), crashConfig(os.Getenv(envQueue), mem))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		return serve(w)
+	case "decide": // approve a call of a waiting turn
+		c, err := temporal.NewClient(tc, approvalConfig(os.Getenv(envQueue)))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		seq, _ := strconv.ParseInt(os.Getenv(envSeq), 10, 64)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := c.Turn(os.Getenv(envTurn)).Decide(ctx, seq, client.Approve(os.Getenv(envCall))); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println("approved")
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "unknown role", role)
+	return 2
+}
+
+// serve runs w until stdin closes.
+func serve(w *temporal.Worker) int {
+	if err := w.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	fmt.Println("ready")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	w.Stop()
+	return 0
+}
+
+// child is a helper process.
+type child struct {
+	cmd   *exec.Cmd
+	stdin io.Closer
+	out   lockedBuffer
+}
+
+// startChild starts this test binary in role with env and waits until it says it is ready
+// (roles that serve) or returns at once.
+func startChild(t *testing.T, role string, waitReady bool, env ...string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	addr, ns := servertest.Start(t)
+	cmd.Env = append(os.Environ(), append([]string{helperEnv + "=" + role, envAddr + "=" + addr, envNS + "=" + ns}, env...)...)
+	c := &child{cmd: cmd}
+	cmd.Stdout, cmd.Stderr = &c.out, &c.out
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.stdin = stdin
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	if waitReady {
+		eventually(t, time.Minute, "the child "+role+" to be ready", func() bool { return strings.Contains(c.out.String(), "ready") })
+	}
+	return c
+}
+
+// eventually polls cond until it holds, failing t after d.
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func newClient(m chat.Model, opts ...client.Option) *client.Client {
+	opts = append([]client.Option{client.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)
+	return tool.Must(client.New(m, opts...))
+}
+
+// script is a model whose answer depends on the conversation only, so any worker in any process
+// answers alike: the calls of first for a user's message, then text over the results.
+func script(first ...chat.ToolCall) chat.Model {
+	return chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+		last := p.Messages[len(p.Messages)-1]
+		msg := chat.Message{Role: chat.RoleAssistant}
+		finish := chat.FinishStop
+		if last.Role == chat.RoleTool {
+			parts := make([]string, len(last.ToolResults))
+			for i, r := range last.ToolResults {
+				parts[i] = r.Content
+			}
+			msg.Content = "Done: " + strings.Join(parts, "; ")
+		} else {
+			msg.ToolCalls, finish = first, chat.FinishToolCalls
+		}
+		return &chat.Response{Model: "script", Generations: []chat.Generation{{Message: msg, FinishReason: finish}},
+			Usage: chat.Usage{InputTokens: 10, OutputTokens: 2, TotalTokens: 12}}, nil
+	})).Repeat().DiscardPrompts()
+}
+
+type pathIn struct {
+	Path string `json:"path"`
+}
+
+// parallelClient is the agent of the parallel turn. Its tools each wait until all three run (in
+// the tool worker's process), then say which process ran them; in the turn worker, where they
+// must not run, they fail.
+func parallelClient(toolWorker bool) *client.Client {
+	var mu sync.Mutex
+	started := 0
+	all := make(chan struct{})
+	mk := func(name string) tool.Tool {
+		return tool.Must(tool.Func(name, "Reads "+name, func(ctx context.Context, in pathIn) (string, error) {
+			if !toolWorker {
+				return "", errors.New("ran in the turn worker")
+			}
+			mu.Lock()
+			if started++; started == 3 {
+				close(all)
+			}
+			mu.Unlock()
+			select {
+			case <-all:
+			case <-time.After(30 * time.Second):
+				return "", errors.New("the other calls did not run beside this one")
+			}
+			return fmt.Sprintf("%s %s by %d", name, in.Path, os.Getpid()), nil
+		}, tool.ReadOnly()))
+	}
+	m := script(chat.ToolCall{ID: "c1", Name: "a", Arguments: `{"path":"1"}`},
+		chat.ToolCall{ID: "c2", Name: "b", Arguments: `{"path":"2"}`},
+		chat.ToolCall{ID: "c3", Name: "c", Arguments: `{"path":"3"}`})
+	return newClient(m, client.WithTools(mk("a"), mk("b"), mk("c")))
+}
+
+func parallelConfig(queue string) temporal.Config {
+	return temporal.Config{TaskQueue: queue + "-turns", ToolTaskQueue: queue + "-tools", EventPoll: 20 * time.Millisecond}
+}
+
+func TestParallelToolCallsOnTheirOwnQueue(t *testing.T) {
+	tc := dial(t)
+	queue := "parallel-" + rand.Text()[:8]
+	cfg := parallelConfig(queue)
+	startChild(t, "tools", true, envQueue+"="+queue)
+	w, err := temporal.NewWorker(tc, parallelClient(false), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+
+	c, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	turn, err := c.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("read three files")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	var done *client.Response
+	for ev, err := range turn.Events(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case ev.Done != nil:
+			done = ev.Done
+		case ev.Tool != nil && ev.Tool.Kind == client.ToolStarted:
+			kinds = append(kinds, "start")
+		case ev.Tool != nil && ev.Tool.Kind == client.ToolFinished:
+			kinds = append(kinds, "finish")
+		}
+	}
+	if !slices.Equal(kinds, []string{"start", "start", "start", "finish", "finish", "finish"}) {
+		t.Fatalf("tool events = %v", kinds)
+	}
+	if done == nil || done.Outcome != client.OutcomeAnswer || done.ModelCalls != 2 || done.Usage.InputTokens != 20 {
+		t.Fatalf("response = %+v", done)
+	}
+	results := done.Messages[1].ToolResults
+	for i, name := range []string{"a", "b", "c"} {
+		r := results[i]
+		if r.IsError || !strings.HasPrefix(r.Content, fmt.Sprintf("%s %d by ", name, i+1)) || strings.HasSuffix(r.Content, fmt.Sprintf(" %d", os.Getpid())) {
+			t.Fatalf("result %d = %+v", i, r)
+		}
+	}
+	checkReplay(t, tc, cfg, turn.ID(), "parallel")
+}
+
+// crashClient is the agent of the crash turn: a charge that must never run twice and a
+// read-only lookup that reports progress and, in a worker that is to be killed, hangs.
+func crashClient(runs string, hang bool) *client.Client {
+	charge := tool.Must(tool.Func("charge", "Charges the card", func(ctx context.Context, in pathIn) (string, error) {
+		if err := appendLine(runs, "charge "+in.Path); err != nil {
+			return "", err
+		}
+		return "charged " + in.Path, nil
+	}))
+	lookup := tool.Must(tool.Func("lookup", "Looks the order up", func(ctx context.Context, in pathIn) (string, error) {
+		if err := appendLine(runs, "lookup started"); err != nil {
+			return "", err
+		}
+		tool.ReportProgress(ctx, tool.Progress{Progress: 1, Total: 2, Message: "searching"})
+		if hang {
+			<-ctx.Done()
+			return "", ctx.Err()
+		}
+		if err := appendLine(runs, "lookup finished"); err != nil {
+			return "", err
+		}
+		return "order " + in.Path + " found", nil
+	}, tool.ReadOnly()))
+	m := script(chat.ToolCall{ID: "c1", Name: "charge", Arguments: `{"path":"card-4242"}`},
+		chat.ToolCall{ID: "c2", Name: "lookup", Arguments: `{"path":"A17"}`})
+	return newClient(m, client.WithTools(charge, lookup))
+}
+
+func crashConfig(queue string, mem memory.Memory) temporal.Config {
+	return temporal.Config{
+		TaskQueue:        queue,
+		HeartbeatTimeout: 5 * time.Second, // a lost worker shows within seconds, a busy one is not taken for lost
+		Memory:           mem,
+		EventPoll:        20 * time.Millisecond,
+		Worker:           worker.Options{StickyScheduleToStartTimeout: time.Second},
+	}
+}
+
+func appendLine(path, line string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func lines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(b)), " ", "_"))
+}
+
+func count(ls []string, s string) int {
+	n := 0
+	for _, l := range ls {
+		if l == s {
+			n++
+		}
+	}
+	return n
+}
+
+func openMemory(dsn string) (memory.Memory, func(), error) {
+	s, err := sqlstore.Open(context.Background(), dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	return memory.NewWindow(s, 50), func() { s.Close() }, nil
+}
+
+// memoryDSN returns a database the test's processes share: a schema of its own on the test
+// PostgreSQL server, or without one (outside CI) an SQLite file.
+func memoryDSN(t *testing.T) string {
+	base := os.Getenv("WIELD_TEST_POSTGRES_URL")
+	if base == "" {
+		if testenv.CI() {
+			t.Fatal("WIELD_TEST_POSTGRES_URL is not set; scripts/test sets it")
+		}
+		t.Log("WIELD_TEST_POSTGRES_URL is not set: the workers share an SQLite file")
+		return filepath.Join(t.TempDir(), "chat.db")
+	}
+	ctx := context.WithoutCancel(t.Context())
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("connect to the test PostgreSQL server: %v", err)
+	}
+	defer conn.Close(ctx)
+	schema := strings.ToLower("temporal_test_" + rand.Text()[:12])
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Errorf("drop schema: %v", err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema: %v", err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func TestWorkerKilledMidTurn(t *testing.T) {
+	tc := dial(t)
+	queue := "crash-" + rand.Text()[:8]
+	runs := filepath.Join(t.TempDir(), "runs")
+	dsn := memoryDSN(t)
+	a := startChild(t, "worker", true, envQueue+"="+queue, envRuns+"="+runs, envDSN+"="+dsn)
+
+	mem, closeMem, err := openMemory(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeMem()
+	cfg := crashConfig(queue, mem)
+	c, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	turn, err := c.Start(ctx, temporal.Request{ConversationID: "order-" + queue, Messages: []chat.Message{chat.User("charge and look up")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The charge finished and the lookup hangs in the child, reporting its progress.
+	eventually(t, time.Minute, "the charge to finish and the lookup to start", func() bool {
+		ls := lines(t, runs)
+		return count(ls, "charge_card-4242") == 1 && count(ls, "lookup_started") == 1
+	})
+	eventually(t, 30*time.Second, "the lookup's progress in its heartbeat", func() bool {
+		ps, err := turn.Progress(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ps) == 1 && ps[0].CallID == "c2" && ps[0].Progress != nil && ps[0].Progress.Message == "searching" && ps[0].Attempt == 1
+	})
+
+	if err := a.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.cmd.Wait()
+
+	b, err := temporal.NewWorker(tc, crashClient(runs, false), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+	resp, err := turn.Result(ctx)
+	if err != nil {
+		t.Fatalf("%v\nchild output:\n%s", err, a.out.String())
+	}
+	ls := lines(t, runs)
+	if count(ls, "charge_card-4242") != 1 || count(ls, "lookup_started") != 2 || count(ls, "lookup_finished") != 1 {
+		t.Fatalf("runs = %v", ls)
+	}
+	if resp.Outcome != client.OutcomeAnswer || resp.Text() != "Done: charged card-4242; order A17 found" || len(resp.Messages) != 3 {
+		t.Fatalf("response = %+v", resp)
+	}
+	stored, err := mem.Get(ctx, "order-"+queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range stored {
+		roles = append(roles, string(m.Role))
+	}
+	if strings.Join(roles, ",") != "user,assistant,tool,assistant" || stored[3].Content != resp.Text() {
+		t.Fatalf("stored = %v", roles)
+	}
+	checkReplay(t, tc, cfg, turn.ID(), "crash")
+}
+
+func approvalClient(runs string) *client.Client {
+	del := tool.Must(tool.Func("delete", "Deletes a file", func(ctx context.Context, in pathIn) (string, error) {
+		if err := appendLine(runs, "delete "+in.Path); err != nil {
+			return "", err
+		}
+		return "deleted " + in.Path, nil
+	}, tool.RequiresApproval()))
+	return newClient(script(chat.ToolCall{ID: "d1", Name: "delete", Arguments: `{"path":"/tmp/a"}`}), client.WithTools(del))
+}
+
+func approvalConfig(queue string) temporal.Config {
+	return temporal.Config{TaskQueue: queue, EventPoll: 20 * time.Millisecond}
+}
+
+func TestApprovalFromAnotherProcess(t *testing.T) {
+	tc := dial(t)
+	queue := "approval-" + rand.Text()[:8]
+	runs := filepath.Join(t.TempDir(), "runs")
+	cfg := approvalConfig(queue)
+	w, err := temporal.NewWorker(tc, approvalClient(runs), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	c, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	turn, err := c.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("delete /tmp/a")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := turn.WaitPending(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st == nil || st.ID != turn.ID() || st.Status != client.TurnApproval || len(st.Pending()) != 1 || st.Pending()[0].Call.ID != "d1" {
+		t.Fatalf("pending = %+v", st)
+	}
+	if err := turn.Decide(ctx, st.Seq, client.ApproveWith("d1", `{"path":3}`)); !errors.Is(err, client.ErrInvalidDecision) {
+		t.Fatalf("a bad edit: %v", err)
+	}
+	if again, err := turn.Pending(ctx); err != nil || again == nil || again.Seq != st.Seq {
+		t.Fatalf("after a refused decision: %+v, %v", again, err)
+	}
+	if len(lines(t, runs)) != 0 {
+		t.Fatal("the call ran before its approval")
+	}
+
+	d := startChild(t, "decide", false, envQueue+"="+queue, envTurn+"="+turn.ID(), envSeq+"="+strconv.FormatInt(st.Seq, 10), envCall+"=d1")
+	if err := d.cmd.Wait(); err != nil {
+		t.Fatalf("the deciding process: %v\n%s", err, d.out.String())
+	}
+	resp, err := turn.Result(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text() != "Done: deleted /tmp/a" || !slices.Equal(lines(t, runs), []string{"delete_/tmp/a"}) {
+		t.Fatalf("response %q, runs %v", resp.Text(), lines(t, runs))
+	}
+	// Another decision for the same stop is refused; the same one again is answered as before.
+	if err := turn.Decide(ctx, st.Seq, client.Reject("d1", "no")); !errors.Is(err, client.ErrAlreadyResumed) {
+		t.Fatalf("a second decision: %v", err)
+	}
+	if err := turn.Decide(ctx, st.Seq, client.Approve("d1")); err != nil {
+		t.Fatalf("the same decision again: %v", err)
+	}
+	if len(lines(t, runs)) != 1 {
+		t.Fatal("the call ran twice")
+	}
+	checkReplay(t, tc, cfg, turn.ID(), "approval")
+}
+
+func TestLimitErrorReachesTheCaller(t *testing.T) {
+	tc := dial(t)
+	queue := "limit-" + rand.Text()[:8]
+	runs := filepath.Join(t.TempDir(), "runs")
+	cfg := temporal.Config{TaskQueue: queue}
+	mgr := toolcall.New(toolcall.Config{Limits: toolcall.Limits{Total: 1}})
+	cc := crashClient(runs, false)
+	w, err := temporal.NewWorker(tc, newClient(cc.Model(), client.WithTools(tool.Must(tool.Func("charge", "Charges", func(ctx context.Context, in pathIn) (string, error) {
+		return "", appendLine(runs, "charge")
+	})), tool.Must(tool.Func("lookup", "Looks up", func(ctx context.Context, in pathIn) (string, error) { return "", appendLine(runs, "lookup") }))),
+		client.WithManager(mgr)), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	c, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	turn, err := c.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("go")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = turn.Result(ctx)
+	var le *toolcall.LimitError
+	if !errors.Is(err, toolcall.ErrLimitExceeded) || !errors.As(err, &le) || le.Limit != 1 || le.CallID != "c2" {
+		t.Fatalf("err = %v (%+v)", err, le)
+	}
+	if len(lines(t, runs)) != 0 {
+		t.Fatalf("calls ran: %v", lines(t, runs))
+	}
+}
+
+// checkReplay replays the turn's history with a new workflow of cfg's agent, as a new build
+// would, and with -record writes it to testdata for the replay test.
+func checkReplay(t *testing.T, tc sdkclient.Client, cfg temporal.Config, id, name string) {
+	t.Helper()
+	ctx := t.Context()
+	it := tc.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	r, err := temporal.NewReplayer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ReplayWorkflowHistory(nil, h); err != nil {
+		t.Fatalf("replaying the turn's history: %v", err)
+	}
+	if *record {
+		b, err := protojson.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata", "history-"+name+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestCancelAWaitingTurn(t *testing.T) {
+	tc := dial(t)
+	queue := "cancel-" + rand.Text()[:8]
+	runs := filepath.Join(t.TempDir(), "runs")
+	cfg := approvalConfig(queue)
+	w, err := temporal.NewWorker(tc, approvalClient(runs), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	c, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	turn, err := c.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("delete /tmp/a")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := turn.WaitPending(ctx)
+	if err != nil || st == nil {
+		t.Fatalf("pending = %+v, %v", st, err)
+	}
+	if err := turn.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := turn.Result(ctx); err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Fatalf("result of a cancelled turn: %v", err)
+	}
+	if err := turn.Decide(ctx, st.Seq, client.Approve("d1")); !errors.Is(err, client.ErrAlreadyResumed) {
+		t.Fatalf("deciding a cancelled turn: %v", err)
+	}
+	if st, err := turn.WaitPending(ctx); st != nil || err != nil {
+		t.Fatalf("a cancelled turn waits: %+v, %v", st, err)
+	}
+	if len(lines(t, runs)) != 0 {
+		t.Fatal("the call ran")
+	}
+}
+
+func TestConstructorsAndStartRefuse(t *testing.T) {
+	tc := dial(t)
+	c := approvalClient(filepath.Join(t.TempDir(), "runs"))
+	if _, err := temporal.NewClient(tc, temporal.Config{}); err == nil {
+		t.Error("a client without a task queue")
+	}
+	if _, err := temporal.NewClient(nil, temporal.Config{TaskQueue: "q"}); err == nil {
+		t.Error("a client without Temporal")
+	}
+	if _, err := temporal.NewWorker(tc, nil, temporal.Config{TaskQueue: "q"}); err == nil {
+		t.Error("a worker without a wield client")
+	}
+	if _, err := temporal.NewToolWorker(tc, c, temporal.Config{TaskQueue: "q"}); err == nil {
+		t.Error("a tool worker on the turns' queue")
+	}
+	if _, err := temporal.NewReplayer(temporal.Config{}); err == nil {
+		t.Error("a replayer without a task queue")
+	}
+	tcl, err := temporal.NewClient(tc, temporal.Config{TaskQueue: "refused-" + rand.Text()[:8]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if _, err := tcl.Start(ctx, temporal.Request{}); err == nil {
+		t.Error("a turn without messages")
+	}
+	if _, err := tcl.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("x")}, Options: &chat.Options{Tools: []tool.Tool{tool.Must(tool.Func("x", "x", func(context.Context, pathIn) (string, error) { return "", nil }))}}}); err == nil {
+		t.Error("a turn with tools in its options")
+	}
+	if _, err := tcl.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("x")}, ToolContext: tool.Context{"f": func() {}}}); err == nil {
+		t.Error("a turn whose tool context does not encode")
+	}
+}

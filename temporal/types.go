@@ -1,0 +1,128 @@
+package temporal
+
+import (
+	"time"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
+)
+
+// Request is what a turn is started with ([Client.Start]): everything in it travels as JSON
+// through Temporal, so the tools are the worker's client's and only named here.
+type Request struct {
+	// ID is the turn's workflow id; empty means a new random one. Starting a turn with the id of
+	// one still running fails.
+	ID string `json:"id,omitempty"`
+	// ConversationID names the conversation; with [Config.Memory] the turn continues it.
+	ConversationID string `json:"conversationId,omitempty"`
+	// Messages are the turn's new messages, usually one user message.
+	Messages []chat.Message `json:"messages"`
+	// System, when set, replaces the client's system message ("" removes it).
+	System *string `json:"system,omitempty"`
+	// Options are merged over the client's default options; their Tools must be empty (the
+	// tools are the worker's: name more with ToolNames).
+	Options *chat.Options `json:"options,omitempty"`
+	// ToolNames are resolved by the worker's client's manager and offered besides its tools.
+	ToolNames []string `json:"toolNames,omitempty"`
+	// ToolContext reaches the tools ([tool.ContextFrom]) and never the model. It travels as
+	// JSON: numbers arrive as float64, structs as maps.
+	ToolContext tool.Context `json:"toolContext,omitempty"`
+}
+
+// modelInput is the input of a model call.
+type modelInput struct {
+	Turn     *Request       `json:"turn"`
+	Messages []chat.Message `json:"messages"`
+	Final    bool           `json:"final,omitempty"` // tool use turned off: the iteration cap is reached
+}
+
+// toolInput is the input of one tool call.
+type toolInput struct {
+	Turn   *Request             `json:"turn"`
+	Call   chat.ToolCall        `json:"call"`
+	Resume *toolcall.Resumption `json:"resume,omitempty"`
+}
+
+// toolOutput is a tool call's outcome: its result, or where it stopped.
+type toolOutput struct {
+	Result  chat.ToolResult     `json:"result"`
+	Elapsed time.Duration       `json:"elapsed"`
+	Stopped *client.PendingCall `json:"stopped,omitempty"` // the tool interrupted the turn
+}
+
+// callInfo is what the workflow needs to know of a call's tool to schedule it.
+type callInfo struct {
+	Known   bool          `json:"known,omitempty"`   // the turn offers the tool
+	Alone   bool          `json:"alone,omitempty"`   // sequential: never beside another call
+	Retry   bool          `json:"retry,omitempty"`   // idempotent: retried when an attempt is lost
+	Timeout time.Duration `json:"timeout,omitempty"` // the tool's own timeout
+}
+
+// planInput asks how a new round's calls go: approval, limits, which run.
+type planInput struct {
+	Turn       *Request       `json:"turn"`
+	Messages   []chat.Message `json:"messages"`
+	Response   *chat.Response `json:"response"`
+	CallCounts map[string]int `json:"callCounts,omitempty"`
+	TotalCalls int            `json:"totalCalls,omitempty"`
+}
+
+// planOutput says where each call of a new round stands before any runs: done (a limit
+// refused it), waiting for approval (then none runs), or waiting to run.
+type planOutput struct {
+	Stopped    bool           `json:"stopped,omitempty"`
+	Round      *client.Round  `json:"round"`
+	Info       []callInfo     `json:"info"`
+	CallCounts map[string]int `json:"callCounts,omitempty"`
+	TotalCalls int            `json:"totalCalls,omitempty"`
+}
+
+// decideInput asks for the plans of a stopped round from the application's decisions.
+type decideInput struct {
+	Turn      *Request          `json:"turn"`
+	State     *client.TurnState `json:"state"`
+	Decisions []client.Decision `json:"decisions"`
+}
+
+// decideOutput holds a stopped round's plans, one per call.
+type decideOutput struct {
+	Plans []toolcall.Plan `json:"plans"`
+	Info  []callInfo      `json:"info"`
+}
+
+// decideRequest is the argument of the decide update.
+type decideRequest struct {
+	Seq       int64             `json:"seq,omitempty"`
+	Decisions []client.Decision `json:"decisions"`
+}
+
+// assembleInput asks for a finished round's messages: every call has its result in Plans.
+type assembleInput struct {
+	Turn     *Request        `json:"turn"`
+	Response *chat.Response  `json:"response"`
+	Plans    []toolcall.Plan `json:"plans"`
+}
+
+// assembleOutput is a finished round: the assistant message with the calls as they ran and the
+// tool message with their results, and whether the results are the answer.
+type assembleOutput struct {
+	Messages     []chat.Message `json:"messages"`
+	ReturnDirect bool           `json:"returnDirect,omitempty"`
+}
+
+// memoryInput adds messages to a conversation (and, to load it, gets it).
+type memoryInput struct {
+	ConversationID string         `json:"conversationId"`
+	Messages       []chat.Message `json:"messages,omitempty"`
+}
+
+// eventsPage is the answer of the events query: the events after those asked for, the count
+// of events so far, what the turn waits for, and whether it ended.
+type eventsPage struct {
+	Events   []client.Event    `json:"events"`
+	Next     int               `json:"next"`
+	Pending  *client.TurnState `json:"pending,omitempty"`
+	Finished bool              `json:"finished,omitempty"`
+}

@@ -1,0 +1,554 @@
+package temporal
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	sdktemporal "go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/toolcall"
+)
+
+// toolGrace is the time a tool call's attempt gets beyond its tool's own timeout, so that the
+// tool's timeout, which the model reads as the call's failure, comes first.
+const toolGrace = time.Minute
+
+// turnWorkflow is an agent's workflow: one turn of its tool loop.
+type turnWorkflow struct {
+	cfg Config
+}
+
+// turnSettings are the settings of the worker that started a turn which decide its path.
+type turnSettings struct {
+	Memory        bool `json:"memory,omitempty"`
+	MaxIterations int  `json:"maxIterations"`
+}
+
+// turn is the state of one running turn: the workflow's variables, read by its query and update
+// handlers.
+type turn struct {
+	cfg           Config
+	in            *Request
+	memory        bool // the conversation is kept in the workers' memory
+	maxIterations int
+
+	messages   []chat.Message // the conversation the model sees next
+	added      []chat.Message // what the turn added to it
+	iteration  int
+	modelCalls int
+	usage      chat.Usage
+	callCounts map[string]int
+	totalCalls int
+	seq        int64 // the Seq of the last pending state
+	steps      int   // tool activities scheduled, for their ids
+
+	events   []client.Event
+	finished bool
+
+	pending  *client.TurnState // what the turn waits for; nil while it runs
+	deciding bool              // a decision is being checked
+	decided  *decideOutput     // the plans of the accepted decision
+}
+
+// run is the workflow function.
+func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response, error) {
+	if in == nil {
+		in = &Request{}
+	}
+	t := &turn{cfg: w.cfg, in: in}
+	if err := t.handlers(ctx); err != nil {
+		return nil, err
+	}
+	// What of the worker's config decides the turn's path is recorded, so that a replay on a
+	// worker configured otherwise takes the same path.
+	var settings turnSettings
+	err := workflow.SideEffect(ctx, func(workflow.Context) any {
+		return turnSettings{Memory: w.cfg.Memory != nil, MaxIterations: w.cfg.MaxIterations}
+	}).Get(&settings)
+	if err != nil {
+		return nil, err
+	}
+	t.memory, t.maxIterations = settings.Memory && in.ConversationID != "", settings.MaxIterations
+	resp, err := t.loop(ctx)
+	t.pending, t.finished = nil, true // a turn cancelled while it waited waits no more
+	return resp, err
+}
+
+// handlers sets the query and update handlers of the turn.
+func (t *turn) handlers(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, queryPending, func() (*client.TurnState, error) {
+		return t.pending, nil
+	}); err != nil {
+		return err
+	}
+	if err := workflow.SetQueryHandler(ctx, queryEvents, func(after int) (*eventsPage, error) {
+		after = max(0, min(after, len(t.events)))
+		return &eventsPage{Events: t.events[after:], Next: len(t.events), Pending: t.pending, Finished: t.finished}, nil
+	}); err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandlerWithOptions(ctx, updateDecide, t.decide, workflow.UpdateHandlerOptions{
+		Validator: t.validate,
+	})
+}
+
+// validate admits a decision only while the turn waits for one, for the stop it was made for.
+func (t *turn) validate(_ workflow.Context, req *decideRequest) error {
+	switch {
+	case req == nil || len(req.Decisions) == 0:
+		return sdktemporal.NewNonRetryableApplicationError("temporal: no decisions", errTypeInvalidDecision, nil)
+	case t.pending == nil || t.decided != nil:
+		return sdktemporal.NewNonRetryableApplicationError("temporal: the turn waits for no decision (it was resumed, or it runs or ended)", errTypeNotWaiting, nil)
+	case req.Seq != 0 && req.Seq != t.pending.Seq:
+		return sdktemporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("temporal: the decisions are for step %d, the turn waits at step %d", req.Seq, t.pending.Seq), errTypeNotWaiting, nil)
+	case t.deciding:
+		return sdktemporal.NewNonRetryableApplicationError("temporal: other decisions for the turn are being checked; if they fail, send these again", errTypeBusy, nil)
+	}
+	return nil
+}
+
+// decide checks the decisions against the tools, by an activity, and hands the round's plans to
+// the loop. Decisions that do not fit fail the update and leave the turn waiting.
+func (t *turn) decide(ctx workflow.Context, req *decideRequest) error {
+	if err := t.validate(ctx, req); err != nil {
+		return err // the validator does not run on replay; the handler checks again
+	}
+	t.deciding = true
+	defer func() { t.deciding = false }()
+	p := t.pending
+	state := &client.TurnState{ // the plans do not read the messages
+		Version: p.Version, ID: p.ID, Seq: p.Seq, ConversationID: p.ConversationID, Status: p.Status,
+		Iteration: p.Iteration, Round: p.Round, CallCounts: p.CallCounts, TotalCalls: p.TotalCalls,
+	}
+	var out decideOutput
+	err := workflow.ExecuteLocalActivity(t.local(ctx), t.cfg.activity(actDecide), decideInput{
+		Turn: t.in, State: state, Decisions: req.Decisions,
+	}).Get(ctx, &out)
+	if err != nil {
+		return err
+	}
+	t.decided = &out
+	return nil
+}
+
+// loop runs the turn.
+func (t *turn) loop(ctx workflow.Context) (*client.Response, error) {
+	msgs := t.in.Messages
+	if t.memory {
+		var hist []chat.Message
+		err := workflow.ExecuteActivity(t.memoryOptions(ctx), t.cfg.activity(actLoad), memoryInput{
+			ConversationID: t.in.ConversationID, Messages: t.in.Messages,
+		}).Get(ctx, &hist)
+		if err != nil {
+			return nil, err
+		}
+		msgs = hist
+	}
+	t.messages = msgs
+	for {
+		final := t.iteration >= t.maxIterations
+		var resp chat.Response
+		t.modelCalls++
+		err := workflow.ExecuteActivity(t.model(ctx), t.cfg.activity(actModel), modelInput{
+			Turn: t.in, Messages: t.messages, Final: final,
+		}).Get(ctx, &resp)
+		if err != nil {
+			return nil, err
+		}
+		t.usage = t.usage.Add(resp.Usage)
+		if c := textOnly(&resp); c != nil {
+			t.emit(client.Event{Chunk: c})
+		}
+		if final || !resp.HasToolCalls() {
+			return t.answer(ctx, &resp, final)
+		}
+		msgs, direct, err := t.round(ctx, &resp)
+		if err != nil {
+			return nil, err
+		}
+		t.messages = append(t.messages[:len(t.messages):len(t.messages)], msgs...)
+		t.added = append(t.added, msgs...)
+		if err := t.remember(ctx, msgs...); err != nil {
+			return nil, err
+		}
+		if direct {
+			return t.direct(ctx, &resp, msgs[len(msgs)-1].ToolResults)
+		}
+		t.iteration++
+	}
+}
+
+// round runs the tool round resp asks for, stopping for decisions as often as it must, and
+// returns its two messages (the calls and their results) and whether the results are the answer.
+func (t *turn) round(ctx workflow.Context, resp *chat.Response) ([]chat.Message, bool, error) {
+	var plan planOutput
+	err := workflow.ExecuteLocalActivity(t.local(ctx), t.cfg.activity(actPlan), planInput{
+		Turn: t.in, Messages: t.messages, Response: resp, CallCounts: t.callCounts, TotalCalls: t.totalCalls,
+	}).Get(ctx, &plan)
+	if err != nil {
+		return nil, false, err
+	}
+	t.callCounts, t.totalCalls = plan.CallCounts, plan.TotalCalls
+	round, info := plan.Round, plan.Info
+	if len(round.Calls) != len(info) {
+		return nil, false, fmt.Errorf("temporal: the plan of the round has %d calls and %d infos", len(round.Calls), len(info))
+	}
+	plans := make([]toolcall.Plan, len(round.Calls))
+	var refused []int // calls a limit refused: they get their result without running
+	for i, c := range round.Calls {
+		if c.Status == client.CallDone && c.Result != nil {
+			r := *c.Result
+			plans[i].Result = &r
+			refused = append(refused, i)
+		} else {
+			plans[i].Approved = true
+		}
+	}
+	if plan.Stopped {
+		var err error
+		if plans, info, err = t.wait(ctx, resp, round, client.TurnApproval); err != nil {
+			return nil, false, err
+		}
+	}
+	for _, i := range refused {
+		c := &round.Calls[i]
+		t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolStarted, Call: c.Call}})
+		t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolFinished, Call: c.Call, Result: *c.Result}})
+	}
+	for {
+		stopped, err := t.run(ctx, resp, round, plans, info)
+		if err != nil {
+			return nil, false, err
+		}
+		if stopped == "" {
+			break
+		}
+		if plans, info, err = t.wait(ctx, resp, round, stopped); err != nil {
+			return nil, false, err
+		}
+	}
+	for i := range plans {
+		plans[i].Arguments = round.Calls[i].Call.Arguments // the conversation records what ran
+	}
+	var out assembleOutput
+	err = workflow.ExecuteLocalActivity(t.local(ctx), t.cfg.activity(actAssemble), assembleInput{
+		Turn: t.in, Response: resp, Plans: plans,
+	}).Get(ctx, &out)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(out.Messages) != 2 {
+		return nil, false, fmt.Errorf("temporal: the round assembled into %d messages", len(out.Messages))
+	}
+	return out.Messages, out.ReturnDirect, nil
+}
+
+// run runs the calls of a round that plans do not give a result yet, in groups: the calls of a
+// group in parallel, a sequential tool's call alone. It records each outcome in round and plans
+// (a result becomes the call's plan), and returns the status the turn stops in when a call
+// interrupted it or its worker was lost, once the group's other calls have finished; later
+// groups wait. The empty status means every call has its result.
+func (t *turn) run(ctx workflow.Context, resp *chat.Response, round *client.Round, plans []toolcall.Plan, info []callInfo) (client.TurnStatus, error) {
+	alone := func(i int) bool { return info[i].Known && info[i].Alone && round.Calls[i].Status != client.CallDone }
+	var stopped client.TurnStatus
+	for lo := 0; lo < len(plans) && stopped == ""; {
+		hi := lo + 1
+		if !alone(lo) {
+			for hi < len(plans) && !alone(hi) {
+				hi++
+			}
+		}
+		s, err := t.group(ctx, round, plans, info, lo, hi)
+		if err != nil {
+			return "", err
+		}
+		stopped = s
+		lo = hi
+	}
+	return stopped, nil
+}
+
+// group runs the calls lo to hi of a round in parallel and waits for all of them.
+func (t *turn) group(ctx workflow.Context, round *client.Round, plans []toolcall.Plan, info []callInfo, lo, hi int) (client.TurnStatus, error) {
+	type running struct {
+		i   int
+		f   workflow.Future
+		out toolOutput
+		err error
+	}
+	var calls []*running
+	// A call whose error ends the turn cancels the others, as in the client's loop.
+	gctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	var ended error
+	sel := workflow.NewSelector(ctx)
+	for i := lo; i < hi; i++ {
+		pc := &round.Calls[i]
+		p := &plans[i]
+		if p.Result != nil {
+			if pc.Status != client.CallDone { // given now: a refusal, rejection or answer
+				t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolStarted, Call: pc.Call}})
+				t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolFinished, Call: pc.Call, Result: *p.Result}})
+				pc.Status, pc.Result, pc.Interrupt, pc.Child = client.CallDone, p.Result, nil, nil
+			}
+			continue
+		}
+		r := &running{i: i}
+		t.steps++
+		r.f = workflow.ExecuteActivity(t.tool(gctx, fmt.Sprintf("tool/%d/%s", t.steps, pc.Call.ID), info[i]),
+			t.cfg.activity(actTool), toolInput{Turn: t.in, Call: pc.Call, Resume: p.Resume})
+		calls = append(calls, r)
+		t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolStarted, Call: pc.Call}})
+		sel.AddFuture(r.f, func(f workflow.Future) {
+			r.err = f.Get(ctx, &r.out)
+			var ae *sdktemporal.ApplicationError
+			if errors.As(r.err, &ae) && ae.Type() == errTypeTurnEnded && ended == nil {
+				ended = r.err
+				cancel()
+			}
+			if r.err == nil && r.out.Stopped == nil {
+				t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolFinished, Call: pc.Call, Result: r.out.Result, Elapsed: r.out.Elapsed}})
+			}
+		})
+	}
+	for range calls {
+		sel.Select(ctx)
+	}
+	if ended != nil {
+		return "", ended
+	}
+	var stopped client.TurnStatus
+	for _, r := range calls {
+		pc := &round.Calls[r.i]
+		switch {
+		case r.err != nil:
+			if ctx.Err() != nil {
+				return "", r.err // the turn was cancelled
+			}
+			// The call's attempts are spent or its worker was lost: whether it had its effect is
+			// unknown, so the application decides, as for a call running when a process died.
+			pc.Status, pc.Result, pc.Interrupt, pc.Child = client.CallRunning, nil, nil, nil
+			plans[r.i] = toolcall.Plan{Approved: true}
+			t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolInterrupted, Call: pc.Call,
+				Interrupt: &toolcall.InterruptError{Message: "the call did not finish: " + r.err.Error()}}})
+			stopped = client.TurnRunning
+		case r.out.Stopped != nil:
+			s := *r.out.Stopped
+			s.Call = pc.Call
+			*pc = s
+			plans[r.i] = toolcall.Plan{Approved: true}
+			if stopped == "" {
+				stopped = client.TurnInterrupted
+			}
+		default:
+			res := r.out.Result
+			pc.Status, pc.Result, pc.Interrupt, pc.Child = client.CallDone, &res, nil, nil
+			plans[r.i] = toolcall.Plan{Result: &res}
+		}
+	}
+	return stopped, nil
+}
+
+// wait makes round the turn's pending state and waits for the application's decisions, which
+// it returns as the round's plans. The round's calls stand as the plans say from then on: edited
+// arguments are the calls', and the calls to run wait until they do.
+func (t *turn) wait(ctx workflow.Context, resp *chat.Response, round *client.Round, status client.TurnStatus) ([]toolcall.Plan, []callInfo, error) {
+	t.seq++
+	if status == client.TurnInterrupted {
+		for _, c := range round.Calls {
+			if c.Status == client.CallApproval {
+				status = client.TurnApproval
+			}
+		}
+	}
+	round.ResponseID, round.Model = resp.ID, resp.Model
+	state := &client.TurnState{
+		Version:        client.TurnStateVersion,
+		ID:             workflow.GetInfo(ctx).WorkflowExecution.ID,
+		Seq:            t.seq,
+		ConversationID: t.in.ConversationID,
+		Status:         status,
+		Iteration:      t.iteration,
+		Messages:       t.messages,
+		Round:          cloneRound(round),
+		CallCounts:     maps.Clone(t.callCounts),
+		TotalCalls:     t.totalCalls,
+	}
+	for _, c := range state.Round.Calls {
+		switch {
+		case c.Status == client.CallApproval:
+			t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolApprovalRequired, Call: c.Call}})
+		case c.Status == client.CallInterrupted:
+			t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolInterrupted, Call: c.Call, Interrupt: c.Interrupt}})
+		}
+	}
+	t.pending, t.decided = state, nil
+	if err := workflow.Await(ctx, func() bool { return t.decided != nil }); err != nil {
+		return nil, nil, err
+	}
+	out := t.decided
+	t.pending, t.decided = nil, nil
+	if len(out.Plans) != len(round.Calls) || len(out.Info) != len(round.Calls) {
+		return nil, nil, fmt.Errorf("temporal: %d plans for %d calls", len(out.Plans), len(round.Calls))
+	}
+	for i, p := range out.Plans {
+		c := &round.Calls[i]
+		if p.Arguments != "" {
+			c.Call.Arguments = p.Arguments
+			round.Message.ToolCalls[i].Arguments = p.Arguments
+		}
+		if p.Result == nil {
+			c.Status, c.Result, c.Interrupt, c.Child = client.CallWaiting, nil, nil, nil
+		}
+	}
+	return out.Plans, out.Info, nil
+}
+
+// answer ends the turn with the model's answer.
+func (t *turn) answer(ctx workflow.Context, resp *chat.Response, final bool) (*client.Response, error) {
+	out := &client.Response{Chat: resp, Usage: t.usage, ModelCalls: t.modelCalls}
+	if len(resp.Generations) > 0 {
+		msg := resp.Message()
+		t.added = append(t.added, msg)
+		if err := t.remember(ctx, msg); err != nil {
+			return nil, err
+		}
+	}
+	out.Messages = t.added
+	switch {
+	case final:
+		out.Outcome = client.OutcomeIterationLimit
+	case resp.HasToolCalls():
+		out.Outcome = client.OutcomeToolCalls
+	default:
+		out.Outcome = client.OutcomeAnswer
+	}
+	return out, nil
+}
+
+// direct ends the turn with the results of a return-direct round as the answer, as the client's
+// loop does: one generation whose text is the results', one per line.
+func (t *turn) direct(ctx workflow.Context, resp *chat.Response, results []chat.ToolResult) (*client.Response, error) {
+	texts := make([]string, len(results))
+	for i, r := range results {
+		texts[i] = r.Content
+	}
+	answer := chat.Assistant(strings.Join(texts, "\n"))
+	if err := t.remember(ctx, answer); err != nil {
+		return nil, err
+	}
+	return &client.Response{
+		Chat: &chat.Response{
+			ID:          resp.ID,
+			Model:       resp.Model,
+			Generations: []chat.Generation{{Message: answer, FinishReason: chat.FinishStop}},
+			Usage:       resp.Usage,
+		},
+		Messages:    t.added,
+		Usage:       t.usage,
+		Outcome:     client.OutcomeReturnDirect,
+		ModelCalls:  t.modelCalls,
+		ToolResults: results,
+	}, nil
+}
+
+// remember stores msgs in the turn's conversation, when the agent keeps memory.
+func (t *turn) remember(ctx workflow.Context, msgs ...chat.Message) error {
+	if !t.memory || len(msgs) == 0 {
+		return nil
+	}
+	return workflow.ExecuteActivity(t.memoryOptions(ctx), t.cfg.activity(actRemember), memoryInput{
+		ConversationID: t.in.ConversationID, Messages: msgs,
+	}).Get(ctx, nil)
+}
+
+func (t *turn) emit(ev client.Event) { t.events = append(t.events, ev) }
+
+// model returns ctx with the options of a model call.
+func (t *turn) model(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           t.cfg.TaskQueue,
+		StartToCloseTimeout: t.cfg.ModelTimeout,
+		HeartbeatTimeout:    t.cfg.HeartbeatTimeout,
+		RetryPolicy:         retryPolicy(t.cfg.ModelRetry),
+	})
+}
+
+// tool returns ctx with the options of a tool call: on the tool queue, with its tool's timeout,
+// retried only when the tool is idempotent.
+func (t *turn) tool(ctx workflow.Context, id string, info callInfo) workflow.Context {
+	timeout := t.cfg.ToolTimeout
+	if info.Timeout > 0 {
+		timeout = info.Timeout + toolGrace
+	}
+	retry := &sdktemporal.RetryPolicy{MaximumAttempts: 1}
+	if info.Retry {
+		retry = retryPolicy(t.cfg.ToolRetry)
+	}
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		ActivityID:          id,
+		TaskQueue:           t.cfg.ToolTaskQueue,
+		StartToCloseTimeout: timeout,
+		HeartbeatTimeout:    t.cfg.HeartbeatTimeout,
+		RetryPolicy:         retry,
+	})
+}
+
+// memoryOptions returns ctx with the options of a memory activity.
+func (t *turn) memoryOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           t.cfg.TaskQueue,
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         retryPolicy(t.cfg.ModelRetry),
+	})
+}
+
+// local returns ctx with the options of the decisions made by local activities.
+func (t *turn) local(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		ScheduleToCloseTimeout: time.Minute,
+		RetryPolicy:            &sdktemporal.RetryPolicy{MaximumAttempts: 3},
+	})
+}
+
+// retryPolicy returns p with wield's errors that no retry can fix made non-retryable.
+func retryPolicy(p *sdktemporal.RetryPolicy) *sdktemporal.RetryPolicy {
+	out := *p
+	out.NonRetryableErrorTypes = append(out.NonRetryableErrorTypes[:len(out.NonRetryableErrorTypes):len(out.NonRetryableErrorTypes)],
+		errTypeConfig, errTypeProvider, errTypeTurnEnded, errTypeLimit, errTypeInvalidDecision)
+	return &out
+}
+
+// cloneRound returns a copy of r that the turn's later changes to r do not reach.
+func cloneRound(r *client.Round) *client.Round {
+	out := *r
+	out.Message.ToolCalls = append([]chat.ToolCall(nil), r.Message.ToolCalls...)
+	out.Calls = append([]client.PendingCall(nil), r.Calls...)
+	return &out
+}
+
+// textOnly returns the part of resp a consumer of events reads (text and reasoning, no tool-call
+// fragments), or nil when there is none.
+func textOnly(resp *chat.Response) *chat.Response {
+	var gens []chat.Generation
+	for _, g := range resp.Generations {
+		if g.Message.Content == "" && len(g.Message.Reasoning) == 0 {
+			continue
+		}
+		g.Message.ToolCalls = nil
+		gens = append(gens, g)
+	}
+	if gens == nil {
+		return nil
+	}
+	out := *resp
+	out.Generations = gens
+	return &out
+}
