@@ -159,6 +159,27 @@ func (a *TextAnalyzer) emit(dst []string, w string) []string {
 // upper-case letter of a run followed by a lower-case one (HTTPServer → HTTP, Server). Digits
 // stay with their letters (mp3, base64, s3).
 func splitIdentifier(dst []string, word string) []string {
+	// Most words are plain (weather, The): no connector, no capital after the first letter.
+	plain := true
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		if c >= utf8.RuneSelf || c == '_' || c == '-' || c == '.' || (i > 0 && 'A' <= c && c <= 'Z') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		if word == "" {
+			return dst
+		}
+		return append(dst, word)
+	}
+	return splitIdentifierRunes(dst, word)
+}
+
+// splitIdentifierRunes is splitIdentifier, rune by rune: the definition the fast path of plain
+// ASCII words must agree with.
+func splitIdentifierRunes(dst []string, word string) []string {
 	start := 0
 	var prev rune = -1
 	for i, r := range word {

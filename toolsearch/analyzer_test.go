@@ -116,3 +116,50 @@ func FuzzTermsMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// The fast path of splitIdentifier for plain words agrees with the rune-by-rune split, on any
+// word (empty, connectors only, non-ASCII, invalid UTF-8).
+func FuzzSplitIdentifier(f *testing.F) {
+	for _, s := range []string{"", "weather", "The", "getWeather", "mp3", "_", "a_b", "HTTPServer", "é", "x\xff", "ABC", "v2Api"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, word string) {
+		got, want := splitIdentifier(nil, word), splitIdentifierRunes(nil, word)
+		if !slices.Equal(got, want) {
+			t.Fatalf("splitIdentifier(%q) = %q, rune by rune %q", word, got, want)
+		}
+	})
+}
+
+// BenchmarkSplitIdentifier splits the words of a synthetic catalog's names, descriptions and
+// schemas, as an index build does; the baseline is the rune-by-rune split alone.
+func BenchmarkSplitIdentifier(b *testing.B) {
+	s := newSynthetic(2000, 1, 8)
+	a := English()
+	var words []string
+	for _, d := range s.tools {
+		for _, text := range []string{d.Name, d.Description, string(d.InputSchema)} {
+			for i := 0; ; {
+				var w string
+				if w, i = a.nextWord(text, i); w == "" {
+					break
+				}
+				words = append(words, w)
+			}
+		}
+	}
+	for _, bc := range []struct {
+		name  string
+		split func([]string, string) []string
+	}{{"baseline-runes", splitIdentifierRunes}, {"split", splitIdentifier}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var parts []string
+			for b.Loop() {
+				for _, w := range words {
+					parts = bc.split(parts[:0], w)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(words)), "ns/word")
+		})
+	}
+}

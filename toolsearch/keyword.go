@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"context"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -181,6 +182,14 @@ func (l *localTerms) Term(t string) int32 {
 func (a *analysed) analyse(an Analyzer, num termNumbers, defs []tool.Definition) {
 	c := newTermCache(an, num)
 	var r tooldoc.Reader
+	// Room for every term at once, so that the numbers are not copied again and again as they
+	// grow: a term takes at least 9 bytes of a definition's text in the evaluation's catalogs
+	// (BFCL, Seal-Tools, ToolRet; schemas are mostly JSON syntax), 13 in the benchmarks'.
+	size := 0
+	for _, def := range defs {
+		size += len(def.Name) + len(def.Description) + len(def.InputSchema)
+	}
+	a.terms = slices.Grow(a.terms, size/8)
 	field := func() { a.ends = append(a.ends, int32(len(a.terms))) }
 	for _, def := range defs {
 		d := r.Of(def)
