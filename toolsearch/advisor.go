@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
@@ -99,6 +100,9 @@ type Advisor struct {
 	sets      toolSets
 	searchDef tool.Definition
 	prompt    string
+	// print is the fingerprint of the last turn on request tools, compared with the tools of a
+	// turn outside a conversation (or in a new one); it keeps those definitions in memory.
+	print atomic.Pointer[fingerprint]
 }
 
 // New returns an advisor configured by cfg.
@@ -208,21 +212,29 @@ func (a *Advisor) begin(ctx context.Context, req *client.Request) (*turn, error)
 		key string
 		err error
 	)
+	id, _ := req.StringParam(client.ParamConversationID)
+	var fp *fingerprint
 	if cat != nil {
 		t, err = catalogTurn(cat, reqTools, pins)
 		key = cat.key
 	} else {
-		t, key, err = requestTurn(reqTools, pins)
+		t, fp, err = requestTurn(reqTools, pins, a.lastFingerprint(id))
+		if fp != nil {
+			key = fp.key
+		}
 	}
 	if err != nil || t == nil {
 		return nil, err
 	}
 	setID := "toolsearch:" + key
-	id, _ := req.StringParam(client.ParamConversationID)
 	if id == "" {
 		id = setID
 	}
 	t.set = a.sets.acquire(setID) // the turn's hold
+	if fp != nil {
+		t.set.print.Store(fp)
+		a.print.Store(fp)
+	}
 	ss, gone := a.sessions.acquire(id)
 	t.session = ss
 	unused := setsOf(gone)
@@ -231,6 +243,19 @@ func (a *Advisor) begin(ctx context.Context, req *client.Request) (*turn, error)
 	}
 	a.release(ctx, unused)
 	return t, nil
+}
+
+// lastFingerprint returns the fingerprint of the request's tools in the conversation's last
+// turn, or else of the advisor's last turn on request tools, to compare this turn's tools with.
+func (a *Advisor) lastFingerprint(conversation string) *fingerprint {
+	if conversation != "" {
+		if set := a.sessions.set(conversation); set != nil {
+			if fp := set.print.Load(); fp != nil {
+				return fp
+			}
+		}
+	}
+	return a.print.Load()
 }
 
 // catalogTurn is a turn that searches the catalog: pinned tools are looked up in it, and the
@@ -258,27 +283,30 @@ func catalogTurn(cat *Catalog, reqTools []tool.Tool, pins []string) (*turn, erro
 	return t, nil
 }
 
-// requestTurn is a turn that searches the request's tools but the pinned ones. It returns nil
-// when every tool is pinned. It reads each definition once, to hash it: the definitions are
-// kept, and the tools looked up by name, only when the set must be indexed or a search runs,
-// which most turns on an unchanged catalog never do.
-func requestTurn(reqTools []tool.Tool, pins []string) (*turn, string, error) {
+// requestTurn is a turn that searches the request's tools but the pinned ones, and the
+// fingerprint of those. It returns nil when every tool is pinned. It reads each definition
+// once, comparing it with the one at its place in prev, the fingerprint of an earlier turn, and
+// hashing it only if it differs: the definitions are kept, and the tools looked up by name, only
+// when the set must be indexed or a search runs, which most turns on an unchanged catalog never
+// do.
+func requestTurn(reqTools []tool.Tool, pins []string, prev *fingerprint) (*turn, *fingerprint, error) {
 	t := &turn{}
-	var key keyHash
+	p := printer{prev: prev}
 	for _, rt := range reqTools {
 		d := rt.Definition()
 		if d.Name == SearchToolName {
-			return nil, "", fmt.Errorf("toolsearch: the request has a tool named %s, the search tool's name", SearchToolName)
+			return nil, nil, fmt.Errorf("toolsearch: the request has a tool named %s, the search tool's name", SearchToolName)
 		}
 		if slices.Contains(pins, d.Name) {
 			t.pinned = append(t.pinned, rt)
 			continue
 		}
-		key.add(d)
+		p.add(int(p.key.n), d)
 	}
-	if key.n == 0 {
-		return nil, "", nil
+	if p.key.n == 0 {
+		return nil, nil, nil
 	}
+	n := int(p.key.n)
 	searchable := func(yield func(tool.Tool, tool.Definition)) {
 		for _, rt := range reqTools {
 			if d := rt.Definition(); !slices.Contains(pins, d.Name) {
@@ -287,17 +315,17 @@ func requestTurn(reqTools []tool.Tool, pins []string) (*turn, string, error) {
 		}
 	}
 	t.defs = sync.OnceValue(func() []tool.Definition {
-		defs := make([]tool.Definition, 0, key.n)
+		defs := make([]tool.Definition, 0, n)
 		searchable(func(_ tool.Tool, d tool.Definition) { defs = append(defs, d) })
 		return defs
 	})
 	t.searchable = sync.OnceValue(func() []tool.Tool {
-		tools := make([]tool.Tool, 0, key.n)
+		tools := make([]tool.Tool, 0, n)
 		searchable(func(rt tool.Tool, _ tool.Definition) { tools = append(tools, rt) })
 		return tools
 	})
 	byName := sync.OnceValue(func() map[string]tool.Tool {
-		m := make(map[string]tool.Tool, key.n)
+		m := make(map[string]tool.Tool, n)
 		searchable(func(rt tool.Tool, d tool.Definition) { m[d.Name] = rt })
 		return m
 	})
@@ -305,7 +333,7 @@ func requestTurn(reqTools []tool.Tool, pins []string) (*turn, string, error) {
 		rt, ok := byName()[name]
 		return rt, ok
 	}
-	return t, key.String(), nil
+	return t, p.done(), nil
 }
 
 // end releases the turn's hold on its session and tool set, and clears the sets no one uses

@@ -260,8 +260,9 @@ func turnSetUp(b *testing.B, a *Advisor, req *client.Request) {
 
 // BenchmarkTurnStart measures the advisor's cost of starting a turn in a conversation whose
 // tools did not change: with a Catalog it does not depend on the number of tools; with the
-// request's tools it reads and hashes every definition. The baseline encodes the definitions
-// as JSON, which sending them to a model would cost.
+// request's tools it reads every definition and compares it with the last turn's. The baselines
+// hash every definition (the same turns with no fingerprint of an earlier turn) and encode the
+// definitions as JSON, which sending them to a model would cost.
 func BenchmarkTurnStart(b *testing.B) {
 	for _, n := range benchSizes {
 		s := newSynthetic(n, 1, 4)
@@ -298,6 +299,20 @@ func BenchmarkTurnStart(b *testing.B) {
 			}
 			cpu.report(b)
 		})
+		b.Run(fmt.Sprintf("baseline-hash/tools=%d", n), func(b *testing.B) {
+			// The same turns with the fingerprints forgotten: every definition hashed.
+			a := New(Config{})
+			req := &client.Request{Prompt: chat.Prompt{Options: &chat.Options{Tools: tools}}, Params: params}
+			turnSetUp(b, a, req)
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu := startCPU()
+			for range b.N {
+				a.forgetFingerprints()
+				turnSetUp(b, a, req)
+			}
+			cpu.report(b)
+		})
 		b.Run(fmt.Sprintf("baseline-marshal/tools=%d", n), func(b *testing.B) {
 			cpu := startCPU()
 			for range b.N {
@@ -308,6 +323,17 @@ func BenchmarkTurnStart(b *testing.B) {
 			cpu.report(b)
 		})
 	}
+}
+
+// forgetFingerprints drops the fingerprints of earlier turns, so that the next turn hashes its
+// tools.
+func (a *Advisor) forgetFingerprints() {
+	a.print.Store(nil)
+	a.sets.mu.Lock()
+	for _, set := range a.sets.byID {
+		set.print.Store(nil)
+	}
+	a.sets.mu.Unlock()
 }
 
 // BenchmarkNewSession measures starting the first turn of a new conversation on tools other

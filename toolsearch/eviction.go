@@ -190,6 +190,21 @@ func (s *sessions) remove(id string) *session {
 	return e.Value.(*session)
 }
 
+// set returns the tool set of the session's last turn, nil for an unknown session or one that
+// has none.
+func (s *sessions) set(id string) *toolSet {
+	s.mu.Lock()
+	e, ok := s.byID[id]
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	ss := e.Value.(*session)
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.set
+}
+
 // len returns the number of sessions held.
 func (s *sessions) len() int {
 	s.mu.Lock()

@@ -100,16 +100,25 @@ type keyHash struct {
 	sum [2]uint64
 }
 
-func (k *keyHash) add(d tool.Definition) {
+func (k *keyHash) add(d tool.Definition) { k.addSum(toolSum(d)) }
+
+// addSum adds one tool by its toolSum.
+func (k *keyHash) addSum(x [2]uint64) {
 	k.n++
+	k.sum[0] += x[0]
+	k.sum[1] += x[1]
+}
+
+// toolSum is one tool's part of a contentKey, one value per hash lane.
+func toolSum(d tool.Definition) (x [2]uint64) {
 	for lane, seed := range digestSeeds {
 		// Fields are hashed apart and chained, so text moved from one field to the next
 		// changes the hash.
-		x := mix(maphash.String(seed, d.Name))
-		x = mix(x + maphash.String(seed, d.Description))
-		x = mix(x + maphash.Bytes(seed, d.InputSchema))
-		k.sum[lane] += x
+		h := mix(maphash.String(seed, d.Name))
+		h = mix(h + maphash.String(seed, d.Description))
+		x[lane] = mix(h + maphash.Bytes(seed, d.InputSchema))
 	}
+	return x
 }
 
 func (k *keyHash) String() string {

@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/wield-ai/wield/tool"
 )
@@ -22,6 +23,10 @@ type toolSet struct {
 
 	mu      sync.Mutex // serializes indexing and clearing
 	indexed bool
+
+	// print is the fingerprint of the request tools of the set's last turn: the next turn
+	// compares its tools with it rather than hash them.
+	print atomic.Pointer[fingerprint]
 }
 
 // acquire returns the set with the given index session, taking a hold on it.
