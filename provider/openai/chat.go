@@ -285,8 +285,8 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 			var extra map[string]any
 			if len(answerMedia) > 0 {
 				if w.mistral {
-					// Mistral's assistant messages take content chunks.
-					chunks, err := w.chatParts(m.AllParts())
+					// Mistral's assistant messages take content chunks, in order.
+					chunks, err := w.chatParts(answerParts(m))
 					if err != nil {
 						return nil, partwire.MessageError(w.provider(), i, err)
 					}

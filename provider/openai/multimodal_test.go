@@ -240,12 +240,14 @@ func TestUnsupportedParts(t *testing.T) {
 func TestMistralParts(t *testing.T) {
 	png := []byte("\x89PNG\r\n\x1a\n")
 	wav := []byte("RIFF\x24\x00\x00\x00WAVEfmt ")
+	ownAudio := content.Audio(wav, "audio/wav") // an audio answer of OpenAI's, not sent
+	ownAudio.Signature = "audio_abc"
 	msgs := []chat.Message{
 		chat.User("Listen, read and look:", content.Audio(wav, "audio/wav"),
 			content.DocumentURL("https://example.com/report.pdf", "application/pdf"), content.Image(png, "image/png")),
 		chat.Assistant("", chat.ToolCall{ID: "abcDEF123", Name: "chart", Arguments: `{}`}),
 		chat.ToolMessage(chat.ToolResult{ID: "abcDEF123", Name: "chart", Content: "sales:", Parts: []content.Part{content.Image(png, "image/png")}}),
-		{Role: chat.RoleAssistant, Content: "Here is the chart again:", Parts: []content.Part{content.Image(png, "image/png")}},
+		{Role: chat.RoleAssistant, Content: "Here is the chart again:", Parts: []content.Part{content.Image(png, "image/png"), ownAudio}},
 	}
 	m := newTestModel(t, NewMistral, "http://127.0.0.1:1", Config{Model: "mistral-small-latest"})
 	req, err := m.request(&chat.Prompt{Messages: msgs}, false)

@@ -194,12 +194,29 @@ func assistantContent(m chat.Message) (string, []content.Part, error) {
 		switch {
 		case p.Kind == content.KindText:
 			b.WriteString(p.Text)
-		case p.Kind == content.KindAudio && strings.HasPrefix(p.Signature, audioIDPrefix):
+		case ownAudio(p):
 		default:
 			media = append(media, p)
 		}
 	}
 	return b.String(), media, nil
+}
+
+// answerParts yields an assistant message's parts but the audio this API generated, which
+// assistantContent leaves out.
+func answerParts(m chat.Message) iter.Seq[content.Part] {
+	return func(yield func(content.Part) bool) {
+		for p := range m.AllParts() {
+			if !ownAudio(p) && !yield(p) {
+				return
+			}
+		}
+	}
+}
+
+// ownAudio reports whether p is audio Chat Completions generated (its id in Signature).
+func ownAudio(p content.Part) bool {
+	return p.Kind == content.KindAudio && strings.HasPrefix(p.Signature, audioIDPrefix)
 }
 
 // The introductions of media that follow in a user message because the message they belong to
