@@ -160,6 +160,35 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
+// startWorker runs a worker of agent on cfg until the test ends.
+func startWorker(t *testing.T, tc sdkclient.Client, agent *client.Client, cfg temporal.Config) {
+	t.Helper()
+	w, err := temporal.NewWorker(tc, agent, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+}
+
+// startTurn starts the turn req on cfg's queue; the context returned ends after d.
+func startTurn(t *testing.T, tc sdkclient.Client, cfg temporal.Config, d time.Duration, req temporal.Request) (context.Context, *temporal.Turn) {
+	t.Helper()
+	c, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	turn, err := c.Start(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, turn
+}
+
 func newClient(m chat.Model, opts ...client.Option) *client.Client {
 	opts = append([]client.Option{client.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)
 	return tool.Must(client.New(m, opts...))
@@ -230,25 +259,8 @@ func TestParallelToolCallsOnTheirOwnQueue(t *testing.T) {
 	queue := "parallel-" + rand.Text()[:8]
 	cfg := parallelConfig(queue)
 	startChild(t, "tools", true, envQueue+"="+queue)
-	w, err := temporal.NewWorker(tc, parallelClient(false), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
-
-	c, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	turn, err := c.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("read three files")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	startWorker(t, tc, parallelClient(false), cfg)
+	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read three files")}})
 	var kinds []string
 	var done *client.Response
 	for ev, err := range turn.Events(ctx) {
@@ -413,18 +425,9 @@ func TestWorkerKilledMidTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeMem()
+	t.Cleanup(closeMem) // after the workers stop
 	cfg := crashConfig(queue, mem)
-	c, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	turn, err := c.Start(ctx, temporal.Request{ConversationID: "order-" + queue, Messages: []chat.Message{chat.User("charge and look up")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, turn := startTurn(t, tc, cfg, 3*time.Minute, temporal.Request{ConversationID: "order-" + queue, Messages: []chat.Message{chat.User("charge and look up")}})
 	// The charge finished and the lookup hangs in the child, reporting its progress.
 	eventually(t, time.Minute, "the charge to finish and the lookup to start", func() bool {
 		ls := lines(t, runs)
@@ -443,14 +446,7 @@ func TestWorkerKilledMidTurn(t *testing.T) {
 	}
 	_ = a.cmd.Wait()
 
-	b, err := temporal.NewWorker(tc, crashClient(runs, false), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer b.Stop()
+	startWorker(t, tc, crashClient(runs, false), cfg)
 	resp, err := turn.Result(ctx)
 	if err != nil {
 		t.Fatalf("%v\nchild output:\n%s", err, a.out.String())
@@ -495,24 +491,8 @@ func TestApprovalFromAnotherProcess(t *testing.T) {
 	queue := "approval-" + rand.Text()[:8]
 	runs := filepath.Join(t.TempDir(), "runs")
 	cfg := approvalConfig(queue)
-	w, err := temporal.NewWorker(tc, approvalClient(runs), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
-	c, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	turn, err := c.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("delete /tmp/a")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	startWorker(t, tc, approvalClient(runs), cfg)
+	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("delete /tmp/a")}})
 	st, err := turn.WaitPending(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -561,28 +541,12 @@ func TestLimitErrorReachesTheCaller(t *testing.T) {
 	cfg := temporal.Config{TaskQueue: queue}
 	mgr := toolcall.New(toolcall.Config{Limits: toolcall.Limits{Total: 1}})
 	cc := crashClient(runs, false)
-	w, err := temporal.NewWorker(tc, newClient(cc.Model(), client.WithTools(tool.Must(tool.Func("charge", "Charges", func(ctx context.Context, in pathIn) (string, error) {
+	startWorker(t, tc, newClient(cc.Model(), client.WithTools(tool.Must(tool.Func("charge", "Charges", func(ctx context.Context, in pathIn) (string, error) {
 		return "", appendLine(runs, "charge")
 	})), tool.Must(tool.Func("lookup", "Looks up", func(ctx context.Context, in pathIn) (string, error) { return "", appendLine(runs, "lookup") }))),
 		client.WithManager(mgr)), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
-	c, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	turn, err := c.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("go")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = turn.Result(ctx)
+	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User("go")}})
+	_, err := turn.Result(ctx)
 	var le *toolcall.LimitError
 	if !errors.Is(err, toolcall.ErrLimitExceeded) || !errors.As(err, &le) || le.Limit != 1 || le.CallID != "c2" {
 		t.Fatalf("err = %v (%+v)", err, le)
@@ -629,24 +593,8 @@ func TestCancelAWaitingTurn(t *testing.T) {
 	queue := "cancel-" + rand.Text()[:8]
 	runs := filepath.Join(t.TempDir(), "runs")
 	cfg := approvalConfig(queue)
-	w, err := temporal.NewWorker(tc, approvalClient(runs), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
-	c, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	turn, err := c.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("delete /tmp/a")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	startWorker(t, tc, approvalClient(runs), cfg)
+	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User("delete /tmp/a")}})
 	st, err := turn.WaitPending(ctx)
 	if err != nil || st == nil {
 		t.Fatalf("pending = %+v, %v", st, err)
