@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	sdkclient "go.temporal.io/sdk/client"
@@ -32,6 +30,7 @@ import (
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/memory/sqlstore"
+	"github.com/wield-ai/wield/memory/sqlstore/sqlstoretest"
 	"github.com/wield-ai/wield/temporal"
 	"github.com/wield-ai/wield/temporal/internal/servertest"
 	"github.com/wield-ai/wield/tool"
@@ -383,35 +382,7 @@ func memoryDSN(t *testing.T) string {
 		t.Log("WIELD_TEST_POSTGRES_URL is not set: the workers share an SQLite file")
 		return filepath.Join(t.TempDir(), "chat.db")
 	}
-	ctx := context.WithoutCancel(t.Context())
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connect to the test PostgreSQL server: %v", err)
-	}
-	defer conn.Close(ctx)
-	schema := strings.ToLower("temporal_test_" + rand.Text()[:12])
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop schema: %v", err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return sqlstoretest.Postgres(t, base)
 }
 
 func TestWorkerKilledMidTurn(t *testing.T) {

@@ -2,22 +2,19 @@ package sqlstore
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"errors"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/memory/memorytest"
+	"github.com/wield-ai/wield/memory/sqlstore/sqlstoretest"
 )
 
 // backend opens stores on one database for a test.
@@ -36,40 +33,9 @@ func sqliteDSN(t testing.TB) string {
 	return filepath.Join(t.TempDir(), "chat.db")
 }
 
-// postgresDSN returns the URL of a schema of its own on the test server, dropped after t, so
-// tests (and several checkouts) sharing the server never see each other's tables.
+// postgresDSN returns the URL of a schema of its own on the test server, dropped after t.
 func postgresDSN(t testing.TB) string {
-	base := testenv.Env(t, "WIELD_TEST_POSTGRES_URL")
-	ctx := context.WithoutCancel(t.Context())
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connect to the test PostgreSQL server: %v", err)
-	}
-	defer conn.Close(ctx)
-	schema := "sqlstore_test_" + rand.Text()[:12]
-	schema = strings.ToLower(schema)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop schema: %v", err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return sqlstoretest.Postgres(t, testenv.Env(t, "WIELD_TEST_POSTGRES_URL"))
 }
 
 func open(t *testing.T, dsn string) *Store {
