@@ -9,8 +9,8 @@ import (
 )
 
 // BenchmarkWindow measures Window.Get over a conversation of 50,000 messages (tool-call turns)
-// against the baseline of reading the whole conversation and trimming it, which is what Get did
-// before it read only the window. Report the ratio window/whole.
+// against reading the whole conversation and trimming it (memorytest.BenchWindow). Report the
+// ratio window/whole.
 func BenchmarkWindow(b *testing.B) {
 	ctx := context.Background()
 	repo := memory.NewInMemory()
@@ -19,26 +19,5 @@ func BenchmarkWindow(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	w := memory.NewWindow(repo, memory.DefaultWindowSize)
-	b.Run("whole", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			msgs, err := repo.Messages(ctx, "c")
-			if err != nil {
-				b.Fatal(err)
-			}
-			if len(memory.Trim(msgs, w.Size())) == 0 {
-				b.Fatal("empty window")
-			}
-		}
-	})
-	b.Run("window", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			msgs, err := w.Get(ctx, "c")
-			if err != nil || len(msgs) == 0 {
-				b.Fatal(len(msgs), err)
-			}
-		}
-	})
+	memorytest.BenchWindow(b, repo, "c")
 }

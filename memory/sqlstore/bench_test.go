@@ -7,7 +7,6 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
-	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/memory/memorytest"
 )
 
@@ -79,9 +78,8 @@ func BenchmarkAppend(b *testing.B) {
 }
 
 // BenchmarkWindow measures memory.Window.Get over a conversation of 50,000 messages (tool-call
-// turns, no system message, so the lookup of one finds none) against the baseline of reading the
-// whole conversation and trimming it, which is what Get did before it read only the window.
-// Report the ratio window/whole.
+// turns, no system message, so the lookup of one finds none) against reading the whole
+// conversation and trimming it (memorytest.BenchWindow). Report the ratio window/whole.
 func BenchmarkWindow(b *testing.B) {
 	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {
@@ -104,28 +102,7 @@ func BenchmarkWindow(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			w := memory.NewWindow(s, memory.DefaultWindowSize)
-			b.Run("whole", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					msgs, err := s.Messages(ctx, "long")
-					if err != nil {
-						b.Fatal(err)
-					}
-					if len(memory.Trim(msgs, w.Size())) == 0 {
-						b.Fatal("empty window")
-					}
-				}
-			})
-			b.Run("window", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					msgs, err := w.Get(ctx, "long")
-					if err != nil || len(msgs) == 0 {
-						b.Fatal(len(msgs), err)
-					}
-				}
-			})
+			memorytest.BenchWindow(b, s, "long")
 		})
 	}
 }
