@@ -29,10 +29,7 @@ import (
 // subtest and arranges its cleanup; repositories made for one t must not share conversations
 // with those of another.
 func Run(t *testing.T, newRepo func(t *testing.T) memory.Repository) {
-	tests := []struct {
-		name string
-		fn   func(*testing.T, memory.Repository)
-	}{
+	suite[memory.Repository]{
 		{"Empty", testEmpty},
 		{"RoundTrip", testRoundTrip},
 		{"AppendInOrder", testAppendInOrder},
@@ -52,9 +49,19 @@ func Run(t *testing.T, newRepo func(t *testing.T) memory.Repository) {
 		{"ConcurrentLast", testConcurrentLast},
 		{"ConcurrentConversations", testConcurrentConversations},
 		{"ConcurrentReplace", testConcurrentReplace},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newRepo(t)) })
+	}.run(t, newRepo)
+}
+
+// suite is a conformance suite: named checks of a repository of type R.
+type suite[R any] []struct {
+	name string
+	fn   func(*testing.T, R)
+}
+
+// run runs each check as a subtest of t on a new repository.
+func (s suite[R]) run(t *testing.T, newRepo func(*testing.T) R) {
+	for _, c := range s {
+		t.Run(c.name, func(t *testing.T) { c.fn(t, newRepo(t)) })
 	}
 }
 
@@ -393,9 +400,30 @@ func testConversationsSorted(t *testing.T, r memory.Repository) {
 // every read sees whole batches.
 func testConcurrentAppend(t *testing.T, r memory.Repository) {
 	const writers, batches = 6, 15
+	writeWhileReading(t, r, writers, batches, 2, func(ctx context.Context) error {
+		msgs, err := r.Messages(ctx, "shared")
+		if err == nil {
+			_, err = CheckBatches(msgs)
+		}
+		return err
+	})
+	counts, err := CheckBatches(mustMessages(t, r, "shared"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w := range writers {
+		if n := counts["w"+strconv.Itoa(w)]; n != batches {
+			t.Errorf("writer %d has %d batches stored, want %d", w, n, batches)
+		}
+	}
+}
+
+// writeWhileReading has writers each append batches to conversation "shared" ([Batch] of writer
+// "w<n>") while readers call read until the writers are done; it reports every error to t.
+func writeWhileReading(t *testing.T, r memory.Repository, writers, batches, readers int, read func(context.Context) error) {
 	ctx := t.Context()
 	var wg sync.WaitGroup
-	errs := make(chan error, writers*batches+64)
+	errs := make(chan error, writers+readers)
 	done := make(chan struct{})
 	for w := range writers {
 		wg.Go(func() {
@@ -407,20 +435,16 @@ func testConcurrentAppend(t *testing.T, r memory.Repository) {
 			}
 		})
 	}
-	var readers sync.WaitGroup
-	for range 2 {
-		readers.Go(func() {
+	var rg sync.WaitGroup
+	for range readers {
+		rg.Go(func() {
 			for {
 				select {
 				case <-done:
 					return
 				default:
 				}
-				msgs, err := r.Messages(ctx, "shared")
-				if err == nil {
-					_, err = CheckBatches(msgs)
-				}
-				if err != nil {
+				if err := read(ctx); err != nil {
 					errs <- fmt.Errorf("reader: %w", err)
 					return
 				}
@@ -429,19 +453,10 @@ func testConcurrentAppend(t *testing.T, r memory.Repository) {
 	}
 	wg.Wait()
 	close(done)
-	readers.Wait()
+	rg.Wait()
 	close(errs)
 	for err := range errs {
 		t.Error(err)
-	}
-	counts, err := CheckBatches(mustMessages(t, r, "shared"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for w := range writers {
-		if n := counts["w"+strconv.Itoa(w)]; n != batches {
-			t.Errorf("writer %d has %d batches stored, want %d", w, n, batches)
-		}
 	}
 }
 
@@ -700,48 +715,16 @@ func testLongestID(t *testing.T, r memory.Repository) {
 // batches after its first message (only the oldest batch may be cut by n).
 func testConcurrentLast(t *testing.T, r memory.Repository) {
 	const writers, batches, n = 4, 12, 7
-	ctx := t.Context()
-	var wg sync.WaitGroup
-	errs := make(chan error, writers*batches+8)
-	done := make(chan struct{})
-	for w := range writers {
-		wg.Go(func() {
-			for b := range batches {
-				if err := r.Append(ctx, "shared", Batch("w"+strconv.Itoa(w), b, 1+(w+b)%4)...); err != nil {
-					errs <- fmt.Errorf("writer %d batch %d: %w", w, b, err)
-					return
-				}
-			}
-		})
-	}
-	var readers sync.WaitGroup
-	readers.Go(func() {
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			_, msgs, err := r.Last(ctx, "shared", n)
-			if err == nil && len(msgs) > n {
-				err = fmt.Errorf("Last(%d) returned %d messages", n, len(msgs))
-			}
-			if err == nil {
-				err = checkTail(msgs)
-			}
-			if err != nil {
-				errs <- fmt.Errorf("reader: %w", err)
-				return
-			}
+	writeWhileReading(t, r, writers, batches, 1, func(ctx context.Context) error {
+		_, msgs, err := r.Last(ctx, "shared", n)
+		if err == nil && len(msgs) > n {
+			err = fmt.Errorf("Last(%d) returned %d messages", n, len(msgs))
 		}
+		if err == nil {
+			err = checkTail(msgs)
+		}
+		return err
 	})
-	wg.Wait()
-	close(done)
-	readers.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 	all := mustMessages(t, r, "shared")
 	if _, got := mustLast(t, r, "shared", n); !Equal(got, all[len(all)-n:]) {
 		t.Fatalf("Last(%d) after the writes =\n%v\nwant\n%v", n, got, all[len(all)-n:])

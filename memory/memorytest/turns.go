@@ -17,10 +17,7 @@ import (
 // under concurrency. newRepo returns an empty repository for each subtest and arranges its
 // cleanup.
 func RunTurns(t *testing.T, newRepo func(t *testing.T) memory.TurnRepository) {
-	tests := []struct {
-		name string
-		fn   func(*testing.T, memory.TurnRepository)
-	}{
+	suite[memory.TurnRepository]{
 		{"Empty", testTurnsEmpty},
 		{"Steps", testTurnSteps},
 		{"NewTurnReplaces", testNewTurnReplaces},
@@ -29,10 +26,7 @@ func RunTurns(t *testing.T, newRepo func(t *testing.T) memory.TurnRepository) {
 		{"Intact", testTurnIntact},
 		{"BadRecords", testTurnBadRecords},
 		{"ConcurrentSteps", testTurnConcurrentSteps},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newRepo(t)) })
-	}
+	}.run(t, newRepo)
 }
 
 // TurnState returns a JSON turn state for turn id at step seq, with text that stresses
