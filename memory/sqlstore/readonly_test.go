@@ -18,112 +18,106 @@ import (
 // TestReadOnly checks that a read-only store reads what a writable one wrote, refuses writes and
 // changes nothing.
 func TestReadOnly(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			dsn := b.dsn(t)
-			rw := open(t, dsn)
-			rich := memorytest.Rich()
-			if err := rw.Append(t.Context(), "c", rich...); err != nil {
-				t.Fatal(err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		dsn := b.dsn(t)
+		rw := open(t, dsn)
+		rich := memorytest.Rich()
+		if err := rw.Append(t.Context(), "c", rich...); err != nil {
+			t.Fatal(err)
+		}
+		ro, err := Open(t.Context(), dsn, ReadOnly())
+		if err != nil {
+			t.Fatalf("Open read-only: %v", err)
+		}
+		defer ro.Close()
+		if !ro.ReadOnly() || rw.ReadOnly() {
+			t.Fatal("ReadOnly reports the wrong mode")
+		}
+		got, err := ro.Messages(t.Context(), "c")
+		if err != nil || !memorytest.Equal(got, rich) {
+			t.Fatalf("Messages read-only: %d messages, %v", len(got), err)
+		}
+		sys, last, err := ro.Last(t.Context(), "c", 2)
+		if err != nil || sys == nil || !memorytest.Equal(last, rich[len(rich)-2:]) {
+			t.Fatalf("Last read-only: %v, %d messages, %v", sys, len(last), err)
+		}
+		if ids, err := ro.Conversations(t.Context()); err != nil || len(ids) != 1 {
+			t.Fatalf("Conversations read-only: %q, %v", ids, err)
+		}
+		for name, err := range map[string]error{
+			"Append":  ro.Append(t.Context(), "c", chat.User("no")),
+			"Replace": ro.Replace(t.Context(), "c", nil),
+			"Delete":  ro.Delete(t.Context(), "c"),
+		} {
+			if !errors.Is(err, ErrReadOnly) {
+				t.Errorf("%s on a read-only store: %v, want ErrReadOnly", name, err)
 			}
-			ro, err := Open(t.Context(), dsn, ReadOnly())
-			if err != nil {
-				t.Fatalf("Open read-only: %v", err)
-			}
-			defer ro.Close()
-			if !ro.ReadOnly() || rw.ReadOnly() {
-				t.Fatal("ReadOnly reports the wrong mode")
-			}
-			got, err := ro.Messages(t.Context(), "c")
-			if err != nil || !memorytest.Equal(got, rich) {
-				t.Fatalf("Messages read-only: %d messages, %v", len(got), err)
-			}
-			sys, last, err := ro.Last(t.Context(), "c", 2)
-			if err != nil || sys == nil || !memorytest.Equal(last, rich[len(rich)-2:]) {
-				t.Fatalf("Last read-only: %v, %d messages, %v", sys, len(last), err)
-			}
-			if ids, err := ro.Conversations(t.Context()); err != nil || len(ids) != 1 {
-				t.Fatalf("Conversations read-only: %q, %v", ids, err)
-			}
-			for name, err := range map[string]error{
-				"Append":  ro.Append(t.Context(), "c", chat.User("no")),
-				"Replace": ro.Replace(t.Context(), "c", nil),
-				"Delete":  ro.Delete(t.Context(), "c"),
-			} {
-				if !errors.Is(err, ErrReadOnly) {
-					t.Errorf("%s on a read-only store: %v, want ErrReadOnly", name, err)
-				}
-			}
-			// Writes a caller might make through the database itself fail too.
-			if _, err := ro.db.ExecContext(t.Context(), ro.rebind("DELETE FROM wield_messages WHERE conversation_id = ?"), "c"); err == nil {
-				t.Error("the read-only database took a DELETE")
-			}
-			if got, _ := rw.Messages(t.Context(), "c"); !memorytest.Equal(got, rich) {
-				t.Fatal("the conversation changed")
-			}
-		})
-	}
+		}
+		// Writes a caller might make through the database itself fail too.
+		if _, err := ro.db.ExecContext(t.Context(), ro.rebind("DELETE FROM wield_messages WHERE conversation_id = ?"), "c"); err == nil {
+			t.Error("the read-only database took a DELETE")
+		}
+		if got, _ := rw.Messages(t.Context(), "c"); !memorytest.Equal(got, rich) {
+			t.Fatal("the conversation changed")
+		}
+	})
 }
 
 // TestReadOnlyWithoutSchema checks that a read-only store refuses a database nothing was ever
 // written to instead of creating the schema, and a SQLite file that does not exist.
 func TestReadOnlyWithoutSchema(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			dsn := b.dsn(t)
-			if b.name == "SQLite" {
-				if _, err := Open(t.Context(), dsn, ReadOnly()); err == nil || !strings.Contains(err.Error(), "read-only") {
-					t.Fatalf("Open read-only of a missing file: %v", err)
-				}
-				if _, err := os.Stat(dsn); !os.IsNotExist(err) {
-					t.Fatalf("the read-only open created the file: %v", err)
-				}
-				if err := os.WriteFile(dsn, nil, 0o600); err != nil {
-					t.Fatal(err)
-				}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		dsn := b.dsn(t)
+		if b.name == "SQLite" {
+			if _, err := Open(t.Context(), dsn, ReadOnly()); err == nil || !strings.Contains(err.Error(), "read-only") {
+				t.Fatalf("Open read-only of a missing file: %v", err)
 			}
-			_, err := Open(t.Context(), dsn, ReadOnly())
-			if !errors.Is(err, ErrNoSchema) {
-				t.Fatalf("Open read-only of an empty database: %v, want ErrNoSchema", err)
+			if _, err := os.Stat(dsn); !os.IsNotExist(err) {
+				t.Fatalf("the read-only open created the file: %v", err)
 			}
-		})
-	}
+			if err := os.WriteFile(dsn, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := Open(t.Context(), dsn, ReadOnly())
+		if !errors.Is(err, ErrNoSchema) {
+			t.Fatalf("Open read-only of an empty database: %v, want ErrNoSchema", err)
+		}
+	})
 }
 
 // TestReadOnlyOlderSchema checks that a read-only store reads a database a version behind, which
 // it may not migrate.
 func TestReadOnlyOlderSchema(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			dsn := b.dsn(t)
-			s := open(t, dsn)
-			conv := []chat.Message{chat.System("rules"), chat.User("u"), chat.Assistant("a")}
-			if err := s.Append(t.Context(), "c", conv...); err != nil {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		dsn := b.dsn(t)
+		s := open(t, dsn)
+		conv := []chat.Message{chat.System("rules"), chat.User("u"), chat.Assistant("a")}
+		if err := s.Append(t.Context(), "c", conv...); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{"DROP INDEX wield_messages_system", "DROP TABLE wield_turns", "DELETE FROM wield_schema_migrations WHERE version >= 2"} {
+			if _, err := s.db.ExecContext(t.Context(), q); err != nil {
 				t.Fatal(err)
 			}
-			for _, q := range []string{"DROP INDEX wield_messages_system", "DROP TABLE wield_turns", "DELETE FROM wield_schema_migrations WHERE version >= 2"} {
-				if _, err := s.db.ExecContext(t.Context(), q); err != nil {
-					t.Fatal(err)
-				}
-			}
-			s.Close()
-			ro, err := Open(t.Context(), dsn, ReadOnly())
-			if err != nil {
-				t.Fatalf("Open read-only at version 1: %v", err)
-			}
-			defer ro.Close()
-			sys, msgs, err := ro.Last(t.Context(), "c", 1)
-			if err != nil || sys == nil || sys.Content != "rules" || !memorytest.Equal(msgs, conv[2:]) {
-				t.Fatalf("Last at version 1: %v, %v, %v", sys, msgs, err)
-			}
-			// A database from before turns were kept has none.
-			if _, ok, err := ro.LoadTurn(t.Context(), "c"); ok || err != nil {
-				t.Fatalf("LoadTurn at version 1: %v, %v", ok, err)
-			}
-			// A writable open migrates it again.
-			open(t, dsn).Close()
-		})
-	}
+		}
+		s.Close()
+		ro, err := Open(t.Context(), dsn, ReadOnly())
+		if err != nil {
+			t.Fatalf("Open read-only at version 1: %v", err)
+		}
+		defer ro.Close()
+		sys, msgs, err := ro.Last(t.Context(), "c", 1)
+		if err != nil || sys == nil || sys.Content != "rules" || !memorytest.Equal(msgs, conv[2:]) {
+			t.Fatalf("Last at version 1: %v, %v, %v", sys, msgs, err)
+		}
+		// A database from before turns were kept has none.
+		if _, ok, err := ro.LoadTurn(t.Context(), "c"); ok || err != nil {
+			t.Fatalf("LoadTurn at version 1: %v, %v", ok, err)
+		}
+		// A writable open migrates it again.
+		open(t, dsn).Close()
+	})
 }
 
 // TestReadOnlyDirectory runs, as a user who may not write them, a process reading a store whose

@@ -29,6 +29,13 @@ var backends = []backend{
 	{"Postgres", postgresDSN},
 }
 
+// forEachBackend runs test as a subtest of t for each backend.
+func forEachBackend(t *testing.T, test func(t *testing.T, b backend)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { test(t, b) })
+	}
+}
+
 func sqliteDSN(t testing.TB) string {
 	return filepath.Join(t.TempDir(), "chat.db")
 }
@@ -49,39 +56,35 @@ func open(t *testing.T, dsn string) *Store {
 }
 
 func TestConformance(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			memorytest.Run(t, func(t *testing.T) memory.Repository { return open(t, b.dsn(t)) })
-		})
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		memorytest.Run(t, func(t *testing.T) memory.Repository { return open(t, b.dsn(t)) })
+	})
 }
 
 // TestReopen checks that a conversation outlives its store and that reopening an up-to-date
 // database migrates nothing.
 func TestReopen(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			dsn := b.dsn(t)
-			s := open(t, dsn)
-			rich := memorytest.Rich()
-			if err := s.Append(t.Context(), "c", rich...); err != nil {
-				t.Fatal(err)
-			}
-			s.Close()
-			s2 := open(t, dsn)
-			got, err := s2.Messages(t.Context(), "c")
-			if err != nil || !memorytest.Equal(got, rich) {
-				t.Fatalf("after reopening: %v, %v", got, err)
-			}
-			var n int
-			if err := s2.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM wield_schema_migrations").Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			if n != SchemaVersion {
-				t.Fatalf("%d migrations recorded, want %d", n, SchemaVersion)
-			}
-		})
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		dsn := b.dsn(t)
+		s := open(t, dsn)
+		rich := memorytest.Rich()
+		if err := s.Append(t.Context(), "c", rich...); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		s2 := open(t, dsn)
+		got, err := s2.Messages(t.Context(), "c")
+		if err != nil || !memorytest.Equal(got, rich) {
+			t.Fatalf("after reopening: %v, %v", got, err)
+		}
+		var n int
+		if err := s2.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM wield_schema_migrations").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != SchemaVersion {
+			t.Fatalf("%d migrations recorded, want %d", n, SchemaVersion)
+		}
+	})
 }
 
 func TestSchemaVersionIsLastMigration(t *testing.T) {
@@ -97,73 +100,67 @@ func TestSchemaVersionIsLastMigration(t *testing.T) {
 
 // TestSchemaTooNew checks that a database migrated by a newer program is refused, not damaged.
 func TestSchemaTooNew(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			dsn := b.dsn(t)
-			s := open(t, dsn)
-			if err := s.Append(t.Context(), "c", chat.User("kept")); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.db.ExecContext(t.Context(), s.rebind("INSERT INTO wield_schema_migrations (version, applied_at) VALUES (?, 'later')"), SchemaVersion+1); err != nil {
-				t.Fatal(err)
-			}
-			s.Close()
-			_, err := Open(t.Context(), dsn)
-			if !errors.Is(err, ErrSchemaTooNew) {
-				t.Fatalf("Open of a newer schema: %v, want ErrSchemaTooNew", err)
-			}
-		})
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		dsn := b.dsn(t)
+		s := open(t, dsn)
+		if err := s.Append(t.Context(), "c", chat.User("kept")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.db.ExecContext(t.Context(), s.rebind("INSERT INTO wield_schema_migrations (version, applied_at) VALUES (?, 'later')"), SchemaVersion+1); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		_, err := Open(t.Context(), dsn)
+		if !errors.Is(err, ErrSchemaTooNew) {
+			t.Fatalf("Open of a newer schema: %v, want ErrSchemaTooNew", err)
+		}
+	})
 }
 
 // TestConcurrentOpen opens one new database from several goroutines at once, each with its own
 // connection pool, as processes starting together would.
 func TestConcurrentOpen(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			dsn := b.dsn(t)
-			var wg sync.WaitGroup
-			errs := make(chan error, 6)
-			for i := range 6 {
-				wg.Go(func() {
-					s, err := Open(t.Context(), dsn)
-					if err != nil {
-						errs <- err
-						return
-					}
-					defer s.Close()
-					errs <- s.Append(t.Context(), "c", memorytest.Batch("w", 0, 1+i%2)...)
-				})
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		dsn := b.dsn(t)
+		var wg sync.WaitGroup
+		errs := make(chan error, 6)
+		for i := range 6 {
+			wg.Go(func() {
+				s, err := Open(t.Context(), dsn)
 				if err != nil {
-					t.Error(err)
+					errs <- err
+					return
 				}
+				defer s.Close()
+				errs <- s.Append(t.Context(), "c", memorytest.Batch("w", 0, 1+i%2)...)
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Error(err)
 			}
-		})
-	}
+		}
+	})
 }
 
 func TestCancelledContext(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			s := open(t, b.dsn(t))
-			ctx, cancel := context.WithCancel(t.Context())
-			cancel()
-			if err := s.Append(ctx, "c", chat.User("never")); !errors.Is(err, context.Canceled) {
-				t.Fatalf("Append with a cancelled context: %v", err)
-			}
-			if _, err := s.Messages(ctx, "c"); !errors.Is(err, context.Canceled) {
-				t.Fatalf("Messages with a cancelled context: %v", err)
-			}
-			msgs, err := s.Messages(t.Context(), "c")
-			if err != nil || len(msgs) != 0 {
-				t.Fatalf("after a cancelled Append: %v, %v", msgs, err)
-			}
-		})
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		s := open(t, b.dsn(t))
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if err := s.Append(ctx, "c", chat.User("never")); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Append with a cancelled context: %v", err)
+		}
+		if _, err := s.Messages(ctx, "c"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Messages with a cancelled context: %v", err)
+		}
+		msgs, err := s.Messages(t.Context(), "c")
+		if err != nil || len(msgs) != 0 {
+			t.Fatalf("after a cancelled Append: %v, %v", msgs, err)
+		}
+	})
 }
 
 // TestInvalidUTF8 checks that text JSON cannot carry is refused whole rather than altered.
@@ -180,24 +177,22 @@ func TestInvalidUTF8(t *testing.T) {
 
 // TestManyMessages writes one Append larger than an INSERT batch.
 func TestManyMessages(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			s := open(t, b.dsn(t))
-			msgs := memorytest.Batch("w", 0, 2*insertBatch+7)
-			if err := s.Append(t.Context(), "c", msgs...); err != nil {
-				t.Fatal(err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		s := open(t, b.dsn(t))
+		msgs := memorytest.Batch("w", 0, 2*insertBatch+7)
+		if err := s.Append(t.Context(), "c", msgs...); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Replace(t.Context(), "d", msgs); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"c", "d"} {
+			got, err := s.Messages(t.Context(), id)
+			if err != nil || !memorytest.Equal(got, msgs) {
+				t.Fatalf("%s: %d messages, %v", id, len(got), err)
 			}
-			if err := s.Replace(t.Context(), "d", msgs); err != nil {
-				t.Fatal(err)
-			}
-			for _, id := range []string{"c", "d"} {
-				got, err := s.Messages(t.Context(), id)
-				if err != nil || !memorytest.Equal(got, msgs) {
-					t.Fatalf("%s: %d messages, %v", id, len(got), err)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func TestOpenErrors(t *testing.T) {

@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
@@ -194,101 +192,77 @@ func messageSummary(msgs []chat.Message) string {
 // resumes it from the store; the tool runs exactly once, and the first process's copy of the
 // state cannot be resumed again.
 func TestTurnAcrossProcesses(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			dsn, dir := b.dsn(t), t.TempDir()
-			env := turnEnv(dsn, dir)
-			if out := runTurnChild(t, "turn-stop", env); out != "stopped" {
-				t.Fatalf("first process printed %q", out)
-			}
-			if runs := readRuns(t, dir); runs != nil {
-				t.Fatalf("the tool ran before approval: %v", runs)
-			}
-			if out := runTurnChild(t, "turn-resume", env); out != "Paid 5 €." {
-				t.Fatalf("second process printed %q", out)
-			}
-			if runs := readRuns(t, dir); len(runs) != 1 || runs[0] != "pay 500" {
-				t.Fatalf("runs = %q", runs)
-			}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		dsn, dir := b.dsn(t), t.TempDir()
+		env := turnEnv(dsn, dir)
+		if out := runTurnChild(t, "turn-stop", env); out != "stopped" {
+			t.Fatalf("first process printed %q", out)
+		}
+		if runs := readRuns(t, dir); runs != nil {
+			t.Fatalf("the tool ran before approval: %v", runs)
+		}
+		if out := runTurnChild(t, "turn-resume", env); out != "Paid 5 €." {
+			t.Fatalf("second process printed %q", out)
+		}
+		if runs := readRuns(t, dir); len(runs) != 1 || runs[0] != "pay 500" {
+			t.Fatalf("runs = %q", runs)
+		}
 
-			s := open(t, dsn)
-			if st, err := memory.Turns(s).LoadTurn(t.Context(), "c1"); err != nil || st != nil {
-				t.Fatalf("the finished turn is still stored: %+v, %v", st, err)
-			}
-			msgs, err := s.Messages(t.Context(), "c1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := messageSummary(msgs), "user pay the invoice | call pay | result 500 cents moved | assistant Paid 5 €."; got != want {
-				t.Fatalf("conversation = %s, want %s", got, want)
-			}
-			// The state the first process kept is refused: the turn was resumed.
-			b, err := os.ReadFile(filepath.Join(dir, "state.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var st client.TurnState
-			if err := json.Unmarshal(b, &st); err != nil {
-				t.Fatal(err)
-			}
-			t.Setenv("WIELD_TURN_RUNS", filepath.Join(dir, "runs"))
-			c, err := turnClient(s, chattest.New(chattest.Text("again")), "pay", true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = c.Resume(&st, client.Approve(st.Pending()[0].Call.ID)).Call(t.Context()).Err()
-			if !errors.Is(err, client.ErrAlreadyResumed) {
-				t.Fatalf("resuming the first process's state: %v", err)
-			}
-			if runs := readRuns(t, dir); len(runs) != 1 {
-				t.Fatalf("runs = %q", runs)
-			}
-		})
-	}
+		s := open(t, dsn)
+		if st, err := memory.Turns(s).LoadTurn(t.Context(), "c1"); err != nil || st != nil {
+			t.Fatalf("the finished turn is still stored: %+v, %v", st, err)
+		}
+		msgs, err := s.Messages(t.Context(), "c1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := messageSummary(msgs), "user pay the invoice | call pay | result 500 cents moved | assistant Paid 5 €."; got != want {
+			t.Fatalf("conversation = %s, want %s", got, want)
+		}
+		// The state the first process kept is refused: the turn was resumed.
+		raw, err := os.ReadFile(filepath.Join(dir, "state.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st client.TurnState
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("WIELD_TURN_RUNS", filepath.Join(dir, "runs"))
+		c, err := turnClient(s, chattest.New(chattest.Text("again")), "pay", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.Resume(&st, client.Approve(st.Pending()[0].Call.ID)).Call(t.Context()).Err()
+		if !errors.Is(err, client.ErrAlreadyResumed) {
+			t.Fatalf("resuming the first process's state: %v", err)
+		}
+		if runs := readRuns(t, dir); len(runs) != 1 {
+			t.Fatalf("runs = %q", runs)
+		}
+	})
 }
 
 // TestTurnSurvivesCrash kills a process (SIGKILL) after its tool round and before its next model
 // call; the next process resumes the turn from the store without running the tool again.
 func TestTurnSurvivesCrash(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			dsn, dir := b.dsn(t), t.TempDir()
-			env := turnEnv(dsn, dir)
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(env, "WIELD_SQLSTORE_CHILD=turn-crash")
-			cmd.Stderr = os.Stderr
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				cmd.Process.Kill()
-				cmd.Wait()
-			})
-			out := bufio.NewScanner(stdout)
-			if !out.Scan() || out.Text() != "between" {
-				t.Fatalf("child did not reach its second model call: %q, %v", out.Text(), out.Err())
-			}
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			cmd.Wait()
-			if runs := readRuns(t, dir); len(runs) != 1 || runs[0] != "charge 700" {
-				t.Fatalf("runs before the recovery = %q", runs)
-			}
-			if out := runTurnChild(t, "turn-recover", env); out != "Charged 7 €." {
-				t.Fatalf("recovering process printed %q", out)
-			}
-			if runs := readRuns(t, dir); len(runs) != 1 {
-				t.Fatalf("the tool ran again: %q", runs)
-			}
-			s := open(t, dsn)
-			if st, err := memory.Turns(s).LoadTurn(t.Context(), "c2"); err != nil || st != nil {
-				t.Fatalf("the finished turn is still stored: %+v, %v", st, err)
-			}
-		})
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		dsn, dir := b.dsn(t), t.TempDir()
+		env := turnEnv(dsn, dir)
+		cmd, out := startProcess(t, append(env, "WIELD_SQLSTORE_CHILD=turn-crash"))
+		killAt(t, cmd, out, "between", "its second model call")
+		if runs := readRuns(t, dir); len(runs) != 1 || runs[0] != "charge 700" {
+			t.Fatalf("runs before the recovery = %q", runs)
+		}
+		if out := runTurnChild(t, "turn-recover", env); out != "Charged 7 €." {
+			t.Fatalf("recovering process printed %q", out)
+		}
+		if runs := readRuns(t, dir); len(runs) != 1 {
+			t.Fatalf("the tool ran again: %q", runs)
+		}
+		s := open(t, dsn)
+		if st, err := memory.Turns(s).LoadTurn(t.Context(), "c2"); err != nil || st != nil {
+			t.Fatalf("the finished turn is still stored: %+v, %v", st, err)
+		}
+	})
 }
