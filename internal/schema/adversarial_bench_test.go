@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -33,28 +34,29 @@ var adversarialGeneral = []struct {
 }
 
 func bigEnum(n int) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `"value-%d"`, i)
-	}
-	b.WriteByte(']')
-	return b.String()
+	return list('[', ']', math.MaxInt, func(i int) (string, bool) { return fmt.Sprintf(`"value-%d"`, i), i < n })
 }
 
 func bigNumberEnum(n int) string {
+	return list('[', ']', math.MaxInt, func(i int) (string, bool) { return fmt.Sprintf(`%d.5`, i), i < n })
+}
+
+// list writes open, the items item returns for 0, 1, … separated by commas, and close: items
+// while item says there is one and the text is shorter than limit bytes.
+func list(open, close byte, limit int, item func(i int) (string, bool)) string {
 	var b strings.Builder
-	b.WriteByte('[')
-	for i := range n {
+	b.WriteByte(open)
+	for i := 0; b.Len() < limit; i++ {
+		s, ok := item(i)
+		if !ok {
+			break
+		}
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `%d.5`, i)
+		b.WriteString(s)
 	}
-	b.WriteByte(']')
+	b.WriteByte(close)
 	return b.String()
 }
 
@@ -70,73 +72,31 @@ func manyPaths() string {
 
 // stringArray is an array of distinct strings no enum holds, about size bytes.
 func stringArray(size int) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i := 0; b.Len() < size-16; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `"v%d"`, i)
-	}
-	b.WriteByte(']')
-	return b.String()
+	return list('[', ']', size-16, func(i int) (string, bool) { return fmt.Sprintf(`"v%d"`, i), true })
 }
 
 // enumTail is an array of distinct values of bigEnum(50000), from its end, about size bytes:
 // values an enum scan finds last.
-func enumTail(size int) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i := 49999; i >= 0 && b.Len() < size-16; i-- {
-		if i < 49999 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `"value-%d"`, i)
-	}
-	b.WriteByte(']')
-	return b.String()
-}
+func enumTail(size int) string { return tailOf(50000, size) }
 
 // enumTail10k is enumTail for bigEnum(10000).
-func enumTail10k(size int) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i := 9999; i >= 0 && b.Len() < size-16; i-- {
-		if i < 9999 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `"value-%d"`, i)
-	}
-	b.WriteByte(']')
-	return b.String()
+func enumTail10k(size int) string { return tailOf(10000, size) }
+
+// tailOf is an array of distinct values of bigEnum(n), from its end, about size bytes.
+func tailOf(n, size int) string {
+	return list('[', ']', size-16, func(i int) (string, bool) { return fmt.Sprintf(`"value-%d"`, n-1-i), i < n })
 }
 
 // numberArray is an array of distinct numbers no enum holds, about size bytes.
 func numberArray(size int) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i := 0; b.Len() < size-16; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `%d.25`, i)
-	}
-	b.WriteByte(']')
-	return b.String()
+	return list('[', ']', size-16, func(i int) (string, bool) { return fmt.Sprintf(`%d.25`, i), true })
 }
 
 // wideObject is an object of many "a…" members holding arrays, about size bytes.
 func wideObject(size int) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i := 0; b.Len() < size-32; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `"a%s":[2,3,1]`, strings.Repeat("b", i%7+1)+fmt.Sprint(i))
-	}
-	b.WriteByte('}')
-	return b.String()
+	return list('{', '}', size-32, func(i int) (string, bool) {
+		return fmt.Sprintf(`"a%s":[2,3,1]`, strings.Repeat("b", i%7+1)+fmt.Sprint(i)), true
+	})
 }
 
 // BenchmarkAdversarialGeneral validates hostile arguments of up to 1 MB against the schemas of
