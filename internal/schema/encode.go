@@ -386,7 +386,8 @@ func appendFewDecimals(b []byte, f, abs float64) ([]byte, bool) {
 	return b, false
 }
 
-// appendFloatGeneric writes f as the v2 codec does, by strconv's shortest formatting.
+// appendFloatGeneric writes f as the v2 codec does, by strconv's shortest formatting; for
+// bits 64 that is also what encoding/json writes (ES6 number formatting).
 func appendFloatGeneric(b []byte, f float64, bits int) []byte {
 	if bits == 64 && f == math.Trunc(f) && f != 0 && math.Abs(f) < 1e15 {
 		return strconv.AppendInt(b, int64(f), 10)

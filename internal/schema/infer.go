@@ -102,8 +102,8 @@ type node struct {
 	typ         string
 	description string
 	items       *node
-	props       []prop // nil unless an object from a struct
-	object      bool   // write "properties" even when empty
+	props       []namedNode // nil unless an object from a struct
+	object      bool        // write "properties" even when empty
 	required    []string
 	additional  *node
 	closed      bool       // additionalProperties: false
@@ -145,11 +145,7 @@ func (n *node) w() *nodeExtra {
 	return n.extra
 }
 
-type prop struct {
-	name string
-	n    *node
-}
-
+// namedNode is a property's or a definition's schema and its name.
 type namedNode struct {
 	name string
 	n    *node
@@ -591,7 +587,7 @@ func (inf *inferrer) structSchema(t reflect.Type) (*node, error) {
 	n.typ, n.object, n.closed = "object", true, true
 	doc, _ := lookupTypeDoc(t)
 	n.description = doc.Description
-	n.props = make([]prop, 0, len(fields))
+	n.props = make([]namedNode, 0, len(fields))
 	n.required = make([]string, 0, len(fields))
 	for _, f := range fields {
 		fs, err := inf.schema(f.typ)
@@ -601,7 +597,7 @@ func (inf *inferrer) structSchema(t reflect.Type) (*node, error) {
 		if err := inf.fieldTags(fs, f, doc); err != nil {
 			return nil, fmt.Errorf("field %s: %w", f.goName, err)
 		}
-		n.props = append(n.props, prop{f.name, fs})
+		n.props = append(n.props, namedNode{f.name, fs})
 		if !f.optional {
 			n.required = append(n.required, f.name)
 		}
@@ -1149,18 +1145,9 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 	}
 	if n.object {
 		key("properties")
-		b = append(b, '{')
-		for i, p := range n.props {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, p.name)
-			b = append(b, ':')
-			if b, err = p.n.appendJSON(b); err != nil {
-				return nil, err
-			}
+		if b, err = appendNodes(b, n.props); err != nil {
+			return nil, err
 		}
-		b = append(b, '}')
 	}
 	if n.items != nil {
 		key("items")
@@ -1174,18 +1161,9 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 	}
 	if n.x().defs != nil {
 		key("$defs")
-		b = append(b, '{')
-		for i, d := range n.x().defs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, d.name)
-			b = append(b, ':')
-			if b, err = d.n.appendJSON(b); err != nil {
-				return nil, err
-			}
+		if b, err = appendNodes(b, n.x().defs); err != nil {
+			return nil, err
 		}
-		b = append(b, '}')
 	}
 	if n.description != "" {
 		key("description")
@@ -1197,14 +1175,7 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 	}
 	if n.x().enumStrings != nil {
 		key("enum")
-		b = append(b, '[')
-		for i, e := range n.x().enumStrings {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, e)
-		}
-		b = append(b, ']')
+		b = appendStrings(b, n.x().enumStrings)
 	}
 	if n.x().enum != nil {
 		key("enum")
@@ -1215,7 +1186,7 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 			}
 			switch v := e.(type) {
 			case float64:
-				b = appendFloat(b, v)
+				b = appendFloatGeneric(b, v, 64)
 			case bool:
 				b = strconv.AppendBool(b, v)
 			}
@@ -1224,11 +1195,11 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 	}
 	if n.x().hasMin {
 		key("minimum")
-		b = appendFloat(b, n.x().min)
+		b = appendFloatGeneric(b, n.x().min, 64)
 	}
 	if n.x().hasMax {
 		key("maximum")
-		b = appendFloat(b, n.x().max)
+		b = appendFloatGeneric(b, n.x().max, 64)
 	}
 	if n.x().pattern != "" {
 		key("pattern")
@@ -1244,14 +1215,7 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 	}
 	if len(n.required) > 0 {
 		key("required")
-		b = append(b, '[')
-		for i, r := range n.required {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, r)
-		}
-		b = append(b, ']')
+		b = appendStrings(b, n.required)
 	}
 	if n.closed {
 		key("additionalProperties")
@@ -1274,6 +1238,35 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 		return append(b[:len(b)-1], "true"...), nil
 	}
 	return append(b, '}'), nil
+}
+
+// appendNodes writes named schemas as a JSON object, in their order.
+func appendNodes(b []byte, nodes []namedNode) ([]byte, error) {
+	b = append(b, '{')
+	for i, d := range nodes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, d.name)
+		b = append(b, ':')
+		var err error
+		if b, err = d.n.appendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendStrings writes ss as a JSON array of strings.
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
 }
 
 const hexDigits = "0123456789abcdef"
@@ -1330,24 +1323,6 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
-}
-
-// appendFloat writes f as encoding/json does (ES6 number formatting).
-func appendFloat(b []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
 }
 
 // IsLeaf reports whether the schema of t does not come from its Go structure: a type with its
