@@ -330,17 +330,9 @@ func sortedKeys(m map[string]*jsonschema.Schema) []string {
 // logical keywords. A cycle among these never ends.
 func (res *resolution) inPlace(s *jsonschema.Schema) []*jsonschema.Schema {
 	next := slices.Concat(s.AllOf, s.AnyOf, s.OneOf)
-	for _, c := range []*jsonschema.Schema{s.Not, s.If, s.Then, s.Else} {
-		if c != nil {
-			next = append(next, c)
-		}
-	}
-	for _, k := range sortedKeys(s.DependentSchemas) {
-		next = append(next, s.DependentSchemas[k])
-	}
-	for _, k := range sortedKeys(s.DependencySchemas) {
-		next = append(next, s.DependencySchemas[k])
-	}
+	next = appendPresent(next, s.Not, s.If, s.Then, s.Else)
+	next = appendSorted(next, s.DependentSchemas)
+	next = appendSorted(next, s.DependencySchemas)
 	if t := res.ref[s]; t != nil {
 		next = append(next, t)
 	}
@@ -349,20 +341,27 @@ func (res *resolution) inPlace(s *jsonschema.Schema) []*jsonschema.Schema {
 
 // children returns the schemas s applies to the items, members or keys of the value.
 func children(s *jsonschema.Schema) []*jsonschema.Schema {
-	var out []*jsonschema.Schema
-	out = append(out, s.PrefixItems...)
-	out = append(out, s.ItemsArray...)
-	for _, c := range []*jsonschema.Schema{s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems,
-		s.AdditionalProperties, s.PropertyNames, s.UnevaluatedProperties} {
+	out := slices.Concat(s.PrefixItems, s.ItemsArray)
+	out = appendPresent(out, s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems,
+		s.AdditionalProperties, s.PropertyNames, s.UnevaluatedProperties)
+	out = appendSorted(out, s.Properties)
+	return appendSorted(out, s.PatternProperties)
+}
+
+// appendPresent appends the schemas that are not nil.
+func appendPresent(out []*jsonschema.Schema, schemas ...*jsonschema.Schema) []*jsonschema.Schema {
+	for _, c := range schemas {
 		if c != nil {
 			out = append(out, c)
 		}
 	}
-	for _, k := range sortedKeys(s.Properties) {
-		out = append(out, s.Properties[k])
-	}
-	for _, k := range sortedKeys(s.PatternProperties) {
-		out = append(out, s.PatternProperties[k])
+	return out
+}
+
+// appendSorted appends the schemas of m in the order of their keys.
+func appendSorted(out []*jsonschema.Schema, m map[string]*jsonschema.Schema) []*jsonschema.Schema {
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
 	}
 	return out
 }

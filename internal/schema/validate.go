@@ -248,32 +248,16 @@ const emptyObject = "{}"
 // missing optional properties filled in, ready to decode. When there is nothing to fill in, the
 // result is args itself (or {} for blank args).
 func (v *Validator) Prepare(args string) (string, error) {
-	if isBlank(args) {
-		args = emptyObject
-	}
-	if len(args) >= math.MaxInt32 {
-		return "", errTooLarge()
+	args, err := scanned(args)
+	if err != nil {
+		return "", err
 	}
 	if v.root == nil {
 		return v.prepareGeneral(args)
 	}
 	state := newState(args)
 	st := &state
-	pos := skipWS(args, 0)
-	if v.applicators {
-		// Check the syntax and find every container's extent first: nodes with applicators
-		// visit a value more than once and skip it in constant time.
-		st.buildIndex(pos)
-		if st.err != nil {
-			return "", st.err
-		}
-	}
-	end := st.value(v.root, pos)
-	if end >= 0 && !v.applicators {
-		if end = skipWS(args, end); end < len(args) {
-			st.syntaxError(end, "unexpected data after the arguments object")
-		}
-	}
+	v.scan(st, nil, reflect.Value{})
 	if st.err != nil {
 		return "", st.err
 	}
@@ -281,6 +265,46 @@ func (v *Validator) Prepare(args string) (string, error) {
 		return st.applyEdits(), nil
 	}
 	return args, nil
+}
+
+// scanned returns the arguments to scan for args: {} for blank ones, an error for those too
+// large for the scanner.
+func scanned(args string) (string, error) {
+	if isBlank(args) {
+		return emptyObject, nil
+	}
+	if len(args) >= math.MaxInt32 {
+		return "", errTooLarge()
+	}
+	return args, nil
+}
+
+// scan checks st's arguments against the root schema and, with a plan, decodes them into dst.
+func (v *Validator) scan(st *vstate, plan *dnode, dst reflect.Value) {
+	pos := skipWS(st.data, 0)
+	if v.applicators {
+		// Check the syntax and find every container's extent first: nodes with applicators
+		// visit a value more than once and skip it in constant time.
+		st.buildIndex(pos)
+		if st.err != nil {
+			return
+		}
+	}
+	st.dec, st.dst = plan, dst
+	end := st.value(v.root, pos)
+	if !v.applicators { // the index checked what follows
+		st.atEnd(end)
+	}
+}
+
+// atEnd fails the scan unless only white space follows the arguments value, which ended at end
+// (-1 when the scan failed).
+func (st *vstate) atEnd(end int) {
+	if end >= 0 {
+		if end = skipWS(st.data, end); end < len(st.data) {
+			st.syntaxError(end, "unexpected data after the arguments object")
+		}
+	}
 }
 
 // buildIndex checks the syntax of the value at pos and what follows, and indexes its values.
@@ -306,28 +330,13 @@ func (st *vstate) buildIndex(pos int) {
 
 // decode validates args like Prepare and, in the same pass, decodes them into dst with plan.
 func (v *Validator) decode(args string, plan *dnode, dst reflect.Value) error {
-	if isBlank(args) {
-		args = emptyObject
-	}
-	if len(args) >= math.MaxInt32 {
-		return errTooLarge()
+	args, err := scanned(args)
+	if err != nil {
+		return err
 	}
 	state := newState(args)
 	st := &state
-	pos := skipWS(args, 0)
-	if v.applicators {
-		st.buildIndex(pos)
-		if st.err != nil {
-			return st.err
-		}
-	}
-	st.dec, st.dst = plan, dst
-	end := st.value(v.root, pos)
-	if end >= 0 && !v.applicators {
-		if end = skipWS(args, end); end < len(args) {
-			st.syntaxError(end, "unexpected data after the arguments object")
-		}
-	}
+	v.scan(st, plan, dst)
 	switch {
 	case st.err != nil:
 		return st.err
@@ -344,12 +353,7 @@ func errTooLarge() error {
 
 // checkSyntax scans the value at pos and what follows it for syntax alone.
 func (st *vstate) checkSyntax(pos int) {
-	end := st.own(anyNode, pos)
-	if end >= 0 {
-		if end = skipWS(st.data, end); end < len(st.data) {
-			st.syntaxError(end, "unexpected data after the arguments object")
-		}
-	}
+	st.atEnd(st.own(anyNode, pos))
 }
 
 // newState returns a scan state for data. A state lives on its caller's stack: writing to it
@@ -372,13 +376,7 @@ func isBlank(b string) bool {
 func (v *Validator) prepareGeneral(args string) (string, error) {
 	state := newState(args)
 	st := &state
-	pos := skipWS(args, 0)
-	end := st.value(anyNode, pos)
-	if end >= 0 {
-		if end = skipWS(args, end); end < len(args) {
-			st.syntaxError(end, "unexpected data after the arguments object")
-		}
-	}
+	st.atEnd(st.value(anyNode, skipWS(args, 0)))
 	if st.err != nil {
 		return "", st.err
 	}
