@@ -90,8 +90,17 @@ func (s *ptySession) screen() string { return screen(s.output(), ptyWidth) }
 // patience bounds every wait for the program; it only turns a hang into a failure.
 const patience = 30 * time.Second
 
-// waitFor waits until the terminal's output since mark has want, and returns the new mark.
-func (s *ptySession) waitFor(mark int, want string) int {
+// waitFor waits until the terminal's output since mark has each of wants, one after the other,
+// and returns the mark after the last.
+func (s *ptySession) waitFor(mark int, wants ...string) int {
+	s.t.Helper()
+	for _, want := range wants {
+		mark = s.waitForOne(mark, want)
+	}
+	return mark
+}
+
+func (s *ptySession) waitForOne(mark int, want string) int {
 	s.t.Helper()
 	deadline := time.Now().Add(patience)
 	for {
@@ -111,6 +120,13 @@ func (s *ptySession) waitFor(mark int, want string) int {
 	}
 }
 
+// typed sends keys, then waits for wants after mark as waitFor does.
+func (s *ptySession) typed(mark int, keys string, wants ...string) int {
+	s.t.Helper()
+	s.send(keys)
+	return s.waitFor(mark, wants...)
+}
+
 // mark is the current end of the output.
 func (s *ptySession) mark() int { return len(s.output()) }
 
@@ -119,6 +135,15 @@ func (s *ptySession) send(keys string) {
 	s.t.Helper()
 	if _, err := io.WriteString(s.tty, keys); err != nil {
 		s.t.Fatal(err)
+	}
+}
+
+// quit ends the chat with Ctrl-D and checks that wield exits with 0.
+func (s *ptySession) quit() {
+	s.t.Helper()
+	s.send(keyCtrlD)
+	if code := s.exit(); code != 0 {
+		s.t.Fatalf("exit %d", code)
 	}
 }
 
@@ -171,29 +196,18 @@ func TestPTYLineEditingAndHistory(t *testing.T) {
 	m := s.waitFor(0, "wield · openai/gpt-4o at "+srv.v1())
 	m = s.waitFor(m, "> ")
 	// Typed with a mistake, mended with the cursor keys: hllo → Home, Right, e → hello.
-	s.send("hllo" + keyHome + keyRight + "e" + "\r")
-	m = s.waitFor(m, "Hello to you.")
-	m = s.waitFor(m, "tokens: 12 in, 3 out")
-	m = s.waitFor(m, "> ")
+	m = s.typed(m, "hllo"+keyHome+keyRight+"e"+"\r", "Hello to you.", "tokens: 12 in, 3 out", "> ")
 	// Up brings the question back.
-	s.send(keyUp + "\r")
-	m = s.waitFor(m, "Hello to you.")
-	m = s.waitFor(m, "> ")
-	s.send(keyCtrlD)
-	if code := s.exit(); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	m = s.typed(m, keyUp+"\r", "Hello to you.", "> ")
+	s.quit()
 	if q := questions(srv); strings.Join(q, "|") != "hello|hello" {
 		t.Fatalf("questions %q", q)
 	}
 	// The history is kept for the next chat.
 	s = startPTY(t, env, args...)
 	m = s.waitFor(0, "> ")
-	s.send(keyUp + " again\r")
-	m = s.waitFor(m, "Hello to you.")
-	s.waitFor(m, "> ")
-	s.send(keyCtrlD)
-	s.exit()
+	s.typed(m, keyUp+" again\r", "Hello to you.", "> ")
+	s.quit()
 	if q := questions(srv); len(q) != 3 || q[2] != "hello again" {
 		t.Fatalf("questions %q", q)
 	}
@@ -214,19 +228,12 @@ func TestPTYMultiLineInput(t *testing.T) {
 	s := startPTY(t, cleanEnv(t), "chat", "--base-url", srv.v1(), "--model", "gpt-4o")
 	m := s.waitFor(0, "> ")
 	// A line ending in \ goes on.
-	s.send("first line\\\r")
-	m = s.waitFor(m, "… ")
-	s.send("second line\r")
-	m = s.waitFor(m, "Got it.")
-	m = s.waitFor(m, "> ")
+	m = s.typed(m, "first line\\\r", "… ")
+	m = s.typed(m, "second line\r", "Got it.", "> ")
 	// A paste of several lines waits for Enter.
-	s.send("\x1b[200~one\ntwo\nthree\x1b[201~")
-	m = s.waitFor(m, "three")
-	s.send(" and four\r")
-	m = s.waitFor(m, "Got it.")
-	s.waitFor(m, "> ")
-	s.send(keyCtrlD)
-	s.exit()
+	m = s.typed(m, "\x1b[200~one\ntwo\nthree\x1b[201~", "three")
+	s.typed(m, " and four\r", "Got it.", "> ")
+	s.quit()
 	if q := questions(srv); len(q) != 2 || q[0] != "first line\nsecond line" || q[1] != "one\ntwo\nthree and four" {
 		t.Fatalf("questions %q", q)
 	}
@@ -243,18 +250,11 @@ func TestPTYCtrlCStopsAnswer(t *testing.T) {
 	)
 	s := startPTY(t, cleanEnv(t), "chat", "--base-url", srv.v1(), "--model", "gpt-4o")
 	m := s.waitFor(0, "> ")
-	s.send("count to three\r")
-	m = s.waitFor(m, "Counting: one,")
-	s.send(keyCtrlC)
-	m = s.waitFor(m, "(stopped)")
-	m = s.waitFor(m, "> ")
-	s.send("did you stop?\r")
-	m = s.waitFor(m, "Yes, I stopped.")
-	m = s.waitFor(m, "> ")
+	m = s.typed(m, "count to three\r", "Counting: one,")
+	m = s.typed(m, keyCtrlC, "(stopped)", "> ")
+	m = s.typed(m, "did you stop?\r", "Yes, I stopped.", "> ")
 	// Ctrl-C with something typed drops it, as a shell does.
-	s.send("never mind" + keyCtrlC)
-	m = s.waitFor(m, "never mind^C")
-	m = s.waitFor(m, "> ")
+	m = s.typed(m, "never mind"+keyCtrlC, "never mind^C", "> ")
 	s.send(keyCtrlC)
 	if code := s.exit(); code != 0 {
 		t.Fatalf("exit %d", code)
@@ -286,19 +286,12 @@ func TestPTYPromptRedrawnAfterAlarm(t *testing.T) {
 	)
 	s := startPTY(t, cleanEnv(t), "chat", "--base-url", srv.v1(), "--model", "gpt-4o")
 	m := s.waitFor(0, "> ")
-	s.send("wake me in a moment\r")
-	m = s.waitFor(m, "Alarm set.")
-	m = s.waitFor(m, "> ")
-	s.send("half a sentence")
-	m = s.waitFor(m, "half a sentence")
-	m = s.waitFor(m, "⏰ tea")
+	m = s.typed(m, "wake me in a moment\r", "Alarm set.", "> ")
+	m = s.typed(m, "half a sentence", "half a sentence", "⏰ tea")
 	// After the alarm's line, the prompt and the line are drawn again, and typing goes on.
 	m = s.waitFor(m, "> half a sentence")
-	s.send(", whole\r")
-	m = s.waitFor(m, "Enjoy.")
-	s.waitFor(m, "> ")
-	s.send(keyCtrlD)
-	s.exit()
+	s.typed(m, ", whole\r", "Enjoy.", "> ")
+	s.quit()
 	if q := questions(srv); len(q) != 3 || q[2] != "half a sentence, whole" {
 		t.Fatalf("questions %q", q)
 	}
@@ -413,47 +406,23 @@ func TestPTYApproval(t *testing.T) {
 	m := s.waitFor(0, "> ")
 	const question = "run write_file? [y]es [n]o [a]lways [e]dit: "
 
-	s.send("write a\r")
-	m = s.waitFor(m, "write_file (mcp:files) wants to run with")
-	m = s.waitFor(m, `"content": "one"`)
-	m = s.waitFor(m, question)
-	s.send("y\r")
-	m = s.waitFor(m, "Wrote a.")
-	m = s.waitFor(m, "> ")
+	m = s.typed(m, "write a\r", "write_file (mcp:files) wants to run with", `"content": "one"`, question)
+	m = s.typed(m, "y\r", "Wrote a.", "> ")
 
-	s.send("write b\r")
-	m = s.waitFor(m, question)
-	s.send("maybe\r")
-	m = s.waitFor(m, "answer y to run it")
-	m = s.waitFor(m, question)
-	s.send("n not now\r")
-	m = s.waitFor(m, "Did not write b.")
-	m = s.waitFor(m, "> ")
+	m = s.typed(m, "write b\r", question)
+	m = s.typed(m, "maybe\r", "answer y to run it", question)
+	m = s.typed(m, "n not now\r", "Did not write b.", "> ")
 
-	s.send("write c\r")
-	m = s.waitFor(m, question)
-	s.send("e\r")
-	m = s.waitFor(m, `arguments: {"content":"three","path":`)
+	m = s.typed(m, "write c\r", question)
+	m = s.typed(m, "e\r", `arguments: {"content":"three","path":`)
 	// Ctrl-U clears the line; arguments the schema refuses are asked again.
-	s.send("\x15" + `{"path":1}` + "\r")
-	m = s.waitFor(m, "not valid for write_file")
-	m = s.waitFor(m, "arguments: ")
-	s.send("\x15" + writeCall(file("d.txt"), "edited") + "\r")
-	m = s.waitFor(m, "Wrote what you said.")
-	m = s.waitFor(m, "> ")
+	m = s.typed(m, "\x15"+`{"path":1}`+"\r", "not valid for write_file", "arguments: ")
+	m = s.typed(m, "\x15"+writeCall(file("d.txt"), "edited")+"\r", "Wrote what you said.", "> ")
 
-	s.send("write e twice\r")
-	m = s.waitFor(m, question)
-	s.send("a\r")
-	m = s.waitFor(m, "Wrote both.")
-	m = s.waitFor(m, "> ")
-	s.send("write f\r")
-	m = s.waitFor(m, "Wrote f.")
-	s.waitFor(m, "> ")
-	s.send(keyCtrlD)
-	if code := s.exit(); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	m = s.typed(m, "write e twice\r", question)
+	m = s.typed(m, "a\r", "Wrote both.", "> ")
+	s.typed(m, "write f\r", "Wrote f.", "> ")
+	s.quit()
 
 	if n := strings.Count(s.output(), "wants to run with"); n != 4 {
 		t.Errorf("asked %d times, want 4 (a, b, c, the first e)", n)
@@ -484,30 +453,18 @@ func TestPTYApprovalTakenUpLater(t *testing.T) {
 	args := []string{"chat", "--builtin=false", "--mcp-config", cfg, "--base-url", srv.v1(), "--model", "gpt-4o"}
 	s := startPTY(t, env, append(args, "--session", "files")...)
 	m := s.waitFor(0, "> ")
-	s.send("write g\r")
-	m = s.waitFor(m, "[e]dit: ")
-	s.send(keyCtrlC)
-	m = s.waitFor(m, "(stopped)")
-	s.waitFor(m, "> ")
-	s.send(keyCtrlD)
-	if code := s.exit(); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	m = s.typed(m, "write g\r", "[e]dit: ")
+	s.typed(m, keyCtrlC, "(stopped)", "> ")
+	s.quit()
 	if _, err := os.Stat(target); !os.IsNotExist(err) {
 		t.Fatalf("written after Ctrl-C: %v", err)
 	}
 
 	s = startPTY(t, env, append(args, "--continue")...)
 	m = s.waitFor(0, "the last answer of session files stopped at a question; taking it up")
-	m = s.waitFor(m, "write_file (mcp:files) wants to run with")
-	m = s.waitFor(m, "[e]dit: ")
-	s.send("y\r")
-	m = s.waitFor(m, "Wrote g.")
-	s.waitFor(m, "> ")
-	s.send(keyCtrlD)
-	if code := s.exit(); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	m = s.waitFor(m, "write_file (mcp:files) wants to run with", "[e]dit: ")
+	s.typed(m, "y\r", "Wrote g.", "> ")
+	s.quit()
 	if b, err := os.ReadFile(target); err != nil || string(b) != "gee" {
 		t.Fatalf("g.txt holds %q, %v", b, err)
 	}
@@ -521,8 +478,7 @@ func TestPTYApprovalTakenUpLater(t *testing.T) {
 	args = []string{"chat", "--builtin=false", "--mcp-config", cfg, "--base-url", srv.v1(), "--model", "gpt-4o", "write g"}
 	s = startPTY(t, env, args...)
 	m = s.waitFor(0, "[e]dit: ")
-	s.send("y\r")
-	s.waitFor(m, "Wrote g.")
+	s.typed(m, "y\r", "Wrote g.")
 	if code := s.exit(); code != 0 {
 		t.Fatalf("exit %d", code)
 	}

@@ -18,30 +18,15 @@ import (
 // formatting character (bidirectional overrides, zero-width characters) escaped as Go escapes
 // them (\x1b, \n, \u202e), and invalid UTF-8 shown as \ufffd, so s prints on one line as what
 // it is.
-func safeLine(s string) string {
-	if !needsEscape(s, false) {
-		return s
-	}
-	var b strings.Builder
-	for i, w := 0, 0; i < len(s); i += w {
-		r, width := utf8.DecodeRuneInString(s[i:])
-		w = width
-		switch {
-		case r == utf8.RuneError && width == 1:
-			b.WriteString(`\ufffd`)
-		case escaped(r, false):
-			b.WriteString(escapeRune(r))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+func safeLine(s string) string { return escapeText(s, false) }
 
 // safeText is safeLine for text of several lines: line feeds and tabs stay, carriage returns and
 // other control characters are escaped.
-func safeText(s string) string {
-	if !needsEscape(s, true) {
+func safeText(s string) string { return escapeText(s, true) }
+
+// escapeText is safeText when multiline, safeLine otherwise.
+func escapeText(s string, multiline bool) string {
+	if !needsEscape(s, multiline) {
 		return s
 	}
 	var b strings.Builder
@@ -51,7 +36,7 @@ func safeText(s string) string {
 		switch {
 		case r == utf8.RuneError && width == 1:
 			b.WriteString(`\ufffd`)
-		case escaped(r, true):
+		case escaped(r, multiline):
 			b.WriteString(escapeRune(r))
 		default:
 			b.WriteRune(r)
