@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"os"
@@ -91,12 +90,7 @@ func TestApprovalWithoutTerminal(t *testing.T) {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
 		var types []string
-		sc := bufio.NewScanner(strings.NewReader(r.stdout))
-		for sc.Scan() {
-			var ev jsonEvent
-			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-				t.Fatal(err)
-			}
+		for _, ev := range jsonEvents(t, r.stdout) {
 			if ev.Type == "approval_required" || ev.Type == "approval" {
 				if ev.Tool != "write_file" || !strings.Contains(string(ev.Arguments), "notes.txt") {
 					t.Errorf("event %+v", ev)
@@ -162,11 +156,7 @@ func configEnv(t *testing.T, cfg string) []string {
 // tools list says which tools ask before running, under the configuration's policy.
 func TestToolsListApproval(t *testing.T) {
 	cfg, _ := filesConfig(t)
-	r := wield(t, cleanEnv(t), "", "tools", "list", "--json", "--mcp-config", cfg)
-	var tools []toolJSON
-	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil || r.code != 0 {
-		t.Fatalf("exit %d, %v\n%s", r.code, err, r.stderr)
-	}
+	tools, _ := listTools(t, cleanEnv(t), "--mcp-config", cfg)
 	asks := map[string]bool{}
 	for _, tl := range tools {
 		asks[tl.Name] = tl.AsksApproval
@@ -179,7 +169,7 @@ func TestToolsListApproval(t *testing.T) {
 			t.Errorf("%s asks %v, want %v", name, asks[name], want)
 		}
 	}
-	r = wield(t, configEnv(t, `{"approval": {"approve": ["write_file"]}}`), "", "tools", "list", "--mcp-config", cfg)
+	r := wield(t, configEnv(t, `{"approval": {"approve": ["write_file"]}}`), "", "tools", "list", "--mcp-config", cfg)
 	if !strings.Contains(r.stdout, "write_file  (mcp:files; destructive; idempotent)\n") || !strings.Contains(r.stdout, "move_file  (mcp:files; destructive; asks before running)\n") {
 		t.Errorf("tools list:\n%s", r.stdout)
 	}

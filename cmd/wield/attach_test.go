@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"image"
@@ -163,11 +162,8 @@ func TestToolResultImageShown(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	sc := bufio.NewScanner(strings.NewReader(stdout))
 	found := false
-	for sc.Scan() {
-		var ev jsonEvent
-		json.Unmarshal(sc.Bytes(), &ev)
+	for _, ev := range jsonEvents(t, stdout) {
 		if ev.Type == "tool_end" {
 			found = len(ev.Parts) == 1 && ev.Parts[0] == jsonPart{Kind: "image", MediaType: "image/png", Bytes: len(img.Data), Width: w, Height: h}
 			if !found {

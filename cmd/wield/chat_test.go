@@ -92,17 +92,9 @@ func TestChatJSON(t *testing.T) {
 	if code != exitOK || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	var types []string
 	var text strings.Builder
-	sc := bufio.NewScanner(strings.NewReader(stdout))
-	for sc.Scan() {
-		var ev jsonEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("line %q: %v", sc.Text(), err)
-		}
-		if len(types) == 0 || types[len(types)-1] != ev.Type {
-			types = append(types, ev.Type)
-		}
+	evs := jsonEvents(t, stdout)
+	for _, ev := range evs {
 		switch ev.Type {
 		case "text":
 			text.WriteString(ev.Text)
@@ -116,12 +108,38 @@ func TestChatJSON(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(types, ","); got != "tool_start,tool_end,text,done" {
+	if got := strings.Join(eventTypes(evs), ","); got != "tool_start,tool_end,text,done" {
 		t.Errorf("event types %s", got)
 	}
 	if text.String() != "Tomorrow is Tuesday." {
 		t.Errorf("text %q", text.String())
 	}
+}
+
+// jsonEvents decodes the lines chat --json printed, failing t on one that is not an event.
+func jsonEvents(t *testing.T, stdout string) []jsonEvent {
+	t.Helper()
+	var evs []jsonEvent
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		var ev jsonEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// eventTypes are the types of evs, a run of events of one type counted once.
+func eventTypes(evs []jsonEvent) []string {
+	var types []string
+	for _, ev := range evs {
+		if len(types) == 0 || types[len(types)-1] != ev.Type {
+			types = append(types, ev.Type)
+		}
+	}
+	return types
 }
 
 func TestChatModelFails(t *testing.T) {

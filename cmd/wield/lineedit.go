@@ -86,6 +86,15 @@ func (e *lineEditor) onKey(line string, _ int, key rune) (string, int, bool) {
 	return "", 0, true
 }
 
+// takeCut returns the line Ctrl-C discarded and clears the interrupt.
+func (e *lineEditor) takeCut() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cut := e.cutLine
+	e.interrupted, e.cutLine = false, ""
+	return cut
+}
+
 // read reads one question: lines ending in \ and pasted lines go on to the next line, the first
 // line typed without a \ ends it. Ctrl-C drops what was typed and starts again, or at an empty
 // prompt returns errEditorInterrupt; Ctrl-D at an empty prompt returns io.EOF.
@@ -107,10 +116,7 @@ func (e *lineEditor) ask(ctx context.Context, prompt, prefill string) (string, e
 		}
 		switch {
 		case errors.Is(err, errCtrlC):
-			e.mu.Lock()
-			cut := e.cutLine
-			e.interrupted, e.cutLine = false, ""
-			e.mu.Unlock()
+			cut := e.takeCut()
 			e.t.SetPrompt(promptFirst)
 			e.t.Write([]byte(prompt + cut + "^C\n"))
 			return "", errEditorInterrupt
@@ -167,10 +173,7 @@ func (e *lineEditor) readLines() (string, error) {
 		}
 		switch {
 		case errors.Is(err, errCtrlC):
-			e.mu.Lock()
-			cut := e.cutLine
-			e.interrupted, e.cutLine = false, ""
-			e.mu.Unlock()
+			cut := e.takeCut()
 			if cut == "" && len(lines) == 0 {
 				io.WriteString(e.out, "\r\n")
 				return "", errEditorInterrupt

@@ -59,6 +59,18 @@ func cleanEnv(t *testing.T) []string {
 }
 
 // wield runs the built command with env as its whole environment.
+// listTools runs wield tools list --json with args and returns the tools it lists; it fails t
+// unless wield exits with 0 and prints them.
+func listTools(t *testing.T, env []string, args ...string) ([]toolJSON, result) {
+	t.Helper()
+	r := wield(t, env, "", append([]string{"tools", "list", "--json"}, args...)...)
+	var tools []toolJSON
+	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil || r.code != 0 {
+		t.Fatalf("tools list --json %v: exit %d, %v\n%s\n%s", args, r.code, err, r.stdout, r.stderr)
+	}
+	return tools, r
+}
+
 func wield(t *testing.T, env []string, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), wieldBin, args...)
@@ -130,11 +142,7 @@ func TestBinaryToolsList(t *testing.T) {
 			t.Errorf("tools list lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	r = wield(t, cleanEnv(t), "", "tools", "list", "--json")
-	var tools []toolJSON
-	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil || r.code != 0 {
-		t.Fatalf("--json: exit %d, %v\n%s", r.code, err, r.stdout)
-	}
+	tools, _ := listTools(t, cleanEnv(t))
 	var schema bytes.Buffer
 	if len(tools) == 2 {
 		json.Compact(&schema, tools[1].InputSchema)

@@ -81,25 +81,7 @@ func TestBinaryMCPServeStdio(t *testing.T) {
 }
 
 func TestBinaryMCPServeHTTP(t *testing.T) {
-	cmd := exec.Command(wieldBin, "mcp", "serve", "--http", "127.0.0.1:0")
-	cmd.Env = cleanEnv(t)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	sc := bufio.NewScanner(stderr)
-	if !sc.Scan() {
-		t.Fatalf("no output from mcp serve: %v", sc.Err())
-	}
-	url, ok := strings.CutPrefix(sc.Text(), "wield: serving MCP on ")
-	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
-		t.Fatalf("first line %q", sc.Text())
-	}
-	go io.Copy(io.Discard, stderr)
+	url, cmd := startServeCmd(t, cleanEnv(t))
 	target := []string{url, "--transport", "http"}
 	if names := inspector.ListTools(t, target); strings.Join(names, ",") != "getCurrentDateTime,setAlarm" {
 		t.Fatalf("tools %v", names)
@@ -190,11 +172,7 @@ func everythingConfig(t *testing.T) string {
 
 func TestBinaryMCPConfig(t *testing.T) {
 	cfg := everythingConfig(t)
-	r := wield(t, cleanEnv(t), "", "tools", "list", "--json", "--mcp-config", cfg)
-	var tools []toolJSON
-	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil || r.code != 0 {
-		t.Fatalf("exit %d, %v\n%s", r.code, err, r.stderr)
-	}
+	tools, _ := listTools(t, cleanEnv(t), "--mcp-config", cfg)
 	sources := map[string]string{}
 	for _, tl := range tools {
 		sources[tl.Name] = tl.Source
@@ -202,7 +180,7 @@ func TestBinaryMCPConfig(t *testing.T) {
 	if sources["echo"] != "mcp:everything" || sources["setAlarm"] != "built-in" {
 		t.Fatalf("sources %v", sources)
 	}
-	r = wield(t, cleanEnv(t), "", "tools", "call", "--mcp-config", cfg, "echo", `{"message":"hello wield"}`)
+	r := wield(t, cleanEnv(t), "", "tools", "call", "--mcp-config", cfg, "echo", `{"message":"hello wield"}`)
 	if r.code != 0 || !strings.Contains(r.stdout, "Echo: hello wield") {
 		t.Fatalf("tools call echo: %+v", r)
 	}
@@ -303,6 +281,13 @@ func TestMCPServeHTTPBuildsOnce(t *testing.T) {
 // startServe runs wield mcp serve --http in the background and returns its URL.
 func startServe(t *testing.T, env []string, args ...string) string {
 	t.Helper()
+	url, _ := startServeCmd(t, env, args...)
+	return url
+}
+
+// startServeCmd is startServe that returns the process too.
+func startServeCmd(t *testing.T, env []string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(wieldBin, append([]string{"mcp", "serve", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
@@ -318,11 +303,11 @@ func startServe(t *testing.T, env []string, args ...string) string {
 		t.Fatalf("no output from mcp serve: %v", sc.Err())
 	}
 	url, ok := strings.CutPrefix(sc.Text(), "wield: serving MCP on ")
-	if !ok {
+	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Fatalf("first line %q", sc.Text())
 	}
 	go io.Copy(io.Discard, stderr)
-	return url
+	return url, cmd
 }
 
 // TestBinaryMCPServeAuth: with a token, only clients sending it are served.
@@ -466,16 +451,9 @@ func TestBinaryMCPConfigFailingServer(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := wield(t, cleanEnv(t), "", "tools", "list", "--json", "--builtin=false", "--mcp-config", path)
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
-	}
+	tools, r := listTools(t, cleanEnv(t), "--builtin=false", "--mcp-config", path)
 	if !strings.Contains(r.stderr, `MCP server crashy`) || !strings.Contains(r.stderr, "failed to start") || !strings.Contains(r.stderr, "crashy: missing API key") {
 		t.Errorf("no report of the failing server:\n%s", r.stderr)
-	}
-	var tools []toolJSON
-	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil {
-		t.Fatal(err)
 	}
 	var names []string
 	for _, tl := range tools {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -65,12 +64,7 @@ func TestMCPServerFailsOthersGoOn(t *testing.T) {
 	}
 	var progress []jsonProgress
 	var result string
-	sc := bufio.NewScanner(strings.NewReader(r.stdout))
-	for sc.Scan() {
-		var ev jsonEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("%q: %v", sc.Text(), err)
-		}
+	for _, ev := range jsonEvents(t, r.stdout) {
 		switch ev.Type {
 		case "progress":
 			progress = append(progress, *ev.Progress)

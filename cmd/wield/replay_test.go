@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -136,18 +135,10 @@ func TestBinaryChatJSON(t *testing.T) {
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	var kinds []string
 	var answer strings.Builder
 	var done jsonEvent
-	sc := bufio.NewScanner(strings.NewReader(r.stdout))
-	for sc.Scan() {
-		var ev jsonEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("not a JSON line: %q", sc.Text())
-		}
-		if len(kinds) == 0 || kinds[len(kinds)-1] != ev.Type {
-			kinds = append(kinds, ev.Type)
-		}
+	evs := jsonEvents(t, r.stdout)
+	for _, ev := range evs {
 		switch ev.Type {
 		case "text":
 			answer.WriteString(ev.Text)
@@ -159,7 +150,7 @@ func TestBinaryChatJSON(t *testing.T) {
 			done = ev
 		}
 	}
-	if strings.Join(kinds, ",") != "tool_start,tool_end,text,done" {
+	if kinds := eventTypes(evs); strings.Join(kinds, ",") != "tool_start,tool_end,text,done" {
 		t.Errorf("events %v", kinds)
 	}
 	if answer.String() != recordedAnswer || done.Text != recordedAnswer || done.ModelCalls != 2 || done.Usage == nil || done.Usage.TotalTokens == 0 {
