@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -45,7 +46,7 @@ func BenchmarkCall(b *testing.B) {
 	args := json.RawMessage(`{"a":19,"b":23}`)
 
 	raw := func(b *testing.B, s *sdk.Server) {
-		c, err := mcp.Connect(context.Background(), sdkInMemory("bench", s))
+		c, err := mcp.Connect(context.Background(), mcptest.InMemory("bench", s))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -126,7 +127,7 @@ func proxiedTools(b *testing.B, n int) []tool.Tool {
 				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, nil
 			})
 	}
-	c, err := mcp.Connect(context.Background(), sdkInMemory("upstream", up))
+	c, err := mcp.Connect(context.Background(), mcptest.InMemory("upstream", up))
 	if err != nil {
 		b.Fatal(err)
 	}

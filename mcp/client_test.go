@@ -15,6 +15,7 @@ import (
 
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -40,11 +41,11 @@ func TestCallTimeout(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			cfg := inMemory("slowpoke", s)
 			if transport == "http" {
-				cfg = overHTTP(t, "slowpoke", s)
+				cfg = mcptest.OverHTTP(t, "slowpoke", s)
 			}
 			// Long enough for the other requests on a loaded machine, whose time counts too.
 			cfg.Timeout = time.Second
-			tools, err := connect(t, cfg).Tools(testContext(t))
+			tools, err := mcptest.Connect(t, cfg).Tools(testContext(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +82,7 @@ func TestCallTimeoutRestartsOnProgress(t *testing.T) {
 	}))
 	cfg := inMemory("steady", s)
 	cfg.Timeout = 600 * time.Millisecond // under half the tool's run; a report every twelfth of it
-	tools, err := connect(t, cfg).Tools(testContext(t))
+	tools, err := mcptest.Connect(t, cfg).Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestListTimeout(t *testing.T) {
 	})
 	cfg := inMemory("mute", s)
 	cfg.Timeout = 300 * time.Millisecond
-	_, err := connect(t, cfg).Tools(testContext(t))
+	_, err := mcptest.Connect(t, cfg).Tools(testContext(t))
 	if err == nil || !strings.Contains(err.Error(), "listing tools: no answer for 300ms") {
 		t.Fatalf("hung listing: %v", err)
 	}
@@ -214,10 +215,10 @@ func TestToolNames(t *testing.T) {
 			})
 	}
 	logger, logs := testLogger(t)
-	cfg := sdkInMemory("names", raw)
+	cfg := mcptest.InMemory("names", raw)
 	cfg.Logger = logger
 	cfg.Prefix = "srv."
-	tools, err := connect(t, cfg).Tools(testContext(t))
+	tools, err := mcptest.Connect(t, cfg).Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +324,7 @@ rl.on("line", (line) => {
 // the error the model reads does not; the next call starts it again.
 func TestDeadServer(t *testing.T) {
 	logger, logs := testLogger(t)
-	c := connect(t, mcp.ServerConfig{Name: "dying", Command: testenv.Bin(t, "node"), Args: []string{"-e", dyingServer}, Logger: logger})
+	c := mcptest.Connect(t, mcp.ServerConfig{Name: "dying", Command: testenv.Bin(t, "node"), Args: []string{"-e", dyingServer}, Logger: logger})
 	tools, err := c.Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)

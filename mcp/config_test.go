@@ -13,6 +13,7 @@ import (
 
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -158,7 +159,7 @@ func TestSSE(t *testing.T) {
 	srv := startNodeHTTP(t, "mcp-server-everything", 0, "sse")
 	for _, typ := range []string{mcp.TypeSSE, ""} {
 		t.Run("type="+typ, func(t *testing.T) {
-			c := connect(t, mcp.ServerConfig{Name: "everything", Type: typ, URL: "http://" + srv.Addr + "/sse"})
+			c := mcptest.Connect(t, mcp.ServerConfig{Name: "everything", Type: typ, URL: "http://" + srv.Addr + "/sse"})
 			tools, err := c.Tools(testContext(t))
 			if err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/internal/clienttest"
+	"github.com/wield-ai/wield/mcp/mcptest"
 )
 
 // answerFromToolResults is a scripted model turn that answers with the tool results it was sent,
@@ -34,7 +35,7 @@ func answerFromToolResults(prefix string) chattest.Reply {
 // server-everything and the model's answer carries the server's result.
 func TestEndToEndGetSum(t *testing.T) {
 	t.Parallel()
-	server := connect(t, nodeServer(t, "everything", "mcp-server-everything", "stdio"))
+	server := mcptest.Connect(t, nodeServer(t, "everything", "mcp-server-everything", "stdio"))
 	model := chattest.New(
 		chattest.Calls(chattest.Call("get-sum", `{"a": 19, "b": 23}`)),
 		answerFromToolResults("The server says: "),
@@ -68,7 +69,7 @@ func TestEndToEndGetSum(t *testing.T) {
 // as failed tool results it can read, and the turn goes on.
 func TestEndToEndToolError(t *testing.T) {
 	t.Parallel()
-	server := connect(t, nodeServer(t, "everything", "mcp-server-everything", "stdio"))
+	server := mcptest.Connect(t, nodeServer(t, "everything", "mcp-server-everything", "stdio"))
 	model := chattest.New(
 		chattest.Calls(
 			chattest.Call("get-sum", `{"a": "nineteen", "b": 23}`),

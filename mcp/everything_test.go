@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -163,7 +164,7 @@ func TestEverything(t *testing.T) {
 			changed := make(chan struct{}, 10)
 			cfg.Options = everythingOptions()
 			cfg.Options.ToolListChangedHandler = func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} }
-			c := connect(t, cfg)
+			c := mcptest.Connect(t, cfg)
 			ctx := testContext(t)
 			select {
 			case <-changed:
@@ -227,7 +228,7 @@ func TestEverything(t *testing.T) {
 // object, give errors the model can read; the connection stays usable.
 func TestEverythingBadArguments(t *testing.T) {
 	t.Parallel()
-	c := connect(t, nodeServer(t, "everything", "mcp-server-everything", "stdio"))
+	c := mcptest.Connect(t, nodeServer(t, "everything", "mcp-server-everything", "stdio"))
 	ctx := testContext(t)
 	tools, err := c.Tools(ctx)
 	if err != nil {

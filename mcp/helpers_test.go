@@ -158,16 +158,6 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-func connect(t *testing.T, cfg mcp.ServerConfig) *mcp.Client {
-	t.Helper()
-	c, err := mcp.Connect(testContext(t), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // tick paces polling loops that wait for another process to act.
 func tick() <-chan time.Time { return time.After(20 * time.Millisecond) }
 

@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -194,7 +195,7 @@ func TestHTTPAuth(t *testing.T) {
 		t.Fatalf("%d sessions made without the token", n)
 	}
 	cfg := mcp.ServerConfig{Name: "authed", Type: mcp.TypeHTTP, URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer s3cret"}}
-	tools, err := connect(t, cfg).Tools(testContext(t))
+	tools, err := mcptest.Connect(t, cfg).Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +333,7 @@ func TestHTTPSlowBodies(t *testing.T) {
 		}
 	}
 	cfg := mcp.ServerConfig{Name: "after", Type: mcp.TypeHTTP, URL: "http://" + ln.Addr().String()}
-	if _, err := connect(t, cfg).Tools(testContext(t)); err != nil {
+	if _, err := mcptest.Connect(t, cfg).Tools(testContext(t)); err != nil {
 		t.Errorf("serving after the attack: %v", err)
 	}
 }
@@ -465,11 +466,11 @@ func TestPanicNotLeaked(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			cfg := inMemory("panics", s)
 			if transport == "http" {
-				cfg = overHTTP(t, "panics", s)
+				cfg = mcptest.OverHTTP(t, "panics", s)
 			}
-			c := connect(t, cfg)
+			c := mcptest.Connect(t, cfg)
 			for _, call := range [][2]string{{"explode", `{}`}, {"index", `{"i":5}`}} {
-				res := rawCall(t, c, call[0], call[1])
+				res := mcptest.CallRaw(t, c, call[0], call[1])
 				text := mcp.ResultText(res)
 				if !res.IsError {
 					t.Fatalf("%s: not an error: %s", call[0], text)
@@ -512,11 +513,11 @@ func TestErrorProcessor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, inMemory("processed", s))
-	if text := mcp.ResultText(rawCall(t, c, "fail", `{}`)); text != "processed: fail: disk full" {
+	c := mcptest.Connect(t, inMemory("processed", s))
+	if text := mcp.ResultText(mcptest.CallRaw(t, c, "fail", `{}`)); text != "processed: fail: disk full" {
 		t.Errorf("tool error: %q", text)
 	}
-	if text := mcp.ResultText(rawCall(t, c, "echo", `{"text":1}`)); !strings.HasPrefix(text, "processed: echo: invalid arguments") {
+	if text := mcp.ResultText(mcptest.CallRaw(t, c, "echo", `{"text":1}`)); !strings.HasPrefix(text, "processed: echo: invalid arguments") {
 		t.Errorf("invalid arguments: %q", text)
 	}
 	session, err := c.Session(testContext(t))
@@ -545,7 +546,7 @@ func TestServeShutdown(t *testing.T) {
 	ctx, cancel := context.WithCancel(testContext(t))
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ctx, ln, nil) }()
-	c := connect(t, mcp.ServerConfig{Name: "short-lived", Type: mcp.TypeHTTP, URL: "http://" + ln.Addr().String()})
+	c := mcptest.Connect(t, mcp.ServerConfig{Name: "short-lived", Type: mcp.TypeHTTP, URL: "http://" + ln.Addr().String()})
 	if _, err := c.Tools(testContext(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -565,7 +566,7 @@ func TestServeShutdown(t *testing.T) {
 // client reads a neutral message; the proxy's log has the details.
 func TestProxyUnavailableUpstream(t *testing.T) {
 	upstream := serveHandler(t, mustServer(t, echoTool("echo")), nil)
-	up := connect(t, mcp.ServerConfig{Name: "upstream", Type: mcp.TypeHTTP, URL: upstream.URL, MaxRetries: -1})
+	up := mcptest.Connect(t, mcp.ServerConfig{Name: "upstream", Type: mcp.TypeHTTP, URL: upstream.URL, MaxRetries: -1})
 	upTools, err := up.Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)
@@ -575,13 +576,13 @@ func TestProxyUnavailableUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, inMemory("proxy", proxy))
-	if text := mcp.ResultText(rawCall(t, c, "echo", `{"text":"hi"}`)); text != "echo: hi" {
+	c := mcptest.Connect(t, inMemory("proxy", proxy))
+	if text := mcp.ResultText(mcptest.CallRaw(t, c, "echo", `{"text":"hi"}`)); text != "echo: hi" {
 		t.Fatalf("through the proxy: %q", text)
 	}
 	upstream.CloseClientConnections()
 	upstream.Close()
-	res := rawCall(t, c, "echo", `{"text":"hi"}`)
+	res := mcptest.CallRaw(t, c, "echo", `{"text":"hi"}`)
 	text := mcp.ResultText(res)
 	if !res.IsError || strings.Contains(text, "127.0.0.1") || strings.Contains(text, "upstream") || !strings.Contains(text, "internal error") {
 		t.Errorf("the proxy's client reads %q", text)
@@ -601,11 +602,11 @@ func TestLoopErrorProcessor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, inMemory("loop", s))
-	if text := mcp.ResultText(rawCall(t, c, "fail", `{}`)); text != "disk full" {
+	c := mcptest.Connect(t, inMemory("loop", s))
+	if text := mcp.ResultText(mcptest.CallRaw(t, c, "fail", `{}`)); text != "disk full" {
 		t.Errorf("tool error: %q", text)
 	}
-	if text := mcp.ResultText(rawCall(t, c, "explode", `{}`)); strings.Contains(text, "secret") || strings.Contains(text, ".go") {
+	if text := mcp.ResultText(mcptest.CallRaw(t, c, "explode", `{}`)); strings.Contains(text, "secret") || strings.Contains(text, ".go") {
 		t.Errorf("panic: the client reads %q", text)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestEverythingImageReachesTheModel(t *testing.T) {
 	cfg := nodeServer(t, "everything", "mcp-server-everything", "stdio")
 	cfg.Options = everythingOptions()
-	c := connect(t, cfg)
+	c := mcptest.Connect(t, cfg)
 	ctx := testContext(t)
 	tools, err := c.Tools(ctx)
 	if err != nil {
@@ -72,10 +73,10 @@ func TestServePartsRoundTrip(t *testing.T) {
 			s := mustServer(t, report)
 			cfg := inMemory("parts", s)
 			if transport == "http" {
-				cfg = overHTTP(t, "parts", s)
+				cfg = mcptest.OverHTTP(t, "parts", s)
 			}
-			c := connect(t, cfg)
-			res := rawCall(t, c, "report", `{}`)
+			c := mcptest.Connect(t, cfg)
+			res := mcptest.CallRaw(t, c, "report", `{}`)
 			if res.IsError || len(res.Content) != 4 {
 				t.Fatalf("result: %+v", res)
 			}

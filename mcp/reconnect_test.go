@@ -13,6 +13,7 @@ import (
 
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -71,7 +72,7 @@ func TestKillStdioServerMidCall(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var cmds []*exec.Cmd
-	c := connect(t, mcp.ServerConfig{
+	c := mcptest.Connect(t, mcp.ServerConfig{
 		Name: "everything",
 		Transport: func() (sdk.Transport, error) {
 			cmd := testenv.Command(t, "mcp-server-everything", "stdio")
@@ -114,7 +115,7 @@ func TestKillHTTPServerMidCall(t *testing.T) {
 		t.Run(tc.typ, func(t *testing.T) {
 			t.Parallel()
 			srv := startNodeHTTP(t, "mcp-server-everything", 0, tc.mode)
-			c := connect(t, mcp.ServerConfig{Name: "everything", Type: tc.typ, URL: "http://" + srv.Addr + tc.path})
+			c := mcptest.Connect(t, mcp.ServerConfig{Name: "everything", Type: tc.typ, URL: "http://" + srv.Addr + tc.path})
 			tools, err := c.Tools(testContext(t))
 			if err != nil {
 				t.Fatal(err)

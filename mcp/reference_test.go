@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -58,7 +59,7 @@ func TestFilesystemServer(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	c := connect(t, nodeServer(t, "files", "mcp-server-filesystem", dir))
+	c := mcptest.Connect(t, nodeServer(t, "files", "mcp-server-filesystem", dir))
 	tools, err := c.Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +127,7 @@ func TestMemoryServer(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "memory.jsonl")
 	cfg := nodeServer(t, "memory", "mcp-server-memory")
 	cfg.Env["MEMORY_FILE_PATH"] = file
-	c := connect(t, cfg)
+	c := mcptest.Connect(t, cfg)
 	tools, err := c.Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +155,7 @@ func TestMemoryServer(t *testing.T) {
 
 	// A new session (a new server process) reads the same file.
 	c.Close()
-	c2 := connect(t, cfg)
+	c2 := mcptest.Connect(t, cfg)
 	tools, err = c2.Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)

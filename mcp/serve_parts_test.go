@@ -8,6 +8,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -25,8 +26,8 @@ func TestServeParts(t *testing.T) {
 			content.ImageURL("https://example.com/chart.png", "image/png"),
 		}}, nil
 	}))
-	c := connect(t, inMemory("parts", mustServer(t, chart)))
-	res := rawCall(t, c, "chart", `{}`)
+	c := mcptest.Connect(t, inMemory("parts", mustServer(t, chart)))
+	res := mcptest.CallRaw(t, c, "chart", `{}`)
 	if res.IsError || len(res.Content) != 6 {
 		t.Fatalf("result %+v", res)
 	}

@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -60,43 +61,7 @@ func mustServer(t *testing.T, tools ...tool.Tool) *mcp.Server {
 }
 
 // inMemory is a configuration reaching s over in-memory transports, a new session per connection.
-func inMemory(name string, s *mcp.Server) mcp.ServerConfig { return sdkInMemory(name, s.SDK()) }
-
-// sdkInMemory is inMemory for a server of the SDK.
-func sdkInMemory(name string, s *sdk.Server) mcp.ServerConfig {
-	return mcp.ServerConfig{Name: name, Transport: func() (sdk.Transport, error) {
-		ct, st := sdk.NewInMemoryTransports()
-		if _, err := s.Connect(context.Background(), st, nil); err != nil {
-			return nil, err
-		}
-		return ct, nil
-	}}
-}
-
-// overHTTP serves s over streamable HTTP on 127.0.0.1 and returns a configuration reaching it.
-func overHTTP(t *testing.T, name string, s *mcp.Server) mcp.ServerConfig {
-	h, err := s.Handler(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
-	return mcp.ServerConfig{Name: name, Type: mcp.TypeHTTP, URL: ts.URL}
-}
-
-// rawCall calls a tool through the client's session, returning the MCP result as sent.
-func rawCall(t *testing.T, c *mcp.Client, name, args string) *sdk.CallToolResult {
-	t.Helper()
-	s, err := c.Session(testContext(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.CallTool(testContext(t), &sdk.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
-	if err != nil {
-		t.Fatalf("CallTool(%s): %v", name, err)
-	}
-	return res
-}
+func inMemory(name string, s *mcp.Server) mcp.ServerConfig { return mcptest.InMemory(name, s.SDK()) }
 
 func jsonEqual(t *testing.T, got, want []byte) bool {
 	t.Helper()
@@ -142,7 +107,7 @@ func TestServeSchemas(t *testing.T) {
 	count := newTool("count", noArgs, func(context.Context, string) (string, error) { return "3", nil })
 	count.def.OutputSchema = json.RawMessage(`{"type":"integer"}`)
 
-	c := connect(t, inMemory("schemas", mustServer(t, rich, weather, count)))
+	c := mcptest.Connect(t, inMemory("schemas", mustServer(t, rich, weather, count)))
 	tools, err := c.Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)
@@ -203,9 +168,9 @@ func TestServeResults(t *testing.T) {
 			s := mustServer(t, tools...)
 			cfg := inMemory("results", s)
 			if transport == "http" {
-				cfg = overHTTP(t, "results", s)
+				cfg = mcptest.OverHTTP(t, "results", s)
 			}
-			c := connect(t, cfg)
+			c := mcptest.Connect(t, cfg)
 			listed, err := c.Tools(testContext(t))
 			if err != nil {
 				t.Fatal(err)
@@ -236,7 +201,7 @@ func TestServeResults(t *testing.T) {
 				{tool: "picture", args: `{}`, text: "a picture:"},
 			} {
 				t.Run(tc.tool+tc.args, func(t *testing.T) {
-					res := rawCall(t, c, tc.tool, tc.args)
+					res := mcptest.CallRaw(t, c, tc.tool, tc.args)
 					if res.IsError != tc.isError {
 						t.Errorf("isError = %v, want %v (%s)", res.IsError, tc.isError, mcp.ResultText(res))
 					}
@@ -271,7 +236,7 @@ func TestServeResults(t *testing.T) {
 				})
 			}
 
-			res := rawCall(t, c, "picture", `{}`)
+			res := mcptest.CallRaw(t, c, "picture", `{}`)
 			if len(res.Content) != 2 {
 				t.Fatalf("picture content = %v", res.Content)
 			}
@@ -300,7 +265,7 @@ func TestServeCancellation(t *testing.T) {
 	s := mustServer(t, slow)
 
 	t.Run("caller cancels", func(t *testing.T) {
-		c := connect(t, overHTTP(t, "cancel", s))
+		c := mcptest.Connect(t, mcptest.OverHTTP(t, "cancel", s))
 		tools, err := c.Tools(testContext(t))
 		if err != nil {
 			t.Fatal(err)
@@ -324,7 +289,7 @@ func TestServeCancellation(t *testing.T) {
 	t.Run("per-call timeout", func(t *testing.T) {
 		cfg := inMemory("cancel", s)
 		cfg.Timeout = 200 * time.Millisecond
-		c := connect(t, cfg)
+		c := mcptest.Connect(t, cfg)
 		tools, err := c.Tools(testContext(t))
 		if err != nil {
 			t.Fatal(err)
@@ -368,9 +333,9 @@ func TestServeProgress(t *testing.T) {
 			s := mustServer(t, steps)
 			cfg := inMemory("progress", s)
 			if transport == "http" {
-				cfg = overHTTP(t, "progress", s)
+				cfg = mcptest.OverHTTP(t, "progress", s)
 			}
-			c := connect(t, cfg)
+			c := mcptest.Connect(t, cfg)
 			tools, err := c.Tools(testContext(t))
 			if err != nil {
 				t.Fatal(err)
@@ -403,7 +368,7 @@ func TestListChanged(t *testing.T) {
 			s := mustServer(t, echoTool("first"))
 			cfg := inMemory("changing", s)
 			if transport == "http" {
-				cfg = overHTTP(t, "changing", s)
+				cfg = mcptest.OverHTTP(t, "changing", s)
 			}
 			var mu sync.Mutex
 			notified := 0
@@ -412,7 +377,7 @@ func TestListChanged(t *testing.T) {
 				notified++
 				mu.Unlock()
 			}}
-			c := connect(t, cfg)
+			c := mcptest.Connect(t, cfg)
 			waitForNames(t, c, "first")
 			if err := s.AddTools(echoTool("second")); err != nil {
 				t.Fatal(err)
@@ -458,8 +423,8 @@ func TestPrefixFiltersCollisions(t *testing.T) {
 	a := mustServer(t, echoTool("search"), echoTool("fetch"), echoTool("delete_all"))
 	b := mustServer(t, echoTool("search"), echoTool("summarize"))
 
-	ca := connect(t, inMemory("alpha", a))
-	cb := connect(t, inMemory("beta", b))
+	ca := mcptest.Connect(t, inMemory("alpha", a))
+	cb := mcptest.Connect(t, inMemory("beta", b))
 	_, err := mcp.Tools(ca, cb).Tools(testContext(t))
 	var ce *mcp.CollisionError
 	if !errors.As(err, &ce) || ce.Tool != "search" || ce.Servers != [2]string{"alpha", "beta"} {
@@ -474,7 +439,7 @@ func TestPrefixFiltersCollisions(t *testing.T) {
 	cfgB := inMemory("beta", b)
 	cfgB.Prefix = "beta_"
 	cfgB.Include = []string{"search", "sum*"}
-	set := mcp.Tools(connect(t, cfgA), connect(t, cfgB))
+	set := mcp.Tools(mcptest.Connect(t, cfgA), mcptest.Connect(t, cfgB))
 	tools, err := set.Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)
@@ -519,22 +484,22 @@ func TestProxy(t *testing.T) {
 			return "done", nil
 		}),
 	)
-	up := connect(t, overHTTP(t, "upstream", upstream))
+	up := mcptest.Connect(t, mcptest.OverHTTP(t, "upstream", upstream))
 	upTools, err := up.Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	proxy := mustServer(t, upTools...)
-	c := connect(t, overHTTP(t, "proxy", proxy))
+	c := mcptest.Connect(t, mcptest.OverHTTP(t, "proxy", proxy))
 
-	res := rawCall(t, c, "picture", `{}`)
+	res := mcptest.CallRaw(t, c, "picture", `{}`)
 	if img, ok := res.Content[0].(*sdk.ImageContent); !ok || string(img.Data) != string(png) {
 		t.Errorf("image through proxy: %#v", res.Content[0])
 	}
-	if res := rawCall(t, c, "fail", `{}`); !res.IsError || !strings.Contains(mcp.ResultText(res), "upstream says no") {
+	if res := mcptest.CallRaw(t, c, "fail", `{}`); !res.IsError || !strings.Contains(mcp.ResultText(res), "upstream says no") {
 		t.Errorf("error through proxy: %+v", res)
 	}
-	if res := rawCall(t, c, "echo", `{"text":1}`); !res.IsError {
+	if res := mcptest.CallRaw(t, c, "echo", `{"text":1}`); !res.IsError {
 		t.Errorf("invalid arguments through proxy: %+v", res)
 	}
 	tools, err := c.Tools(testContext(t))
@@ -635,12 +600,12 @@ func TestAnnotationsRoundTrip(t *testing.T) {
 		tool.Destructive(true), tool.OpenWorld(false)))
 	reader := tool.Must(tool.Func("peek", "Read a thing", func(context.Context, struct{}) (string, error) { return "x", nil },
 		tool.ReadOnly(), tool.Idempotent()))
-	up := connect(t, inMemory("up", mustServer(t, hinted, reader, echoTool("plain"))))
+	up := mcptest.Connect(t, inMemory("up", mustServer(t, hinted, reader, echoTool("plain"))))
 	upTools, err := up.Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, inMemory("proxy", mustServer(t, upTools...)))
+	c := mcptest.Connect(t, inMemory("proxy", mustServer(t, upTools...)))
 	tools, err := c.Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package attack
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -13,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 )
 
 // recorder keeps everything a program under attack tells its operators: every span (names,
@@ -71,51 +70,7 @@ func (r *recorder) text() string {
 func (r *recorder) spanCount() int { return len(r.spans.Ended()) }
 
 // inMemory is a configuration reaching s over the SDK's in-memory transport.
-func inMemory(name string, s *mcp.Server) mcp.ServerConfig {
-	return mcp.ServerConfig{Name: name, Transport: func() (sdk.Transport, error) {
-		ct, st := sdk.NewInMemoryTransports()
-		if _, err := s.SDK().Connect(context.Background(), st, nil); err != nil {
-			return nil, err
-		}
-		return ct, nil
-	}}
-}
-
-// overHTTP serves s over streamable HTTP on 127.0.0.1 and returns a configuration reaching it.
-func overHTTP(t *testing.T, name string, s *mcp.Server) mcp.ServerConfig {
-	h, err := s.Handler(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
-	return mcp.ServerConfig{Name: name, Type: mcp.TypeHTTP, URL: ts.URL}
-}
-
-// connect connects to an MCP server, closing the client when the test ends.
-func connect(t *testing.T, cfg mcp.ServerConfig) *mcp.Client {
-	t.Helper()
-	c, err := mcp.Connect(testContext(t), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
-// rawCall calls a tool through the client's session and returns the MCP result as sent.
-func rawCall(t *testing.T, c *mcp.Client, name string, args string) *sdk.CallToolResult {
-	t.Helper()
-	s, err := c.Session(testContext(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.CallTool(testContext(t), &sdk.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
-	if err != nil {
-		t.Fatalf("CallTool(%s): %v", name, err)
-	}
-	return res
-}
+func inMemory(name string, s *mcp.Server) mcp.ServerConfig { return mcptest.InMemory(name, s.SDK()) }
 
 func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)

@@ -12,6 +12,7 @@ import (
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -65,13 +66,7 @@ func TestAttackHostileSchemas(t *testing.T) {
 				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "upstream ok"}}}, nil
 			})
 	}
-	up := connect(t, mcp.ServerConfig{Name: "hostile", Transport: func() (sdk.Transport, error) {
-		ct, st := sdk.NewInMemoryTransports()
-		if _, err := raw.Connect(context.Background(), st, nil); err != nil {
-			return nil, err
-		}
-		return ct, nil
-	}})
+	up := mcptest.Connect(t, mcptest.InMemory("hostile", raw))
 	upTools, err := up.Tools(testContext(t))
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +79,7 @@ func TestAttackHostileSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, inMemory("proxy", proxy))
+	c := mcptest.Connect(t, inMemory("proxy", proxy))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Log(r.text())
@@ -93,7 +88,7 @@ func TestAttackHostileSchemas(t *testing.T) {
 	for name := range names {
 		// The SDK refuses messages nested deeper than 1,000 levels.
 		for _, args := range []string{`{}`, deep(10), deep(990)} {
-			res := rawCall(t, c, name, args)
+			res := mcptest.CallRaw(t, c, name, args)
 			if res.IsError || mcp.ResultText(res) != "upstream ok" {
 				t.Errorf("%s through the proxy: %q", name, mcp.ResultText(res))
 			}
@@ -121,10 +116,10 @@ func TestAttackHostileSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := connect(t, inMemory("recursive", served))
+	sc := mcptest.Connect(t, inMemory("recursive", served))
 	for _, tl := range local {
 		for _, args := range []string{deep(62), deep(990), `{"v":[` + strings.Repeat("[[[[]]]],", 20000) + `"x"]}`} {
-			res := rawCall(t, sc, tl.Definition().Name, args)
+			res := mcptest.CallRaw(t, sc, tl.Definition().Name, args)
 			if !res.IsError {
 				t.Errorf("%s accepts %.60s…", tl.Definition().Name, args)
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -158,9 +159,9 @@ func TestAttackNoStackTracesToMCPClients(t *testing.T) {
 			}
 			cfg := inMemory("crashing", s)
 			if transport == "http" {
-				cfg = overHTTP(t, "crashing", s)
+				cfg = mcptest.OverHTTP(t, "crashing", s)
 			}
-			c := connect(t, cfg)
+			c := mcptest.Connect(t, cfg)
 			calls(t, c, "")
 			if !strings.Contains(r.text(), "goroutine ") {
 				t.Error("the server's log lacks the stacks")
@@ -175,7 +176,7 @@ func TestAttackNoStackTracesToMCPClients(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			calls(t, connect(t, inMemory("proxy", proxy)), "")
+			calls(t, mcptest.Connect(t, inMemory("proxy", proxy)), "")
 		})
 	}
 
@@ -189,7 +190,7 @@ func TestAttackNoStackTracesToMCPClients(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		calls(t, connect(t, inMemory("processor", s)), "")
+		calls(t, mcptest.Connect(t, inMemory("processor", s)), "")
 		if !strings.Contains(r.text(), "processor crashed") {
 			t.Error("the server's log lacks the processor's panic")
 		}

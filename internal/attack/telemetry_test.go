@@ -14,6 +14,7 @@ import (
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -181,11 +182,11 @@ func TestAttackNoContentInTelemetry(t *testing.T) {
 				}
 				cfg := inMemory("secrets", s)
 				if transport == "http" {
-					cfg = overHTTP(t, "secrets", s)
+					cfg = mcptest.OverHTTP(t, "secrets", s)
 				}
 				cfg.Logger = r.log
 				cfg.Prefix = "up_"
-				c := connect(t, cfg)
+				c := mcptest.Connect(t, cfg)
 				for _, tl := range tools {
 					for _, args := range hostileArguments {
 						if !json.Valid([]byte(args)) {

@@ -1,0 +1,80 @@
+// Package mcptest connects tests to MCP servers running in the test's own process, over the
+// SDK's in-memory transports or over streamable HTTP on 127.0.0.1, as net/http/httptest does for
+// handlers.
+package mcptest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wield-ai/wield/mcp"
+)
+
+// patience bounds each call to a server, so that a hang fails the test instead of stalling it.
+const patience = 2 * time.Minute
+
+// InMemory returns a configuration named name that reaches s over the SDK's in-memory
+// transports, a new session for each connection. For a wield server, pass its SDK().
+func InMemory(name string, s *sdk.Server) mcp.ServerConfig {
+	return mcp.ServerConfig{Name: name, Transport: func() (sdk.Transport, error) {
+		ct, st := sdk.NewInMemoryTransports()
+		if _, err := s.Connect(context.Background(), st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+}
+
+// OverHTTP serves s over streamable HTTP on 127.0.0.1 until t ends and returns a configuration
+// named name that reaches it.
+func OverHTTP(t testing.TB, name string, s *mcp.Server) mcp.ServerConfig {
+	t.Helper()
+	h, err := s.Handler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return mcp.ServerConfig{Name: name, Type: mcp.TypeHTTP, URL: ts.URL}
+}
+
+// Connect connects to the server of cfg and closes the client when t ends. It fails t if the
+// connection fails.
+func Connect(t testing.TB, cfg mcp.ServerConfig) *mcp.Client {
+	t.Helper()
+	c, err := mcp.Connect(bounded(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// CallRaw calls tool name with the JSON arguments args through c's session and returns the MCP
+// result as the server sent it, before wield turns it into a tool result. It fails t if the call
+// fails at the protocol level; a tool's error is in the result.
+func CallRaw(t testing.TB, c *mcp.Client, name, args string) *sdk.CallToolResult {
+	t.Helper()
+	s, err := c.Session(bounded(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.CallTool(bounded(t), &sdk.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("CallTool(%s): %v", name, err)
+	}
+	return res
+}
+
+// bounded is a context that ends after patience or when t's cleanup runs, after the clients'
+// (t.Context ends before cleanup, which would stop a client before Close).
+func bounded(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	t.Cleanup(cancel)
+	return ctx
+}
