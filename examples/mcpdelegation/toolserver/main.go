@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 
@@ -100,11 +99,5 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("toolserver listening on http://%s/mcp", ln.Addr())
-	mux := http.NewServeMux()
-	handler, err := server.Handler(nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	mux.Handle("/mcp", handler)
-	log.Fatal(http.Serve(ln, mux))
+	log.Fatal(server.Serve(context.Background(), ln, nil))
 }

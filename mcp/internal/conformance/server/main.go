@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"log"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -57,13 +56,7 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Fprintf(os.Stderr, "WIELD_LISTENING %s\n", ln.Addr())
-	mux := http.NewServeMux()
-	handler, err := server.Handler(nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	mux.Handle("/mcp", handler)
-	log.Fatal(http.Serve(ln, mux))
+	log.Fatal(server.Serve(context.Background(), ln, nil))
 }
 
 func newServer() (*mcp.Server, error) {
