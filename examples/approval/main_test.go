@@ -1,13 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/wield-ai/wield/examples/internal/exampletest"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/memory/sqlstore"
 )
@@ -16,10 +17,7 @@ func TestApproval(t *testing.T) {
 	m := scriptedModel()
 	db := filepath.Join(t.TempDir(), "chat.db")
 	files := NewFiles("/tmp/app.log", "/tmp/cache", "/tmp/cache/old", "/tmp/notes.txt", "/tmp/report.pdf")
-	var out bytes.Buffer
-	if err := run(context.Background(), m, db, files, &out); err != nil {
-		t.Fatal(err)
-	}
+	out := exampletest.Output(t, func(w io.Writer) error { return run(t.Context(), m, db, files, w) })
 	want := `turn stopped: approval_required (I will delete the logs and the cache, and archive the report.)
   delete_file {"path":"/tmp/app.log"}: approve
   delete_file {"path":"/tmp/cache"}: approve with path /tmp/cache/old
@@ -30,8 +28,8 @@ turn done: answer
 Deleted app.log and the old cache, kept notes.txt, and archived report.pdf in 2024.
 files left: /tmp/cache /tmp/notes.txt
 `
-	if out.String() != want {
-		t.Fatalf("output:\n%s\nwant:\n%s", out.String(), want)
+	if out != want {
+		t.Fatalf("output:\n%s\nwant:\n%s", out, want)
 	}
 	if !slices.Equal(files.Names(), []string{"/tmp/cache", "/tmp/notes.txt"}) || files.archive["/tmp/report.pdf"] != "2024" {
 		t.Fatalf("files = %v, archive %v", files.Names(), files.archive)

@@ -1,22 +1,19 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
+
+	"github.com/wield-ai/wield/examples/internal/exampletest"
 )
 
 func TestAugment(t *testing.T) {
 	m := scriptedModel()
-	var out bytes.Buffer
-	if err := run(context.Background(), m, &out); err != nil {
-		t.Fatal(err)
-	}
+	out := exampletest.Run(t, run, m)
 	want := "tool: currentWeather | reasoning: The user asks about Amsterdam's weather; currentWeather answers that. | confidence: high\n" +
 		"answer: It is 18°C and sunny in Amsterdam.\n"
-	if out.String() != want {
-		t.Errorf("output = %q", out.String())
+	if out != want {
+		t.Errorf("output = %q", out)
 	}
 	// The model saw the augmented schema; the tool's result reached it without the extra fields.
 	schema := string(m.Prompt(0).Options.Tools[0].Definition().InputSchema)

@@ -1,21 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/wield-ai/wield/examples/internal/exampletest"
 )
 
 func TestCustomer(t *testing.T) {
 	m := scriptedModel()
-	var out bytes.Buffer
-	if err := run(context.Background(), m, sampleTools(), &out); err != nil {
-		t.Fatal(err)
-	}
-	if out.String() != "Customer 42 is Ada Lovelace (ada@acme.example).\n" {
-		t.Fatalf("output = %q", out.String())
+	out := exampletest.Output(t, func(w io.Writer) error { return run(t.Context(), m, sampleTools(), w) })
+	if out != "Customer 42 is Ada Lovelace (ada@acme.example).\n" {
+		t.Fatalf("output = %q", out)
 	}
 	// The tool used the tenant from the tool context: acme's customer 42, not globex's.
 	p := m.Prompt(1)

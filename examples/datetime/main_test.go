@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/examples/internal/exampletest"
 	"github.com/wield-ai/wield/internal/gen"
 )
 
@@ -20,13 +21,10 @@ func TestDateTime(t *testing.T) {
 		Location: loc,
 	}
 	m := scriptedModel()
-	var out bytes.Buffer
-	if err := run(context.Background(), m, tools, &out); err != nil {
-		t.Fatal(err)
-	}
+	out := exampletest.Output(t, func(w io.Writer) error { return run(t.Context(), m, tools, w) })
 	want := "Tomorrow is 2015-10-21.\nYour alarm is set for 16:39, 10 minutes from now.\nalarm: 2015-10-20T16:39:00-07:00\n"
-	if out.String() != want {
-		t.Fatalf("output:\n%s\nwant:\n%s", out.String(), want)
+	if out != want {
+		t.Fatalf("output:\n%s\nwant:\n%s", out, want)
 	}
 	// The model was offered both tools, described.
 	p := m.Prompt(0)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/examples/internal/exampletest"
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/mcp"
 )
@@ -95,23 +96,17 @@ func TestDelegationStdio(t *testing.T) {
 	defer agent.Close()
 
 	model := scriptedModel()
-	var out bytes.Buffer
-	if err := runLoop(ctx, model, agent, &out); err != nil {
-		t.Fatal(err)
-	}
-	if out.String() != want {
-		t.Errorf("client loop answered %q, want %q", out.String(), want)
+	out := exampletest.Output(t, func(w io.Writer) error { return runLoop(ctx, model, agent, w) })
+	if out != want {
+		t.Errorf("client loop answered %q, want %q", out, want)
 	}
 	checkResults(t, model)
 
 	model = scriptedModel()
-	out.Reset()
-	if err := runDelegated(ctx, model, agent, &out); err != nil {
-		t.Fatal(err)
-	}
+	out = exampletest.Output(t, func(w io.Writer) error { return runDelegated(ctx, model, agent, w) })
 	wantDelegated := "delegating getWeather({\"city\":\"Paris\"})\ndelegating getCityInfo({\"city\":\"Paris\"})\n" + want
-	if out.String() != wantDelegated {
-		t.Errorf("delegated loop printed %q, want %q", out.String(), wantDelegated)
+	if out != wantDelegated {
+		t.Errorf("delegated loop printed %q, want %q", out, wantDelegated)
 	}
 	checkResults(t, model)
 	agent.Close()
@@ -172,12 +167,9 @@ func TestDelegationHTTP(t *testing.T) {
 	}
 	defer agent.Close()
 	model := scriptedModel()
-	var out bytes.Buffer
-	if err := runDelegated(ctx, model, agent, &out); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasSuffix(out.String(), want) {
-		t.Errorf("delegated loop printed %q", out.String())
+	out := exampletest.Output(t, func(w io.Writer) error { return runDelegated(ctx, model, agent, w) })
+	if !strings.HasSuffix(out, want) {
+		t.Errorf("delegated loop printed %q", out)
 	}
 	checkResults(t, model)
 	checkServed(t, &stderr, 2)

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/examples/internal/exampletest"
 	"github.com/wield-ai/wield/memory"
 )
 
@@ -39,12 +40,9 @@ func TestMemory(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := scriptedModel()
 			repo := memory.NewInMemory()
-			var out bytes.Buffer
-			if err := run(context.Background(), m, repo, tt.order, &out); err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(out.String(), "6 * 8 is 48.") || !strings.Contains(out.String(), `You asked "What is 6 * 8?".`) {
-				t.Fatalf("output:\n%s", out.String())
+			out := exampletest.Output(t, func(w io.Writer) error { return run(t.Context(), m, repo, tt.order, w) })
+			if !strings.Contains(out, "6 * 8 is 48.") || !strings.Contains(out, `You asked "What is 6 * 8?".`) {
+				t.Fatalf("output:\n%s", out)
 			}
 			stored, _ := repo.Messages(context.Background(), "user-1")
 			if got := kinds(stored); got != tt.stored {

@@ -1,19 +1,16 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
+
+	"github.com/wield-ai/wield/examples/internal/exampletest"
 )
 
 func TestObserver(t *testing.T) {
 	m := scriptedModel()
-	var out bytes.Buffer
-	if err := run(context.Background(), m, &out); err != nil {
-		t.Fatal(err)
-	}
-	got := out.String()
+	out := exampletest.Run(t, run, m)
+	got := out
 	for _, want := range []string{
 		// The observer ran on both iterations of the call and saw the tool results on the second.
 		"[iteration 0] sending 1 messages",

@@ -1,22 +1,18 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"testing"
 
 	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/examples/internal/exampletest"
 )
 
 func TestReturnDirect(t *testing.T) {
 	m := scriptedModel()
-	var out bytes.Buffer
-	if err := run(context.Background(), m, &out); err != nil {
-		t.Fatal(err)
-	}
+	out := exampletest.Run(t, run, m)
 	want := "{\"id\":42,\"name\":\"Ada Lovelace\"}\noutcome: return_direct model calls: 1\n"
-	if out.String() != want {
-		t.Fatalf("output = %q", out.String())
+	if out != want {
+		t.Fatalf("output = %q", out)
 	}
 	// The model was called once and never saw the result.
 	if m.Requests() != 1 {
@@ -33,15 +29,12 @@ func TestReturnDirectFailureGoesBackToTheModel(t *testing.T) {
 		chattest.Calls(chattest.Call("getCustomerInfo", `{"id":7}`)),
 		chattest.Calls(chattest.Call("getCustomerInfo", `{"id":42}`)),
 	)
-	var out bytes.Buffer
-	if err := run(context.Background(), m, &out); err != nil {
-		t.Fatal(err)
-	}
+	out := exampletest.Run(t, run, m)
 	p := m.Prompt(1)
 	if r := p.Messages[len(p.Messages)-1].ToolResults[0]; !r.IsError {
 		t.Fatalf("result = %+v", r)
 	}
-	if out.String() != "{\"id\":42,\"name\":\"Ada Lovelace\"}\noutcome: return_direct model calls: 2\n" {
-		t.Fatalf("output = %q", out.String())
+	if out != "{\"id\":42,\"name\":\"Ada Lovelace\"}\noutcome: return_direct model calls: 2\n" {
+		t.Fatalf("output = %q", out)
 	}
 }

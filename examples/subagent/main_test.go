@@ -1,19 +1,17 @@
 package main
 
 import (
-	"bytes"
-	"context"
+	"io"
 	"slices"
 	"testing"
+
+	"github.com/wield-ai/wield/examples/internal/exampletest"
 )
 
 func TestSubagent(t *testing.T) {
 	assistant, booker := scriptedModels()
 	agency := &Agency{}
-	var out bytes.Buffer
-	if err := run(context.Background(), assistant, booker, agency, &out); err != nil {
-		t.Fatal(err)
-	}
+	out := exampletest.Output(t, func(w io.Writer) error { return run(t.Context(), assistant, booker, agency, w) })
 	want := `Let me book that.
 booker {"input":"Cheapest flight Zurich to Paris on Friday"} started
 [booker] search_flights {"from":"ZRH","to":"CDG"} started
@@ -31,8 +29,8 @@ booker finished: Booked AF 1115, confirmation K7Q2.
 You are booked on AF 1115 on Friday (confirmation K7Q2).
 turn: answer
 `
-	if out.String() != want {
-		t.Fatalf("output:\n%s\nwant:\n%s", out.String(), want)
+	if out != want {
+		t.Fatalf("output:\n%s\nwant:\n%s", out, want)
 	}
 	// The flight was booked once, after the approval.
 	if !slices.Equal(agency.Booked, []string{"AF 1115"}) {

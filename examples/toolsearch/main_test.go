@@ -1,20 +1,17 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
+
+	"github.com/wield-ai/wield/examples/internal/exampletest"
 )
 
 func TestToolSearch(t *testing.T) {
-	var out bytes.Buffer
-	if err := run(context.Background(), scriptedModel(), &out); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	out := exampletest.Run(t, run, scriptedModel())
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 5 {
-		t.Fatalf("output:\n%s", out.String())
+		t.Fatalf("output:\n%s", out)
 	}
 	if lines[0] != "request 1: toolSearchTool" {
 		t.Errorf("first request: %q", lines[0])

@@ -3,25 +3,24 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/examples/internal/exampletest"
 )
 
 func TestUserControlled(t *testing.T) {
-	for name, run := range map[string]func(context.Context, chat.Model, *bytes.Buffer) error{
-		"call":   func(ctx context.Context, m chat.Model, b *bytes.Buffer) error { return runCall(ctx, m, b) },
-		"stream": func(ctx context.Context, m chat.Model, b *bytes.Buffer) error { return runStream(ctx, m, b) },
+	for name, run := range map[string]func(context.Context, chat.Model, io.Writer) error{
+		"call":   runCall,
+		"stream": runStream,
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := scriptedModel().WithChunkSize(5)
-			var out bytes.Buffer
-			if err := run(context.Background(), m, &out); err != nil {
-				t.Fatal(err)
-			}
-			if out.String() != "Amsterdam is rainy at 12°C; Paris is sunny at 21°C.\n" {
-				t.Fatalf("output = %q", out.String())
+			out := exampletest.Run(t, run, m)
+			if out != "Amsterdam is rainy at 12°C; Paris is sunny at 21°C.\n" {
+				t.Fatalf("output = %q", out)
 			}
 			if m.Requests() != 2 {
 				t.Fatalf("%d model calls", m.Requests())

@@ -1,23 +1,19 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/examples/internal/exampletest"
 )
 
 func TestWeather(t *testing.T) {
 	m := scriptedModel()
-	var out bytes.Buffer
-	if err := run(context.Background(), m, &out); err != nil {
-		t.Fatal(err)
-	}
-	if out.String() != "It is 30°C in Copenhagen.\n" {
-		t.Fatalf("output = %q", out.String())
+	out := exampletest.Run(t, run, m)
+	if out != "It is 30°C in Copenhagen.\n" {
+		t.Fatalf("output = %q", out)
 	}
 	def := m.Prompt(0).Options.Tools[0].Definition()
 	var schema struct {
@@ -47,10 +43,7 @@ func TestWeatherBadArgumentsGoBackToTheModel(t *testing.T) {
 		chattest.Calls(chattest.Call("currentWeather", `{"location":"Copenhagen","unit":"C"}`)),
 		chattest.Text("It is 30°C in Copenhagen."),
 	)
-	var out bytes.Buffer
-	if err := run(context.Background(), m, &out); err != nil {
-		t.Fatal(err)
-	}
+	exampletest.Run(t, run, m)
 	p := m.Prompt(1)
 	if r := p.Messages[len(p.Messages)-1].ToolResults[0]; !r.IsError || !strings.Contains(r.Content, "unit") {
 		t.Fatalf("invalid arguments result = %+v", r)
