@@ -19,6 +19,12 @@ func TestMessageJSONRoundTrip(t *testing.T) {
 			Reasoning: []Reasoning{{Provider: "anthropic", Text: "think", Signature: "s"}}},
 		ToolMessage(ToolResult{ID: "c1", Name: "weather", Content: "boom", IsError: true}),
 	}
+	checkRoundTrip(t, msgs)
+}
+
+// checkRoundTrip checks that msgs read back from their JSON unchanged.
+func checkRoundTrip(t *testing.T, msgs []Message) {
+	t.Helper()
 	b, err := json.Marshal(msgs)
 	if err != nil {
 		t.Fatal(err)
