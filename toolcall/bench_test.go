@@ -29,6 +29,31 @@ func quietManager(cfg Config) *Manager {
 	return New(cfg)
 }
 
+// benchExecute times m executing the calls of resp.
+func benchExecute(b *testing.B, m *Manager, p *chat.Prompt, resp *chat.Response) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := m.Execute(context.Background(), p, resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchFanOut times calls of t run each in a goroutine of its own, the least a parallel
+// execution costs.
+func benchFanOut(b *testing.B, t tool.Tool, calls []chat.ToolCall) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		results := make([]string, len(calls))
+		var wg sync.WaitGroup
+		for i := range calls {
+			wg.Go(func() { results[i], _ = t.Call(ctx, calls[i].Arguments) })
+		}
+		wg.Wait()
+	}
+}
+
 // BenchmarkExecuteParallel runs 8 calls that each sleep 50 ms (goal: ≤ 60 ms per op). Baselines:
 // the bare goroutine+WaitGroup fan-out of the same calls (the floor), and the calls run one after
 // the other (what no parallelism costs).
@@ -42,25 +67,10 @@ func BenchmarkExecuteParallel(b *testing.B) {
 	ctx := context.Background()
 
 	b.Run("manager", func(b *testing.B) {
-		m := quietManager(Config{})
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := m.Execute(ctx, p, resp); err != nil {
-				b.Fatal(err)
-			}
-		}
+		benchExecute(b, quietManager(Config{}), p, resp)
 	})
 	b.Run("baseline=waitgroup", func(b *testing.B) {
-		calls := resp.ToolCalls()
-		b.ReportAllocs()
-		for b.Loop() {
-			results := make([]string, n)
-			var wg sync.WaitGroup
-			for i := range calls {
-				wg.Go(func() { results[i], _ = sleeper.Call(ctx, calls[i].Arguments) })
-			}
-			wg.Wait()
-		}
+		benchFanOut(b, sleeper, resp.ToolCalls())
 	})
 	b.Run("baseline=sequential", func(b *testing.B) {
 		calls := resp.ToolCalls()
@@ -92,25 +102,13 @@ func BenchmarkExecuteOne(b *testing.B) {
 		}
 	})
 	b.Run("manager", func(b *testing.B) {
-		m := quietManager(Config{})
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := m.Execute(ctx, p, resp); err != nil {
-				b.Fatal(err)
-			}
-		}
+		benchExecute(b, quietManager(Config{}), p, resp)
 	})
 	b.Run("manager+sdk-tracing", func(b *testing.B) {
 		// Spans sampled and recorded by the OpenTelemetry SDK (exported nowhere).
 		tp := sdktrace.NewTracerProvider()
 		defer tp.Shutdown(ctx)
-		m := quietManager(Config{TracerProvider: tp})
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := m.Execute(ctx, p, resp); err != nil {
-				b.Fatal(err)
-			}
-		}
+		benchExecute(b, quietManager(Config{TracerProvider: tp}), p, resp)
 	})
 }
 
@@ -119,27 +117,11 @@ func BenchmarkExecuteOne(b *testing.B) {
 func BenchmarkExecuteEightFast(b *testing.B) {
 	fast := newTool("fast", func(context.Context, string) (string, error) { return "18°C", nil })
 	p, resp := benchTurn(fast, 8)
-	ctx := context.Background()
 
 	b.Run("baseline=waitgroup", func(b *testing.B) {
-		calls := resp.ToolCalls()
-		b.ReportAllocs()
-		for b.Loop() {
-			results := make([]string, len(calls))
-			var wg sync.WaitGroup
-			for i := range calls {
-				wg.Go(func() { results[i], _ = fast.Call(ctx, calls[i].Arguments) })
-			}
-			wg.Wait()
-		}
+		benchFanOut(b, fast, resp.ToolCalls())
 	})
 	b.Run("manager", func(b *testing.B) {
-		m := quietManager(Config{})
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := m.Execute(ctx, p, resp); err != nil {
-				b.Fatal(err)
-			}
-		}
+		benchExecute(b, quietManager(Config{}), p, resp)
 	})
 }
