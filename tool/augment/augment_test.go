@@ -44,6 +44,17 @@ func (r *recorder) tool(t *testing.T, opts ...tool.FuncOption) tool.Tool {
 	return w
 }
 
+// weatherAugmented is the weather tool augmented with Thinking, its recorder and the events it sends.
+func weatherAugmented(t *testing.T) (tool.Tool, *recorder, *events) {
+	t.Helper()
+	r, ev := &recorder{}, &events{}
+	w, err := Tool(r.tool(t), ev.consume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, r, ev
+}
+
 type events struct {
 	mu  sync.Mutex
 	got []Event[Thinking]
@@ -57,12 +68,7 @@ func (e *events) consume(_ context.Context, ev Event[Thinking]) error {
 }
 
 func TestSchemaGainsFieldsFirst(t *testing.T) {
-	r := &recorder{}
-	var ev events
-	w, err := Tool(r.tool(t), ev.consume)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _, _ := weatherAugmented(t)
 	var s struct {
 		Type                 string
 		Properties           json.RawMessage
@@ -98,12 +104,7 @@ func TestSchemaGainsFieldsFirst(t *testing.T) {
 }
 
 func TestCallSplitsArguments(t *testing.T) {
-	r := &recorder{}
-	var ev events
-	w, err := Tool(r.tool(t), ev.consume)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, r, ev := weatherAugmented(t)
 	raw := `{"innerThought":"user asked about Oslo","city":"Oslo","confidence":"high"}`
 	out, err := w.Call(context.Background(), raw)
 	if err != nil || out != "sunny in Oslo" {
@@ -166,12 +167,7 @@ func TestMetadataKept(t *testing.T) {
 }
 
 func TestCallErrors(t *testing.T) {
-	r := &recorder{}
-	var ev events
-	w, err := Tool(r.tool(t), ev.consume)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, r, _ := weatherAugmented(t)
 	tests := []struct {
 		name, args string
 		syntax     bool
@@ -194,7 +190,7 @@ func TestCallErrors(t *testing.T) {
 		})
 	}
 	// The original tool still validates its own arguments.
-	_, err = w.Call(context.Background(), `{"innerThought":"x","city":7}`)
+	_, err := w.Call(context.Background(), `{"innerThought":"x","city":7}`)
 	var ae *tool.ArgumentError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "city") {
 		t.Errorf("bad tool argument: %v", err)
@@ -348,12 +344,7 @@ func TestProvider(t *testing.T) {
 }
 
 func TestConcurrentCalls(t *testing.T) {
-	r := &recorder{}
-	var ev events
-	w, err := Tool(r.tool(t), ev.consume)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, r, ev := weatherAugmented(t)
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Add(1)
