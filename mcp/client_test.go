@@ -37,12 +37,9 @@ func TestCallTimeout(t *testing.T) {
 		}),
 		echoTool("echo"),
 	)
-	for _, transport := range []string{"memory", "http"} {
+	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
-			cfg := inMemory("slowpoke", s)
-			if transport == "http" {
-				cfg = mcptest.OverHTTP(t, "slowpoke", s)
-			}
+			cfg := mcptest.Reach(t, transport, "slowpoke", s)
 			// Long enough for the other requests on a loaded machine, whose time counts too.
 			cfg.Timeout = time.Second
 			tools, err := mcptest.Connect(t, cfg).Tools(testContext(t))

@@ -57,24 +57,12 @@ func sessionCount(s *mcp.Server) int {
 	return n
 }
 
-// serveHandler serves s with opts on an httptest server.
-func serveHandler(t *testing.T, s *mcp.Server, opts *mcp.HTTPOptions) *httptest.Server {
-	t.Helper()
-	h, err := s.Handler(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
-	return ts
-}
-
 // TestHTTPOrigin: a request from another origin is refused before it can create a session;
 // clients without an Origin, the server's own origin and listed origins get through, the last
 // with CORS headers.
 func TestHTTPOrigin(t *testing.T) {
 	s := mustServer(t, echoTool("echo"))
-	ts := serveHandler(t, s, &mcp.HTTPOptions{AllowedOrigins: []string{"https://app.example.com"}})
+	ts := mcptest.NewServer(t, s, &mcp.HTTPOptions{AllowedOrigins: []string{"https://app.example.com"}})
 
 	resp := mcpPost(t, ts.URL, initializeBody, map[string]string{"Origin": "http://evil.example"})
 	if resp.StatusCode != http.StatusForbidden {
@@ -148,7 +136,7 @@ func TestHTTPOrigin(t *testing.T) {
 func TestHTTPSessionServerOnlyForNewSessions(t *testing.T) {
 	var built atomic.Int32
 	s := mustServer(t)
-	ts := serveHandler(t, s, &mcp.HTTPOptions{
+	ts := mcptest.NewServer(t, s, &mcp.HTTPOptions{
 		TokenVerifier: mcp.StaticToken("right"),
 		SessionServer: func(*http.Request) (*mcp.Server, error) {
 			built.Add(1)
@@ -179,7 +167,7 @@ func TestHTTPSessionServerOnlyForNewSessions(t *testing.T) {
 // TestHTTPAuth: without the right bearer token nothing gets through, and no session is made.
 func TestHTTPAuth(t *testing.T) {
 	s := mustServer(t, echoTool("echo"))
-	ts := serveHandler(t, s, &mcp.HTTPOptions{TokenVerifier: mcp.StaticToken("s3cret")})
+	ts := mcptest.NewServer(t, s, &mcp.HTTPOptions{TokenVerifier: mcp.StaticToken("s3cret")})
 	for _, hdr := range []map[string]string{
 		nil,
 		{"Authorization": "Bearer wrong"},
@@ -214,7 +202,7 @@ func TestHTTPAuth(t *testing.T) {
 // expires.
 func TestHTTPSessionLimits(t *testing.T) {
 	s := mustServer(t, echoTool("echo"))
-	ts := serveHandler(t, s, &mcp.HTTPOptions{MaxSessions: 2})
+	ts := mcptest.NewServer(t, s, &mcp.HTTPOptions{MaxSessions: 2})
 	var ids []string
 	for range 2 {
 		resp := mcpPost(t, ts.URL, initializeBody, nil)
@@ -237,7 +225,7 @@ func TestHTTPSessionLimits(t *testing.T) {
 
 	// Idle sessions expire, which frees their places too.
 	s = mustServer(t, echoTool("echo"))
-	ts = serveHandler(t, s, &mcp.HTTPOptions{MaxSessions: 1, SessionTimeout: 200 * time.Millisecond})
+	ts = mcptest.NewServer(t, s, &mcp.HTTPOptions{MaxSessions: 1, SessionTimeout: 200 * time.Millisecond})
 	id := mcpPost(t, ts.URL, initializeBody, nil).Header.Get("Mcp-Session-Id")
 	waitFor(t, func() bool { return sessionCount(s) == 0 })
 	resp = mcpPost(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, map[string]string{"Mcp-Session-Id": id})
@@ -263,7 +251,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // TestHTTPBodyCap: a body over the cap is refused, and no session is made.
 func TestHTTPBodyCap(t *testing.T) {
 	s := mustServer(t, echoTool("echo"))
-	ts := serveHandler(t, s, &mcp.HTTPOptions{MaxRequestBytes: 1 << 10})
+	ts := mcptest.NewServer(t, s, &mcp.HTTPOptions{MaxRequestBytes: 1 << 10})
 	big := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 4<<10) + `"}}`
 	if resp := mcpPost(t, ts.URL, big, nil); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("oversized body: %s, want 413", resp.Status)
@@ -462,12 +450,9 @@ func TestPanicNotLeaked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, transport := range []string{"memory", "http"} {
+	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
-			cfg := inMemory("panics", s)
-			if transport == "http" {
-				cfg = mcptest.OverHTTP(t, "panics", s)
-			}
+			cfg := mcptest.Reach(t, transport, "panics", s)
 			c := mcptest.Connect(t, cfg)
 			for _, call := range [][2]string{{"explode", `{}`}, {"index", `{"i":5}`}} {
 				res := mcptest.CallRaw(t, c, call[0], call[1])
@@ -565,7 +550,7 @@ func TestServeShutdown(t *testing.T) {
 // TestProxyUnavailableUpstream: when a proxied tool's own server cannot be reached, the proxy's
 // client reads a neutral message; the proxy's log has the details.
 func TestProxyUnavailableUpstream(t *testing.T) {
-	upstream := serveHandler(t, mustServer(t, echoTool("echo")), nil)
+	upstream := mcptest.NewServer(t, mustServer(t, echoTool("echo")), nil)
 	up := mcptest.Connect(t, mcp.ServerConfig{Name: "upstream", Type: mcp.TypeHTTP, URL: upstream.URL, MaxRetries: -1})
 	upTools, err := up.Tools(testContext(t))
 	if err != nil {

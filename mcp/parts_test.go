@@ -68,13 +68,10 @@ func TestServePartsRoundTrip(t *testing.T) {
 		content.Audio([]byte("RIFF1234WAVE"), "audio/wav"),
 	}}
 	report := tool.Must(tool.Func("report", "Makes the report.", func(context.Context, struct{}) (tool.Result, error) { return want, nil }))
-	for _, transport := range []string{"memory", "http"} {
+	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
 			s := mustServer(t, report)
-			cfg := inMemory("parts", s)
-			if transport == "http" {
-				cfg = mcptest.OverHTTP(t, "parts", s)
-			}
+			cfg := mcptest.Reach(t, transport, "parts", s)
 			c := mcptest.Connect(t, cfg)
 			res := mcptest.CallRaw(t, c, "report", `{}`)
 			if res.IsError || len(res.Content) != 4 {

@@ -163,13 +163,10 @@ func TestServeResults(t *testing.T) {
 	}
 	tools[len(tools)-2].(*fnTool).meta.Timeout = 20 * time.Millisecond
 
-	for _, transport := range []string{"memory", "http"} {
+	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
 			s := mustServer(t, tools...)
-			cfg := inMemory("results", s)
-			if transport == "http" {
-				cfg = mcptest.OverHTTP(t, "results", s)
-			}
+			cfg := mcptest.Reach(t, transport, "results", s)
 			c := mcptest.Connect(t, cfg)
 			listed, err := c.Tools(testContext(t))
 			if err != nil {
@@ -328,13 +325,10 @@ func TestServeProgress(t *testing.T) {
 		<-ack // the caller has every report; finish
 		return "done", nil
 	})
-	for _, transport := range []string{"memory", "http"} {
+	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
 			s := mustServer(t, steps)
-			cfg := inMemory("progress", s)
-			if transport == "http" {
-				cfg = mcptest.OverHTTP(t, "progress", s)
-			}
+			cfg := mcptest.Reach(t, transport, "progress", s)
 			c := mcptest.Connect(t, cfg)
 			tools, err := c.Tools(testContext(t))
 			if err != nil {
@@ -363,13 +357,10 @@ func TestServeProgress(t *testing.T) {
 // TestListChanged: tools added to or removed from a server reach a connected client through
 // notifications/tools/list_changed.
 func TestListChanged(t *testing.T) {
-	for _, transport := range []string{"memory", "http"} {
+	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
 			s := mustServer(t, echoTool("first"))
-			cfg := inMemory("changing", s)
-			if transport == "http" {
-				cfg = mcptest.OverHTTP(t, "changing", s)
-			}
+			cfg := mcptest.Reach(t, transport, "changing", s)
 			var mu sync.Mutex
 			notified := 0
 			cfg.Options = &sdk.ClientOptions{ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {

@@ -150,17 +150,14 @@ func TestAttackNoStackTracesToMCPClients(t *testing.T) {
 		}
 	}
 
-	for _, transport := range []string{"memory", "http"} {
+	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
 			r := newRecorder(t)
 			s, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: r.log}, tools...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := inMemory("crashing", s)
-			if transport == "http" {
-				cfg = mcptest.OverHTTP(t, "crashing", s)
-			}
+			cfg := mcptest.Reach(t, transport, "crashing", s)
 			c := mcptest.Connect(t, cfg)
 			calls(t, c, "")
 			if !strings.Contains(r.text(), "goroutine ") {

@@ -172,7 +172,7 @@ func TestAttackNoContentInTelemetry(t *testing.T) {
 	})
 
 	for _, processor := range []mcp.ErrorProcessor{nil, toolcall.AlwaysFail()} {
-		for _, transport := range []string{"memory", "http"} {
+		for _, transport := range mcptest.Transports {
 			name := fmt.Sprintf("mcp server over %s, processor fails=%v", transport, processor != nil)
 			t.Run(name, func(t *testing.T) {
 				r := newRecorder(t)
@@ -180,10 +180,7 @@ func TestAttackNoContentInTelemetry(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cfg := inMemory("secrets", s)
-				if transport == "http" {
-					cfg = mcptest.OverHTTP(t, "secrets", s)
-				}
+				cfg := mcptest.Reach(t, transport, "secrets", s)
 				cfg.Logger = r.log
 				cfg.Prefix = "up_"
 				c := mcptest.Connect(t, cfg)

@@ -34,13 +34,37 @@ func InMemory(name string, s *sdk.Server) mcp.ServerConfig {
 // named name that reaches it.
 func OverHTTP(t testing.TB, name string, s *mcp.Server) mcp.ServerConfig {
 	t.Helper()
-	h, err := s.Handler(nil)
+	return mcp.ServerConfig{Name: name, Type: mcp.TypeHTTP, URL: NewServer(t, s, nil).URL}
+}
+
+// NewServer serves s over streamable HTTP on 127.0.0.1, with the protections opts describe (nil:
+// the defaults), until t ends.
+func NewServer(t testing.TB, s *mcp.Server, opts *mcp.HTTPOptions) *httptest.Server {
+	t.Helper()
+	h, err := s.Handler(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	return mcp.ServerConfig{Name: name, Type: mcp.TypeHTTP, URL: ts.URL}
+	return ts
+}
+
+// Transports are the transports [Reach] reaches a server over, for tests that run on each.
+var Transports = []string{"memory", "http"}
+
+// Reach returns a configuration named name that reaches s over transport: "memory" ([InMemory])
+// or "http" ([OverHTTP]). It fails t on another transport.
+func Reach(t testing.TB, transport, name string, s *mcp.Server) mcp.ServerConfig {
+	t.Helper()
+	switch transport {
+	case "memory":
+		return InMemory(name, s.SDK())
+	case "http":
+		return OverHTTP(t, name, s)
+	}
+	t.Fatalf("mcptest: unknown transport %q", transport)
+	return mcp.ServerConfig{}
 }
 
 // Connect connects to the server of cfg and closes the client when t ends. It fails t if the

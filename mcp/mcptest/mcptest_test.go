@@ -44,3 +44,17 @@ func TestTransports(t *testing.T) {
 		})
 	}
 }
+
+func TestReach(t *testing.T) {
+	s, err := mcp.NewServer(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, transport := range mcptest.Transports {
+		cfg := mcptest.Reach(t, transport, "s", s)
+		if cfg.Name != "s" || (transport == "http") != (cfg.URL != "") || (transport == "memory") != (cfg.Transport != nil) {
+			t.Errorf("%s: %+v", transport, cfg)
+		}
+		mcptest.Connect(t, cfg)
+	}
+}
