@@ -29,26 +29,6 @@ import (
 
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"0"}}}`
 
-// mcpPost sends one MCP POST with the headers a streamable HTTP client sends, plus extra.
-func mcpPost(t *testing.T, url, body string, extra map[string]string) *http.Response {
-	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range extra {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
-}
-
 func sessionCount(s *mcp.Server) int {
 	n := 0
 	for range s.SDK().Sessions() {
@@ -64,7 +44,7 @@ func TestHTTPOrigin(t *testing.T) {
 	s := mustServer(t, echoTool("echo"))
 	ts := mcptest.NewServer(t, s, &mcp.HTTPOptions{AllowedOrigins: []string{"https://app.example.com"}})
 
-	resp := mcpPost(t, ts.URL, initializeBody, map[string]string{"Origin": "http://evil.example"})
+	resp := mcptest.Post(t, ts.URL, initializeBody, map[string]string{"Origin": "http://evil.example"})
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-origin initialize: %s, want 403", resp.Status)
 	}
@@ -72,7 +52,7 @@ func TestHTTPOrigin(t *testing.T) {
 		t.Fatalf("a cross-origin request created a session (%q, %d sessions)", id, sessionCount(s))
 	}
 	for _, origin := range []string{"null", "http://127.0.0.1.evil.example", "not a url"} {
-		if resp := mcpPost(t, ts.URL, initializeBody, map[string]string{"Origin": origin}); resp.StatusCode != http.StatusForbidden {
+		if resp := mcptest.Post(t, ts.URL, initializeBody, map[string]string{"Origin": origin}); resp.StatusCode != http.StatusForbidden {
 			t.Errorf("Origin %q: %s, want 403", origin, resp.Status)
 		}
 	}
@@ -90,7 +70,7 @@ func TestHTTPOrigin(t *testing.T) {
 			if tc.origin != "" {
 				hdr["Origin"] = tc.origin
 			}
-			resp := mcpPost(t, ts.URL, initializeBody, hdr)
+			resp := mcptest.Post(t, ts.URL, initializeBody, hdr)
 			if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
 				t.Fatalf("initialize: %s, session %q", resp.Status, resp.Header.Get("Mcp-Session-Id"))
 			}
@@ -145,18 +125,18 @@ func TestHTTPSessionServerOnlyForNewSessions(t *testing.T) {
 	})
 	auth := map[string]string{"Authorization": "Bearer right"}
 	for range 20 {
-		resp := mcpPost(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		resp := mcptest.Post(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 			map[string]string{"Authorization": "Bearer right", "Mcp-Session-Id": "BOGUS"})
 		if resp.StatusCode != http.StatusNotFound {
 			t.Fatalf("bogus session id: %s, want 404", resp.Status)
 		}
-		mcpPost(t, ts.URL, initializeBody, map[string]string{"Authorization": "Bearer wrong"})
-		mcpPost(t, ts.URL, initializeBody, map[string]string{"Authorization": "Bearer right", "Origin": "http://evil.example"})
+		mcptest.Post(t, ts.URL, initializeBody, map[string]string{"Authorization": "Bearer wrong"})
+		mcptest.Post(t, ts.URL, initializeBody, map[string]string{"Authorization": "Bearer right", "Origin": "http://evil.example"})
 	}
 	if n := built.Load(); n != 0 {
 		t.Fatalf("%d servers built for requests that start no session", n)
 	}
-	if resp := mcpPost(t, ts.URL, initializeBody, auth); resp.StatusCode != http.StatusOK {
+	if resp := mcptest.Post(t, ts.URL, initializeBody, auth); resp.StatusCode != http.StatusOK {
 		t.Fatalf("initialize: %s", resp.Status)
 	}
 	if n := built.Load(); n != 1 {
@@ -175,7 +155,7 @@ func TestHTTPAuth(t *testing.T) {
 		{"Authorization": "Basic czNjcmV0"},
 		{"Authorization": "Bearer s3cret-and-more"},
 	} {
-		if resp := mcpPost(t, ts.URL, initializeBody, hdr); resp.StatusCode != http.StatusUnauthorized {
+		if resp := mcptest.Post(t, ts.URL, initializeBody, hdr); resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("Authorization %q: %s, want 401", hdr["Authorization"], resp.Status)
 		}
 	}
@@ -205,13 +185,13 @@ func TestHTTPSessionLimits(t *testing.T) {
 	ts := mcptest.NewServer(t, s, &mcp.HTTPOptions{MaxSessions: 2})
 	var ids []string
 	for range 2 {
-		resp := mcpPost(t, ts.URL, initializeBody, nil)
+		resp := mcptest.Post(t, ts.URL, initializeBody, nil)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("initialize: %s", resp.Status)
 		}
 		ids = append(ids, resp.Header.Get("Mcp-Session-Id"))
 	}
-	resp := mcpPost(t, ts.URL, initializeBody, nil)
+	resp := mcptest.Post(t, ts.URL, initializeBody, nil)
 	if resp.StatusCode != http.StatusServiceUnavailable || sessionCount(s) != 2 {
 		t.Fatalf("a third session: %s with %d sessions, want 503 and 2", resp.Status, sessionCount(s))
 	}
@@ -221,18 +201,18 @@ func TestHTTPSessionLimits(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("DELETE: %v %v", resp, err)
 	}
-	waitFor(t, func() bool { return mcpPost(t, ts.URL, initializeBody, nil).StatusCode == http.StatusOK })
+	waitFor(t, func() bool { return mcptest.Post(t, ts.URL, initializeBody, nil).StatusCode == http.StatusOK })
 
 	// Idle sessions expire, which frees their places too.
 	s = mustServer(t, echoTool("echo"))
 	ts = mcptest.NewServer(t, s, &mcp.HTTPOptions{MaxSessions: 1, SessionTimeout: 200 * time.Millisecond})
-	id := mcpPost(t, ts.URL, initializeBody, nil).Header.Get("Mcp-Session-Id")
+	id := mcptest.Post(t, ts.URL, initializeBody, nil).Header.Get("Mcp-Session-Id")
 	waitFor(t, func() bool { return sessionCount(s) == 0 })
-	resp = mcpPost(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, map[string]string{"Mcp-Session-Id": id})
+	resp = mcptest.Post(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, map[string]string{"Mcp-Session-Id": id})
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("an expired session answered: %s", resp.Status)
 	}
-	waitFor(t, func() bool { return mcpPost(t, ts.URL, initializeBody, nil).StatusCode == http.StatusOK })
+	waitFor(t, func() bool { return mcptest.Post(t, ts.URL, initializeBody, nil).StatusCode == http.StatusOK })
 }
 
 // waitFor polls cond until it holds, failing the test if it never does.
@@ -253,13 +233,13 @@ func TestHTTPBodyCap(t *testing.T) {
 	s := mustServer(t, echoTool("echo"))
 	ts := mcptest.NewServer(t, s, &mcp.HTTPOptions{MaxRequestBytes: 1 << 10})
 	big := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 4<<10) + `"}}`
-	if resp := mcpPost(t, ts.URL, big, nil); resp.StatusCode != http.StatusRequestEntityTooLarge {
+	if resp := mcptest.Post(t, ts.URL, big, nil); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("oversized body: %s, want 413", resp.Status)
 	}
 	if n := sessionCount(s); n != 0 {
 		t.Errorf("%d sessions after an oversized body", n)
 	}
-	if resp := mcpPost(t, ts.URL, initializeBody, nil); resp.StatusCode != http.StatusOK {
+	if resp := mcptest.Post(t, ts.URL, initializeBody, nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("a body within the cap: %s", resp.Status)
 	}
 }
@@ -347,10 +327,10 @@ func TestHTTPSlowReader(t *testing.T) {
 	ts.Start()
 	t.Cleanup(ts.Close)
 
-	resp := mcpPost(t, ts.URL, initializeBody, nil)
+	resp := mcptest.Post(t, ts.URL, initializeBody, nil)
 	id := resp.Header.Get("Mcp-Session-Id")
 	io.Copy(io.Discard, resp.Body)
-	mcpPost(t, ts.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, map[string]string{"Mcp-Session-Id": id})
+	mcptest.Post(t, ts.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, map[string]string{"Mcp-Session-Id": id})
 
 	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +27,7 @@ import (
 	"github.com/wield-ai/wield/internal/inspector"
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -246,25 +246,11 @@ func TestMCPServeHTTPBuildsOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := srv.Handler(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts := httptest.NewServer(h)
-			defer ts.Close()
+			ts := mcptest.NewServer(t, srv, opts)
 			before := reads.Load()
 			for range 50 {
 				for _, hdr := range []map[string]string{{"Mcp-Session-Id": "BOGUS"}, {"Origin": "http://evil.example"}} {
-					req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("Accept", "application/json, text/event-stream")
-					for k, v := range hdr {
-						req.Header.Set(k, v)
-					}
-					resp, err := http.DefaultClient.Do(req)
-					if err != nil {
-						t.Fatal(err)
-					}
+					resp := mcptest.Post(t, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, hdr)
 					resp.Body.Close()
 					if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusForbidden {
 						t.Fatalf("%v: %s", hdr, resp.Status)

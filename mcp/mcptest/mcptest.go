@@ -6,7 +6,9 @@ package mcptest
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +50,28 @@ func NewServer(t testing.TB, s *mcp.Server, opts *mcp.HTTPOptions) *httptest.Ser
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts
+}
+
+// Post sends body (a JSON-RPC message) to the streamable HTTP endpoint at url as an MCP client
+// does, with the headers one sends plus extra, and returns the response; its body is closed when
+// t ends. It fails t if the request cannot be made.
+func Post(t testing.TB, url, body string, extra map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(bounded(t), http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range extra {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
 }
 
 // Transports are the transports [Reach] reaches a server over, for tests that run on each.
