@@ -26,12 +26,18 @@ func (c constTool) Call(context.Context, string) (string, error) { return c.resu
 // run sends one turn by Call or by Stream and returns the answer.
 func run(t *testing.T, s *client.Spec, stream bool) string {
 	t.Helper()
+	return respond(t, s, stream).Text()
+}
+
+// respond sends one turn by Call or by Stream and returns its response.
+func respond(t *testing.T, s *client.Spec, stream bool) *client.Response {
+	t.Helper()
 	if !stream {
-		text, err := s.Call(context.Background()).Content()
+		resp, err := s.Call(context.Background()).Response()
 		if err != nil {
 			t.Fatal(err)
 		}
-		return text
+		return resp
 	}
 	st := s.Stream(context.Background())
 	for _, err := range st.Events() {
@@ -39,7 +45,7 @@ func run(t *testing.T, s *client.Spec, stream bool) string {
 			t.Fatal(err)
 		}
 	}
-	return st.Response().Text()
+	return st.Response()
 }
 
 func TestAdvisorOutsideLoop(t *testing.T) {

@@ -111,22 +111,7 @@ func TestAdvisorStoresStoppedAndResumedTurns(t *testing.T) {
 			)
 			c := clienttest.New(t, m, client.WithTools(look, pay),
 				client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50), memory.AdvisorConfig{})))
-			spec := c.Prompt("pay the bill").Param(client.ParamConversationID, "c")
-			var resp *client.Response
-			if stream {
-				s := spec.Stream(context.Background())
-				for _, err := range s.Events() {
-					if err != nil {
-						t.Fatal(err)
-					}
-				}
-				resp = s.Response()
-			} else {
-				var err error
-				if resp, err = spec.Call(context.Background()).Response(); err != nil {
-					t.Fatal(err)
-				}
-			}
+			resp := respond(t, c.Prompt("pay the bill").Param(client.ParamConversationID, "c"), stream)
 			stored, _ := repo.Messages(context.Background(), "c")
 			if got := summary(stored); got != "[user pay the bill][call look][result look done]" {
 				t.Fatalf("stored at the stop: %s", got)
