@@ -23,6 +23,13 @@ func (c constTool) Definition() tool.Definition {
 func (c constTool) Metadata() tool.Metadata                      { return tool.Metadata{} }
 func (c constTool) Call(context.Context, string) (string, error) { return c.result, nil }
 
+// bothPaths runs test as a subtest of t for each path of a turn: Call, then Stream.
+func bothPaths(t *testing.T, test func(t *testing.T, stream bool)) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprint("stream=", stream), func(t *testing.T) { test(t, stream) })
+	}
+}
+
 // run sends one turn by Call or by Stream and returns the answer.
 func run(t *testing.T, s *client.Spec, stream bool) string {
 	t.Helper()
@@ -49,74 +56,70 @@ func respond(t *testing.T, s *client.Spec, stream bool) *client.Response {
 }
 
 func TestAdvisorOutsideLoop(t *testing.T) {
-	for _, stream := range []bool{false, true} {
-		t.Run(fmt.Sprint("stream=", stream), func(t *testing.T) {
-			repo := memory.NewInMemory()
-			m := chattest.New(
-				chattest.Calls(chattest.Call("weather", `{}`)),
-				chattest.Text("Sunny."),
-				chattest.Text("You asked about the weather."),
-			)
-			c := clienttest.New(t, m, client.WithSystem("sys"),
-				client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{})))
-			if got := run(t, c.Prompt("Weather?").Tools(constTool{"weather", "sunny"}).Param(client.ParamConversationID, "c1"), stream); got != "Sunny." {
-				t.Fatalf("turn 1 = %q", got)
-			}
-			stored, _ := repo.Messages(context.Background(), "c1")
-			if roles(stored) != "UA" || stored[1].Content != "Sunny." {
-				t.Fatalf("stored after turn 1: %v", stored)
-			}
-			if got := run(t, c.Prompt("What did I ask?").Param(client.ParamConversationID, "c1"), stream); got != "You asked about the weather." {
-				t.Fatalf("turn 2 = %q", got)
-			}
-			if p := m.Prompt(2).Messages; roles(p) != "SUAU" || p[1].Content != "Weather?" || p[3].Content != "What did I ask?" {
-				t.Fatalf("turn 2 prompt = %v", p)
-			}
-			// Inside the turn the loop kept its own history.
-			if p := m.Prompt(1).Messages; roles(p) != "SUCT" {
-				t.Fatalf("second model call of turn 1 = %v", p)
-			}
-			stored, _ = repo.Messages(context.Background(), "c1")
-			if roles(stored) != "UAUA" {
-				t.Fatalf("stored after turn 2: %v", stored)
-			}
-		})
-	}
+	bothPaths(t, func(t *testing.T, stream bool) {
+		repo := memory.NewInMemory()
+		m := chattest.New(
+			chattest.Calls(chattest.Call("weather", `{}`)),
+			chattest.Text("Sunny."),
+			chattest.Text("You asked about the weather."),
+		)
+		c := clienttest.New(t, m, client.WithSystem("sys"),
+			client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{})))
+		if got := run(t, c.Prompt("Weather?").Tools(constTool{"weather", "sunny"}).Param(client.ParamConversationID, "c1"), stream); got != "Sunny." {
+			t.Fatalf("turn 1 = %q", got)
+		}
+		stored, _ := repo.Messages(context.Background(), "c1")
+		if roles(stored) != "UA" || stored[1].Content != "Sunny." {
+			t.Fatalf("stored after turn 1: %v", stored)
+		}
+		if got := run(t, c.Prompt("What did I ask?").Param(client.ParamConversationID, "c1"), stream); got != "You asked about the weather." {
+			t.Fatalf("turn 2 = %q", got)
+		}
+		if p := m.Prompt(2).Messages; roles(p) != "SUAU" || p[1].Content != "Weather?" || p[3].Content != "What did I ask?" {
+			t.Fatalf("turn 2 prompt = %v", p)
+		}
+		// Inside the turn the loop kept its own history.
+		if p := m.Prompt(1).Messages; roles(p) != "SUCT" {
+			t.Fatalf("second model call of turn 1 = %v", p)
+		}
+		stored, _ = repo.Messages(context.Background(), "c1")
+		if roles(stored) != "UAUA" {
+			t.Fatalf("stored after turn 2: %v", stored)
+		}
+	})
 }
 
 func TestAdvisorInsideLoop(t *testing.T) {
-	for _, stream := range []bool{false, true} {
-		t.Run(fmt.Sprint("stream=", stream), func(t *testing.T) {
-			repo := memory.NewInMemory()
-			m := chattest.New(
-				chattest.Calls(chattest.Call("weather", `{}`)),
-				chattest.Text("Sunny."),
-				chattest.Text("It was sunny."),
-			)
-			adv := memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{Order: client.OrderToolCalling + 100})
-			if adv.Order() != client.OrderToolCalling+100 || !adv.KeepsHistory() {
-				t.Fatal("advisor config")
-			}
-			c := clienttest.New(t, m, client.WithSystem("sys"), client.WithAdvisors(adv))
-			if got := run(t, c.Prompt("Weather?").Tools(constTool{"weather", "sunny"}), stream); got != "Sunny." {
-				t.Fatalf("turn 1 = %q", got)
-			}
-			stored, _ := repo.Messages(context.Background(), memory.DefaultConversationID)
-			if roles(stored) != "UCTA" || stored[2].ToolResults[0].Content != "sunny" {
-				t.Fatalf("stored: %v", stored)
-			}
-			// The loop's history is off: memory supplies it, without duplicates.
-			if p := m.Prompt(1).Messages; roles(p) != "SUCT" {
-				t.Fatalf("second model call = %v", p)
-			}
-			if got := run(t, c.Prompt("And then?").Tools(constTool{"weather", "sunny"}), stream); got != "It was sunny." {
-				t.Fatalf("turn 2 = %q", got)
-			}
-			if p := m.Prompt(2).Messages; roles(p) != "SUCTAU" {
-				t.Fatalf("turn 2 prompt = %v", p)
-			}
-		})
-	}
+	bothPaths(t, func(t *testing.T, stream bool) {
+		repo := memory.NewInMemory()
+		m := chattest.New(
+			chattest.Calls(chattest.Call("weather", `{}`)),
+			chattest.Text("Sunny."),
+			chattest.Text("It was sunny."),
+		)
+		adv := memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{Order: client.OrderToolCalling + 100})
+		if adv.Order() != client.OrderToolCalling+100 || !adv.KeepsHistory() {
+			t.Fatal("advisor config")
+		}
+		c := clienttest.New(t, m, client.WithSystem("sys"), client.WithAdvisors(adv))
+		if got := run(t, c.Prompt("Weather?").Tools(constTool{"weather", "sunny"}), stream); got != "Sunny." {
+			t.Fatalf("turn 1 = %q", got)
+		}
+		stored, _ := repo.Messages(context.Background(), memory.DefaultConversationID)
+		if roles(stored) != "UCTA" || stored[2].ToolResults[0].Content != "sunny" {
+			t.Fatalf("stored: %v", stored)
+		}
+		// The loop's history is off: memory supplies it, without duplicates.
+		if p := m.Prompt(1).Messages; roles(p) != "SUCT" {
+			t.Fatalf("second model call = %v", p)
+		}
+		if got := run(t, c.Prompt("And then?").Tools(constTool{"weather", "sunny"}), stream); got != "It was sunny." {
+			t.Fatalf("turn 2 = %q", got)
+		}
+		if p := m.Prompt(2).Messages; roles(p) != "SUCTAU" {
+			t.Fatalf("turn 2 prompt = %v", p)
+		}
+	})
 }
 
 func TestAdvisorConversations(t *testing.T) {

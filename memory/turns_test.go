@@ -97,42 +97,40 @@ func summary(msgs []chat.Message) string {
 }
 
 func TestAdvisorStoresStoppedAndResumedTurns(t *testing.T) {
-	for _, stream := range []bool{false, true} {
-		t.Run(fmt.Sprint("stream=", stream), func(t *testing.T) {
-			repo := memory.NewInMemory()
-			var runs atomic.Int32
-			look := countTool{"look", tool.Metadata{}, &runs}
-			pay := countTool{"pay", tool.Metadata{RequiresApproval: true}, &runs}
-			m := chattest.New(
-				chattest.Calls(chattest.Call("look", `{}`)),
-				chattest.Calls(chattest.Call("pay", `{}`)),
-				chattest.Text("Paid."),
-				chattest.Text("You paid."),
-			)
-			c := clienttest.New(t, m, client.WithTools(look, pay),
-				client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50), memory.AdvisorConfig{})))
-			resp := respond(t, c.Prompt("pay the bill").Param(client.ParamConversationID, "c"), stream)
-			stored, _ := repo.Messages(context.Background(), "c")
-			if got := summary(stored); got != "[user pay the bill][call look][result look done]" {
-				t.Fatalf("stored at the stop: %s", got)
-			}
-			if got := run(t, c.Resume(resp.Pending, client.Approve(resp.Pending.Pending()[0].Call.ID)), stream); got != "Paid." {
-				t.Fatalf("resume = %q", got)
-			}
-			stored, _ = repo.Messages(context.Background(), "c")
-			want := "[user pay the bill][call look][result look done][call pay][result pay done][assistant Paid.]"
-			if got := summary(stored); got != want {
-				t.Fatalf("stored after the resume: %s", got)
-			}
-			// The next turn sees the whole of it.
-			if got := run(t, c.Prompt("what did I do?").Param(client.ParamConversationID, "c"), stream); got != "You paid." {
-				t.Fatalf("next = %q", got)
-			}
-			if got := summary(m.Prompt(3).Messages); got != want+"[user what did I do?]" {
-				t.Fatalf("next prompt: %s", got)
-			}
-		})
-	}
+	bothPaths(t, func(t *testing.T, stream bool) {
+		repo := memory.NewInMemory()
+		var runs atomic.Int32
+		look := countTool{"look", tool.Metadata{}, &runs}
+		pay := countTool{"pay", tool.Metadata{RequiresApproval: true}, &runs}
+		m := chattest.New(
+			chattest.Calls(chattest.Call("look", `{}`)),
+			chattest.Calls(chattest.Call("pay", `{}`)),
+			chattest.Text("Paid."),
+			chattest.Text("You paid."),
+		)
+		c := clienttest.New(t, m, client.WithTools(look, pay),
+			client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50), memory.AdvisorConfig{})))
+		resp := respond(t, c.Prompt("pay the bill").Param(client.ParamConversationID, "c"), stream)
+		stored, _ := repo.Messages(context.Background(), "c")
+		if got := summary(stored); got != "[user pay the bill][call look][result look done]" {
+			t.Fatalf("stored at the stop: %s", got)
+		}
+		if got := run(t, c.Resume(resp.Pending, client.Approve(resp.Pending.Pending()[0].Call.ID)), stream); got != "Paid." {
+			t.Fatalf("resume = %q", got)
+		}
+		stored, _ = repo.Messages(context.Background(), "c")
+		want := "[user pay the bill][call look][result look done][call pay][result pay done][assistant Paid.]"
+		if got := summary(stored); got != want {
+			t.Fatalf("stored after the resume: %s", got)
+		}
+		// The next turn sees the whole of it.
+		if got := run(t, c.Prompt("what did I do?").Param(client.ParamConversationID, "c"), stream); got != "You paid." {
+			t.Fatalf("next = %q", got)
+		}
+		if got := summary(m.Prompt(3).Messages); got != want+"[user what did I do?]" {
+			t.Fatalf("next prompt: %s", got)
+		}
+	})
 }
 
 func TestAdvisorKeepsRoundsOfAFailedTurn(t *testing.T) {
