@@ -514,7 +514,7 @@ func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Tur
 	}
 	var result *toolcall.Result
 	var err error
-	if cur.emit == nil {
+	if cur.emit == nil || cur.textOnly {
 		if plans == nil {
 			result, err = mgr.ExecuteTurn(ctx, &turn.exec, &cur.Prompt, resp)
 		} else {

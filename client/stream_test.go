@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -192,5 +193,34 @@ func TestStreamModelCallsKeepTheirResponses(t *testing.T) {
 	msg := first.Chat.Message()
 	if msg.Content != "Checking. " || len(msg.ToolCalls) != 1 || msg.ToolCalls[0].Arguments != `{"city":"Paris"}` {
 		t.Fatalf("first response after the second stream = %+v", msg)
+	}
+}
+
+// TestStreamTextEventsReachAdvisors checks that a Text stream, whose consumer sees no tool
+// events, still gives them to an advisor that reads the stream's events.
+func TestStreamTextEventsReachAdvisors(t *testing.T) {
+	m := chattest.New(
+		chattest.Calls(chattest.Call("weather", `{"city":"Paris"}`)),
+		chattest.Text("It is sunny in Paris."),
+	)
+	var kinds []string
+	watch := client.NewAdvisor(client.OrderToolCalling-1, func(ctx context.Context, req *client.Request, next client.Next) (*client.Response, error) {
+		return next(ctx, req.WithEvents(func(ev *client.Event, send func(*client.Event) bool) bool {
+			if ev.Tool != nil {
+				kinds = append(kinds, fmt.Sprint(ev.Tool.Kind))
+			}
+			return send(ev)
+		}))
+	})
+	c := clienttest.New(t, m, client.WithAdvisors(watch))
+	var text strings.Builder
+	for chunk, err := range c.Prompt("weather?").Tools(constTool("weather", "sunny")).Stream(context.Background()).Text() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		text.WriteString(chunk)
+	}
+	if text.String() != "It is sunny in Paris." || len(kinds) != 2 {
+		t.Fatalf("text %q, tool events seen by the advisor %v", text.String(), kinds)
 	}
 }
