@@ -101,8 +101,27 @@ func TestLoadToolRet(t *testing.T) {
 		t.Errorf("apibank tools %v", toolNames(bank))
 	}
 	for _, d := range bank.Tools {
-		if d.Name == "GetUserToken" && !strings.Contains(string(d.InputSchema), `"username"`) {
+		if d.Name != "GetUserToken" {
+			continue
+		}
+		if !strings.Contains(string(d.InputSchema), `"username"`) {
 			t.Errorf("list parameters lost: %s", d.InputSchema)
+		}
+		// API-Bank lists no "required": a parameter without a default is required.
+		if !strings.Contains(string(d.InputSchema), `"required":["username"]`) {
+			t.Errorf("username not required: %s", d.InputSchema)
+		}
+		if string(d.OutputSchema) != `{"properties":{"token":{"description":"The user token.","type":"string"}},"type":"object"}` {
+			t.Errorf("responses not read as the output schema: %s", d.OutputSchema)
+		}
+	}
+	// APIGen: a parameter whose type says optional, or that has a default, is not required.
+	for _, d := range ds.Tools {
+		switch d.Name {
+		case "search_movies", "stock_quote":
+			if strings.Contains(string(d.InputSchema), `"required"`) {
+				t.Errorf("%s: optional parameter required: %s", d.Name, d.InputSchema)
+			}
 		}
 	}
 }
@@ -145,6 +164,11 @@ func TestLoadSeal(t *testing.T) {
 	}
 	if !slices.Equal(dev.Queries[1].Gold, []string{"calculateNetIncome", "getSocialMediaEngagement"}) {
 		t.Errorf("gold %v, want each api once", dev.Queries[1].Gold)
+	}
+	for _, d := range dev.Tools {
+		if d.Name == "getHealthWorkforce" && !strings.Contains(string(d.OutputSchema), `"count":{"description":"Number of health workers","type":"integer"}`) {
+			t.Errorf("responses not read as the output schema: %s", d.OutputSchema)
+		}
 	}
 	if test := load(t, "seal-test-in-domain"); test.Name != "seal-test-in-domain" || len(test.Queries) != 1 {
 		t.Errorf("test split: %s, %d queries", test.Name, len(test.Queries))
