@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"slices"
-	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -47,53 +47,106 @@ type Prerequisites struct {
 // NewPrerequisites reads the schemas of a tool set. A schema that is not a JSON object, or not
 // valid JSON, contributes nothing.
 func NewPrerequisites(defs []tool.Definition) *Prerequisites {
-	type needs struct {
-		name     string
-		required []string // as written
-	}
+	// The normalised names of the values each tool requires are kept in one arena; only the
+	// values some tool returns get a number and a map entry. A large catalog's schemas then
+	// cost few allocations, whatever the number of distinct input names.
 	var (
-		rd        schemaReader
-		consumers = map[string]int{}      // normalised input → tools requiring it
-		producers = map[string][]string{} // normalised output → tools returning it
-		all       = make([]needs, 0, len(defs))
+		rd       schemaReader
+		arena    []byte
+		reqs     [][2]int32 // where each required value's name is in arena, tool after tool
+		start    = make([]int32, len(defs)+1)
+		ids      = map[string]int32{} // values returned, by name
+		producer []int32              // by value: the tool returning it, -2 for several
+		key      []byte
 	)
-	for _, d := range defs {
-		_, required := rd.read(d.InputSchema)
-		own := make(map[string]bool, len(required))
-		for _, r := range required {
-			if n := valueKey(r); n != "" && !own[n] {
-				own[n] = true
-				consumers[n]++
+	for t, d := range defs {
+		start[t] = int32(len(reqs))
+		if rd.read(d.InputSchema) {
+		next:
+			for _, ref := range rd.required {
+				from := len(arena)
+				if arena = appendValueKey(arena, rd.name(ref)); len(arena) == from {
+					continue
+				}
+				for _, r := range reqs[start[t]:] {
+					if bytes.Equal(arena[r[0]:r[1]], arena[from:]) {
+						arena = arena[:from]
+						continue next
+					}
+				}
+				reqs = append(reqs, [2]int32{int32(from), int32(len(arena))})
 			}
 		}
-		if len(required) > 0 {
-			all = append(all, needs{d.Name, required})
+		own := reqs[start[t]:]
+		if !rd.read(d.OutputSchema) {
+			continue
 		}
-		outputs, _ := rd.read(d.OutputSchema)
-		seen := map[string]bool{}
-		for _, o := range outputs {
+	outputs:
+		for _, ref := range rd.properties {
+			if key = appendValueKey(key[:0], rd.name(ref)); len(key) == 0 {
+				continue
+			}
 			// A tool that requires a value is no first step towards it, whatever it returns.
-			if n := valueKey(o); n != "" && !own[n] && !seen[n] {
-				seen[n] = true
-				producers[n] = append(producers[n], d.Name)
+			for _, r := range own {
+				if bytes.Equal(arena[r[0]:r[1]], key) {
+					continue outputs
+				}
+			}
+			switch v, ok := ids[string(key)]; {
+			case !ok:
+				ids[string(key)] = int32(len(producer))
+				producer = append(producer, int32(t))
+			case producer[v] != int32(t):
+				producer[v] = -2
 			}
 		}
+	}
+	start[len(defs)] = int32(len(reqs))
+	if len(ids) == 0 {
+		return &Prerequisites{}
+	}
+	// The values the tools require, numbered, or -1 for those no tool returns.
+	consumers := make([]int32, len(producer))
+	required := make([]int32, len(reqs))
+	for i, r := range reqs {
+		v, ok := ids[string(arena[r[0]:r[1]])]
+		if !ok {
+			v = -1
+		} else {
+			consumers[v]++
+		}
+		required[i] = v
 	}
 	p := &Prerequisites{of: map[string][]Prerequisite{}}
-	for _, t := range all {
+	for t, d := range defs {
 		var pre []Prerequisite
-		for _, r := range t.required {
-			n := valueKey(r)
-			if ps := producers[n]; len(ps) == 1 && consumers[n] >= minConsumers &&
-				!slices.ContainsFunc(pre, func(q Prerequisite) bool { return q.Tool == ps[0] }) {
-				pre = append(pre, Prerequisite{Tool: ps[0], Input: r})
+		for _, v := range required[start[t]:start[t+1]] {
+			if v < 0 || producer[v] < 0 || consumers[v] < minConsumers {
+				continue
+			}
+			if pt := defs[producer[v]].Name; !slices.ContainsFunc(pre, func(q Prerequisite) bool { return q.Tool == pt }) {
+				pre = append(pre, Prerequisite{Tool: pt, Input: requiredName(&rd, d, arena, reqs[start[t]:start[t+1]], required[start[t]:start[t+1]], v)})
 			}
 		}
 		if len(pre) > 0 {
-			p.of[t.name] = pre
+			p.of[d.Name] = pre
 		}
 	}
 	return p
+}
+
+// requiredName returns the name, as d spells it, of its required value v; refs and values are
+// the tool's required values, as NewPrerequisites found them.
+func requiredName(rd *schemaReader, d tool.Definition, arena []byte, refs [][2]int32, values []int32, v int32) string {
+	want := arena[refs[slices.Index(values, v)][0]:refs[slices.Index(values, v)][1]]
+	rd.read(d.InputSchema)
+	var key []byte
+	for _, ref := range rd.required {
+		if key = appendValueKey(key[:0], rd.name(ref)); bytes.Equal(key, want) {
+			return string(rd.name(ref))
+		}
+	}
+	return ""
 }
 
 // Of returns the prerequisites of the named tool, in the order of its required inputs.
@@ -166,33 +219,55 @@ func (p *Prerequisites) bringAlong(hits []Hit, limit int) ([]Hit, []broughtAlong
 	return append(out, pending...), along
 }
 
-// valueKey is the name of a value as inputs and outputs are matched: lower-case letters and
-// digits only.
-func valueKey(name string) string {
-	return strings.Map(func(r rune) rune {
+// appendValueKey appends the name of a value as inputs and outputs are matched: its letters
+// lower-cased and its digits, nothing else.
+func appendValueKey(dst, name []byte) []byte {
+	for i := 0; i < len(name); {
+		c := name[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+				dst = append(dst, c)
+			case 'A' <= c && c <= 'Z':
+				dst = append(dst, c+'a'-'A')
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(name[i:])
 		switch {
 		case unicode.IsLetter(r):
-			return unicode.ToLower(r)
+			dst = utf8.AppendRune(dst, unicode.ToLower(r))
 		case unicode.IsDigit(r):
-			return r
+			dst = utf8.AppendRune(dst, r)
 		}
-		return -1
-	}, name)
+		i += size
+	}
+	return dst
 }
 
 var errNotObject = errors.New("not a JSON object")
 
-// schemaReader reads the top level of JSON Schemas of objects, reusing its decoder.
+// schemaReader reads the top level of JSON Schemas of objects, reusing its decoder and its
+// memory: the names read stay valid until the next read.
 type schemaReader struct {
-	rd  bytes.Reader
-	dec *jsontext.Decoder
+	rd    bytes.Reader
+	dec   *jsontext.Decoder
+	arena []byte
+	// properties and required locate the names of the schema's properties and of its required
+	// list in arena.
+	properties, required [][2]int
 }
 
-// read returns the names of the schema's properties and its required names, or nothing for a
-// schema that is not a valid JSON object.
-func (r *schemaReader) read(schema []byte) (properties, required []string) {
+// name returns the name ref locates.
+func (r *schemaReader) name(ref [2]int) []byte { return r.arena[ref[0]:ref[1]] }
+
+// read reads a schema, reporting whether it is a valid JSON object; it reads nothing of one that
+// is not.
+func (r *schemaReader) read(schema []byte) bool {
+	r.arena, r.properties, r.required = r.arena[:0], r.properties[:0], r.required[:0]
 	if len(bytes.TrimSpace(schema)) == 0 {
-		return nil, nil
+		return false
 	}
 	r.rd.Reset(schema)
 	opts := []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
@@ -201,59 +276,71 @@ func (r *schemaReader) read(schema []byte) (properties, required []string) {
 	} else {
 		r.dec.Reset(&r.rd, opts...)
 	}
-	properties, required, err := r.object()
-	if err != nil {
-		return nil, nil
+	if err := r.object(); err != nil {
+		r.arena, r.properties, r.required = r.arena[:0], r.properties[:0], r.required[:0]
+		return false
 	}
-	return properties, required
+	return true
 }
 
-func (r *schemaReader) object() (properties, required []string, err error) {
+func (r *schemaReader) object() error {
 	dec := r.dec
 	if dec.PeekKind() != '{' {
-		return nil, nil, errNotObject
+		return errNotObject
 	}
 	if _, err := dec.ReadToken(); err != nil {
-		return nil, nil, err
+		return err
 	}
 	for dec.PeekKind() != '}' {
-		key, err := dec.ReadToken()
+		key, err := dec.ReadValue()
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		switch k := key.String(); {
-		case k == "properties" && dec.PeekKind() == '{':
-			properties = properties[:0]
-			if properties, err = r.keys(properties); err != nil {
-				return nil, nil, err
-			}
-		case k == "required" && dec.PeekKind() == '[':
-			required = required[:0]
-			if required, err = r.strings(required); err != nil {
-				return nil, nil, err
-			}
+		switch k := string(key); {
+		case k == `"properties"` && dec.PeekKind() == '{':
+			r.properties = r.properties[:0] // a repeated member counts once, the last time
+			r.properties, err = r.keys(r.properties)
+		case k == `"required"` && dec.PeekKind() == '[':
+			r.required = r.required[:0]
+			r.required, err = r.strings(r.required)
 		default:
-			if err := dec.SkipValue(); err != nil {
-				return nil, nil, err
-			}
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return err
 		}
 	}
-	_, err = dec.ReadToken()
-	return properties, required, err
+	_, err := dec.ReadToken()
+	return err
 }
 
-// keys reads the object the decoder is at and returns its member names.
-func (r *schemaReader) keys(dst []string) ([]string, error) {
+// str copies the string the decoder is at into the arena and locates it.
+func (r *schemaReader) str() ([2]int, error) {
+	raw, err := r.dec.ReadValue()
+	if err != nil {
+		return [2]int{}, err
+	}
+	from := len(r.arena)
+	if bytes.IndexByte(raw, '\\') < 0 {
+		r.arena = append(r.arena, raw[1:len(raw)-1]...)
+	} else if r.arena, err = jsontext.AppendUnquote(r.arena, raw); err != nil {
+		return [2]int{}, err
+	}
+	return [2]int{from, len(r.arena)}, nil
+}
+
+// keys reads the object the decoder is at and locates its member names.
+func (r *schemaReader) keys(dst [][2]int) ([][2]int, error) {
 	dec := r.dec
 	if _, err := dec.ReadToken(); err != nil {
 		return nil, err
 	}
 	for dec.PeekKind() != '}' {
-		key, err := dec.ReadToken()
+		ref, err := r.str()
 		if err != nil {
 			return nil, err
 		}
-		dst = append(dst, key.String())
+		dst = append(dst, ref)
 		if err := dec.SkipValue(); err != nil {
 			return nil, err
 		}
@@ -262,8 +349,8 @@ func (r *schemaReader) keys(dst []string) ([]string, error) {
 	return dst, err
 }
 
-// strings reads the array the decoder is at and returns its strings, skipping other values.
-func (r *schemaReader) strings(dst []string) ([]string, error) {
+// strings reads the array the decoder is at and locates its strings, skipping other values.
+func (r *schemaReader) strings(dst [][2]int) ([][2]int, error) {
 	dec := r.dec
 	if _, err := dec.ReadToken(); err != nil {
 		return nil, err
@@ -275,11 +362,11 @@ func (r *schemaReader) strings(dst []string) ([]string, error) {
 			}
 			continue
 		}
-		v, err := dec.ReadToken()
+		ref, err := r.str()
 		if err != nil {
 			return nil, err
 		}
-		dst = append(dst, v.String())
+		dst = append(dst, ref)
 	}
 	_, err := dec.ReadToken()
 	return dst, err
