@@ -85,6 +85,11 @@ func TestPrerequisitesRules(t *testing.T) {
 		{"two tools return the value", append(slices.Clone(base), ioDef("register", []string{"user"}, "sessionToken")), ""},
 		// A tool that requires the value it returns (a refresh) is no first step.
 		{"refresh is no producer", append(slices.Clone(base), ioDef("refresh", []string{"session_token"}, "session_token")), "login"},
+		// Names are read as JSON strings, escapes and all.
+		{"escaped names", []tool.Definition{
+			{Name: "login", OutputSchema: json.RawMessage(`{"properties":{"session\u005Ftoken":{}}}`)}, base[1], base[2],
+			{Name: "changeEmail", InputSchema: json.RawMessage(`{"required":["Session\u0054oken"]}`)},
+		}, "login"},
 		// The value must be required: an optional input is given or not, as the model likes.
 		{"optional inputs", []tool.Definition{base[0],
 			{Name: "deleteAccount", InputSchema: json.RawMessage(`{"type":"object","properties":{"session_token":{}}}`)},
