@@ -138,7 +138,8 @@ func NewPrerequisites(defs []tool.Definition) *Prerequisites {
 // requiredName returns the name, as d spells it, of its required value v; refs and values are
 // the tool's required values, as NewPrerequisites found them.
 func requiredName(rd *schemaReader, d tool.Definition, arena []byte, refs [][2]int32, values []int32, v int32) string {
-	want := arena[refs[slices.Index(values, v)][0]:refs[slices.Index(values, v)][1]]
+	ref := refs[slices.Index(values, v)]
+	want := arena[ref[0]:ref[1]]
 	rd.read(d.InputSchema)
 	var key []byte
 	for _, ref := range rd.required {
@@ -185,7 +186,7 @@ func (p *Prerequisites) bringAlong(hits []Hit, limit int) ([]Hit, []broughtAlong
 		out     = make([]Hit, 0, min(limit, len(hits)))
 		pending []Hit
 		along   []broughtAlong
-		in      = make(map[string]bool, limit)
+		in      = make(map[string]bool, min(limit, 2*len(hits)))
 	)
 	var add func(name string, score float64)
 	add = func(name string, score float64) {

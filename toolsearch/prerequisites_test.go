@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -166,6 +167,7 @@ func TestBringAlong(t *testing.T) {
 		{"found later than its place", hits("deleteAccount", "a", "b", "login"), 3, []string{"deleteAccount", "a", "login"}},
 		{"chains", hits("verify", "a", "b", "c"), 4, []string{"verify", "a", "sendCode", "lookupPhone"}},
 		{"no room", hits("deleteAccount"), 1, []string{"deleteAccount"}},
+		{"no limit but the hits", hits("deleteAccount"), math.MaxInt, []string{"deleteAccount", "login"}},
 		{"limit zero", hits("deleteAccount"), 0, nil},
 		{"no hits", nil, 5, []string{}},
 		{"repeated hits", hits("a", "a", "deleteAccount"), 3, []string{"a", "deleteAccount", "login"}},
@@ -269,4 +271,39 @@ func TestSearchBringsPrerequisitesAlong(t *testing.T) {
 	if !strings.Contains(res.Content, "\ndeleteAccount requires token, which login returns.") {
 		t.Errorf("search result does not say why login came:\n%s", res.Content)
 	}
+}
+
+// FuzzPrerequisites reads hostile schemas: it never panics, and what it brings along stays
+// within the limit, once each, and names tools of the set.
+func FuzzPrerequisites(f *testing.F) {
+	f.Add([]byte(`{"required":["token"],"properties":{"token":{}}}`), []byte(`{"properties":{"token":{}}}`), 3)
+	f.Add([]byte(`{"required":["a\u005fb"]}`), []byte(`{"properties":{"AB":{"properties":{"x":{}}}}}`), 1)
+	f.Add([]byte(`[`), []byte(`{"properties":{"":{}},"required":[""]}`), 0)
+	f.Fuzz(func(t *testing.T, in, out []byte, limit int) {
+		defs := []tool.Definition{
+			{Name: "p", InputSchema: in, OutputSchema: out},
+			{Name: "a", InputSchema: in}, {Name: "b", InputSchema: in, OutputSchema: in},
+			{Name: "c", InputSchema: out, OutputSchema: out},
+		}
+		p := NewPrerequisites(defs)
+		limit %= 8
+		got := p.BringAlong([]Hit{{Name: "a", Score: 2}, {Name: "c", Score: 1}, {Name: "x"}}, limit)
+		if len(got) > max(limit, 0) {
+			t.Fatalf("%d hits, limit %d", len(got), limit)
+		}
+		seen := map[string]bool{}
+		for _, h := range got {
+			if seen[h.Name] || !slices.Contains([]string{"p", "a", "b", "c", "x"}, h.Name) {
+				t.Fatalf("hits %v", got)
+			}
+			seen[h.Name] = true
+		}
+		for _, d := range defs {
+			for _, pre := range p.Of(d.Name) {
+				if pre.Tool == d.Name || pre.Input == "" {
+					t.Fatalf("Of(%s) = %v", d.Name, p.Of(d.Name))
+				}
+			}
+		}
+	})
 }
