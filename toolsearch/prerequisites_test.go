@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/internal/clienttest"
@@ -306,4 +307,23 @@ func FuzzPrerequisites(f *testing.F) {
 			}
 		}
 	})
+}
+
+// With the provider loading what the advisor's search finds, the prerequisites are loaded too.
+func TestNativeClientSearchLoadsPrerequisites(t *testing.T) {
+	model := chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+		if res, ok := lastToolResult(p); ok {
+			names, err := chat.ParseToolSearchResult(res.Content)
+			if err != nil {
+				return nil, err
+			}
+			return reply(chat.Assistant(strings.Join(names, ","))), nil
+		}
+		return reply(chat.Assistant("", chat.ToolCall{ID: "s", Name: SearchToolName, Arguments: `{"query":"delete account","maxResults":2}`})), nil
+	})).Repeat()
+	cl := clienttest.New(t, model, client.WithAdvisors(New(Config{Native: chat.ToolSearchClient})))
+	got, err := cl.Prompt("Delete my account").Tools(toTools(accountTools(t))...).Call(context.Background()).Content()
+	if err != nil || got != "deleteAccount,login" {
+		t.Errorf("loaded %q, %v; want deleteAccount and login", got, err)
+	}
 }
