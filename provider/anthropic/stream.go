@@ -9,6 +9,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // maxBlocks bounds the content-block index a stream may use, so a corrupt index cannot make the
@@ -132,7 +133,7 @@ func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, er
 		switch b.kind {
 		case "tool_use":
 			if !b.hasArgs {
-				args, err := compactArguments([]byte(b.input))
+				args, err := wire.CompactObject([]byte(b.input))
 				if err != nil {
 					return nil, malformed("tool_use %d input: %v", ev.Index, err)
 				}
