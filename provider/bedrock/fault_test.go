@@ -19,6 +19,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/internal/providertest/awstest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -43,7 +44,7 @@ func target(t testing.TB) providertest.Target {
 		New:         func(t testing.TB, url string) chat.Model { return newTestModel(t, url, Config{}) },
 		Prompt:      weatherPrompt(),
 		ContentType: "application/vnd.amazon.eventstream",
-		Head:        string(ex.Body[:frameEnds(t, ex.Body)[0]]),
+		Head:        string(ex.Body[:awstest.FrameEnds(t, ex.Body)[0]]),
 	}
 }
 
@@ -75,7 +76,7 @@ func TestConsumerPanic(t *testing.T) {
 // wrapping io.ErrUnexpectedEOF; the call that arrived is kept, nothing is retried.
 func TestStreamCut(t *testing.T) {
 	ex := recordedStream(t)
-	ends := frameEnds(t, ex.Body)
+	ends := awstest.FrameEnds(t, ex.Body)
 	kinds, _ := decodeEvents(t, ex.Body)
 	lastInput := 0 // the frame after which the call has all its input
 	for i, k := range kinds {
@@ -188,7 +189,7 @@ func TestStreamExceptions(t *testing.T) {
 		{"serviceUnavailableException", 503},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			body := append(frames(t, evStart(), evText(0, "Hel")), exceptionFrame(t, tc.kind, "stream failed: "+tc.kind)...)
+			body := append(frames(t, evStart(), evText(0, "Hel")), awstest.ExceptionFrame(t, tc.kind, "stream failed: "+tc.kind)...)
 			srv := replay.NewServer(t, streamExchange(body))
 			m := newTestModel(t, srv.URL, Config{})
 			var text strings.Builder
@@ -288,7 +289,7 @@ func TestAuth(t *testing.T) {
 		return srv.Requests()[0]
 	}
 	t.Run("environment credentials and region", func(t *testing.T) {
-		isolateAWS(t)
+		awstest.Isolate(t)
 		t.Setenv("AWS_ACCESS_KEY_ID", "AKIDENV")
 		t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
 		t.Setenv("AWS_REGION", "eu-central-1")
@@ -298,7 +299,7 @@ func TestAuth(t *testing.T) {
 		}
 	})
 	t.Run("shared profile", func(t *testing.T) {
-		isolateAWS(t)
+		awstest.Isolate(t)
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "credentials"), "[team]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = secret\n")
 		writeFile(t, filepath.Join(dir, "config"), "[profile team]\nregion = ap-southeast-2\n")
@@ -332,10 +333,10 @@ func TestAuth(t *testing.T) {
 		{"configured API key over the environment's", "env-key", "bedrock-key", "Bearer bedrock-key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			isolateAWS(t)
+			awstest.Isolate(t)
 			t.Setenv("AWS_BEARER_TOKEN_BEDROCK", tc.env)
 			srv, auths := tlsServer(t)
-			m, err := New(context.Background(), Config{Model: "m", APIKey: tc.key, Region: "us-west-2", BaseURL: srv.URL, HTTPClient: srv.Client(), AWS: testAWS()})
+			m, err := New(context.Background(), Config{Model: "m", APIKey: tc.key, Region: "us-west-2", BaseURL: srv.URL, HTTPClient: srv.Client(), AWS: awstest.Config()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,7 +349,7 @@ func TestAuth(t *testing.T) {
 		})
 	}
 	t.Run("API key over plain HTTP is refused", func(t *testing.T) {
-		isolateAWS(t)
+		awstest.Isolate(t)
 		srv := replay.NewServer(t)
 		m, err := New(context.Background(), Config{Model: "m", APIKey: "k", Region: "us-west-2", BaseURL: srv.URL, MaxAttempts: 1})
 		if err != nil {
@@ -362,7 +363,7 @@ func TestAuth(t *testing.T) {
 		}
 	})
 	t.Run("no credentials anywhere", func(t *testing.T) {
-		isolateAWS(t)
+		awstest.Isolate(t)
 		srv := replay.NewServer(t)
 		m, err := New(context.Background(), Config{Model: "m", Region: "us-east-1", BaseURL: srv.URL, MaxAttempts: 1})
 		if err != nil {
@@ -380,15 +381,15 @@ func TestAuth(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"no model", Config{AWS: testAWS()}, "Model must be set"},
+		{"no model", Config{AWS: awstest.Config()}, "Model must be set"},
 		{"no region", Config{Model: "m"}, "no AWS region"},
 		{"AWS configuration without credentials", Config{Model: "m", AWS: &aws.Config{Region: "us-east-1"}}, "no credentials"},
-		{"negative max tokens", Config{Model: "m", AWS: testAWS(), MaxTokens: -1}, "negative"},
-		{"negative attempts", Config{Model: "m", AWS: testAWS(), MaxAttempts: -1}, "negative"},
+		{"negative max tokens", Config{Model: "m", AWS: awstest.Config(), MaxTokens: -1}, "negative"},
+		{"negative attempts", Config{Model: "m", AWS: awstest.Config(), MaxAttempts: -1}, "negative"},
 		{"unknown profile", Config{Model: "m", Region: "us-east-1", Profile: "nobody"}, "nobody"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			isolateAWS(t)
+			awstest.Isolate(t)
 			if _, err := New(context.Background(), tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want one containing %q", err, tc.want)
 			}

@@ -5,14 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/schemas"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
@@ -20,35 +17,9 @@ import (
 	"github.com/aws/smithy-go/transport/http/protocol/restjson1"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest/awstest"
 	"github.com/wield-ai/wield/internal/replay"
 )
-
-// testAWS is an AWS configuration with fixed credentials, so requests are signed offline.
-func testAWS() *aws.Config {
-	return &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
-}
-
-// isolateAWS keeps the AWS configuration chain of a test away from the machine's.
-func isolateAWS(t *testing.T) {
-	t.Helper()
-	dir := t.TempDir()
-	for k, v := range map[string]string{
-		"AWS_CONFIG_FILE":             filepath.Join(dir, "config"),
-		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"),
-		"AWS_EC2_METADATA_DISABLED":   "true",
-		"AWS_BEARER_TOKEN_BEDROCK":    "",
-		"AWS_ACCESS_KEY_ID":           "",
-		"AWS_SECRET_ACCESS_KEY":       "",
-		"AWS_SESSION_TOKEN":           "",
-		"AWS_PROFILE":                 "",
-		"AWS_REGION":                  "",
-		"AWS_DEFAULT_REGION":          "",
-		"AWS_MAX_ATTEMPTS":            "",
-		"AWS_RETRY_MODE":              "",
-	} {
-		t.Setenv(k, v)
-	}
-}
 
 // newTestModel returns a Model talking to url with fixed credentials and waits between retries
 // of at most a millisecond.
@@ -56,7 +27,7 @@ func newTestModel(t testing.TB, url string, cfg Config) *Model {
 	t.Helper()
 	cfg.BaseURL = url
 	if cfg.AWS == nil && cfg.APIKey == "" {
-		cfg.AWS = testAWS()
+		cfg.AWS = awstest.Config()
 	}
 	if cfg.Model == "" {
 		cfg.Model = "us.amazon.nova-2-lite-v1:0"
@@ -104,25 +75,6 @@ func frames(t testing.TB, events ...types.ConverseStreamOutput) []byte {
 		}
 	}
 	return buf.Bytes()
-}
-
-// exceptionFrame is an exception event inside a stream, as Bedrock sends a mid-stream failure.
-func exceptionFrame(t testing.TB, kind, message string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	msg := eventstream.Message{Payload: []byte(`{"message":` + quote(message) + `}`)}
-	msg.Headers.Set(":message-type", eventstream.StringValue("exception"))
-	msg.Headers.Set(":exception-type", eventstream.StringValue(kind))
-	msg.Headers.Set(":content-type", eventstream.StringValue("application/json"))
-	if err := eventstream.NewEncoder().Encode(&buf, msg); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // outputBody is the JSON body of a Converse answer, written by the SDK's serializer: the
@@ -173,21 +125,6 @@ func decodeEvents(t testing.TB, body []byte) (kinds []string, payloads []map[str
 		payloads = append(payloads, p)
 	}
 	return kinds, payloads
-}
-
-// frameEnds returns the offsets at which the frames of an event-stream body end.
-func frameEnds(t testing.TB, body []byte) []int {
-	t.Helper()
-	var ends []int
-	dec := eventstream.NewDecoder()
-	r := bytes.NewReader(body)
-	for r.Len() > 0 {
-		if _, err := dec.Decode(r, nil); err != nil {
-			t.Fatal(err)
-		}
-		ends = append(ends, len(body)-r.Len())
-	}
-	return ends
 }
 
 // expected is what a recorded answer says, read with encoding/json.
