@@ -120,58 +120,39 @@ func TestRetries(t *testing.T) {
 	internal := providertest.JSONError(500, `{"message":"Internal server error"}`, "X-Amzn-Errortype", "InternalServerException")
 	invalid := providertest.JSONError(400, `{"message":"The model returned the following errors: messages: roles must alternate"}`, "X-Amzn-Errortype", "ValidationException")
 	denied := providertest.JSONError(403, `{"message":"You don't have access to the model with the specified model ID."}`, "X-Amzn-Errortype", "AccessDeniedException")
-	for _, tc := range []struct {
-		name        string
-		exchanges   []replay.Exchange
-		maxAttempts int
-		stream      bool
-		wantStatus  int // 0: success
-		wantType    string
-	}{
-		{name: "throttled twice, then the answer", exchanges: []replay.Exchange{throttled, throttled, ok}},
-		{name: "throttled, then the stream", stream: true, exchanges: []replay.Exchange{throttled, okStream}},
-		{name: "model not ready, then the answer", exchanges: []replay.Exchange{notReady, ok}},
-		{name: "503 and 500, then the answer", exchanges: []replay.Exchange{unavailable, internal, ok}},
-		{name: "throttled on every attempt", exchanges: []replay.Exchange{throttled, throttled, throttled, throttled},
-			wantStatus: 429, wantType: "ThrottlingException"},
-		{name: "retries off", maxAttempts: 1, exchanges: []replay.Exchange{throttled}, wantStatus: 429, wantType: "ThrottlingException"},
-		{name: "400 is not retried", exchanges: []replay.Exchange{invalid}, wantStatus: 400, wantType: "ValidationException"},
-		{name: "403 is not retried, streaming", stream: true, exchanges: []replay.Exchange{denied}, wantStatus: 403, wantType: "AccessDeniedException"},
-		{name: "502 from a proxy, not JSON", maxAttempts: 1, exchanges: []replay.Exchange{
-			{Status: 502, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte("<html>Bad Gateway</html>")}}, wantStatus: 502},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := replay.NewServer(t, tc.exchanges...)
-			m := newTestModel(t, srv.URL, Config{MaxAttempts: tc.maxAttempts})
-			p := &chat.Prompt{Messages: []chat.Message{chat.User("Calculate 15 * 8")}}
-			resp, err := providertest.Run(context.Background(), m, p, tc.stream)
-			if srv.Served() != len(tc.exchanges) {
-				t.Errorf("%d requests, want %d", srv.Served(), len(tc.exchanges))
+	throttledErr := &chat.ProviderError{StatusCode: 429, Type: "ThrottlingException", Message: "Too many requests, please wait before trying again."}
+	faults := providertest.FaultTarget{
+		Provider: "bedrock",
+		New: func(t testing.TB, url string, retries *int) (chat.Model, *providertest.Waits) {
+			cfg := Config{}
+			if retries != nil {
+				cfg.MaxAttempts = *retries + 1
 			}
-			providertest.SameRequests(t, srv)
-			if tc.wantStatus == 0 {
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := expectRecorded(t, tc.exchanges[len(tc.exchanges)-1])
-				if resp.Text() != want.text {
-					t.Errorf("answer = %q, want %q", resp.Text(), want.text)
-				}
-				return
+			return newTestModel(t, url, cfg), nil
+		},
+		Prompt: &chat.Prompt{Messages: []chat.Message{chat.User("Calculate 15 * 8")}},
+		Wraps:  true,
+		Answer: func(t testing.TB, resp *chat.Response, last replay.Exchange) {
+			if want := expectRecorded(t, last); resp.Text() != want.text {
+				t.Errorf("answer = %q, want %q", resp.Text(), want.text)
 			}
-			var pe *chat.ProviderError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v (%T) is not a *chat.ProviderError", err, err)
-			}
-			if pe.Provider != "bedrock" || pe.StatusCode != tc.wantStatus || pe.Type != tc.wantType || pe.Err == nil {
-				t.Errorf("provider error = %+v", pe)
-			}
-			if pe.Temporary() != (tc.wantStatus == 429 || tc.wantStatus >= 500) {
-				t.Errorf("Temporary() = %v for %d", pe.Temporary(), tc.wantStatus)
-			}
-			t.Log(err)
-		})
+		},
 	}
+	faults.Faults(t, []providertest.Fault{
+		{Name: "throttled twice, then the answer", Answers: []replay.Exchange{throttled, throttled, ok}},
+		{Name: "throttled, then the stream", Stream: true, Answers: []replay.Exchange{throttled, okStream}},
+		{Name: "model not ready, then the answer", Answers: []replay.Exchange{notReady, ok}},
+		{Name: "503 and 500, then the answer", Answers: []replay.Exchange{unavailable, internal, ok}},
+		{Name: "throttled on every attempt", Answers: []replay.Exchange{throttled, throttled, throttled, throttled}, Err: throttledErr},
+		{Name: "retries off", Retries: chat.Ptr(0), Answers: []replay.Exchange{throttled}, Err: throttledErr},
+		{Name: "400 is not retried", Answers: []replay.Exchange{invalid},
+			Err: &chat.ProviderError{StatusCode: 400, Type: "ValidationException", Message: "The model returned the following errors: messages: roles must alternate"}},
+		{Name: "403 is not retried, streaming", Stream: true, Answers: []replay.Exchange{denied},
+			Err: &chat.ProviderError{StatusCode: 403, Type: "AccessDeniedException", Message: "You don't have access to the model with the specified model ID."}},
+		{Name: "502 from a proxy, not JSON", Retries: chat.Ptr(0), Answers: []replay.Exchange{
+			{Status: 502, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte("<html>Bad Gateway</html>")}},
+			Err: &chat.ProviderError{StatusCode: 502, Message: "the error answer is not Bedrock's JSON"}},
+	})
 }
 
 // TestStreamExceptions: an exception frame inside a 200 stream ends it with a *chat.ProviderError

@@ -15,11 +15,11 @@ import (
 	"github.com/wield-ai/wield/internal/replay"
 )
 
-// newTestModel returns a Model talking to srv, with retry waits recorded instead of taken.
-func newTestModel(t testing.TB, srv *replay.Server, cfg Config) (*Model, *providertest.Waits) {
+// newTestModel returns a Model talking to url, with retry waits recorded instead of taken.
+func newTestModel(t testing.TB, url string, cfg Config) (*Model, *providertest.Waits) {
 	t.Helper()
 	waits := &providertest.Waits{}
-	cfg.BaseURL = srv.URL
+	cfg.BaseURL = url
 	if cfg.APIKey == "" {
 		cfg.APIKey = "test-key"
 	}

@@ -25,7 +25,7 @@ func TestReplayImageInput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			exs := providertest.Load(t, "multimodal", name)
 			srv := replay.NewServer(t, exs...)
-			m, _ := newTestModel(t, srv, Config{Model: "gemini-2.5-pro"})
+			m, _ := newTestModel(t, srv.URL, Config{Model: "gemini-2.5-pro"})
 			var rec struct {
 				Contents []struct {
 					Parts []struct {
@@ -129,7 +129,7 @@ func TestSignaturesKeepTheirPlace(t *testing.T) {
 				}
 				final := `{"candidates":[{"content":{"role":"model","parts":[{"text":"Sunny."}]},"finishReason":"STOP","index":0}],"responseId":"r2"}`
 				srv := replay.NewServer(t, first, replay.Exchange{Header: jsonHeader(), Body: []byte(final)})
-				m, _ := newTestModel(t, srv, Config{})
+				m, _ := newTestModel(t, srv.URL, Config{})
 				opts := &chat.Options{Tools: []tool.Tool{fantasyWeather(t)}}
 				history := []chat.Message{chat.User("Weather in Paris?")}
 				resp, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, stream)
@@ -202,7 +202,7 @@ func TestPartsRequest(t *testing.T) {
 		if tc.vertex {
 			m = newVertexModel(t, srv, "p", "us-east5", Config{})
 		} else {
-			m, _ = newTestModel(t, srv, Config{})
+			m, _ = newTestModel(t, srv.URL, Config{})
 		}
 		if _, err := m.Call(context.Background(), &chat.Prompt{Messages: msgs}); err != nil {
 			t.Fatal(err)
@@ -244,7 +244,7 @@ func TestPartsRequest(t *testing.T) {
 		if tc.vertex {
 			m = newVertexModel(t, srv, "p", "us-east5", Config{})
 		} else {
-			m, _ = newTestModel(t, srv, Config{})
+			m, _ = newTestModel(t, srv.URL, Config{})
 		}
 		for _, stream := range []bool{false, true} {
 			_, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: tc.msgs}, stream)
@@ -267,7 +267,7 @@ func TestImageAnswer(t *testing.T) {
 	for _, mimeType := range []string{`"mimeType":"image/png",`, ``} {
 		body := `{"candidates":[{"content":{"role":"model","parts":[{"text":"Here it is:"},{"inlineData":{` + mimeType + `"data":"iVBORw0KGgo="}}]},"finishReason":"STOP","index":0}]}`
 		srv := replay.NewServer(t, replay.Exchange{Header: jsonHeader(), Body: []byte(body)})
-		m, _ := newTestModel(t, srv, Config{})
+		m, _ := newTestModel(t, srv.URL, Config{})
 		resp, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("draw")}})
 		if err != nil {
 			t.Fatal(err)

@@ -173,7 +173,7 @@ func (tc loopCase) serve(t testing.TB) ([]replay.Exchange, *replay.Server, *Mode
 	}
 	exs := providertest.Load(t, tc.dir)
 	srv := replay.NewServer(t, exs...)
-	m, _ := newTestModel(t, srv, Config{SchemaMode: tc.mode})
+	m, _ := newTestModel(t, srv.URL, Config{SchemaMode: tc.mode})
 	return exs, srv, m
 }
 
@@ -230,7 +230,7 @@ func TestReplayLoops(t *testing.T) {
 func TestReplaySingleTurns(t *testing.T) {
 	exs := providertest.Load(t, "adk-function-tool-simple-gemini-2.5-flash")
 	srv := replay.NewServer(t, exs...)
-	m, _ := newTestModel(t, srv, Config{})
+	m, _ := newTestModel(t, srv.URL, Config{})
 	report := providertest.Tool(t, "get_weather_report", "Retrieves the current weather report for a specified city.",
 		func(_ context.Context, in struct {
 			City string `json:"city"`

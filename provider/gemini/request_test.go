@@ -278,7 +278,7 @@ func TestEchoOnSamePart(t *testing.T) {
 	srv := replay.NewServer(t,
 		replay.Exchange{Header: jsonHeader(), Body: []byte(answer)},
 		replay.Exchange{Header: jsonHeader(), Body: []byte(final)})
-	m, _ := newTestModel(t, srv, Config{})
+	m, _ := newTestModel(t, srv.URL, Config{})
 	opts := &chat.Options{Tools: []tool.Tool{fantasyWeather(t)}}
 	history := []chat.Message{chat.User("Weather in Paris and Rome?")}
 	resp, err := m.Call(context.Background(), &chat.Prompt{Messages: history, Options: opts})
@@ -375,7 +375,7 @@ func TestBlockedPrompt(t *testing.T) {
 			ex = replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte("data: " + body + "\r\n\r\n")}
 		}
 		srv := replay.NewServer(t, ex)
-		m, _ := newTestModel(t, srv, Config{})
+		m, _ := newTestModel(t, srv.URL, Config{})
 		resp, err := providertest.Run(context.Background(), m, weatherPrompt, stream)
 		if err != nil {
 			t.Fatal(err)

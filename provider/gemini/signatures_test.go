@@ -121,7 +121,7 @@ func echo(t *testing.T, ex replay.Exchange, vertex bool) json.RawMessage {
 	if vertex {
 		m = newVertexModel(t, srv, "p", "us-east5", Config{})
 	} else {
-		m, _ = newTestModel(t, srv, Config{})
+		m, _ = newTestModel(t, srv.URL, Config{})
 	}
 	history := []chat.Message{chat.User("go on")}
 	resp, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history}, stream)

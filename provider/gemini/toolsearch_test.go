@@ -13,7 +13,7 @@ import (
 // streamed, before anything is sent, so deferred tools are never sent in full unnoticed.
 func TestToolSearchRefused(t *testing.T) {
 	srv := replay.NewServer(t)
-	m, _ := newTestModel(t, srv, Config{Model: "gemini-2.5-flash"})
+	m, _ := newTestModel(t, srv.URL, Config{Model: "gemini-2.5-flash"})
 	p := &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: &chat.Options{ToolSearch: &chat.ToolSearch{Kind: chat.ToolSearchServer}}}
 	if _, err := m.Call(context.Background(), p); !errors.Is(err, chat.ErrToolSearchUnsupported) {
 		t.Errorf("Call: err = %v", err)

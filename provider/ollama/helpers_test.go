@@ -50,11 +50,11 @@ func load(t testing.TB, name string) []replay.Exchange {
 	return exs
 }
 
-// newTestModel returns a Model talking to srv, with retry waits recorded instead of taken.
-func newTestModel(t testing.TB, srv *replay.Server, cfg Config) (*Model, *providertest.Waits) {
+// newTestModel returns a Model talking to url, with retry waits recorded instead of taken.
+func newTestModel(t testing.TB, url string, cfg Config) (*Model, *providertest.Waits) {
 	t.Helper()
 	waits := &providertest.Waits{}
-	cfg.BaseURL = srv.URL
+	cfg.BaseURL = url
 	cfg.sleep = waits.Sleep
 	m, err := New(cfg)
 	if err != nil {

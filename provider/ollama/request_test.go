@@ -273,7 +273,7 @@ func TestThinking(t *testing.T) {
 	srv := replay.NewServer(t,
 		replay.Exchange{Header: ndjsonHeader(), Body: []byte(strings.Join(lines, "\n") + "\n")},
 		replay.Exchange{Header: jsonHeader(), Body: []byte(final)})
-	m, _ := newTestModel(t, srv, Config{Model: "qwen3"})
+	m, _ := newTestModel(t, srv.URL, Config{Model: "qwen3"})
 	tools := []tool.Tool{weatherTool(t)}
 	history := []chat.Message{chat.User("weather in Oslo and Bergen?")}
 	p := &chat.Prompt{Messages: history, Options: &chat.Options{Tools: tools, Extra: map[string]any{ExtraThink: true}}}
