@@ -267,3 +267,25 @@ func (w *Waits) All() []time.Duration {
 	defer w.mu.Unlock()
 	return slices.Clone(w.d)
 }
+
+// ToolSearchRefused checks a model without native tool search: a request asking for one is
+// refused with chat.ErrToolSearchUnsupported, called or streamed, before anything is sent, so
+// deferred tools are never sent in full unnoticed.
+func (tg Target) ToolSearchRefused(t testing.TB) {
+	t.Helper()
+	srv := replay.NewServer(t)
+	m := tg.New(t, srv.URL)
+	p := &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: &chat.Options{ToolSearch: &chat.ToolSearch{Kind: chat.ToolSearchServer}}}
+	if _, err := m.Call(context.Background(), p); !errors.Is(err, chat.ErrToolSearchUnsupported) {
+		t.Errorf("Call: err = %v", err)
+	}
+	for _, err := range m.Stream(context.Background(), p) {
+		if !errors.Is(err, chat.ErrToolSearchUnsupported) {
+			t.Errorf("Stream: err = %v", err)
+		}
+		break
+	}
+	if srv.Served() != 0 {
+		t.Errorf("%d requests sent", srv.Served())
+	}
+}

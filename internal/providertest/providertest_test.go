@@ -271,3 +271,34 @@ func TestGolden(t *testing.T) {
 		t.Error("a missing golden file passed")
 	}
 }
+
+// refusing is a lineModel that refuses native tool search before sending anything.
+type refusing struct{ lineModel }
+
+func (m *refusing) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
+	if err := chat.RefuseToolSearch("toy", p.Options); err != nil {
+		return nil, err
+	}
+	return m.lineModel.Call(ctx, p)
+}
+
+func (m *refusing) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
+	if err := chat.RefuseToolSearch("toy", p.Options); err != nil {
+		return func(yield func(*chat.Response, error) bool) { yield(nil, err) }
+	}
+	return m.lineModel.Stream(ctx, p)
+}
+
+// TestToolSearchRefusedCheck: the check passes a model that refuses tool search, and catches one
+// that sends the request.
+func TestToolSearchRefusedCheck(t *testing.T) {
+	for _, refuses := range []bool{true, false} {
+		tg := Target{New: func(_ testing.TB, url string) chat.Model {
+			if refuses {
+				return &refusing{lineModel{url: url}}
+			}
+			return &lineModel{url: url}
+		}}
+		expectCaught(t, !refuses, tg.ToolSearchRefused)
+	}
+}
