@@ -128,7 +128,7 @@ func TestToolWithoutArguments(t *testing.T) {
 			if err := json.Unmarshal(srv.Requests()[0].Body, &sent); err != nil || len(sent.Tools) != 1 {
 				t.Fatalf("sent tools: %v %s", err, srv.Requests()[0].Body)
 			}
-			if !jsonEqual(t, string(sent.Tools[0].InputSchema), `{"type":"object","properties":{}}`) {
+			if !providertest.JSONEqual(t, string(sent.Tools[0].InputSchema), `{"type":"object","properties":{}}`) {
 				t.Errorf("input_schema = %s", sent.Tools[0].InputSchema)
 			}
 		})
@@ -194,7 +194,7 @@ func TestForcedToolUse(t *testing.T) {
 			if !reflect.DeepEqual(sent.ToolChoice, want) {
 				t.Errorf("tool_choice = %v, want %v", sent.ToolChoice, want)
 			}
-			if len(sent.Tools) != 1 || !jsonEqual(t, string(sent.Tools[0].InputSchema), schema) {
+			if len(sent.Tools) != 1 || !providertest.JSONEqual(t, string(sent.Tools[0].InputSchema), schema) {
 				t.Errorf("tools = %s", srv.Requests()[0].Body)
 			}
 		})

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"reflect"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/aws/smithy-go/transport/http/protocol/restjson1"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/providertest/awstest"
 	"github.com/wield-ai/wield/internal/replay"
 )
@@ -236,7 +236,7 @@ func checkResponse(t testing.TB, got *chat.Response, want expected) {
 	}
 	for i, c := range g.Message.ToolCalls {
 		w := want.calls[i]
-		if c.ID != w.ID || c.Name != w.Name || c.Index != w.Index || !jsonEqual(t, c.Arguments, w.Arguments) {
+		if c.ID != w.ID || c.Name != w.Name || c.Index != w.Index || !providertest.JSONEqual(t, c.Arguments, w.Arguments) {
 			t.Errorf("tool call %d = %+v, want %+v", i, c, w)
 		}
 	}
@@ -248,29 +248,15 @@ func checkResponse(t testing.TB, got *chat.Response, want expected) {
 	}
 }
 
-func jsonEqual(t testing.TB, a, b string) bool {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal([]byte(a), &x); err != nil {
-		t.Errorf("not JSON: %q: %v", a, err)
-		return false
-	}
-	if err := json.Unmarshal([]byte(b), &y); err != nil {
-		t.Errorf("not JSON: %q: %v", b, err)
-		return false
-	}
-	return reflect.DeepEqual(x, y)
-}
-
 // checkBody asserts that a request body means the same JSON as want.
 func checkBody(t testing.TB, sent []byte, want string) {
 	t.Helper()
-	if !jsonEqual(t, string(sent), want) {
-		var g, w any
-		_ = json.Unmarshal(sent, &g)
-		_ = json.Unmarshal([]byte(want), &w)
-		gs, _ := json.MarshalIndent(g, "", "  ")
-		ws, _ := json.MarshalIndent(w, "", "  ")
-		t.Errorf("request differs:\n--- sent\n%s\n--- want\n%s", gs, ws)
+	var g, w any
+	if err := json.Unmarshal(sent, &g); err != nil {
+		t.Fatalf("request body: %v\n%s", err, sent)
 	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("wanted body: %v\n%s", err, want)
+	}
+	providertest.Same(t, "the request sent", g, w)
 }

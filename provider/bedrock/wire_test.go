@@ -271,7 +271,7 @@ func TestReasoning(t *testing.T) {
 			t.Fatalf("assistant turn %s", got)
 		}
 		for i := range got {
-			if !jsonEqual(t, string(got[i]), wantBlocks[i]) {
+			if !providertest.JSONEqual(t, string(got[i]), wantBlocks[i]) {
 				t.Errorf("stream %v: block %d = %s, want %s", stream, i, got[i], wantBlocks[i])
 			}
 		}

@@ -138,7 +138,7 @@ func TestSignaturesKeepTheirPlace(t *testing.T) {
 				}
 				msg := resp.Generations[0].Message
 				if msg.Text() != tc.wantText || !reflect.DeepEqual(msg.Parts, tc.wantParts) {
-					t.Fatalf("message %s", jsonString(msg))
+					t.Fatalf("message %s", providertest.Indent(msg))
 				}
 				if resp.HasToolCalls() {
 					history = providertest.Execute(t, &chat.Prompt{Messages: history, Options: opts}, resp)
@@ -165,7 +165,7 @@ func TestStoredTextSignature(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(parts) != 1 || parts[0].Text != "Hi." || string(parts[0].ThoughtSignature) != "signature two" {
-		t.Fatalf("parts %s", jsonString(parts))
+		t.Fatalf("parts %s", providertest.Indent(parts))
 	}
 }
 
@@ -276,7 +276,7 @@ func TestImageAnswer(t *testing.T) {
 		msg := resp.Generations[0].Message
 		if msg.Content != "Here it is:" || len(msg.Parts) != 1 || msg.Parts[0].Kind != content.KindImage ||
 			msg.Parts[0].MediaType != "image/png" || string(msg.Parts[0].Data) != "\x89PNG\r\n\x1a\n" {
-			t.Fatalf("message %s", jsonString(msg))
+			t.Fatalf("message %s", providertest.Indent(msg))
 		}
 	}
 }

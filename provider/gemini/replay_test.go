@@ -301,6 +301,6 @@ func checkRequest(t testing.TB, i int, got replay.Request, ex replay.Exchange, i
 	}
 	body := normalize(t, got.Body)
 	if !reflect.DeepEqual(body, want) {
-		t.Errorf("exchange %d: request body differs from the recording\n got: %s\nwant: %s", i+1, jsonString(body), jsonString(want))
+		t.Errorf("exchange %d: request body differs from the recording\n got: %s\nwant: %s", i+1, providertest.Indent(body), providertest.Indent(want))
 	}
 }

@@ -155,7 +155,7 @@ func TestCandidates(t *testing.T) {
 			}}},
 		}
 		if !reflect.DeepEqual(resp.Generations, want) {
-			t.Fatalf("generations %s", jsonString(resp.Generations))
+			t.Fatalf("generations %s", providertest.Indent(resp.Generations))
 		}
 		if len(resp.ToolCalls()) != 2 || resp.Usage.TotalTokens != 12 {
 			t.Fatalf("calls %d usage %+v", len(resp.ToolCalls()), resp.Usage)

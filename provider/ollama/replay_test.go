@@ -44,7 +44,7 @@ func checkRequest(t testing.TB, got replay.Request, ex replay.Exchange, ignoreSt
 		edit(want)
 	}
 	if !reflect.DeepEqual(body, want) {
-		t.Errorf("request body differs from the recording\n got: %s\nwant: %s", jsonString(body), jsonString(want))
+		t.Errorf("request body differs from the recording\n got: %s\nwant: %s", providertest.Indent(body), providertest.Indent(want))
 	}
 }
 
