@@ -40,6 +40,18 @@ func BothWays(faults ...Fault) []Fault {
 	return out
 }
 
+// MaxRetries maps retries, how many times a model may retry (nil: the provider's default), onto
+// the MaxRetries setting of a provider whose zero means its default and a negative value none.
+func MaxRetries(retries *int) int {
+	switch {
+	case retries == nil:
+		return 0
+	case *retries == 0:
+		return -1
+	}
+	return *retries
+}
+
 // FaultTarget is a chat.Model under a fault table.
 type FaultTarget struct {
 	// Provider names the provider in the errors.

@@ -132,3 +132,17 @@ func (m *retryModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat
 		yield(m.Call(ctx, p))
 	}
 }
+
+func TestMaxRetries(t *testing.T) {
+	for _, tc := range []struct {
+		retries *int
+		want    int
+	}{{nil, 0}, {chat.Ptr(0), -1}, {chat.Ptr(3), 3}} {
+		if got := MaxRetries(tc.retries); got != tc.want {
+			t.Errorf("MaxRetries(%v) = %d, want %d", tc.retries, got, tc.want)
+		}
+	}
+	if (EmbedOptions{}).MaxRetries() != 0 || (EmbedOptions{NoRetries: true}).MaxRetries() != -1 {
+		t.Error("EmbedOptions.MaxRetries")
+	}
+}

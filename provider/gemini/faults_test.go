@@ -27,14 +27,7 @@ func jsonHeader() http.Header { return http.Header{"Content-Type": {"application
 var faults = providertest.FaultTarget{
 	Provider: "gemini",
 	New: func(t testing.TB, url string, retries *int) (chat.Model, *providertest.Waits) {
-		var cfg Config
-		if retries != nil {
-			cfg.MaxRetries = *retries
-			if *retries == 0 {
-				cfg.MaxRetries = -1
-			}
-		}
-		return newTestModel(t, url, cfg)
+		return newTestModel(t, url, Config{MaxRetries: providertest.MaxRetries(retries)})
 	},
 	Prompt: weatherPrompt,
 	Wraps:  true,

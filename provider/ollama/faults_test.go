@@ -35,14 +35,7 @@ func faults(t testing.TB) providertest.FaultTarget {
 	return providertest.FaultTarget{
 		Provider: "ollama",
 		New: func(t testing.TB, url string, retries *int) (chat.Model, *providertest.Waits) {
-			var cfg Config
-			if retries != nil {
-				cfg.MaxRetries = *retries
-				if *retries == 0 {
-					cfg.MaxRetries = -1
-				}
-			}
-			return newTestModel(t, url, cfg)
+			return newTestModel(t, url, Config{MaxRetries: providertest.MaxRetries(retries)})
 		},
 		Prompt: weatherPrompt(t),
 		Answer: func(t testing.TB, resp *chat.Response, _ replay.Exchange) {
