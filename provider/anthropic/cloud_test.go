@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -321,24 +320,14 @@ func TestBedrockAuth(t *testing.T) {
 
 	t.Run("environment credentials and region", func(t *testing.T) {
 		awstest.Isolate(t)
-		t.Setenv("AWS_ACCESS_KEY_ID", "AKIDENV")
-		t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
-		t.Setenv("AWS_REGION", "eu-west-3")
-		r := send(t, BedrockConfig{})
-		if auth := r.Header.Get("Authorization"); !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDENV/") || !strings.Contains(auth, "/eu-west-3/bedrock/") {
-			t.Errorf("authorization = %q", auth)
-		}
+		awstest.Environment(t, "AKIDENV", "eu-west-3")
+		awstest.CheckSigned(t, send(t, BedrockConfig{}).Header.Get("Authorization"), "AKIDENV", "eu-west-3")
 	})
 	t.Run("shared profile, region given", func(t *testing.T) {
 		awstest.Isolate(t)
-		dir := t.TempDir()
-		creds := filepath.Join(dir, "credentials")
-		writeFile(t, creds, "[team]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = secret\n")
-		t.Setenv("AWS_SHARED_CREDENTIALS_FILE", creds)
+		awstest.Profile(t, "team", "AKIDPROFILE", "")
 		r := send(t, BedrockConfig{Profile: "team", Region: "ap-northeast-1"})
-		if auth := r.Header.Get("Authorization"); !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDPROFILE/") || !strings.Contains(auth, "/ap-northeast-1/bedrock/") {
-			t.Errorf("authorization = %q", auth)
-		}
+		awstest.CheckSigned(t, r.Header.Get("Authorization"), "AKIDPROFILE", "ap-northeast-1")
 	})
 	t.Run("Bedrock API key", func(t *testing.T) {
 		awstest.Isolate(t)
@@ -506,13 +495,6 @@ func TestVertexErrors(t *testing.T) {
 			t.Fatalf("error = %v", err)
 		}
 	})
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func toolsOf(ts ...tool.Tool) []tool.Tool { return ts }

@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -271,25 +269,13 @@ func TestAuth(t *testing.T) {
 	}
 	t.Run("environment credentials and region", func(t *testing.T) {
 		awstest.Isolate(t)
-		t.Setenv("AWS_ACCESS_KEY_ID", "AKIDENV")
-		t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
-		t.Setenv("AWS_REGION", "eu-central-1")
-		r := send(t, "", Config{})
-		if auth := r.Header.Get("Authorization"); !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDENV/") || !strings.Contains(auth, "/eu-central-1/bedrock/") {
-			t.Errorf("authorization = %q", auth)
-		}
+		awstest.Environment(t, "AKIDENV", "eu-central-1")
+		awstest.CheckSigned(t, send(t, "", Config{}).Header.Get("Authorization"), "AKIDENV", "eu-central-1")
 	})
 	t.Run("shared profile", func(t *testing.T) {
 		awstest.Isolate(t)
-		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "credentials"), "[team]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = secret\n")
-		writeFile(t, filepath.Join(dir, "config"), "[profile team]\nregion = ap-southeast-2\n")
-		t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
-		t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
-		r := send(t, "", Config{Profile: "team"})
-		if auth := r.Header.Get("Authorization"); !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDPROFILE/") || !strings.Contains(auth, "/ap-southeast-2/bedrock/") {
-			t.Errorf("authorization = %q", auth)
-		}
+		awstest.Profile(t, "team", "AKIDPROFILE", "ap-southeast-2")
+		awstest.CheckSigned(t, send(t, "", Config{Profile: "team"}).Header.Get("Authorization"), "AKIDPROFILE", "ap-southeast-2")
 	})
 	// A bearer token only travels over HTTPS: these tests serve TLS on 127.0.0.1.
 	tlsServer := func(t *testing.T) (*httptest.Server, *[]string) {
@@ -375,13 +361,6 @@ func TestAuth(t *testing.T) {
 				t.Fatalf("error = %v, want one containing %q", err, tc.want)
 			}
 		})
-	}
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
 	}
 }
 

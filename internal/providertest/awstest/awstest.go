@@ -8,7 +8,10 @@ package awstest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -43,6 +46,42 @@ func Isolate(t *testing.T) {
 		"AWS_RETRY_MODE":              "",
 	} {
 		t.Setenv(k, v)
+	}
+}
+
+// Environment puts the access key keyID (its secret "secret") and region in the environment, for
+// the configuration chain to find. Call Isolate first.
+func Environment(t *testing.T, keyID, region string) {
+	t.Setenv("AWS_ACCESS_KEY_ID", keyID)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
+	t.Setenv("AWS_REGION", region)
+}
+
+// Profile writes shared credentials and configuration files holding the profile name, with the
+// access key keyID and, unless it is empty, region, and points the environment at them. Call
+// Isolate first.
+func Profile(t *testing.T, name, keyID, region string) {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{"credentials": fmt.Sprintf("[%s]\naws_access_key_id = %s\naws_secret_access_key = secret\n", name, keyID)}
+	if region != "" {
+		files["config"] = fmt.Sprintf("[profile %s]\nregion = %s\n", name, region)
+	}
+	for file, content := range files {
+		path := filepath.Join(dir, file)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(map[string]string{"credentials": "AWS_SHARED_CREDENTIALS_FILE", "config": "AWS_CONFIG_FILE"}[file], path)
+	}
+}
+
+// CheckSigned fails t unless auth, the Authorization header of a request to Bedrock, is an AWS
+// SigV4 signature with the access key keyID in region.
+func CheckSigned(t testing.TB, auth, keyID, region string) {
+	t.Helper()
+	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential="+keyID+"/") || !strings.Contains(auth, "/"+region+"/bedrock/") {
+		t.Errorf("authorization = %q, want a signature by %s in %s", auth, keyID, region)
 	}
 }
 
