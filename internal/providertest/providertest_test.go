@@ -302,3 +302,23 @@ func TestToolSearchRefusedCheck(t *testing.T) {
 		expectCaught(t, !refuses, tg.ToolSearchRefused)
 	}
 }
+
+func TestRecorded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "answer.json")
+	if err := os.WriteFile(file, []byte(`{"ok":true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := Recorded(file, "application/json")
+	defer srv.Close()
+	for range 2 {
+		res, err := http.Post(srv.URL, "text/plain", strings.NewReader("anything"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if string(body) != `{"ok":true}` || res.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("answer %s %q", res.Header.Get("Content-Type"), body)
+		}
+	}
+}
