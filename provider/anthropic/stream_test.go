@@ -102,13 +102,7 @@ func TestToolWithoutArguments(t *testing.T) {
 			noArgs := funcTool{def: tool.Definition{Name: "updateIssueList", Description: "Update the issue list"},
 				fn: func(context.Context, string) (string, error) { return "updated", nil }}
 			p := &chat.Prompt{Messages: []chat.Message{chat.User("Update the issue list")}, Options: &chat.Options{Tools: []tool.Tool{noArgs}}}
-			var resp *chat.Response
-			var err error
-			if strings.Contains(name, "stream") {
-				resp, err = chat.Aggregate(m.Stream(context.Background(), p))
-			} else {
-				resp, err = m.Call(context.Background(), p)
-			}
+			resp, err := providertest.Run(context.Background(), m, p, strings.Contains(name, "stream"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,13 +157,7 @@ func TestForcedToolUse(t *testing.T) {
 				Messages: []chat.Message{chat.User("Generate 4 weather reports.")},
 				Options:  &chat.Options{Tools: []tool.Tool{jsonTool}, ToolChoice: "json", ParallelToolCalls: chat.Ptr(false)},
 			}
-			var resp *chat.Response
-			var err error
-			if strings.Contains(tc.name, "stream") {
-				resp, err = chat.Aggregate(m.Stream(context.Background(), p))
-			} else {
-				resp, err = m.Call(context.Background(), p)
-			}
+			resp, err := providertest.Run(context.Background(), m, p, strings.Contains(tc.name, "stream"))
 			if err != nil {
 				t.Fatal(err)
 			}
