@@ -199,12 +199,7 @@ func TestGeneratedImages(t *testing.T) {
 	got = answerOf(t, newModel, stream, prompt, true)
 	wantParts(t, got, "Here is a dot.", want)
 
-	rm := newTestModel(t, NewResponses, "http://127.0.0.1:1", Config{Model: "gpt-5"})
-	req, err := rm.request(&chat.Prompt{Messages: []chat.Message{chat.User("Draw a dot."), got, chat.User("Bigger.")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	input, _ := json.Marshal(req.params.Input)
+	input := sentInput(t, []chat.Message{chat.User("Draw a dot."), got, chat.User("Bigger.")})
 	if !sameJSONText(t, input, `[{"role":"user","content":"Draw a dot."},
 		{"type":"image_generation_call","id":"ig_1","status":"completed","result":"`+b64(answerPNG)+`"},
 		{"role":"assistant","content":"Here is a dot."},{"role":"user","content":"Bigger."}]`) {
