@@ -104,19 +104,7 @@ func TestErrors(t *testing.T) {
 // finish reason.
 func TestStreamCut(t *testing.T) {
 	ex := providertest.Load(t, "vercel-tool-call-stream-gemini-3-pro-preview")[0]
-	firstEnd := bytes.Index(ex.Body, []byte("\r\n\r\n")) + 4
-	tests := []struct {
-		name      string
-		ex        replay.Exchange
-		wantCalls int
-	}{
-		{"inside the call event", replay.Exchange{Header: ex.Header, Body: ex.Body, CutAfter: firstEnd / 2}, 0},
-		{"after the call event", replay.Exchange{Header: ex.Header, Body: ex.Body, CutAfter: firstEnd + 10}, 1},
-		{"clean end before the finish", replay.Exchange{Header: ex.Header, Body: ex.Body[:firstEnd]}, 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { target.StreamCut(t, tt.ex, tt.wantCalls) })
-	}
+	target.StreamCuts(t, ex, bytes.Index(ex.Body, []byte("\r\n\r\n"))+4, "call event")
 }
 
 // TestMalformedJSON proves a garbled body is an error, not a panic.

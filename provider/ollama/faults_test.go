@@ -108,19 +108,7 @@ func TestErrors(t *testing.T) {
 // answer, though Ollama's client itself ignores a broken stream.
 func TestStreamCut(t *testing.T) {
 	ex := load(t, "docs-tool-call-stream-llama3.2")[0]
-	firstEnd := bytes.IndexByte(ex.Body, '\n') + 1
-	tests := []struct {
-		name      string
-		ex        replay.Exchange
-		wantCalls int
-	}{
-		{"inside the tool-call line", replay.Exchange{Header: ex.Header, Body: ex.Body, CutAfter: firstEnd / 2}, 0},
-		{"after the tool-call line", replay.Exchange{Header: ex.Header, Body: ex.Body, CutAfter: firstEnd + 10}, 1},
-		{"clean end before done", replay.Exchange{Header: ex.Header, Body: ex.Body[:firstEnd]}, 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { target(t).StreamCut(t, tt.ex, tt.wantCalls) })
-	}
+	target(t).StreamCuts(t, ex, bytes.IndexByte(ex.Body, '\n')+1, "tool-call line")
 	t.Run("call", func(t *testing.T) {
 		body := load(t, "docs-tool-call-llama3.2")[0].Body
 		srv := replay.NewServer(t, replay.Exchange{Header: jsonHeader(), Body: body, CutAfter: len(body) / 2})
