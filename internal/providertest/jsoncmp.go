@@ -22,6 +22,18 @@ func JSONEqual(t testing.TB, a, b string) bool {
 	return reflect.DeepEqual(x, y)
 }
 
+// Canonical returns the JSON text b encoded again, compact and with its object keys sorted, so
+// that texts of equal JSON compare equal. A b that is not JSON fails t.
+func Canonical(t testing.TB, b []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("not JSON: %q: %v", b, err)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
 // Indent returns v as indented JSON, for a failure message.
 func Indent(v any) string {
 	b, _ := json.MarshalIndent(v, "", "  ")

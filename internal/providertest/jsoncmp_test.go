@@ -17,6 +17,15 @@ func TestJSONEqual(t *testing.T) {
 	}
 }
 
+func TestCanonical(t *testing.T) {
+	if got := Canonical(t, []byte(` {"b": [1, {"d": 2, "c": 3}], "a": null} `)); got != `{"a":null,"b":[1,{"c":3,"d":2}]}` {
+		t.Errorf("Canonical = %s", got)
+	}
+	if failed, _ := check(t, func(t testing.TB) { Canonical(t, []byte("{")) }); !failed {
+		t.Error("a text that is not JSON passed")
+	}
+}
+
 func TestNormalize(t *testing.T) {
 	emptyObject := func(_ string, v any) bool { m, ok := v.(map[string]any); return ok && len(m) == 0 }
 	got := Normalize(t, []byte(`{"a":{},"b":{"c":{}},"d":[{"e":{}},1],"f":"","g":[]}`), emptyObject)

@@ -148,7 +148,7 @@ func TestSignaturesKeepTheirPlace(t *testing.T) {
 				if _, err := m.Call(context.Background(), &chat.Prompt{Messages: history, Options: opts}); err != nil {
 					t.Fatal(err)
 				}
-				if got := sentModelTurn(t, srv.Requests()[1].Body); !sameJSON(t, got, tc.sent) {
+				if got := sentModelTurn(t, srv.Requests()[1].Body); !providertest.JSONEqual(t, string(got), tc.sent) {
 					t.Fatalf("sent %s\nwant %s", got, tc.sent)
 				}
 			})
@@ -211,7 +211,7 @@ func TestPartsRequest(t *testing.T) {
 		if err := json.Unmarshal(srv.Requests()[0].Body, &sent); err != nil {
 			t.Fatal(err)
 		}
-		if !sameJSON(t, sent.Contents, tc.want) {
+		if !providertest.JSONEqual(t, string(sent.Contents), tc.want) {
 			t.Errorf("vertex=%v: contents %s", tc.vertex, sent.Contents)
 		}
 	}

@@ -323,21 +323,9 @@ func TestEchoOnSamePart(t *testing.T) {
 	wantResults := `{"parts":[
 		{"functionResponse":{"id":"fc-1","name":"weather","response":{"result":"40 C"}}},
 		{"functionResponse":{"id":"fc-2","name":"weather","response":{"result":"40 C"}}}],"role":"user"}`
-	if len(sent.Contents) != 3 || !sameJSON(t, sent.Contents[1], wantModel) || !sameJSON(t, sent.Contents[2], wantResults) {
+	if len(sent.Contents) != 3 || !providertest.JSONEqual(t, string(sent.Contents[1]), wantModel) || !providertest.JSONEqual(t, string(sent.Contents[2]), wantResults) {
 		t.Fatalf("sent contents: %s", srv.Requests()[1].Body)
 	}
-}
-
-func sameJSON(t *testing.T, a json.RawMessage, b string) bool {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal(a, &x); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(b), &y); err != nil {
-		t.Fatal(err)
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 func TestFinishReasons(t *testing.T) {

@@ -108,29 +108,17 @@ func TestToolResultImages(t *testing.T) {
 		{"role":"tool","tool_call_id":"c1","content":"sales:\n(The result's images and files follow in the next message.)"},
 		{"role":"tool","tool_call_id":"c2","content":"sunny"},
 		{"role":"user","content":[{"type":"text","text":"Images and files the chart call c1 returned:"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}]`
-	if !sameJSONText(t, got, want) {
+	if !providertest.JSONEqual(t, string(got), want) {
 		t.Errorf("chat messages:\n%s", got)
 	}
 
 	got = sentInput(t, msgs)
 	var items []json.RawMessage
 	if err := json.Unmarshal(got, &items); err != nil || len(items) != 5 ||
-		!sameJSONText(t, items[3], `{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"sales:"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="}]}`) ||
-		!sameJSONText(t, items[4], `{"type":"function_call_output","call_id":"c2","output":"sunny"}`) {
+		!providertest.JSONEqual(t, string(items[3]), `{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"sales:"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="}]}`) ||
+		!providertest.JSONEqual(t, string(items[4]), `{"type":"function_call_output","call_id":"c2","output":"sunny"}`) {
 		t.Errorf("responses input:\n%s", got)
 	}
-}
-
-func sameJSONText(t *testing.T, a []byte, b string) bool {
-	t.Helper()
-	var va, vb any
-	if err := json.Unmarshal(a, &va); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(b), &vb); err != nil {
-		t.Fatal(err)
-	}
-	return jsonEqual(va, vb)
 }
 
 // Parts an API cannot take, and malformed parts, are refused before any request, naming the
@@ -245,7 +233,7 @@ func TestMistralParts(t *testing.T) {
 		{"role":"assistant","tool_calls":[{"id":"abcDEF123","type":"function","function":{"name":"chart","arguments":"{}"}}]},
 		{"role":"tool","tool_call_id":"abcDEF123","name":"chart","content":[{"type":"text","text":"sales:"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},
 		{"role":"assistant","content":[{"type":"text","text":"Here is the chart again:"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}]`
-	if !sameJSONText(t, got, want) {
+	if !providertest.JSONEqual(t, string(got), want) {
 		t.Errorf("Mistral messages:\n%s", got)
 	}
 }
@@ -278,7 +266,7 @@ func TestAssistantMedia(t *testing.T) {
 		{"role":"user","content":[{"type":"text","text":"Images and files of your previous answer:"},` + img + `,` + img + `,
 			{"type":"text","text":"Images and files the check call c1 returned:"},` + img + `]},
 		{"role":"user","content":"Thanks."}]`
-	if !sameJSONText(t, got, want) {
+	if !providertest.JSONEqual(t, string(got), want) {
 		t.Errorf("chat messages:\n%s", got)
 	}
 
@@ -291,7 +279,7 @@ func TestAssistantMedia(t *testing.T) {
 		{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"fine"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="}]},
 		{"role":"user","content":[{"type":"input_text","text":"Images and files of your previous answer:"},` + rimg + `]},
 		{"role":"user","content":"Thanks."}]`
-	if !sameJSONText(t, got, want) {
+	if !providertest.JSONEqual(t, string(got), want) {
 		t.Errorf("responses input:\n%s", got)
 	}
 }
