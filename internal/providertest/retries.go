@@ -3,6 +3,8 @@ package providertest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,8 +74,8 @@ type FaultTarget struct {
 
 // Faults runs each row as a subtest: the model sends ft.Prompt to a server giving the row's
 // answers and must ask for them all, every attempt with the same request, then return the
-// row's error, a *chat.ProviderError whose Temporary says whether its status is worth a retry,
-// or else the last answer.
+// row's error, a *chat.ProviderError whose Temporary says whether its status is worth a retry
+// and whose Error gives the status, or else the last answer.
 func (ft FaultTarget) Faults(t *testing.T, rows []Fault) {
 	for _, row := range rows {
 		t.Run(row.Name, func(t *testing.T) { ft.Check(t, row) })
@@ -115,6 +117,9 @@ func (ft FaultTarget) Check(t testing.TB, row Fault) {
 	w := row.Err
 	if pe.Provider != ft.Provider || pe.StatusCode != w.StatusCode || pe.Type != w.Type || pe.Code != w.Code || pe.Message != w.Message {
 		t.Errorf("provider error = %+v, want %+v", pe, w)
+	}
+	if !strings.Contains(pe.Error(), fmt.Sprintf("HTTP %d", w.StatusCode)) {
+		t.Errorf("Error() = %q, want it to give the status", pe.Error())
 	}
 	if ft.Wraps && pe.Err == nil {
 		t.Errorf("provider error %+v wraps no SDK error", pe)
