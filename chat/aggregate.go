@@ -44,8 +44,10 @@ const manyLimit = 8
 type genState struct {
 	index  int
 	text   []string
+	text0  [8]string // text's first backing array: most answers of a stream come in a few chunks
 	call0  callState // the first call, the only one of most responses
 	calls  []*callState
+	calls0 [2]*callState      // calls' first backing array
 	lastOf map[int]*callState // the latest call of each tool-call index, once there are many calls
 	reason []Reasoning
 	server []ServerTool
@@ -57,7 +59,7 @@ type genState struct {
 func (g *genState) addText(text string) {
 	if len(g.parts) == 0 {
 		if g.text == nil {
-			g.text = make([]string, 0, 8)
+			g.text = g.text0[:0]
 		}
 		g.text = append(g.text, text)
 		return
@@ -78,8 +80,9 @@ func (g *genState) addPart(p content.Part) {
 
 type callState struct {
 	call  ToolCall
-	args0 string   // the first argument fragment
-	args  []string // the later ones
+	args0 string    // the first argument fragment
+	args  []string  // all of them, once there are several
+	argsA [4]string // args' first backing array
 }
 
 // Add merges one chunk.
@@ -190,6 +193,9 @@ func (g *genState) addCall(d ToolCall) {
 			c = &callState{}
 		}
 		c.call.Index = d.Index
+		if g.calls == nil {
+			g.calls = g.calls0[:0]
+		}
 		g.calls = append(g.calls, c)
 		if g.lastOf != nil {
 			g.lastOf[d.Index] = c
@@ -215,8 +221,7 @@ func (g *genState) addCall(d ToolCall) {
 		c.args0 = d.Arguments
 	default:
 		if c.args == nil {
-			c.args = make([]string, 1, 4)
-			c.args[0] = c.args0
+			c.args = append(c.argsA[:0], c.args0)
 		}
 		c.args = append(c.args, d.Arguments)
 	}
@@ -242,10 +247,15 @@ func join(fragments []string) string {
 
 // Response returns the response aggregated so far. It may be called more than once.
 func (a *Aggregator) Response() *Response {
-	out := &Response{ID: a.resp.ID, Model: a.resp.Model, Usage: a.resp.Usage}
 	if !a.started {
+		return &Response{ID: a.resp.ID, Model: a.resp.Model, Usage: a.resp.Usage}
+	}
+	if len(a.more) == 0 {
+		out := Delta(a.first.index, a.first.message(), a.first.finish)
+		out.ID, out.Model, out.Usage = a.resp.ID, a.resp.Model, a.resp.Usage
 		return out
 	}
+	out := &Response{ID: a.resp.ID, Model: a.resp.Model, Usage: a.resp.Usage}
 	out.Generations = make([]Generation, 0, 1+len(a.more))
 	out.Generations = append(out.Generations, a.first.generation())
 	for _, g := range a.more {
@@ -257,6 +267,10 @@ func (a *Aggregator) Response() *Response {
 }
 
 func (g *genState) generation() Generation {
+	return Generation{Index: g.index, Message: g.message(), FinishReason: g.finish}
+}
+
+func (g *genState) message() Message {
 	msg := Message{Role: RoleAssistant, Content: join(g.text), Parts: slices.Clone(g.parts), Reasoning: slices.Clone(g.reason),
 		ServerTools: slices.Clone(g.server)}
 	if len(g.calls) > 0 {
@@ -266,7 +280,7 @@ func (g *genState) generation() Generation {
 			msg.ToolCalls[i].Arguments = c.arguments()
 		}
 	}
-	return Generation{Index: g.index, Message: msg, FinishReason: g.finish}
+	return msg
 }
 
 // Aggregate drains a stream and returns the joined response. If the stream fails, Aggregate

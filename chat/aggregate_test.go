@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -137,5 +138,45 @@ func BenchmarkAggregateInterleaved(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(chunks)), "ns/fragment")
 		})
+	}
+}
+
+// TestAggregatorManyFragments joins more text, argument fragments and calls than the
+// aggregator keeps room for in itself, built with Delta and ToolCallDelta, and checks that a
+// response taken early is not changed by later chunks.
+func TestAggregatorManyFragments(t *testing.T) {
+	var a Aggregator
+	var want strings.Builder
+	for i := range 20 {
+		s := fmt.Sprintf("t%d ", i)
+		want.WriteString(s)
+		a.Add(Delta(0, Message{Role: RoleAssistant, Content: s}, ""))
+	}
+	early := a.Response()
+	for call := range 5 {
+		a.Add(ToolCallDelta(0, ToolCall{Index: call, ID: fmt.Sprint("c", call), Name: "f"}))
+		for i := range 9 {
+			a.Add(ToolCallDelta(0, ToolCall{Index: call, Arguments: fmt.Sprint(i)}))
+		}
+	}
+	a.Add(Delta(0, Message{}, FinishToolCalls))
+	r := a.Response()
+	if got := r.Text(); got != want.String() {
+		t.Fatalf("text = %q", got)
+	}
+	calls := r.ToolCalls()
+	if len(calls) != 5 {
+		t.Fatalf("calls = %+v", calls)
+	}
+	for i, c := range calls {
+		if c.ID != fmt.Sprint("c", i) || c.Arguments != "012345678" {
+			t.Fatalf("call %d = %+v", i, c)
+		}
+	}
+	if r.Generations[0].FinishReason != FinishToolCalls || len(r.Generations) != 1 || cap(r.Generations) != 1 {
+		t.Fatalf("generations = %+v", r.Generations)
+	}
+	if early.Text() != want.String() || early.HasToolCalls() || early.Generations[0].FinishReason != "" {
+		t.Fatalf("early response changed: %+v", early)
 	}
 }

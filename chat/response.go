@@ -146,3 +146,29 @@ func (r *Response) HasToolCalls() bool {
 	}
 	return false
 }
+
+// Delta returns a stream chunk that carries one generation's delta. The chunk and its
+// generation take one allocation, which counts in a stream of hundreds of chunks.
+func Delta(index int, m Message, finish FinishReason) *Response {
+	b := &struct {
+		r Response
+		g [1]Generation
+	}{}
+	b.g[0] = Generation{Index: index, Message: m, FinishReason: finish}
+	b.r.Generations = b.g[:]
+	return &b.r
+}
+
+// ToolCallDelta returns a stream chunk that carries one fragment of a tool call (see
+// [Aggregator] for how fragments join), in one allocation like [Delta].
+func ToolCallDelta(index int, call ToolCall) *Response {
+	b := &struct {
+		r Response
+		g [1]Generation
+		c [1]ToolCall
+	}{}
+	b.c[0] = call
+	b.g[0] = Generation{Index: index, Message: Message{Role: RoleAssistant, ToolCalls: b.c[:]}}
+	b.r.Generations = b.g[:]
+	return &b.r
+}

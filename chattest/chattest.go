@@ -320,7 +320,7 @@ func chunks(resp *chat.Response, size int) iter.Seq[*chat.Response] {
 		}
 		delta := func(index int, m chat.Message) *chat.Response {
 			m.Role = chat.RoleAssistant
-			return &chat.Response{Generations: []chat.Generation{{Index: index, Message: m}}}
+			return chat.Delta(index, m, "")
 		}
 		for _, g := range resp.Generations {
 			for piece := range pieces(g.Message.Content, size) {
@@ -347,21 +347,19 @@ func chunks(resp *chat.Response, size int) iter.Seq[*chat.Response] {
 						frag.ID, frag.Name, frag.Signature = c.ID, c.Name, c.Signature
 						first = false
 					}
-					if !yield(delta(g.Index, chat.Message{ToolCalls: []chat.ToolCall{frag}})) {
+					if !yield(chat.ToolCallDelta(g.Index, frag)) {
 						return
 					}
 				}
 				if first { // no arguments at all
 					frag := chat.ToolCall{Index: i, ID: c.ID, Name: c.Name, Signature: c.Signature}
-					if !yield(delta(g.Index, chat.Message{ToolCalls: []chat.ToolCall{frag}})) {
+					if !yield(chat.ToolCallDelta(g.Index, frag)) {
 						return
 					}
 				}
 			}
 			if g.FinishReason != "" {
-				d := delta(g.Index, chat.Message{})
-				d.Generations[0].FinishReason = g.FinishReason
-				if !yield(d) {
+				if !yield(chat.Delta(g.Index, chat.Message{Role: chat.RoleAssistant}, g.FinishReason)) {
 					return
 				}
 			}

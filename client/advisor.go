@@ -92,7 +92,10 @@ type Request struct {
 	emit func(*Event) bool // the stream's consumer; nil on a call
 	// borrow: emit reads an event during the call only (the consumer keeps none), so the model
 	// end may reuse one event for every chunk.
-	borrow       bool
+	borrow bool
+	// textOnly: the consumer reads the answer's text only, so the events of a tool round
+	// (calls starting and finishing, sub-agents) reach no one and the round runs as on a call.
+	textOnly     bool
 	memoryInLoop bool
 	untraced     bool        // see telemetry.startChat
 	turnIn       *turnInputs // nil for a plain turn
@@ -161,7 +164,8 @@ func (r *Request) WithEvents(fn func(ev *Event, send func(*Event) bool) bool) *R
 	c := *r
 	send := r.emit
 	c.emit = func(ev *Event) bool { return fn(ev, send) }
-	c.borrow = false // fn may keep events
+	c.borrow = false   // fn may keep events
+	c.textOnly = false // fn may read any event
 	return &c
 }
 

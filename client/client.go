@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -322,8 +323,10 @@ func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, erro
 func (rt *runtime) streamModel(ctx context.Context, req *Request) (*Response, error) {
 	p := &req.Prompt
 	ctx, call := rt.obs.startChat(ctx, p, true, req.untraced)
-	ms := &modelStream{req: req}
-	rt.model.Stream(ctx, p)(ms.add)
+	ms := req.Turn.modelStream()
+	ms.req = req
+	defer ms.release()
+	rt.model.Stream(ctx, p)(ms.yield)
 	switch {
 	case ms.err != nil:
 		call.end(ctx, ms.agg.Response(), ms.err)
@@ -338,13 +341,52 @@ func (rt *runtime) streamModel(ctx context.Context, req *Request) (*Response, er
 }
 
 // modelStream is one model stream being read: its chunks joined and passed on. One value holds
-// it all, where a range loop's state would be several allocations.
+// it all, where a range loop's state would be several allocations, and a turn reuses it for
+// each of its model streams.
 type modelStream struct {
 	req     *Request
+	yield   func(*chat.Response, error) bool // add, made once
 	agg     chat.Aggregator
 	ev      *Event // reused for every chunk when the consumer borrows events
 	err     error
 	stopped bool
+	busy    atomic.Bool // held by a stream being read; another at the same time gets its own
+	turn    bool        // the turn's own, to be reused
+}
+
+// modelStream returns a model stream to read: the turn's own unless it is in use (or there is
+// no turn).
+func (t *Turn) modelStream() *modelStream {
+	if t != nil {
+		if t.stream == nil {
+			t.stream = newModelStream()
+			t.stream.turn = true
+		}
+		if t.stream.busy.CompareAndSwap(false, true) {
+			return t.stream
+		}
+	}
+	return newModelStream()
+}
+
+func newModelStream() *modelStream {
+	ms := &modelStream{}
+	ms.yield = ms.add
+	return ms
+}
+
+// release readies the turn's model stream for the next model call; what the last one returned
+// shares nothing with it.
+func (ms *modelStream) release() {
+	if !ms.turn {
+		return
+	}
+	ev := ms.ev
+	ms.req, ms.agg, ms.err, ms.stopped = nil, chat.Aggregator{}, nil, false
+	if ev != nil {
+		*ev = Event{}
+	}
+	ms.busy.Store(false)
 }
 
 func (ms *modelStream) add(chunk *chat.Response, err error) bool {

@@ -234,6 +234,7 @@ type Turn struct {
 	messages []chat.Message // what the turn added to the conversation
 	exec     toolcall.Turn  // the turn's tool context, limit counts and observer
 	calls    int            // model calls made
+	stream   *modelStream   // reused by the turn's model streams
 	dur      *durable       // nil until the turn has a store, resumes, stops or fails
 }
 
@@ -513,7 +514,7 @@ func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Tur
 	}
 	var result *toolcall.Result
 	var err error
-	if cur.emit == nil {
+	if cur.emit == nil || cur.textOnly {
 		if plans == nil {
 			result, err = mgr.ExecuteTurn(ctx, &turn.exec, &cur.Prompt, resp)
 		} else {

@@ -353,19 +353,19 @@ func (s *Stream) Events() iter.Seq2[*Event, error] { return s.events(false) }
 // none, so the events of chunks may be one event reused.
 func (s *Stream) events(borrow bool) iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
-		s.run(borrow, func(ev *Event) bool { return yield(ev, nil) }, func(err error) { yield(nil, err) })
+		s.run(borrow, false, func(ev *Event) bool { return yield(ev, nil) }, func(err error) { yield(nil, err) })
 	}
 }
 
 // run runs the turn, handing each event to emit, its last the Done event, or its error to
 // fail. emit returning false stops the turn.
-func (s *Stream) run(borrow bool, emit func(*Event) bool, fail func(error)) {
+func (s *Stream) run(borrow, textOnly bool, emit func(*Event) bool, fail func(error)) {
 	req, ch, err := s.spec.request(s.ctx)
 	if err != nil {
 		fail(err)
 		return
 	}
-	req.borrow = borrow
+	req.borrow, req.textOnly = borrow, textOnly
 	stopped := false
 	req.emit = func(ev *Event) bool {
 		if stopped {
@@ -386,10 +386,12 @@ func (s *Stream) run(borrow bool, emit func(*Event) bool, fail func(error)) {
 }
 
 // Text yields the text of the answer as it arrives, from every model call of the turn; the text
-// of sub-agents ([AgentTool]) is not the answer's and is left out.
+// of sub-agents ([AgentTool]) is not the answer's and is left out. Since no event of a tool round
+// reaches its consumer, a round runs as on a call (sub-agents called, not streamed), unless an
+// advisor reads the stream's events ([Request.WithEvents]).
 func (s *Stream) Text() iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		s.run(true, func(ev *Event) bool {
+		s.run(true, true, func(ev *Event) bool {
 			if ev.agent != nil {
 				return true
 			}

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -147,5 +148,79 @@ func TestStreamErrorInSecondRound(t *testing.T) {
 	}
 	if !errors.Is(last, cut) || text != "first partial" {
 		t.Fatalf("text %q, err %v", text, last)
+	}
+}
+
+// TestStreamModelCallsKeepTheirResponses checks that the model streams of one turn, read with
+// the same state, give responses that share nothing: an advisor inside the loop that streams
+// twice for one iteration keeps the first response whole.
+func TestStreamModelCallsKeepTheirResponses(t *testing.T) {
+	m := chattest.New(
+		chattest.Calls(chattest.Call("weather", `{"city":"Paris"}`)).WithText("Checking. "),
+		chattest.Text("A second opinion."),
+		chattest.Text("It is sunny in Paris."),
+	).WithChunkSize(2)
+	var first *client.Response
+	twice := client.NewAdvisor(client.OrderToolCalling+1, func(ctx context.Context, req *client.Request, next client.Next) (*client.Response, error) {
+		if first != nil {
+			return next(ctx, req)
+		}
+		resp, err := next(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		first = resp
+		if _, err := next(ctx, req); err != nil {
+			return nil, err
+		}
+		return resp, nil
+	})
+	c := clienttest.New(t, m, client.WithAdvisors(twice))
+	var text strings.Builder
+	s := c.Prompt("weather?").Tools(constTool("weather", "sunny")).Stream(context.Background())
+	for chunk, err := range s.Text() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		text.WriteString(chunk)
+	}
+	if got := text.String(); got != "Checking. A second opinion.It is sunny in Paris." {
+		t.Fatalf("text = %q", got)
+	}
+	if got := s.Response().Text(); got != "It is sunny in Paris." {
+		t.Fatalf("answer = %q", got)
+	}
+	msg := first.Chat.Message()
+	if msg.Content != "Checking. " || len(msg.ToolCalls) != 1 || msg.ToolCalls[0].Arguments != `{"city":"Paris"}` {
+		t.Fatalf("first response after the second stream = %+v", msg)
+	}
+}
+
+// TestStreamTextEventsReachAdvisors checks that a Text stream, whose consumer sees no tool
+// events, still gives them to an advisor that reads the stream's events.
+func TestStreamTextEventsReachAdvisors(t *testing.T) {
+	m := chattest.New(
+		chattest.Calls(chattest.Call("weather", `{"city":"Paris"}`)),
+		chattest.Text("It is sunny in Paris."),
+	)
+	var kinds []string
+	watch := client.NewAdvisor(client.OrderToolCalling-1, func(ctx context.Context, req *client.Request, next client.Next) (*client.Response, error) {
+		return next(ctx, req.WithEvents(func(ev *client.Event, send func(*client.Event) bool) bool {
+			if ev.Tool != nil {
+				kinds = append(kinds, fmt.Sprint(ev.Tool.Kind))
+			}
+			return send(ev)
+		}))
+	})
+	c := clienttest.New(t, m, client.WithAdvisors(watch))
+	var text strings.Builder
+	for chunk, err := range c.Prompt("weather?").Tools(constTool("weather", "sunny")).Stream(context.Background()).Text() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		text.WriteString(chunk)
+	}
+	if text.String() != "It is sunny in Paris." || len(kinds) != 2 {
+		t.Fatalf("text %q, tool events seen by the advisor %v", text.String(), kinds)
 	}
 }
