@@ -46,6 +46,10 @@ type Config struct {
 	// SearchToolDescription is the search tool's description; "" means
 	// RegexSearchToolDescription for a *RegexIndex and DefaultSearchToolDescription otherwise.
 	SearchToolDescription string
+	// DisablePrerequisites keeps the search tool from bringing along the prerequisites of the
+	// tools it finds: the one tool of the set that returns an input several tools require, such
+	// as the login that returns the token they take ([Prerequisites]).
+	DisablePrerequisites bool
 	// Pinned names tools sent on every request beside the search tool, never searched for: the
 	// few tools a model needs all the time. A tool the request's ToolChoice names is pinned too.
 	Pinned []string
@@ -410,6 +414,9 @@ func (a *Advisor) initialize(ctx context.Context, req *client.Request) (*client.
 			return ts.set.reindex(ctx, a.index, ts.defs)
 		},
 		native: native,
+	}
+	if !a.cfg.DisablePrerequisites {
+		search.prereqs = func() *Prerequisites { return ts.set.prerequisites(ts.defs) }
 	}
 	ls := &loopState{search: search, pinned: ts.pinned, pinnedNames: make(map[string]bool, len(ts.pinned)),
 		native: native, searchable: ts.searchable}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -147,6 +148,32 @@ func BenchmarkIndexBuild(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			cpu.report(b)
+		})
+		b.Run(fmt.Sprintf("prerequisites/tools=%d", n), func(b *testing.B) {
+			// Every tool requires its parameters and returns one value, which others require:
+			// the prerequisites of a set are read at its first search, beside its index.
+			defs := slices.Clone(s.tools)
+			for i := range defs {
+				var in struct {
+					Properties map[string]json.RawMessage `json:"properties"`
+				}
+				if err := json.Unmarshal(defs[i].InputSchema, &in); err != nil {
+					b.Fatal(err)
+				}
+				req := slices.Sorted(maps.Keys(in.Properties))
+				schema := map[string]any{"type": "object", "properties": in.Properties, "required": req}
+				defs[i].InputSchema, _ = json.Marshal(schema)
+				defs[i].OutputSchema, _ = json.Marshal(map[string]any{"type": "object",
+					"properties": map[string]any{req[0]: map[string]any{"type": "string"}}})
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu := startCPU()
+			for i := 0; i < b.N; i++ {
+				NewPrerequisites(defs)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n)*1000, "ns/1k-tools")
 			cpu.report(b)
 		})
 		for _, kind := range []string{"keyword", "regex", "vector-hashing"} {

@@ -13,6 +13,13 @@
 // that every capability gets its best tools. One query naming several capabilities tends to
 // find the tools of the one it says most about.
 //
+// Tools that must run first come along: when a tool found requires an input that exactly one
+// tool of the set returns and several tools require (the session token of an account service,
+// returned by its login), that tool is returned too, and the search tool tells the model why
+// ([Prerequisites]). Requests never mention such inputs ("delete my account"), so no query
+// finds their source. Output schemas say what a tool returns: MCP servers advertise them, and
+// tools built from typed Go functions have them.
+//
 // Three indexes come with the package:
 //   - [KeywordIndex]: BM25F over tool names, descriptions and parameter docs, with identifier
 //     splitting and English stemming; fast, offline, the default;

@@ -78,6 +78,9 @@ type searchTool struct {
 	// native, when on and of kind chat.ToolSearchClient, has the provider load the tools found:
 	// the result names them for it ([chat.ToolSearchResult]) instead of telling the model.
 	native *nativeState
+	// prereqs, when set, returns the prerequisites of the turn's tools, brought along with the
+	// tools found.
+	prereqs func() *Prerequisites
 
 	mu    sync.Mutex
 	found []string // in order of discovery, no duplicates
@@ -98,8 +101,9 @@ func (s *searchTool) Metadata() tool.Metadata {
 	return tool.Metadata{ReadOnly: true, OpenWorld: &closed}
 }
 
-// Call runs one search: each query on its own, the results merged by [Merge]. Bad arguments and
-// bad queries are errors the model reads and can correct.
+// Call runs one search: each query on its own, the results merged by [Merge], the prerequisites
+// of the tools kept brought along ([Prerequisites.BringAlong]). Bad arguments and bad queries
+// are errors the model reads and can correct.
 func (s *searchTool) Call(ctx context.Context, args string) (string, error) {
 	queries, perQuery, err := parseSearchArgs(args, s.maxResults)
 	if err != nil {
@@ -125,6 +129,10 @@ func (s *searchTool) Call(ctx context.Context, args string) (string, error) {
 		}
 		return "", fmt.Errorf("search failed: %w", err)
 	}
+	var along []broughtAlong
+	if s.prereqs != nil {
+		merged, along = s.prereqs().bringAlong(merged, limit)
+	}
 	names := make([]string, len(merged))
 	for i, h := range merged {
 		names[i] = h.Name
@@ -133,7 +141,7 @@ func (s *searchTool) Call(ctx context.Context, args string) (string, error) {
 	if n := s.native; n != nil && n.kind == chat.ToolSearchClient && n.on.Load() {
 		return chat.ToolSearchResult(names...), nil
 	}
-	return report(queries, results, names), nil
+	return report(queries, results, names, along), nil
 }
 
 // parseSearchArgs reads the search tool's arguments: the queries, trimmed, blanks and repeats
@@ -184,17 +192,22 @@ func (t turnIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, error)
 	return out, err
 }
 
-// report tells the model what a search found: the tools' names, and with several queries which
-// query found which, so that it can search again for a capability that found nothing.
-func report(queries []string, results [][]Hit, names []string) string {
+// report tells the model what a search found: the tools' names, with several queries which
+// query found which, so that it can search again for a capability that found nothing, and why
+// the prerequisites brought along came.
+func report(queries []string, results [][]Hit, names []string, along []broughtAlong) string {
+	var b strings.Builder
 	if len(queries) == 1 {
 		switch len(names) {
 		case 0:
 			return fmt.Sprintf("No tool found for %q. Search again with other words.", queries[0])
 		case 1:
-			return "Found 1 tool, callable from your next step: " + names[0]
+			b.WriteString("Found 1 tool, callable from your next step: " + names[0])
+		default:
+			fmt.Fprintf(&b, "Found %d tools, callable from your next step: %s", len(names), strings.Join(names, ", "))
 		}
-		return fmt.Sprintf("Found %d tools, callable from your next step: %s", len(names), strings.Join(names, ", "))
+		writeAlong(&b, along)
+		return b.String()
 	}
 	if len(names) == 0 {
 		return "No tool found for any query. Search again with other words."
@@ -203,7 +216,6 @@ func report(queries []string, results [][]Hit, names []string) string {
 	for _, n := range names {
 		taken[n] = false // returned, not yet listed
 	}
-	var b strings.Builder
 	if len(names) == 1 {
 		b.WriteString("Found 1 tool, callable from your next step:")
 	} else {
@@ -227,7 +239,15 @@ func report(queries []string, results [][]Hit, names []string) string {
 			b.WriteString(strings.Join(mine, ", "))
 		}
 	}
+	writeAlong(&b, along)
 	return b.String()
+}
+
+// writeAlong says, for each tool brought along, which tool needs what it returns.
+func writeAlong(b *strings.Builder, along []broughtAlong) {
+	for _, a := range along {
+		fmt.Fprintf(b, "\n%s requires %s, which %s returns.", a.For, a.Input, a.Tool)
+	}
 }
 
 func (s *searchTool) add(names []string) {

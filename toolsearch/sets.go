@@ -27,6 +27,16 @@ type toolSet struct {
 	// print is the fingerprint of the request tools of the set's last turn: the next turn
 	// compares its tools with it rather than hash them.
 	print atomic.Pointer[fingerprint]
+
+	prereqOnce sync.Once
+	prereqs    *Prerequisites
+}
+
+// prerequisites returns the set's prerequisites, read from defs at the first call: most turns
+// never search, and those that do share the result.
+func (set *toolSet) prerequisites(defs func() []tool.Definition) *Prerequisites {
+	set.prereqOnce.Do(func() { set.prereqs = NewPrerequisites(defs()) })
+	return set.prereqs
 }
 
 // acquire returns the set with the given index session, taking a hold on it.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
 
@@ -97,4 +99,21 @@ func EmbedderSearch(t testing.TB, docs, queries toolsearch.Embedder) {
 			t.Errorf("%q found %v, want %s first", query, hits, want)
 		}
 	}
+}
+
+// HashingAPI starts a fake embeddings API on 127.0.0.1, the API an example talks to. It decodes
+// each request's JSON body into a Req, embeds the texts texts reads from it with
+// toolsearch.HashingEmbedder (texts sharing words get similar vectors) and answers with the JSON
+// of answer. A body that is not a Req is answered with 400.
+func HashingAPI[Req any](texts func(*Req) []string, answer func(req *Req, vecs [][]float32) any) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req := new(Req)
+		if err := json.NewDecoder(r.Body).Decode(req); err != nil {
+			http.Error(w, `{"error":"invalid request"}`, http.StatusBadRequest)
+			return
+		}
+		vecs, _ := (&toolsearch.HashingEmbedder{}).Embed(r.Context(), texts(req))
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(answer(req, vecs))
+	}))
 }

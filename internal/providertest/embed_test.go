@@ -2,8 +2,12 @@ package providertest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -160,5 +164,34 @@ func TestEmbedderSearch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			expectCaught(t, tt.fails, func(t testing.TB) { EmbedderSearch(t, tt.docs, tt.queries) })
 		})
+	}
+}
+
+func TestHashingAPI(t *testing.T) {
+	type request struct{ Input []string }
+	srv := HashingAPI(func(r *request) []string { return r.Input }, func(r *request, vecs [][]float32) any {
+		return map[string]any{"n": len(r.Input), "vecs": vecs}
+	})
+	defer srv.Close()
+	post := func(body string) (int, []byte) {
+		res, err := http.Post(srv.URL, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, b
+	}
+	status, body := post(`{"Input":["get the weather","send an email"]}`)
+	var got struct {
+		N    int
+		Vecs [][]float32
+	}
+	if err := json.Unmarshal(body, &got); status != 200 || err != nil || got.N != 2 ||
+		!EqualVectors(got.Vecs, hashed(t, 0, "get the weather", "send an email")) {
+		t.Fatalf("answer %d %s", status, body)
+	}
+	if status, _ := post(`{"Input":`); status != http.StatusBadRequest {
+		t.Fatalf("a broken body: status %d", status)
 	}
 }

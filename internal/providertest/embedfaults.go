@@ -49,6 +49,15 @@ type EmbedOptions struct {
 	Waits *Waits
 }
 
+// MaxRetries is o's retry setting for a provider whose MaxRetries is zero for its default and
+// negative for none.
+func (o EmbedOptions) MaxRetries() int {
+	if o.NoRetries {
+		return -1
+	}
+	return 0
+}
+
 // embedOK is the vector the answers of the checks give the text "a".
 var embedOK = [][]float32{{0.5, 0.25}}
 

@@ -228,6 +228,24 @@ func (tg Target) StreamCut(t testing.TB, ex replay.Exchange, wantCalls int) *cha
 	return resp
 }
 
+// StreamCuts runs [Target.StreamCut] on ex, an answer whose first event, ending at end, holds
+// the model's one tool call, cut three ways: inside that event (no call kept), a little after it
+// (the call kept), and cleanly at its end, before the answer is finished (the call kept). what
+// names the event in the subtests.
+func (tg Target) StreamCuts(t *testing.T, ex replay.Exchange, end int, what string) {
+	for _, tc := range []struct {
+		name  string
+		ex    replay.Exchange
+		calls int
+	}{
+		{"inside the " + what, replay.Exchange{Header: ex.Header, Body: ex.Body, CutAfter: end / 2}, 0},
+		{"after the " + what, replay.Exchange{Header: ex.Header, Body: ex.Body, CutAfter: end + 10}, 1},
+		{"clean end before the finish", replay.Exchange{Header: ex.Header, Body: ex.Body[:end]}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tg.StreamCut(t, tc.ex, tc.calls) })
+	}
+}
+
 // ConsumerPanic checks that a panic in the caller's loop over m.Stream(p) reaches the caller
 // as it was: the stream must neither swallow nor wrap it. The model must yield at least one chunk.
 func ConsumerPanic(t testing.TB, m chat.Model, p *chat.Prompt) {
@@ -266,4 +284,26 @@ func (w *Waits) All() []time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return slices.Clone(w.d)
+}
+
+// ToolSearchRefused checks a model without native tool search: a request asking for one is
+// refused with chat.ErrToolSearchUnsupported, called or streamed, before anything is sent, so
+// deferred tools are never sent in full unnoticed.
+func (tg Target) ToolSearchRefused(t testing.TB) {
+	t.Helper()
+	srv := replay.NewServer(t)
+	m := tg.New(t, srv.URL)
+	p := &chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: &chat.Options{ToolSearch: &chat.ToolSearch{Kind: chat.ToolSearchServer}}}
+	if _, err := m.Call(context.Background(), p); !errors.Is(err, chat.ErrToolSearchUnsupported) {
+		t.Errorf("Call: err = %v", err)
+	}
+	for _, err := range m.Stream(context.Background(), p) {
+		if !errors.Is(err, chat.ErrToolSearchUnsupported) {
+			t.Errorf("Stream: err = %v", err)
+		}
+		break
+	}
+	if srv.Served() != 0 {
+		t.Errorf("%d requests sent", srv.Served())
+	}
 }

@@ -3,7 +3,10 @@ package providertest
 import (
 	"context"
 	"encoding/json"
+	"log"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,4 +140,18 @@ func SameRequests(t testing.TB, srv *replay.Server) {
 			t.Fatalf("request %d differs from the first: a retry must resend the request unchanged", i+1)
 		}
 	}
+}
+
+// Recorded starts a server on 127.0.0.1 answering every request with the recorded body in file,
+// as contentType: the API an example talks to. Examples have no testing.T: a file that cannot be
+// read stops the program.
+func Recorded(file, contentType string) *httptest.Server {
+	body, err := os.ReadFile(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = w.Write(body)
+	}))
 }

@@ -271,3 +271,54 @@ func TestGolden(t *testing.T) {
 		t.Error("a missing golden file passed")
 	}
 }
+
+// refusing is a lineModel that refuses native tool search before sending anything.
+type refusing struct{ lineModel }
+
+func (m *refusing) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
+	if err := chat.RefuseToolSearch("toy", p.Options); err != nil {
+		return nil, err
+	}
+	return m.lineModel.Call(ctx, p)
+}
+
+func (m *refusing) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
+	if err := chat.RefuseToolSearch("toy", p.Options); err != nil {
+		return func(yield func(*chat.Response, error) bool) { yield(nil, err) }
+	}
+	return m.lineModel.Stream(ctx, p)
+}
+
+// TestToolSearchRefusedCheck: the check passes a model that refuses tool search, and catches one
+// that sends the request.
+func TestToolSearchRefusedCheck(t *testing.T) {
+	for _, refuses := range []bool{true, false} {
+		tg := Target{New: func(_ testing.TB, url string) chat.Model {
+			if refuses {
+				return &refusing{lineModel{url: url}}
+			}
+			return &lineModel{url: url}
+		}}
+		expectCaught(t, !refuses, tg.ToolSearchRefused)
+	}
+}
+
+func TestRecorded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "answer.json")
+	if err := os.WriteFile(file, []byte(`{"ok":true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := Recorded(file, "application/json")
+	defer srv.Close()
+	for range 2 {
+		res, err := http.Post(srv.URL, "text/plain", strings.NewReader("anything"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if string(body) != `{"ok":true}` || res.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("answer %s %q", res.Header.Get("Content-Type"), body)
+		}
+	}
+}

@@ -4,6 +4,7 @@ package providertest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/testenv"
 )
 
@@ -173,4 +175,50 @@ func (v *Verdicts) Take() []Verdict {
 	out := v.all
 	v.all = nil
 	return out
+}
+
+// One returns the one verdict recorded since the last Take, failing t unless exactly one
+// request went through v.
+func (v *Verdicts) One(t testing.TB) Verdict {
+	t.Helper()
+	vs := v.Take()
+	if len(vs) != 1 {
+		t.Fatalf("%d requests reached steady, want 1", len(vs))
+	}
+	return vs[0]
+}
+
+// Send sends p to m, called or streamed as stream says, and returns steady's verdict on the one
+// request m must send through v. steady answers with made-up data, which need not make sense as
+// an answer: only its verdict on the request counts, so the answer is dropped.
+func (v *Verdicts) Send(t testing.TB, m chat.Model, p *chat.Prompt, stream bool) Verdict {
+	t.Helper()
+	v.Take()
+	_, _ = Run(context.Background(), m, p, stream)
+	return v.One(t)
+}
+
+// Accepted fails t unless the request went to path and steady found it valid.
+func (v Verdict) Accepted(t testing.TB, path string) {
+	t.Helper()
+	if v.Path != path {
+		t.Fatalf("request to %s, want %s", v.Path, path)
+	}
+	if !v.Valid() {
+		t.Fatalf("steady rejected the request (HTTP %d):%s\nrequest: %.2000s", v.Status, v.Rules(), v.Request)
+	}
+}
+
+// SteadyRejects posts body, a JSON request the description forbids, to url, and fails t unless
+// steady rejects it: the proof that its verdicts on the valid requests mean something.
+func SteadyRejects(t testing.TB, url, body string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("X-Steady-Request-Valid") != "false" {
+		t.Fatalf("steady answered %s with status %d, want a rejection", body, resp.StatusCode)
+	}
 }

@@ -3,7 +3,10 @@
 package providertest
 
 import (
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -32,4 +35,52 @@ func TestVerdict(t *testing.T) {
 			t.Errorf("%s: Rules() = %q, want %q", tt.name, got, tt.rules)
 		}
 	}
+}
+
+// TestVerdictChecks runs the verdict checks against a stand-in for steady that finds a request
+// valid when its body says so, and on requests that must fail them.
+func TestVerdictChecks(t *testing.T) {
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !strings.Contains(string(body), "valid") {
+			w.Header().Set("X-Steady-Request-Valid", "false")
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("X-Steady-Request-Valid", "true")
+	}))
+	defer fake.Close()
+	v := &Verdicts{}
+	client := &http.Client{Transport: v}
+	post := func(path, body string) {
+		res, err := client.Post(fake.URL+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	for _, tc := range []struct {
+		name   string
+		posts  []string // bodies posted to /a
+		path   string   // the path the check wants
+		caught bool
+	}{
+		{"one valid request", []string{"valid"}, "/a", false},
+		{"to another path", []string{"valid"}, "/b", true},
+		{"refused", []string{"bad"}, "/a", true},
+		{"none", nil, "/a", true},
+		{"two", []string{"valid", "valid"}, "/a", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, b := range tc.posts {
+				post("/a", b)
+			}
+			expectCaught(t, tc.caught, func(t testing.TB) { v.One(t).Accepted(t, tc.path) })
+			v.Take()
+		})
+	}
+	t.Run("SteadyRejects", func(t *testing.T) {
+		expectCaught(t, false, func(t testing.TB) { SteadyRejects(t, fake.URL, "bad") })
+		expectCaught(t, true, func(t testing.TB) { SteadyRejects(t, fake.URL, "valid") })
+	})
 }

@@ -1,9 +1,9 @@
 package anthropic
 
 import (
-	"fmt"
-
 	sdk "github.com/anthropics/anthropic-sdk-go"
+
+	"github.com/wield-ai/wield/provider/internal/cachepoint"
 )
 
 // MaxCacheBreakpoints is how many cache_control breakpoints the Messages API accepts in one
@@ -40,37 +40,15 @@ type Cache struct {
 // breakpoint), and only the new turns are processed. Three breakpoints, one under the API's limit.
 var CacheAuto = Cache{Tools: true, System: true, Messages: 1}
 
-// breakpoints returns the most breakpoints c may put in a request.
-func (c Cache) breakpoints() int {
-	n := c.Messages
-	if c.Tools {
-		n++
-	}
-	if c.System {
-		n++
-	}
-	return n
-}
-
 // check rejects settings the API would refuse.
 func (c Cache) check() error {
-	if c.Messages < 0 {
-		return fmt.Errorf("anthropic: cache: Messages %d is negative", c.Messages)
-	}
-	if n := c.breakpoints(); n > MaxCacheBreakpoints {
-		return fmt.Errorf("anthropic: cache: %d breakpoints, the API accepts at most %d", n, MaxCacheBreakpoints)
-	}
-	switch c.TTL {
-	case "", string(sdk.CacheControlEphemeralTTLTTL5m), string(sdk.CacheControlEphemeralTTLTTL1h):
-		return nil
-	}
-	return fmt.Errorf(`anthropic: cache: TTL %q is none of "", "5m", "1h"`, c.TTL)
+	return cachepoint.Layout(c).Check("anthropic", "breakpoints", "the API", MaxCacheBreakpoints)
 }
 
 // apply sets cache_control on the blocks c names. Blocks that cannot carry it (thinking) are
 // passed over for the block before them.
 func (c Cache) apply(params *sdk.MessageNewParams) {
-	if c.breakpoints() == 0 {
+	if cachepoint.Layout(c).Points() == 0 {
 		return
 	}
 	cc := sdk.NewCacheControlEphemeralParam()
@@ -103,28 +81,5 @@ func (c Cache) apply(params *sdk.MessageNewParams) {
 // extraCache reads the call's cache setting from Extra: a Cache, a *Cache (nil turns caching
 // off) or a bool (true is [CacheAuto], false turns caching off).
 func extraCache(extra map[string]any, def Cache) (Cache, error) {
-	v, ok := extra[ExtraCache]
-	if !ok {
-		return def, nil
-	}
-	var c Cache
-	switch v := v.(type) {
-	case Cache:
-		c = v
-	case *Cache:
-		if v != nil {
-			c = *v
-		}
-	case bool:
-		if v {
-			c = CacheAuto
-		}
-	case nil:
-	default:
-		return Cache{}, fmt.Errorf("anthropic: %s is a %T, want anthropic.Cache or a bool", ExtraCache, v)
-	}
-	if err := c.check(); err != nil {
-		return Cache{}, err
-	}
-	return c, nil
+	return cachepoint.FromExtra(extra, ExtraCache, "anthropic", def, CacheAuto, Cache.check)
 }

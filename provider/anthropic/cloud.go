@@ -10,8 +10,9 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/anthropics/anthropic-sdk-go/vertex"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"golang.org/x/oauth2/google"
+
+	"github.com/wield-ai/wield/provider/internal/awsconf"
 )
 
 // The GenAI semantic-convention provider names of the cloud platforms, reported by [Model.Info].
@@ -52,32 +53,15 @@ func NewBedrock(ctx context.Context, cfg BedrockConfig) (*Model, error) {
 	if cfg.Model == "" {
 		return nil, errors.New("anthropic: bedrock: Model must be set to a Bedrock model id or inference profile")
 	}
-	var awsCfg aws.Config
-	if cfg.AWS != nil {
-		awsCfg = cfg.AWS.Copy()
-	} else {
-		var load []func(*config.LoadOptions) error
-		if cfg.Region != "" {
-			load = append(load, config.WithRegion(cfg.Region))
-		}
-		if cfg.Profile != "" {
-			load = append(load, config.WithSharedConfigProfile(cfg.Profile))
-		}
-		var err error
-		if awsCfg, err = config.LoadDefaultConfig(ctx, load...); err != nil {
-			return nil, fmt.Errorf("anthropic: bedrock: loading the AWS configuration: %w", err)
-		}
-	}
-	if cfg.Region != "" {
-		awsCfg.Region = cfg.Region
-	}
-	if awsCfg.Region == "" {
-		return nil, errors.New("anthropic: bedrock: no AWS region: set BedrockConfig.Region or $AWS_REGION")
+	awsCfg, err := awsconf.Load(ctx, awsconf.Settings{AWS: cfg.AWS, Region: cfg.Region, Profile: cfg.Profile, APIKey: cfg.APIKey},
+		"anthropic: bedrock", "BedrockConfig.Region")
+	if err != nil {
+		return nil, err
 	}
 	if cfg.APIKey != "" {
 		// The SDK gives $AWS_BEARER_TOKEN_BEDROCK precedence over any configured token; refuse a
 		// conflict rather than send a key the caller did not choose.
-		if env := os.Getenv("AWS_BEARER_TOKEN_BEDROCK"); env != "" && env != cfg.APIKey {
+		if env := os.Getenv(awsconf.BearerEnv); env != "" && env != cfg.APIKey {
 			return nil, errors.New("anthropic: bedrock: APIKey and $AWS_BEARER_TOKEN_BEDROCK are both set and differ; unset one")
 		}
 		awsCfg.BearerAuthTokenProvider = bedrock.NewStaticBearerTokenProvider(cfg.APIKey)
@@ -86,10 +70,6 @@ func NewBedrock(ctx context.Context, cfg BedrockConfig) (*Model, error) {
 	var opts []option.RequestOption
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	// Without credentials, bedrock.WithConfig fails every request; fail here instead.
-	if awsCfg.Credentials == nil && awsCfg.BearerAuthTokenProvider == nil && os.Getenv("AWS_BEARER_TOKEN_BEDROCK") == "" {
-		return nil, errors.New("anthropic: bedrock: the AWS configuration has no credentials")
 	}
 	opts = append(opts, bedrock.WithConfig(awsCfg))
 	return newModel(cfg.Config, PlatformBedrock, opts), nil

@@ -7,19 +7,18 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/internal/providertest/awstest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -54,55 +53,11 @@ func bedrockEvents(t testing.TB, body []byte) [][]byte {
 	return out
 }
 
-// bedrockFrameEnds returns the offsets at which the frames of an event-stream body end.
-func bedrockFrameEnds(t testing.TB, body []byte) []int {
-	t.Helper()
-	var ends []int
-	dec := eventstream.NewDecoder()
-	r := bytes.NewReader(body)
-	for r.Len() > 0 {
-		if _, err := dec.Decode(r, nil); err != nil {
-			t.Fatal(err)
-		}
-		ends = append(ends, len(body)-r.Len())
-	}
-	return ends
-}
-
-// testAWS is an AWS configuration with fixed credentials, so requests are signed offline.
-func testAWS() *aws.Config {
-	return &aws.Config{
-		Region:      "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""),
-	}
-}
-
-// isolateAWS keeps the AWS configuration chain of a test away from the machine's: no shared
-// files, no instance metadata, no tokens or keys from the environment.
-func isolateAWS(t *testing.T) {
-	t.Helper()
-	dir := t.TempDir()
-	for k, v := range map[string]string{
-		"AWS_CONFIG_FILE":             filepath.Join(dir, "config"),
-		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"),
-		"AWS_EC2_METADATA_DISABLED":   "true",
-		"AWS_BEARER_TOKEN_BEDROCK":    "",
-		"AWS_ACCESS_KEY_ID":           "",
-		"AWS_SECRET_ACCESS_KEY":       "",
-		"AWS_SESSION_TOKEN":           "",
-		"AWS_PROFILE":                 "",
-		"AWS_REGION":                  "",
-		"AWS_DEFAULT_REGION":          "",
-	} {
-		t.Setenv(k, v)
-	}
-}
-
 func newBedrockModel(t testing.TB, url string, cfg BedrockConfig) *Model {
 	t.Helper()
 	cfg.BaseURL = url
 	if cfg.AWS == nil && cfg.APIKey == "" {
-		cfg.AWS = testAWS()
+		cfg.AWS = awstest.Config()
 	}
 	if cfg.Model == "" {
 		cfg.Model = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
@@ -294,7 +249,7 @@ func bedrockTarget(t testing.TB) providertest.Target {
 		},
 		Prompt:      weatherPrompt(),
 		ContentType: "application/vnd.amazon.eventstream",
-		Head:        string(ex.Body[:bedrockFrameEnds(t, ex.Body)[0]]),
+		Head:        string(ex.Body[:awstest.FrameEnds(t, ex.Body)[0]]),
 	}
 }
 
@@ -309,7 +264,7 @@ func TestBedrockFaults(t *testing.T) {
 		srv := replay.NewServer(t, ex)
 		providertest.ConsumerPanic(t, newBedrockModel(t, srv.URL, BedrockConfig{}), weatherPrompt())
 	})
-	ends := bedrockFrameEnds(t, ex.Body)
+	ends := awstest.FrameEnds(t, ex.Body)
 	events := bedrockEvents(t, ex.Body)
 	var lastDelta int // the frame of the last input_json_delta: the call has all its arguments
 	for i, ev := range events {
@@ -324,14 +279,7 @@ func TestBedrockFaults(t *testing.T) {
 		{"inside a frame", ends[lastDelta] + 7},
 		{"between frames, before message_delta", ends[lastDelta+1]},
 	} {
-		t.Run("cut "+tc.name, func(t *testing.T) {
-			cut := ex
-			cut.CutAfter = tc.cut
-			resp := tg.StreamCut(t, cut, 1)
-			if g := resp.Result(); g == nil || g.FinishReason != "" {
-				t.Errorf("partial response = %+v", g)
-			}
-		})
+		t.Run("cut "+tc.name, func(t *testing.T) { cutUnfinished(t, tg, ex, tc.cut) })
 	}
 }
 
@@ -340,16 +288,8 @@ func TestBedrockFaults(t *testing.T) {
 // status Bedrock documents for it.
 func TestBedrockStreamException(t *testing.T) {
 	ex := providertest.Load(t, "bedrock", "fantasy-bedrock-invoke-stream-tool-loop-claude-haiku-4-5")[0]
-	head := ex.Body[:bedrockFrameEnds(t, ex.Body)[1]]
-	var frame bytes.Buffer
-	msg := eventstream.Message{Payload: []byte(`{"message":"Too many tokens, please wait before trying again."}`)}
-	msg.Headers.Set(":message-type", eventstream.StringValue("exception"))
-	msg.Headers.Set(":exception-type", eventstream.StringValue("throttlingException"))
-	msg.Headers.Set(":content-type", eventstream.StringValue("application/json"))
-	if err := eventstream.NewEncoder().Encode(&frame, msg); err != nil {
-		t.Fatal(err)
-	}
-	body := append(append([]byte(nil), head...), frame.Bytes()...)
+	head := ex.Body[:awstest.FrameEnds(t, ex.Body)[1]]
+	body := append(append([]byte(nil), head...), awstest.ExceptionFrame(t, "throttlingException", "Too many tokens, please wait before trying again.")...)
 	srv := replay.NewServer(t, replay.Exchange{Header: ex.Header, Body: body})
 	m := newBedrockModel(t, srv.URL, BedrockConfig{})
 	_, err := chat.Aggregate(m.Stream(context.Background(), weatherPrompt()))
@@ -379,43 +319,33 @@ func TestBedrockAuth(t *testing.T) {
 	}
 
 	t.Run("environment credentials and region", func(t *testing.T) {
-		isolateAWS(t)
-		t.Setenv("AWS_ACCESS_KEY_ID", "AKIDENV")
-		t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
-		t.Setenv("AWS_REGION", "eu-west-3")
-		r := send(t, BedrockConfig{})
-		if auth := r.Header.Get("Authorization"); !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDENV/") || !strings.Contains(auth, "/eu-west-3/bedrock/") {
-			t.Errorf("authorization = %q", auth)
-		}
+		awstest.Isolate(t)
+		awstest.Environment(t, "AKIDENV", "eu-west-3")
+		awstest.CheckSigned(t, send(t, BedrockConfig{}).Header.Get("Authorization"), "AKIDENV", "eu-west-3")
 	})
 	t.Run("shared profile, region given", func(t *testing.T) {
-		isolateAWS(t)
-		dir := t.TempDir()
-		creds := filepath.Join(dir, "credentials")
-		writeFile(t, creds, "[team]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = secret\n")
-		t.Setenv("AWS_SHARED_CREDENTIALS_FILE", creds)
+		awstest.Isolate(t)
+		awstest.Profile(t, "team", "AKIDPROFILE", "")
 		r := send(t, BedrockConfig{Profile: "team", Region: "ap-northeast-1"})
-		if auth := r.Header.Get("Authorization"); !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDPROFILE/") || !strings.Contains(auth, "/ap-northeast-1/bedrock/") {
-			t.Errorf("authorization = %q", auth)
-		}
+		awstest.CheckSigned(t, r.Header.Get("Authorization"), "AKIDPROFILE", "ap-northeast-1")
 	})
 	t.Run("Bedrock API key", func(t *testing.T) {
-		isolateAWS(t)
+		awstest.Isolate(t)
 		r := send(t, BedrockConfig{Config: Config{APIKey: "bedrock-api-key"}, Region: "us-west-2"})
 		if auth := r.Header.Get("Authorization"); auth != "Bearer bedrock-api-key" {
 			t.Errorf("authorization = %q", auth)
 		}
 	})
 	t.Run("Bedrock API key from the environment", func(t *testing.T) {
-		isolateAWS(t)
+		awstest.Isolate(t)
 		t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "env-key")
-		r := send(t, BedrockConfig{AWS: testAWS()})
+		r := send(t, BedrockConfig{AWS: awstest.Config()})
 		if auth := r.Header.Get("Authorization"); auth != "Bearer env-key" {
 			t.Errorf("authorization = %q", auth)
 		}
 	})
 	t.Run("no credentials anywhere", func(t *testing.T) {
-		isolateAWS(t)
+		awstest.Isolate(t)
 		srv := replay.NewServer(t)
 		m, err := NewBedrock(context.Background(), BedrockConfig{Config: Config{Model: "m", BaseURL: srv.URL, MaxRetries: chat.Ptr(0)}, Region: "us-east-1"})
 		if err != nil {
@@ -434,15 +364,15 @@ func TestBedrockAuth(t *testing.T) {
 		cfg  BedrockConfig
 		want string
 	}{
-		{"no model", nil, BedrockConfig{AWS: testAWS()}, "Model must be set"},
+		{"no model", nil, BedrockConfig{AWS: awstest.Config()}, "Model must be set"},
 		{"no region", nil, BedrockConfig{Config: Config{Model: "m"}}, "no AWS region"},
 		{"AWS config without credentials", nil, BedrockConfig{Config: Config{Model: "m"}, AWS: &aws.Config{Region: "us-east-1"}}, "no credentials"},
-		{"two different API keys", map[string]string{"AWS_BEARER_TOKEN_BEDROCK": "other"}, BedrockConfig{Config: Config{Model: "m", APIKey: "k"}, AWS: testAWS()}, "differ"},
-		{"negative max tokens", nil, BedrockConfig{Config: Config{Model: "m", MaxTokens: -1}, AWS: testAWS()}, "negative"},
+		{"two different API keys", map[string]string{"AWS_BEARER_TOKEN_BEDROCK": "other"}, BedrockConfig{Config: Config{Model: "m", APIKey: "k"}, AWS: awstest.Config()}, "differ"},
+		{"negative max tokens", nil, BedrockConfig{Config: Config{Model: "m", MaxTokens: -1}, AWS: awstest.Config()}, "negative"},
 		{"unknown profile", nil, BedrockConfig{Config: Config{Model: "m"}, Region: "us-east-1", Profile: "nobody"}, "nobody"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			isolateAWS(t)
+			awstest.Isolate(t)
 			for k, v := range tc.env {
 				t.Setenv(k, v)
 			}
@@ -565,13 +495,6 @@ func TestVertexErrors(t *testing.T) {
 			t.Fatalf("error = %v", err)
 		}
 	})
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func toolsOf(ts ...tool.Tool) []tool.Tool { return ts }

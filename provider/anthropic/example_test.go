@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"net/http"
-	"net/http/httptest"
-	"os"
 
 	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,21 +12,10 @@ import (
 	"golang.org/x/oauth2/google"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/provider/anthropic"
 	"github.com/wield-ai/wield/tool"
 )
-
-// recorded stands in for api.anthropic.com, answering with a recorded response.
-func recorded(file, contentType string) *httptest.Server {
-	body, err := os.ReadFile(file)
-	if err != nil {
-		log.Fatal(err)
-	}
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		_, _ = w.Write(body)
-	}))
-}
 
 type weatherArgs struct {
 	City  string `json:"city" jsonschema:"the city"`
@@ -42,7 +28,7 @@ func getWeather(_ context.Context, in weatherArgs) (string, error) {
 
 // The model answers with text and a tool call in one generation.
 func Example() {
-	srv := recorded("testdata/sdk-tool-runner-basic/01-response.json", "application/json")
+	srv := providertest.Recorded("testdata/sdk-tool-runner-basic/01-response.json", "application/json")
 	defer srv.Close()
 
 	m, err := anthropic.New(anthropic.Config{
@@ -74,7 +60,7 @@ func Example() {
 
 // Stream yields deltas as they arrive; an Aggregator joins them into the whole answer.
 func ExampleModel_Stream() {
-	srv := recorded("testdata/lcgo-text-stream-claude-3-opus/01-response.sse", "text/event-stream")
+	srv := providertest.Recorded("testdata/lcgo-text-stream-claude-3-opus/01-response.sse", "text/event-stream")
 	defer srv.Close()
 
 	m, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "sk-ant-example"})
@@ -116,7 +102,7 @@ func ExampleConfig_thinking() {
 // Claude on Amazon Bedrock: the AWS configuration chain finds the credentials (environment,
 // shared files, SSO, roles); requests are signed with SigV4.
 func ExampleNewBedrock() {
-	srv := recorded("testdata/bedrock/openllmetry-anthropic-python-sdk-invoke-claude-3-haiku/01-response.json", "application/json")
+	srv := providertest.Recorded("testdata/bedrock/openllmetry-anthropic-python-sdk-invoke-claude-3-haiku/01-response.json", "application/json")
 	defer srv.Close()
 
 	m, err := anthropic.NewBedrock(context.Background(), anthropic.BedrockConfig{
@@ -142,7 +128,7 @@ func ExampleNewBedrock() {
 
 // Claude on Google Vertex AI: Application Default Credentials unless credentials are given.
 func ExampleNewVertex() {
-	srv := recorded("testdata/vertex/fantasy-vertex-anthropic-tool-loop-claude-3-7-sonnet/02-response.json", "application/json")
+	srv := providertest.Recorded("testdata/vertex/fantasy-vertex-anthropic-tool-loop-claude-3-7-sonnet/02-response.json", "application/json")
 	defer srv.Close()
 
 	m, err := anthropic.NewVertex(context.Background(), anthropic.VertexConfig{
@@ -169,7 +155,7 @@ func ExampleNewVertex() {
 // turn, so every round reads the previous round's request from the cache. The usage tells how
 // much was read and written.
 func ExampleCache() {
-	srv := recorded("testdata/cache/lcgo-cache-control-tools-and-tool-result-hit-claude-sonnet-4-5/02-response.json", "application/json")
+	srv := providertest.Recorded("testdata/cache/lcgo-cache-control-tools-and-tool-result-hit-claude-sonnet-4-5/02-response.json", "application/json")
 	defer srv.Close()
 
 	m, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "sk-ant-example", Cache: anthropic.CacheAuto})

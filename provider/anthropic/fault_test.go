@@ -27,75 +27,55 @@ func weatherPrompt() *chat.Prompt {
 	}
 }
 
+// faults is the model under the fault tables. Retry-After asks for no wait; every attempt says
+// which retry it is.
+var faults = providertest.FaultTarget{
+	Provider: "anthropic",
+	New: func(t testing.TB, url string, retries *int) (chat.Model, *providertest.Waits) {
+		return newTestModel(t, url, Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512, MaxRetries: retries}), nil
+	},
+	Prompt: weatherPrompt(),
+	Wraps:  true,
+	Answer: func(t testing.TB, resp *chat.Response, last replay.Exchange) {
+		checkResponse(t, resp, expectRecorded(t, last))
+	},
+	Requests: func(t testing.TB, reqs []replay.Request) {
+		for i, r := range reqs {
+			if got := r.Header.Get("X-Stainless-Retry-Count"); got != strconv.Itoa(i) {
+				t.Errorf("request %d: retry count header %q", i+1, got)
+			}
+		}
+	},
+}
+
 // TestRetries: 429 and 5xx answers are retried (honouring Retry-After, here zero so the test
 // does not wait) and the recorded answer is returned; without retries, or on a 4xx, the error
 // is a *chat.ProviderError with the status and Anthropic's message.
 func TestRetries(t *testing.T) {
 	ok := providertest.Load(t, "sdk-tool-runner-basic")[0]
 	okStream := providertest.Load(t, "sdk-tool-runner-next-streaming")[0]
-	tests := []struct {
-		name       string
-		exchanges  []replay.Exchange
-		maxRetries *int
-		stream     bool
-		wantStatus int // 0: success expected
-		wantType   string
-	}{
-		{name: "429 then 200", exchanges: []replay.Exchange{providertest.JSONError(429, rateLimited, "Retry-After", "0"), ok}},
-		{name: "429 then 200, streaming", stream: true, exchanges: []replay.Exchange{providertest.JSONError(429, rateLimited, "Retry-After", "0"), okStream}},
-		{name: "500 twice then 200", exchanges: []replay.Exchange{
+	faults.Faults(t, []providertest.Fault{
+		{Name: "429 then 200", Answers: []replay.Exchange{providertest.JSONError(429, rateLimited, "Retry-After", "0"), ok}},
+		{Name: "429 then 200, streaming", Stream: true, Answers: []replay.Exchange{providertest.JSONError(429, rateLimited, "Retry-After", "0"), okStream}},
+		{Name: "500 twice then 200", Answers: []replay.Exchange{
 			providertest.JSONError(500, serverError, "Retry-After-Ms", "1"), providertest.JSONError(500, serverError, "Retry-After-Ms", "1"), ok}},
-		{name: "529 overloaded then 200", exchanges: []replay.Exchange{
+		{Name: "529 overloaded then 200", Answers: []replay.Exchange{
 			providertest.JSONError(529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "Retry-After", "0"), ok}},
-		{name: "429 without retries", maxRetries: chat.Ptr(0), exchanges: []replay.Exchange{providertest.JSONError(429, rateLimited)},
-			wantStatus: 429, wantType: "rate_limit_error"},
-		{name: "500 after the last retry", maxRetries: chat.Ptr(1), exchanges: []replay.Exchange{
+		{Name: "429 without retries", Retries: chat.Ptr(0), Answers: []replay.Exchange{providertest.JSONError(429, rateLimited)},
+			Err: &chat.ProviderError{StatusCode: 429, Type: "rate_limit_error", Message: "Number of request tokens has exceeded your per-minute rate limit"}},
+		{Name: "500 after the last retry", Retries: chat.Ptr(1), Answers: []replay.Exchange{
 			providertest.JSONError(500, serverError, "Retry-After", "0"), providertest.JSONError(500, serverError, "Retry-After", "0")},
-			wantStatus: 500, wantType: "api_error"},
-		{name: "400 is not retried", exchanges: []replay.Exchange{
+			Err: &chat.ProviderError{StatusCode: 500, Type: "api_error", Message: "Internal server error"}},
+		{Name: "400 is not retried", Answers: []replay.Exchange{
 			providertest.JSONError(400, `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: Field required"}}`)},
-			wantStatus: 400, wantType: "invalid_request_error"},
-		{name: "401 streaming", stream: true, exchanges: []replay.Exchange{
+			Err: &chat.ProviderError{StatusCode: 400, Type: "invalid_request_error", Message: "max_tokens: Field required"}},
+		{Name: "401 streaming", Stream: true, Answers: []replay.Exchange{
 			providertest.JSONError(401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)},
-			wantStatus: 401, wantType: "authentication_error"},
-		{name: "502 from a proxy, not JSON", maxRetries: chat.Ptr(0), exchanges: []replay.Exchange{
+			Err: &chat.ProviderError{StatusCode: 401, Type: "authentication_error", Message: "invalid x-api-key"}},
+		{Name: "502 from a proxy, not JSON", Retries: chat.Ptr(0), Answers: []replay.Exchange{
 			{Status: 502, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte("<html>Bad Gateway</html>")}},
-			wantStatus: 502},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := replay.NewServer(t, tc.exchanges...)
-			m := newTestModel(t, srv.URL, Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512, MaxRetries: tc.maxRetries})
-			resp, err := providertest.Run(context.Background(), m, weatherPrompt(), tc.stream)
-			if srv.Served() != len(tc.exchanges) {
-				t.Errorf("%d requests, want %d", srv.Served(), len(tc.exchanges))
-			}
-			for i, r := range srv.Requests() {
-				if got := r.Header.Get("X-Stainless-Retry-Count"); got != strconv.Itoa(i) {
-					t.Errorf("request %d: retry count header %q", i+1, got)
-				}
-			}
-			if tc.wantStatus == 0 {
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := ok
-				if tc.stream {
-					want = okStream
-				}
-				checkResponse(t, resp, expectRecorded(t, want))
-				return
-			}
-			var pe *chat.ProviderError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v (%T) is not a *chat.ProviderError", err, err)
-			}
-			if pe.Provider != "anthropic" || pe.StatusCode != tc.wantStatus || pe.Type != tc.wantType || pe.Message == "" || pe.Err == nil {
-				t.Errorf("provider error = %+v", pe)
-			}
-			t.Log(err)
-		})
-	}
+			Err: &chat.ProviderError{StatusCode: 502, Message: "<html>Bad Gateway</html>"}},
+	})
 }
 
 // TestStreamCut: a connection dropped in the middle of a streamed tool call is an error, and the
@@ -113,14 +93,17 @@ func TestStreamCut(t *testing.T) {
 		{"inside an event after a tool-call fragment", afterFrag},
 		{"at an event boundary before message_delta", boundary},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cut := ex
-			cut.CutAfter = tc.cut
-			resp := target.StreamCut(t, cut, 1)
-			if g := resp.Result(); g == nil || g.FinishReason != "" {
-				t.Errorf("partial response = %+v", g)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { cutUnfinished(t, target, ex, tc.cut) })
+	}
+}
+
+// cutUnfinished runs tg's StreamCut on ex cut after cut bytes, where the one tool call has come,
+// and checks that the partial answer is not passed off as finished.
+func cutUnfinished(t *testing.T, tg providertest.Target, ex replay.Exchange, cut int) {
+	t.Helper()
+	ex.CutAfter = cut
+	if g := tg.StreamCut(t, ex, 1).Result(); g == nil || g.FinishReason != "" {
+		t.Errorf("partial response = %+v", g)
 	}
 }
 

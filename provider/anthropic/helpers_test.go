@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -216,7 +217,7 @@ func checkResponse(t testing.TB, got *chat.Response, want expected) {
 	}
 	for i, c := range g.Message.ToolCalls {
 		w := want.calls[i]
-		if c.ID != w.ID || c.Name != w.Name || c.Index != w.Index || !jsonEqual(t, c.Arguments, w.Arguments) {
+		if c.ID != w.ID || c.Name != w.Name || c.Index != w.Index || !providertest.JSONEqual(t, c.Arguments, w.Arguments) {
 			t.Errorf("tool call %d = %+v, want %+v", i, c, w)
 		}
 	}
@@ -233,20 +234,6 @@ func checkResponse(t testing.TB, got *chat.Response, want expected) {
 	if got.Usage != want.usage {
 		t.Errorf("usage = %+v, want %+v", got.Usage, want.usage)
 	}
-}
-
-func jsonEqual(t testing.TB, a, b string) bool {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal([]byte(a), &x); err != nil {
-		t.Errorf("not JSON: %q: %v", a, err)
-		return false
-	}
-	if err := json.Unmarshal([]byte(b), &y); err != nil {
-		t.Errorf("not JSON: %q: %v", b, err)
-		return false
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 // normalizeRequest puts a Messages API request body into one canonical form, so bodies that
@@ -296,9 +283,5 @@ func normalizeRequest(t testing.TB, body []byte) map[string]any {
 func checkRequest(t testing.TB, sent, recorded []byte) {
 	t.Helper()
 	got, want := normalizeRequest(t, sent), normalizeRequest(t, recorded)
-	if !reflect.DeepEqual(got, want) {
-		g, _ := json.MarshalIndent(got, "", "  ")
-		w, _ := json.MarshalIndent(want, "", "  ")
-		t.Errorf("request differs from the recording:\n--- sent\n%s\n--- recorded\n%s", g, w)
-	}
+	providertest.Same(t, "the request sent (got) and the recorded one (want)", got, want)
 }

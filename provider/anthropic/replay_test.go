@@ -221,7 +221,7 @@ func TestReplay(t *testing.T) {
 					break
 				}
 				name, args, _ := strings.Cut(tc.wantCalls[i], "{")
-				if c.Name != name || !jsonEqual(t, c.Arguments, "{"+args) {
+				if c.Name != name || !providertest.JSONEqual(t, c.Arguments, "{"+args) {
 					t.Errorf("final call %d = %s%s, want %s", i, c.Name, c.Arguments, tc.wantCalls[i])
 				}
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/wire"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -57,12 +58,9 @@ type request struct {
 // request builds the SDK request for a prompt, applying the call's options over the Model's
 // defaults.
 func (m *Model) request(p *chat.Prompt) (*request, error) {
-	if p == nil {
-		return nil, fmt.Errorf("anthropic: nil prompt")
-	}
-	o := p.Options
-	if o == nil {
-		o = &chat.Options{}
+	o, err := wire.Options("anthropic", p)
+	if err != nil {
+		return nil, err
 	}
 	if o.N > 1 {
 		return nil, fmt.Errorf("anthropic: N=%d: %w: the Messages API returns one generation per request", o.N, ErrUnsupported)

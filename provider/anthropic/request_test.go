@@ -95,7 +95,7 @@ func TestMessagesMapping(t *testing.T) {
 			{"type":"text","text":"Thanks!"}]},
 		{"role":"assistant","content":[{"type":"text","text":"Rome is sunny."},{"type":"text","text":"Oslo failed."}]}
 	]`
-	if !jsonEqual(t, asJSON(t, body["messages"]), want) {
+	if !providertest.JSONEqual(t, asJSON(t, body["messages"]), want) {
 		t.Errorf("messages = %s", asJSON(t, body["messages"]))
 	}
 }
@@ -186,7 +186,7 @@ func TestToolChoice(t *testing.T) {
 				}
 				return
 			}
-			if !jsonEqual(t, asJSON(t, got), tc.want) {
+			if !providertest.JSONEqual(t, asJSON(t, got), tc.want) {
 				t.Errorf("tool_choice = %s, want %s", asJSON(t, got), tc.want)
 			}
 		})
@@ -216,7 +216,7 @@ func TestInputSchema(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !jsonEqual(t, string(got), tc.want) {
+		if !providertest.JSONEqual(t, string(got), tc.want) {
 			t.Errorf("InputSchema(%s) = %s, want %s", tc.in, got, tc.want)
 		}
 		if strings.Contains(tc.in, "12345678901234567890") && !strings.Contains(string(got), "12345678901234567890") {
@@ -229,7 +229,7 @@ func TestInputSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := asJSON(t, s); !jsonEqual(t, got, string(inferred)) {
+	if got := asJSON(t, s); !providertest.JSONEqual(t, got, string(inferred)) {
 		t.Errorf("inferred schema changed:\n got %s\nwant %s", got, inferred)
 	}
 	for _, bad := range []string{`{"type":"array"}`, `[1]`, `{"required":"a"}`, `"object"`} {

@@ -1,14 +1,13 @@
 package anthropic
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // fromMessage maps a whole Messages API answer onto one generation: text blocks joined, tool_use
@@ -22,7 +21,7 @@ func fromMessage(msg *sdk.Message) (*chat.Response, error) {
 		case "text":
 			text.WriteString(b.Text)
 		case "tool_use":
-			args, err := compactArguments(b.Input)
+			args, err := wire.CompactObject(b.Input)
 			if err != nil {
 				return nil, fmt.Errorf("anthropic: tool_use %s (%s): %w", b.ID, b.Name, err)
 			}
@@ -58,24 +57,6 @@ func fromMessage(msg *sdk.Message) (*chat.Response, error) {
 		Usage:       u.chat(),
 		Raw:         msg,
 	}, nil
-}
-
-// compactArguments returns a tool_use input, which must be a JSON object, as compact JSON text;
-// an absent input is "{}".
-func compactArguments(input json.RawMessage) (string, error) {
-	input = bytes.TrimSpace(input)
-	if len(input) == 0 || string(input) == "null" {
-		return "{}", nil
-	}
-	if input[0] != '{' {
-		return "", fmt.Errorf("input %.50q is not a JSON object", input)
-	}
-	var buf bytes.Buffer
-	buf.Grow(len(input))
-	if err := json.Compact(&buf, input); err != nil {
-		return "", fmt.Errorf("input is not valid JSON: %w", err)
-	}
-	return buf.String(), nil
 }
 
 // finishReason normalises a stop reason; unknown values pass through.

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // maxBlocks bounds the content-block index a stream may use, so a corrupt index cannot make the
@@ -132,7 +133,7 @@ func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, er
 		switch b.kind {
 		case "tool_use":
 			if !b.hasArgs {
-				args, err := compactArguments([]byte(b.input))
+				args, err := wire.CompactObject([]byte(b.input))
 				if err != nil {
 					return nil, malformed("tool_use %d input: %v", ev.Index, err)
 				}
@@ -192,12 +193,11 @@ func (s *streamState) open(i int64) (*block, error) {
 }
 
 func (s *streamState) text(t string) *chat.Response {
-	return &chat.Response{Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant, Content: t}}}}
+	return chat.Delta(0, chat.Message{Role: chat.RoleAssistant, Content: t}, "")
 }
 
 func (s *streamState) call(c chat.ToolCall) *chat.Response {
-	msg := chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{c}}
-	return &chat.Response{Generations: []chat.Generation{{Message: msg}}}
+	return chat.ToolCallDelta(0, c)
 }
 
 // serverTool maps a complete tool-search block; other server tools' blocks yield nothing.
@@ -228,13 +228,11 @@ func (s *streamState) serverTool(i int64, b *block) (*chat.Response, error) {
 	if !st.Result {
 		s.usage.searches++
 	}
-	msg := chat.Message{Role: chat.RoleAssistant, ServerTools: []chat.ServerTool{st}}
-	return &chat.Response{Generations: []chat.Generation{{Message: msg}}}, nil
+	return chat.Delta(0, chat.Message{Role: chat.RoleAssistant, ServerTools: []chat.ServerTool{st}}, ""), nil
 }
 
 func (s *streamState) reasoning(r chat.Reasoning) *chat.Response {
-	msg := chat.Message{Role: chat.RoleAssistant, Reasoning: []chat.Reasoning{r}}
-	return &chat.Response{Generations: []chat.Generation{{Message: msg}}}
+	return chat.Delta(0, chat.Message{Role: chat.RoleAssistant, Reasoning: []chat.Reasoning{r}}, "")
 }
 
 // finish reports how the stream ended: the transport's or API's error, or ErrIncompleteStream

@@ -102,13 +102,7 @@ func TestToolWithoutArguments(t *testing.T) {
 			noArgs := funcTool{def: tool.Definition{Name: "updateIssueList", Description: "Update the issue list"},
 				fn: func(context.Context, string) (string, error) { return "updated", nil }}
 			p := &chat.Prompt{Messages: []chat.Message{chat.User("Update the issue list")}, Options: &chat.Options{Tools: []tool.Tool{noArgs}}}
-			var resp *chat.Response
-			var err error
-			if strings.Contains(name, "stream") {
-				resp, err = chat.Aggregate(m.Stream(context.Background(), p))
-			} else {
-				resp, err = m.Call(context.Background(), p)
-			}
+			resp, err := providertest.Run(context.Background(), m, p, strings.Contains(name, "stream"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +122,7 @@ func TestToolWithoutArguments(t *testing.T) {
 			if err := json.Unmarshal(srv.Requests()[0].Body, &sent); err != nil || len(sent.Tools) != 1 {
 				t.Fatalf("sent tools: %v %s", err, srv.Requests()[0].Body)
 			}
-			if !jsonEqual(t, string(sent.Tools[0].InputSchema), `{"type":"object","properties":{}}`) {
+			if !providertest.JSONEqual(t, string(sent.Tools[0].InputSchema), `{"type":"object","properties":{}}`) {
 				t.Errorf("input_schema = %s", sent.Tools[0].InputSchema)
 			}
 		})
@@ -163,13 +157,7 @@ func TestForcedToolUse(t *testing.T) {
 				Messages: []chat.Message{chat.User("Generate 4 weather reports.")},
 				Options:  &chat.Options{Tools: []tool.Tool{jsonTool}, ToolChoice: "json", ParallelToolCalls: chat.Ptr(false)},
 			}
-			var resp *chat.Response
-			var err error
-			if strings.Contains(tc.name, "stream") {
-				resp, err = chat.Aggregate(m.Stream(context.Background(), p))
-			} else {
-				resp, err = m.Call(context.Background(), p)
-			}
+			resp, err := providertest.Run(context.Background(), m, p, strings.Contains(tc.name, "stream"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,7 +182,7 @@ func TestForcedToolUse(t *testing.T) {
 			if !reflect.DeepEqual(sent.ToolChoice, want) {
 				t.Errorf("tool_choice = %v, want %v", sent.ToolChoice, want)
 			}
-			if len(sent.Tools) != 1 || !jsonEqual(t, string(sent.Tools[0].InputSchema), schema) {
+			if len(sent.Tools) != 1 || !providertest.JSONEqual(t, string(sent.Tools[0].InputSchema), schema) {
 				t.Errorf("tools = %s", srv.Requests()[0].Body)
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // The beta features tool search needs: Anthropic's API takes one, Bedrock and Vertex AI another.
@@ -161,7 +162,7 @@ func serverTool(typ, id, name string, input json.RawMessage, raw string) (st cha
 			return st, false, nil
 		}
 		st.ID, st.Name = id, name
-		if st.Arguments, err = compactArguments(input); err != nil {
+		if st.Arguments, err = wire.CompactObject(input); err != nil {
 			return st, false, fmt.Errorf("server_tool_use %s: %w", id, err)
 		}
 		return st, true, nil

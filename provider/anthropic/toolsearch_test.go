@@ -136,20 +136,10 @@ func recordedBlocks(t testing.TB, ex replay.Exchange) []string {
 	var out []string
 	for _, b := range blocks {
 		if typ := blockType(t, b); typ == "server_tool_use" || typ == "tool_search_tool_result" {
-			out = append(out, compactJSON(t, b))
+			out = append(out, providertest.Canonical(t, b))
 		}
 	}
 	return out
-}
-
-func compactJSON(t testing.TB, b []byte) string {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := json.Marshal(v) // sorted keys, so that equal JSON compares equal
-	return string(out)
 }
 
 // TestToolSearchLoopReplayed runs whole tool loops on Anthropic's recorded tool-search answers,
@@ -235,7 +225,7 @@ func TestToolSearchLoopReplayed(t *testing.T) {
 								if m.Role != "assistant" {
 									t.Errorf("request %d: %s in a %s turn", i+2, typ, m.Role)
 								}
-								got = append(got, compactJSON(t, b))
+								got = append(got, providertest.Canonical(t, b))
 							}
 						}
 					}
@@ -305,7 +295,7 @@ func TestClientToolSearchRequest(t *testing.T) {
 	if !slices.Equal(deferred, []string{"notes_read", "mail_send"}) {
 		t.Errorf("deferred %q", deferred)
 	}
-	results := compactJSON(t, w.Messages[2].Content[0]) + compactJSON(t, w.Messages[2].Content[1]) + compactJSON(t, w.Messages[2].Content[2])
+	results := providertest.Canonical(t, w.Messages[2].Content[0]) + providertest.Canonical(t, w.Messages[2].Content[1]) + providertest.Canonical(t, w.Messages[2].Content[2])
 	want := `{"content":[{"tool_name":"notes_read","type":"tool_reference"}],"tool_use_id":"toolu_1","type":"tool_result"}` +
 		`{"content":[{"text":"invalid query","type":"text"}],"is_error":true,"tool_use_id":"toolu_2","type":"tool_result"}` +
 		`{"content":[{"text":"` + noToolFound + `","type":"text"}],"tool_use_id":"toolu_3","type":"tool_result"}`
@@ -458,7 +448,7 @@ func TestToolSearchCalledThroughAStream(t *testing.T) {
 		t.Fatalf("server tools %+v, usage %+v", called, resp.Usage)
 	}
 	for i := range called {
-		if called[i].ID != streamed[i].ID || called[i].Arguments != streamed[i].Arguments || compactJSON(t, called[i].Data) != compactJSON(t, streamed[i].Data) {
+		if called[i].ID != streamed[i].ID || called[i].Arguments != streamed[i].Arguments || providertest.Canonical(t, called[i].Data) != providertest.Canonical(t, streamed[i].Data) {
 			t.Errorf("step %d: called %+v, streamed %+v", i, called[i], streamed[i])
 		}
 	}

@@ -7,17 +7,16 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/smithy-go/auth/bearer"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider/internal/awsconf"
 )
 
 // ProviderName names the provider in [chat.ProviderError] and [chat.Reasoning].
@@ -110,30 +109,10 @@ func New(ctx context.Context, cfg Config) (*Model, error) {
 	if err := cfg.Cache.check(); err != nil {
 		return nil, err
 	}
-	var awsCfg aws.Config
-	if cfg.AWS != nil {
-		awsCfg = cfg.AWS.Copy()
-	} else {
-		var load []func(*config.LoadOptions) error
-		if cfg.Region != "" {
-			load = append(load, config.WithRegion(cfg.Region))
-		}
-		if cfg.Profile != "" {
-			load = append(load, config.WithSharedConfigProfile(cfg.Profile))
-		}
-		var err error
-		if awsCfg, err = config.LoadDefaultConfig(ctx, load...); err != nil {
-			return nil, fmt.Errorf("bedrock: loading the AWS configuration: %w", err)
-		}
-	}
-	if cfg.Region != "" {
-		awsCfg.Region = cfg.Region
-	}
-	if awsCfg.Region == "" {
-		return nil, errors.New("bedrock: no AWS region: set Config.Region or $AWS_REGION")
-	}
-	if cfg.APIKey == "" && awsCfg.Credentials == nil && awsCfg.BearerAuthTokenProvider == nil && os.Getenv("AWS_BEARER_TOKEN_BEDROCK") == "" {
-		return nil, errors.New("bedrock: the AWS configuration has no credentials")
+	awsCfg, err := awsconf.Load(ctx, awsconf.Settings{AWS: cfg.AWS, Region: cfg.Region, Profile: cfg.Profile, APIKey: cfg.APIKey},
+		ProviderName, "Config.Region")
+	if err != nil {
+		return nil, err
 	}
 	client := bedrockruntime.NewFromConfig(awsCfg, func(o *bedrockruntime.Options) {
 		if cfg.BaseURL != "" {

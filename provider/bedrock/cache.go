@@ -1,10 +1,10 @@
 package bedrock
 
 import (
-	"fmt"
-
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+
+	"github.com/wield-ai/wield/provider/internal/cachepoint"
 )
 
 // MaxCachePoints is how many cache checkpoints Bedrock accepts in one request.
@@ -36,35 +36,14 @@ type Cache struct {
 // with, from the cache and only the new turns are processed.
 var CacheAuto = Cache{Tools: true, System: true, Messages: 1}
 
-func (c Cache) points() int {
-	n := c.Messages
-	if c.Tools {
-		n++
-	}
-	if c.System {
-		n++
-	}
-	return n
-}
-
 // check rejects settings Bedrock would refuse.
 func (c Cache) check() error {
-	if c.Messages < 0 {
-		return fmt.Errorf("bedrock: cache: Messages %d is negative", c.Messages)
-	}
-	if n := c.points(); n > MaxCachePoints {
-		return fmt.Errorf("bedrock: cache: %d checkpoints, Bedrock accepts at most %d", n, MaxCachePoints)
-	}
-	switch types.CacheTTL(c.TTL) {
-	case "", types.CacheTTLFiveMinutes, types.CacheTTLOneHour:
-		return nil
-	}
-	return fmt.Errorf(`bedrock: cache: TTL %q is none of "", "5m", "1h"`, c.TTL)
+	return cachepoint.Layout(c).Check(ProviderName, "checkpoints", "Bedrock", MaxCachePoints)
 }
 
 // apply appends the checkpoints c names to the request.
 func (c Cache) apply(in *bedrockruntime.ConverseInput) {
-	if c.points() == 0 {
+	if cachepoint.Layout(c).Points() == 0 {
 		return
 	}
 	point := types.CachePointBlock{Type: types.CachePointTypeDefault, Ttl: types.CacheTTL(c.TTL)}
@@ -83,28 +62,5 @@ func (c Cache) apply(in *bedrockruntime.ConverseInput) {
 // extraCache reads the call's cache setting from Extra: a Cache, a *Cache (nil turns caching
 // off) or a bool (true is [CacheAuto], false turns caching off).
 func extraCache(extra map[string]any, def Cache) (Cache, error) {
-	v, ok := extra[ExtraCache]
-	if !ok {
-		return def, nil
-	}
-	var c Cache
-	switch v := v.(type) {
-	case Cache:
-		c = v
-	case *Cache:
-		if v != nil {
-			c = *v
-		}
-	case bool:
-		if v {
-			c = CacheAuto
-		}
-	case nil:
-	default:
-		return Cache{}, fmt.Errorf("bedrock: %s is a %T, want bedrock.Cache or a bool", ExtraCache, v)
-	}
-	if err := c.check(); err != nil {
-		return Cache{}, err
-	}
-	return c, nil
+	return cachepoint.FromExtra(extra, ExtraCache, ProviderName, def, CacheAuto, Cache.check)
 }

@@ -4,30 +4,15 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"net/http"
-	"net/http/httptest"
-	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/provider/bedrock"
 	"github.com/wield-ai/wield/tool"
 )
-
-// recorded stands in for bedrock-runtime.us-east-1.amazonaws.com, answering with a recorded
-// response.
-func recorded(file, contentType string) *httptest.Server {
-	body, err := os.ReadFile(file)
-	if err != nil {
-		log.Fatal(err)
-	}
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		_, _ = w.Write(body)
-	}))
-}
 
 type calcArgs struct {
 	Operation string  `json:"operation" jsonschema:"add, subtract, multiply or divide"`
@@ -39,7 +24,7 @@ func calculate(_ context.Context, in calcArgs) (float64, error) { return in.A * 
 
 // A model on Bedrock asks for a tool call.
 func Example() {
-	srv := recorded("testdata/converse/lcgo-converse-tool-loop-nova-2-lite/01-response.json", "application/json")
+	srv := providertest.Recorded("testdata/converse/lcgo-converse-tool-loop-nova-2-lite/01-response.json", "application/json")
 	defer srv.Close()
 
 	m, err := bedrock.New(context.Background(), bedrock.Config{
@@ -71,7 +56,7 @@ func Example() {
 
 // Stream yields text and tool-call fragments as the event stream delivers them.
 func ExampleModel_Stream() {
-	srv := recorded("testdata/converse/openllmetry-converse-stream-tool-use-claude-3-sonnet/01-response.eventstream", "application/vnd.amazon.eventstream")
+	srv := providertest.Recorded("testdata/converse/openllmetry-converse-stream-tool-use-claude-3-sonnet/01-response.eventstream", "application/vnd.amazon.eventstream")
 	defer srv.Close()
 
 	m, err := bedrock.New(context.Background(), bedrock.Config{

@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/internal/providertest/awstest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -43,7 +42,7 @@ func target(t testing.TB) providertest.Target {
 		New:         func(t testing.TB, url string) chat.Model { return newTestModel(t, url, Config{}) },
 		Prompt:      weatherPrompt(),
 		ContentType: "application/vnd.amazon.eventstream",
-		Head:        string(ex.Body[:frameEnds(t, ex.Body)[0]]),
+		Head:        string(ex.Body[:awstest.FrameEnds(t, ex.Body)[0]]),
 	}
 }
 
@@ -75,7 +74,7 @@ func TestConsumerPanic(t *testing.T) {
 // wrapping io.ErrUnexpectedEOF; the call that arrived is kept, nothing is retried.
 func TestStreamCut(t *testing.T) {
 	ex := recordedStream(t)
-	ends := frameEnds(t, ex.Body)
+	ends := awstest.FrameEnds(t, ex.Body)
 	kinds, _ := decodeEvents(t, ex.Body)
 	lastInput := 0 // the frame after which the call has all its input
 	for i, k := range kinds {
@@ -119,58 +118,39 @@ func TestRetries(t *testing.T) {
 	internal := providertest.JSONError(500, `{"message":"Internal server error"}`, "X-Amzn-Errortype", "InternalServerException")
 	invalid := providertest.JSONError(400, `{"message":"The model returned the following errors: messages: roles must alternate"}`, "X-Amzn-Errortype", "ValidationException")
 	denied := providertest.JSONError(403, `{"message":"You don't have access to the model with the specified model ID."}`, "X-Amzn-Errortype", "AccessDeniedException")
-	for _, tc := range []struct {
-		name        string
-		exchanges   []replay.Exchange
-		maxAttempts int
-		stream      bool
-		wantStatus  int // 0: success
-		wantType    string
-	}{
-		{name: "throttled twice, then the answer", exchanges: []replay.Exchange{throttled, throttled, ok}},
-		{name: "throttled, then the stream", stream: true, exchanges: []replay.Exchange{throttled, okStream}},
-		{name: "model not ready, then the answer", exchanges: []replay.Exchange{notReady, ok}},
-		{name: "503 and 500, then the answer", exchanges: []replay.Exchange{unavailable, internal, ok}},
-		{name: "throttled on every attempt", exchanges: []replay.Exchange{throttled, throttled, throttled, throttled},
-			wantStatus: 429, wantType: "ThrottlingException"},
-		{name: "retries off", maxAttempts: 1, exchanges: []replay.Exchange{throttled}, wantStatus: 429, wantType: "ThrottlingException"},
-		{name: "400 is not retried", exchanges: []replay.Exchange{invalid}, wantStatus: 400, wantType: "ValidationException"},
-		{name: "403 is not retried, streaming", stream: true, exchanges: []replay.Exchange{denied}, wantStatus: 403, wantType: "AccessDeniedException"},
-		{name: "502 from a proxy, not JSON", maxAttempts: 1, exchanges: []replay.Exchange{
-			{Status: 502, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte("<html>Bad Gateway</html>")}}, wantStatus: 502},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := replay.NewServer(t, tc.exchanges...)
-			m := newTestModel(t, srv.URL, Config{MaxAttempts: tc.maxAttempts})
-			p := &chat.Prompt{Messages: []chat.Message{chat.User("Calculate 15 * 8")}}
-			resp, err := providertest.Run(context.Background(), m, p, tc.stream)
-			if srv.Served() != len(tc.exchanges) {
-				t.Errorf("%d requests, want %d", srv.Served(), len(tc.exchanges))
+	throttledErr := &chat.ProviderError{StatusCode: 429, Type: "ThrottlingException", Message: "Too many requests, please wait before trying again."}
+	faults := providertest.FaultTarget{
+		Provider: "bedrock",
+		New: func(t testing.TB, url string, retries *int) (chat.Model, *providertest.Waits) {
+			cfg := Config{}
+			if retries != nil {
+				cfg.MaxAttempts = *retries + 1
 			}
-			providertest.SameRequests(t, srv)
-			if tc.wantStatus == 0 {
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := expectRecorded(t, tc.exchanges[len(tc.exchanges)-1])
-				if resp.Text() != want.text {
-					t.Errorf("answer = %q, want %q", resp.Text(), want.text)
-				}
-				return
+			return newTestModel(t, url, cfg), nil
+		},
+		Prompt: &chat.Prompt{Messages: []chat.Message{chat.User("Calculate 15 * 8")}},
+		Wraps:  true,
+		Answer: func(t testing.TB, resp *chat.Response, last replay.Exchange) {
+			if want := expectRecorded(t, last); resp.Text() != want.text {
+				t.Errorf("answer = %q, want %q", resp.Text(), want.text)
 			}
-			var pe *chat.ProviderError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v (%T) is not a *chat.ProviderError", err, err)
-			}
-			if pe.Provider != "bedrock" || pe.StatusCode != tc.wantStatus || pe.Type != tc.wantType || pe.Err == nil {
-				t.Errorf("provider error = %+v", pe)
-			}
-			if pe.Temporary() != (tc.wantStatus == 429 || tc.wantStatus >= 500) {
-				t.Errorf("Temporary() = %v for %d", pe.Temporary(), tc.wantStatus)
-			}
-			t.Log(err)
-		})
+		},
 	}
+	faults.Faults(t, []providertest.Fault{
+		{Name: "throttled twice, then the answer", Answers: []replay.Exchange{throttled, throttled, ok}},
+		{Name: "throttled, then the stream", Stream: true, Answers: []replay.Exchange{throttled, okStream}},
+		{Name: "model not ready, then the answer", Answers: []replay.Exchange{notReady, ok}},
+		{Name: "503 and 500, then the answer", Answers: []replay.Exchange{unavailable, internal, ok}},
+		{Name: "throttled on every attempt", Answers: []replay.Exchange{throttled, throttled, throttled, throttled}, Err: throttledErr},
+		{Name: "retries off", Retries: chat.Ptr(0), Answers: []replay.Exchange{throttled}, Err: throttledErr},
+		{Name: "400 is not retried", Answers: []replay.Exchange{invalid},
+			Err: &chat.ProviderError{StatusCode: 400, Type: "ValidationException", Message: "The model returned the following errors: messages: roles must alternate"}},
+		{Name: "403 is not retried, streaming", Stream: true, Answers: []replay.Exchange{denied},
+			Err: &chat.ProviderError{StatusCode: 403, Type: "AccessDeniedException", Message: "You don't have access to the model with the specified model ID."}},
+		{Name: "502 from a proxy, not JSON", Retries: chat.Ptr(0), Answers: []replay.Exchange{
+			{Status: 502, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte("<html>Bad Gateway</html>")}},
+			Err: &chat.ProviderError{StatusCode: 502, Message: "the error answer is not Bedrock's JSON"}},
+	})
 }
 
 // TestStreamExceptions: an exception frame inside a 200 stream ends it with a *chat.ProviderError
@@ -188,7 +168,7 @@ func TestStreamExceptions(t *testing.T) {
 		{"serviceUnavailableException", 503},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			body := append(frames(t, evStart(), evText(0, "Hel")), exceptionFrame(t, tc.kind, "stream failed: "+tc.kind)...)
+			body := append(frames(t, evStart(), evText(0, "Hel")), awstest.ExceptionFrame(t, tc.kind, "stream failed: "+tc.kind)...)
 			srv := replay.NewServer(t, streamExchange(body))
 			m := newTestModel(t, srv.URL, Config{})
 			var text strings.Builder
@@ -288,26 +268,14 @@ func TestAuth(t *testing.T) {
 		return srv.Requests()[0]
 	}
 	t.Run("environment credentials and region", func(t *testing.T) {
-		isolateAWS(t)
-		t.Setenv("AWS_ACCESS_KEY_ID", "AKIDENV")
-		t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
-		t.Setenv("AWS_REGION", "eu-central-1")
-		r := send(t, "", Config{})
-		if auth := r.Header.Get("Authorization"); !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDENV/") || !strings.Contains(auth, "/eu-central-1/bedrock/") {
-			t.Errorf("authorization = %q", auth)
-		}
+		awstest.Isolate(t)
+		awstest.Environment(t, "AKIDENV", "eu-central-1")
+		awstest.CheckSigned(t, send(t, "", Config{}).Header.Get("Authorization"), "AKIDENV", "eu-central-1")
 	})
 	t.Run("shared profile", func(t *testing.T) {
-		isolateAWS(t)
-		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "credentials"), "[team]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = secret\n")
-		writeFile(t, filepath.Join(dir, "config"), "[profile team]\nregion = ap-southeast-2\n")
-		t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
-		t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
-		r := send(t, "", Config{Profile: "team"})
-		if auth := r.Header.Get("Authorization"); !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKIDPROFILE/") || !strings.Contains(auth, "/ap-southeast-2/bedrock/") {
-			t.Errorf("authorization = %q", auth)
-		}
+		awstest.Isolate(t)
+		awstest.Profile(t, "team", "AKIDPROFILE", "ap-southeast-2")
+		awstest.CheckSigned(t, send(t, "", Config{Profile: "team"}).Header.Get("Authorization"), "AKIDPROFILE", "ap-southeast-2")
 	})
 	// A bearer token only travels over HTTPS: these tests serve TLS on 127.0.0.1.
 	tlsServer := func(t *testing.T) (*httptest.Server, *[]string) {
@@ -332,10 +300,10 @@ func TestAuth(t *testing.T) {
 		{"configured API key over the environment's", "env-key", "bedrock-key", "Bearer bedrock-key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			isolateAWS(t)
+			awstest.Isolate(t)
 			t.Setenv("AWS_BEARER_TOKEN_BEDROCK", tc.env)
 			srv, auths := tlsServer(t)
-			m, err := New(context.Background(), Config{Model: "m", APIKey: tc.key, Region: "us-west-2", BaseURL: srv.URL, HTTPClient: srv.Client(), AWS: testAWS()})
+			m, err := New(context.Background(), Config{Model: "m", APIKey: tc.key, Region: "us-west-2", BaseURL: srv.URL, HTTPClient: srv.Client(), AWS: awstest.Config()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,7 +316,7 @@ func TestAuth(t *testing.T) {
 		})
 	}
 	t.Run("API key over plain HTTP is refused", func(t *testing.T) {
-		isolateAWS(t)
+		awstest.Isolate(t)
 		srv := replay.NewServer(t)
 		m, err := New(context.Background(), Config{Model: "m", APIKey: "k", Region: "us-west-2", BaseURL: srv.URL, MaxAttempts: 1})
 		if err != nil {
@@ -362,7 +330,7 @@ func TestAuth(t *testing.T) {
 		}
 	})
 	t.Run("no credentials anywhere", func(t *testing.T) {
-		isolateAWS(t)
+		awstest.Isolate(t)
 		srv := replay.NewServer(t)
 		m, err := New(context.Background(), Config{Model: "m", Region: "us-east-1", BaseURL: srv.URL, MaxAttempts: 1})
 		if err != nil {
@@ -380,26 +348,19 @@ func TestAuth(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"no model", Config{AWS: testAWS()}, "Model must be set"},
+		{"no model", Config{AWS: awstest.Config()}, "Model must be set"},
 		{"no region", Config{Model: "m"}, "no AWS region"},
 		{"AWS configuration without credentials", Config{Model: "m", AWS: &aws.Config{Region: "us-east-1"}}, "no credentials"},
-		{"negative max tokens", Config{Model: "m", AWS: testAWS(), MaxTokens: -1}, "negative"},
-		{"negative attempts", Config{Model: "m", AWS: testAWS(), MaxAttempts: -1}, "negative"},
+		{"negative max tokens", Config{Model: "m", AWS: awstest.Config(), MaxTokens: -1}, "negative"},
+		{"negative attempts", Config{Model: "m", AWS: awstest.Config(), MaxAttempts: -1}, "negative"},
 		{"unknown profile", Config{Model: "m", Region: "us-east-1", Profile: "nobody"}, "nobody"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			isolateAWS(t)
+			awstest.Isolate(t)
 			if _, err := New(context.Background(), tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want one containing %q", err, tc.want)
 			}
 		})
-	}
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -5,14 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
-	"reflect"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/schemas"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
@@ -20,35 +16,10 @@ import (
 	"github.com/aws/smithy-go/transport/http/protocol/restjson1"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/internal/providertest/awstest"
 	"github.com/wield-ai/wield/internal/replay"
 )
-
-// testAWS is an AWS configuration with fixed credentials, so requests are signed offline.
-func testAWS() *aws.Config {
-	return &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
-}
-
-// isolateAWS keeps the AWS configuration chain of a test away from the machine's.
-func isolateAWS(t *testing.T) {
-	t.Helper()
-	dir := t.TempDir()
-	for k, v := range map[string]string{
-		"AWS_CONFIG_FILE":             filepath.Join(dir, "config"),
-		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"),
-		"AWS_EC2_METADATA_DISABLED":   "true",
-		"AWS_BEARER_TOKEN_BEDROCK":    "",
-		"AWS_ACCESS_KEY_ID":           "",
-		"AWS_SECRET_ACCESS_KEY":       "",
-		"AWS_SESSION_TOKEN":           "",
-		"AWS_PROFILE":                 "",
-		"AWS_REGION":                  "",
-		"AWS_DEFAULT_REGION":          "",
-		"AWS_MAX_ATTEMPTS":            "",
-		"AWS_RETRY_MODE":              "",
-	} {
-		t.Setenv(k, v)
-	}
-}
 
 // newTestModel returns a Model talking to url with fixed credentials and waits between retries
 // of at most a millisecond.
@@ -56,7 +27,7 @@ func newTestModel(t testing.TB, url string, cfg Config) *Model {
 	t.Helper()
 	cfg.BaseURL = url
 	if cfg.AWS == nil && cfg.APIKey == "" {
-		cfg.AWS = testAWS()
+		cfg.AWS = awstest.Config()
 	}
 	if cfg.Model == "" {
 		cfg.Model = "us.amazon.nova-2-lite-v1:0"
@@ -104,25 +75,6 @@ func frames(t testing.TB, events ...types.ConverseStreamOutput) []byte {
 		}
 	}
 	return buf.Bytes()
-}
-
-// exceptionFrame is an exception event inside a stream, as Bedrock sends a mid-stream failure.
-func exceptionFrame(t testing.TB, kind, message string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	msg := eventstream.Message{Payload: []byte(`{"message":` + quote(message) + `}`)}
-	msg.Headers.Set(":message-type", eventstream.StringValue("exception"))
-	msg.Headers.Set(":exception-type", eventstream.StringValue(kind))
-	msg.Headers.Set(":content-type", eventstream.StringValue("application/json"))
-	if err := eventstream.NewEncoder().Encode(&buf, msg); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // outputBody is the JSON body of a Converse answer, written by the SDK's serializer: the
@@ -173,21 +125,6 @@ func decodeEvents(t testing.TB, body []byte) (kinds []string, payloads []map[str
 		payloads = append(payloads, p)
 	}
 	return kinds, payloads
-}
-
-// frameEnds returns the offsets at which the frames of an event-stream body end.
-func frameEnds(t testing.TB, body []byte) []int {
-	t.Helper()
-	var ends []int
-	dec := eventstream.NewDecoder()
-	r := bytes.NewReader(body)
-	for r.Len() > 0 {
-		if _, err := dec.Decode(r, nil); err != nil {
-			t.Fatal(err)
-		}
-		ends = append(ends, len(body)-r.Len())
-	}
-	return ends
 }
 
 // expected is what a recorded answer says, read with encoding/json.
@@ -299,7 +236,7 @@ func checkResponse(t testing.TB, got *chat.Response, want expected) {
 	}
 	for i, c := range g.Message.ToolCalls {
 		w := want.calls[i]
-		if c.ID != w.ID || c.Name != w.Name || c.Index != w.Index || !jsonEqual(t, c.Arguments, w.Arguments) {
+		if c.ID != w.ID || c.Name != w.Name || c.Index != w.Index || !providertest.JSONEqual(t, c.Arguments, w.Arguments) {
 			t.Errorf("tool call %d = %+v, want %+v", i, c, w)
 		}
 	}
@@ -311,29 +248,15 @@ func checkResponse(t testing.TB, got *chat.Response, want expected) {
 	}
 }
 
-func jsonEqual(t testing.TB, a, b string) bool {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal([]byte(a), &x); err != nil {
-		t.Errorf("not JSON: %q: %v", a, err)
-		return false
-	}
-	if err := json.Unmarshal([]byte(b), &y); err != nil {
-		t.Errorf("not JSON: %q: %v", b, err)
-		return false
-	}
-	return reflect.DeepEqual(x, y)
-}
-
 // checkBody asserts that a request body means the same JSON as want.
 func checkBody(t testing.TB, sent []byte, want string) {
 	t.Helper()
-	if !jsonEqual(t, string(sent), want) {
-		var g, w any
-		_ = json.Unmarshal(sent, &g)
-		_ = json.Unmarshal([]byte(want), &w)
-		gs, _ := json.MarshalIndent(g, "", "  ")
-		ws, _ := json.MarshalIndent(w, "", "  ")
-		t.Errorf("request differs:\n--- sent\n%s\n--- want\n%s", gs, ws)
+	var g, w any
+	if err := json.Unmarshal(sent, &g); err != nil {
+		t.Fatalf("request body: %v\n%s", err, sent)
 	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("wanted body: %v\n%s", err, want)
+	}
+	providertest.Same(t, "the request sent", g, w)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 )
 
@@ -98,12 +99,7 @@ func TestRefusedParts(t *testing.T) {
 			srv := replay.NewServer(t)
 			m := newTestModel(t, srv.URL, Config{})
 			for _, stream := range []bool{false, true} {
-				var err error
-				if stream {
-					_, err = chat.Aggregate(m.Stream(context.Background(), &chat.Prompt{Messages: tc.msgs}))
-				} else {
-					_, err = m.Call(context.Background(), &chat.Prompt{Messages: tc.msgs})
-				}
+				_, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: tc.msgs}, stream)
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Errorf("stream=%v: err = %v, want %q", stream, err, tc.want)
 				}
@@ -170,13 +166,7 @@ func TestImageAnswer(t *testing.T) {
 		}
 		srv := replay.NewServer(t, ex)
 		m := newTestModel(t, srv.URL, Config{})
-		var resp *chat.Response
-		var err error
-		if stream {
-			resp, err = chat.Aggregate(m.Stream(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("draw")}}))
-		} else {
-			resp, err = m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("draw")}})
-		}
+		resp, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: []chat.Message{chat.User("draw")}}, stream)
 		if err != nil {
 			t.Fatal(err)
 		}

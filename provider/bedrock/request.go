@@ -18,6 +18,7 @@ import (
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/wire"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -52,12 +53,9 @@ type request struct {
 // request builds the Converse request for a prompt, applying the call's options over the Model's
 // defaults.
 func (m *Model) request(p *chat.Prompt) (*request, error) {
-	if p == nil {
-		return nil, errors.New("bedrock: nil prompt")
-	}
-	o := p.Options
-	if o == nil {
-		o = &chat.Options{}
+	o, err := wire.Options(ProviderName, p)
+	if err != nil {
+		return nil, err
 	}
 	// Converse has no tool search (Claude's is on InvokeModel: anthropic.NewBedrock).
 	if err := chat.RefuseToolSearch(ProviderName, o); err != nil {
@@ -102,7 +100,6 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 		in.InferenceConfig = &inf
 	}
 
-	var err error
 	var used []string // tool names in the history
 	if in.System, in.Messages, used, err = r.messages(p.Messages); err != nil {
 		return nil, err

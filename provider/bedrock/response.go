@@ -1,9 +1,7 @@
 package bedrock
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // response maps a whole Converse answer onto one generation: text blocks joined, toolUse blocks
@@ -92,24 +91,7 @@ func documentJSON(doc document.Interface) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("input: %w", err)
 	}
-	return compactObject(data)
-}
-
-// compactObject returns JSON text that must be an object, compacted; null or nothing is "{}".
-func compactObject(data []byte) (string, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 || string(data) == "null" {
-		return "{}", nil
-	}
-	if data[0] != '{' {
-		return "", fmt.Errorf("input %.50q is not a JSON object", data)
-	}
-	var buf bytes.Buffer
-	buf.Grow(len(data))
-	if err := json.Compact(&buf, data); err != nil {
-		return "", fmt.Errorf("input is not valid JSON: %w", err)
-	}
-	return buf.String(), nil
+	return wire.CompactObject(data)
 }
 
 // finishReason normalises a stop reason; unknown values pass through.

@@ -156,15 +156,13 @@ func (s *streamState) event(ev types.ConverseStreamOutput) (*chat.Response, erro
 			if len(b.redacted) > 0 {
 				r = chat.Reasoning{Provider: ProviderName, Encrypted: base64.StdEncoding.EncodeToString(b.redacted)}
 			}
-			msg := chat.Message{Role: chat.RoleAssistant, Reasoning: []chat.Reasoning{r}}
-			return &chat.Response{Generations: []chat.Generation{{Message: msg}}}, nil
+			return chat.Delta(0, chat.Message{Role: chat.RoleAssistant, Reasoning: []chat.Reasoning{r}}, ""), nil
 		case "image":
 			if len(b.image) == 0 {
 				return nil, malformed("image in content block %d has no data", i)
 			}
 			mt, _ := mediaType(b.format)
-			msg := chat.Message{Role: chat.RoleAssistant, Parts: []content.Part{content.Image(b.image, mt)}}
-			return &chat.Response{Generations: []chat.Generation{{Message: msg}}}, nil
+			return chat.Delta(0, chat.Message{Role: chat.RoleAssistant, Parts: []content.Part{content.Image(b.image, mt)}}, ""), nil
 		}
 		return nil, nil
 
@@ -221,12 +219,11 @@ func (b *block) is(kind string, i int32) error {
 }
 
 func (s *streamState) text(t string) *chat.Response {
-	return &chat.Response{Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant, Content: t}}}}
+	return chat.Delta(0, chat.Message{Role: chat.RoleAssistant, Content: t}, "")
 }
 
 func (s *streamState) call(c chat.ToolCall) *chat.Response {
-	msg := chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{c}}
-	return &chat.Response{Generations: []chat.Generation{{Message: msg}}}
+	return chat.ToolCallDelta(0, c)
 }
 
 // finish reports how the stream ended: the transport's or Bedrock's error, or ErrIncompleteStream

@@ -24,6 +24,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/internal/providertest/awstest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
@@ -270,7 +271,7 @@ func TestReasoning(t *testing.T) {
 			t.Fatalf("assistant turn %s", got)
 		}
 		for i := range got {
-			if !jsonEqual(t, string(got[i]), wantBlocks[i]) {
+			if !providertest.JSONEqual(t, string(got[i]), wantBlocks[i]) {
 				t.Errorf("stream %v: block %d = %s, want %s", stream, i, got[i], wantBlocks[i])
 			}
 		}
@@ -479,7 +480,7 @@ func TestCachePoints(t *testing.T) {
 		})
 	}
 	for _, bad := range []Cache{{Tools: true, System: true, Messages: 3}, {Messages: -1}, {TTL: "2h"}} {
-		if _, err := New(context.Background(), Config{Model: "m", AWS: testAWS(), Cache: bad}); err == nil {
+		if _, err := New(context.Background(), Config{Model: "m", AWS: awstest.Config(), Cache: bad}); err == nil {
 			t.Errorf("New accepted cache %+v", bad)
 		}
 	}

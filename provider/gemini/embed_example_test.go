@@ -2,12 +2,11 @@ package gemini_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log"
-	"net/http"
 	"net/http/httptest"
 
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/provider/gemini"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
@@ -19,32 +18,28 @@ var _ toolsearch.Embedder = (*gemini.Embedder)(nil)
 // fakeGeminiEmbed answers batchEmbedContents like the Gemini API, with vectors made from the
 // words of each text, standing in for the real API.
 func fakeGeminiEmbed() *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Requests []struct {
-				Content struct {
-					Parts []struct {
-						Text string `json:"text"`
-					} `json:"parts"`
-				} `json:"content"`
-			} `json:"requests"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, `{"error":{"code":400,"message":"bad request","status":"INVALID_ARGUMENT"}}`, http.StatusBadRequest)
-			return
-		}
+	type request struct {
+		Requests []struct {
+			Content struct {
+				Parts []struct {
+					Text string `json:"text"`
+				} `json:"parts"`
+			} `json:"content"`
+		} `json:"requests"`
+	}
+	return providertest.HashingAPI(func(req *request) []string {
 		var texts []string
 		for _, q := range req.Requests {
 			texts = append(texts, q.Content.Parts[0].Text)
 		}
-		vecs, _ := (&toolsearch.HashingEmbedder{}).Embed(r.Context(), texts)
+		return texts
+	}, func(_ *request, vecs [][]float32) any {
 		embeddings := make([]map[string]any, len(vecs))
 		for i, v := range vecs {
 			embeddings[i] = map[string]any{"values": v}
 		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"embeddings": embeddings})
-	}))
+		return map[string]any{"embeddings": embeddings}
+	})
 }
 
 // A vector tool index on Gemini embeddings. Gemini embeds a text for the use it is put to, so

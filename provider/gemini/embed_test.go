@@ -334,11 +334,7 @@ func TestEmbedderVertexBatches(t *testing.T) {
 var embedTarget = providertest.EmbedTarget{
 	Provider: providerName,
 	New: func(t testing.TB, url string, o providertest.EmbedOptions) toolsearch.Embedder {
-		cfg := EmbedderConfig{Dimensions: o.Dimensions, BatchSize: o.BatchSize, sleep: o.Waits.Sleep}
-		if o.NoRetries {
-			cfg.MaxRetries = -1
-		}
-		return newTestEmbedder(t, url, cfg)
+		return newTestEmbedder(t, url, EmbedderConfig{Dimensions: o.Dimensions, BatchSize: o.BatchSize, MaxRetries: o.MaxRetries(), sleep: o.Waits.Sleep})
 	},
 	Answer: func(vecs [][]float32) replay.Exchange {
 		embeddings := make([]map[string][]float32, len(vecs))

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
-	"net/http"
-	"net/http/httptest"
-	"os"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/provider/gemini"
 	"github.com/wield-ai/wield/tool"
 )
@@ -29,20 +27,8 @@ func (weatherTool) Call(context.Context, string) (string, error) {
 	return "40 C", nil
 }
 
-// fakeGemini serves a recorded Gemini answer, standing in for the real API.
-func fakeGemini() *httptest.Server {
-	body, err := os.ReadFile("testdata/fantasy-tool-loop-gemini-2.5-flash/01-response.json")
-	if err != nil {
-		log.Fatal(err)
-	}
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}))
-}
-
 func Example() {
-	srv := fakeGemini() // leave BaseURL empty to talk to Gemini itself
+	srv := providertest.Recorded("testdata/fantasy-tool-loop-gemini-2.5-flash/01-response.json", "application/json") // leave BaseURL empty to talk to Gemini itself
 	defer srv.Close()
 
 	ctx := context.Background()
@@ -85,14 +71,7 @@ func ExampleConvertSchema() {
 }
 
 func Example_stream() {
-	body, err := os.ReadFile("testdata/adk-text-stream-single-event-gemini-2.5-flash/01-response.sse")
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(body)
-	}))
+	srv := providertest.Recorded("testdata/adk-text-stream-single-event-gemini-2.5-flash/01-response.sse", "text/event-stream")
 	defer srv.Close()
 
 	ctx := context.Background()

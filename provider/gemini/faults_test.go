@@ -22,116 +22,81 @@ func geminiError(code int, status, msg string) []byte {
 
 func jsonHeader() http.Header { return http.Header{"Content-Type": {"application/json"}} }
 
+// faults is the model under the fault tables: its waits between attempts are recorded, not
+// taken, and a success is the recorded call of the weather tool.
+var faults = providertest.FaultTarget{
+	Provider: "gemini",
+	New: func(t testing.TB, url string, retries *int) (chat.Model, *providertest.Waits) {
+		return newTestModel(t, url, Config{MaxRetries: providertest.MaxRetries(retries)})
+	},
+	Prompt: weatherPrompt,
+	Wraps:  true,
+	Answer: func(t testing.TB, resp *chat.Response, _ replay.Exchange) {
+		if calls := resp.ToolCalls(); len(calls) == 0 || calls[0].Name != "weather" {
+			t.Fatalf("calls %+v", calls)
+		}
+	},
+}
+
 // TestRetries proves 429 and 5xx answers are retried, waiting as the server asks.
 func TestRetries(t *testing.T) {
 	ok := providertest.Load(t, "vercel-tool-call-gemini-3-pro-preview")[0]
-	tests := []struct {
-		name      string
-		faults    []replay.Exchange
-		wantWaits func([]time.Duration) bool
-	}{
+	faults.Faults(t, []providertest.Fault{
 		{
-			name: "429 with Retry-After then 200",
-			faults: []replay.Exchange{{Status: 429, Header: http.Header{"Retry-After": {"2"}, "Content-Type": {"application/json"}},
-				Body: geminiError(429, "RESOURCE_EXHAUSTED", "quota")}},
-			wantWaits: func(w []time.Duration) bool { return len(w) == 1 && w[0] == 2*time.Second },
+			Name: "429 with Retry-After then 200",
+			Answers: []replay.Exchange{{Status: 429, Header: http.Header{"Retry-After": {"2"}, "Content-Type": {"application/json"}},
+				Body: geminiError(429, "RESOURCE_EXHAUSTED", "quota")}, ok},
+			Waits: func(w []time.Duration) bool { return len(w) == 1 && w[0] == 2*time.Second },
 		},
 		{
-			name: "429 with RetryInfo in the body then 200",
-			faults: []replay.Exchange{{Status: 429, Header: jsonHeader(), Body: []byte(`{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED",` +
-				`"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"}]}}`)}},
-			wantWaits: func(w []time.Duration) bool { return len(w) == 1 && w[0] == 1500*time.Millisecond },
+			Name: "429 with RetryInfo in the body then 200",
+			Answers: []replay.Exchange{{Status: 429, Header: jsonHeader(), Body: []byte(`{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED",` +
+				`"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"}]}}`)}, ok},
+			Waits: func(w []time.Duration) bool { return len(w) == 1 && w[0] == 1500*time.Millisecond },
 		},
 		{
-			name: "500 twice then 200",
-			faults: []replay.Exchange{
+			Name: "500 twice then 200",
+			Answers: []replay.Exchange{
 				{Status: 500, Header: jsonHeader(), Body: geminiError(500, "INTERNAL", "boom")},
 				{Status: 503, Header: jsonHeader(), Body: geminiError(503, "UNAVAILABLE", "overloaded")},
+				ok,
 			},
-			wantWaits: func(w []time.Duration) bool { return len(w) == 2 && w[0] > 0 && w[1] > 0 },
+			Waits: func(w []time.Duration) bool { return len(w) == 2 && w[0] > 0 && w[1] > 0 },
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.NewServer(t, append(tt.faults, ok)...)
-			m, waits := newTestModel(t, srv, Config{})
-			resp, err := m.Call(context.Background(), weatherPrompt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if resp.ToolCalls()[0].Name != "weather" || srv.Served() != len(tt.faults)+1 {
-				t.Fatalf("calls %+v after %d requests", resp.ToolCalls(), srv.Served())
-			}
-			if !tt.wantWaits(waits.All()) {
-				t.Fatalf("waits %v", waits.All())
-			}
-			providertest.SameRequests(t, srv)
-		})
-	}
+	})
 }
 
 // TestErrors proves API errors arrive as *chat.ProviderError with status and message, after the
 // retries for temporary ones, and that client errors are not retried.
 func TestErrors(t *testing.T) {
-	tests := []struct {
-		name       string
-		exchanges  []replay.Exchange
-		maxRetries int
-		status     int
-		typ, msg   string
-		code       string
-		requests   int
-	}{
-		{
-			name: "400 is not retried",
-			exchanges: []replay.Exchange{{Status: 400, Header: jsonHeader(), Body: []byte(`{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT",` +
+	faults.Faults(t, providertest.BothWays(
+		providertest.Fault{
+			Name: "400 is not retried",
+			Answers: []replay.Exchange{{Status: 400, Header: jsonHeader(), Body: []byte(`{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT",` +
 				`"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}`)}},
-			status: 400, typ: "INVALID_ARGUMENT", msg: "API key not valid.", code: "API_KEY_INVALID", requests: 1,
+			Err: &chat.ProviderError{StatusCode: 400, Type: "INVALID_ARGUMENT", Message: "API key not valid.", Code: "API_KEY_INVALID"},
 		},
-		{
-			name: "503 after the retries",
-			exchanges: []replay.Exchange{
+		providertest.Fault{
+			Name: "503 after the retries",
+			Answers: []replay.Exchange{
 				{Status: 503, Header: jsonHeader(), Body: geminiError(503, "UNAVAILABLE", "a")},
 				{Status: 503, Header: jsonHeader(), Body: geminiError(503, "UNAVAILABLE", "b")},
 				{Status: 503, Header: jsonHeader(), Body: geminiError(503, "UNAVAILABLE", "overloaded")},
 			},
-			status: 503, typ: "UNAVAILABLE", msg: "overloaded", requests: 3,
+			Err: &chat.ProviderError{StatusCode: 503, Type: "UNAVAILABLE", Message: "overloaded"},
 		},
-		{
-			name:       "retries disabled",
-			exchanges:  []replay.Exchange{{Status: 429, Header: jsonHeader(), Body: geminiError(429, "RESOURCE_EXHAUSTED", "quota")}},
-			maxRetries: -1,
-			status:     429, typ: "RESOURCE_EXHAUSTED", msg: "quota", requests: 1,
+		providertest.Fault{
+			Name:    "retries disabled",
+			Answers: []replay.Exchange{{Status: 429, Header: jsonHeader(), Body: geminiError(429, "RESOURCE_EXHAUSTED", "quota")}},
+			Retries: chat.Ptr(0),
+			Err:     &chat.ProviderError{StatusCode: 429, Type: "RESOURCE_EXHAUSTED", Message: "quota"},
 		},
-		{
-			name:      "plain-text error body",
-			exchanges: []replay.Exchange{{Status: 404, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("no such model")}},
-			status:    404, msg: "no such model", requests: 1,
+		providertest.Fault{
+			Name:    "plain-text error body",
+			Answers: []replay.Exchange{{Status: 404, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("no such model")}},
+			Err:     &chat.ProviderError{StatusCode: 404, Message: "no such model"},
 		},
-	}
-	for _, tt := range tests {
-		for _, stream := range []bool{false, true} {
-			name := tt.name
-			if stream {
-				name += "/stream"
-			}
-			t.Run(name, func(t *testing.T) {
-				srv := replay.NewServer(t, tt.exchanges...)
-				m, _ := newTestModel(t, srv, Config{MaxRetries: tt.maxRetries})
-				_, err := providertest.Run(context.Background(), m, weatherPrompt, stream)
-				var pe *chat.ProviderError
-				if !errors.As(err, &pe) {
-					t.Fatalf("err = %v (%T), want *chat.ProviderError", err, err)
-				}
-				if pe.Provider != "gemini" || pe.StatusCode != tt.status || pe.Type != tt.typ || pe.Message != tt.msg || pe.Code != tt.code || pe.Err == nil {
-					t.Fatalf("error = %+v", pe)
-				}
-				if srv.Served() != tt.requests {
-					t.Fatalf("%d requests, want %d", srv.Served(), tt.requests)
-				}
-			})
-		}
-	}
+	))
 }
 
 // TestStreamCut proves a stream that breaks off yields an error, never a silently truncated
@@ -139,19 +104,7 @@ func TestErrors(t *testing.T) {
 // finish reason.
 func TestStreamCut(t *testing.T) {
 	ex := providertest.Load(t, "vercel-tool-call-stream-gemini-3-pro-preview")[0]
-	firstEnd := bytes.Index(ex.Body, []byte("\r\n\r\n")) + 4
-	tests := []struct {
-		name      string
-		ex        replay.Exchange
-		wantCalls int
-	}{
-		{"inside the call event", replay.Exchange{Header: ex.Header, Body: ex.Body, CutAfter: firstEnd / 2}, 0},
-		{"after the call event", replay.Exchange{Header: ex.Header, Body: ex.Body, CutAfter: firstEnd + 10}, 1},
-		{"clean end before the finish", replay.Exchange{Header: ex.Header, Body: ex.Body[:firstEnd]}, 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { target.StreamCut(t, tt.ex, tt.wantCalls) })
-	}
+	target.StreamCuts(t, ex, bytes.Index(ex.Body, []byte("\r\n\r\n"))+4, "call event")
 }
 
 // TestMalformedJSON proves a garbled body is an error, not a panic.
@@ -169,7 +122,7 @@ func TestMalformedJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := replay.NewServer(t, tt.ex)
-			m, _ := newTestModel(t, srv, Config{})
+			m, _ := newTestModel(t, srv.URL, Config{})
 			_, err := providertest.Run(context.Background(), m, weatherPrompt, tt.stream)
 			if err == nil {
 				t.Fatal("malformed body accepted")
@@ -187,7 +140,7 @@ func TestStreamErrorEvent(t *testing.T) {
 	body := "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel\"}],\"role\": \"model\"},\"index\": 0}]}\r\n\r\n" +
 		"data: {\"error\": {\"code\": 503, \"message\": \"The model is overloaded.\", \"status\": \"UNAVAILABLE\"}}\r\n\r\n"
 	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body)})
-	m, _ := newTestModel(t, srv, Config{})
+	m, _ := newTestModel(t, srv.URL, Config{})
 	resp, err := chat.Aggregate(m.Stream(context.Background(), weatherPrompt))
 	var pe *chat.ProviderError
 	if !errors.As(err, &pe) || pe.StatusCode != 503 || pe.Message != "The model is overloaded." {
@@ -221,6 +174,6 @@ func TestStopEarlyClosesBody(t *testing.T) { target.StopEarly(t) }
 // TestConsumerPanicPropagates proves the stream does not swallow a panic of the loop body.
 func TestConsumerPanicPropagates(t *testing.T) {
 	srv := replay.NewServer(t, providertest.Load(t, "adk-text-stream-gemini-2.5-flash")...)
-	m, _ := newTestModel(t, srv, Config{})
+	m, _ := newTestModel(t, srv.URL, Config{})
 	providertest.ConsumerPanic(t, m, weatherPrompt)
 }

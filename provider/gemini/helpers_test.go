@@ -15,11 +15,11 @@ import (
 	"github.com/wield-ai/wield/internal/replay"
 )
 
-// newTestModel returns a Model talking to srv, with retry waits recorded instead of taken.
-func newTestModel(t testing.TB, srv *replay.Server, cfg Config) (*Model, *providertest.Waits) {
+// newTestModel returns a Model talking to url, with retry waits recorded instead of taken.
+func newTestModel(t testing.TB, url string, cfg Config) (*Model, *providertest.Waits) {
 	t.Helper()
 	waits := &providertest.Waits{}
-	cfg.BaseURL = srv.URL
+	cfg.BaseURL = url
 	if cfg.APIKey == "" {
 		cfg.APIKey = "test-key"
 	}
@@ -198,36 +198,6 @@ func (r recorded) check(t testing.TB, got *chat.Response) {
 	}
 }
 
-// normalize prepares a request body for comparison: it parses the JSON and drops empty objects,
-// which the SDK omits where other clients send them (ADK sends "generationConfig":{}).
-func normalize(t testing.TB, body []byte) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatalf("request body: %v\n%s", err, body)
-	}
-	return dropEmpty(v)
-}
-
-func dropEmpty(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			e = dropEmpty(e)
-			if m, ok := e.(map[string]any); ok && len(m) == 0 {
-				delete(x, k)
-				continue
-			}
-			x[k] = e
-		}
-	case []any:
-		for i := range x {
-			x[i] = dropEmpty(x[i])
-		}
-	}
-	return v
-}
-
 // walkParts calls fn on every part of every content of a request body.
 func walkParts(body any, fn func(part map[string]any)) {
 	m, _ := body.(map[string]any)
@@ -243,7 +213,12 @@ func walkParts(body any, fn func(part map[string]any)) {
 	}
 }
 
-func jsonString(v any) string {
-	b, _ := json.MarshalIndent(v, "", "  ")
-	return string(b)
+// normalize prepares a request body for comparison: it parses the JSON and drops empty objects,
+// which the SDK omits where other clients send them (ADK sends "generationConfig":{}).
+func normalize(t testing.TB, body []byte) any {
+	t.Helper()
+	return providertest.Normalize(t, body, func(_ string, v any) bool {
+		m, ok := v.(map[string]any)
+		return ok && len(m) == 0
+	})
 }

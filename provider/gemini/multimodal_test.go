@@ -25,7 +25,7 @@ func TestReplayImageInput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			exs := providertest.Load(t, "multimodal", name)
 			srv := replay.NewServer(t, exs...)
-			m, _ := newTestModel(t, srv, Config{Model: "gemini-2.5-pro"})
+			m, _ := newTestModel(t, srv.URL, Config{Model: "gemini-2.5-pro"})
 			var rec struct {
 				Contents []struct {
 					Parts []struct {
@@ -129,7 +129,7 @@ func TestSignaturesKeepTheirPlace(t *testing.T) {
 				}
 				final := `{"candidates":[{"content":{"role":"model","parts":[{"text":"Sunny."}]},"finishReason":"STOP","index":0}],"responseId":"r2"}`
 				srv := replay.NewServer(t, first, replay.Exchange{Header: jsonHeader(), Body: []byte(final)})
-				m, _ := newTestModel(t, srv, Config{})
+				m, _ := newTestModel(t, srv.URL, Config{})
 				opts := &chat.Options{Tools: []tool.Tool{fantasyWeather(t)}}
 				history := []chat.Message{chat.User("Weather in Paris?")}
 				resp, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, stream)
@@ -138,7 +138,7 @@ func TestSignaturesKeepTheirPlace(t *testing.T) {
 				}
 				msg := resp.Generations[0].Message
 				if msg.Text() != tc.wantText || !reflect.DeepEqual(msg.Parts, tc.wantParts) {
-					t.Fatalf("message %s", jsonString(msg))
+					t.Fatalf("message %s", providertest.Indent(msg))
 				}
 				if resp.HasToolCalls() {
 					history = providertest.Execute(t, &chat.Prompt{Messages: history, Options: opts}, resp)
@@ -148,7 +148,7 @@ func TestSignaturesKeepTheirPlace(t *testing.T) {
 				if _, err := m.Call(context.Background(), &chat.Prompt{Messages: history, Options: opts}); err != nil {
 					t.Fatal(err)
 				}
-				if got := sentModelTurn(t, srv.Requests()[1].Body); !sameJSON(t, got, tc.sent) {
+				if got := sentModelTurn(t, srv.Requests()[1].Body); !providertest.JSONEqual(t, string(got), tc.sent) {
 					t.Fatalf("sent %s\nwant %s", got, tc.sent)
 				}
 			})
@@ -165,7 +165,7 @@ func TestStoredTextSignature(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(parts) != 1 || parts[0].Text != "Hi." || string(parts[0].ThoughtSignature) != "signature two" {
-		t.Fatalf("parts %s", jsonString(parts))
+		t.Fatalf("parts %s", providertest.Indent(parts))
 	}
 }
 
@@ -202,7 +202,7 @@ func TestPartsRequest(t *testing.T) {
 		if tc.vertex {
 			m = newVertexModel(t, srv, "p", "us-east5", Config{})
 		} else {
-			m, _ = newTestModel(t, srv, Config{})
+			m, _ = newTestModel(t, srv.URL, Config{})
 		}
 		if _, err := m.Call(context.Background(), &chat.Prompt{Messages: msgs}); err != nil {
 			t.Fatal(err)
@@ -211,7 +211,7 @@ func TestPartsRequest(t *testing.T) {
 		if err := json.Unmarshal(srv.Requests()[0].Body, &sent); err != nil {
 			t.Fatal(err)
 		}
-		if !sameJSON(t, sent.Contents, tc.want) {
+		if !providertest.JSONEqual(t, string(sent.Contents), tc.want) {
 			t.Errorf("vertex=%v: contents %s", tc.vertex, sent.Contents)
 		}
 	}
@@ -244,7 +244,7 @@ func TestPartsRequest(t *testing.T) {
 		if tc.vertex {
 			m = newVertexModel(t, srv, "p", "us-east5", Config{})
 		} else {
-			m, _ = newTestModel(t, srv, Config{})
+			m, _ = newTestModel(t, srv.URL, Config{})
 		}
 		for _, stream := range []bool{false, true} {
 			_, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: tc.msgs}, stream)
@@ -267,7 +267,7 @@ func TestImageAnswer(t *testing.T) {
 	for _, mimeType := range []string{`"mimeType":"image/png",`, ``} {
 		body := `{"candidates":[{"content":{"role":"model","parts":[{"text":"Here it is:"},{"inlineData":{` + mimeType + `"data":"iVBORw0KGgo="}}]},"finishReason":"STOP","index":0}]}`
 		srv := replay.NewServer(t, replay.Exchange{Header: jsonHeader(), Body: []byte(body)})
-		m, _ := newTestModel(t, srv, Config{})
+		m, _ := newTestModel(t, srv.URL, Config{})
 		resp, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("draw")}})
 		if err != nil {
 			t.Fatal(err)
@@ -276,7 +276,7 @@ func TestImageAnswer(t *testing.T) {
 		msg := resp.Generations[0].Message
 		if msg.Content != "Here it is:" || len(msg.Parts) != 1 || msg.Parts[0].Kind != content.KindImage ||
 			msg.Parts[0].MediaType != "image/png" || string(msg.Parts[0].Data) != "\x89PNG\r\n\x1a\n" {
-			t.Fatalf("message %s", jsonString(msg))
+			t.Fatalf("message %s", providertest.Indent(msg))
 		}
 	}
 }

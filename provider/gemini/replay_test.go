@@ -173,7 +173,7 @@ func (tc loopCase) serve(t testing.TB) ([]replay.Exchange, *replay.Server, *Mode
 	}
 	exs := providertest.Load(t, tc.dir)
 	srv := replay.NewServer(t, exs...)
-	m, _ := newTestModel(t, srv, Config{SchemaMode: tc.mode})
+	m, _ := newTestModel(t, srv.URL, Config{SchemaMode: tc.mode})
 	return exs, srv, m
 }
 
@@ -230,7 +230,7 @@ func TestReplayLoops(t *testing.T) {
 func TestReplaySingleTurns(t *testing.T) {
 	exs := providertest.Load(t, "adk-function-tool-simple-gemini-2.5-flash")
 	srv := replay.NewServer(t, exs...)
-	m, _ := newTestModel(t, srv, Config{})
+	m, _ := newTestModel(t, srv.URL, Config{})
 	report := providertest.Tool(t, "get_weather_report", "Retrieves the current weather report for a specified city.",
 		func(_ context.Context, in struct {
 			City string `json:"city"`
@@ -301,6 +301,6 @@ func checkRequest(t testing.TB, i int, got replay.Request, ex replay.Exchange, i
 	}
 	body := normalize(t, got.Body)
 	if !reflect.DeepEqual(body, want) {
-		t.Errorf("exchange %d: request body differs from the recording\n got: %s\nwant: %s", i+1, jsonString(body), jsonString(want))
+		t.Errorf("exchange %d: request body differs from the recording\n got: %s\nwant: %s", i+1, providertest.Indent(body), providertest.Indent(want))
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // The chat.Options.Extra keys this package reads. Values of the wrong type are an error.
@@ -59,12 +59,9 @@ type request struct {
 }
 
 func (m *Model) request(p *chat.Prompt) (*request, error) {
-	if p == nil {
-		return nil, errors.New("gemini: nil prompt")
-	}
-	opts := p.Options
-	if opts == nil {
-		opts = &chat.Options{}
+	opts, err := wire.Options("gemini", p)
+	if err != nil {
+		return nil, err
 	}
 	if err := chat.RefuseToolSearch("gemini", opts); err != nil {
 		return nil, err
@@ -126,9 +123,8 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 			}
 		}
 	}
-	var err error
-	wire := backend{vertex: m.client.ClientConfig().Backend == genai.BackendVertexAI}
-	cfg.SystemInstruction, r.contents, err = wire.contents(p.Messages)
+	bk := backend{vertex: m.client.ClientConfig().Backend == genai.BackendVertexAI}
+	cfg.SystemInstruction, r.contents, err = bk.contents(p.Messages)
 	if err != nil {
 		return nil, err
 	}

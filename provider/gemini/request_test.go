@@ -64,10 +64,10 @@ func TestContents(t *testing.T) {
 		{Role: "user", Parts: []*genai.Part{{Text: "and tomorrow?"}}},
 	}
 	if !reflect.DeepEqual(system, wantSystem) {
-		t.Errorf("system = %s", jsonString(system))
+		t.Errorf("system = %s", providertest.Indent(system))
 	}
 	if !reflect.DeepEqual(contents, want) {
-		t.Errorf("contents:\n got %s\nwant %s", jsonString(contents), jsonString(want))
+		t.Errorf("contents:\n got %s\nwant %s", providertest.Indent(contents), providertest.Indent(want))
 	}
 }
 
@@ -150,24 +150,24 @@ func TestOptions(t *testing.T) {
 	c := r.config
 	if r.model != "gemini-base" || *c.Temperature != 0.25 || *c.TopP != 0.9 || *c.Seed != 7 || c.MaxOutputTokens != 100 ||
 		!reflect.DeepEqual(c.StopSequences, []string{"END"}) || c.CandidateCount != 2 {
-		t.Errorf("settings: %s", jsonString(c))
+		t.Errorf("settings: %s", providertest.Indent(c))
 	}
 	if *c.TopK != 40 || *c.ThinkingConfig.ThinkingBudget != 1024 || !c.ThinkingConfig.IncludeThoughts ||
 		c.ThinkingConfig.ThinkingLevel != genai.ThinkingLevelHigh || c.CachedContent != "cachedContents/abc" ||
 		len(c.SafetySettings) != 1 || *c.PresencePenalty != 0.1 {
-		t.Errorf("extra: %s", jsonString(c))
+		t.Errorf("extra: %s", providertest.Indent(c))
 	}
 	if !reflect.DeepEqual(order, []string{"config", "extra"}) {
 		t.Errorf("configure order %v", order)
 	}
 	fc := c.ToolConfig.FunctionCallingConfig
 	if fc.Mode != genai.FunctionCallingConfigModeAny || !reflect.DeepEqual(fc.AllowedFunctionNames, []string{"weather"}) {
-		t.Errorf("tool config %s", jsonString(c.ToolConfig))
+		t.Errorf("tool config %s", providertest.Indent(c.ToolConfig))
 	}
 	decl := c.Tools[0].FunctionDeclarations[0]
 	if decl.Name != "weather" || decl.Description != "Get weather information for a location" || decl.Parameters != nil ||
 		!reflect.DeepEqual(decl.ParametersJsonSchema, mustJSON(t, weather.Definition().InputSchema)) {
-		t.Errorf("declaration %s", jsonString(decl))
+		t.Errorf("declaration %s", providertest.Indent(decl))
 	}
 
 	// Defaults from the configuration; model per call.
@@ -176,7 +176,7 @@ func TestOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.model != "gemini-other" || *r.config.Temperature != 0.5 || r.config.MaxOutputTokens != 100 || r.config.ToolConfig != nil || r.config.Tools != nil {
-		t.Errorf("defaults: %s %s", r.model, jsonString(r.config))
+		t.Errorf("defaults: %s %s", r.model, providertest.Indent(r.config))
 	}
 }
 
@@ -199,7 +199,7 @@ func TestToolChoice(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := r.config.ToolConfig.FunctionCallingConfig; got.Mode != want || got.AllowedFunctionNames != nil {
-			t.Errorf("%s: %s", choice, jsonString(got))
+			t.Errorf("%s: %s", choice, providertest.Indent(got))
 		}
 	}
 }
@@ -211,7 +211,7 @@ func TestResponseFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.config.ResponseMIMEType != "application/json" || !reflect.DeepEqual(r.config.ResponseJsonSchema, mustJSON(t, schema)) || r.config.ResponseSchema != nil {
-		t.Errorf("json mode: %s", jsonString(r.config))
+		t.Errorf("json mode: %s", providertest.Indent(r.config))
 	}
 	r, err = requestFor(t, Config{SchemaMode: SchemaSubset}, &chat.Options{ResponseFormat: &chat.ResponseFormat{Schema: schema}})
 	if err != nil {
@@ -219,11 +219,11 @@ func TestResponseFormat(t *testing.T) {
 	}
 	want := &genai.Schema{Type: genai.TypeObject, Properties: map[string]*genai.Schema{"city": {Type: genai.TypeString}}, Required: []string{"city"}}
 	if !reflect.DeepEqual(r.config.ResponseSchema, want) || r.config.ResponseJsonSchema != nil {
-		t.Errorf("subset mode: %s", jsonString(r.config))
+		t.Errorf("subset mode: %s", providertest.Indent(r.config))
 	}
 	r, err = requestFor(t, Config{}, &chat.Options{ResponseFormat: &chat.ResponseFormat{}})
 	if err != nil || r.config.ResponseMIMEType != "application/json" || r.config.ResponseJsonSchema != nil {
-		t.Errorf("schemaless JSON: %v %s", err, jsonString(r.config))
+		t.Errorf("schemaless JSON: %v %s", err, providertest.Indent(r.config))
 	}
 }
 
@@ -278,7 +278,7 @@ func TestEchoOnSamePart(t *testing.T) {
 	srv := replay.NewServer(t,
 		replay.Exchange{Header: jsonHeader(), Body: []byte(answer)},
 		replay.Exchange{Header: jsonHeader(), Body: []byte(final)})
-	m, _ := newTestModel(t, srv, Config{})
+	m, _ := newTestModel(t, srv.URL, Config{})
 	opts := &chat.Options{Tools: []tool.Tool{fantasyWeather(t)}}
 	history := []chat.Message{chat.User("Weather in Paris and Rome?")}
 	resp, err := m.Call(context.Background(), &chat.Prompt{Messages: history, Options: opts})
@@ -296,7 +296,7 @@ func TestEchoOnSamePart(t *testing.T) {
 		},
 	}
 	if !reflect.DeepEqual(g.Message, wantMsg) || g.FinishReason != chat.FinishToolCalls {
-		t.Fatalf("message %s finish %q", jsonString(g.Message), g.FinishReason)
+		t.Fatalf("message %s finish %q", providertest.Indent(g.Message), g.FinishReason)
 	}
 	if resp.Usage != (chat.Usage{InputTokens: 10, OutputTokens: 12, TotalTokens: 22, CachedInputTokens: 4, ReasoningTokens: 7}) {
 		t.Fatalf("usage %+v", resp.Usage)
@@ -323,21 +323,9 @@ func TestEchoOnSamePart(t *testing.T) {
 	wantResults := `{"parts":[
 		{"functionResponse":{"id":"fc-1","name":"weather","response":{"result":"40 C"}}},
 		{"functionResponse":{"id":"fc-2","name":"weather","response":{"result":"40 C"}}}],"role":"user"}`
-	if len(sent.Contents) != 3 || !sameJSON(t, sent.Contents[1], wantModel) || !sameJSON(t, sent.Contents[2], wantResults) {
+	if len(sent.Contents) != 3 || !providertest.JSONEqual(t, string(sent.Contents[1]), wantModel) || !providertest.JSONEqual(t, string(sent.Contents[2]), wantResults) {
 		t.Fatalf("sent contents: %s", srv.Requests()[1].Body)
 	}
-}
-
-func sameJSON(t *testing.T, a json.RawMessage, b string) bool {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal(a, &x); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(b), &y); err != nil {
-		t.Fatal(err)
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 func TestFinishReasons(t *testing.T) {
@@ -375,7 +363,7 @@ func TestBlockedPrompt(t *testing.T) {
 			ex = replay.Exchange{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte("data: " + body + "\r\n\r\n")}
 		}
 		srv := replay.NewServer(t, ex)
-		m, _ := newTestModel(t, srv, Config{})
+		m, _ := newTestModel(t, srv.URL, Config{})
 		resp, err := providertest.Run(context.Background(), m, weatherPrompt, stream)
 		if err != nil {
 			t.Fatal(err)

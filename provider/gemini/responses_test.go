@@ -31,7 +31,7 @@ func TestRecordedResponses(t *testing.T) {
 		t.Run(tc.dir, func(t *testing.T) {
 			exs := providertest.Load(t, tc.dir)
 			srv := replay.NewServer(t, exs...)
-			m, _ := newTestModel(t, srv, Config{Model: "gemini-3-pro-preview"})
+			m, _ := newTestModel(t, srv.URL, Config{Model: "gemini-3-pro-preview"})
 			p := &chat.Prompt{Messages: []chat.Message{chat.User("What is the weather in San Francisco?")}}
 			resp, err := providertest.Run(context.Background(), m, p, tc.stream)
 			if err != nil {
@@ -55,7 +55,7 @@ func TestRecordedResponses(t *testing.T) {
 func TestVertexStreamedArguments(t *testing.T) {
 	exs := providertest.Load(t, "vercel-vertex-partial-args-stream-gemini-3.1-pro-preview")
 	srv := replay.NewServer(t, exs...)
-	m, _ := newTestModel(t, srv, Config{Model: "gemini-3.1-pro-preview"})
+	m, _ := newTestModel(t, srv.URL, Config{Model: "gemini-3.1-pro-preview"})
 	var chunks, withCalls int
 	var agg chat.Aggregator
 	for chunk, err := range m.Stream(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("weather in Boston and San Francisco?")}}) {
@@ -141,7 +141,7 @@ func TestCandidates(t *testing.T) {
 	sse := http.Header{"Content-Type": {"text/event-stream"}}
 	t.Run("complete", func(t *testing.T) {
 		srv := replay.NewServer(t, replay.Exchange{Header: sse, Body: []byte(body)})
-		m, _ := newTestModel(t, srv, Config{})
+		m, _ := newTestModel(t, srv.URL, Config{})
 		resp, err := chat.Aggregate(m.Stream(context.Background(), &chat.Prompt{
 			Messages: []chat.Message{chat.User("weather?")}, Options: &chat.Options{N: 2}}))
 		if err != nil {
@@ -155,7 +155,7 @@ func TestCandidates(t *testing.T) {
 			}}},
 		}
 		if !reflect.DeepEqual(resp.Generations, want) {
-			t.Fatalf("generations %s", jsonString(resp.Generations))
+			t.Fatalf("generations %s", providertest.Indent(resp.Generations))
 		}
 		if len(resp.ToolCalls()) != 2 || resp.Usage.TotalTokens != 12 {
 			t.Fatalf("calls %d usage %+v", len(resp.ToolCalls()), resp.Usage)
@@ -169,7 +169,7 @@ func TestCandidates(t *testing.T) {
 	t.Run("one candidate unfinished", func(t *testing.T) {
 		cut := "data: " + events[0] + "\r\n\r\ndata: " + events[1] + "\r\n\r\n"
 		srv := replay.NewServer(t, replay.Exchange{Header: sse, Body: []byte(cut)})
-		m, _ := newTestModel(t, srv, Config{})
+		m, _ := newTestModel(t, srv.URL, Config{})
 		if _, err := chat.Aggregate(m.Stream(context.Background(), weatherPrompt)); err == nil {
 			t.Fatal("a stream with an unfinished candidate ended without error")
 		}
@@ -180,7 +180,7 @@ func TestCandidates(t *testing.T) {
 // item, yielded with the first answer text, and never mixed into the answer.
 func TestThoughtsJoined(t *testing.T) {
 	srv := replay.NewServer(t, providertest.Load(t, "adk-text-stream-gemini-2.5-flash")...)
-	m, _ := newTestModel(t, srv, Config{})
+	m, _ := newTestModel(t, srv.URL, Config{})
 	var items, chunkWithItem, chunk int
 	for c, err := range m.Stream(context.Background(), weatherPrompt) {
 		if err != nil {

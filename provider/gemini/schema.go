@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -353,9 +354,7 @@ func (c *converter) convertAllOf(m map[string]any, all []any, at string) (*genai
 
 // mergeSchema folds s into dst: properties and required are united, other fields fill gaps.
 func mergeSchema(dst, s *genai.Schema) {
-	if dst.Type == "" {
-		dst.Type = s.Type
-	}
+	dst.Type = cmp.Or(dst.Type, s.Type)
 	if len(s.Properties) > 0 {
 		if dst.Properties == nil {
 			dst.Properties = map[string]*genai.Schema{}
@@ -371,45 +370,15 @@ func mergeSchema(dst, s *genai.Schema) {
 			dst.Required = append(dst.Required, r)
 		}
 	}
-	if dst.Description == "" {
-		dst.Description = s.Description
-	}
-	if dst.Title == "" {
-		dst.Title = s.Title
-	}
-	if dst.Items == nil {
-		dst.Items = s.Items
-	}
 	if len(dst.Enum) == 0 {
 		dst.Enum = s.Enum
 	}
-	if dst.Format == "" {
-		dst.Format = s.Format
-	}
-	if dst.Pattern == "" {
-		dst.Pattern = s.Pattern
-	}
-	if dst.Minimum == nil {
-		dst.Minimum = s.Minimum
-	}
-	if dst.Maximum == nil {
-		dst.Maximum = s.Maximum
-	}
-	if dst.MinLength == nil {
-		dst.MinLength = s.MinLength
-	}
-	if dst.MaxLength == nil {
-		dst.MaxLength = s.MaxLength
-	}
-	if dst.MinItems == nil {
-		dst.MinItems = s.MinItems
-	}
-	if dst.MaxItems == nil {
-		dst.MaxItems = s.MaxItems
-	}
-	if dst.Nullable == nil {
-		dst.Nullable = s.Nullable
-	}
+	dst.Description, dst.Title = cmp.Or(dst.Description, s.Description), cmp.Or(dst.Title, s.Title)
+	dst.Format, dst.Pattern = cmp.Or(dst.Format, s.Format), cmp.Or(dst.Pattern, s.Pattern)
+	dst.Items, dst.Nullable = cmp.Or(dst.Items, s.Items), cmp.Or(dst.Nullable, s.Nullable)
+	dst.Minimum, dst.Maximum = cmp.Or(dst.Minimum, s.Minimum), cmp.Or(dst.Maximum, s.Maximum)
+	dst.MinLength, dst.MaxLength = cmp.Or(dst.MinLength, s.MinLength), cmp.Or(dst.MaxLength, s.MaxLength)
+	dst.MinItems, dst.MaxItems = cmp.Or(dst.MinItems, s.MinItems), cmp.Or(dst.MaxItems, s.MaxItems)
 	dst.AnyOf = append(dst.AnyOf, s.AnyOf...)
 }
 

@@ -22,7 +22,7 @@ func TestClientLoop(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			exs := append(load(t, first), load(t, "docs-tool-result-followup-llama3.2")...)
 			srv := replay.NewServer(t, exs...)
-			m, _ := newTestModel(t, srv, Config{Model: "llama3.2"})
+			m, _ := newTestModel(t, srv.URL, Config{Model: "llama3.2"})
 			c := clienttest.New(t, m)
 			spec := c.Prompt("what is the weather in tokyo?").Tools([]tool.Tool{weatherTool(t)})
 			resp, _ := providertest.Send(t, spec, stream)

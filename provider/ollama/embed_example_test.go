@@ -2,12 +2,11 @@ package ollama_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log"
-	"net/http"
 	"net/http/httptest"
 
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/provider/ollama"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
@@ -19,19 +18,13 @@ var _ toolsearch.Embedder = (*ollama.Embedder)(nil)
 // fakeOllamaEmbed answers /api/embed like Ollama, with vectors made from the words of each input,
 // standing in for a real server.
 func fakeOllamaEmbed() *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, `{"error":"invalid request"}`, http.StatusBadRequest)
-			return
-		}
-		vecs, _ := (&toolsearch.HashingEmbedder{}).Embed(r.Context(), req.Input)
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		_ = json.NewEncoder(w).Encode(map[string]any{"model": req.Model, "embeddings": vecs})
-	}))
+	type request struct {
+		Model string   `json:"model"`
+		Input []string `json:"input"`
+	}
+	return providertest.HashingAPI(func(req *request) []string { return req.Input }, func(req *request, vecs [][]float32) any {
+		return map[string]any{"model": req.Model, "embeddings": vecs}
+	})
 }
 
 // A vector tool index on a local embedding model. nomic-embed-text is trained to tell documents

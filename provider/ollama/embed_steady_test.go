@@ -5,8 +5,6 @@ package ollama
 import (
 	"context"
 	"net/http"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,11 +16,7 @@ import (
 // TestSteadyAcceptsEmbedRequests validates the Embedder's /api/embed requests against Ollama's
 // official OpenAPI description. steady answers with made-up vectors; only its verdict counts.
 func TestSteadyAcceptsEmbedRequests(t *testing.T) {
-	spec, err := filepath.Abs(filepath.Join("testdata", "spec", "ollama-openapi.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := providertest.StartSteady(t, spec)
+	base := startSteady(t)
 	v := &providertest.Verdicts{}
 	client := &http.Client{Transport: v}
 	configs := map[string]EmbedderConfig{
@@ -44,24 +38,15 @@ func TestSteadyAcceptsEmbedRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _ = e.Embed(context.Background(), []string{"get_weather\nGet the current weather for a city.", "send_email"})
-			vs := v.Take()
-			if len(vs) != 1 {
-				t.Fatalf("%d requests", len(vs))
-			}
-			if !vs[0].Valid() || vs[0].Header.Get("X-Steady-Matched-Path") != "/api/embed" {
-				t.Fatalf("steady rejected the request:%s\nrequest: %s", vs[0].Rules(), vs[0].Request)
+			seen := v.One(t)
+			seen.Accepted(t, "/api/embed")
+			if h := seen.Header; h.Get("X-Steady-Matched-Path") != "/api/embed" {
+				t.Fatalf("steady matched %q, want /api/embed", h.Get("X-Steady-Matched-Path"))
 			}
 		})
 	}
 	// steady does check EmbedRequest: dimensions of the wrong type are rejected.
 	t.Run("an invalid request is rejected", func(t *testing.T) {
-		resp, err := http.Post(base+"/api/embed", "application/json", strings.NewReader(`{"model":"m","input":["a"],"dimensions":"many"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 400 || resp.Header.Get("X-Steady-Request-Valid") != "false" {
-			t.Fatalf("status %d", resp.StatusCode)
-		}
+		providertest.SteadyRejects(t, base+"/api/embed", `{"model":"m","input":["a"],"dimensions":"many"}`)
 	})
 }

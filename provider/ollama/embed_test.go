@@ -196,11 +196,7 @@ func TestEmbedderDocsExample(t *testing.T) {
 var embedTarget = providertest.EmbedTarget{
 	Provider: providerName,
 	New: func(t testing.TB, url string, o providertest.EmbedOptions) toolsearch.Embedder {
-		cfg := EmbedderConfig{Dimensions: o.Dimensions, BatchSize: o.BatchSize, sleep: o.Waits.Sleep}
-		if o.NoRetries {
-			cfg.MaxRetries = -1
-		}
-		return newTestEmbedder(t, url, cfg)
+		return newTestEmbedder(t, url, EmbedderConfig{Dimensions: o.Dimensions, BatchSize: o.BatchSize, MaxRetries: o.MaxRetries(), sleep: o.Waits.Sleep})
 	},
 	Answer: func(vecs [][]float32) replay.Exchange {
 		body, _ := json.Marshal(map[string]any{"model": "embeddinggemma", "embeddings": vecs})

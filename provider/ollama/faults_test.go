@@ -29,135 +29,90 @@ func weatherPrompt(t testing.TB) *chat.Prompt {
 	}
 }
 
+// faults is the model under the fault tables: its waits between attempts are recorded, not
+// taken, and a success is the recorded tool call.
+func faults(t testing.TB) providertest.FaultTarget {
+	return providertest.FaultTarget{
+		Provider: "ollama",
+		New: func(t testing.TB, url string, retries *int) (chat.Model, *providertest.Waits) {
+			return newTestModel(t, url, Config{MaxRetries: providertest.MaxRetries(retries)})
+		},
+		Prompt: weatherPrompt(t),
+		Answer: func(t testing.TB, resp *chat.Response, _ replay.Exchange) {
+			if len(resp.ToolCalls()) != 1 {
+				t.Fatalf("calls %+v", resp.ToolCalls())
+			}
+		},
+	}
+}
+
 // TestRetries proves 429 and 5xx answers are retried, waiting as the server asks, and that
 // every attempt carries the same request.
 func TestRetries(t *testing.T) {
 	ok := load(t, "docs-tool-call-llama3.2")[0]
-	tests := []struct {
-		name      string
-		faults    []replay.Exchange
-		wantWaits func([]time.Duration) bool
-	}{
+	faults(t).Faults(t, []providertest.Fault{
 		{
-			name:      "429 with Retry-After then 200",
-			faults:    []replay.Exchange{{Status: 429, Header: http.Header{"Retry-After": {"2"}}, Body: []byte(`{"error":"too many requests"}`)}},
-			wantWaits: func(w []time.Duration) bool { return len(w) == 1 && w[0] == 2*time.Second },
+			Name:    "429 with Retry-After then 200",
+			Answers: []replay.Exchange{{Status: 429, Header: http.Header{"Retry-After": {"2"}}, Body: []byte(`{"error":"too many requests"}`)}, ok},
+			Waits:   func(w []time.Duration) bool { return len(w) == 1 && w[0] == 2*time.Second },
 		},
 		{
-			name: "500 twice then 200",
-			faults: []replay.Exchange{
+			Name: "500 twice then 200",
+			Answers: []replay.Exchange{
 				{Status: 500, Header: jsonHeader(), Body: []byte(`{"error":"llama runner process has terminated"}`)},
 				{Status: 503, Header: jsonHeader(), Body: []byte(`{"error":"server busy"}`)},
+				ok,
 			},
-			wantWaits: func(w []time.Duration) bool { return len(w) == 2 && w[0] > 0 && w[1] > 0 },
+			Waits: func(w []time.Duration) bool { return len(w) == 2 && w[0] > 0 && w[1] > 0 },
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.NewServer(t, append(tt.faults, ok)...)
-			m, waits := newTestModel(t, srv, Config{})
-			resp, err := m.Call(context.Background(), weatherPrompt(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(resp.ToolCalls()) != 1 || srv.Served() != len(tt.faults)+1 {
-				t.Fatalf("calls %+v after %d requests", resp.ToolCalls(), srv.Served())
-			}
-			if !tt.wantWaits(waits.All()) {
-				t.Fatalf("waits %v", waits.All())
-			}
-			providertest.SameRequests(t, srv)
-		})
-	}
+	})
 }
 
 // TestErrors proves error answers become *chat.ProviderError after the retries, streamed or not.
 func TestErrors(t *testing.T) {
-	tests := []struct {
-		name       string
-		exchanges  []replay.Exchange
-		maxRetries int
-		status     int
-		msg        string
-		requests   int
-	}{
-		{
-			name:      "404 unknown model",
-			exchanges: []replay.Exchange{{Status: 404, Header: jsonHeader(), Body: []byte(`{"error":"model \"nope\" not found, try pulling it first"}`)}},
-			status:    404, msg: `model "nope" not found, try pulling it first`, requests: 1,
+	faults(t).Faults(t, providertest.BothWays(
+		providertest.Fault{
+			Name:    "404 unknown model",
+			Answers: []replay.Exchange{{Status: 404, Header: jsonHeader(), Body: []byte(`{"error":"model \"nope\" not found, try pulling it first"}`)}},
+			Err:     &chat.ProviderError{StatusCode: 404, Message: `model "nope" not found, try pulling it first`},
 		},
-		{
-			name: "503 after the retries",
-			exchanges: []replay.Exchange{
+		providertest.Fault{
+			Name: "503 after the retries",
+			Answers: []replay.Exchange{
 				{Status: 503, Header: jsonHeader(), Body: []byte(`{"error":"a"}`)},
 				{Status: 503, Header: jsonHeader(), Body: []byte(`{"error":"b"}`)},
 				{Status: 503, Header: jsonHeader(), Body: []byte(`{"error":"server busy, please try again"}`)},
 			},
-			status: 503, msg: "server busy, please try again", requests: 3,
+			Err: &chat.ProviderError{StatusCode: 503, Message: "server busy, please try again"},
 		},
-		{
-			name:       "500 with an empty body",
-			exchanges:  []replay.Exchange{{Status: 500}},
-			maxRetries: -1,
-			status:     500, msg: "Internal Server Error", requests: 1,
+		providertest.Fault{
+			Name:    "500 with an empty body",
+			Answers: []replay.Exchange{{Status: 500}},
+			Retries: chat.Ptr(0),
+			Err:     &chat.ProviderError{StatusCode: 500, Message: "Internal Server Error"},
 		},
-		{
-			name:      "plain-text error",
-			exchanges: []replay.Exchange{{Status: 400, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("bad request\n")}},
-			status:    400, msg: "bad request", requests: 1,
+		providertest.Fault{
+			Name:    "plain-text error",
+			Answers: []replay.Exchange{{Status: 400, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("bad request\n")}},
+			Err:     &chat.ProviderError{StatusCode: 400, Message: "bad request"},
 		},
-		{
-			name:      "401 unauthorized",
-			exchanges: []replay.Exchange{{Status: 401, Header: jsonHeader(), Body: []byte(`{"error":"unauthorized","signin_url":"https://ollama.com/connect?x"}`)}},
-			status:    401, msg: "unauthorized; sign in at https://ollama.com/connect?x", requests: 1,
+		providertest.Fault{
+			Name:    "401 unauthorized",
+			Answers: []replay.Exchange{{Status: 401, Header: jsonHeader(), Body: []byte(`{"error":"unauthorized","signin_url":"https://ollama.com/connect?x"}`)}},
+			Err:     &chat.ProviderError{StatusCode: 401, Message: "unauthorized; sign in at https://ollama.com/connect?x"},
 		},
-	}
-	for _, tt := range tests {
-		for _, stream := range []bool{false, true} {
-			name := tt.name
-			if stream {
-				name += "/stream"
-			}
-			t.Run(name, func(t *testing.T) {
-				srv := replay.NewServer(t, tt.exchanges...)
-				m, _ := newTestModel(t, srv, Config{MaxRetries: tt.maxRetries})
-				_, err := providertest.Run(context.Background(), m, weatherPrompt(t), stream)
-				var pe *chat.ProviderError
-				if !errors.As(err, &pe) {
-					t.Fatalf("err = %v (%T), want *chat.ProviderError", err, err)
-				}
-				if pe.Provider != "ollama" || pe.StatusCode != tt.status || pe.Message != tt.msg {
-					t.Fatalf("error = %+v", pe)
-				}
-				if srv.Served() != tt.requests {
-					t.Fatalf("%d requests, want %d", srv.Served(), tt.requests)
-				}
-			})
-		}
-	}
+	))
 }
 
 // TestStreamCut proves an answer that breaks off yields an error, never a silently truncated
 // answer, though Ollama's client itself ignores a broken stream.
 func TestStreamCut(t *testing.T) {
 	ex := load(t, "docs-tool-call-stream-llama3.2")[0]
-	firstEnd := bytes.IndexByte(ex.Body, '\n') + 1
-	tests := []struct {
-		name      string
-		ex        replay.Exchange
-		wantCalls int
-	}{
-		{"inside the tool-call line", replay.Exchange{Header: ex.Header, Body: ex.Body, CutAfter: firstEnd / 2}, 0},
-		{"after the tool-call line", replay.Exchange{Header: ex.Header, Body: ex.Body, CutAfter: firstEnd + 10}, 1},
-		{"clean end before done", replay.Exchange{Header: ex.Header, Body: ex.Body[:firstEnd]}, 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { target(t).StreamCut(t, tt.ex, tt.wantCalls) })
-	}
+	target(t).StreamCuts(t, ex, bytes.IndexByte(ex.Body, '\n')+1, "tool-call line")
 	t.Run("call", func(t *testing.T) {
 		body := load(t, "docs-tool-call-llama3.2")[0].Body
 		srv := replay.NewServer(t, replay.Exchange{Header: jsonHeader(), Body: body, CutAfter: len(body) / 2})
-		m, _ := newTestModel(t, srv, Config{})
+		m, _ := newTestModel(t, srv.URL, Config{})
 		if _, err := m.Call(context.Background(), weatherPrompt(t)); !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Fatalf("err = %v", err)
 		}
@@ -179,7 +134,7 @@ func TestBadAnswers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := replay.NewServer(t, replay.Exchange{Header: ndjsonHeader(), Body: []byte(tt.body)})
-			m, _ := newTestModel(t, srv, Config{})
+			m, _ := newTestModel(t, srv.URL, Config{})
 			resp, err := chat.Aggregate(m.Stream(context.Background(), weatherPrompt(t)))
 			if err == nil {
 				t.Fatal("bad answer accepted")
@@ -239,6 +194,6 @@ func TestDeadServer(t *testing.T) {
 // TestConsumerPanicPropagates proves the stream does not swallow a panic of the loop body.
 func TestConsumerPanicPropagates(t *testing.T) {
 	srv := replay.NewServer(t, load(t, "lcgo-text-stream-gemma3-1b")...)
-	m, _ := newTestModel(t, srv, Config{Model: "gemma3:1b"})
+	m, _ := newTestModel(t, srv.URL, Config{Model: "gemma3:1b"})
 	providertest.ConsumerPanic(t, m, &chat.Prompt{Messages: []chat.Message{chat.User("hi")}})
 }

@@ -50,11 +50,11 @@ func load(t testing.TB, name string) []replay.Exchange {
 	return exs
 }
 
-// newTestModel returns a Model talking to srv, with retry waits recorded instead of taken.
-func newTestModel(t testing.TB, srv *replay.Server, cfg Config) (*Model, *providertest.Waits) {
+// newTestModel returns a Model talking to url, with retry waits recorded instead of taken.
+func newTestModel(t testing.TB, url string, cfg Config) (*Model, *providertest.Waits) {
 	t.Helper()
 	waits := &providertest.Waits{}
-	cfg.BaseURL = srv.URL
+	cfg.BaseURL = url
 	cfg.sleep = waits.Sleep
 	m, err := New(cfg)
 	if err != nil {
@@ -158,46 +158,15 @@ func (r recorded) check(t testing.TB, got *chat.Response) {
 // "format":"" from langchaingo, "content":"" is kept since the API requires it).
 func normalize(t testing.TB, body []byte) any {
 	t.Helper()
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatalf("request body: %v\n%s", err, body)
-	}
-	return dropEmpty(v)
-}
-
-func dropEmpty(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			e = dropEmpty(e)
-			switch y := e.(type) {
-			case map[string]any:
-				if len(y) == 0 {
-					delete(x, k)
-					continue
-				}
-			case []any:
-				if len(y) == 0 {
-					delete(x, k)
-					continue
-				}
-			case string:
-				if y == "" && k != "content" {
-					delete(x, k)
-					continue
-				}
-			}
-			x[k] = e
+	return providertest.Normalize(t, body, func(k string, v any) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			return len(v) == 0
+		case []any:
+			return len(v) == 0
+		case string:
+			return v == "" && k != "content"
 		}
-	case []any:
-		for i := range x {
-			x[i] = dropEmpty(x[i])
-		}
-	}
-	return v
-}
-
-func jsonString(v any) string {
-	b, _ := json.MarshalIndent(v, "", "  ")
-	return string(b)
+		return false
+	})
 }

@@ -25,7 +25,7 @@ func TestAnswerImages(t *testing.T) {
 `
 	for _, stream := range []bool{false, true} {
 		srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"application/x-ndjson"}}, Body: []byte(body)})
-		m, _ := newTestModel(t, srv, Config{Model: "img"})
+		m, _ := newTestModel(t, srv.URL, Config{Model: "img"})
 		resp, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: []chat.Message{chat.User("Draw.")}}, stream)
 		if err != nil {
 			t.Fatal(err)

@@ -44,7 +44,7 @@ func checkRequest(t testing.TB, got replay.Request, ex replay.Exchange, ignoreSt
 		edit(want)
 	}
 	if !reflect.DeepEqual(body, want) {
-		t.Errorf("request body differs from the recording\n got: %s\nwant: %s", jsonString(body), jsonString(want))
+		t.Errorf("request body differs from the recording\n got: %s\nwant: %s", providertest.Indent(body), providertest.Indent(want))
 	}
 }
 
@@ -132,7 +132,7 @@ func TestReplay(t *testing.T) {
 		t.Run(tt.dir, func(t *testing.T) {
 			exs := load(t, tt.dir)
 			srv := replay.NewServer(t, exs...)
-			m, _ := newTestModel(t, srv, Config{})
+			m, _ := newTestModel(t, srv.URL, Config{})
 			p := &chat.Prompt{Messages: tt.history(t), Options: tt.opts(t)}
 			resp, err := providertest.Run(context.Background(), m, p, tt.stream)
 			if err != nil {
@@ -150,7 +150,7 @@ func TestReplay(t *testing.T) {
 func TestToolsUnsupported(t *testing.T) {
 	exs := load(t, "lcgo-tools-unsupported-error-gemma3-1b")
 	srv := replay.NewServer(t, exs...)
-	m, _ := newTestModel(t, srv, Config{Model: "gemma3:1b"})
+	m, _ := newTestModel(t, srv.URL, Config{Model: "gemma3:1b"})
 	getTime := providertest.Tool(t, "getTime", "Get the current time.", func(context.Context, struct{}) (string, error) {
 		return "12:00", nil
 	})
@@ -173,7 +173,7 @@ func TestToolsUnsupported(t *testing.T) {
 func TestCallOnStreamingServer(t *testing.T) {
 	exs := load(t, "lcgo-text-stream-default-gemma3-1b")
 	srv := replay.NewServer(t, exs...)
-	m, _ := newTestModel(t, srv, Config{Model: "gemma3:1b"})
+	m, _ := newTestModel(t, srv.URL, Config{Model: "gemma3:1b"})
 	resp, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("Hello, how are you?")}})
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func TestToolLoop(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			exs := append(load(t, first), load(t, "docs-tool-result-followup-llama3.2")...)
 			srv := replay.NewServer(t, exs...)
-			m, _ := newTestModel(t, srv, Config{Model: "llama3.2"})
+			m, _ := newTestModel(t, srv.URL, Config{Model: "llama3.2"})
 			tools := []tool.Tool{weatherTool(t)}
 			history := []chat.Message{chat.User("what is the weather in tokyo?")}
 			var resp *chat.Response

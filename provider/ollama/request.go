@@ -12,6 +12,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/partwire"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // The chat.Options.Extra keys this package reads. Values of the wrong type are an error.
@@ -35,12 +36,9 @@ const (
 const syntheticIDPrefix = "ollama-call-"
 
 func (m *Model) request(p *chat.Prompt, stream bool) (*api.ChatRequest, error) {
-	if p == nil {
-		return nil, errors.New("ollama: nil prompt")
-	}
-	opts := p.Options
-	if opts == nil {
-		opts = &chat.Options{}
+	opts, err := wire.Options("ollama", p)
+	if err != nil {
+		return nil, err
 	}
 	if err := chat.RefuseToolSearch("ollama", opts); err != nil {
 		return nil, err

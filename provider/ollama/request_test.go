@@ -99,7 +99,7 @@ func TestOptions(t *testing.T) {
 	if req.Model != "other" || !*req.Stream || !reflect.DeepEqual(req.Options, wantOptions) ||
 		string(req.Format) != `{"type":"object"}` || req.Think.String() != "high" || req.KeepAlive.Duration != 10*time.Minute ||
 		req.Truncate == nil || !reflect.DeepEqual(order, []string{"config", "extra"}) {
-		t.Fatalf("request %s, order %v", jsonString(req), order)
+		t.Fatalf("request %s, order %v", providertest.Indent(req), order)
 	}
 
 	req, err = m.request(&chat.Prompt{Messages: []chat.Message{chat.User("hi")}, Options: &chat.Options{
@@ -273,7 +273,7 @@ func TestThinking(t *testing.T) {
 	srv := replay.NewServer(t,
 		replay.Exchange{Header: ndjsonHeader(), Body: []byte(strings.Join(lines, "\n") + "\n")},
 		replay.Exchange{Header: jsonHeader(), Body: []byte(final)})
-	m, _ := newTestModel(t, srv, Config{Model: "qwen3"})
+	m, _ := newTestModel(t, srv.URL, Config{Model: "qwen3"})
 	tools := []tool.Tool{weatherTool(t)}
 	history := []chat.Message{chat.User("weather in Oslo and Bergen?")}
 	p := &chat.Prompt{Messages: history, Options: &chat.Options{Tools: tools, Extra: map[string]any{ExtraThink: true}}}
@@ -301,7 +301,7 @@ func TestThinking(t *testing.T) {
 		}}
 	if g := resp.Generations[0]; !reflect.DeepEqual(g.Message, want) || g.FinishReason != chat.FinishToolCalls ||
 		resp.Usage != (chat.Usage{InputTokens: 30, OutputTokens: 12, TotalTokens: 42}) {
-		t.Fatalf("response %s", jsonString(resp))
+		t.Fatalf("response %s", providertest.Indent(resp))
 	}
 	history = providertest.Execute(t, p, resp)
 	if _, err := m.Call(context.Background(), &chat.Prompt{Messages: history, Options: p.Options}); err != nil {

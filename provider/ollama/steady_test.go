@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
@@ -16,15 +15,21 @@ import (
 	"github.com/wield-ai/wield/tool"
 )
 
-// TestSteadyAcceptsRequests validates wield's /api/chat requests against Ollama's official
-// OpenAPI description: with tools, with a tool loop's history (assistant tool_calls, tool
-// results with tool_name), thinking, a response format and options, streamed and not.
-func TestSteadyAcceptsRequests(t *testing.T) {
+// startSteady runs steady on Ollama's official OpenAPI description and returns its base URL.
+func startSteady(t *testing.T) string {
+	t.Helper()
 	spec, err := filepath.Abs(filepath.Join("testdata", "spec", "ollama-openapi.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := providertest.StartSteady(t, spec)
+	return providertest.StartSteady(t, spec)
+}
+
+// TestSteadyAcceptsRequests validates wield's /api/chat requests against Ollama's official
+// OpenAPI description: with tools, with a tool loop's history (assistant tool_calls, tool
+// results with tool_name), thinking, a response format and options, streamed and not.
+func TestSteadyAcceptsRequests(t *testing.T) {
+	base := startSteady(t)
 	v := &providertest.Verdicts{}
 	m, err := New(Config{BaseURL: base, Model: "llama3.2", MaxRetries: -1, HTTPClient: &http.Client{Transport: v}})
 	if err != nil {
@@ -66,33 +71,16 @@ func TestSteadyAcceptsRequests(t *testing.T) {
 	for name, p := range prompts {
 		for _, stream := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/stream=%v", name, stream), func(t *testing.T) {
-				v.Take()
-				// steady answers valid requests with made-up content that is not a complete Ollama
-				// answer; only its verdict on the request matters here.
-				if stream {
-					_, _ = chat.Aggregate(m.Stream(context.Background(), p))
-				} else {
-					_, _ = m.Call(context.Background(), p)
-				}
-				seen := v.Take()
-				if len(seen) != 1 {
-					t.Fatalf("%d requests", len(seen))
-				}
-				if h := seen[0].Header; h.Get("X-Steady-Request-Valid") != "true" || h.Get("X-Steady-Matched-Path") != "/api/chat" {
-					t.Fatalf("steady rejected the request:%s", seen[0].Rules())
+				seen := v.Send(t, m, p, stream)
+				seen.Accepted(t, "/api/chat")
+				if h := seen.Header; h.Get("X-Steady-Matched-Path") != "/api/chat" {
+					t.Fatalf("steady matched %q, want /api/chat", h.Get("X-Steady-Matched-Path"))
 				}
 			})
 		}
 	}
 	// And steady does reject what the description forbids, so the verdicts above mean something.
 	t.Run("an invalid request is rejected", func(t *testing.T) {
-		resp, err := http.Post(base+"/api/chat", "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"user"}],"stream":false}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 400 || resp.Header.Get("X-Steady-Request-Valid") != "false" {
-			t.Fatalf("status %d", resp.StatusCode)
-		}
+		providertest.SteadyRejects(t, base+"/api/chat", `{"model":"m","messages":[{"role":"user"}],"stream":false}`)
 	})
 }

@@ -169,10 +169,8 @@ func assertReasoning(t testing.TB, got, want []chat.Reasoning) {
 		}
 		return out
 	}
-	if g, w := norm(got), norm(want); !reflect.DeepEqual(g, w) {
-		gj, _ := json.MarshalIndent(g, "", "  ")
-		wj, _ := json.MarshalIndent(w, "", "  ")
-		t.Fatalf("reasoning differs from the recording:\n got %s\nwant %s", gj, wj)
+	if !providertest.Same(t, "the reasoning and the recorded one", norm(got), norm(want)) {
+		t.FailNow()
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // Provider names OpenAI in [chat.Info], [chat.ProviderError] and [chat.Reasoning].
@@ -231,12 +232,9 @@ type callSettings struct {
 }
 
 func (b *base) settings(p *chat.Prompt) (callSettings, error) {
-	if p == nil {
-		return callSettings{}, errors.New("openai: nil prompt")
-	}
-	o := p.Options
-	if o == nil {
-		o = &chat.Options{}
+	o, err := wire.Options("openai", p)
+	if err != nil {
+		return callSettings{}, err
 	}
 	s := callSettings{opts: o, model: o.Model, temperature: o.Temperature, maxTokens: o.MaxTokens,
 		strict: b.cfg.StrictTools, store: b.cfg.Store}

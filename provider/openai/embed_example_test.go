@@ -2,12 +2,11 @@ package openai_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log"
-	"net/http"
 	"net/http/httptest"
 
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/provider/openai"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
@@ -19,24 +18,17 @@ var _ toolsearch.Embedder = (*openai.Embedder)(nil)
 // fakeEmbeddingsAPI answers POST /embeddings like OpenAI, with vectors made from the words of
 // each input, standing in for the real API.
 func fakeEmbeddingsAPI() *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Input []string `json:"input"`
-			Model string   `json:"model"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		vecs, _ := (&toolsearch.HashingEmbedder{}).Embed(r.Context(), req.Input)
+	type request struct {
+		Input []string `json:"input"`
+		Model string   `json:"model"`
+	}
+	return providertest.HashingAPI(func(req *request) []string { return req.Input }, func(req *request, vecs [][]float32) any {
 		data := make([]map[string]any, len(vecs))
 		for i, v := range vecs {
 			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
 		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "model": req.Model, "data": data,
-			"usage": map[string]int{"prompt_tokens": 1, "total_tokens": 1}})
-	}))
+		return map[string]any{"object": "list", "model": req.Model, "data": data, "usage": map[string]int{"prompt_tokens": 1, "total_tokens": 1}}
+	})
 }
 
 // A vector tool index on OpenAI's embeddings (text-embedding-3-small unless Model says

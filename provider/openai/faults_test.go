@@ -93,65 +93,69 @@ func TestRetryAfter429(t *testing.T) {
 	})(t)
 }
 
-// TestRetry500: two server errors, then the answer.
+// faults is api's model under the fault tables, its retries waiting 5ms at most (the default
+// starts at half a second).
+func (api apiCase) faults() providertest.FaultTarget {
+	return providertest.FaultTarget{
+		Provider: "openai",
+		New: func(t testing.TB, url string, retries *int) (chat.Model, *providertest.Waits) {
+			return api.newM(t, url, Config{Model: "gpt-4o", MaxRetries: retries,
+				RequestOptions: []option.RequestOption{option.WithMaxRetryDelay(5 * time.Millisecond)}}), nil
+		},
+		Prompt: hi,
+		Wraps:  true,
+		Answer: func(t testing.TB, resp *chat.Response, _ replay.Exchange) {
+			if resp.Text() == "" {
+				t.Fatal("no text")
+			}
+		},
+	}
+}
+
+// TestRetry500: two server errors, then the answer; once retries are exhausted the last error is
+// returned.
 func TestRetry500(t *testing.T) {
-	modes(func(t *testing.T, api apiCase, stream bool) {
-		failing := providertest.JSONError(500, `{"error":{"message":"The server had an error","type":"server_error"}}`)
-		srv := replay.NewServer(t, failing, failing, api.success(t, stream))
-		// Keep the backoff short; the default starts at half a second.
-		m := api.newM(t, srv.URL, Config{Model: "gpt-4o", RequestOptions: []option.RequestOption{option.WithMaxRetryDelay(5 * time.Millisecond)}})
-		r, err := providertest.Run(context.Background(), m, hi, stream)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if srv.Served() != 3 || r.Text() == "" {
-			t.Fatalf("%d requests, text %q", srv.Served(), r.Text())
-		}
-		// Once retries are exhausted the last error is returned.
-		srv = replay.NewServer(t, failing, failing, failing)
-		m = api.newM(t, srv.URL, Config{Model: "gpt-4o", RequestOptions: []option.RequestOption{option.WithMaxRetryDelay(5 * time.Millisecond)}})
-		_, err = providertest.Run(context.Background(), m, hi, stream)
-		var pe *chat.ProviderError
-		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Type != "server_error" || srv.Served() != 3 {
-			t.Fatalf("error = %v after %d requests", err, srv.Served())
-		}
-	})(t)
+	failing := providertest.JSONError(500, `{"error":{"message":"The server had an error","type":"server_error"}}`)
+	for _, api := range apis {
+		t.Run(api.name, func(t *testing.T) {
+			var rows []providertest.Fault
+			for _, stream := range []bool{false, true} {
+				mode := "call/"
+				if stream {
+					mode = "stream/"
+				}
+				rows = append(rows,
+					providertest.Fault{Name: mode + "500 twice, then the answer", Stream: stream, Answers: []replay.Exchange{failing, failing, api.success(t, stream)}},
+					providertest.Fault{Name: mode + "500 after the retries", Stream: stream, Answers: []replay.Exchange{failing, failing, failing},
+						Err: &chat.ProviderError{StatusCode: 500, Type: "server_error", Message: "The server had an error"}})
+			}
+			api.faults().Faults(t, rows)
+		})
+	}
 }
 
 // TestErrorBodies: 4xx and 5xx answers become *chat.ProviderError with the provider's message,
 // whatever shape OpenAI-compatible servers give their error bodies.
 func TestErrorBodies(t *testing.T) {
-	cases := []struct {
-		ex                  replay.Exchange
-		status              int
-		typ, code, message  string
-		temporary, notRetry bool
-	}{
-		{ex: providertest.JSONError(400, `{"error":{"message":"Invalid schema for function 'weather'","type":"invalid_request_error","param":"tools[0]","code":"invalid_function_parameters"}}`),
-			status: 400, typ: "invalid_request_error", code: "invalid_function_parameters", message: "Invalid schema for function 'weather'"},
-		{ex: providertest.JSONError(404, `{"error":"model 'llama9' not found"}`), status: 404, message: "model 'llama9' not found"},
-		{ex: providertest.JSONError(422, `{"detail":[{"loc":["body","messages"],"msg":"field required"}]}`), status: 422, message: `[{"loc":["body","messages"],"msg":"field required"}]`},
-		{ex: providertest.JSONError(400, `{"object":"error","message":"max_tokens is too large","type":"BadRequestError","code":400}`), status: 400, message: "max_tokens is too large"},
-		{ex: replay.Exchange{Status: 502, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte("<html>Bad Gateway</html>")}, status: 502, message: "<html>Bad Gateway</html>", temporary: true},
-		{ex: providertest.JSONError(401, ``), status: 401},
+	failure := func(name string, ex replay.Exchange, want chat.ProviderError) providertest.Fault {
+		return providertest.Fault{Name: name, Answers: []replay.Exchange{ex}, Retries: ptr(0), Err: &want}
 	}
-	modes(func(t *testing.T, api apiCase, stream bool) {
-		for _, tc := range cases {
-			srv := replay.NewServer(t, tc.ex)
-			m := api.newM(t, srv.URL, Config{Model: "m", MaxRetries: ptr(0)})
-			_, err := providertest.Run(context.Background(), m, hi, stream)
-			var pe *chat.ProviderError
-			if !errors.As(err, &pe) {
-				t.Fatalf("%s: error %T %v, want *chat.ProviderError", tc.ex.Body, err, err)
-			}
-			if pe.StatusCode != tc.status || pe.Type != tc.typ || pe.Code != tc.code || pe.Message != tc.message || pe.Temporary() != tc.temporary {
-				t.Errorf("%s: got %+v", tc.ex.Body, pe)
-			}
-			if pe.Err == nil || !strings.Contains(pe.Error(), "HTTP") {
-				t.Errorf("%s: Error() = %q, Err = %v", tc.ex.Body, pe.Error(), pe.Err)
-			}
-		}
-	})(t)
+	rows := providertest.BothWays(
+		failure("OpenAI's error", providertest.JSONError(400, `{"error":{"message":"Invalid schema for function 'weather'","type":"invalid_request_error","param":"tools[0]","code":"invalid_function_parameters"}}`),
+			chat.ProviderError{StatusCode: 400, Type: "invalid_request_error", Code: "invalid_function_parameters", Message: "Invalid schema for function 'weather'"}),
+		failure("error as a string", providertest.JSONError(404, `{"error":"model 'llama9' not found"}`),
+			chat.ProviderError{StatusCode: 404, Message: "model 'llama9' not found"}),
+		failure("detail", providertest.JSONError(422, `{"detail":[{"loc":["body","messages"],"msg":"field required"}]}`),
+			chat.ProviderError{StatusCode: 422, Message: `[{"loc":["body","messages"],"msg":"field required"}]`}),
+		failure("error object", providertest.JSONError(400, `{"object":"error","message":"max_tokens is too large","type":"BadRequestError","code":400}`),
+			chat.ProviderError{StatusCode: 400, Message: "max_tokens is too large"}),
+		failure("proxy's page", replay.Exchange{Status: 502, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte("<html>Bad Gateway</html>")},
+			chat.ProviderError{StatusCode: 502, Message: "<html>Bad Gateway</html>"}),
+		failure("empty body", providertest.JSONError(401, ``), chat.ProviderError{StatusCode: 401}),
+	)
+	for _, api := range apis {
+		t.Run(api.name, func(t *testing.T) { api.faults().Faults(t, rows) })
+	}
 }
 
 // TestStreamCut: a connection dropped after a tool-call fragment is an error, never a truncated

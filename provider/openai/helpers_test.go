@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -109,10 +108,8 @@ func stripRaw(r *chat.Response) *chat.Response {
 func assertResponse(t testing.TB, got, want *chat.Response) {
 	t.Helper()
 	got, want = stripRaw(got), stripRaw(want)
-	if !reflect.DeepEqual(got, want) {
-		gj, _ := json.MarshalIndent(got, "", "  ")
-		wj, _ := json.MarshalIndent(want, "", "  ")
-		t.Fatalf("response differs from the recording:\n got %s\nwant %s", gj, wj)
+	if !providertest.Same(t, "the response and the recorded one", got, want) {
+		t.FailNow()
 	}
 }
 
@@ -241,10 +238,8 @@ func assertSameRequest(t testing.TB, got, recorded []byte, norms ...normalizer) 
 		n(g)
 		n(w)
 	}
-	if !reflect.DeepEqual(g, w) {
-		gj, _ := json.MarshalIndent(g, "", "  ")
-		wj, _ := json.MarshalIndent(w, "", "  ")
-		t.Fatalf("request differs from the recording:\n got %s\nwant %s", gj, wj)
+	if !providertest.Same(t, "the request and the recorded one", g, w) {
+		t.FailNow()
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 )
 
@@ -111,7 +112,7 @@ func TestAudioAnswer(t *testing.T) {
 	if err := json.Unmarshal(srv.Requests()[0].Body, &sent); err != nil {
 		t.Fatal(err)
 	}
-	if len(sent.Messages) != 3 || !sameJSONText(t, sent.Messages[1], `{"role":"assistant","content":"Hello there."}`) {
+	if len(sent.Messages) != 3 || !providertest.JSONEqual(t, string(sent.Messages[1]), `{"role":"assistant","content":"Hello there."}`) {
 		t.Errorf("messages sent: %s", srv.Requests()[0].Body)
 	}
 }
@@ -199,13 +200,8 @@ func TestGeneratedImages(t *testing.T) {
 	got = answerOf(t, newModel, stream, prompt, true)
 	wantParts(t, got, "Here is a dot.", want)
 
-	rm := newTestModel(t, NewResponses, "http://127.0.0.1:1", Config{Model: "gpt-5"})
-	req, err := rm.request(&chat.Prompt{Messages: []chat.Message{chat.User("Draw a dot."), got, chat.User("Bigger.")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	input, _ := json.Marshal(req.params.Input)
-	if !sameJSONText(t, input, `[{"role":"user","content":"Draw a dot."},
+	input := sentInput(t, []chat.Message{chat.User("Draw a dot."), got, chat.User("Bigger.")})
+	if !providertest.JSONEqual(t, string(input), `[{"role":"user","content":"Draw a dot."},
 		{"type":"image_generation_call","id":"ig_1","status":"completed","result":"`+b64(answerPNG)+`"},
 		{"role":"assistant","content":"Here is a dot."},{"role":"user","content":"Bigger."}]`) {
 		t.Errorf("input: %s", input)

@@ -3,7 +3,6 @@
 package openai
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -85,21 +84,7 @@ func TestMistralSteady(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := &chat.Prompt{Messages: s.msgs, Options: s.opts}
-			if s.stream {
-				for _, err := range m.Stream(context.Background(), p) {
-					if err != nil {
-						break
-					}
-				}
-			} else {
-				_, _ = m.Call(context.Background(), p)
-			}
-			vs := rec.Take()
-			if len(vs) != 1 {
-				t.Fatalf("%d requests reached steady, want 1", len(vs))
-			}
-			v := vs[0]
+			v := rec.Send(t, m, &chat.Prompt{Messages: s.msgs, Options: s.opts}, s.stream)
 			if v.Path != "/v1/chat/completions" {
 				t.Fatalf("request to %s", v.Path)
 			}

@@ -102,45 +102,23 @@ func TestToolResultImages(t *testing.T) {
 			chat.ToolResult{ID: "c1", Name: "chart", Content: "sales:", Parts: []content.Part{content.Image(png, "image/png")}},
 			chat.ToolResult{ID: "c2", Name: "weather", Content: "sunny"}),
 	}
-	cm := newTestModel(t, New, "http://127.0.0.1:1", Config{Model: "gpt-5"})
-	req, err := cm.request(&chat.Prompt{Messages: msgs}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.Marshal(req.params.Messages)
+	got := sentMessages(t, newTestModel(t, New, "http://127.0.0.1:1", Config{Model: "gpt-5"}), msgs)
 	want := `[{"role":"user","content":"Chart the sales and the weather."},
 		{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"chart","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"weather","arguments":"{}"}}]},
 		{"role":"tool","tool_call_id":"c1","content":"sales:\n(The result's images and files follow in the next message.)"},
 		{"role":"tool","tool_call_id":"c2","content":"sunny"},
 		{"role":"user","content":[{"type":"text","text":"Images and files the chart call c1 returned:"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}]`
-	if !sameJSONText(t, got, want) {
+	if !providertest.JSONEqual(t, string(got), want) {
 		t.Errorf("chat messages:\n%s", got)
 	}
 
-	rm := newTestModel(t, NewResponses, "http://127.0.0.1:1", Config{Model: "gpt-5"})
-	rreq, err := rm.request(&chat.Prompt{Messages: msgs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ = json.Marshal(rreq.params.Input)
+	got = sentInput(t, msgs)
 	var items []json.RawMessage
 	if err := json.Unmarshal(got, &items); err != nil || len(items) != 5 ||
-		!sameJSONText(t, items[3], `{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"sales:"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="}]}`) ||
-		!sameJSONText(t, items[4], `{"type":"function_call_output","call_id":"c2","output":"sunny"}`) {
+		!providertest.JSONEqual(t, string(items[3]), `{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"sales:"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="}]}`) ||
+		!providertest.JSONEqual(t, string(items[4]), `{"type":"function_call_output","call_id":"c2","output":"sunny"}`) {
 		t.Errorf("responses input:\n%s", got)
 	}
-}
-
-func sameJSONText(t *testing.T, a []byte, b string) bool {
-	t.Helper()
-	var va, vb any
-	if err := json.Unmarshal(a, &va); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(b), &vb); err != nil {
-		t.Fatal(err)
-	}
-	return jsonEqual(va, vb)
 }
 
 // Parts an API cannot take, and malformed parts, are refused before any request, naming the
@@ -249,18 +227,13 @@ func TestMistralParts(t *testing.T) {
 		chat.ToolMessage(chat.ToolResult{ID: "abcDEF123", Name: "chart", Content: "sales:", Parts: []content.Part{content.Image(png, "image/png")}}),
 		{Role: chat.RoleAssistant, Content: "Here is the chart again:", Parts: []content.Part{content.Image(png, "image/png"), ownAudio}},
 	}
-	m := newTestModel(t, NewMistral, "http://127.0.0.1:1", Config{Model: "mistral-small-latest"})
-	req, err := m.request(&chat.Prompt{Messages: msgs}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.Marshal(req.params.Messages)
+	got := sentMessages(t, newTestModel(t, NewMistral, "http://127.0.0.1:1", Config{Model: "mistral-small-latest"}), msgs)
 	want := `[{"role":"user","content":[{"type":"text","text":"Listen, read and look:"},{"type":"input_audio","input_audio":"UklGRiQAAABXQVZFZm10IA=="},
 			{"type":"document_url","document_url":"https://example.com/report.pdf"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},
 		{"role":"assistant","tool_calls":[{"id":"abcDEF123","type":"function","function":{"name":"chart","arguments":"{}"}}]},
 		{"role":"tool","tool_call_id":"abcDEF123","name":"chart","content":[{"type":"text","text":"sales:"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},
 		{"role":"assistant","content":[{"type":"text","text":"Here is the chart again:"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}]`
-	if !sameJSONText(t, got, want) {
+	if !providertest.JSONEqual(t, string(got), want) {
 		t.Errorf("Mistral messages:\n%s", got)
 	}
 }
@@ -286,28 +259,18 @@ func TestAssistantMedia(t *testing.T) {
 		chat.User("Thanks."),
 	}
 	img := `{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}`
-	cm := newTestModel(t, New, "http://127.0.0.1:1", Config{Model: "gpt-5"})
-	req, err := cm.request(&chat.Prompt{Messages: msgs}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.Marshal(req.params.Messages)
+	got := sentMessages(t, newTestModel(t, New, "http://127.0.0.1:1", Config{Model: "gpt-5"}), msgs)
 	want := `[{"role":"user","content":"Draw and check."},
 		{"role":"assistant","content":"first second","tool_calls":[{"id":"c1","type":"function","function":{"name":"check","arguments":"{}"}}]},
 		{"role":"tool","tool_call_id":"c1","content":"fine\n(The result's images and files follow in the next message.)"},
 		{"role":"user","content":[{"type":"text","text":"Images and files of your previous answer:"},` + img + `,` + img + `,
 			{"type":"text","text":"Images and files the check call c1 returned:"},` + img + `]},
 		{"role":"user","content":"Thanks."}]`
-	if !sameJSONText(t, got, want) {
+	if !providertest.JSONEqual(t, string(got), want) {
 		t.Errorf("chat messages:\n%s", got)
 	}
 
-	rm := newTestModel(t, NewResponses, "http://127.0.0.1:1", Config{Model: "gpt-5"})
-	rreq, err := rm.request(&chat.Prompt{Messages: msgs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ = json.Marshal(rreq.params.Input)
+	got = sentInput(t, msgs)
 	rimg := `{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo=","detail":"auto"}`
 	want = `[{"role":"user","content":"Draw and check."},
 		{"type":"image_generation_call","id":"ig_123","result":"iVBORw0KGgo=","status":"completed"},
@@ -316,7 +279,7 @@ func TestAssistantMedia(t *testing.T) {
 		{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"fine"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="}]},
 		{"role":"user","content":[{"type":"input_text","text":"Images and files of your previous answer:"},` + rimg + `]},
 		{"role":"user","content":"Thanks."}]`
-	if !sameJSONText(t, got, want) {
+	if !providertest.JSONEqual(t, string(got), want) {
 		t.Errorf("responses input:\n%s", got)
 	}
 }
@@ -334,11 +297,7 @@ func TestToolResultTextDocument(t *testing.T) {
 		if mistral {
 			m = newTestModel(t, NewMistral, "http://127.0.0.1:1", Config{Model: "mistral-small-latest"})
 		}
-		req, err := m.request(&chat.Prompt{Messages: msgs}, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := json.Marshal(req.params.Messages)
+		got := sentMessages(t, m, msgs)
 		var sent []map[string]any
 		if err := json.Unmarshal(got, &sent); err != nil {
 			t.Fatal(err)
@@ -347,4 +306,27 @@ func TestToolResultTextDocument(t *testing.T) {
 			t.Errorf("mistral=%v: %s", mistral, got)
 		}
 	}
+}
+
+// sentMessages returns, as JSON, the messages of the Chat Completions request m builds for msgs.
+func sentMessages(t testing.TB, m *ChatModel, msgs []chat.Message) []byte {
+	t.Helper()
+	req, err := m.request(&chat.Prompt{Messages: msgs}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(req.params.Messages)
+	return b
+}
+
+// sentInput returns, as JSON, the input of the Responses request a gpt-5 model builds for
+// msgs.
+func sentInput(t testing.TB, msgs []chat.Message) []byte {
+	t.Helper()
+	req, err := newTestModel(t, NewResponses, "http://127.0.0.1:1", Config{Model: "gpt-5"}).request(&chat.Prompt{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(req.params.Input)
+	return b
 }

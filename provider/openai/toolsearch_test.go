@@ -63,7 +63,7 @@ func hostedSearch(t testing.TB, body []byte, stream bool) []chat.ServerTool {
 		st := chat.ServerTool{Provider: Provider, ID: it.ID, Data: raw}
 		switch it.Type {
 		case "tool_search_call":
-			st.Name, st.Arguments = "tool_search", compact(t, it.Arguments)
+			st.Name, st.Arguments = "tool_search", providertest.Canonical(t, it.Arguments)
 		case "tool_search_output":
 			st.Result = true
 			for _, tl := range it.Tools {
@@ -75,16 +75,6 @@ func hostedSearch(t testing.TB, body []byte, stream bool) []chat.ServerTool {
 		out = append(out, st)
 	}
 	return out
-}
-
-func compact(t testing.TB, b []byte) string {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := json.Marshal(v)
-	return string(out)
 }
 
 // searchTools are the recordings' tools: each records its calls; find is a client search that

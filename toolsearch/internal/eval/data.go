@@ -125,6 +125,7 @@ type toolRetTool struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description"`
 		Parameters  json.RawMessage `json:"parameters"`
+		Responses   json.RawMessage `json:"responses"`
 	} `json:"documentation"`
 }
 
@@ -153,10 +154,12 @@ func loadToolRet(dir, task string) (*Dataset, error) {
 	nameOf := map[string]string{}
 	for _, t := range tools {
 		nameOf[t.ID] = t.Doc.Name
+		params, required := toolRetParams(t.Doc.Parameters)
 		ds.Tools = append(ds.Tools, tool.Definition{
-			Name:        t.Doc.Name,
-			Description: t.Doc.Description,
-			InputSchema: schemaOf(toolRetParams(t.Doc.Parameters), nil),
+			Name:         t.Doc.Name,
+			Description:  t.Doc.Description,
+			InputSchema:  schemaOf(params, required),
+			OutputSchema: outputSchema(t.Doc.Responses),
 		})
 	}
 	for _, q := range queries {
@@ -177,36 +180,65 @@ func loadToolRet(dir, task string) (*Dataset, error) {
 }
 
 // toolRetParams reads the parameters of a ToolRet tool: an object of name → {type,
-// description} (APIGen), an OpenAPI-like list (API-Bank) or a signature string, which carries
-// no parameter docs and is skipped.
-func toolRetParams(raw json.RawMessage) []param {
+// description, default} (APIGen), an OpenAPI-like list (API-Bank) or a signature string, which
+// carries no parameter docs and is skipped. A parameter is required unless its type says
+// optional ("str, optional") or it has a default: API-Bank lists no "required", and its APIs
+// take every parameter, none of which has a default.
+func toolRetParams(raw json.RawMessage) (params []param, required []string) {
+	optional := func(typ string, def json.RawMessage) bool {
+		return strings.Contains(strings.ToLower(typ), "optional") || (len(def) > 0 && string(def) != "null")
+	}
 	var byName map[string]struct {
-		Type        string `json:"type"`
-		Description string `json:"description"`
+		Type        string          `json:"type"`
+		Description string          `json:"description"`
+		Default     json.RawMessage `json:"default"`
 	}
 	if json.Unmarshal(raw, &byName) == nil {
-		var out []param
 		for _, name := range slices.Sorted(maps.Keys(byName)) {
 			p := byName[name]
-			out = append(out, param{name, p.Type, p.Description})
+			params = append(params, param{name, p.Type, p.Description})
+			if !optional(p.Type, p.Default) {
+				required = append(required, name)
+			}
 		}
-		return out
+		return params, required
 	}
 	var list []struct {
 		Name   string `json:"name"`
 		Schema struct {
-			Type string `json:"type"`
+			Type    string          `json:"type"`
+			Default json.RawMessage `json:"default"`
 		} `json:"schema"`
 		Description string `json:"description"`
 	}
 	if json.Unmarshal(raw, &list) == nil {
-		var out []param
 		for _, p := range list {
-			out = append(out, param{p.Name, p.Schema.Type, p.Description})
+			params = append(params, param{p.Name, p.Schema.Type, p.Description})
+			if !optional(p.Schema.Type, p.Schema.Default) {
+				required = append(required, p.Name)
+			}
 		}
-		return out
+		return params, required
 	}
-	return nil
+	return nil, nil
+}
+
+// outputSchema turns the responses the datasets document (name → {type, description}) into
+// the JSON Schema of an object with those properties, or nil when there are none.
+func outputSchema(raw json.RawMessage) json.RawMessage {
+	var byName map[string]struct {
+		Type        string `json:"type"`
+		Description string `json:"description"`
+	}
+	if json.Unmarshal(raw, &byName) != nil || len(byName) == 0 {
+		return nil
+	}
+	var ps []param
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		p := byName[name]
+		ps = append(ps, param{name, p.Type, p.Description})
+	}
+	return schemaOf(ps, nil)
 }
 
 // --- BFCL ---
@@ -341,7 +373,8 @@ type sealTool struct {
 		Type        string `json:"type"`
 		Description string `json:"description"`
 	} `json:"parameters"`
-	Required []string `json:"required"`
+	Required  []string        `json:"required"`
+	Responses json.RawMessage `json:"responses"`
 }
 
 type sealQuery struct {
@@ -373,7 +406,8 @@ func loadSeal(dir, split string) (*Dataset, error) {
 			ps = append(ps, param{name, p.Type, p.Description})
 		}
 		known[t.Name] = true
-		ds.Tools = append(ds.Tools, tool.Definition{Name: t.Name, Description: t.Description, InputSchema: schemaOf(ps, t.Required)})
+		ds.Tools = append(ds.Tools, tool.Definition{Name: t.Name, Description: t.Description,
+			InputSchema: schemaOf(ps, t.Required), OutputSchema: outputSchema(t.Responses)})
 	}
 	for _, q := range queries {
 		var gold []string

@@ -2,7 +2,8 @@
 // and the tokens a search tool saves, and prints both as Markdown tables. Requests are searched
 // whole, as one query, and, for the public indexes, the way the search tool is meant to be
 // used: one query per capability (formed from the request text by capabilityQueries), merged
-// by toolsearch.Merge.
+// by toolsearch.Merge, with the prerequisites of the tools found brought along
+// (toolsearch.Prerequisites).
 //
 //	go run ./toolsearch/internal/eval -data ../shared/data
 //
@@ -22,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolsearch"
 )
 
 func main() {
@@ -167,9 +169,13 @@ func evaluateWith(s System, ds *Dataset, p Protocol) (Metrics, error) {
 	if p.Companions != nil {
 		along = p.Companions(ds.Tools)
 	}
+	var pre *toolsearch.Prerequisites
+	if p.Prerequisites {
+		pre = toolsearch.NewPrerequisites(ds.Tools)
+	}
 	var acc accumulate
 	for _, q := range ds.Queries {
-		ranked, err := p.searchWith(search, along, q.Text, 10)
+		ranked, err := p.searchWith(search, along, pre, q.Text, 10)
 		if err != nil {
 			return Metrics{}, fmt.Errorf("query %s: %w", q.ID, err)
 		}

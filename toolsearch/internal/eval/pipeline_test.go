@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -58,6 +59,16 @@ var pipelineCatalog = []tool.Definition{
 	{Name: "getStockNews", Description: "News about a stock and its price today."},
 	{Name: "calculateLoanPayment", Description: "Monthly payment of a car loan over some years."},
 	{Name: "getMortgageRates", Description: "Current mortgage rates of the banks of a country."},
+	// An account service: the session token the account tools require is returned by login only.
+	{Name: "login", Description: "Signs in with a user name and a password.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"user":{"type":"string"},"password":{"type":"string"}},"required":["user","password"]}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"session_token":{"type":"string"}}}`)},
+	{Name: "deleteAccount", Description: "Deletes the user's account and all its data.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"sessionToken":{"type":"string"}},"required":["sessionToken"]}`)},
+	{Name: "changeAccountEmail", Description: "Changes the email address of the user's account.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"sessionToken":{"type":"string"},"email":{"type":"string"}},"required":["sessionToken","email"]}`)},
+	{Name: "listOrders", Description: "Lists the orders of the user's account.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"sessionToken":{"type":"string"}},"required":["sessionToken"]}`)},
 }
 
 var pipelineRequests = []Query{
@@ -74,19 +85,23 @@ var pipelineRequests = []Query{
 	{ID: "6", Text: "Show me the top news headlines in France. After that, calculate the monthly payment of a 200000 euro mortgage over 20 years.",
 		Gold: []string{"getHeadlines", "calculateMortgagePayment"}},
 	{ID: "7", Text: "How is the air quality in Delhi?", Gold: []string{"getAirQuality"}},
+	// The request does not mention the token deleteAccount requires.
+	{ID: "8", Text: "Please delete my account.", Gold: []string{"deleteAccount", "login"}},
 }
 
 // TestPerCapabilitySearch runs the whole multi-tool path on the small catalog: queries formed
-// per capability, each searched by the keyword index, merged by toolsearch.Merge. Every request
-// must have all its tools among the first two more than it needs; the whole request sent as one
-// query must fail at it at least once, or the catalog tests nothing.
+// per capability, each searched by the keyword index, merged by toolsearch.Merge, prerequisites
+// brought along. Every request must have all its tools among the first two more than it needs;
+// the whole request sent as one query must fail at it at least once, or the catalog tests
+// nothing, and so must the search without prerequisites.
 func TestPerCapabilitySearch(t *testing.T) {
 	search, err := indexSystem("keyword", func() toolsearch.Index { return toolsearch.NewKeywordIndex(nil) }).Build(pipelineCatalog)
 	if err != nil {
 		t.Fatal(err)
 	}
+	pre := toolsearch.NewPrerequisites(pipelineCatalog)
 	allIn := func(p Protocol, q Query) (bool, []string) {
-		top, err := p.search(search, q.Text, len(q.Gold)+2)
+		top, err := p.search(search, pre, q.Text, len(q.Gold)+2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +112,7 @@ func TestPerCapabilitySearch(t *testing.T) {
 		}
 		return true, top
 	}
-	wholeMissed := 0
+	wholeMissed, alongMissed := 0, 0
 	for _, q := range pipelineRequests {
 		if ok, top := allIn(perCapability, q); !ok {
 			t.Errorf("request %s: per capability (queries %q) found %v, want %v among them", q.ID, capabilityQueries(q.Text), top, q.Gold)
@@ -105,8 +120,14 @@ func TestPerCapabilitySearch(t *testing.T) {
 		if ok, _ := allIn(wholeRequest, q); !ok {
 			wholeMissed++
 		}
+		if ok, _ := allIn(withoutPrerequisites, q); !ok {
+			alongMissed++
+		}
 	}
 	if wholeMissed == 0 {
-		t.Errorf("the whole request as one query missed a needed tool in %d requests: the catalog is too easy to test anything", wholeMissed)
+		t.Error("the whole request as one query found every needed tool: the catalog is too easy to test anything")
+	}
+	if alongMissed == 0 {
+		t.Error("the search without prerequisites found every needed tool: the catalog tests no prerequisite")
 	}
 }

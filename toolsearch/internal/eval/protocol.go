@@ -20,6 +20,9 @@ type Protocol struct {
 	Queries func(request string) []string
 	// Merge merges the rankings of the queries into k tools; nil means toolsearch.Merge.
 	Merge func(k int, results ...[]toolsearch.Hit) []toolsearch.Hit
+	// Prerequisites brings along the prerequisites of the tools found
+	// (toolsearch.Prerequisites.BringAlong), as the search tool does.
+	Prerequisites bool
 	// Companions, when set, brings along after each tool found the tools it returns for it,
 	// given the catalog (before the ranking is cut to the depth scored).
 	Companions func(catalog []tool.Definition) func(name string) []string
@@ -30,20 +33,24 @@ var (
 	// several queries.
 	wholeRequest = Protocol{Name: "one query: the whole request", Queries: func(r string) []string { return []string{r} }}
 	// perCapability sends one query per capability the request names, merged by toolsearch.Merge,
-	// as the search tool does.
-	perCapability = Protocol{Name: "one query per capability (toolsearch.Merge)", Queries: capabilityQueries}
+	// with the prerequisites of the tools found brought along: what the search tool does.
+	perCapability = Protocol{Name: "one query per capability (the search tool: toolsearch.Merge, prerequisites)", Queries: capabilityQueries, Prerequisites: true}
+	// withoutPrerequisites is perCapability without the prerequisites: the search tool before
+	// it brought them along.
+	withoutPrerequisites = Protocol{Name: "per capability, without prerequisites", Queries: capabilityQueries}
 )
 
 // search ranks the tools for a request: its queries searched and merged by toolsearch.SearchAll,
 // as the search tool does, each query for as many tools as the search tool returns with its
 // default of toolsearch.DefaultMaxResults a query (but at least k, the depth scored); a custom
-// Merge merges the same searches.
-func (p Protocol) search(s Searcher, request string, k int) ([]string, error) {
-	return p.searchWith(s, nil, request, k)
+// Merge merges the same searches. pre, when the protocol brings prerequisites along, are those
+// of the catalog searched.
+func (p Protocol) search(s Searcher, pre *toolsearch.Prerequisites, request string, k int) ([]string, error) {
+	return p.searchWith(s, nil, pre, request, k)
 }
 
 // searchWith is search, with the companions of each tool found when along is set.
-func (p Protocol) searchWith(s Searcher, along func(string) []string, request string, k int) ([]string, error) {
+func (p Protocol) searchWith(s Searcher, along func(string) []string, pre *toolsearch.Prerequisites, request string, k int) ([]string, error) {
 	qs := p.Queries(request)
 	limit := max(k, min(toolsearch.DefaultMaxResults*len(qs), toolsearch.MaxSearchResults))
 	req := toolsearch.SearchRequest{Session: "eval", MaxResults: limit}
@@ -53,6 +60,11 @@ func (p Protocol) searchWith(s Searcher, along func(string) []string, request st
 	}
 	if p.Merge != nil {
 		merged = p.Merge(limit, each...)
+	}
+	if p.Prerequisites {
+		// What the search tool returns when it returns k tools: the prerequisites take the
+		// last of the k places.
+		merged = pre.BringAlong(merged, k)
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -108,12 +120,13 @@ func (x searcherIndex) Search(_ context.Context, req toolsearch.SearchRequest) (
 }
 
 // protocols are the ways of searching compared in the multi-tool table: the search tool before
-// and after it took several queries, and the merges toolsearch.Merge was chosen over.
+// it took several queries and now, without the prerequisites it brings along, the merges
+// toolsearch.Merge was chosen over and the namespaces not adopted.
 func protocols() []Protocol {
-	return []Protocol{wholeRequest, perCapability,
+	return []Protocol{wholeRequest, perCapability, withoutPrerequisites,
 		{Name: "per capability, plain round-robin", Queries: capabilityQueries, Merge: mergeRoundRobin},
 		{Name: "per capability, union by score", Queries: capabilityQueries, Merge: mergeByScore},
-		{Name: "per capability, with the tools of the same namespace (of at most 3)", Queries: capabilityQueries, Companions: namespaceCompanions(3)},
+		{Name: "per capability, with the tools of the same namespace (of at most 3)", Queries: capabilityQueries, Prerequisites: true, Companions: namespaceCompanions(3)},
 	}
 }
 
