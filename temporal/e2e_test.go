@@ -29,5 +29,3 @@ func TestMain(m *testing.M) {
 func dial(t *testing.T) sdkclient.Client { return servertest.Dial(t) }
 
 func dialServer(addr, ns string) (sdkclient.Client, error) { return servertest.DialAt(addr, ns) }
-
-type lockedBuffer = servertest.Buffer

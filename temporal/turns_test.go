@@ -116,7 +116,7 @@ func serve(w *temporal.Worker) int {
 type child struct {
 	cmd   *exec.Cmd
 	stdin io.Closer
-	out   lockedBuffer
+	out   testenv.Buffer
 }
 
 // startChild starts this test binary in role with env and waits until it says it is ready

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/internal/workers"
 	"github.com/wield-ai/wield/tool"
 )
@@ -294,7 +295,7 @@ func TestExecuteTimeout(t *testing.T) {
 }
 
 func TestExecuteFailuresGoBackToTheModel(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &testenv.Buffer{}
 	boom := newTool("boom", func(context.Context, string) (string, error) {
 		var m map[string]int
 		m["x"] = 1 // panics: assignment to entry in nil map
@@ -823,7 +824,7 @@ func TestLoneCallObservedOnTheCallersGoroutine(t *testing.T) {
 }
 
 func TestExecuteNeverLogsToolContext(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &testenv.Buffer{}
 	const secret = "s3cr3t-t0ken"
 	p := prompt(echoTool("a"), newTool("bad", func(context.Context, string) (string, error) {
 		return "", errors.New("nope")
@@ -850,7 +851,7 @@ func TestExecuteNeverLogsToolContext(t *testing.T) {
 }
 
 func TestExecuteLogsNoContentByDefault(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &testenv.Buffer{}
 	m := New(Config{Logger: debugLogger(logs)})
 	if _, err := m.Execute(context.Background(), prompt(echoTool("a")), response(call("1", "a", `{"q":"private"}`))); err != nil {
 		t.Fatal(err)

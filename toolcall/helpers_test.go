@@ -1,7 +1,6 @@
 package toolcall
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -100,25 +100,7 @@ func (b *barrier) wait(t *testing.T) bool {
 	}
 }
 
-// logBuffer is a slog handler target safe for concurrent writes.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-func debugLogger(w *logBuffer) *slog.Logger {
+func debugLogger(w *testenv.Buffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -176,7 +177,7 @@ func findHistogram(t *testing.T, rm metricdata.ResourceMetrics, name string) *me
 
 func TestTelemetryTurnEnding(t *testing.T) {
 	tel := newTelemetry(t)
-	m := New(Config{TracerProvider: tel.tp, MeterProvider: tel.mp, Logger: debugLogger(&logBuffer{})})
+	m := New(Config{TracerProvider: tel.tp, MeterProvider: tel.mp, Logger: debugLogger(&testenv.Buffer{})})
 	started := make(chan struct{})
 	block := newTool("block", func(ctx context.Context, _ string) (string, error) {
 		close(started)

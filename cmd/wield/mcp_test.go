@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -347,7 +345,7 @@ func TestBinaryMCPServeStdioBadFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &syncBuffer{}
+	stderr := &testenv.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -392,24 +390,6 @@ func TestBinaryMCPServeStdioBadFrames(t *testing.T) {
 	if !strings.Contains(stderr.String(), "dropped an oversized frame") {
 		t.Errorf("nothing logged:\n%s", stderr.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer a process writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // TestBinaryMCPConfigFailingServer: a server that fails to start is reported with its standard

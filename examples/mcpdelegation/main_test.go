@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,28 +39,10 @@ func buildToolServer(t *testing.T) string {
 	return bin
 }
 
-// syncBuffer collects a process's stderr while it runs.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 var served = regexp.MustCompile(`toolserver pid (\d+): (\w+)\("Paris"\)`)
 
 // checkServed checks that the calls ran in one tool-server process, not in this one.
-func checkServed(t *testing.T, log *syncBuffer, want int) {
+func checkServed(t *testing.T, log *testenv.Buffer, want int) {
 	t.Helper()
 	// The tool server logs a call after answering it, and its log reaches this process through a
 	// pipe read by another goroutine: wait for the lines rather than read them at once.
@@ -87,7 +67,7 @@ const want = "It is sunny and 72°F in Paris, France, a city of 2102650 people.\
 // TestDelegationStdio runs both loops here with every tool call executed by the tool server, a
 // separate process reached over stdio.
 func TestDelegationStdio(t *testing.T) {
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	ctx := context.Background()
 	agent, err := mcp.Connect(ctx, mcp.ServerConfig{Name: "agent", Command: buildToolServer(t), Stderr: &stderr})
 	if err != nil {
@@ -137,7 +117,7 @@ func TestDelegationHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	url := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderrPipe)

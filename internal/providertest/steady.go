@@ -36,7 +36,7 @@ func StartSteady(t testing.TB, spec string) string {
 	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	l.Close()
 	cmd := testenv.Command(t, "steady", "--host", "127.0.0.1", "-p", port, "--log-level", "details", "--no-color", spec)
-	var out syncBuffer
+	var out testenv.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// steady's launcher starts the server as a child: stop the whole process group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -70,23 +70,6 @@ func StartSteady(t testing.TB, spec string) string {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // Verdict is steady's answer to one request.

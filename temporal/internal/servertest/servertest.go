@@ -6,7 +6,6 @@ package servertest
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -33,7 +32,7 @@ var server struct {
 	err      error
 	cmd      *exec.Cmd
 	stdin    io.Closer
-	stderr   Buffer
+	stderr   testenv.Buffer
 }
 
 // Start starts the server on first use and returns its address and namespace. Without the
@@ -122,22 +121,4 @@ func Stop() {
 		_ = server.cmd.Process.Kill()
 		<-done
 	}
-}
-
-// Buffer is a bytes.Buffer safe for a process's output and the test reading it.
-type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *Buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *Buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
