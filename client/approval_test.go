@@ -75,14 +75,14 @@ func sortedEvents(events []*client.Event) []string {
 
 // recTool is a tool that records the arguments of its runs.
 type recTool struct {
-	*fnTool
+	*chattest.Tool
 	mu   sync.Mutex
 	args []string
 }
 
 func recordingTool(name string, meta tool.Metadata, result func(ctx context.Context, args string) (string, error)) *recTool {
 	r := &recTool{}
-	r.fnTool = newTool(name, func(ctx context.Context, args string) (string, error) {
+	r.Tool = newTool(name, func(ctx context.Context, args string) (string, error) {
 		r.mu.Lock()
 		r.args = append(r.args, args)
 		r.mu.Unlock()
@@ -91,7 +91,7 @@ func recordingTool(name string, meta tool.Metadata, result func(ctx context.Cont
 		}
 		return name + " done", nil
 	})
-	r.meta = meta
+	r.Meta = meta
 	return r
 }
 
@@ -106,7 +106,7 @@ const pathSchema = `{"type":"object","properties":{"path":{"type":"string"}},"re
 
 func fileTool(name string, meta tool.Metadata) *recTool {
 	t := recordingTool(name, meta, nil)
-	t.def.InputSchema = []byte(pathSchema)
+	t.Def.InputSchema = []byte(pathSchema)
 	return t
 }
 
@@ -295,7 +295,7 @@ func TestReject(t *testing.T) {
 }
 
 // accountTool asks which account to use unless it is given one.
-func accountTool(runs *atomic.Int32, resumed *atomic.Value) *fnTool {
+func accountTool(runs *atomic.Int32, resumed *atomic.Value) *chattest.Tool {
 	return newTool("pay", func(ctx context.Context, args string) (string, error) {
 		runs.Add(1)
 		if r, ok := toolcall.Resumed(ctx); ok {

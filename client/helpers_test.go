@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
-	"github.com/wield-ai/wield/tool"
 )
 
 // journal records what advisors saw, in order.
@@ -45,27 +45,10 @@ func (r *recorder) Advise(ctx context.Context, req *client.Request, next client.
 	return resp, err
 }
 
-// fnTool is a hand-written tool.
-type fnTool struct {
-	def  tool.Definition
-	meta tool.Metadata
-	fn   func(ctx context.Context, args string) (string, error)
-}
+// newTool is a hand-written tool.
+var newTool = chattest.NewTool
 
-func (t *fnTool) Definition() tool.Definition { return t.def }
-func (t *fnTool) Metadata() tool.Metadata     { return t.meta }
-func (t *fnTool) Call(ctx context.Context, args string) (string, error) {
-	return t.fn(ctx, args)
-}
-
-func newTool(name string, fn func(ctx context.Context, args string) (string, error)) *fnTool {
-	return &fnTool{
-		def: tool.Definition{Name: name, Description: "the " + name + " tool", InputSchema: []byte(`{"type":"object"}`)},
-		fn:  fn,
-	}
-}
-
-func constTool(name, result string) *fnTool {
+func constTool(name, result string) *chattest.Tool {
 	return newTool(name, func(context.Context, string) (string, error) { return result, nil })
 }
 

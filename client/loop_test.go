@@ -87,7 +87,7 @@ func TestInnerAdvisorRunsEveryIteration(t *testing.T) {
 
 func TestReturnDirect(t *testing.T) {
 	direct := constTool("lookup", `{"customer":42}`)
-	direct.meta.ReturnDirect = true
+	direct.Meta.ReturnDirect = true
 	normal := constTool("normal", "n")
 
 	t.Run("all direct", func(t *testing.T) {

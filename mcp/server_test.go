@@ -15,31 +15,20 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/mcp"
 	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
-// fnTool is a hand-written tool.Tool for tests.
-type fnTool struct {
-	def  tool.Definition
-	meta tool.Metadata
-	fn   func(ctx context.Context, args string) (string, error)
-}
-
-func (t *fnTool) Definition() tool.Definition { return t.def }
-func (t *fnTool) Metadata() tool.Metadata     { return t.meta }
-func (t *fnTool) Call(ctx context.Context, args string) (string, error) {
-	return t.fn(ctx, args)
-}
-
-func newTool(name, schema string, fn func(ctx context.Context, args string) (string, error)) *fnTool {
-	return &fnTool{def: tool.Definition{Name: name, Description: "test tool " + name, InputSchema: json.RawMessage(schema)}, fn: fn}
+// newTool is a hand-written tool.Tool taking arguments of the given schema.
+func newTool(name, schema string, fn func(ctx context.Context, args string) (string, error)) *chattest.Tool {
+	return &chattest.Tool{Def: tool.Definition{Name: name, Description: "test tool " + name, InputSchema: json.RawMessage(schema)}, Func: fn}
 }
 
 const noArgs = `{"type":"object","properties":{},"additionalProperties":false}`
 
-func echoTool(name string) *fnTool {
+func echoTool(name string) *chattest.Tool {
 	return newTool(name, `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`,
 		func(_ context.Context, args string) (string, error) {
 			var in struct{ Text string }
@@ -103,9 +92,9 @@ func TestServeSchemas(t *testing.T) {
 	weather := newTool("weather", noArgs, func(context.Context, string) (string, error) {
 		return `{"temperature":21.5,"conditions":"sunny"}`, nil
 	})
-	weather.def.OutputSchema = json.RawMessage(weatherOutput)
+	weather.Def.OutputSchema = json.RawMessage(weatherOutput)
 	count := newTool("count", noArgs, func(context.Context, string) (string, error) { return "3", nil })
-	count.def.OutputSchema = json.RawMessage(`{"type":"integer"}`)
+	count.Def.OutputSchema = json.RawMessage(`{"type":"integer"}`)
 
 	c := mcptest.Connect(t, inMemory("schemas", mustServer(t, rich, weather, count)))
 	tools, err := c.Tools(testContext(t))
@@ -133,11 +122,11 @@ func TestServeResults(t *testing.T) {
 	weather := newTool("weather", noArgs, func(context.Context, string) (string, error) {
 		return `{"temperature":21.5,"conditions":"sunny"}`, nil
 	})
-	weather.def.OutputSchema = json.RawMessage(weatherOutput)
+	weather.Def.OutputSchema = json.RawMessage(weatherOutput)
 	notJSON := newTool("not_json", noArgs, func(context.Context, string) (string, error) { return "sunny", nil })
-	notJSON.def.OutputSchema = json.RawMessage(weatherOutput)
+	notJSON.Def.OutputSchema = json.RawMessage(weatherOutput)
 	wrongShape := newTool("wrong_shape", noArgs, func(context.Context, string) (string, error) { return `{"temperature":"warm"}`, nil })
-	wrongShape.def.OutputSchema = json.RawMessage(weatherOutput)
+	wrongShape.Def.OutputSchema = json.RawMessage(weatherOutput)
 	tools := []tool.Tool{
 		echoTool("echo"),
 		weather, notJSON, wrongShape,
@@ -161,7 +150,7 @@ func TestServeResults(t *testing.T) {
 			}}, nil
 		}),
 	}
-	tools[len(tools)-2].(*fnTool).meta.Timeout = 20 * time.Millisecond
+	tools[len(tools)-2].(*chattest.Tool).Meta.Timeout = 20 * time.Millisecond
 
 	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
@@ -529,13 +518,13 @@ func TestAddToolsErrors(t *testing.T) {
 }
 
 func ExampleNewServer() {
-	weather := &fnTool{
-		def: tool.Definition{
+	weather := &chattest.Tool{
+		Def: tool.Definition{
 			Name:        "currentWeather",
 			Description: "Get the weather in a city",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
 		},
-		fn: func(_ context.Context, args string) (string, error) { return "sunny", nil },
+		Func: func(_ context.Context, args string) (string, error) { return "sunny", nil },
 	}
 	server, err := mcp.NewServer(&sdk.Implementation{Name: "weather", Version: "v1.0.0"}, nil, weather)
 	if err != nil {

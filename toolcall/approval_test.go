@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -56,16 +57,16 @@ func TestApprovalPolicies(t *testing.T) {
 
 // counter is a tool that counts its runs and returns "name:args".
 type counter struct {
-	*fakeTool
+	*chattest.Tool
 	runs atomic.Int32
 }
 
 func countingTool(name string, meta tool.Metadata) *counter {
 	c := &counter{}
-	c.fakeTool = newTool(name, func(_ context.Context, args string) (string, error) {
+	c.Tool = newTool(name, func(_ context.Context, args string) (string, error) {
 		c.runs.Add(1)
 		return name + ":" + args, nil
-	}).with(meta)
+	}).WithMetadata(meta)
 	return c
 }
 
@@ -303,7 +304,7 @@ func TestValidateArguments(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	noSchema := newTool("x", nil)
-	noSchema.def.InputSchema = nil
+	noSchema.Def.InputSchema = nil
 	if err := ValidateArguments(noSchema, `[1]`); err == nil {
 		t.Fatal("an array passed as arguments")
 	}

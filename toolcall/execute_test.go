@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/internal/workers"
 	"github.com/wield-ai/wield/tool"
@@ -158,7 +159,7 @@ func TestExecuteSequentialRunsAlone(t *testing.T) {
 		}
 		log("end " + args)
 		return "ok", nil
-	}).with(tool.Metadata{Sequential: true})
+	}).WithMetadata(tool.Metadata{Sequential: true})
 
 	p := prompt(par, seq, after)
 	resp := response(
@@ -270,13 +271,13 @@ func TestExecuteTimeout(t *testing.T) {
 	honours := newTool("honours", func(ctx context.Context, _ string) (string, error) {
 		<-ctx.Done()
 		return "", ctx.Err()
-	}).with(tool.Metadata{Timeout: 20 * time.Millisecond})
+	}).WithMetadata(tool.Metadata{Timeout: 20 * time.Millisecond})
 	ignores := newTool("ignores", func(context.Context, string) (string, error) {
 		<-release // never looks at its context
 		return "too late", nil
-	}).with(tool.Metadata{Timeout: 30 * time.Millisecond})
+	}).WithMetadata(tool.Metadata{Timeout: 30 * time.Millisecond})
 	quick := newTool("quick", func(context.Context, string) (string, error) { return "fast", nil }).
-		with(tool.Metadata{Timeout: time.Minute})
+		WithMetadata(tool.Metadata{Timeout: time.Minute})
 
 	p := prompt(honours, ignores, quick)
 	res, err := New(Config{}).Execute(context.Background(), p,
@@ -472,7 +473,7 @@ var errBudget = errors.New("error budget exhausted")
 
 // blockingTool returns a tool that reports each call's start on started, blocks until its context
 // ends, then reports its exit on exited.
-func blockingTool(started, exited chan<- string) *fakeTool {
+func blockingTool(started, exited chan<- string) *chattest.Tool {
 	return newTool("block", func(ctx context.Context, args string) (string, error) {
 		started <- args
 		<-ctx.Done()
@@ -547,7 +548,7 @@ func TestExecuteContextCancellation(t *testing.T) {
 			seq := newTool("seq", func(context.Context, string) (string, error) {
 				later.Store(true)
 				return "", nil
-			}).with(tool.Metadata{Sequential: true})
+			}).WithMetadata(tool.Metadata{Sequential: true})
 			ctx, cancel, trigger := tt.ctx()
 			defer cancel()
 			before := stableGoroutines()
@@ -622,14 +623,14 @@ func waitGoroutines(before int) int {
 }
 
 func TestExecuteReturnDirect(t *testing.T) {
-	direct := echoTool("direct").with(tool.Metadata{ReturnDirect: true})
+	direct := echoTool("direct").WithMetadata(tool.Metadata{ReturnDirect: true})
 	directFunc := tool.Must(tool.Func("directFunc", "a validating return-direct tool",
 		func(_ context.Context, in struct{ N int }) (int, error) { return in.N, nil }, tool.ReturnDirect()))
-	direct2 := echoTool("direct2").with(tool.Metadata{ReturnDirect: true})
+	direct2 := echoTool("direct2").WithMetadata(tool.Metadata{ReturnDirect: true})
 	plain := echoTool("plain")
 	failingDirect := newTool("failingDirect", func(context.Context, string) (string, error) {
 		return "", errors.New("no")
-	}).with(tool.Metadata{ReturnDirect: true})
+	}).WithMetadata(tool.Metadata{ReturnDirect: true})
 	tests := []struct {
 		name  string
 		calls []chat.ToolCall
@@ -809,7 +810,7 @@ func (o *goroutineObserver) ToolFinished(context.Context, chat.ToolCall, chat.To
 func TestLoneCallObservedOnTheCallersGoroutine(t *testing.T) {
 	cancellable, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	timed := echoTool("timed").with(tool.Metadata{Timeout: time.Minute})
+	timed := echoTool("timed").WithMetadata(tool.Metadata{Timeout: time.Minute})
 	for name, ctx := range map[string]context.Context{"background": context.Background(), "cancellable": cancellable} {
 		for _, tl := range []string{"a", "timed"} {
 			var obs goroutineObserver

@@ -2,43 +2,24 @@ package toolcall
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/tool"
 )
 
-// fakeTool is a tool.Tool built from a function, for tests.
-type fakeTool struct {
-	def  tool.Definition
-	meta tool.Metadata
-	fn   func(ctx context.Context, args string) (string, error)
-}
-
-func (f *fakeTool) Definition() tool.Definition { return f.def }
-func (f *fakeTool) Metadata() tool.Metadata     { return f.meta }
-func (f *fakeTool) Call(ctx context.Context, args string) (string, error) {
-	return f.fn(ctx, args)
-}
-
-func newTool(name string, fn func(ctx context.Context, args string) (string, error)) *fakeTool {
-	return &fakeTool{
-		def: tool.Definition{Name: name, Description: "the " + name + " tool", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		fn:  fn,
-	}
-}
+// newTool is a tool.Tool built from a function, for tests.
+var newTool = chattest.NewTool
 
 // echoTool returns "name:args".
-func echoTool(name string) *fakeTool {
+func echoTool(name string) *chattest.Tool {
 	return newTool(name, func(_ context.Context, args string) (string, error) { return name + ":" + args, nil })
 }
-
-func (f *fakeTool) with(meta tool.Metadata) *fakeTool { f.meta = meta; return f }
 
 // response builds a one-generation response asking for calls.
 func response(calls ...chat.ToolCall) *chat.Response {

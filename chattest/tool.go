@@ -1,0 +1,46 @@
+package chattest
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/wield-ai/wield/tool"
+)
+
+// Tool is a [tool.Tool] whose definition, metadata and behaviour a test sets directly. Unlike
+// [tool.New] and [tool.Func] it checks nothing, so a test can also hand the code under test a tool
+// with no schema, a hostile one, or metadata that changes between calls.
+type Tool struct {
+	// Def is what Definition returns.
+	Def tool.Definition
+	// Meta is what Metadata returns.
+	Meta tool.Metadata
+	// Func runs a call; nil answers every call with "".
+	Func func(ctx context.Context, args string) (string, error)
+}
+
+// NewTool returns a Tool named name, described as "the <name> tool", taking any JSON object and
+// running fn.
+func NewTool(name string, fn func(ctx context.Context, args string) (string, error)) *Tool {
+	return &Tool{
+		Def:  tool.Definition{Name: name, Description: "the " + name + " tool", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		Func: fn,
+	}
+}
+
+// WithMetadata sets t's metadata and returns t, for building a tool in one expression.
+func (t *Tool) WithMetadata(meta tool.Metadata) *Tool { t.Meta = meta; return t }
+
+// Definition returns t.Def.
+func (t *Tool) Definition() tool.Definition { return t.Def }
+
+// Metadata returns t.Meta.
+func (t *Tool) Metadata() tool.Metadata { return t.Meta }
+
+// Call runs t.Func.
+func (t *Tool) Call(ctx context.Context, args string) (string, error) {
+	if t.Func == nil {
+		return "", nil
+	}
+	return t.Func(ctx, args)
+}
