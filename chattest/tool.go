@@ -3,7 +3,9 @@ package chattest
 import (
 	"context"
 	"encoding/json"
+	"testing"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -43,4 +45,23 @@ func (t *Tool) Call(ctx context.Context, args string) (string, error) {
 		return "", nil
 	}
 	return t.Func(ctx, args)
+}
+
+// ToolResults returns the tool results that end prompt i (from 0): what the code under test sent
+// back for the model's tool calls. It fails t if there is no prompt i or it does not end with a
+// tool message.
+func (m *Model) ToolResults(t testing.TB, i int) []chat.ToolResult {
+	t.Helper()
+	p := m.Prompt(i)
+	if p == nil {
+		t.Fatalf("no prompt %d", i)
+	}
+	if len(p.Messages) == 0 {
+		t.Fatalf("prompt %d has no messages", i)
+	}
+	last := p.Messages[len(p.Messages)-1]
+	if last.Role != chat.RoleTool {
+		t.Fatalf("prompt %d ends with %+v", i, last)
+	}
+	return last.ToolResults
 }

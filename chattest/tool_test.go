@@ -4,9 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/tool"
 )
@@ -49,5 +54,52 @@ func TestToolFieldsAreWhatItReports(t *testing.T) {
 	tl.Meta.Sequential = true
 	if tl.Definition().InputSchema != nil || !tl.Metadata().Sequential {
 		t.Fatalf("changes to the fields are not reported: %+v %+v", tl.Definition(), tl.Metadata())
+	}
+}
+
+// fatalT records a test's fatal failure; Fatalf ends the goroutine as testing.T's does.
+type fatalT struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalT) Helper() {}
+func (f *fatalT) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// toolResults runs m.ToolResults(i) on a fatalT and returns its results and its failure.
+func toolResults(m *chattest.Model, i int) (res []chat.ToolResult, failure string) {
+	f := &fatalT{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res = m.ToolResults(f, i)
+	}()
+	<-done
+	return res, f.msg
+}
+
+func TestToolResults(t *testing.T) {
+	m := chattest.New(chattest.Text("a"), chattest.Text("b"), chattest.Text("c"))
+	ctx := context.Background()
+	results := []chat.ToolResult{{ID: "1", Name: "weather", Content: "sunny"}, {ID: "2", Name: "time", Content: "noon", IsError: true}}
+	for _, p := range []*chat.Prompt{
+		prompt("hi"),
+		{Messages: []chat.Message{chat.User("hi"), {Role: chat.RoleTool, ToolResults: results}}},
+		{},
+	} {
+		if _, err := m.Call(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, failure := toolResults(m, 1); failure != "" || !reflect.DeepEqual(got, results) {
+		t.Errorf("ToolResults(1) = %+v, failure %q; want %+v", got, failure, results)
+	}
+	for i, want := range map[int]string{0: "prompt 0 ends with", 2: "prompt 2 has no messages", 3: "no prompt 3", -1: "no prompt -1"} {
+		if got, failure := toolResults(m, i); !strings.HasPrefix(failure, want) || got != nil {
+			t.Errorf("ToolResults(%d) = %+v, failure %q; want failure %q", i, got, failure, want)
+		}
 	}
 }

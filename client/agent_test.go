@@ -78,7 +78,7 @@ func TestSubAgentApproval(t *testing.T) {
 			if !slices.Equal(write.runs(), []string{`{"path":"/notes"}`}) {
 				t.Fatalf("runs = %v", write.runs())
 			}
-			if r := lastResults(t, pm, 1); r[0].Content != "Written." {
+			if r := pm.ToolResults(t, 1); r[0].Content != "Written." {
 				t.Fatalf("parent's results = %+v", r)
 			}
 			// The sub-agent went on from where it stopped: its system prompt, task, call, result.
@@ -182,7 +182,7 @@ func TestSubAgentInterrupt(t *testing.T) {
 			if err != nil || resp.Text() != "Painted blue." {
 				t.Fatalf("resume: %v, %v", resp, err)
 			}
-			if r := lastResults(t, cm, 1); r[0].Content != "blue" {
+			if r := cm.ToolResults(t, 1); r[0].Content != "blue" {
 				t.Fatalf("sub-agent's results = %+v", r)
 			}
 		})
@@ -213,7 +213,7 @@ func TestSubAgentLimitsAreItsOwn(t *testing.T) {
 			if err != nil || resp.Text() != "worked" {
 				t.Fatalf("turn: %v, %v", resp, err)
 			}
-			if r := lastResults(t, pm, 1); r[0].Content != "three steps" {
+			if r := pm.ToolResults(t, 1); r[0].Content != "three steps" {
 				t.Fatalf("results = %+v", r)
 			}
 			if !slices.Equal(counts, []int{1}) {
@@ -248,7 +248,7 @@ func TestStreamTextLeavesSubAgentsOut(t *testing.T) {
 	if text.String() != "parent text" {
 		t.Fatalf("text = %q", text.String())
 	}
-	if r := lastResults(t, pm, 1); r[0].Content != "sub-agent text" {
+	if r := pm.ToolResults(t, 1); r[0].Content != "sub-agent text" {
 		t.Fatalf("results = %+v", r)
 	}
 }

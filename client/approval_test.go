@@ -124,20 +124,6 @@ func roundTrip(t *testing.T, s *client.TurnState) *client.TurnState {
 	return &out
 }
 
-// lastResults returns the tool results of the last message of prompt i.
-func lastResults(t *testing.T, m *chattest.Model, i int) []chat.ToolResult {
-	t.Helper()
-	p := m.Prompt(i)
-	if p == nil {
-		t.Fatalf("no prompt %d", i)
-	}
-	last := p.Messages[len(p.Messages)-1]
-	if last.Role != chat.RoleTool {
-		t.Fatalf("prompt %d ends with %v", i, last)
-	}
-	return last.ToolResults
-}
-
 func TestApprove(t *testing.T) {
 	for _, path := range paths {
 		t.Run(path.name, func(t *testing.T) {
@@ -195,7 +181,7 @@ func TestApprove(t *testing.T) {
 			if len(p.Messages) != 3 || p.Messages[0].Content != "clean /tmp" || len(p.Messages[1].ToolCalls) != 2 {
 				t.Fatalf("prompt after the resume: %v", p.Messages)
 			}
-			if r := lastResults(t, m, 1); r[0].Content != "list done" || r[1].Content != "delete done" || r[1].IsError {
+			if r := m.ToolResults(t, 1); r[0].Content != "list done" || r[1].Content != "delete done" || r[1].IsError {
 				t.Fatalf("results = %+v", r)
 			}
 			// The resumed turn's messages continue the conversation.
@@ -274,7 +260,7 @@ func TestReject(t *testing.T) {
 			if !slices.Equal(del.runs(), []string{`{"path":"/a"}`}) {
 				t.Fatalf("runs = %v", del.runs())
 			}
-			r := lastResults(t, m, 1)
+			r := m.ToolResults(t, 1)
 			if r[0].IsError || !r[1].IsError || r[1].Content != "Not /b: it is the backup." || r[1].ID != p[1].Call.ID {
 				t.Fatalf("results = %+v", r)
 			}
@@ -353,7 +339,7 @@ func TestInterruptAndAnswer(t *testing.T) {
 			if runs.Load() != 1 || len(look.runs()) != 1 {
 				t.Fatalf("pay ran %d times, lookup %d", runs.Load(), len(look.runs()))
 			}
-			if r := lastResults(t, m, 1); r[0].Content != "Use savings: paid." || r[0].IsError || r[1].Content != "lookup done" {
+			if r := m.ToolResults(t, 1); r[0].Content != "Use savings: paid." || r[0].IsError || r[1].Content != "lookup done" {
 				t.Fatalf("results = %+v", r)
 			}
 		})
@@ -380,7 +366,7 @@ func TestInterruptAndRestart(t *testing.T) {
 			if runs.Load() != 2 || resumed.Load() != `Which account?|{"by":"ann"}` {
 				t.Fatalf("runs %d, resumed with %v", runs.Load(), resumed.Load())
 			}
-			if r := lastResults(t, m, 1); r[0].Content != `paid from {"amount":5,"account":"savings"}` {
+			if r := m.ToolResults(t, 1); r[0].Content != `paid from {"amount":5,"account":"savings"}` {
 				t.Fatalf("results = %+v", r)
 			}
 		})
@@ -686,7 +672,7 @@ func TestModelFailureAfterToolRound(t *testing.T) {
 					t.Fatalf("charge ran %d times", len(runs))
 				}
 				// The retry sent the recorded round.
-				if r := lastResults(t, m, 2); r[0].Content != "charge done" {
+				if r := m.ToolResults(t, 2); r[0].Content != "charge done" {
 					t.Fatalf("results = %+v", r)
 				}
 				if len(resp.Messages) != 1 || resp.Messages[0].Content != "Charged 5 €." {

@@ -198,20 +198,6 @@ func (u *update) check(t *testing.T, want string) {
 // at runs fn once the turn waits (the test clock jumps to it while the workflow is blocked).
 func (e *env) at(d time.Duration, fn func()) { e.RegisterDelayedCallback(fn, d) }
 
-// lastResults returns the tool results the model read in its prompt i.
-func lastResults(t *testing.T, m *chattest.Model, i int) []chat.ToolResult {
-	t.Helper()
-	p := m.Prompt(i)
-	if p == nil {
-		t.Fatalf("no prompt %d", i)
-	}
-	last := p.Messages[len(p.Messages)-1]
-	if last.Role != chat.RoleTool {
-		t.Fatalf("prompt %d ends with %+v", i, last)
-	}
-	return last.ToolResults
-}
-
 func TestAnswerWithoutTools(t *testing.T) {
 	m := chattest.New(chattest.Text("Hello.").WithUsage(5, 2))
 	e := newEnv(t, newClient(t, m, client.WithSystem("be brief")), Config{})
@@ -263,7 +249,7 @@ func TestParallelCallsInTheModelsOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := lastResults(t, m, 1)
+	got := m.ToolResults(t, 1)
 	if len(got) != 3 || got[0].Content != "result a" || got[1].Content != "result b" || got[2].Content != "result c" ||
 		got[0].ID != "1" || got[2].ID != "3" {
 		t.Fatalf("results = %+v", got)
@@ -348,7 +334,7 @@ func TestRejectAndPolicy(t *testing.T) {
 	if len(send.runs()) != 0 || resp.Text() != "Not sent." {
 		t.Fatalf("runs %v, response %q", send.runs(), resp.Text())
 	}
-	if r := lastResults(t, m, 1); r[0].Content != "not today" || !r[0].IsError {
+	if r := m.ToolResults(t, 1); r[0].Content != "not today" || !r[0].IsError {
 		t.Fatalf("results = %+v", r)
 	}
 }
@@ -392,10 +378,10 @@ func TestInterruptAnswerAndRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := lastResults(t, m, 1); r[0].Content != "the red one" || r[1].Content != "other done" {
+	if r := m.ToolResults(t, 1); r[0].Content != "the red one" || r[1].Content != "other done" {
 		t.Fatalf("first round = %+v", r)
 	}
-	if r := lastResults(t, m, 2); r[0].Content != `picked "blue"` {
+	if r := m.ToolResults(t, 2); r[0].Content != `picked "blue"` {
 		t.Fatalf("second round = %+v", r)
 	}
 	if len(other.runs()) != 1 || len(ask.runs()) != 3 || resp.ModelCalls != 3 || len(resp.Messages) != 5 {
@@ -475,7 +461,7 @@ func TestLimits(t *testing.T) {
 		if _, err := e.run(&Request{}); err != nil {
 			t.Fatal(err)
 		}
-		if r := lastResults(t, m, 2); !r[0].IsError || !strings.Contains(r[0].Content, "limit (2) reached") || len(loop.runs()) != 2 {
+		if r := m.ToolResults(t, 2); !r[0].IsError || !strings.Contains(r[0].Content, "limit (2) reached") || len(loop.runs()) != 2 {
 			t.Fatalf("results %+v, runs %v", r, loop.runs())
 		}
 		if got := e.events(); !slices.Equal(got[len(got)-3:], []string{"start:loop", "finish:loop", "text:ok"}) {
@@ -508,7 +494,7 @@ func TestToolErrorsGoToTheModel(t *testing.T) {
 	if _, err := e.run(&Request{}); err != nil {
 		t.Fatal(err)
 	}
-	r := lastResults(t, m, 1)
+	r := m.ToolResults(t, 1)
 	if !r[0].IsError || !strings.Contains(r[0].Content, "boom") || !r[1].IsError || !strings.Contains(r[1].Content, "unknown tool") || !r[2].IsError {
 		t.Fatalf("results = %+v", r)
 	}
@@ -663,7 +649,7 @@ func TestPartsCrossActivities(t *testing.T) {
 	if parts := m.Prompt(0).Messages[0].Parts; len(parts) != 1 || !bytes.Equal(parts[0].Data, png) {
 		t.Fatalf("the user's parts reached the model as %+v", parts)
 	}
-	r := lastResults(t, m, 1)[0]
+	r := m.ToolResults(t, 1)[0]
 	if len(r.Parts) != 1 || r.Parts[0].Kind != content.KindImage || !bytes.Equal(r.Parts[0].Data, png) {
 		t.Fatalf("the tool's parts reached the model as %+v", r)
 	}
@@ -730,7 +716,7 @@ func TestSubAgentApproval(t *testing.T) {
 	if !slices.Equal(write.runs(), []string{`{"path":"notes.txt"}`}) || resp.Text() != "the helper wrote them" {
 		t.Fatalf("runs %v, answer %q", write.runs(), resp.Text())
 	}
-	if r := lastResults(t, m, 1); r[0].Content != "written" {
+	if r := m.ToolResults(t, 1); r[0].Content != "written" {
 		t.Fatalf("the helper's result = %+v", r)
 	}
 }
