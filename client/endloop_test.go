@@ -90,6 +90,14 @@ func drain(s *client.Stream) (*client.Response, error) {
 	return done, last
 }
 
+// runTurn runs spec as a call or, with stream, as a stream drained to its end.
+func runTurn(ctx context.Context, spec *client.Spec, stream bool) (*client.Response, error) {
+	if stream {
+		return drain(spec.Stream(ctx))
+	}
+	return spec.Call(ctx).Response()
+}
+
 func TestEndLoopOnSuccess(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		t.Run(fmt.Sprint("stream=", stream), func(t *testing.T) {
@@ -97,13 +105,7 @@ func TestEndLoopOnSuccess(t *testing.T) {
 			m := chattest.New(chattest.Calls(chattest.Call("a", `{}`)), chattest.Text("answer"))
 			c := clienttest.New(t, m, client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: p.hooks()})))
 			spec := c.Prompt("q").Tools(constTool("a", "A"))
-			var resp *client.Response
-			var err error
-			if stream {
-				resp, err = drain(spec.Stream(context.Background()))
-			} else {
-				resp, err = spec.Call(context.Background()).Response()
-			}
+			resp, err := runTurn(context.Background(), spec, stream)
 			if err != nil || resp.Text() != "answer" {
 				t.Fatalf("%v, %v", resp, err)
 			}
@@ -180,12 +182,7 @@ func TestEndLoopOnFailure(t *testing.T) {
 				}
 				c := clienttest.New(t, chattest.New(replies...), client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: h})))
 				spec := c.Prompt("q").Tools(tools...)
-				var err error
-				if stream {
-					_, err = drain(spec.Stream(ctx))
-				} else {
-					err = spec.Call(ctx).Err()
-				}
+				_, err := runTurn(ctx, spec, stream)
 				if !errors.Is(err, tt.want) {
 					t.Fatalf("turn error %v, want %v", err, tt.want)
 				}

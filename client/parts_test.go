@@ -29,13 +29,7 @@ func TestToolImageReachesTheModel(t *testing.T) {
 		)
 		c := clienttest.New(t, m)
 		spec := c.Prompt().User("Compare with my photo.", photo).Tools(chart)
-		var resp *client.Response
-		var err error
-		if stream {
-			resp, err = drain(spec.Stream(context.Background()))
-		} else {
-			resp, err = spec.Call(context.Background()).Response()
-		}
+		resp, err := runTurn(context.Background(), spec, stream)
 		if err != nil || resp.Text() != "Sales rose." {
 			t.Fatalf("stream=%v: %q, %v", stream, resp.Text(), err)
 		}
