@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +39,9 @@ func TestNewTool(t *testing.T) {
 	if _, err := tl.Call(context.Background(), "fail"); !errors.Is(err, boom) {
 		t.Fatalf("Call error = %v, want boom", err)
 	}
+	if got := tl.Args(); !slices.Equal(got, []string{`{"a":1}`, "fail"}) {
+		t.Fatalf("Args = %q", got)
+	}
 	if (tl.Metadata() != tool.Metadata{}) {
 		t.Fatalf("metadata = %+v, want zero", tl.Metadata())
 	}
@@ -47,7 +53,7 @@ func TestNewTool(t *testing.T) {
 
 func TestToolFieldsAreWhatItReports(t *testing.T) {
 	tl := &chattest.Tool{Def: tool.Definition{Name: "bare"}}
-	if got, err := tl.Call(context.Background(), "{}"); got != "" || err != nil {
+	if got, err := tl.Call(context.Background(), "{}"); got != "bare done" || err != nil {
 		t.Fatalf("Call without Func = %q, %v", got, err)
 	}
 	tl.Def.InputSchema = nil
@@ -101,5 +107,30 @@ func TestToolResults(t *testing.T) {
 		if got, failure := toolResults(m, i); !strings.HasPrefix(failure, want) || got != nil {
 			t.Errorf("ToolResults(%d) = %+v, failure %q; want failure %q", i, got, failure, want)
 		}
+	}
+}
+
+// TestToolArgsConcurrent: calls running at once are all recorded (and, under -race, safely).
+func TestToolArgsConcurrent(t *testing.T) {
+	tl := chattest.NewTool("count", nil)
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Go(func() {
+			if _, err := tl.Call(context.Background(), strconv.Itoa(i)); err != nil {
+				t.Error(err)
+			}
+			_ = tl.Args()
+		})
+	}
+	wg.Wait()
+	got := tl.Args()
+	slices.Sort(got)
+	want := make([]string, 50)
+	for i := range want {
+		want[i] = strconv.Itoa(i)
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Args = %q", got)
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // agentSetup builds a parent client whose model calls the sub-agent "helper" once, and the
 // sub-agent's client, whose model calls "write" (which needs approval) and then answers.
-func agentSetup(t *testing.T) (parent *client.Client, pm, cm *chattest.Model, write *recTool) {
+func agentSetup(t *testing.T) (parent *client.Client, pm, cm *chattest.Model, write *chattest.Tool) {
 	t.Helper()
 	write = fileTool("write", tool.Metadata{RequiresApproval: true})
 	cm = chattest.New(
@@ -44,8 +44,8 @@ func TestSubAgentApproval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.Outcome != client.OutcomeApproval || len(write.runs()) != 0 {
-				t.Fatalf("outcome %v, runs %v", resp.Outcome, write.runs())
+			if resp.Outcome != client.OutcomeApproval || len(write.Args()) != 0 {
+				t.Fatalf("outcome %v, runs %v", resp.Outcome, write.Args())
 			}
 			pending := resp.Pending.Pending()
 			helperCall := resp.Pending.Round.Calls[0]
@@ -75,8 +75,8 @@ func TestSubAgentApproval(t *testing.T) {
 			if resp.Text() != "The helper wrote the notes." || resp.Outcome != client.OutcomeAnswer {
 				t.Fatalf("response: %v %q", resp.Outcome, resp.Text())
 			}
-			if !slices.Equal(write.runs(), []string{`{"path":"/notes"}`}) {
-				t.Fatalf("runs = %v", write.runs())
+			if !slices.Equal(write.Args(), []string{`{"path":"/notes"}`}) {
+				t.Fatalf("runs = %v", write.Args())
 			}
 			if r := pm.ToolResults(t, 1); r[0].Content != "Written." {
 				t.Fatalf("parent's results = %+v", r)
@@ -129,8 +129,8 @@ func TestSubAgentDecisionByID(t *testing.T) {
 	if err != nil || resp.Text() != "The helper wrote the notes." {
 		t.Fatalf("resume: %v, %v", resp, err)
 	}
-	if len(write.runs()) != 0 {
-		t.Fatalf("runs = %v", write.runs())
+	if len(write.Args()) != 0 {
+		t.Fatalf("runs = %v", write.Args())
 	}
 }
 
@@ -146,14 +146,14 @@ func TestSubAgentInvalidDecisionRunsNothing(t *testing.T) {
 	if !errors.Is(err, client.ErrInvalidDecision) || !errors.As(err, &ae) {
 		t.Fatalf("err = %v", err)
 	}
-	if len(write.runs()) != 0 || pm.Requests() != 1 || cm.Requests() != 1 {
+	if len(write.Args()) != 0 || pm.Requests() != 1 || cm.Requests() != 1 {
 		t.Fatal("something ran")
 	}
 	if err := parent.Resume(resp.Pending, p.ApproveWith(`{"path":"/other"}`)).Call(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(write.runs(), []string{`{"path":"/other"}`}) {
-		t.Fatalf("runs = %v", write.runs())
+	if !slices.Equal(write.Args(), []string{`{"path":"/other"}`}) {
+		t.Fatalf("runs = %v", write.Args())
 	}
 }
 
@@ -299,8 +299,8 @@ func TestNestedSubAgents(t *testing.T) {
 			if err != nil || resp.Text() != "all done" {
 				t.Fatalf("resume: %+v, %v", resp, err)
 			}
-			if !slices.Equal(write.runs(), []string{`{"path":"/plan"}`}) {
-				t.Fatalf("runs = %v", write.runs())
+			if !slices.Equal(write.Args(), []string{`{"path":"/plan"}`}) {
+				t.Fatalf("runs = %v", write.Args())
 			}
 			if path.stream && !slices.Contains(toolEvents(events), "planner/writer:finish:write") {
 				t.Fatalf("events = %v", toolEvents(events))

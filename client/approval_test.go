@@ -73,38 +73,16 @@ func sortedEvents(events []*client.Event) []string {
 	return out
 }
 
-// recTool is a tool that records the arguments of its runs.
-type recTool struct {
-	*chattest.Tool
-	mu   sync.Mutex
-	args []string
-}
-
-func recordingTool(name string, meta tool.Metadata, result func(ctx context.Context, args string) (string, error)) *recTool {
-	r := &recTool{}
-	r.Tool = newTool(name, func(ctx context.Context, args string) (string, error) {
-		r.mu.Lock()
-		r.args = append(r.args, args)
-		r.mu.Unlock()
-		if result != nil {
-			return result(ctx, args)
-		}
-		return name + " done", nil
-	})
-	r.Meta = meta
-	return r
-}
-
-func (r *recTool) runs() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.args)
+// recordingTool is a tool answering with result, or "<name> done" without one; its Args are the
+// arguments of its runs.
+func recordingTool(name string, meta tool.Metadata, result func(ctx context.Context, args string) (string, error)) *chattest.Tool {
+	return newTool(name, result).WithMetadata(meta)
 }
 
 // pathSchema is the input schema of the file tools of these tests.
 const pathSchema = `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`
 
-func fileTool(name string, meta tool.Metadata) *recTool {
+func fileTool(name string, meta tool.Metadata) *chattest.Tool {
 	t := recordingTool(name, meta, nil)
 	t.Def.InputSchema = []byte(pathSchema)
 	return t
@@ -142,8 +120,8 @@ func TestApprove(t *testing.T) {
 			if resp.Outcome != client.OutcomeApproval || resp.Outcome.String() != "approval_required" || resp.Pending == nil {
 				t.Fatalf("outcome %v, pending %v", resp.Outcome, resp.Pending)
 			}
-			if len(del.runs())+len(list.runs()) != 0 {
-				t.Fatalf("calls ran before approval: %v %v", del.runs(), list.runs())
+			if len(del.Args())+len(list.Args()) != 0 {
+				t.Fatalf("calls ran before approval: %v %v", del.Args(), list.Args())
 			}
 			if resp.Text() != "Cleaning up." || len(resp.Messages) != 0 || resp.ModelCalls != 1 || resp.Usage.InputTokens != 10 {
 				t.Fatalf("stopped response: %q %v %d %+v", resp.Text(), resp.Messages, resp.ModelCalls, resp.Usage)
@@ -173,8 +151,8 @@ func TestApprove(t *testing.T) {
 			if resp.Outcome != client.OutcomeAnswer || resp.Text() != "Deleted /tmp/a." || resp.ModelCalls != 1 || resp.Usage.InputTokens != 20 {
 				t.Fatalf("resumed response: %v %q %d %+v", resp.Outcome, resp.Text(), resp.ModelCalls, resp.Usage)
 			}
-			if !slices.Equal(del.runs(), []string{`{"path":"/tmp/a"}`}) || !slices.Equal(list.runs(), []string{`{"path":"/tmp"}`}) {
-				t.Fatalf("runs: %v %v", del.runs(), list.runs())
+			if !slices.Equal(del.Args(), []string{`{"path":"/tmp/a"}`}) || !slices.Equal(list.Args(), []string{`{"path":"/tmp"}`}) {
+				t.Fatalf("runs: %v %v", del.Args(), list.Args())
 			}
 			// The model goes on from where it stopped: the conversation, its calls, their results.
 			p := m.Prompt(1)
@@ -215,15 +193,15 @@ func TestApproveWithEditedArguments(t *testing.T) {
 			if !errors.Is(err, client.ErrInvalidDecision) || !errors.As(err, &ae) {
 				t.Fatalf("err = %v", err)
 			}
-			if len(del.runs()) != 0 || m.Requests() != 1 {
+			if len(del.Args()) != 0 || m.Requests() != 1 {
 				t.Fatal("something ran after a refused decision")
 			}
 			resp, _, err = drive(t, c.Resume(resp.Pending, client.ApproveWith(id, `{"path":"/tmp/x"}`)), path.stream)
 			if err != nil || resp.Text() != "ok" {
 				t.Fatalf("resume: %v, %v", resp, err)
 			}
-			if !slices.Equal(del.runs(), []string{`{"path":"/tmp/x"}`}) {
-				t.Fatalf("runs = %v", del.runs())
+			if !slices.Equal(del.Args(), []string{`{"path":"/tmp/x"}`}) {
+				t.Fatalf("runs = %v", del.Args())
 			}
 			// The conversation records the arguments that ran.
 			if a := m.Prompt(1).Messages[1]; a.ToolCalls[0].Arguments != `{"path":"/tmp/x"}` {
@@ -257,8 +235,8 @@ func TestReject(t *testing.T) {
 			if err != nil || resp.Text() != "I kept /b." {
 				t.Fatalf("resume: %v, %v", resp, err)
 			}
-			if !slices.Equal(del.runs(), []string{`{"path":"/a"}`}) {
-				t.Fatalf("runs = %v", del.runs())
+			if !slices.Equal(del.Args(), []string{`{"path":"/a"}`}) {
+				t.Fatalf("runs = %v", del.Args())
 			}
 			r := m.ToolResults(t, 1)
 			if r[0].IsError || !r[1].IsError || r[1].Content != "Not /b: it is the backup." || r[1].ID != p[1].Call.ID {
@@ -336,8 +314,8 @@ func TestInterruptAndAnswer(t *testing.T) {
 			if err != nil || resp.Text() != "Paid." {
 				t.Fatalf("resume: %v, %v", resp, err)
 			}
-			if runs.Load() != 1 || len(look.runs()) != 1 {
-				t.Fatalf("pay ran %d times, lookup %d", runs.Load(), len(look.runs()))
+			if runs.Load() != 1 || len(look.Args()) != 1 {
+				t.Fatalf("pay ran %d times, lookup %d", runs.Load(), len(look.Args()))
 			}
 			if r := m.ToolResults(t, 1); r[0].Content != "Use savings: paid." || r[0].IsError || r[1].Content != "lookup done" {
 				t.Fatalf("results = %+v", r)
@@ -426,7 +404,7 @@ func TestResumeRefusals(t *testing.T) {
 	if err := c.Resume(state, client.Approve(id)).User("more").Call(context.Background()).Err(); err == nil {
 		t.Error("a resume took new messages")
 	}
-	if len(del.runs()) != 0 {
+	if len(del.Args()) != 0 {
 		t.Fatal("a refused resume ran the tool")
 	}
 	if err := c.Resume(state, client.Approve(id)).Call(context.Background()).Err(); err != nil {
@@ -436,8 +414,8 @@ func TestResumeRefusals(t *testing.T) {
 	if !errors.Is(err, client.ErrAlreadyResumed) {
 		t.Fatalf("second resume: %v", err)
 	}
-	if len(del.runs()) != 1 {
-		t.Fatalf("runs = %v", del.runs())
+	if len(del.Args()) != 1 {
+		t.Fatalf("runs = %v", del.Args())
 	}
 	// A state that is not one.
 	bad := roundTrip(t, state)
@@ -625,8 +603,8 @@ func TestTurnStore(t *testing.T) {
 			if !errors.Is(err, client.ErrAlreadyResumed) {
 				t.Fatalf("resume of a resumed state: %v", err)
 			}
-			if len(del.runs()) != 1 || len(list.runs()) != 1 {
-				t.Fatalf("runs %v %v", del.runs(), list.runs())
+			if len(del.Args()) != 1 || len(list.Args()) != 1 {
+				t.Fatalf("runs %v %v", del.Args(), list.Args())
 			}
 		})
 	}
@@ -668,7 +646,7 @@ func TestModelFailureAfterToolRound(t *testing.T) {
 				if err != nil || resp.Text() != "Charged 5 €." {
 					t.Fatalf("retry: %v, %v", resp, err)
 				}
-				if runs := charge.runs(); len(runs) != 1 {
+				if runs := charge.Args(); len(runs) != 1 {
 					t.Fatalf("charge ran %d times", len(runs))
 				}
 				// The retry sent the recorded round.
@@ -732,8 +710,8 @@ func TestRoundCutShort(t *testing.T) {
 	if err != nil || resp.Text() != "Done." {
 		t.Fatalf("resume: %v, %v", resp, err)
 	}
-	if len(charge.runs()) != 1 || len(note.runs()) != 2 {
-		t.Fatalf("charge ran %d times, note %d", len(charge.runs()), len(note.runs()))
+	if len(charge.Args()) != 1 || len(note.Args()) != 2 {
+		t.Fatalf("charge ran %d times, note %d", len(charge.Args()), len(note.Args()))
 	}
 }
 
@@ -756,8 +734,8 @@ func TestStoreFailureKeepsStateResumable(t *testing.T) {
 	if err := c.Resume(resp.Pending, client.Approve(id)).Call(context.Background()).Err(); err != nil {
 		t.Fatalf("resume after the store came back: %v", err)
 	}
-	if len(del.runs()) != 1 {
-		t.Fatalf("runs = %v", del.runs())
+	if len(del.Args()) != 1 {
+		t.Fatalf("runs = %v", del.Args())
 	}
 }
 
@@ -793,7 +771,7 @@ func TestMalformedStatesAreRefused(t *testing.T) {
 			t.Errorf("%s: resumed", tt.name)
 		}
 	}
-	if len(del.runs()) != 0 || m.Requests() != 1 {
+	if len(del.Args()) != 0 || m.Requests() != 1 {
 		t.Fatal("a malformed state ran something")
 	}
 }

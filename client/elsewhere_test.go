@@ -141,8 +141,8 @@ func TestNewRoundNestsAStoppedSubAgent(t *testing.T) {
 		t.Fatalf("plans = %+v, %v", plans, err)
 	}
 	result, err = toolcall.New(toolcall.Config{}).ResumeTurn(context.Background(), &toolcall.Turn{}, p, resp, plans)
-	if err != nil || result.Stopped || !slices.Equal(write.runs(), []string{`{"path":"x"}`}) {
-		t.Fatalf("resumed: %+v, %v, runs %v", result, err, write.runs())
+	if err != nil || result.Stopped || !slices.Equal(write.Args(), []string{`{"path":"x"}`}) {
+		t.Fatalf("resumed: %+v, %v, runs %v", result, err, write.Args())
 	}
 }
 
@@ -199,7 +199,7 @@ func TestPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := result.ToolResults()
-	if len(got) != 3 || got[1].Content != `told "the red one"` || len(list.runs())+len(del.runs()) != 0 {
+	if len(got) != 3 || got[1].Content != `told "the red one"` || len(list.Args())+len(del.Args()) != 0 {
 		t.Fatalf("results = %+v", got)
 	}
 }

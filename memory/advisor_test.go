@@ -12,16 +12,12 @@ import (
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/memory"
-	"github.com/wield-ai/wield/tool"
 )
 
-type constTool struct{ name, result string }
-
-func (c constTool) Definition() tool.Definition {
-	return tool.Definition{Name: c.name, InputSchema: []byte(`{"type":"object"}`)}
+// constTool answers every call with result.
+func constTool(name, result string) *chattest.Tool {
+	return chattest.NewTool(name, func(context.Context, string) (string, error) { return result, nil })
 }
-func (c constTool) Metadata() tool.Metadata                      { return tool.Metadata{} }
-func (c constTool) Call(context.Context, string) (string, error) { return c.result, nil }
 
 // bothPaths runs test as a subtest of t for each path of a turn: Call, then Stream.
 func bothPaths(t *testing.T, test func(t *testing.T, stream bool)) {
@@ -65,7 +61,7 @@ func TestAdvisorOutsideLoop(t *testing.T) {
 		)
 		c := clienttest.New(t, m, client.WithSystem("sys"),
 			client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{})))
-		if got := run(t, c.Prompt("Weather?").Tools(constTool{"weather", "sunny"}).Param(client.ParamConversationID, "c1"), stream); got != "Sunny." {
+		if got := run(t, c.Prompt("Weather?").Tools(constTool("weather", "sunny")).Param(client.ParamConversationID, "c1"), stream); got != "Sunny." {
 			t.Fatalf("turn 1 = %q", got)
 		}
 		stored, _ := repo.Messages(context.Background(), "c1")
@@ -102,7 +98,7 @@ func TestAdvisorInsideLoop(t *testing.T) {
 			t.Fatal("advisor config")
 		}
 		c := clienttest.New(t, m, client.WithSystem("sys"), client.WithAdvisors(adv))
-		if got := run(t, c.Prompt("Weather?").Tools(constTool{"weather", "sunny"}), stream); got != "Sunny." {
+		if got := run(t, c.Prompt("Weather?").Tools(constTool("weather", "sunny")), stream); got != "Sunny." {
 			t.Fatalf("turn 1 = %q", got)
 		}
 		stored, _ := repo.Messages(context.Background(), memory.DefaultConversationID)
@@ -113,7 +109,7 @@ func TestAdvisorInsideLoop(t *testing.T) {
 		if p := m.Prompt(1).Messages; roles(p) != "SUCT" {
 			t.Fatalf("second model call = %v", p)
 		}
-		if got := run(t, c.Prompt("And then?").Tools(constTool{"weather", "sunny"}), stream); got != "It was sunny." {
+		if got := run(t, c.Prompt("And then?").Tools(constTool("weather", "sunny")), stream); got != "It was sunny." {
 			t.Fatalf("turn 2 = %q", got)
 		}
 		if p := m.Prompt(2).Messages; roles(p) != "SUCTAU" {

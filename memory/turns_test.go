@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
@@ -15,26 +14,9 @@ import (
 	"github.com/wield-ai/wield/tool"
 )
 
-// countTool counts its runs.
-type countTool struct {
-	name string
-	meta tool.Metadata
-	runs *atomic.Int32
-}
-
-func (c countTool) Definition() tool.Definition {
-	return tool.Definition{Name: c.name, InputSchema: []byte(`{"type":"object"}`)}
-}
-func (c countTool) Metadata() tool.Metadata { return c.meta }
-func (c countTool) Call(context.Context, string) (string, error) {
-	c.runs.Add(1)
-	return c.name + " done", nil
-}
-
 func TestTurnsStore(t *testing.T) {
 	repo := memory.NewInMemory()
-	var runs atomic.Int32
-	pay := countTool{"pay", tool.Metadata{RequiresApproval: true}, &runs}
+	pay := chattest.NewTool("pay", nil).WithMetadata(tool.Metadata{RequiresApproval: true})
 	m := chattest.New(chattest.Calls(chattest.Call("pay", `{}`)), chattest.Text("Paid."))
 	c := clienttest.New(t, m, client.WithTools(pay), client.WithTurnStore(memory.Turns(repo)))
 	resp, err := c.Prompt("pay").Param(client.ParamConversationID, "c1").Call(context.Background()).Response()
@@ -60,8 +42,8 @@ func TestTurnsStore(t *testing.T) {
 	if !errors.Is(err, client.ErrAlreadyResumed) || !errors.Is(err, client.ErrTurnConflict) || !errors.Is(err, memory.ErrTurnConflict) {
 		t.Fatalf("second resume: %v", err)
 	}
-	if runs.Load() != 1 {
-		t.Fatalf("pay ran %d times", runs.Load())
+	if len(pay.Args()) != 1 {
+		t.Fatalf("pay ran %d times", len(pay.Args()))
 	}
 	if st, _ := store.LoadTurn(context.Background(), "c1"); st != nil {
 		t.Fatalf("a finished turn is still stored: %+v", st)
@@ -99,9 +81,8 @@ func summary(msgs []chat.Message) string {
 func TestAdvisorStoresStoppedAndResumedTurns(t *testing.T) {
 	bothPaths(t, func(t *testing.T, stream bool) {
 		repo := memory.NewInMemory()
-		var runs atomic.Int32
-		look := countTool{"look", tool.Metadata{}, &runs}
-		pay := countTool{"pay", tool.Metadata{RequiresApproval: true}, &runs}
+		look := chattest.NewTool("look", nil).WithMetadata(tool.Metadata{})
+		pay := chattest.NewTool("pay", nil).WithMetadata(tool.Metadata{RequiresApproval: true})
 		m := chattest.New(
 			chattest.Calls(chattest.Call("look", `{}`)),
 			chattest.Calls(chattest.Call("pay", `{}`)),
@@ -135,8 +116,7 @@ func TestAdvisorStoresStoppedAndResumedTurns(t *testing.T) {
 
 func TestAdvisorKeepsRoundsOfAFailedTurn(t *testing.T) {
 	repo := memory.NewInMemory()
-	var runs atomic.Int32
-	charge := countTool{"charge", tool.Metadata{}, &runs}
+	charge := chattest.NewTool("charge", nil).WithMetadata(tool.Metadata{})
 	m := chattest.New(
 		chattest.Calls(chattest.Call("charge", `{}`)),
 		chattest.Fail(errors.New("provider down")),
@@ -160,8 +140,8 @@ func TestAdvisorKeepsRoundsOfAFailedTurn(t *testing.T) {
 	if got := summary(m.Prompt(2).Messages); got != "[user charge me][call charge][result charge done][user charge me]" {
 		t.Fatalf("next prompt: %s", got)
 	}
-	if runs.Load() != 1 {
-		t.Fatalf("charge ran %d times", runs.Load())
+	if len(charge.Args()) != 1 {
+		t.Fatalf("charge ran %d times", len(charge.Args()))
 	}
 }
 
@@ -169,8 +149,7 @@ func TestAdvisorInsideLoopRetriedTurn(t *testing.T) {
 	// Memory inside the loop stores the round's results before the model call that fails; the
 	// retry sends them again, and they are stored once.
 	repo := memory.NewInMemory()
-	var runs atomic.Int32
-	charge := countTool{"charge", tool.Metadata{}, &runs}
+	charge := chattest.NewTool("charge", nil).WithMetadata(tool.Metadata{})
 	m := chattest.New(
 		chattest.Calls(chattest.Call("charge", `{}`)),
 		chattest.Fail(errors.New("provider down")),
@@ -194,7 +173,7 @@ func TestAdvisorInsideLoopRetriedTurn(t *testing.T) {
 	if got := summary(m.Prompt(2).Messages); got != "[user charge me][call charge][result charge done]" {
 		t.Fatalf("retried prompt: %s", got)
 	}
-	if runs.Load() != 1 {
-		t.Fatalf("charge ran %d times", runs.Load())
+	if len(charge.Args()) != 1 {
+		t.Fatalf("charge ran %d times", len(charge.Args()))
 	}
 }

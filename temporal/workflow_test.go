@@ -32,37 +32,12 @@ import (
 // The tests of this file run the agent's workflow in the Temporal SDK's test environment, with
 // its real activities over a scripted model and recording tools.
 
-// recTool is a tool that records its runs.
-type recTool struct {
-	def  tool.Definition
-	meta tool.Metadata
-	fn   func(ctx context.Context, args string) (string, error)
-	mu   sync.Mutex
-	args []string
-}
-
-func (r *recTool) Definition() tool.Definition { return r.def }
-func (r *recTool) Metadata() tool.Metadata     { return r.meta }
-func (r *recTool) Call(ctx context.Context, args string) (string, error) {
-	r.mu.Lock()
-	r.args = append(r.args, args)
-	r.mu.Unlock()
-	if r.fn != nil {
-		return r.fn(ctx, args)
-	}
-	return r.def.Name + " done", nil
-}
-
-func (r *recTool) runs() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.args)
-}
-
 const pathSchema = `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`
 
-func newTool(name string, meta tool.Metadata, fn func(ctx context.Context, args string) (string, error)) *recTool {
-	return &recTool{def: tool.Definition{Name: name, Description: "the " + name + " tool", InputSchema: json.RawMessage(pathSchema)}, meta: meta, fn: fn}
+// newTool is a tool taking a path and answering with fn, or "<name> done" without it; its Args
+// are the arguments of its runs.
+func newTool(name string, meta tool.Metadata, fn func(ctx context.Context, args string) (string, error)) *chattest.Tool {
+	return &chattest.Tool{Def: tool.Definition{Name: name, Description: "the " + name + " tool", InputSchema: json.RawMessage(pathSchema)}, Meta: meta, Func: fn}
 }
 
 func call(id, name, args string) chat.ToolCall {
@@ -224,7 +199,7 @@ func TestParallelCallsInTheModelsOrder(t *testing.T) {
 	var started sync.WaitGroup
 	started.Add(3)
 	release := map[string]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{}), "c": make(chan struct{})}
-	mk := func(name, next string) *recTool {
+	mk := func(name, next string) *chattest.Tool {
 		return newTool(name, tool.Metadata{}, func(ctx context.Context, args string) (string, error) {
 			started.Done()
 			select {
@@ -278,7 +253,7 @@ func TestApproveAfterAnInvalidDecision(t *testing.T) {
 		if st == nil || st.Status != client.TurnApproval || st.Seq != 1 || st.Iteration != 0 || len(st.Messages) != 1 {
 			t.Fatalf("pending = %+v", st)
 		}
-		if len(del.runs())+len(list.runs()) != 0 {
+		if len(del.Args())+len(list.Args()) != 0 {
 			t.Fatal("calls ran before the approval")
 		}
 		p := st.Pending()
@@ -305,8 +280,8 @@ func TestApproveAfterAnInvalidDecision(t *testing.T) {
 	}
 	good.check(t, "")
 	second.check(t, "being checked")
-	if !slices.Equal(del.runs(), []string{`{"path":"/tmp/b"}`}) || len(list.runs()) != 1 {
-		t.Fatalf("runs: %v %v", del.runs(), list.runs())
+	if !slices.Equal(del.Args(), []string{`{"path":"/tmp/b"}`}) || len(list.Args()) != 1 {
+		t.Fatalf("runs: %v %v", del.Args(), list.Args())
 	}
 	if resp.Text() != "Deleted." || len(resp.Messages) != 3 || resp.Messages[0].ToolCalls[1].Arguments != `{"path":"/tmp/b"}` {
 		t.Fatalf("response = %+v", resp)
@@ -331,8 +306,8 @@ func TestRejectAndPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(send.runs()) != 0 || resp.Text() != "Not sent." {
-		t.Fatalf("runs %v, response %q", send.runs(), resp.Text())
+	if len(send.Args()) != 0 || resp.Text() != "Not sent." {
+		t.Fatalf("runs %v, response %q", send.Args(), resp.Text())
 	}
 	if r := m.ToolResults(t, 1); r[0].Content != "not today" || !r[0].IsError {
 		t.Fatalf("results = %+v", r)
@@ -384,8 +359,8 @@ func TestInterruptAnswerAndRestart(t *testing.T) {
 	if r := m.ToolResults(t, 2); r[0].Content != `picked "blue"` {
 		t.Fatalf("second round = %+v", r)
 	}
-	if len(other.runs()) != 1 || len(ask.runs()) != 3 || resp.ModelCalls != 3 || len(resp.Messages) != 5 {
-		t.Fatalf("runs %v %v, response %+v", other.runs(), ask.runs(), resp)
+	if len(other.Args()) != 1 || len(ask.Args()) != 3 || resp.ModelCalls != 3 || len(resp.Messages) != 5 {
+		t.Fatalf("runs %v %v, response %+v", other.Args(), ask.Args(), resp)
 	}
 	got := e.events()
 	if !slices.Contains(got, "interrupted:ask") {
@@ -414,8 +389,8 @@ func TestSequentialToolRunsAlone(t *testing.T) {
 	if _, err := e.run(&Request{}); err != nil {
 		t.Fatal(err)
 	}
-	if most != 1 || len(seq.runs()) != 2 {
-		t.Fatalf("at most %d sequential calls at once; runs %v", most, seq.runs())
+	if most != 1 || len(seq.Args()) != 2 {
+		t.Fatalf("at most %d sequential calls at once; runs %v", most, seq.Args())
 	}
 }
 
@@ -433,7 +408,6 @@ func TestReturnDirect(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
-	loop := newTool("loop", tool.Metadata{}, nil)
 	script := func() *chattest.Model {
 		return chattest.New(
 			chattest.Calls(call("1", "loop", `{"path":"a"}`), call("2", "loop", `{"path":"b"}`)),
@@ -442,27 +416,27 @@ func TestLimits(t *testing.T) {
 		)
 	}
 	t.Run("Fail", func(t *testing.T) {
-		loop.args = nil
+		loop := newTool("loop", tool.Metadata{}, nil)
 		mgr := toolcall.New(toolcall.Config{Limits: toolcall.Limits{PerTool: 2}})
 		e := newEnv(t, newClient(t, script(), client.WithTools(loop), client.WithManager(mgr)), Config{})
 		_, err := e.run(&Request{})
 		if err == nil || !strings.Contains(err.Error(), "limit (2) exceeded") {
 			t.Fatalf("err = %v", err)
 		}
-		if len(loop.runs()) != 2 {
-			t.Fatalf("runs = %v", loop.runs())
+		if len(loop.Args()) != 2 {
+			t.Fatalf("runs = %v", loop.Args())
 		}
 	})
 	t.Run("TellModel", func(t *testing.T) {
-		loop.args = nil
+		loop := newTool("loop", tool.Metadata{}, nil)
 		m := script()
 		mgr := toolcall.New(toolcall.Config{Limits: toolcall.Limits{PerTool: 2, OnExceeded: toolcall.LimitTellModel}})
 		e := newEnv(t, newClient(t, m, client.WithTools(loop), client.WithManager(mgr)), Config{})
 		if _, err := e.run(&Request{}); err != nil {
 			t.Fatal(err)
 		}
-		if r := m.ToolResults(t, 2); !r[0].IsError || !strings.Contains(r[0].Content, "limit (2) reached") || len(loop.runs()) != 2 {
-			t.Fatalf("results %+v, runs %v", r, loop.runs())
+		if r := m.ToolResults(t, 2); !r[0].IsError || !strings.Contains(r[0].Content, "limit (2) reached") || len(loop.Args()) != 2 {
+			t.Fatalf("results %+v, runs %v", r, loop.Args())
 		}
 		if got := e.events(); !slices.Equal(got[len(got)-3:], []string{"start:loop", "finish:loop", "text:ok"}) {
 			t.Fatalf("events = %v", got)
@@ -482,8 +456,8 @@ func TestIterationCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Outcome != client.OutcomeIterationLimit || len(loop.runs()) != 2 || m.Prompt(2).Options.ToolChoice != "none" {
-		t.Fatalf("outcome %v, runs %v, choice %q", resp.Outcome, loop.runs(), m.Prompt(2).Options.ToolChoice)
+	if resp.Outcome != client.OutcomeIterationLimit || len(loop.Args()) != 2 || m.Prompt(2).Options.ToolChoice != "none" {
+		t.Fatalf("outcome %v, runs %v, choice %q", resp.Outcome, loop.Args(), m.Prompt(2).Options.ToolChoice)
 	}
 }
 
@@ -545,8 +519,8 @@ func TestLostCallWaitsForADecision(t *testing.T) {
 	if _, err := e.run(&Request{}); err != nil {
 		t.Fatal(err)
 	}
-	if attempts["charge"] != 2 || attempts["read"] != 2 || len(charge.runs()) != 1 || len(read.runs()) != 1 {
-		t.Fatalf("attempts %v, runs %v %v", attempts, charge.runs(), read.runs())
+	if attempts["charge"] != 2 || attempts["read"] != 2 || len(charge.Args()) != 1 || len(read.Args()) != 1 {
+		t.Fatalf("attempts %v, runs %v %v", attempts, charge.Args(), read.Args())
 	}
 	if got := e.events(); !slices.Contains(got, "interrupted:charge") {
 		t.Fatalf("events = %v", got)
@@ -713,8 +687,8 @@ func TestSubAgentApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	good.check(t, "")
-	if !slices.Equal(write.runs(), []string{`{"path":"notes.txt"}`}) || resp.Text() != "the helper wrote them" {
-		t.Fatalf("runs %v, answer %q", write.runs(), resp.Text())
+	if !slices.Equal(write.Args(), []string{`{"path":"notes.txt"}`}) || resp.Text() != "the helper wrote them" {
+		t.Fatalf("runs %v, answer %q", write.Args(), resp.Text())
 	}
 	if r := m.ToolResults(t, 1); r[0].Content != "written" {
 		t.Fatalf("the helper's result = %+v", r)
