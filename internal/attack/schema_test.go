@@ -101,7 +101,8 @@ func TestAttackHostileSchemas(t *testing.T) {
 	// Served directly by a wield server, a tool with such a schema that does not validate its
 	// own arguments is refused when added.
 	for i, s := range endlessSchemas {
-		plain := plainTool{def: tool.Definition{Name: "plain", InputSchema: json.RawMessage(s)}}
+		// A tool that leaves its arguments to whoever serves it.
+		plain := &chattest.Tool{Def: tool.Definition{Name: "plain", InputSchema: json.RawMessage(s)}, Func: func(context.Context, string) (string, error) { return "ok", nil }}
 		if _, err := mcp.NewServer(nil, nil, plain); err == nil {
 			t.Errorf("mcp.NewServer accepted a tool with endless schema %d", i)
 		}
@@ -138,13 +139,4 @@ func TestAttackHostileSchemas(t *testing.T) {
 			t.Errorf("%s: %s", res.Name, res.Content)
 		}
 	}
-}
-
-// plainTool is a tool.Tool that leaves its arguments to whoever serves it.
-type plainTool struct{ def tool.Definition }
-
-func (p plainTool) Definition() tool.Definition { return p.def }
-func (p plainTool) Metadata() tool.Metadata     { return tool.Metadata{} }
-func (p plainTool) Call(context.Context, string) (string, error) {
-	return "ok", nil
 }

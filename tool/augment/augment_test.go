@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
@@ -253,13 +254,10 @@ func TestClashesAndBadTypes(t *testing.T) {
 	}
 }
 
-// bare is a tool with the given raw definition, for schemas tool.New would refuse.
-type bare struct{ def tool.Definition }
-
-func (b bare) Definition() tool.Definition { return b.def }
-func (b bare) Metadata() tool.Metadata     { return tool.Metadata{} }
-func (b bare) Call(_ context.Context, args string) (string, error) {
-	return args, nil
+// bare is a tool with the given raw definition, for schemas tool.New would refuse; it answers
+// with its arguments.
+func bare(def tool.Definition) *chattest.Tool {
+	return &chattest.Tool{Def: def, Func: func(_ context.Context, args string) (string, error) { return args, nil }}
 }
 
 func TestSchemaShapes(t *testing.T) {
@@ -281,7 +279,7 @@ func TestSchemaShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w, err := Tool(bare{tool.Definition{Name: "b", InputSchema: json.RawMessage(tt.schema)}}, ev.consume)
+			w, err := Tool(bare(tool.Definition{Name: "b", InputSchema: json.RawMessage(tt.schema)}), ev.consume)
 			if tt.fail != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.fail) {
 					t.Errorf("err = %v, want %q", err, tt.fail)
@@ -307,7 +305,7 @@ func TestDefsMerged(t *testing.T) {
 		Steps []Step `json:"steps"`
 	}
 	var got Plan
-	w, err := Tool(bare{tool.Definition{Name: "b", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}},"$defs":{"Other":{"type":"string"}}}`)}},
+	w, err := Tool(bare(tool.Definition{Name: "b", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}},"$defs":{"Other":{"type":"string"}}}`)}),
 		func(_ context.Context, e Event[Plan]) error { got = e.Args; return nil })
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func TestAugmentedValidatesItself(t *testing.T) {
 	if v, err := schema.ForServing(w, w.Definition().InputSchema); err != nil || v != nil {
 		t.Errorf("ForServing = %v, %v; want no validator", v, err)
 	}
-	w, err = Tool(bare{tool.Definition{Name: "b"}}, func(context.Context, Event[Budget]) error { return nil })
+	w, err = Tool(bare(tool.Definition{Name: "b"}), func(context.Context, Event[Budget]) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
