@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +10,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/examples/internal/exampletest"
 	"github.com/wield-ai/wield/internal/gen"
+	"github.com/wield-ai/wield/internal/testenv"
 )
 
 func TestDateTime(t *testing.T) {
@@ -64,15 +63,5 @@ func TestSetAlarmRejectsBadTime(t *testing.T) {
 // TestGeneratedFileIsCurrent fails when wield_tools.go no longer matches the tools' source: run
 // go generate ./examples/datetime after changing them.
 func TestGeneratedFileIsCurrent(t *testing.T) {
-	want, err := gen.Source(gen.Config{Dir: "."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(gen.DefaultOutput)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale; run go generate", gen.DefaultOutput)
-	}
+	testenv.Generated(t, gen.DefaultOutput, func() ([]byte, error) { return gen.Source(gen.Config{Dir: "."}) })
 }

@@ -1,17 +1,16 @@
 package builtin
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wield-ai/wield/internal/gen"
+	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -28,17 +27,7 @@ func fixed(t time.Time) func() time.Time { return func() time.Time { return t } 
 // TestGeneratedFileIsCurrent fails when wield_tools.go no longer matches the source: run
 // go generate ./cmd/wield/... after changing the tools.
 func TestGeneratedFileIsCurrent(t *testing.T) {
-	want, err := gen.Source(gen.Config{Dir: "."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(gen.DefaultOutput)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale; run go generate", gen.DefaultOutput)
-	}
+	testenv.Generated(t, gen.DefaultOutput, func() ([]byte, error) { return gen.Source(gen.Config{Dir: "."}) })
 }
 
 func TestTools(t *testing.T) {
