@@ -258,10 +258,9 @@ func TestReject(t *testing.T) {
 	}
 }
 
-// accountTool asks which account to use unless it is given one.
-func accountTool(runs *atomic.Int32, resumed *atomic.Value) *chattest.Tool {
+// accountTool asks which account to use unless it is given one; its Args count its runs.
+func accountTool(resumed *atomic.Value) *chattest.Tool {
 	return newTool("pay", func(ctx context.Context, args string) (string, error) {
-		runs.Add(1)
 		if r, ok := toolcall.Resumed(ctx); ok {
 			resumed.Store(fmt.Sprintf("%s|%s", r.Interrupt.Message, r.Data))
 		}
@@ -275,9 +274,8 @@ func accountTool(runs *atomic.Int32, resumed *atomic.Value) *chattest.Tool {
 func TestInterruptAndAnswer(t *testing.T) {
 	for _, path := range paths {
 		t.Run(path.name, func(t *testing.T) {
-			var runs atomic.Int32
 			var resumed atomic.Value
-			pay := accountTool(&runs, &resumed)
+			pay := accountTool(&resumed)
 			look := recordingTool("lookup", tool.Metadata{}, nil)
 			m := chattest.New(
 				chattest.Calls(chattest.Call("pay", `{"amount":5}`), chattest.Call("lookup", `{}`)),
@@ -314,8 +312,8 @@ func TestInterruptAndAnswer(t *testing.T) {
 			if err != nil || resp.Text() != "Paid." {
 				t.Fatalf("resume: %v, %v", resp, err)
 			}
-			if runs.Load() != 1 || len(look.Args()) != 1 {
-				t.Fatalf("pay ran %d times, lookup %d", runs.Load(), len(look.Args()))
+			if len(pay.Args()) != 1 || len(look.Args()) != 1 {
+				t.Fatalf("pay ran %d times, lookup %d", len(pay.Args()), len(look.Args()))
 			}
 			if r := m.ToolResults(t, 1); r[0].Content != "Use savings: paid." || r[0].IsError || r[1].Content != "lookup done" {
 				t.Fatalf("results = %+v", r)
@@ -327,9 +325,8 @@ func TestInterruptAndAnswer(t *testing.T) {
 func TestInterruptAndRestart(t *testing.T) {
 	for _, path := range paths {
 		t.Run(path.name, func(t *testing.T) {
-			var runs atomic.Int32
 			var resumed atomic.Value
-			pay := accountTool(&runs, &resumed)
+			pay := accountTool(&resumed)
 			m := chattest.New(chattest.Calls(chattest.Call("pay", `{"amount":5}`)), chattest.Text("Paid."))
 			c := clienttest.New(t, m, client.WithTools(pay))
 			resp, _, err := drive(t, c.Prompt("pay 5"), path.stream)
@@ -341,8 +338,8 @@ func TestInterruptAndRestart(t *testing.T) {
 			if err != nil || resp.Text() != "Paid." {
 				t.Fatalf("resume: %v, %v", resp, err)
 			}
-			if runs.Load() != 2 || resumed.Load() != `Which account?|{"by":"ann"}` {
-				t.Fatalf("runs %d, resumed with %v", runs.Load(), resumed.Load())
+			if len(pay.Args()) != 2 || resumed.Load() != `Which account?|{"by":"ann"}` {
+				t.Fatalf("runs %d, resumed with %v", len(pay.Args()), resumed.Load())
 			}
 			if r := m.ToolResults(t, 1); r[0].Content != `paid from {"amount":5,"account":"savings"}` {
 				t.Fatalf("results = %+v", r)
@@ -353,9 +350,8 @@ func TestInterruptAndRestart(t *testing.T) {
 
 func TestInterruptAgain(t *testing.T) {
 	// A restarted call may interrupt again: the turn stops again, and resumes again.
-	var runs atomic.Int32
 	var resumed atomic.Value
-	pay := accountTool(&runs, &resumed)
+	pay := accountTool(&resumed)
 	m := chattest.New(chattest.Calls(chattest.Call("pay", `{"amount":5}`)), chattest.Text("Paid."))
 	c := clienttest.New(t, m, client.WithTools(pay))
 	resp, err := c.Prompt("pay").Call(context.Background()).Response()
@@ -371,8 +367,8 @@ func TestInterruptAgain(t *testing.T) {
 		t.Fatalf("messages of a round stopped twice: %v", resp.Messages)
 	}
 	resp, err = c.Resume(resp.Pending, resp.Pending.Pending()[0].Answer("paid")).Call(context.Background()).Response()
-	if err != nil || resp.Text() != "Paid." || runs.Load() != 2 || m.Requests() != 2 {
-		t.Fatalf("final: %+v, %v, runs %d", resp, err, runs.Load())
+	if err != nil || resp.Text() != "Paid." || len(pay.Args()) != 2 || m.Requests() != 2 {
+		t.Fatalf("final: %+v, %v, runs %d", resp, err, len(pay.Args()))
 	}
 }
 
