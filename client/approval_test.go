@@ -258,9 +258,11 @@ func TestReject(t *testing.T) {
 	}
 }
 
-// accountTool asks which account to use unless it is given one; its Args count its runs.
-func accountTool(resumed *atomic.Value) *chattest.Tool {
-	return newTool("pay", func(ctx context.Context, args string) (string, error) {
+// accountTool asks which account to use unless it is given one; its Args count its runs, and
+// resumed holds "message|data" of the interrupt its last resumed run answered.
+func accountTool() (pay *chattest.Tool, resumed *atomic.Value) {
+	resumed = new(atomic.Value)
+	pay = newTool("pay", func(ctx context.Context, args string) (string, error) {
 		if r, ok := toolcall.Resumed(ctx); ok {
 			resumed.Store(fmt.Sprintf("%s|%s", r.Interrupt.Message, r.Data))
 		}
@@ -269,13 +271,13 @@ func accountTool(resumed *atomic.Value) *chattest.Tool {
 		}
 		return "paid from " + args, nil
 	})
+	return pay, resumed
 }
 
 func TestInterruptAndAnswer(t *testing.T) {
 	for _, path := range paths {
 		t.Run(path.name, func(t *testing.T) {
-			var resumed atomic.Value
-			pay := accountTool(&resumed)
+			pay, _ := accountTool()
 			look := recordingTool("lookup", tool.Metadata{}, nil)
 			m := chattest.New(
 				chattest.Calls(chattest.Call("pay", `{"amount":5}`), chattest.Call("lookup", `{}`)),
@@ -325,8 +327,7 @@ func TestInterruptAndAnswer(t *testing.T) {
 func TestInterruptAndRestart(t *testing.T) {
 	for _, path := range paths {
 		t.Run(path.name, func(t *testing.T) {
-			var resumed atomic.Value
-			pay := accountTool(&resumed)
+			pay, resumed := accountTool()
 			m := chattest.New(chattest.Calls(chattest.Call("pay", `{"amount":5}`)), chattest.Text("Paid."))
 			c := clienttest.New(t, m, client.WithTools(pay))
 			resp, _, err := drive(t, c.Prompt("pay 5"), path.stream)
@@ -350,8 +351,7 @@ func TestInterruptAndRestart(t *testing.T) {
 
 func TestInterruptAgain(t *testing.T) {
 	// A restarted call may interrupt again: the turn stops again, and resumes again.
-	var resumed atomic.Value
-	pay := accountTool(&resumed)
+	pay, _ := accountTool()
 	m := chattest.New(chattest.Calls(chattest.Call("pay", `{"amount":5}`)), chattest.Text("Paid."))
 	c := clienttest.New(t, m, client.WithTools(pay))
 	resp, err := c.Prompt("pay").Call(context.Background()).Response()
