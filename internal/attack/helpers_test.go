@@ -1,20 +1,19 @@
 package attack
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/mcp"
 	"github.com/wield-ai/wield/mcp/mcptest"
 )
@@ -24,8 +23,7 @@ import (
 type recorder struct {
 	spans *tracetest.SpanRecorder
 	tp    *sdktrace.TracerProvider
-	mu    sync.Mutex
-	logs  bytes.Buffer
+	logs  testenv.Buffer
 	log   *slog.Logger
 }
 
@@ -33,16 +31,8 @@ func newRecorder(t *testing.T) *recorder {
 	r := &recorder{spans: tracetest.NewSpanRecorder()}
 	r.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(r.spans))
 	t.Cleanup(func() { _ = r.tp.Shutdown(context.Background()) })
-	r.log = slog.New(slog.NewJSONHandler(lockedWriter{r}, &slog.HandlerOptions{Level: slog.LevelDebug - 4}))
+	r.log = slog.New(slog.NewJSONHandler(&r.logs, &slog.HandlerOptions{Level: slog.LevelDebug - 4}))
 	return r
-}
-
-type lockedWriter struct{ r *recorder }
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.r.mu.Lock()
-	defer w.r.mu.Unlock()
-	return w.r.logs.Write(p)
 }
 
 // text renders every ended span and every log record, for searching.
@@ -60,9 +50,7 @@ func (r *recorder) text() string {
 			}
 		}
 	}
-	r.mu.Lock()
-	b.Write(r.logs.Bytes())
-	r.mu.Unlock()
+	b.WriteString(r.logs.String())
 	return b.String()
 }
 
