@@ -166,23 +166,14 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 // logBuffer is a slog destination for a test: it keeps every record, to check what was logged,
 // and shows them in the test's log when run with -v.
 type logBuffer struct {
-	t  *testing.T
-	mu sync.Mutex
-	b  strings.Builder
+	testenv.Buffer
+	t *testing.T
 }
 
 func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	l.b.Write(p)
-	l.mu.Unlock()
+	n, err := l.Buffer.Write(p)
 	logLine(l.t, "log", strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	return n, err
 }
 
 // testLogger returns a logger for a server under test and what it logged.
