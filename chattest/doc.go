@@ -12,4 +12,7 @@
 //
 // When the script runs out, Call and Stream return an error wrapping [ErrScriptEnded] that says
 // how many replies were scripted, so a test that makes one model call too many fails clearly.
+//
+// [Tool] is the other side of a turn: a tool.Tool a test sets field by field, which records the
+// arguments of its calls; [Model.ToolResults] reads what the code under test sent the model back.
 package chattest
