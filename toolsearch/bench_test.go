@@ -303,42 +303,15 @@ func BenchmarkTurnStart(b *testing.B) {
 		}
 		params := map[string]any{client.ParamConversationID: "c"}
 		b.Run(fmt.Sprintf("catalog/tools=%d", n), func(b *testing.B) {
-			a := New(Config{Catalog: cat})
-			req := &client.Request{Prompt: chat.Prompt{Options: &chat.Options{}}, Params: params}
-			turnSetUp(b, a, req) // indexes the catalog
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu := startCPU()
-			for range b.N {
-				turnSetUp(b, a, req)
-			}
-			cpu.report(b)
+			benchTurnStarts(b, New(Config{Catalog: cat}), &client.Request{Prompt: chat.Prompt{Options: &chat.Options{}}, Params: params}, nil)
 		})
 		b.Run(fmt.Sprintf("request-tools/tools=%d", n), func(b *testing.B) {
-			a := New(Config{})
-			req := &client.Request{Prompt: chat.Prompt{Options: &chat.Options{Tools: tools}}, Params: params}
-			turnSetUp(b, a, req)
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu := startCPU()
-			for range b.N {
-				turnSetUp(b, a, req)
-			}
-			cpu.report(b)
+			benchTurnStarts(b, New(Config{}), &client.Request{Prompt: chat.Prompt{Options: &chat.Options{Tools: tools}}, Params: params}, nil)
 		})
 		b.Run(fmt.Sprintf("baseline-hash/tools=%d", n), func(b *testing.B) {
 			// The same turns with the fingerprints forgotten: every definition hashed.
 			a := New(Config{})
-			req := &client.Request{Prompt: chat.Prompt{Options: &chat.Options{Tools: tools}}, Params: params}
-			turnSetUp(b, a, req)
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu := startCPU()
-			for range b.N {
-				a.forgetFingerprints()
-				turnSetUp(b, a, req)
-			}
-			cpu.report(b)
+			benchTurnStarts(b, a, &client.Request{Prompt: chat.Prompt{Options: &chat.Options{Tools: tools}}, Params: params}, a.forgetFingerprints)
 		})
 		b.Run(fmt.Sprintf("baseline-marshal/tools=%d", n), func(b *testing.B) {
 			cpu := startCPU()
@@ -350,6 +323,22 @@ func BenchmarkTurnStart(b *testing.B) {
 			cpu.report(b)
 		})
 	}
+}
+
+// benchTurnStarts times turns of a on req after a first one (which indexes), running before,
+// if set, ahead of each.
+func benchTurnStarts(b *testing.B, a *Advisor, req *client.Request, before func()) {
+	turnSetUp(b, a, req)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := startCPU()
+	for range b.N {
+		if before != nil {
+			before()
+		}
+		turnSetUp(b, a, req)
+	}
+	cpu.report(b)
 }
 
 // forgetFingerprints drops the fingerprints of earlier turns, so that the next turn hashes its
