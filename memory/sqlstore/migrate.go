@@ -136,6 +136,31 @@ func (s *Store) checkSchema(ctx context.Context) (int, error) {
 // at once take turns: SQLite's immediate transactions and PostgreSQL's advisory lock serialize
 // them, and each finds the versions the others applied.
 func (s *Store) migrate(ctx context.Context) error {
+	// Connections opening a new SQLite file at once each switch it to WAL, which needs the file
+	// to themselves: SQLite answers SQLITE_BUSY at once there, without its busy handler, so the
+	// migration waits and tries again, for as long as a busy timeout would have waited.
+	deadline := time.Now().Add(SQLiteBusyTimeout)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := s.migrateOnce(ctx)
+		if err == nil || s.dialect != SQLite || !sqliteBusy(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// sqliteBusy reports whether SQLite failed with SQLITE_BUSY, whatever the extended code.
+func sqliteBusy(err error) bool {
+	var se interface{ Code() int }
+	const sqliteBusy = 5
+	return errors.As(err, &se) && se.Code()&0xff == sqliteBusy
+}
+
+func (s *Store) migrateOnce(ctx context.Context) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if s.dialect == Postgres {
 			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
