@@ -30,20 +30,54 @@ type TextAnalyzer struct {
 	// KeepJoined also emits the parts of a split identifier joined together (getweather for
 	// getWeather), for queries that name a tool the way it is written.
 	KeepJoined bool
+	// Expand maps a lower-case word to the word it abbreviates (info to information), or returns
+	// it as it is; applied before stop words and stemming. Nil expands nothing.
+	Expand func(word string) string
 	// StopWords reports words to drop (after lower-casing, before stemming); nil keeps every word.
 	StopWords func(word string) bool
 	// Stem maps a lower-case word to its stem; nil keeps words as they are.
 	Stem func(word string) string
 }
 
-// English returns the analyzer the keyword index uses by default: identifiers split, English stop
-// words dropped, words stemmed with the Snowball English (Porter2) stemmer.
+// English returns the analyzer the keyword index uses by default: identifiers split, the common
+// abbreviations of identifiers expanded ([ExpandAbbreviation]), English stop words dropped, words
+// stemmed with the Snowball English (Porter2) stemmer.
 func English() *TextAnalyzer {
 	return &TextAnalyzer{
 		SplitIdentifiers: true,
+		Expand:           ExpandAbbreviation,
 		StopWords:        english.IsStopWord,
 		Stem:             stemEnglish,
 	}
+}
+
+// ExpandAbbreviation returns the word a lower-case abbreviation common in tool and parameter
+// names stands for (info: information, repo: repository, msg: message, db: database, ...), or
+// the word itself. Names abbreviate what requests spell out: "information about the company"
+// should meet getCompanyInfo by its name, not only by its description. Abbreviations of more
+// than one common meaning (temp, auth, min, loc) are left alone.
+func ExpandAbbreviation(word string) string {
+	if full, ok := abbreviations[word]; ok {
+		return full
+	}
+	return word
+}
+
+// abbreviations are the common abbreviations of API identifiers with one meaning.
+var abbreviations = map[string]string{
+	"acct": "account", "addr": "address", "admin": "administrator", "amt": "amount",
+	"app": "application", "apps": "applications", "avg": "average", "calc": "calculate",
+	"config": "configuration", "configs": "configurations", "db": "database", "dept": "department",
+	"desc": "description", "dir": "directory", "dirs": "directories", "doc": "document",
+	"docs": "documents", "env": "environment", "freq": "frequency", "img": "image", "imgs": "images",
+	"info": "information", "infos": "information", "lang": "language", "max": "maximum",
+	"mgmt": "management", "msg": "message", "msgs": "messages", "num": "number", "org": "organization",
+	"orgs": "organizations", "param": "parameter", "params": "parameters", "perf": "performance",
+	"pic": "picture", "pics": "pictures", "pref": "preference", "prefs": "preferences",
+	"pwd": "password", "qty": "quantity", "repo": "repository", "repos": "repositories",
+	"req": "request", "resp": "response", "spec": "specification", "specs": "specifications",
+	"stat": "statistic", "stats": "statistics", "txn": "transaction", "txns": "transactions",
+	"util": "utility",
 }
 
 func stemEnglish(w string) string { return english.Stem(w, true) }
@@ -142,6 +176,9 @@ func isWordRune(r rune, underscore bool) bool {
 func isConnector(r rune) bool { return r == '_' || r == '-' || r == '.' }
 
 func (a *TextAnalyzer) emit(dst []string, w string) []string {
+	if a.Expand != nil {
+		w = a.Expand(w)
+	}
 	if a.StopWords != nil && a.StopWords(w) {
 		return dst
 	}

@@ -2,8 +2,11 @@ package toolsearch
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
 )
 
 func TestTextAnalyzer(t *testing.T) {
@@ -38,6 +41,9 @@ func TestTextAnalyzer(t *testing.T) {
 		{"english stems and drops stop words", english, "Gets the current weather forecasts for cities",
 			[]string{"get", "current", "weather", "forecast", "citi"}},
 		{"english on identifiers", english, "searchMoviesByTitle", []string{"search", "movi", "titl"}},
+		{"english expands abbreviations", english, "getCompanyInfo repo_stats DB", []string{"get", "compani", "inform", "repositori", "statist", "databas"}},
+		{"english expands prose too", english, "company information", []string{"compani", "inform"}},
+		{"english leaves ambiguous abbreviations", english, "temp min", []string{"temp", "min"}},
 		{"empty", english, "", nil},
 		{"only stop words", english, "the of and", nil},
 	}
@@ -48,6 +54,27 @@ func TestTextAnalyzer(t *testing.T) {
 				t.Errorf("Terms(%q) = %q, want %q", tt.text, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestExpandAbbreviation(t *testing.T) {
+	for abbr, full := range abbreviations {
+		if abbr == full || abbr != strings.ToLower(abbr) || full != strings.ToLower(full) {
+			t.Errorf("%q → %q: want a lower-case abbreviation of another word", abbr, full)
+		}
+		if _, again := abbreviations[full]; again {
+			t.Errorf("%q → %q expands again", abbr, full)
+		}
+		if english.IsStopWord(full) {
+			t.Errorf("%q → %q, a stop word", abbr, full)
+		}
+	}
+	if got := ExpandAbbreviation("weather"); got != "weather" {
+		t.Errorf("ExpandAbbreviation(weather) = %q", got)
+	}
+	// Only lower-case words are expanded: the analyzer lower-cases first.
+	if got := ExpandAbbreviation("Info"); got != "Info" {
+		t.Errorf("ExpandAbbreviation(Info) = %q", got)
 	}
 }
 

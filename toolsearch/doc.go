@@ -22,7 +22,7 @@
 //
 // Three indexes come with the package:
 //   - [KeywordIndex]: BM25F over tool names, descriptions and parameter docs, with identifier
-//     splitting and English stemming; fast, offline, the default;
+//     splitting, their abbreviations expanded and English stemming; fast, offline, the default;
 //   - [RegexIndex]: regular expressions over names, then descriptions;
 //   - [VectorIndex]: cosine similarity of embeddings from an [Embedder].
 //

@@ -54,8 +54,9 @@ type KeywordOptions struct {
 // KeywordIndex is an [Index] that ranks tools with BM25F over four fields of their definitions:
 // name, description, parameter names and parameter descriptions (nested parameters included).
 // Text is analysed by an [Analyzer]: by default identifiers are split (camelCase, snake_case,
-// kebab-case, dotted.names), stop words dropped and words stemmed, so "get the weather forecast"
-// finds getWeatherForecasts.
+// kebab-case, dotted.names), their common abbreviations expanded, stop words dropped and words
+// stemmed, so "get the weather forecast" finds getWeatherForecasts and "repository statistics"
+// finds repo_stats.
 //
 // Sessions with identical tool sets share one built index.
 type KeywordIndex struct {

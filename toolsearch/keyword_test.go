@@ -45,6 +45,41 @@ func TestKeywordFindsIdentifiersFromProse(t *testing.T) {
 	}
 }
 
+// A request spells out what names abbreviate: the abbreviation in the name, not a word the
+// descriptions share with every tool, decides.
+func TestKeywordExpandsAbbreviations(t *testing.T) {
+	tools := []tool.Definition{
+		def("getCompanyInfo", "Retrieves details about a company."),
+		def("checkCompanyCompliance", "Checks that a company complies with the regulations of the company's sector."),
+		def("repo_stats", "Counts of commits, stars and forks."),
+		def("list_commits", "Lists the commits of a repository."),
+		def("getWeather", "Retrieves the weather information of a city."),
+	}
+	ix := NewKeywordIndex(nil)
+	if err := ix.IndexTools(context.Background(), "s", tools); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ query, want string }{
+		{"company information", "getCompanyInfo"},
+		{"repository statistics", "repo_stats"},
+		{"repo stats", "repo_stats"},
+	} {
+		if got := search(t, ix, "s", tt.query, 3); len(got) == 0 || got[0] != tt.want {
+			t.Errorf("%q: got %v, want %s first", tt.query, got, tt.want)
+		}
+	}
+	// Without expansion the name does not meet the query's word.
+	plain := English()
+	plain.Expand = nil
+	ix = NewKeywordIndex(&KeywordOptions{Analyzer: plain})
+	if err := ix.IndexTools(context.Background(), "s", tools); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(t, ix, "s", "repository statistics", 3); len(got) > 0 && got[0] == "repo_stats" {
+		t.Errorf("without expansion %v: the test does not need it", got)
+	}
+}
+
 func TestKeywordFieldWeights(t *testing.T) {
 	tools := []tool.Definition{
 		def("lookup", "Looks up a record. Also handles invoices in passing."),
