@@ -234,7 +234,6 @@ type Turn struct {
 	messages []chat.Message // what the turn added to the conversation
 	exec     toolcall.Turn  // the turn's tool context, limit counts and observer
 	calls    int            // model calls made
-	stream   *modelStream   // reused by the turn's model streams
 	dur      *durable       // nil until the turn has a store, resumes, stops or fails
 }
 

@@ -381,7 +381,9 @@ func (s *Stream) run(borrow, textOnly bool, emit func(*Event) bool, fail func(er
 		fail(err)
 	default:
 		s.resp = resp
-		emit(&Event{Done: resp})
+		if !textOnly { // a text consumer has nothing to read in it
+			emit(&Event{Done: resp})
+		}
 	}
 }
 
