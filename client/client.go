@@ -387,6 +387,13 @@ func (ms *modelStream) add(chunk *chat.Response, err error) bool {
 		return true
 	}
 	ms.agg.Add(chunk)
+	if text := ms.req.text; text != nil {
+		if t := chunkText(chunk); t != "" && !text(t) {
+			ms.stopped = true
+			return false
+		}
+		return true
+	}
 	ev := ms.ev
 	if ev == nil || !ms.req.borrow {
 		ev = new(Event)
