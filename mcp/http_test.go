@@ -455,6 +455,20 @@ func TestPanicNotLeaked(t *testing.T) {
 	}
 }
 
+// connectFailing serves, under opts, a tool that fails with "disk full" ("fail"), one that
+// panics with value ("explode"), and more, and connects a client to it.
+func connectFailing(t *testing.T, name string, opts *mcp.ServerOptions, value string, more ...tool.Tool) *mcp.Client {
+	t.Helper()
+	s, err := mcp.NewServer(nil, opts, append([]tool.Tool{
+		newTool("fail", noArgs, func(context.Context, string) (string, error) { return "", errors.New("disk full") }),
+		newTool("explode", noArgs, func(context.Context, string) (string, error) { panic(value) }),
+	}, more...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcptest.Connect(t, inMemory(name, s))
+}
+
 // TestErrorProcessor: served tools' failures go through the server's error processor, as the
 // loop's do; an error from it fails the request with a neutral protocol error.
 func TestErrorProcessor(t *testing.T) {
@@ -470,15 +484,7 @@ func TestErrorProcessor(t *testing.T) {
 		return "processed: " + err.Tool + ": " + err.Err.Error(), nil
 	})
 	logger, logs := testLogger(t)
-	s, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: logger, ErrorProcessor: proc},
-		echoTool("echo"),
-		newTool("fail", noArgs, func(context.Context, string) (string, error) { return "", errors.New("disk full") }),
-		newTool("explode", noArgs, func(context.Context, string) (string, error) { panic("boom") }),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcptest.Connect(t, inMemory("processed", s))
+	c := connectFailing(t, "processed", &mcp.ServerOptions{Logger: logger, ErrorProcessor: proc}, "boom", echoTool("echo"))
 	if text := mcp.ResultText(mcptest.CallRaw(t, c, "fail", `{}`)); text != "processed: fail: disk full" {
 		t.Errorf("tool error: %q", text)
 	}
@@ -560,14 +566,7 @@ func TestProxyUnavailableUpstream(t *testing.T) {
 // TestLoopErrorProcessor: the tool loop's error processor serves as the server's, and a panic
 // still reaches the client as a neutral message.
 func TestLoopErrorProcessor(t *testing.T) {
-	s, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: discardLogger(), ErrorProcessor: toolcall.DefaultErrorProcessor()},
-		newTool("fail", noArgs, func(context.Context, string) (string, error) { return "", errors.New("disk full") }),
-		newTool("explode", noArgs, func(context.Context, string) (string, error) { panic("at /srv/secret.go:12") }),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcptest.Connect(t, inMemory("loop", s))
+	c := connectFailing(t, "loop", &mcp.ServerOptions{Logger: discardLogger(), ErrorProcessor: toolcall.DefaultErrorProcessor()}, "at /srv/secret.go:12")
 	if text := mcp.ResultText(mcptest.CallRaw(t, c, "fail", `{}`)); text != "disk full" {
 		t.Errorf("tool error: %q", text)
 	}
