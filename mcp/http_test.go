@@ -244,18 +244,27 @@ func TestHTTPBodyCap(t *testing.T) {
 	}
 }
 
-// TestHTTPSlowBodies: fifty clients that send their headers and then trickle or withhold the body
-// are all cut off by the read timeout, and the server still serves others.
-func TestHTTPSlowBodies(t *testing.T) {
-	s := mustServer(t, echoTool("echo"))
+// serveLocal runs s.Serve with opts on a listener on 127.0.0.1 until stop, or the end of t,
+// cancels it; stop returns what Serve returned.
+func serveLocal(t *testing.T, s *mcp.Server, opts *mcp.HTTPOptions) (ln net.Listener, stop func() error) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(testContext(t))
 	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln, &mcp.HTTPOptions{ReadTimeout: 300 * time.Millisecond}) }()
-	t.Cleanup(func() { cancel(); <-served })
+	go func() { served <- s.Serve(ctx, ln, opts) }()
+	stop = sync.OnceValue(func() error { cancel(); return <-served })
+	t.Cleanup(func() { stop() })
+	return ln, stop
+}
+
+// TestHTTPSlowBodies: fifty clients that send their headers and then trickle or withhold the body
+// are all cut off by the read timeout, and the server still serves others.
+func TestHTTPSlowBodies(t *testing.T) {
+	s := mustServer(t, echoTool("echo"))
+	ln, _ := serveLocal(t, s, &mcp.HTTPOptions{ReadTimeout: 300 * time.Millisecond})
 
 	const n = 50
 	var wg sync.WaitGroup
@@ -510,13 +519,7 @@ func TestErrorProcessor(t *testing.T) {
 // TestServeShutdown: when its context ends, Serve returns and closes the sessions it made.
 func TestServeShutdown(t *testing.T) {
 	s := mustServer(t, echoTool("echo"))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(testContext(t))
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln, nil) }()
+	ln, stop := serveLocal(t, s, nil)
 	c := mcptest.Connect(t, mcp.ServerConfig{Name: "short-lived", Type: mcp.TypeHTTP, URL: "http://" + ln.Addr().String()})
 	if _, err := c.Tools(testContext(t)); err != nil {
 		t.Fatal(err)
@@ -524,8 +527,7 @@ func TestServeShutdown(t *testing.T) {
 	if n := sessionCount(s); n != 1 {
 		t.Fatalf("%d sessions", n)
 	}
-	cancel()
-	if err := <-served; err != nil {
+	if err := stop(); err != nil {
 		t.Fatalf("Serve = %v", err)
 	}
 	if n := sessionCount(s); n != 0 {
