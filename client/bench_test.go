@@ -34,13 +34,7 @@ func baselineTurn(ctx context.Context, weather tool.Tool) turn {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		call := r1.ToolCalls()[0]
-		out, err := weather.Call(ctx, call.Arguments)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		msgs := append(p.Messages, r1.Generations[0].Message,
-			chat.ToolMessage(chat.ToolResult{ID: call.ID, Name: call.Name, Content: out}))
+		msgs := toolRound(ctx, tb, weather, p, r1)
 		r2, err := m.Call(ctx, &chat.Prompt{Messages: msgs, Options: p.Options})
 		if err != nil {
 			tb.Fatal(err)
@@ -49,6 +43,18 @@ func baselineTurn(ctx context.Context, weather tool.Tool) turn {
 			tb.Fatal("no answer")
 		}
 	}
+}
+
+// toolRound runs the tool call r1 asks for, by hand, and returns the conversation that follows:
+// p's messages, r1's and the tool's result.
+func toolRound(ctx context.Context, tb testing.TB, weather tool.Tool, p *chat.Prompt, r1 *chat.Response) []chat.Message {
+	call := r1.ToolCalls()[0]
+	out, err := weather.Call(ctx, call.Arguments)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return append(p.Messages, r1.Generations[0].Message,
+		chat.ToolMessage(chat.ToolResult{ID: call.ID, Name: call.Name, Content: out}))
 }
 
 func clientTurn(ctx context.Context, c *client.Client, weather tool.Tool) turn {
@@ -80,13 +86,7 @@ func baselineStreamTurn(ctx context.Context, weather tool.Tool) turn {
 			text += len(c.Text())
 		}
 		r1 := agg.Response()
-		call := r1.ToolCalls()[0]
-		out, err := weather.Call(ctx, call.Arguments)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		msgs := append(p.Messages, r1.Generations[0].Message,
-			chat.ToolMessage(chat.ToolResult{ID: call.ID, Name: call.Name, Content: out}))
+		msgs := toolRound(ctx, tb, weather, p, r1)
 		var agg2 chat.Aggregator
 		for c, err := range m.Stream(ctx, &chat.Prompt{Messages: msgs, Options: p.Options}) {
 			if err != nil {
