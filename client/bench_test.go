@@ -34,13 +34,7 @@ func baselineTurn(ctx context.Context, weather tool.Tool) turn {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		call := r1.ToolCalls()[0]
-		out, err := weather.Call(ctx, call.Arguments)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		msgs := append(p.Messages, r1.Generations[0].Message,
-			chat.ToolMessage(chat.ToolResult{ID: call.ID, Name: call.Name, Content: out}))
+		msgs := toolRound(ctx, tb, weather, p, r1)
 		r2, err := m.Call(ctx, &chat.Prompt{Messages: msgs, Options: p.Options})
 		if err != nil {
 			tb.Fatal(err)
@@ -49,6 +43,18 @@ func baselineTurn(ctx context.Context, weather tool.Tool) turn {
 			tb.Fatal("no answer")
 		}
 	}
+}
+
+// toolRound runs the tool call r1 asks for, by hand, and returns the conversation that follows:
+// p's messages, r1's and the tool's result.
+func toolRound(ctx context.Context, tb testing.TB, weather tool.Tool, p *chat.Prompt, r1 *chat.Response) []chat.Message {
+	call := r1.ToolCalls()[0]
+	out, err := weather.Call(ctx, call.Arguments)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return append(p.Messages, r1.Generations[0].Message,
+		chat.ToolMessage(chat.ToolResult{ID: call.ID, Name: call.Name, Content: out}))
 }
 
 func clientTurn(ctx context.Context, c *client.Client, weather tool.Tool) turn {
@@ -80,13 +86,7 @@ func baselineStreamTurn(ctx context.Context, weather tool.Tool) turn {
 			text += len(c.Text())
 		}
 		r1 := agg.Response()
-		call := r1.ToolCalls()[0]
-		out, err := weather.Call(ctx, call.Arguments)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		msgs := append(p.Messages, r1.Generations[0].Message,
-			chat.ToolMessage(chat.ToolResult{ID: call.ID, Name: call.Name, Content: out}))
+		msgs := toolRound(ctx, tb, weather, p, r1)
 		var agg2 chat.Aggregator
 		for c, err := range m.Stream(ctx, &chat.Prompt{Messages: msgs, Options: p.Options}) {
 			if err != nil {
@@ -123,33 +123,35 @@ func run(b *testing.B, t turn) {
 	}
 }
 
+// benchWeather is the tool every benchmarked turn calls.
+func benchWeather() tool.Tool { return constTool("weather", `{"temp":25,"unit":"C"}`) }
+
+// benchTurns runs a turn benchmark's rows: Baseline, a turn done by hand; Client, the same turn
+// through a client; ratio, the two alternated in one run.
+func benchTurns(b *testing.B, baseline func(context.Context, tool.Tool) turn, withClient func(context.Context, *client.Client, tool.Tool) turn) {
+	ctx, weather := context.Background(), benchWeather()
+	b.Run("Baseline", func(b *testing.B) { run(b, baseline(ctx, weather)) })
+	b.Run("Client", func(b *testing.B) { run(b, withClient(ctx, clienttest.New(b, benchModel()), weather)) })
+	b.Run("ratio", func(b *testing.B) {
+		base, c := baseline(ctx, weather), withClient(ctx, clienttest.New(b, benchModel()), weather)
+		benchratio.Run(b, 32, "baseline", func() { base(b) }, "client", func() { c(b) })
+	})
+}
+
 // BenchmarkTurn measures one full turn: a model call that asks for one tool, the tool call, and
 // a model call that answers. Baseline does the same by hand; the difference is the framework's
 // overhead (client, advisor chain, tool loop, manager). ratio alternates the two in one run.
 func BenchmarkTurn(b *testing.B) {
-	ctx := context.Background()
-	weather := constTool("weather", `{"temp":25,"unit":"C"}`)
-	b.Run("Baseline", func(b *testing.B) { run(b, baselineTurn(ctx, weather)) })
-	b.Run("Client", func(b *testing.B) { run(b, clientTurn(ctx, clienttest.New(b, benchModel()), weather)) })
-	b.Run("ratio", func(b *testing.B) {
-		base, c := baselineTurn(ctx, weather), clientTurn(ctx, clienttest.New(b, benchModel()), weather)
-		benchratio.Run(b, 32, "baseline", func() { base(b) }, "client", func() { c(b) })
-	})
+	benchTurns(b, baselineTurn, clientTurn)
 }
 
 // BenchmarkTurnStream is BenchmarkTurn over streams: the baseline aggregates each model stream
 // by hand and passes its text on; the client runs the streaming loop. stream/call compares the
 // client's streamed turn with its called one.
 func BenchmarkTurnStream(b *testing.B) {
-	ctx := context.Background()
-	weather := constTool("weather", `{"temp":25,"unit":"C"}`)
-	b.Run("Baseline", func(b *testing.B) { run(b, baselineStreamTurn(ctx, weather)) })
-	b.Run("Client", func(b *testing.B) { run(b, clientStreamTurn(ctx, clienttest.New(b, benchModel()), weather)) })
-	b.Run("ratio", func(b *testing.B) {
-		base, c := baselineStreamTurn(ctx, weather), clientStreamTurn(ctx, clienttest.New(b, benchModel()), weather)
-		benchratio.Run(b, 32, "baseline", func() { base(b) }, "client", func() { c(b) })
-	})
+	benchTurns(b, baselineStreamTurn, clientStreamTurn)
 	b.Run("stream-vs-call", func(b *testing.B) {
+		ctx, weather := context.Background(), benchWeather()
 		called := clientTurn(ctx, clienttest.New(b, benchModel()), weather)
 		streamed := clientStreamTurn(ctx, clienttest.New(b, benchModel()), weather)
 		benchratio.Run(b, 32, "call", func() { called(b) }, "stream", func() { streamed(b) })

@@ -244,18 +244,27 @@ func TestHTTPBodyCap(t *testing.T) {
 	}
 }
 
-// TestHTTPSlowBodies: fifty clients that send their headers and then trickle or withhold the body
-// are all cut off by the read timeout, and the server still serves others.
-func TestHTTPSlowBodies(t *testing.T) {
-	s := mustServer(t, echoTool("echo"))
+// serveLocal runs s.Serve with opts on a listener on 127.0.0.1 until stop, or the end of t,
+// cancels it; stop returns what Serve returned.
+func serveLocal(t *testing.T, s *mcp.Server, opts *mcp.HTTPOptions) (ln net.Listener, stop func() error) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(testContext(t))
 	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln, &mcp.HTTPOptions{ReadTimeout: 300 * time.Millisecond}) }()
-	t.Cleanup(func() { cancel(); <-served })
+	go func() { served <- s.Serve(ctx, ln, opts) }()
+	stop = sync.OnceValue(func() error { cancel(); return <-served })
+	t.Cleanup(func() { stop() })
+	return ln, stop
+}
+
+// TestHTTPSlowBodies: fifty clients that send their headers and then trickle or withhold the body
+// are all cut off by the read timeout, and the server still serves others.
+func TestHTTPSlowBodies(t *testing.T) {
+	s := mustServer(t, echoTool("echo"))
+	ln, _ := serveLocal(t, s, &mcp.HTTPOptions{ReadTimeout: 300 * time.Millisecond})
 
 	const n = 50
 	var wg sync.WaitGroup
@@ -455,6 +464,20 @@ func TestPanicNotLeaked(t *testing.T) {
 	}
 }
 
+// connectFailing serves, under opts, a tool that fails with "disk full" ("fail"), one that
+// panics with value ("explode"), and more, and connects a client to it.
+func connectFailing(t *testing.T, name string, opts *mcp.ServerOptions, value string, more ...tool.Tool) *mcp.Client {
+	t.Helper()
+	s, err := mcp.NewServer(nil, opts, append([]tool.Tool{
+		newTool("fail", noArgs, func(context.Context, string) (string, error) { return "", errors.New("disk full") }),
+		newTool("explode", noArgs, func(context.Context, string) (string, error) { panic(value) }),
+	}, more...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcptest.Connect(t, inMemory(name, s))
+}
+
 // TestErrorProcessor: served tools' failures go through the server's error processor, as the
 // loop's do; an error from it fails the request with a neutral protocol error.
 func TestErrorProcessor(t *testing.T) {
@@ -470,15 +493,7 @@ func TestErrorProcessor(t *testing.T) {
 		return "processed: " + err.Tool + ": " + err.Err.Error(), nil
 	})
 	logger, logs := testLogger(t)
-	s, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: logger, ErrorProcessor: proc},
-		echoTool("echo"),
-		newTool("fail", noArgs, func(context.Context, string) (string, error) { return "", errors.New("disk full") }),
-		newTool("explode", noArgs, func(context.Context, string) (string, error) { panic("boom") }),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcptest.Connect(t, inMemory("processed", s))
+	c := connectFailing(t, "processed", &mcp.ServerOptions{Logger: logger, ErrorProcessor: proc}, "boom", echoTool("echo"))
 	if text := mcp.ResultText(mcptest.CallRaw(t, c, "fail", `{}`)); text != "processed: fail: disk full" {
 		t.Errorf("tool error: %q", text)
 	}
@@ -504,13 +519,7 @@ func TestErrorProcessor(t *testing.T) {
 // TestServeShutdown: when its context ends, Serve returns and closes the sessions it made.
 func TestServeShutdown(t *testing.T) {
 	s := mustServer(t, echoTool("echo"))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(testContext(t))
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln, nil) }()
+	ln, stop := serveLocal(t, s, nil)
 	c := mcptest.Connect(t, mcp.ServerConfig{Name: "short-lived", Type: mcp.TypeHTTP, URL: "http://" + ln.Addr().String()})
 	if _, err := c.Tools(testContext(t)); err != nil {
 		t.Fatal(err)
@@ -518,8 +527,7 @@ func TestServeShutdown(t *testing.T) {
 	if n := sessionCount(s); n != 1 {
 		t.Fatalf("%d sessions", n)
 	}
-	cancel()
-	if err := <-served; err != nil {
+	if err := stop(); err != nil {
 		t.Fatalf("Serve = %v", err)
 	}
 	if n := sessionCount(s); n != 0 {
@@ -560,14 +568,7 @@ func TestProxyUnavailableUpstream(t *testing.T) {
 // TestLoopErrorProcessor: the tool loop's error processor serves as the server's, and a panic
 // still reaches the client as a neutral message.
 func TestLoopErrorProcessor(t *testing.T) {
-	s, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: discardLogger(), ErrorProcessor: toolcall.DefaultErrorProcessor()},
-		newTool("fail", noArgs, func(context.Context, string) (string, error) { return "", errors.New("disk full") }),
-		newTool("explode", noArgs, func(context.Context, string) (string, error) { panic("at /srv/secret.go:12") }),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcptest.Connect(t, inMemory("loop", s))
+	c := connectFailing(t, "loop", &mcp.ServerOptions{Logger: discardLogger(), ErrorProcessor: toolcall.DefaultErrorProcessor()}, "at /srv/secret.go:12")
 	if text := mcp.ResultText(mcptest.CallRaw(t, c, "fail", `{}`)); text != "disk full" {
 		t.Errorf("tool error: %q", text)
 	}

@@ -457,13 +457,22 @@ func approvalConfig(queue string) temporal.Config {
 	return temporal.Config{TaskQueue: queue, EventPoll: 20 * time.Millisecond}
 }
 
+// startApprovalTurn starts a worker of approvalClient on a task queue of its own, named after
+// name, and on it a turn asking to delete /tmp/a, which stops for approval; it returns the
+// turn's context (ending after d), the turn, the workers' configuration and the file the calls
+// that ran are written to.
+func startApprovalTurn(t *testing.T, tc sdkclient.Client, name string, d time.Duration) (context.Context, *temporal.Turn, temporal.Config, string) {
+	t.Helper()
+	runs := filepath.Join(t.TempDir(), "runs")
+	cfg := approvalConfig(name + "-" + rand.Text()[:8])
+	startWorker(t, tc, approvalClient(runs), cfg)
+	ctx, turn := startTurn(t, tc, cfg, d, temporal.Request{Messages: []chat.Message{chat.User("delete /tmp/a")}})
+	return ctx, turn, cfg, runs
+}
+
 func TestApprovalFromAnotherProcess(t *testing.T) {
 	tc := dial(t)
-	queue := "approval-" + rand.Text()[:8]
-	runs := filepath.Join(t.TempDir(), "runs")
-	cfg := approvalConfig(queue)
-	startWorker(t, tc, approvalClient(runs), cfg)
-	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("delete /tmp/a")}})
+	ctx, turn, cfg, runs := startApprovalTurn(t, tc, "approval", 2*time.Minute)
 	st, err := turn.WaitPending(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -481,7 +490,7 @@ func TestApprovalFromAnotherProcess(t *testing.T) {
 		t.Fatal("the call ran before its approval")
 	}
 
-	d := startChild(t, "decide", false, envQueue+"="+queue, envTurn+"="+turn.ID(), envSeq+"="+strconv.FormatInt(st.Seq, 10), envCall+"=d1")
+	d := startChild(t, "decide", false, envQueue+"="+cfg.TaskQueue, envTurn+"="+turn.ID(), envSeq+"="+strconv.FormatInt(st.Seq, 10), envCall+"=d1")
 	if err := d.cmd.Wait(); err != nil {
 		t.Fatalf("the deciding process: %v\n%s", err, d.out.String())
 	}
@@ -560,12 +569,7 @@ func checkReplay(t *testing.T, tc sdkclient.Client, cfg temporal.Config, id, nam
 }
 
 func TestCancelAWaitingTurn(t *testing.T) {
-	tc := dial(t)
-	queue := "cancel-" + rand.Text()[:8]
-	runs := filepath.Join(t.TempDir(), "runs")
-	cfg := approvalConfig(queue)
-	startWorker(t, tc, approvalClient(runs), cfg)
-	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User("delete /tmp/a")}})
+	ctx, turn, _, runs := startApprovalTurn(t, dial(t), "cancel", time.Minute)
 	st, err := turn.WaitPending(ctx)
 	if err != nil || st == nil {
 		t.Fatalf("pending = %+v, %v", st, err)

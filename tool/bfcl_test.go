@@ -2,7 +2,6 @@ package tool
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -18,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/internal/schema"
+	"github.com/wield-ai/wield/internal/testenv"
 )
 
 // TestBFCL builds a tool with New for every function definition of the Berkeley Function Calling
@@ -267,14 +267,7 @@ func TestBFCL(t *testing.T) {
 	slices.Sort(stats.rejected)
 	rejected := []byte(strings.Join(stats.rejected, "\n") + "\n")
 	golden := filepath.Join(dir, "rejected_ground_truths.txt")
-	if *update {
-		if err := os.WriteFile(golden, rejected, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want, err := os.ReadFile(golden); err != nil || !bytes.Equal(want, rejected) {
-		t.Errorf("rejected ground truths differ from %s (%v); got:\n%s", golden, err, rejected)
-	}
+	testenv.Golden(t, golden, rejected, *update)
 	t.Logf("%d ground-truth calls contradict their own schema and are rejected, as listed in %s", len(stats.rejected), golden)
 	if stats.definitions < 3000 || stats.answers < 2500 || stats.missingRejected < 3000 || stats.typeRejected < 4000 {
 		t.Errorf("fewer checks than the data holds: %+v", stats)

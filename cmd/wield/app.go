@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -199,4 +200,11 @@ func groupCommand(cmd *cobra.Command) *cobra.Command {
 		return cmd.Help()
 	}
 	return cmd
+}
+
+// writeJSON writes v as the commands' --json output: indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -80,14 +80,25 @@ func (a *app) configPath() (string, error) {
 	if p := a.getenv("WIELD_CONFIG"); p != "" {
 		return p, nil
 	}
-	if d := a.getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "wield", "config.json"), nil
+	dir, err := a.xdgDir("XDG_CONFIG_HOME", ".config", "configuration directory")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "config.json"), nil
+}
+
+// xdgDir is wield's directory in an XDG base directory: in $env when it holds an absolute path,
+// else in the default below the home directory (fallback). what names the directory in the
+// error when there is no home either.
+func (a *app) xdgDir(env, fallback, what string) (string, error) {
+	if d := a.getenv(env); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "wield"), nil
 	}
 	home, err := a.home()
 	if err != nil {
-		return "", fmt.Errorf("no configuration directory: set XDG_CONFIG_HOME or HOME: %w", err)
+		return "", fmt.Errorf("no %s: set %s or HOME: %w", what, env, err)
 	}
-	return filepath.Join(home, ".config", "wield", "config.json"), nil
+	return filepath.Join(home, fallback, "wield"), nil
 }
 
 // home is the user's home directory, as this app's environment has it.

@@ -148,9 +148,13 @@ func (d *textDisplay) stopSpinner() {
 
 // endLine finishes the answer's text before something else is shown: renders what Markdown is
 // pending and ends the line.
-func (d *textDisplay) endLine() {
+func (d *textDisplay) endLine() { d.finishLine((*markdown).flush) }
+
+// finishLine ends the line of the answer's text: through finish when Markdown renders it, else
+// by ending the raw line if one is open.
+func (d *textDisplay) finishLine(finish func(*markdown)) {
 	if d.markdown != nil {
-		d.markdown.flush()
+		finish(d.markdown)
 		d.midLine = false
 		return
 	}
@@ -332,17 +336,7 @@ func (d *textDisplay) failed(err error) error {
 }
 
 // abandon ends an answer cut short, leaving what was shown.
-func (d *textDisplay) abandon() {
-	if d.markdown != nil {
-		d.markdown.abandon()
-		d.midLine = false
-		return
-	}
-	if d.midLine {
-		fmt.Fprintln(d.out)
-		d.midLine = false
-	}
-}
+func (d *textDisplay) abandon() { d.finishLine((*markdown).abandon) }
 
 func (d *textDisplay) stopped() {
 	d.mu.Lock()

@@ -74,9 +74,7 @@ chat would use (see wield config). With --base-url it lists an OpenAI-compatible
 				for i, m := range models {
 					out[i] = entry{spec.provider + "/" + m, spec.provider, m}
 				}
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeJSON(a.stdout, out)
 			}
 			if len(models) == 0 {
 				if a.stderrTTY {

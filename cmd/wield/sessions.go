@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -91,9 +90,7 @@ and results in between. --json prints them as a JSON array, as they are stored.`
 				return err
 			}
 			if showJSON {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(msgs)
+				return writeJSON(a.stdout, msgs)
 			}
 			writeConversation(a.stdout, msgs, a.stdoutTTY && a.color())
 			return nil
@@ -216,27 +213,13 @@ func (a *app) completeSessions(ctx context.Context) ([]cobra.Completion, cobra.S
 
 // dataDir is wield's directory in the user's data directory.
 func (a *app) dataDir() (string, error) {
-	if d := a.getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "wield"), nil
-	}
-	home, err := a.home()
-	if err != nil {
-		return "", fmt.Errorf("no data directory for sessions: set XDG_DATA_HOME or HOME: %w", err)
-	}
-	return filepath.Join(home, ".local", "share", "wield"), nil
+	return a.xdgDir("XDG_DATA_HOME", filepath.Join(".local", "share"), "data directory for sessions")
 }
 
 // stateDir is wield's directory in the user's state directory: the input history and the name
 // of the last chat.
 func (a *app) stateDir() (string, error) {
-	if d := a.getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "wield"), nil
-	}
-	home, err := a.home()
-	if err != nil {
-		return "", fmt.Errorf("no state directory: set XDG_STATE_HOME or HOME: %w", err)
-	}
-	return filepath.Join(home, ".local", "state", "wield"), nil
+	return a.xdgDir("XDG_STATE_HOME", filepath.Join(".local", "state"), "state directory")
 }
 
 func (a *app) sessionsPath() (string, error) {

@@ -101,9 +101,7 @@ func writeToolsJSON(w io.Writer, c *catalog, ap *approver) error {
 			AsksApproval: ap.asks(d.Name, m),
 		})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return writeJSON(w, out)
 }
 
 // writeTools prints each tool with its source, hints, description and parameters.

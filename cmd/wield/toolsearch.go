@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -68,9 +67,7 @@ prints the best matches.`,
 					t, _ := c.lookup(h.Name)
 					out = append(out, hit{h.Name, h.Score, c.sources[h.Name], t.Definition().Description})
 				}
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeJSON(a.stdout, out)
 			}
 			if len(hits) == 0 {
 				fmt.Fprintf(a.stderr, "no tool matches %q\n", args[0])

@@ -459,28 +459,27 @@ func (p *pkg) fieldDocs(si *structInfo, docs map[string]string, seen map[string]
 // skipField reports fields whose comments schemas never show: left out of JSON, or described
 // by a jsonschema tag, which wins.
 func skipField(tag *ast.BasicLit) bool {
-	if tag == nil {
-		return false
-	}
-	s, err := strconv.Unquote(tag.Value)
-	if err != nil {
-		return false
-	}
-	st := reflect.StructTag(s)
+	st := structTag(tag)
 	_, described := st.Lookup("jsonschema")
 	return st.Get("json") == "-" || described
 }
 
 func hasJSONName(tag *ast.BasicLit) bool {
+	name, _, _ := strings.Cut(structTag(tag).Get("json"), ",")
+	return name != "" && name != "-"
+}
+
+// structTag is a field's tag as the reflect package reads it; empty when there is none or it is
+// not a valid string literal.
+func structTag(tag *ast.BasicLit) reflect.StructTag {
 	if tag == nil {
-		return false
+		return ""
 	}
 	s, err := strconv.Unquote(tag.Value)
 	if err != nil {
-		return false
+		return ""
 	}
-	name, _, _ := strings.Cut(reflect.StructTag(s).Get("json"), ",")
-	return name != "" && name != "-"
+	return reflect.StructTag(s)
 }
 
 // describe turns a comment into a description: directives dropped, the lines of each

@@ -11,33 +11,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/tool"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("output differs from %s (go test -update rewrites it):\n%s", path, got)
-	}
-}
 
 func TestGolden(t *testing.T) {
 	src, err := Source(Config{Dir: "testdata/sample"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/sample.wield_tools.go.golden", src)
+	testenv.Golden(t, "testdata/sample.wield_tools.go.golden", src, *update)
 }
 
 // TestGeneratedCodeRuns compiles the sample package with its generated file and checks the
@@ -72,7 +57,7 @@ func TestGeneratedCodeRuns(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go run: %v\n%s", err, stderr.Bytes())
 	}
-	golden(t, "testdata/sample.tools.golden.json", out)
+	testenv.Golden(t, "testdata/sample.tools.golden.json", out, *update)
 
 	var tools []struct {
 		Definition struct {

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"flag"
 	"math/big"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/wield-ai/wield/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -164,19 +165,7 @@ func TestSchemaGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", "schema", tc.name+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("schema of %v:\n%s\nwant (%s):\n%s", tc.typ, got, path, want)
-			}
+			testenv.Golden(t, filepath.Join("testdata", "schema", tc.name+".json"), got, *update)
 			// The schema text tools advertise is the schema, as encoding/json writes it.
 			c, err := For(tc.typ)
 			if err != nil {

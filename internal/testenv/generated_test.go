@@ -10,11 +10,14 @@ import (
 	"testing"
 )
 
-// fatalT records a fatal failure; its Fatal and Fatalf end the goroutine as testing.T's do.
+// fatalT records a failure; its Fatal and Fatalf end the goroutine as testing.T's do, its
+// Errorf does not.
 type fatalT struct {
 	testing.TB
 	msg string
 }
+
+func (f *fatalT) Errorf(s string, args ...any) { f.msg = fmt.Sprintf(s, args...) }
 
 func (f *fatalT) Helper()           {}
 func (f *fatalT) Fatal(args ...any) { f.msg = fmt.Sprint(args...); runtime.Goexit() }
