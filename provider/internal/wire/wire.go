@@ -1,12 +1,15 @@
 // Package wire holds what the providers do alike on their APIs' wire, whatever SDK carries the
-// request: reading a prompt's options and the tool-call input an answer holds.
+// request: reading a prompt's options, the life of a streamed request, and the tool-call input
+// an answer holds.
 package wire
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 
 	"github.com/wield-ai/wield/chat"
 )
@@ -21,6 +24,22 @@ func Options(provider string, p *chat.Prompt) (*chat.Options, error) {
 		return &chat.Options{}, nil
 	}
 	return p.Options, nil
+}
+
+// Stream is the iterator a provider's Stream returns. Nothing is built or sent until iteration
+// starts; a request that cannot be built is the one error yielded. send runs under a context
+// cancelled when it returns, so stopping the iteration early closes the connection.
+func Stream[R any](ctx context.Context, build func() (R, error), send func(ctx context.Context, req R, yield func(*chat.Response, error) bool)) iter.Seq2[*chat.Response, error] {
+	return func(yield func(*chat.Response, error) bool) {
+		req, err := build()
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		send(ctx, req, yield)
+	}
 }
 
 // CompactObject returns a tool call's input, JSON text that must be an object, as compact JSON
