@@ -85,6 +85,29 @@ func CheckSigned(t testing.TB, auth, keyID, region string) {
 	}
 }
 
+// CheckChain runs, as subtests of t, the ways the AWS configuration chain gives a provider its
+// credentials and region: keys and region from the environment, a shared profile with its own
+// region, and a shared profile with the region given in the provider's configuration. send
+// builds the provider with profile and region (empty for none), makes a call, and returns the
+// request's Authorization header, which must be signed by the key found in the region found.
+func CheckChain(t *testing.T, send func(t *testing.T, profile, region string) string) {
+	t.Run("environment credentials and region", func(t *testing.T) {
+		Isolate(t)
+		Environment(t, "AKIDENV", "eu-west-3")
+		CheckSigned(t, send(t, "", ""), "AKIDENV", "eu-west-3")
+	})
+	t.Run("shared profile", func(t *testing.T) {
+		Isolate(t)
+		Profile(t, "team", "AKIDPROFILE", "ap-southeast-2")
+		CheckSigned(t, send(t, "team", ""), "AKIDPROFILE", "ap-southeast-2")
+	})
+	t.Run("shared profile, region given", func(t *testing.T) {
+		Isolate(t)
+		Profile(t, "team", "AKIDPROFILE", "")
+		CheckSigned(t, send(t, "team", "ap-northeast-1"), "AKIDPROFILE", "ap-northeast-1")
+	})
+}
+
 // FrameEnds returns the offsets at which the frames of an event-stream body end, each frame's
 // CRCs checked by the AWS decoder.
 func FrameEnds(t testing.TB, body []byte) []int {
