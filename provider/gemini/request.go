@@ -134,12 +134,7 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.cfg.Configure != nil {
-		m.cfg.Configure(cfg)
-	}
-	if configure != nil {
-		configure(cfg)
-	}
+	wire.Configure(cfg, m.cfg.Configure, configure)
 	if hasBareSignature(r.contents) {
 		m.restoreEmptyText(cfg)
 	}

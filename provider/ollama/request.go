@@ -111,12 +111,7 @@ func (m *Model) request(p *chat.Prompt, stream bool) (*api.ChatRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.cfg.Configure != nil {
-		m.cfg.Configure(req)
-	}
-	if configure != nil {
-		configure(req)
-	}
+	wire.Configure(req, m.cfg.Configure, configure)
 	return req, nil
 }
 

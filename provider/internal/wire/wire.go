@@ -1,6 +1,6 @@
 // Package wire holds what the providers do alike on their APIs' wire, whatever SDK carries the
-// request: reading a prompt's options, the life of a streamed request, and the tool-call input
-// an answer holds.
+// request: reading a prompt's options, the hooks that adjust a request, the life of a streamed
+// request, and the tool-call input an answer holds.
 package wire
 
 import (
@@ -39,6 +39,16 @@ func Stream[R any](ctx context.Context, build func() (R, error), send func(ctx c
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		send(ctx, req, yield)
+	}
+}
+
+// Configure runs the functions that may adjust a request after the provider has filled it, in
+// order (the configuration's, then the call's), passing over the nil ones.
+func Configure[T any](req T, fns ...func(T)) {
+	for _, f := range fns {
+		if f != nil {
+			f(req)
+		}
 	}
 }
 

@@ -93,3 +93,13 @@ func TestStream(t *testing.T) {
 		t.Fatalf("errors %v, want the build's one", errs)
 	}
 }
+
+func TestConfigure(t *testing.T) {
+	var order []string
+	req := &chat.Options{}
+	Configure(req, func(o *chat.Options) { order = append(order, "config"); o.Model = "a" }, nil,
+		func(o *chat.Options) { order = append(order, "call:"+o.Model); o.Model = "b" })
+	if strings.Join(order, ",") != "config,call:a" || req.Model != "b" {
+		t.Fatalf("ran %q, model %q", order, req.Model)
+	}
+}
