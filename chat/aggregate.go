@@ -85,6 +85,33 @@ type callState struct {
 	argsA [4]string // args' first backing array
 }
 
+// Reset empties the aggregator for another stream. It keeps its own storage, so an aggregator
+// reused from stream to stream allocates only for what outgrows it; a response it returned
+// shares nothing with it and stays whole.
+func (a *Aggregator) Reset() {
+	a.resp = Response{}
+	a.started = false
+	clear(a.more)
+	a.more = a.more[:0]
+	a.byIndex = nil
+	a.first.reset()
+}
+
+func (g *genState) reset() {
+	clear(g.text) // the strings it holds, not to be kept alive
+	g.text = nil
+	g.call0.reset() // the first call; later ones were allocated apart and are dropped
+	clear(g.calls0[:])
+	g.calls, g.lastOf = nil, nil
+	g.reason, g.server, g.parts = nil, nil, nil
+	g.index, g.finish = 0, ""
+}
+
+func (c *callState) reset() {
+	clear(c.args)
+	c.call, c.args0, c.args = ToolCall{}, "", nil
+}
+
 // Add merges one chunk.
 func (a *Aggregator) Add(chunk *Response) {
 	if chunk == nil {

@@ -180,3 +180,60 @@ func TestAggregatorManyFragments(t *testing.T) {
 		t.Fatalf("early response changed: %+v", early)
 	}
 }
+
+// TestAggregatorReset checks that an aggregator reused after Reset joins a stream as a new one
+// does, with nothing of the stream before it, and that what it returned before stays whole.
+func TestAggregatorReset(t *testing.T) {
+	busy := func() []*Response {
+		var chunks []*Response
+		for i := range 12 {
+			chunks = append(chunks, Delta(0, Message{Role: RoleAssistant, Content: fmt.Sprint("a", i)}, ""))
+		}
+		for call := range 3 {
+			chunks = append(chunks, ToolCallDelta(0, ToolCall{Index: call, ID: fmt.Sprint("c", call), Name: "f", Signature: "s"}))
+			for i := range 6 {
+				chunks = append(chunks, ToolCallDelta(0, ToolCall{Index: call, Arguments: fmt.Sprint(i)}))
+			}
+		}
+		chunks = append(chunks,
+			Delta(0, Message{Reasoning: []Reasoning{{Text: "why"}}, ServerTools: []ServerTool{{ID: "st"}}}, ""),
+			&Response{ID: "r1", Model: "m1", Usage: Usage{InputTokens: 3, OutputTokens: 4}, Generations: []Generation{
+				{Index: 3, Message: Message{Content: "other"}, FinishReason: FinishStop},
+			}},
+			Delta(0, Message{}, FinishToolCalls))
+		return chunks
+	}
+	small := []*Response{
+		Delta(0, Message{Role: RoleAssistant, Content: "b"}, ""),
+		ToolCallDelta(0, ToolCall{ID: "x", Name: "g", Arguments: `{}`}),
+		Delta(0, Message{}, FinishStop),
+	}
+	join := func(a *Aggregator, chunks []*Response) *Response {
+		for _, c := range chunks {
+			a.Add(c)
+		}
+		return a.Response()
+	}
+	var fresh1, fresh2 Aggregator
+	want1, want2 := join(&fresh1, busy()), join(&fresh2, small)
+
+	var a Aggregator
+	first := join(&a, busy())
+	if !reflect.DeepEqual(first, want1) {
+		t.Fatalf("first stream = %+v, want %+v", first, want1)
+	}
+	a.Reset()
+	if got := a.Response(); len(got.Generations) != 0 || got.ID != "" || got.Usage != (Usage{}) {
+		t.Fatalf("after Reset = %+v", got)
+	}
+	if got := join(&a, small); !reflect.DeepEqual(got, want2) {
+		t.Fatalf("second stream = %+v, want %+v", got, want2)
+	}
+	if !reflect.DeepEqual(first, want1) {
+		t.Fatalf("first response changed after reuse: %+v", first)
+	}
+	a.Reset()
+	if got := join(&a, busy()); !reflect.DeepEqual(got, want1) {
+		t.Fatalf("third stream = %+v, want %+v", got, want1)
+	}
+}

@@ -93,9 +93,10 @@ type Request struct {
 	// borrow: emit reads an event during the call only (the consumer keeps none), so the model
 	// end may reuse one event for every chunk.
 	borrow bool
-	// textOnly: the consumer reads the answer's text only, so the events of a tool round
-	// (calls starting and finishing, sub-agents) reach no one and the round runs as on a call.
-	textOnly     bool
+	// text, when set, is a consumer of the answer's text only ([Stream.Text]): the model end
+	// hands it each chunk's text and no event, and the events of a tool round (calls starting
+	// and finishing, sub-agents) reach no one, so the round runs as on a call.
+	text         func(string) bool
 	memoryInLoop bool
 	untraced     bool        // see telemetry.startChat
 	turnIn       *turnInputs // nil for a plain turn
@@ -164,8 +165,8 @@ func (r *Request) WithEvents(fn func(ev *Event, send func(*Event) bool) bool) *R
 	c := *r
 	send := r.emit
 	c.emit = func(ev *Event) bool { return fn(ev, send) }
-	c.borrow = false   // fn may keep events
-	c.textOnly = false // fn may read any event
+	c.borrow = false // fn may keep events
+	c.text = nil     // fn may read any event
 	return &c
 }
 
@@ -293,10 +294,18 @@ func (e *Event) Agent() string {
 // Text returns the text the event carries: the text of every generation of its chunk, a
 // sub-agent's included.
 func (e *Event) Text() string {
-	if e == nil || e.Chunk == nil {
+	if e == nil {
 		return ""
 	}
-	gens := e.Chunk.Generations
+	return chunkText(e.Chunk)
+}
+
+// chunkText is the text of a stream chunk, its generations' texts joined.
+func chunkText(c *chat.Response) string {
+	if c == nil {
+		return ""
+	}
+	gens := c.Generations
 	if len(gens) == 1 {
 		return gens[0].Message.Text()
 	}

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"sync/atomic"
+	"sync"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -323,8 +323,7 @@ func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, erro
 func (rt *runtime) streamModel(ctx context.Context, req *Request) (*Response, error) {
 	p := &req.Prompt
 	ctx, call := rt.obs.startChat(ctx, p, true, req.untraced)
-	ms := req.Turn.modelStream()
-	ms.req = req
+	ms := getModelStream(req)
 	defer ms.release()
 	rt.model.Stream(ctx, p)(ms.yield)
 	switch {
@@ -341,8 +340,8 @@ func (rt *runtime) streamModel(ctx context.Context, req *Request) (*Response, er
 }
 
 // modelStream is one model stream being read: its chunks joined and passed on. One value holds
-// it all, where a range loop's state would be several allocations, and a turn reuses it for
-// each of its model streams.
+// it all, where a range loop's state would be several allocations, and model streams reuse the
+// values in modelStreams, which are large for the inline storage of their aggregators.
 type modelStream struct {
 	req     *Request
 	yield   func(*chat.Response, error) bool // add, made once
@@ -350,43 +349,30 @@ type modelStream struct {
 	ev      *Event // reused for every chunk when the consumer borrows events
 	err     error
 	stopped bool
-	busy    atomic.Bool // held by a stream being read; another at the same time gets its own
-	turn    bool        // the turn's own, to be reused
 }
 
-// modelStream returns a model stream to read: the turn's own unless it is in use (or there is
-// no turn).
-func (t *Turn) modelStream() *modelStream {
-	if t != nil {
-		if t.stream == nil {
-			t.stream = newModelStream()
-			t.stream.turn = true
-		}
-		if t.stream.busy.CompareAndSwap(false, true) {
-			return t.stream
-		}
-	}
-	return newModelStream()
-}
-
-func newModelStream() *modelStream {
+var modelStreams = sync.Pool{New: func() any {
 	ms := &modelStream{}
 	ms.yield = ms.add
 	return ms
+}}
+
+// getModelStream returns a model stream to read; release gives it back.
+func getModelStream(req *Request) *modelStream {
+	ms := modelStreams.Get().(*modelStream)
+	ms.req = req
+	return ms
 }
 
-// release readies the turn's model stream for the next model call; what the last one returned
+// release gives the model stream back for another model call; what the last one returned
 // shares nothing with it.
 func (ms *modelStream) release() {
-	if !ms.turn {
-		return
+	ms.req, ms.err, ms.stopped = nil, nil, false
+	ms.agg.Reset()
+	if ms.ev != nil {
+		*ms.ev = Event{}
 	}
-	ev := ms.ev
-	ms.req, ms.agg, ms.err, ms.stopped = nil, chat.Aggregator{}, nil, false
-	if ev != nil {
-		*ev = Event{}
-	}
-	ms.busy.Store(false)
+	modelStreams.Put(ms)
 }
 
 func (ms *modelStream) add(chunk *chat.Response, err error) bool {
@@ -401,6 +387,13 @@ func (ms *modelStream) add(chunk *chat.Response, err error) bool {
 		return true
 	}
 	ms.agg.Add(chunk)
+	if text := ms.req.text; text != nil {
+		if t := chunkText(chunk); t != "" && !text(t) {
+			ms.stopped = true
+			return false
+		}
+		return true
+	}
 	ev := ms.ev
 	if ev == nil || !ms.req.borrow {
 		ev = new(Event)

@@ -234,7 +234,6 @@ type Turn struct {
 	messages []chat.Message // what the turn added to the conversation
 	exec     toolcall.Turn  // the turn's tool context, limit counts and observer
 	calls    int            // model calls made
-	stream   *modelStream   // reused by the turn's model streams
 	dur      *durable       // nil until the turn has a store, resumes, stops or fails
 }
 
@@ -440,8 +439,8 @@ func (l *ToolLoop) start(ctx context.Context, req *Request, span loopSpan, init 
 	if r.Prompt.Options == nil {
 		r.Prompt.Options = &chat.Options{}
 	}
-	if r.emit != nil {
-		r.emit = textOnlyEvents(r.emit)
+	if r.emit != nil && r.text == nil {
+		r.emit = textOnlyEvents(r.emit) // a text consumer gets no chunk events
 	}
 	if err := turn.setUp(req, r); err != nil {
 		return r, turn, err
@@ -514,7 +513,7 @@ func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Tur
 	}
 	var result *toolcall.Result
 	var err error
-	if cur.emit == nil || cur.textOnly {
+	if cur.emit == nil || cur.text != nil {
 		if plans == nil {
 			result, err = mgr.ExecuteTurn(ctx, &turn.exec, &cur.Prompt, resp)
 		} else {

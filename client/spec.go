@@ -338,9 +338,10 @@ func (s *Spec) Stream(ctx context.Context) *Stream {
 // Stream is a streamed turn. Iterate it once, with [Stream.Text] or [Stream.Events]; afterwards
 // [Stream.Response] holds the whole response.
 type Stream struct {
-	ctx  context.Context
-	spec *Spec
-	resp *Response
+	ctx     context.Context
+	spec    *Spec
+	resp    *Response
+	stopped bool // its consumer stopped the iteration
 }
 
 // Events yields the turn's events: text chunks of every round as they arrive, tool calls as they
@@ -353,35 +354,47 @@ func (s *Stream) Events() iter.Seq2[*Event, error] { return s.events(false) }
 // none, so the events of chunks may be one event reused.
 func (s *Stream) events(borrow bool) iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
-		s.run(borrow, false, func(ev *Event) bool { return yield(ev, nil) }, func(err error) { yield(nil, err) })
+		s.run(borrow, nil, func(ev *Event) bool { return yield(ev, nil) }, func(err error) { yield(nil, err) })
 	}
 }
 
 // run runs the turn, handing each event to emit, its last the Done event, or its error to
-// fail. emit returning false stops the turn.
-func (s *Stream) run(borrow, textOnly bool, emit func(*Event) bool, fail func(error)) {
+// fail; with text set, the model end hands the text of chunks to text instead, unless an advisor
+// takes the events on their way ([Request.WithEvents]), and no Done event is sent. emit or text
+// returning false stops the turn.
+func (s *Stream) run(borrow bool, text func(string) bool, emit func(*Event) bool, fail func(error)) {
 	req, ch, err := s.spec.request(s.ctx)
 	if err != nil {
 		fail(err)
 		return
 	}
-	req.borrow, req.textOnly = borrow, textOnly
-	stopped := false
+	req.borrow = borrow
 	req.emit = func(ev *Event) bool {
-		if stopped {
+		if s.stopped {
 			return false
 		}
-		stopped = !emit(ev)
-		return !stopped
+		s.stopped = !emit(ev)
+		return !s.stopped
+	}
+	if text != nil {
+		req.text = func(t string) bool {
+			if s.stopped {
+				return false
+			}
+			s.stopped = !text(t)
+			return !s.stopped
+		}
 	}
 	resp, err := run(s.ctx, ch, req)
 	switch {
-	case stopped:
+	case s.stopped:
 	case err != nil:
 		fail(err)
 	default:
 		s.resp = resp
-		emit(&Event{Done: resp})
+		if text == nil {
+			emit(&Event{Done: resp})
+		}
 	}
 }
 
@@ -391,12 +404,11 @@ func (s *Stream) run(borrow, textOnly bool, emit func(*Event) bool, fail func(er
 // advisor reads the stream's events ([Request.WithEvents]).
 func (s *Stream) Text() iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		s.run(true, true, func(ev *Event) bool {
-			if ev.agent != nil {
-				return true
-			}
-			if t := ev.Text(); t != "" {
-				return yield(t, nil)
+		text := func(t string) bool { return yield(t, nil) }
+		s.run(true, text, func(ev *Event) bool {
+			// Chunks come as events too when an advisor reads them on their way.
+			if t := ev.Text(); t != "" && ev.agent == nil {
+				return text(t)
 			}
 			return true
 		}, func(err error) { yield("", err) })

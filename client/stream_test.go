@@ -224,3 +224,25 @@ func TestStreamTextEventsReachAdvisors(t *testing.T) {
 		t.Fatalf("text %q, tool events seen by the advisor %v", text.String(), kinds)
 	}
 }
+
+// TestStreamTextConsumerStops checks that a text consumer that stops at its first chunk ends
+// the turn there: the model's stream is left, no tool runs and no model is asked again.
+func TestStreamTextConsumerStops(t *testing.T) {
+	m := chattest.New(
+		chattest.Calls(chattest.Call("a", `{}`)).WithText("Looking it up."),
+		chattest.Text("never"),
+	).WithChunkSize(3)
+	a := constTool("a", "A")
+	s := clienttest.New(t, m).Prompt("q").Tools(a).Stream(context.Background())
+	var got []string
+	for chunk, err := range s.Text() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, chunk)
+		break
+	}
+	if len(got) != 1 || got[0] != "Loo" || m.Requests() != 1 || len(a.Args()) != 0 || s.Response() != nil {
+		t.Fatalf("chunks %q, %d model requests, tool calls %v, response %v", got, m.Requests(), a.Args(), s.Response())
+	}
+}
