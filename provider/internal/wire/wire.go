@@ -42,6 +42,20 @@ func Stream[R any](ctx context.Context, build func() (R, error), send func(ctx c
 	}
 }
 
+// ExtraFunc reads the function a call put in extra[key] to adjust its request: nil without the
+// key, an error naming provider and the type wanted when the value is of another type.
+func ExtraFunc[T any](provider string, extra map[string]any, key string) (func(T), error) {
+	v, ok := extra[key]
+	if !ok {
+		return nil, nil
+	}
+	f, isFunc := v.(func(T))
+	if !isFunc {
+		return nil, fmt.Errorf("%s: Extra[%q] must be a %T, not %T", provider, key, f, v)
+	}
+	return f, nil
+}
+
 // Configure runs the functions that may adjust a request after the provider has filled it, in
 // order (the configuration's, then the call's), passing over the nil ones.
 func Configure[T any](req T, fns ...func(T)) {

@@ -103,3 +103,22 @@ func TestConfigure(t *testing.T) {
 		t.Fatalf("ran %q, model %q", order, req.Model)
 	}
 }
+
+func TestExtraFunc(t *testing.T) {
+	if f, err := ExtraFunc[*chat.Options]("x", nil, "k"); f != nil || err != nil {
+		t.Fatalf("without the key: %v, %v", f != nil, err)
+	}
+	set := func(o *chat.Options) { o.Model = "set" }
+	f, err := ExtraFunc[*chat.Options]("x", map[string]any{"k": set}, "k")
+	if err != nil || f == nil {
+		t.Fatalf("a function of the type wanted: %v", err)
+	}
+	var o chat.Options
+	if f(&o); o.Model != "set" {
+		t.Error("the function read is not the one given")
+	}
+	_, err = ExtraFunc[*chat.Options]("x", map[string]any{"k": func(chat.Options) {}}, "k")
+	if want := `x: Extra["k"] must be a func(*chat.Options), not func(chat.Options)`; err == nil || err.Error() != want {
+		t.Fatalf("a function of another type: %v, want %q", err, want)
+	}
+}
