@@ -33,7 +33,8 @@ type Repository interface {
 	Last(ctx context.Context, conversationID string, n int) (system *chat.Message, msgs []chat.Message, err error)
 	// Replace makes msgs the whole conversation.
 	Replace(ctx context.Context, conversationID string, msgs []chat.Message) error
-	// Delete removes the conversation.
+	// Delete removes the conversation: its messages and, in a repository that also keeps turns
+	// ([TurnRepository]), its open turn, whose state holds the turn's messages too.
 	Delete(ctx context.Context, conversationID string) error
 	// Conversations lists the ids of stored conversations.
 	Conversations(ctx context.Context) ([]string, error)
@@ -168,7 +169,7 @@ func (r *InMemory) Replace(_ context.Context, id string, msgs []chat.Message) er
 	return nil
 }
 
-// Delete removes the conversation.
+// Delete removes the conversation and its open turn.
 func (r *InMemory) Delete(_ context.Context, id string) error {
 	if err := ValidateConversationID(id); err != nil {
 		return err
@@ -176,6 +177,7 @@ func (r *InMemory) Delete(_ context.Context, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.convs, id)
+	delete(r.turns, id)
 	return nil
 }
 

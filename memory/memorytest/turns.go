@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/memory"
 )
 
@@ -26,6 +27,7 @@ func RunTurns(t *testing.T, newRepo func(t *testing.T) memory.TurnRepository) {
 		{"Intact", testTurnIntact},
 		{"BadRecords", testTurnBadRecords},
 		{"ConcurrentSteps", testTurnConcurrentSteps},
+		{"ConversationDelete", testTurnConversationDelete},
 	}.run(t, newRepo)
 }
 
@@ -197,4 +199,28 @@ func testTurnConcurrentSteps(t *testing.T, r memory.TurnRepository) {
 	if err != nil || !ok || got.Seq != steps {
 		t.Fatalf("LoadTurn = %+v, %v, %v", got, ok, err)
 	}
+}
+
+// testTurnConversationDelete checks, for a repository that keeps conversations too, that
+// deleting a conversation takes its open turn with it (the turn's state holds messages too),
+// with or without messages stored, and leaves the turns of others.
+func testTurnConversationDelete(t *testing.T, r memory.TurnRepository) {
+	repo, ok := r.(memory.Repository)
+	if !ok {
+		t.Skip("the repository keeps turns only")
+	}
+	c, d, e := rec("t1", 1), rec("t2", 1), rec("t3", 1)
+	mustSave(t, r, "c", c)
+	mustSave(t, r, "d", d)
+	mustSave(t, r, "e", e)
+	mustAppend(t, repo, "c", chat.User("pay the invoice"))
+	mustAppend(t, repo, "d", chat.User("stays"))
+	for _, id := range []string{"c", "e"} {
+		if err := repo.Delete(t.Context(), id); err != nil {
+			t.Fatalf("Delete(%q): %v", id, err)
+		}
+		wantTurn(t, r, id, nil)
+	}
+	wantTurn(t, r, "d", &d)
+	wantMessages(t, repo, "d", []chat.Message{chat.User("stays")})
 }

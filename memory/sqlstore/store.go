@@ -371,8 +371,8 @@ func (s *Store) Replace(ctx context.Context, id string, msgs []chat.Message) err
 		return err
 	}
 	if len(msgs) == 0 {
-		if err := s.Delete(ctx, id); err != nil {
-			return fmt.Errorf("sqlstore: replace %q: %w", id, errors.Unwrap(err))
+		if err := s.delete(ctx, id, false); err != nil {
+			return fmt.Errorf("sqlstore: replace %q: %w", id, err)
 		}
 		return nil
 	}
@@ -395,23 +395,34 @@ func (s *Store) Replace(ctx context.Context, id string, msgs []chat.Message) err
 	return nil
 }
 
-// Delete removes the conversation and its messages; an unknown id is not an error.
+// Delete removes the conversation, its messages and its open turn; an unknown id is not an error.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := s.writable(id); err != nil {
 		return err
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	if err := s.delete(ctx, id, true); err != nil {
+		return fmt.Errorf("sqlstore: delete %q: %w", id, err)
+	}
+	return nil
+}
+
+// delete removes the conversation's row and messages, and with turn its open turn, in one
+// transaction.
+func (s *Store) delete(ctx context.Context, id string, turn bool) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
 		// The conversation's row goes first, so its lock keeps appends out until commit.
 		if _, err := tx.ExecContext(ctx, s.qDeleteConv, id); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.qDeleteMsgs, id)
+		if _, err := tx.ExecContext(ctx, s.qDeleteMsgs, id); err != nil {
+			return err
+		}
+		if !turn {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, turnSQL[s.dialect].deleteAll, id)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("sqlstore: delete %q: %w", id, err)
-	}
-	return nil
 }
 
 // Conversations lists the ids of stored conversations, sorted bytewise.

@@ -15,6 +15,7 @@ var _ memory.TurnRepository = (*Store)(nil)
 // turnQueries are the statements of the turn methods, per dialect.
 type turnQueries struct {
 	start, step, load, delete string
+	deleteAll                 string // any turn of a conversation, as it is deleted
 }
 
 var turnSQL = func() map[Dialect]turnQueries {
@@ -31,8 +32,9 @@ var turnSQL = func() map[Dialect]turnQueries {
 				state = excluded.state, updated_at = ` + now),
 			step: s.rebind(`UPDATE wield_turns SET seq = ?, state = ?, updated_at = ` + now + `
 				WHERE conversation_id = ? AND turn_id = ? AND seq = ?`),
-			load:   s.rebind(`SELECT turn_id, seq, state FROM wield_turns WHERE conversation_id = ?`),
-			delete: s.rebind(`DELETE FROM wield_turns WHERE conversation_id = ? AND turn_id = ? AND seq = ?`),
+			load:      s.rebind(`SELECT turn_id, seq, state FROM wield_turns WHERE conversation_id = ?`),
+			delete:    s.rebind(`DELETE FROM wield_turns WHERE conversation_id = ? AND turn_id = ? AND seq = ?`),
+			deleteAll: s.rebind(`DELETE FROM wield_turns WHERE conversation_id = ?`),
 		}
 	}
 	return out
