@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/wield-ai/wield/chat"
 )
 
 // JSONEqual reports whether a and b are JSON texts of the same value. A text that is not JSON is
@@ -20,6 +22,21 @@ func JSONEqual(t testing.TB, a, b string) bool {
 		return false
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// SameCalls checks tool calls against the ones a recording holds: as many, each with the same
+// ID, Name and Index, and arguments of the same JSON value. A different count fails t at once.
+func SameCalls(t testing.TB, got, want []chat.ToolCall) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("tool calls = %+v, want %+v", got, want)
+	}
+	for i, c := range got {
+		w := want[i]
+		if c.ID != w.ID || c.Name != w.Name || c.Index != w.Index || !JSONEqual(t, c.Arguments, w.Arguments) {
+			t.Errorf("tool call %d = %+v, want %+v", i, c, w)
+		}
+	}
 }
 
 // Canonical returns the JSON text b encoded again, compact and with its object keys sorted, so

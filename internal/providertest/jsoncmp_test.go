@@ -2,7 +2,10 @@ package providertest
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/wield-ai/wield/chat"
 )
 
 func TestJSONEqual(t *testing.T) {
@@ -14,6 +17,27 @@ func TestJSONEqual(t *testing.T) {
 	}
 	if failed, _ := check(t, func(t testing.TB) { JSONEqual(t, `{"a":`, `{}`) }); !failed {
 		t.Error("a text that is not JSON passed")
+	}
+}
+
+func TestSameCalls(t *testing.T) {
+	want := []chat.ToolCall{{ID: "c1", Name: "get_weather", Arguments: `{"city":"Paris","days":2}`, Index: 0}}
+	if failed, msg := check(t, func(t testing.TB) {
+		SameCalls(t, []chat.ToolCall{{ID: "c1", Name: "get_weather", Arguments: `{ "days": 2, "city": "Paris" }`}}, want)
+	}); failed {
+		t.Errorf("the same call with its arguments in another order failed: %s", msg)
+	}
+	for name, got := range map[string][]chat.ToolCall{
+		"none":           nil,
+		"other id":       {{ID: "c2", Name: "get_weather", Arguments: `{"city":"Paris","days":2}`}},
+		"other name":     {{ID: "c1", Name: "get_time", Arguments: `{"city":"Paris","days":2}`}},
+		"other index":    {{ID: "c1", Name: "get_weather", Arguments: `{"city":"Paris","days":2}`, Index: 1}},
+		"other argument": {{ID: "c1", Name: "get_weather", Arguments: `{"city":"Rome","days":2}`}},
+		"not JSON":       {{ID: "c1", Name: "get_weather", Arguments: `{"city":`}},
+	} {
+		if failed, msg := check(t, func(t testing.TB) { SameCalls(t, got, want) }); !failed || !strings.Contains(msg, "tool call") && !strings.Contains(msg, "not JSON") {
+			t.Errorf("%s: failed %v, %q", name, failed, msg)
+		}
 	}
 }
 

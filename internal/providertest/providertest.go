@@ -13,6 +13,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
@@ -51,6 +52,16 @@ func (RawTool) Metadata() tool.Metadata { return tool.Metadata{} }
 
 // Call implements [tool.Tool].
 func (RawTool) Call(context.Context, string) (string, error) { return "", nil }
+
+// ImagePrompt is the conversation of the fantasy image-input recordings, which anthropic, gemini
+// and openai each hold: a system prompt and a user asking, in at most 4000 tokens, for a
+// description of png, the image the recording sent.
+func ImagePrompt(png []byte) *chat.Prompt {
+	return &chat.Prompt{Messages: []chat.Message{
+		chat.System("You are a helpful assistant"),
+		chat.User("Describe the image briefly in English.", content.Image(png, "image/png")),
+	}, Options: &chat.Options{MaxTokens: 4000}}
+}
 
 // Execute runs the tool calls of resp with a default toolcall.Manager, as the tool loop does,
 // and returns the history to send next.

@@ -212,15 +212,7 @@ func checkResponse(t testing.TB, got *chat.Response, want expected) {
 	if g.Message.Content != want.text {
 		t.Errorf("text = %q, want %q", g.Message.Content, want.text)
 	}
-	if len(g.Message.ToolCalls) != len(want.calls) {
-		t.Fatalf("tool calls = %+v, want %+v", g.Message.ToolCalls, want.calls)
-	}
-	for i, c := range g.Message.ToolCalls {
-		w := want.calls[i]
-		if c.ID != w.ID || c.Name != w.Name || c.Index != w.Index || !providertest.JSONEqual(t, c.Arguments, w.Arguments) {
-			t.Errorf("tool call %d = %+v, want %+v", i, c, w)
-		}
-	}
+	providertest.SameCalls(t, g.Message.ToolCalls, want.calls)
 	if !reflect.DeepEqual(g.Message.Reasoning, want.reasoning) {
 		t.Errorf("reasoning = %+v, want %+v", g.Message.Reasoning, want.reasoning)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // Defaults used when neither [Config] nor the call's options say otherwise.
@@ -189,38 +190,34 @@ func (m *Model) callStreaming(ctx context.Context, req *request) (*chat.Response
 // finish reason, usage). Response.Raw is the SDK's MessageStreamEventUnion. The request is sent
 // when iteration starts; stopping the iteration early closes the connection.
 func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
-	return func(yield func(*chat.Response, error) bool) {
-		req, err := m.request(p)
+	return wire.Stream(ctx, func() (*request, error) { return m.request(p) }, m.stream)
+}
+
+// stream sends req and yields its events.
+func (m *Model) stream(ctx context.Context, req *request, yield func(*chat.Response, error) bool) {
+	stream := m.client.Messages.NewStreaming(ctx, req.params, req.opts...)
+	defer stream.Close()
+	var st streamState
+	for stream.Next() {
+		ev := stream.Current()
+		chunk, err := st.event(&ev)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		stream := m.client.Messages.NewStreaming(ctx, req.params, req.opts...)
-		defer stream.Close()
-		var st streamState
-		for stream.Next() {
-			ev := stream.Current()
-			chunk, err := st.event(&ev)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if chunk == nil {
-				continue
-			}
-			raw := new(sdk.MessageStreamEventUnion)
-			*raw = ev
-			chunk.Raw = raw
-			req.names.Restore(chunk)
-			if !yield(chunk, nil) {
-				return
-			}
+		if chunk == nil {
+			continue
 		}
-		if err := st.finish(ctx, stream.Err()); err != nil {
-			yield(nil, err)
+		raw := new(sdk.MessageStreamEventUnion)
+		*raw = ev
+		chunk.Raw = raw
+		req.names.Restore(chunk)
+		if !yield(chunk, nil) {
+			return
 		}
+	}
+	if err := st.finish(ctx, stream.Err()); err != nil {
+		yield(nil, err)
 	}
 }
 

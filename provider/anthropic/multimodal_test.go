@@ -62,11 +62,7 @@ type multimodalCase struct {
 func imageInput(stream bool) func(t *testing.T, m *Model, exs []replay.Exchange) {
 	return func(t *testing.T, m *Model, exs []replay.Exchange) {
 		png := recordedImage(t, exs[0].RequestBody)
-		p := &chat.Prompt{Messages: []chat.Message{
-			chat.System("You are a helpful assistant"),
-			chat.User("Describe the image briefly in English.", content.Image(png, "image/png")),
-		}, Options: &chat.Options{MaxTokens: 4000}}
-		resp, err := providertest.Run(context.Background(), m, p, stream)
+		resp, err := providertest.Run(context.Background(), m, providertest.ImagePrompt(png), stream)
 		if err != nil {
 			t.Fatal(err)
 		}

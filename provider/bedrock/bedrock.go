@@ -17,6 +17,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/provider/internal/awsconf"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // ProviderName names the provider in [chat.ProviderError] and [chat.Reasoning].
@@ -198,40 +199,36 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 // types.ConverseStreamOutput event. The request is sent when iteration starts; stopping the
 // iteration early closes the connection.
 func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
-	return func(yield func(*chat.Response, error) bool) {
-		req, err := m.request(p)
+	return wire.Stream(ctx, func() (*request, error) { return m.request(p) }, m.stream)
+}
+
+// stream sends req with ConverseStream and yields its events.
+func (m *Model) stream(ctx context.Context, req *request, yield func(*chat.Response, error) bool) {
+	out, err := m.client.ConverseStream(ctx, req.streamInput())
+	if err != nil {
+		yield(nil, wrapError(ctx, err))
+		return
+	}
+	stream := out.GetStream()
+	defer stream.Close()
+	st := streamState{names: req.names, model: aws.ToString(req.input.ModelId)}
+	st.id, _ = awsmiddleware.GetRequestIDMetadata(out.ResultMetadata)
+	for ev := range stream.Events() {
+		chunk, err := st.event(ev)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		out, err := m.client.ConverseStream(ctx, req.streamInput())
-		if err != nil {
-			yield(nil, wrapError(ctx, err))
+		if chunk == nil {
+			continue
+		}
+		chunk.Raw = ev
+		if !yield(chunk, nil) {
 			return
 		}
-		stream := out.GetStream()
-		defer stream.Close()
-		st := streamState{names: req.names, model: aws.ToString(req.input.ModelId)}
-		st.id, _ = awsmiddleware.GetRequestIDMetadata(out.ResultMetadata)
-		for ev := range stream.Events() {
-			chunk, err := st.event(ev)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if chunk == nil {
-				continue
-			}
-			chunk.Raw = ev
-			if !yield(chunk, nil) {
-				return
-			}
-		}
-		if err := st.finish(ctx, stream.Err()); err != nil {
-			yield(nil, err)
-		}
+	}
+	if err := st.finish(ctx, stream.Err()); err != nil {
+		yield(nil, err)
 	}
 }
 

@@ -250,32 +250,13 @@ func TestMalformed(t *testing.T) {
 func TestAuth(t *testing.T) {
 	ok := providertest.Load(t, "converse", "lcgo-converse-tool-loop-nova-2-lite")[1]
 	prompt := &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}
-	send := func(t *testing.T, url string, cfg Config) replay.Request {
-		t.Helper()
-		srv := replay.NewServer(t, ok)
-		if url == "" {
-			url = srv.URL
-		}
-		cfg.BaseURL = url
-		cfg.Model = "us.amazon.nova-2-lite-v1:0"
-		m, err := New(context.Background(), cfg)
+	awstest.CheckChain(t, ok, func(t *testing.T, url, profile, region string) error {
+		m, err := New(context.Background(), Config{Model: "us.amazon.nova-2-lite-v1:0", BaseURL: url, Profile: profile, Region: region, MaxAttempts: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := m.Call(context.Background(), prompt); err != nil {
-			t.Fatal(err)
-		}
-		return srv.Requests()[0]
-	}
-	t.Run("environment credentials and region", func(t *testing.T) {
-		awstest.Isolate(t)
-		awstest.Environment(t, "AKIDENV", "eu-central-1")
-		awstest.CheckSigned(t, send(t, "", Config{}).Header.Get("Authorization"), "AKIDENV", "eu-central-1")
-	})
-	t.Run("shared profile", func(t *testing.T) {
-		awstest.Isolate(t)
-		awstest.Profile(t, "team", "AKIDPROFILE", "ap-southeast-2")
-		awstest.CheckSigned(t, send(t, "", Config{Profile: "team"}).Header.Get("Authorization"), "AKIDPROFILE", "ap-southeast-2")
+		_, err = m.Call(context.Background(), prompt)
+		return err
 	})
 	// A bearer token only travels over HTTPS: these tests serve TLS on 127.0.0.1.
 	tlsServer := func(t *testing.T) (*httptest.Server, *[]string) {
@@ -327,20 +308,6 @@ func TestAuth(t *testing.T) {
 		}
 		if srv.Served() != 0 {
 			t.Error("a key went out in clear")
-		}
-	})
-	t.Run("no credentials anywhere", func(t *testing.T) {
-		awstest.Isolate(t)
-		srv := replay.NewServer(t)
-		m, err := New(context.Background(), Config{Model: "m", Region: "us-east-1", BaseURL: srv.URL, MaxAttempts: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := m.Call(context.Background(), prompt); err == nil {
-			t.Fatal("a call without credentials succeeded")
-		}
-		if srv.Served() != 0 {
-			t.Error("an unsigned request went out")
 		}
 	})
 	for _, tc := range []struct {

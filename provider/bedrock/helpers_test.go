@@ -231,15 +231,7 @@ func checkResponse(t testing.TB, got *chat.Response, want expected) {
 	if g.Message.Role != chat.RoleAssistant || g.Message.Content != want.text {
 		t.Errorf("message = %q %q, want text %q", g.Message.Role, g.Message.Content, want.text)
 	}
-	if len(g.Message.ToolCalls) != len(want.calls) {
-		t.Fatalf("tool calls = %+v, want %+v", g.Message.ToolCalls, want.calls)
-	}
-	for i, c := range g.Message.ToolCalls {
-		w := want.calls[i]
-		if c.ID != w.ID || c.Name != w.Name || c.Index != w.Index || !providertest.JSONEqual(t, c.Arguments, w.Arguments) {
-			t.Errorf("tool call %d = %+v, want %+v", i, c, w)
-		}
-	}
+	providertest.SameCalls(t, g.Message.ToolCalls, want.calls)
 	if wantFinish := stopReasons[want.stopReason]; g.FinishReason != wantFinish {
 		t.Errorf("finish = %q, want %q (stopReason %q)", g.FinishReason, wantFinish, want.stopReason)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/wield-ai/wield/internal/bodywatch"
 	"github.com/wield-ai/wield/internal/httpretry"
 	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // DefaultModel is the model used when neither [Config.Model] nor the call's options name one.
@@ -219,55 +220,51 @@ func (m *Model) generate(ctx context.Context, req *request) (resp *genai.Generat
 // chunk. Function calls arrive whole in one chunk (Vertex AI's streamed arguments are joined
 // before the call is yielded); thoughts are yielded as one Reasoning item once complete.
 func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
-	return func(yield func(*chat.Response, error) bool) {
-		req, err := m.request(p)
+	return wire.Stream(ctx, func() (*request, error) { return m.request(p) }, m.stream)
+}
+
+// stream sends req to streamGenerateContent and yields its chunks.
+func (m *Model) stream(ctx context.Context, req *request, yield func(*chat.Response, error) bool) {
+	ctx, watch := bodywatch.With(ctx)
+	inYield := false
+	defer func() {
+		if r := recover(); r != nil {
+			if inYield {
+				panic(r) // the consumer's own panic
+			}
+			yield(nil, fmt.Errorf("gemini: malformed stream: %v", r))
+		}
+	}()
+	d := newDecoderFor(req)
+	for chunk, err := range m.client.Models.GenerateContentStream(ctx, req.model, req.contents, req.config) {
 		if err != nil {
+			if cause := watch.Err(); cause != nil {
+				err = fmt.Errorf("stream broken off: %w", cause)
+			}
+			inYield = true
+			yield(nil, wrapError(err))
+			return
+		}
+		if chunk == nil {
+			continue
+		}
+		inYield = true
+		if !yield(d.response(chunk), nil) {
+			return
+		}
+		inYield = false
+	}
+	inYield = true // only yields from here on
+	if tail := d.flush(&chat.Response{}); len(tail.Generations) > 0 {
+		if !yield(tail, nil) {
+			return
+		}
+	}
+	if !d.complete() {
+		if err := ctx.Err(); err != nil {
 			yield(nil, err)
 			return
 		}
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		ctx, watch := bodywatch.With(ctx)
-		inYield := false
-		defer func() {
-			if r := recover(); r != nil {
-				if inYield {
-					panic(r) // the consumer's own panic
-				}
-				yield(nil, fmt.Errorf("gemini: malformed stream: %v", r))
-			}
-		}()
-		d := newDecoderFor(req)
-		for chunk, err := range m.client.Models.GenerateContentStream(ctx, req.model, req.contents, req.config) {
-			if err != nil {
-				if cause := watch.Err(); cause != nil {
-					err = fmt.Errorf("stream broken off: %w", cause)
-				}
-				inYield = true
-				yield(nil, wrapError(err))
-				return
-			}
-			if chunk == nil {
-				continue
-			}
-			inYield = true
-			if !yield(d.response(chunk), nil) {
-				return
-			}
-			inYield = false
-		}
-		inYield = true // only yields from here on
-		if tail := d.flush(&chat.Response{}); len(tail.Generations) > 0 {
-			if !yield(tail, nil) {
-				return
-			}
-		}
-		if !d.complete() {
-			if err := ctx.Err(); err != nil {
-				yield(nil, err)
-				return
-			}
-			yield(nil, fmt.Errorf("gemini: stream ended before the answer was complete: %w", io.ErrUnexpectedEOF))
-		}
+		yield(nil, fmt.Errorf("gemini: stream ended before the answer was complete: %w", io.ErrUnexpectedEOF))
 	}
 }

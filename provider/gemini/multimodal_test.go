@@ -40,11 +40,7 @@ func TestReplayImageInput(t *testing.T) {
 			if err != nil || len(png) == 0 {
 				t.Fatalf("recorded image: %v", err)
 			}
-			p := &chat.Prompt{Messages: []chat.Message{
-				chat.System("You are a helpful assistant"),
-				chat.User("Describe the image briefly in English.", content.Image(png, "image/png")),
-			}, Options: &chat.Options{MaxTokens: 4000}}
-			resp, err := providertest.Run(context.Background(), m, p, stream)
+			resp, err := providertest.Run(context.Background(), m, providertest.ImagePrompt(png), stream)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -134,12 +134,7 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.cfg.Configure != nil {
-		m.cfg.Configure(cfg)
-	}
-	if configure != nil {
-		configure(cfg)
-	}
+	wire.Configure(cfg, m.cfg.Configure, configure)
 	if hasBareSignature(r.contents) {
 		m.restoreEmptyText(cfg)
 	}
@@ -500,14 +495,7 @@ func applyExtra(cfg *genai.GenerateContentConfig, extra map[string]any) (func(*g
 		}
 		cfg.CachedContent = s
 	}
-	if v, ok := extra[ExtraConfigure]; ok {
-		f, isFunc := v.(func(*genai.GenerateContentConfig))
-		if !isFunc {
-			return nil, fmt.Errorf("gemini: Extra[%q] must be a func(*genai.GenerateContentConfig), not %T", ExtraConfigure, v)
-		}
-		return f, nil
-	}
-	return nil, nil
+	return wire.ExtraFunc[*genai.GenerateContentConfig](providerName, extra, ExtraConfigure)
 }
 
 func number(key string, v any) (float64, error) {

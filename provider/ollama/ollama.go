@@ -18,6 +18,8 @@ import (
 	"github.com/wield-ai/wield/internal/bodywatch"
 	"github.com/wield-ai/wield/internal/httpretry"
 	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 const providerName = "ollama"
@@ -137,29 +139,28 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 // Stream sends the prompt with "stream": true and yields each NDJSON line as a chunk. Tool
 // calls arrive whole; thinking is yielded as one Reasoning item once the answer starts.
 func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
-	return func(yield func(*chat.Response, error) bool) {
-		req, err := m.request(p, true)
-		if err != nil {
-			yield(nil, err)
-			return
+	return wire.Stream(ctx, func() (*api.ChatRequest, error) { return m.request(p, true) }, func(ctx context.Context, req *api.ChatRequest, yield func(*chat.Response, error) bool) {
+		m.stream(ctx, req, promptNames(p), yield)
+	})
+}
+
+// stream sends req and yields its lines; names are the prompt's tool names, to restore in
+// the calls.
+func (m *Model) stream(ctx context.Context, req *api.ChatRequest, names *toolname.Map, yield func(*chat.Response, error) bool) {
+	ctx, watch := bodywatch.With(ctx)
+	d := newDecoder()
+	d.names = names
+	err := m.client.Chat(ctx, req, func(r api.ChatResponse) error {
+		if !yield(d.chunk(r), nil) {
+			return errStop
 		}
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		ctx, watch := bodywatch.With(ctx)
-		d := newDecoder()
-		d.names = promptNames(p)
-		err = m.client.Chat(ctx, req, func(r api.ChatResponse) error {
-			if !yield(d.chunk(r), nil) {
-				return errStop
-			}
-			return nil
-		})
-		if errors.Is(err, errStop) {
-			return
-		}
-		if err := d.check(ctx, err, watch); err != nil {
-			yield(nil, err)
-		}
+		return nil
+	})
+	if errors.Is(err, errStop) {
+		return
+	}
+	if err := d.check(ctx, err, watch); err != nil {
+		yield(nil, err)
 	}
 }
 

@@ -191,9 +191,33 @@ func TestCallOnStreamingServer(t *testing.T) {
 // as this conversation's (and "stream" as this run sets it). Everything else — the assistant turn with its tool_calls, the tool
 // message with tool_name and the tool's output — must match, and the answer is the recorded one.
 func TestToolLoop(t *testing.T) {
+	tokyoLoop(t, func(t *testing.T, m *Model, stream bool) string {
+		tools := []tool.Tool{weatherTool(t)}
+		history := []chat.Message{chat.User("what is the weather in tokyo?")}
+		var resp *chat.Response
+		for i := range 2 {
+			p := &chat.Prompt{Messages: history, Options: &chat.Options{Tools: tools}}
+			var err error
+			resp, err = providertest.Run(context.Background(), m, p, stream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.HasToolCalls() {
+				history = providertest.Execute(t, p, resp)
+			} else if i == 0 {
+				t.Fatal("no tool call")
+			}
+		}
+		return resp.Text()
+	})
+}
+
+// tokyoLoop runs loop, one way to hold the documentation's weather conversation, called and
+// streamed against the documentation's tool call and its follow-up: loop returns the final
+// answer, which must be the recorded one, and the two requests must match the recorded ones.
+func tokyoLoop(t *testing.T, loop func(t *testing.T, m *Model, stream bool) string) {
 	for _, stream := range []bool{false, true} {
-		name := "call"
-		first := "docs-tool-call-llama3.2"
+		name, first := "call", "docs-tool-call-llama3.2"
 		if stream {
 			name, first = "stream", "docs-tool-call-stream-llama3.2"
 		}
@@ -201,26 +225,14 @@ func TestToolLoop(t *testing.T) {
 			exs := append(load(t, first), load(t, "docs-tool-result-followup-llama3.2")...)
 			srv := replay.NewServer(t, exs...)
 			m, _ := newTestModel(t, srv.URL, Config{Model: "llama3.2"})
-			tools := []tool.Tool{weatherTool(t)}
-			history := []chat.Message{chat.User("what is the weather in tokyo?")}
-			var resp *chat.Response
-			for i := range 2 {
-				p := &chat.Prompt{Messages: history, Options: &chat.Options{Tools: tools}}
-				var err error
-				resp, err = providertest.Run(context.Background(), m, p, stream)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if resp.HasToolCalls() {
-					history = providertest.Execute(t, p, resp)
-				} else if i == 0 {
-					t.Fatal("no tool call")
-				}
+			answer := loop(t, m, stream)
+			if srv.Served() != 2 {
+				t.Fatalf("served %d of 2 exchanges", srv.Served())
 			}
 			checkRequest(t, srv.Requests()[0], exs[0], false, nil)
 			checkRequest(t, srv.Requests()[1], exs[1], false, followupAsTokyo(stream))
-			if resp.Text() != "The current temperature in Toronto is 11°C." {
-				t.Fatalf("final answer %q", resp.Text())
+			if answer != "The current temperature in Toronto is 11°C." {
+				t.Fatalf("final answer %q", answer)
 			}
 		})
 	}

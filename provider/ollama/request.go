@@ -111,12 +111,7 @@ func (m *Model) request(p *chat.Prompt, stream bool) (*api.ChatRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.cfg.Configure != nil {
-		m.cfg.Configure(req)
-	}
-	if configure != nil {
-		configure(req)
-	}
+	wire.Configure(req, m.cfg.Configure, configure)
 	return req, nil
 }
 
@@ -267,12 +262,5 @@ func applyExtra(req *api.ChatRequest, extra map[string]any) (func(*api.ChatReque
 		}
 		req.KeepAlive = &api.Duration{Duration: d}
 	}
-	if v, ok := extra[ExtraConfigure]; ok {
-		f, isFunc := v.(func(*api.ChatRequest))
-		if !isFunc {
-			return nil, fmt.Errorf("ollama: Extra[%q] must be a func(*api.ChatRequest), not %T", ExtraConfigure, v)
-		}
-		return f, nil
-	}
-	return nil, nil
+	return wire.ExtraFunc[*api.ChatRequest](providerName, extra, ExtraConfigure)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/wield-ai/wield/internal/jsonobj"
 	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // ChatModel is a [chat.Model] on the Chat Completions API (POST {base URL}/chat/completions),
@@ -70,31 +71,27 @@ func (m *ChatModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, e
 // Stream sends the prompt and yields one Response per chunk; each Response.Raw is the
 // openai.ChatCompletionChunk. The usage arrives in a final chunk without generations.
 func (m *ChatModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
-	return func(yield func(*chat.Response, error) bool) {
-		req, err := m.request(p, true)
-		if err != nil {
-			yield(nil, err)
+	return wire.Stream(ctx, func() (*chatRequest, error) { return m.request(p, true) }, m.stream)
+}
+
+// stream sends req and yields its chunks.
+func (m *ChatModel) stream(ctx context.Context, req *chatRequest, yield func(*chat.Response, error) bool) {
+	ctx, f := withFailure(ctx)
+	s := m.client.Chat.Completions.NewStreaming(ctx, req.params, req.opts...)
+	defer s.Close()
+	st := chatStream{tools: req.tools, audioFormat: req.audioFormat, gens: map[int64]*chatGenState{}}
+	for s.Next() {
+		chunk := s.Current()
+		if !yield(st.chunk(&chunk), nil) {
 			return
 		}
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		ctx, f := withFailure(ctx)
-		s := m.client.Chat.Completions.NewStreaming(ctx, req.params, req.opts...)
-		defer s.Close()
-		st := chatStream{tools: req.tools, audioFormat: req.audioFormat, gens: map[int64]*chatGenState{}}
-		for s.Next() {
-			chunk := s.Current()
-			if !yield(st.chunk(&chunk), nil) {
-				return
-			}
-		}
-		if err := s.Err(); err != nil {
-			yield(nil, wrapError(err, f))
-			return
-		}
-		if err := st.complete(); err != nil {
-			yield(nil, err)
-		}
+	}
+	if err := s.Err(); err != nil {
+		yield(nil, wrapError(err, f))
+		return
+	}
+	if err := st.complete(); err != nil {
+		yield(nil, err)
 	}
 }
 

@@ -67,19 +67,14 @@ func (lc loopCase) label() string {
 // recorded final answer comes back; both requests match the recorded ones.
 func TestManagerLoop(t *testing.T) {
 	for _, lc := range recordedLoops {
-		t.Run(lc.label(), func(t *testing.T) {
-			exs := providertest.Load(t, lc.api, lc.name)
-			srv := replay.NewServer(t, exs...)
-			m := lc.newM(t, srv.URL+"/v1", lc.cfg)
-			calls := 0
+		lc.run(t, func(t *testing.T, m chat.Model, weather tool.Tool) string {
 			mgr := toolcall.New(toolcall.Config{})
 			p := &chat.Prompt{
 				Messages: []chat.Message{chat.System("You are a helpful assistant"), chat.User("What's the weather in Florence,Italy?")},
-				Options:  &chat.Options{Tools: []tool.Tool{weatherFunc(t, &calls)}, ToolChoice: "auto"},
+				Options:  &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "auto"},
 			}
-			var final *chat.Response
 			for turn := 0; ; turn++ {
-				if turn == len(exs) {
+				if turn == 2 {
 					t.Fatal("the loop did not end with the recorded exchanges")
 				}
 				resp, err := providertest.Run(context.Background(), m, p, lc.stream)
@@ -87,8 +82,7 @@ func TestManagerLoop(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !resp.HasToolCalls() {
-					final = resp
-					break
+					return resp.Text()
 				}
 				res, err := mgr.Execute(context.Background(), p, resp)
 				if err != nil {
@@ -96,14 +90,30 @@ func TestManagerLoop(t *testing.T) {
 				}
 				p = &chat.Prompt{Messages: res.History, Options: p.Options}
 			}
-			if final.Text() != lc.final || calls != 1 {
-				t.Fatalf("final answer %q after %d tool calls", final.Text(), calls)
-			}
-			for i, req := range srv.Requests() {
-				assertSameRequest(t, req.Body, exs[i].RequestBody, lc.norms...)
-			}
 		})
 	}
+}
+
+// run runs loop, one way to hold the recorded conversation, against lc's recordings with the
+// recordings' weather tool: loop returns the final answer, which must be the recorded one after
+// one run of the tool, and every request must match its recorded one.
+func (lc loopCase) run(t *testing.T, loop func(t *testing.T, m chat.Model, weather tool.Tool) string) {
+	t.Run(lc.label(), func(t *testing.T) {
+		exs := providertest.Load(t, lc.api, lc.name)
+		srv := replay.NewServer(t, exs...)
+		calls := 0
+		answer := loop(t, lc.newM(t, srv.URL+"/v1", lc.cfg), weatherFunc(t, &calls))
+		if answer != lc.final || calls != 1 {
+			t.Fatalf("final answer %q after %d tool calls", answer, calls)
+		}
+		reqs := srv.Requests()
+		if len(reqs) != len(exs) {
+			t.Fatalf("%d requests, want %d", len(reqs), len(exs))
+		}
+		for i, req := range reqs {
+			assertSameRequest(t, req.Body, exs[i].RequestBody, lc.norms...)
+		}
+	})
 }
 
 // TestClientLoop runs each recorded tool loop through client.Client, whose tool-calling advisor
@@ -111,13 +121,9 @@ func TestManagerLoop(t *testing.T) {
 // requests match the recorded ones.
 func TestClientLoop(t *testing.T) {
 	for _, lc := range recordedLoops {
-		t.Run(lc.label(), func(t *testing.T) {
-			exs := providertest.Load(t, lc.api, lc.name)
-			srv := replay.NewServer(t, exs...)
-			m := lc.newM(t, srv.URL+"/v1", lc.cfg)
-			calls := 0
+		lc.run(t, func(t *testing.T, m chat.Model, weather tool.Tool) string {
 			c := clienttest.New(t, m, client.WithOptions(&chat.Options{ToolChoice: "auto"}))
-			spec := c.Prompt("What's the weather in Florence,Italy?").System("You are a helpful assistant").Tools(weatherFunc(t, &calls))
+			spec := c.Prompt("What's the weather in Florence,Italy?").System("You are a helpful assistant").Tools(weather)
 			r, streamed := providertest.Send(t, spec, lc.stream)
 			answer := r.Text()
 			if lc.stream {
@@ -128,19 +134,10 @@ func TestClientLoop(t *testing.T) {
 			} else if r.ModelCalls != 2 {
 				t.Errorf("%d model calls, want 2", r.ModelCalls)
 			}
-			if answer != lc.final || calls != 1 {
-				t.Fatalf("answer %q after %d tool calls", answer, calls)
-			}
 			if r.Usage.TotalTokens == 0 {
 				t.Errorf("usage not summed: %+v", r.Usage)
 			}
-			reqs := srv.Requests()
-			if len(reqs) != len(exs) {
-				t.Fatalf("%d requests, want %d", len(reqs), len(exs))
-			}
-			for i, req := range reqs {
-				assertSameRequest(t, req.Body, exs[i].RequestBody, lc.norms...)
-			}
+			return answer
 		})
 	}
 }

@@ -18,34 +18,24 @@ import (
 	"github.com/wield-ai/wield/internal/replay"
 )
 
-// apiCase is one API under fault tests: how to build its model and a recorded success.
+// apiCase is one API under fault tests: its name, the folder of its recordings, and how to build
+// its model.
 type apiCase struct {
-	name    string
-	newM    func(t testing.TB, url string, cfg Config) chat.Model
-	success func(t testing.TB, stream bool) replay.Exchange
+	name string
+	newM func(t testing.TB, url string, cfg Config) chat.Model
 }
 
 var apis = []apiCase{
-	{
-		name: "chat",
-		newM: func(t testing.TB, url string, cfg Config) chat.Model { return newTestModel(t, New, url, cfg) },
-		success: func(t testing.TB, stream bool) replay.Exchange {
-			if stream {
-				return providertest.Load(t, "chat", "fantasy-text-stream-gpt-4o")[0]
-			}
-			return providertest.Load(t, "chat", "fantasy-text-gpt-4o")[0]
-		},
-	},
-	{
-		name: "responses",
-		newM: func(t testing.TB, url string, cfg Config) chat.Model { return newTestModel(t, NewResponses, url, cfg) },
-		success: func(t testing.TB, stream bool) replay.Exchange {
-			if stream {
-				return providertest.Load(t, "responses", "fantasy-text-stream-gpt-4o")[0]
-			}
-			return providertest.Load(t, "responses", "fantasy-text-gpt-4o")[0]
-		},
-	},
+	{name: "chat", newM: func(t testing.TB, url string, cfg Config) chat.Model { return newTestModel(t, New, url, cfg) }},
+	{name: "responses", newM: func(t testing.TB, url string, cfg Config) chat.Model { return newTestModel(t, NewResponses, url, cfg) }},
+}
+
+// success is a recorded answer of the API, streamed or not.
+func (api apiCase) success(t testing.TB, stream bool) replay.Exchange {
+	if stream {
+		return providertest.Load(t, api.name, "fantasy-text-stream-gpt-4o")[0]
+	}
+	return providertest.Load(t, api.name, "fantasy-text-gpt-4o")[0]
 }
 
 var hi = &chat.Prompt{Messages: []chat.Message{chat.User("Say hi in Portuguese")}}

@@ -14,19 +14,6 @@ import (
 	"github.com/wield-ai/wield/tool"
 )
 
-func newTestMistral(t testing.TB, url string, cfg Config) *ChatModel {
-	t.Helper()
-	cfg.BaseURL = url
-	if cfg.APIKey == "" {
-		cfg.APIKey = "mistral-key"
-	}
-	m, err := NewMistral(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // mistralValid is the id rule Mistral enforces on tool calls sent back.
 var mistralValid = regexp.MustCompile(`^[a-zA-Z0-9]{9}$`)
 
@@ -49,7 +36,7 @@ func TestMistralToolLoop(t *testing.T) {
 					`data: {"id":"f","object":"chat.completion.chunk","model":"mistral-small-latest","choices":[{"index":0,"delta":{"role":"assistant","content":"It is sunny."},"finish_reason":"stop"}],"usage":{"prompt_tokens":160,"completion_tokens":8,"total_tokens":168}}` + "\n\ndata: [DONE]\n\n")}
 			}
 			srv := replay.NewServer(t, exs[0], last)
-			m := newTestMistral(t, srv.URL+"/v1", Config{Model: "mistral-small-latest"})
+			m := newTestModel(t, NewMistral, srv.URL+"/v1", Config{Model: "mistral-small-latest"})
 			weather := newTool("weather", "Get the weather in a location", `{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`)
 			weather.fn = func(context.Context, string) (string, error) { return "sunny", nil }
 			opts := &chat.Options{Tools: []tool.Tool{weather}}
@@ -77,7 +64,7 @@ func TestMistralToolLoop(t *testing.T) {
 				t.Fatalf("call %v, result %v", call, result)
 			}
 			for i, r := range reqs {
-				if r.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer mistral-key" || strings.Contains(string(r.Body), "stream_options") {
+				if r.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer test-key" || strings.Contains(string(r.Body), "stream_options") {
 					t.Errorf("request %d: %s %v %s", i+1, r.Path, r.Header.Get("Authorization"), r.Body)
 				}
 			}
@@ -165,7 +152,7 @@ func TestMistralAnswers(t *testing.T) {
 		srv := replay.NewServer(t, sse(
 			`{"id":"a","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`,
 			`{"id":"a","model":"m","choices":[{"index":0,"delta":{"content":null,"tool_calls":[{"id":"AAAAAAAA1","function":{"name":"weather","arguments":"{\"location\": \"Rome\"}"}},{"id":"AAAAAAAA2","function":{"name":"weather","arguments":"{\"location\": \"Paris\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":10,"total_tokens":30,"completion_tokens":20}}`))
-		r, err := chat.Aggregate(newTestMistral(t, srv.URL, Config{Model: "m"}).Stream(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}))
+		r, err := chat.Aggregate(newTestModel(t, NewMistral, srv.URL, Config{Model: "m"}).Stream(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +163,7 @@ func TestMistralAnswers(t *testing.T) {
 	thinking := chat.Reasoning{Provider: MistralProvider, Text: "Two plus two is four."}
 	t.Run("thinking chunks", func(t *testing.T) {
 		srv := replay.NewServer(t, providertest.JSONError(http.StatusOK, `{"id":"b","object":"chat.completion","model":"magistral-medium-latest","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"Two plus two is four."}]},{"type":"text","text":"4"}]}}],"usage":{"prompt_tokens":10,"completion_tokens":12,"total_tokens":22,"num_cached_tokens":8}}`))
-		r, err := newTestMistral(t, srv.URL, Config{Model: "m"}).Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("2+2?")}})
+		r, err := newTestModel(t, NewMistral, srv.URL, Config{Model: "m"}).Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("2+2?")}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +177,7 @@ func TestMistralAnswers(t *testing.T) {
 			`{"id":"c","model":"m","choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"two is four."}]}]},"finish_reason":null}]}`,
 			`{"id":"c","model":"m","choices":[{"index":0,"delta":{"content":"4"},"finish_reason":null}]}`,
 			`{"id":"c","model":"m","choices":[{"index":0,"delta":{"content":""},"finish_reason":"model_length"}],"usage":{"prompt_tokens":10,"completion_tokens":12,"total_tokens":22}}`))
-		r, err := chat.Aggregate(newTestMistral(t, srv.URL, Config{Model: "m"}).Stream(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("2+2?")}}))
+		r, err := chat.Aggregate(newTestModel(t, NewMistral, srv.URL, Config{Model: "m"}).Stream(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("2+2?")}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +206,7 @@ func TestMistralConfig(t *testing.T) {
 		t.Errorf("New on api.mistral.ai: mistral=%v err=%v", m != nil && m.mistral, err)
 	}
 	srv := replay.NewServer(t)
-	_, err = newTestMistral(t, srv.URL, Config{Model: "m", Store: ptr(true)}).Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}})
+	_, err = newTestModel(t, NewMistral, srv.URL, Config{Model: "m", Store: ptr(true)}).Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}})
 	if err == nil || !strings.Contains(err.Error(), "Store") || srv.Served() != 0 {
 		t.Errorf("Store on Mistral: %v", err)
 	}

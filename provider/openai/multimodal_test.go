@@ -49,28 +49,22 @@ func recordedDataImage(t *testing.T, body []byte) []byte {
 // Images by data URL (called and streamed) and by URL, before or after the text, are sent as
 // the recorded requests carry them.
 func TestReplayImageInput(t *testing.T) {
+	fantasyImage := func(exs []replay.Exchange) *chat.Prompt {
+		return providertest.ImagePrompt(recordedDataImage(t, exs[0].RequestBody))
+	}
 	for _, tc := range []struct {
 		name   string
 		stream bool
 		cfg    Config
-		msgs   func(exs []replay.Exchange) []chat.Message
-		opts   *chat.Options
+		prompt func(exs []replay.Exchange) *chat.Prompt
 	}{
-		{name: "fantasy-image-input-gpt-5", cfg: Config{Model: "gpt-5"}, opts: &chat.Options{MaxTokens: 4000},
-			msgs: func(exs []replay.Exchange) []chat.Message {
-				return []chat.Message{chat.System("You are a helpful assistant"),
-					chat.User("Describe the image briefly in English.", content.Image(recordedDataImage(t, exs[0].RequestBody), "image/png"))}
-			}},
-		{name: "fantasy-image-input-stream-gpt-5", stream: true, cfg: Config{Model: "gpt-5"}, opts: &chat.Options{MaxTokens: 4000},
-			msgs: func(exs []replay.Exchange) []chat.Message {
-				return []chat.Message{chat.System("You are a helpful assistant"),
-					chat.User("Describe the image briefly in English.", content.Image(recordedDataImage(t, exs[0].RequestBody), "image/png"))}
-			}},
-		{name: "lcgo-image-url-gpt-4o", cfg: Config{Model: "gpt-4o"}, opts: &chat.Options{MaxTokens: 300, Temperature: ptr(0.0)},
-			msgs: func([]replay.Exchange) []chat.Message {
-				return []chat.Message{chat.User("",
+		{name: "fantasy-image-input-gpt-5", cfg: Config{Model: "gpt-5"}, prompt: fantasyImage},
+		{name: "fantasy-image-input-stream-gpt-5", stream: true, cfg: Config{Model: "gpt-5"}, prompt: fantasyImage},
+		{name: "lcgo-image-url-gpt-4o", cfg: Config{Model: "gpt-4o"},
+			prompt: func([]replay.Exchange) *chat.Prompt {
+				return &chat.Prompt{Messages: []chat.Message{chat.User("",
 					content.ImageURL("https://github.com/tmc/langchaingo/blob/main/docs/static/img/parrot-icon.png?raw=true"),
-					content.Text("describe this image in detail"))}
+					content.Text("describe this image in detail"))}, Options: &chat.Options{MaxTokens: 300, Temperature: ptr(0.0)}}
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,7 +73,7 @@ func TestReplayImageInput(t *testing.T) {
 			cfg := tc.cfg
 			cfg.MaxTokensField = "max_completion_tokens"
 			m := newTestModel(t, New, srv.URL, cfg)
-			resp, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: tc.msgs(exs), Options: tc.opts}, tc.stream)
+			resp, err := providertest.Run(context.Background(), m, tc.prompt(exs), tc.stream)
 			if err != nil {
 				t.Fatal(err)
 			}

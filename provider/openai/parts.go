@@ -47,6 +47,18 @@ func textDocument(p content.Part) (string, bool) {
 	return p.Name + ":\n" + string(p.Data), true
 }
 
+// sendable checks p and returns it as both APIs take it: a text document as text. ok is false
+// for an invalid part, with the error, and for an empty text, which is not sent.
+func sendable(p content.Part) (_ content.Part, ok bool, err error) {
+	if err := p.Validate(); err != nil {
+		return p, false, err
+	}
+	if text, isDoc := textDocument(p); isDoc {
+		p = content.Text(text)
+	}
+	return p, p.Kind != content.KindText || p.Text != "", nil
+}
+
 // imageOK checks an image part against what both APIs (and Mistral's) take.
 func imageOK(provider string, p content.Part) error {
 	if p.URL != "" {
@@ -80,17 +92,11 @@ func (w chatWire) provider() string {
 // PDFs as file parts (Mistral: document_url chunks, by URL); audio (WAV, MP3) as input_audio
 // (Mistral: its base64 alone). ok is false for an empty text part.
 func (w chatWire) chatPart(p content.Part) (out oai.ChatCompletionContentPartUnionParam, ok bool, err error) {
-	if err := p.Validate(); err != nil {
+	if p, ok, err = sendable(p); !ok {
 		return out, false, err
-	}
-	if text, isDoc := textDocument(p); isDoc {
-		p = content.Text(text)
 	}
 	switch p.Kind {
 	case content.KindText:
-		if p.Text == "" {
-			return out, false, nil
-		}
 		return oai.TextContentPart(p.Text), true, nil
 	case content.KindImage:
 		if err := imageOK(w.provider(), p); err != nil {
@@ -229,17 +235,11 @@ func resultMediaIntro(name, id string) string {
 
 // responsesPart maps a part onto a Responses input content part.
 func responsesPart(p content.Part) (out responses.ResponseInputContentUnionParam, ok bool, err error) {
-	if err := p.Validate(); err != nil {
+	if p, ok, err = sendable(p); !ok {
 		return out, false, err
-	}
-	if text, isDoc := textDocument(p); isDoc {
-		p = content.Text(text)
 	}
 	switch p.Kind {
 	case content.KindText:
-		if p.Text == "" {
-			return out, false, nil
-		}
 		return responses.ResponseInputContentUnionParam{OfInputText: &responses.ResponseInputTextParam{Text: p.Text}}, true, nil
 	case content.KindImage:
 		if err := imageOK(Provider, p); err != nil {

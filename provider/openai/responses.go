@@ -18,6 +18,7 @@ import (
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/partwire"
 	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // ResponsesModel is a [chat.Model] on the Responses API (POST {base URL}/responses). It keeps
@@ -68,36 +69,32 @@ func (m *ResponsesModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Respon
 // finish reason and the generated images. Each Response.Raw is the responses.ResponseStreamEventUnion. Events of other
 // kinds (hosted tools and item types this package does not know) are skipped.
 func (m *ResponsesModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
-	return func(yield func(*chat.Response, error) bool) {
-		req, err := m.request(p)
+	return wire.Stream(ctx, func() (*responsesRequest, error) { return m.request(p) }, m.stream)
+}
+
+// stream sends req and yields its events.
+func (m *ResponsesModel) stream(ctx context.Context, req *responsesRequest, yield func(*chat.Response, error) bool) {
+	ctx, f := withFailure(ctx)
+	s := m.client.Responses.NewStreaming(ctx, req.params, req.opts...)
+	defer s.Close()
+	st := responsesStream{tools: req.tools, calls: map[int64]*streamCall{}, text: map[int64]bool{}}
+	for s.Next() {
+		ev := s.Current()
+		r, err := st.event(&ev)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		ctx, f := withFailure(ctx)
-		s := m.client.Responses.NewStreaming(ctx, req.params, req.opts...)
-		defer s.Close()
-		st := responsesStream{tools: req.tools, calls: map[int64]*streamCall{}, text: map[int64]bool{}}
-		for s.Next() {
-			ev := s.Current()
-			r, err := st.event(&ev)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if r != nil && !yield(r, nil) {
-				return
-			}
-		}
-		if err := s.Err(); err != nil {
-			yield(nil, wrapError(err, f))
+		if r != nil && !yield(r, nil) {
 			return
 		}
-		if !st.done {
-			yield(nil, fmt.Errorf("%w: no response.completed event", ErrTruncated))
-		}
+	}
+	if err := s.Err(); err != nil {
+		yield(nil, wrapError(err, f))
+		return
+	}
+	if !st.done {
+		yield(nil, fmt.Errorf("%w: no response.completed event", ErrTruncated))
 	}
 }
 

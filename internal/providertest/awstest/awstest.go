@@ -17,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/wield-ai/wield/internal/replay"
 )
 
 // Config returns an AWS configuration in us-east-1 with fixed credentials, so requests are
@@ -83,6 +85,49 @@ func CheckSigned(t testing.TB, auth, keyID, region string) {
 	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential="+keyID+"/") || !strings.Contains(auth, "/"+region+"/bedrock/") {
 		t.Errorf("authorization = %q, want a signature by %s in %s", auth, keyID, region)
 	}
+}
+
+// CheckChain runs, as subtests of t, the ways the AWS configuration chain gives a provider its
+// credentials and region: keys and region from the environment, a shared profile with its own
+// region, a shared profile with the region given in the provider's configuration, and nothing
+// at all. call builds the provider, without retries, on the server at url with profile and region
+// (empty for none) and makes one call. Where credentials are found, the server answers with ok
+// and the request must be signed by the key found in the region found; where none are, the call
+// must fail without sending anything.
+func CheckChain(t *testing.T, ok replay.Exchange, call func(t *testing.T, url, profile, region string) error) {
+	signed := func(t *testing.T, profile, region, wantKey, wantRegion string) {
+		t.Helper()
+		srv := replay.NewServer(t, ok)
+		if err := call(t, srv.URL, profile, region); err != nil {
+			t.Fatal(err)
+		}
+		CheckSigned(t, srv.Requests()[0].Header.Get("Authorization"), wantKey, wantRegion)
+	}
+	t.Run("environment credentials and region", func(t *testing.T) {
+		Isolate(t)
+		Environment(t, "AKIDENV", "eu-west-3")
+		signed(t, "", "", "AKIDENV", "eu-west-3")
+	})
+	t.Run("shared profile", func(t *testing.T) {
+		Isolate(t)
+		Profile(t, "team", "AKIDPROFILE", "ap-southeast-2")
+		signed(t, "team", "", "AKIDPROFILE", "ap-southeast-2")
+	})
+	t.Run("shared profile, region given", func(t *testing.T) {
+		Isolate(t)
+		Profile(t, "team", "AKIDPROFILE", "")
+		signed(t, "team", "ap-northeast-1", "AKIDPROFILE", "ap-northeast-1")
+	})
+	t.Run("no credentials anywhere", func(t *testing.T) {
+		Isolate(t)
+		srv := replay.NewServer(t)
+		if err := call(t, srv.URL, "", "us-east-1"); err == nil {
+			t.Fatal("a call without credentials succeeded")
+		}
+		if srv.Served() != 0 {
+			t.Error("an unsigned request went out")
+		}
+	})
 }
 
 // FrameEnds returns the offsets at which the frames of an event-stream body end, each frame's

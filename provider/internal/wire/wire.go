@@ -1,12 +1,15 @@
 // Package wire holds what the providers do alike on their APIs' wire, whatever SDK carries the
-// request: reading a prompt's options and the tool-call input an answer holds.
+// request: reading a prompt's options, the hooks that adjust a request, the life of a streamed
+// request, and the tool-call input an answer holds.
 package wire
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 
 	"github.com/wield-ai/wield/chat"
 )
@@ -21,6 +24,46 @@ func Options(provider string, p *chat.Prompt) (*chat.Options, error) {
 		return &chat.Options{}, nil
 	}
 	return p.Options, nil
+}
+
+// Stream is the iterator a provider's Stream returns. Nothing is built or sent until iteration
+// starts; a request that cannot be built is the one error yielded. send runs under a context
+// cancelled when it returns, so stopping the iteration early closes the connection.
+func Stream[R any](ctx context.Context, build func() (R, error), send func(ctx context.Context, req R, yield func(*chat.Response, error) bool)) iter.Seq2[*chat.Response, error] {
+	return func(yield func(*chat.Response, error) bool) {
+		req, err := build()
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		send(ctx, req, yield)
+	}
+}
+
+// ExtraFunc reads the function a call put in extra[key] to adjust its request: nil without the
+// key, an error naming provider and the type wanted when the value is of another type.
+func ExtraFunc[T any](provider string, extra map[string]any, key string) (func(T), error) {
+	v, ok := extra[key]
+	if !ok {
+		return nil, nil
+	}
+	f, isFunc := v.(func(T))
+	if !isFunc {
+		return nil, fmt.Errorf("%s: Extra[%q] must be a %T, not %T", provider, key, f, v)
+	}
+	return f, nil
+}
+
+// Configure runs the functions that may adjust a request after the provider has filled it, in
+// order (the configuration's, then the call's), passing over the nil ones.
+func Configure[T any](req T, fns ...func(T)) {
+	for _, f := range fns {
+		if f != nil {
+			f(req)
+		}
+	}
 }
 
 // CompactObject returns a tool call's input, JSON text that must be an object, as compact JSON

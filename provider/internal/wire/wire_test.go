@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -40,5 +42,83 @@ func TestCompactObject(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("CompactObject(%q) = %q, %v, want %q", tc.in, got, err, tc.want)
 		}
+	}
+}
+
+func TestStream(t *testing.T) {
+	built := 0
+	var sent context.Context
+	seq := Stream(context.Background(), func() (string, error) {
+		built++
+		return "req", nil
+	}, func(ctx context.Context, req string, yield func(*chat.Response, error) bool) {
+		sent = ctx
+		for _, text := range []string{req, "b", "c"} {
+			if !yield(&chat.Response{ID: text}, nil) {
+				return
+			}
+		}
+	})
+	if built != 0 {
+		t.Fatal("the request was built before iteration started")
+	}
+	var got []string
+	for r, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r.ID)
+		if len(got) == 2 {
+			break
+		}
+	}
+	if built != 1 || strings.Join(got, ",") != "req,b" {
+		t.Fatalf("built %d times, yielded %q", built, got)
+	}
+	if sent.Err() == nil {
+		t.Error("the send's context is still live after the iteration stopped")
+	}
+
+	bad := errors.New("no request")
+	var errs []error
+	for r, err := range Stream(context.Background(), func() (int, error) { return 0, bad }, func(context.Context, int, func(*chat.Response, error) bool) {
+		t.Error("sent a request that could not be built")
+	}) {
+		if r != nil {
+			t.Errorf("response %+v", r)
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) != 1 || errs[0] != bad {
+		t.Fatalf("errors %v, want the build's one", errs)
+	}
+}
+
+func TestConfigure(t *testing.T) {
+	var order []string
+	req := &chat.Options{}
+	Configure(req, func(o *chat.Options) { order = append(order, "config"); o.Model = "a" }, nil,
+		func(o *chat.Options) { order = append(order, "call:"+o.Model); o.Model = "b" })
+	if strings.Join(order, ",") != "config,call:a" || req.Model != "b" {
+		t.Fatalf("ran %q, model %q", order, req.Model)
+	}
+}
+
+func TestExtraFunc(t *testing.T) {
+	if f, err := ExtraFunc[*chat.Options]("x", nil, "k"); f != nil || err != nil {
+		t.Fatalf("without the key: %v, %v", f != nil, err)
+	}
+	set := func(o *chat.Options) { o.Model = "set" }
+	f, err := ExtraFunc[*chat.Options]("x", map[string]any{"k": set}, "k")
+	if err != nil || f == nil {
+		t.Fatalf("a function of the type wanted: %v", err)
+	}
+	var o chat.Options
+	if f(&o); o.Model != "set" {
+		t.Error("the function read is not the one given")
+	}
+	_, err = ExtraFunc[*chat.Options]("x", map[string]any{"k": func(chat.Options) {}}, "k")
+	if want := `x: Extra["k"] must be a func(*chat.Options), not func(chat.Options)`; err == nil || err.Error() != want {
+		t.Fatalf("a function of another type: %v, want %q", err, want)
 	}
 }
