@@ -524,14 +524,16 @@ func TestIndexFailureFailsTheTurn(t *testing.T) {
 	adv.sessions.mu.Unlock()
 }
 
-func TestEvictedDuringTurn(t *testing.T) {
+// searchAfter runs a turn whose first model call does what during does to the advisor and its
+// index, then searches for weather; it fails t unless the search found the weather tool.
+func searchAfter(t *testing.T, during func(ctx context.Context, adv *Advisor, ix *countingIndex) error) (*Advisor, *countingIndex) {
+	t.Helper()
 	var c calls
 	ix := &countingIndex{Index: NewKeywordIndex(nil)}
 	var adv *Advisor
 	model := chattest.New(
 		chattest.Respond(func(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
-			// Another part of the program evicts the session while the turn runs.
-			if err := adv.EvictSession(ctx, "s"); err != nil {
+			if err := during(ctx, adv, ix); err != nil {
 				return nil, err
 			}
 			return reply(chat.Assistant("", chattest.Call(SearchToolName, `{"query":"weather"}`))), nil
@@ -544,8 +546,16 @@ func TestEvictedDuringTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res, _ := lastToolResult(model.Prompt(1)); !strings.Contains(res.Content, "getWeatherForecast") {
-		t.Errorf("search after eviction: %+v", res)
+		t.Errorf("search: %+v", res)
 	}
+	return adv, ix
+}
+
+func TestEvictedDuringTurn(t *testing.T) {
+	// Another part of the program evicts the session while the turn runs.
+	adv, ix := searchAfter(t, func(ctx context.Context, adv *Advisor, _ *countingIndex) error {
+		return adv.EvictSession(ctx, "s")
+	})
 	// The turn held the set: it searched it as it was, and let go of it at its end.
 	if ix.indexed.Load() != 1 || ix.cleared.Load() != 1 || adv.sessions.len() != 0 {
 		t.Errorf("indexed %d times, cleared %d, %d sessions; want 1, 1 and 0", ix.indexed.Load(), ix.cleared.Load(), adv.sessions.len())
@@ -553,29 +563,15 @@ func TestEvictedDuringTurn(t *testing.T) {
 }
 
 func TestIndexLosingTheSetReindexes(t *testing.T) {
-	var c calls
-	ix := &countingIndex{Index: NewKeywordIndex(nil)}
-	var adv *Advisor
-	model := chattest.New(
-		chattest.Respond(func(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
-			// The index forgets the set while the turn runs (a restarted server, say).
-			for _, id := range setIDs(adv) {
-				if err := ix.Index.Clear(ctx, id); err != nil {
-					return nil, err
-				}
+	// The index forgets the set while the turn runs (a restarted server, say).
+	_, ix := searchAfter(t, func(ctx context.Context, adv *Advisor, ix *countingIndex) error {
+		for _, id := range setIDs(adv) {
+			if err := ix.Index.Clear(ctx, id); err != nil {
+				return err
 			}
-			return reply(chat.Assistant("", chattest.Call(SearchToolName, `{"query":"weather"}`))), nil
-		}),
-		chattest.Text("done"),
-	)
-	adv = New(Config{Index: ix})
-	cl := clienttest.New(t, model, client.WithAdvisors(adv))
-	if _, err := cl.Prompt("x").Tools(toTools(testCatalog(t, &c))...).Param(client.ParamConversationID, "s").Call(context.Background()).Content(); err != nil {
-		t.Fatal(err)
-	}
-	if res, _ := lastToolResult(model.Prompt(1)); !strings.Contains(res.Content, "getWeatherForecast") {
-		t.Errorf("search after the index lost the set: %+v", res)
-	}
+		}
+		return nil
+	})
 	if ix.indexed.Load() != 2 {
 		t.Errorf("indexed %d times, want 2", ix.indexed.Load())
 	}

@@ -292,15 +292,7 @@ func turnSetUp(b *testing.B, a *Advisor, req *client.Request) {
 // definitions as JSON, which sending them to a model would cost.
 func BenchmarkTurnStart(b *testing.B) {
 	for _, n := range benchSizes {
-		s := newSynthetic(n, 1, 4)
-		tools := make([]tool.Tool, n)
-		for i, d := range s.tools {
-			tools[i] = tool.Must(tool.New(d, func(context.Context, map[string]any) (any, error) { return nil, nil }))
-		}
-		cat, err := NewCatalog(tools...)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s, tools, cat := syntheticCatalog(b, n, 4)
 		params := map[string]any{client.ParamConversationID: "c"}
 		b.Run(fmt.Sprintf("catalog/tools=%d", n), func(b *testing.B) {
 			benchTurnStarts(b, New(Config{Catalog: cat}), &client.Request{Prompt: chat.Prompt{Options: &chat.Options{}}, Params: params}, nil)
@@ -323,6 +315,22 @@ func BenchmarkTurnStart(b *testing.B) {
 			cpu.report(b)
 		})
 	}
+}
+
+// syntheticCatalog returns n synthetic tools (seeded by seed) as definitions, as tools that
+// do nothing, and as a Catalog.
+func syntheticCatalog(b *testing.B, n int, seed uint64) (synthetic, []tool.Tool, *Catalog) {
+	b.Helper()
+	s := newSynthetic(n, 1, seed)
+	tools := make([]tool.Tool, n)
+	for i, d := range s.tools {
+		tools[i] = tool.Must(tool.New(d, func(context.Context, map[string]any) (any, error) { return nil, nil }))
+	}
+	cat, err := NewCatalog(tools...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, tools, cat
 }
 
 // benchTurnStarts times turns of a on req after a first one (which indexes), running before,
@@ -357,15 +365,7 @@ func (a *Advisor) forgetFingerprints() {
 // keyword index of the tools, what a session of its own would cost.
 func BenchmarkNewSession(b *testing.B) {
 	for _, n := range benchSizes {
-		s := newSynthetic(n, 1, 6)
-		tools := make([]tool.Tool, n)
-		for i, d := range s.tools {
-			tools[i] = tool.Must(tool.New(d, func(context.Context, map[string]any) (any, error) { return nil, nil }))
-		}
-		cat, err := NewCatalog(tools...)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s, tools, cat := syntheticCatalog(b, n, 6)
 		run := func(b *testing.B, cfg Config, opts *chat.Options) {
 			a := New(cfg)
 			first := &client.Request{Prompt: chat.Prompt{Options: opts}, Params: map[string]any{client.ParamConversationID: "first"}}

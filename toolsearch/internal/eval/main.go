@@ -106,15 +106,7 @@ func run(w io.Writer, cfg config) error {
 
 	fmt.Fprintln(w, "## nDCG@10 by dataset")
 	fmt.Fprintln(w)
-	fmt.Fprint(w, "| system |")
-	for _, ds := range sets {
-		fmt.Fprintf(w, " %s |", ds.Name)
-	}
-	fmt.Fprint(w, "\n|---|")
-	for range sets {
-		fmt.Fprint(w, "---:|")
-	}
-	fmt.Fprintln(w)
+	tableHead(w, "system", sets)
 	for si, s := range syss {
 		fmt.Fprintf(w, "| %s |", s.Name)
 		for di := range sets {
@@ -182,4 +174,17 @@ func evaluateWith(s System, ds *Dataset, p Protocol) (Metrics, error) {
 		acc.add(ranked, q.Gold)
 	}
 	return acc.result(), nil
+}
+
+// tableHead writes the head of a Markdown table with a column per data set after first.
+func tableHead(w io.Writer, first string, sets []*Dataset) {
+	fmt.Fprintf(w, "| %s |", first)
+	for _, ds := range sets {
+		fmt.Fprintf(w, " %s |", ds.Name)
+	}
+	fmt.Fprint(w, "\n|---|")
+	for range sets {
+		fmt.Fprint(w, "---:|")
+	}
+	fmt.Fprintln(w)
 }

@@ -199,15 +199,8 @@ func multiTable(w io.Writer, sets []*Dataset, syss []System) error {
 		return nil
 	}
 	table := func(title string, cell func(Metrics) string) {
-		fmt.Fprintf(w, "\n## %s\n\n| system, queries |", title)
-		for _, ds := range sets {
-			fmt.Fprintf(w, " %s |", ds.Name)
-		}
-		fmt.Fprint(w, "\n|---|")
-		for range sets {
-			fmt.Fprint(w, "---:|")
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "\n## %s\n\n", title)
+		tableHead(w, "system, queries", sets)
 		for _, r := range rows {
 			fmt.Fprintf(w, "| %s |", r.name)
 			for _, m := range r.m {
