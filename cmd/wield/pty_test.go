@@ -127,9 +127,6 @@ func (s *ptySession) typed(mark int, keys string, wants ...string) int {
 	return s.waitFor(mark, wants...)
 }
 
-// mark is the current end of the output.
-func (s *ptySession) mark() int { return len(s.output()) }
-
 // send types keys.
 func (s *ptySession) send(keys string) {
 	s.t.Helper()
@@ -198,7 +195,7 @@ func TestPTYLineEditingAndHistory(t *testing.T) {
 	// Typed with a mistake, mended with the cursor keys: hllo → Home, Right, e → hello.
 	m = s.typed(m, "hllo"+keyHome+keyRight+"e"+"\r", "Hello to you.", "tokens: 12 in, 3 out", "> ")
 	// Up brings the question back.
-	m = s.typed(m, keyUp+"\r", "Hello to you.", "> ")
+	s.typed(m, keyUp+"\r", "Hello to you.", "> ")
 	s.quit()
 	if q := questions(srv); strings.Join(q, "|") != "hello|hello" {
 		t.Fatalf("questions %q", q)

@@ -76,13 +76,14 @@ func TestEncoderMatchesTheCodec(t *testing.T) {
 func TestEncoderEdgeCases(t *testing.T) {
 	cyclic := &encInner{Label: "a"}
 	cyclic.Next = cyclic
+	negZero := math.Copysign(0, -1) // the literal -0.0 is positive zero
 	for _, v := range []any{
-		encResult{Text: "bad \xff utf8 <&> \u2028 \x01", Ratio: 1e21, List: []float64{1e-7, -0.0, 123456789}},
+		encResult{Text: "bad \xff utf8 <&> \u2028 \x01", Ratio: 1e21, List: []float64{1e-7, negZero, 123456789}},
 		encInner{Seen: map[string]bool{"b": true, "a": false, "\xff": true, "\xfe": true}},
 		map[string]encInner{"z": {}, "a": {Label: "x"}},
 		[]*encInner{nil, {}},
-		float32(0.1), float32(123456789), float32(-0.0), float32(1e10),
-		[]float64{30, -0.0, 1e15, 1e15 - 1, 1e14 + 0.5, -123456789012345, 1e21, 9007199254740993},
+		float32(0.1), float32(123456789), float32(negZero), float32(1e10),
+		[]float64{30, negZero, 1e15, 1e15 - 1, 1e14 + 0.5, -123456789012345, 1e21, 9007199254740993},
 		encMixed{Any: map[string]any{"k": []any{1.5, "x", time.Second}}, At: time.Unix(1e9, 5).UTC(), Raw: json.RawMessage(`{"a": 1}`), hidden: 1},
 		&encMixed{},
 	} {
