@@ -91,9 +91,7 @@ type callState struct {
 func (a *Aggregator) Reset() {
 	a.resp = Response{}
 	a.started = false
-	clear(a.more)
-	a.more = a.more[:0]
-	a.byIndex = nil
+	a.more, a.byIndex = nil, nil // rare, and what a stream of many generations grew is not kept
 	a.first.reset()
 }
 
