@@ -16,7 +16,9 @@ type Model interface {
 	// Stream sends the prompt and yields the answer as it arrives: each Response holds the deltas
 	// of one chunk (text pieces, tool-call fragments keyed by index, usage when reported). A
 	// stream that ends early yields a non-nil error as its last element; it never ends silently
-	// with a truncated answer. Stopping the iteration cancels the request.
+	// with a truncated answer. Stopping the iteration cancels the request. As with any
+	// iterator, yield is called on the iterating goroutine and never after the iterator returns:
+	// callers may reuse what reads the stream for the next one.
 	Stream(ctx context.Context, p *Prompt) iter.Seq2[*Response, error]
 }
 
