@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -325,7 +326,7 @@ func (rt *runtime) streamModel(ctx context.Context, req *Request) (*Response, er
 	ctx, call := rt.obs.startChat(ctx, p, true, req.untraced)
 	ms := getModelStream(req)
 	defer ms.release()
-	rt.model.Stream(ctx, p)(ms.yield)
+	rt.model.Stream(ctx, p)(ms.yield())
 	switch {
 	case ms.err != nil:
 		call.end(ctx, ms.agg.Response(), ms.err)
@@ -344,18 +345,27 @@ func (rt *runtime) streamModel(ctx context.Context, req *Request) (*Response, er
 // values in modelStreams, which are large for the inline storage of their aggregators.
 type modelStream struct {
 	req     *Request
-	yield   func(*chat.Response, error) bool // add, made once
 	agg     chat.Aggregator
 	ev      *Event // reused for every chunk when the consumer borrows events
 	err     error
 	stopped bool
+	use     atomic.Uint64 // counts releases, so that a yield kept from an earlier use is known
 }
 
-var modelStreams = sync.Pool{New: func() any {
-	ms := &modelStream{}
-	ms.yield = ms.add
-	return ms
-}}
+var modelStreams = sync.Pool{New: func() any { return new(modelStream) }}
+
+// yield returns the function the model's stream yields to during this use. A model that breaks
+// the iterator contract and yields after its stream ended finds it refused, and cannot reach
+// the stream of another turn that reuses the value.
+func (ms *modelStream) yield() func(*chat.Response, error) bool {
+	use := ms.use.Load()
+	return func(chunk *chat.Response, err error) bool {
+		if ms.use.Load() != use {
+			return false
+		}
+		return ms.add(chunk, err)
+	}
+}
 
 // getModelStream returns a model stream to read; release gives it back.
 func getModelStream(req *Request) *modelStream {
@@ -367,6 +377,7 @@ func getModelStream(req *Request) *modelStream {
 // release gives the model stream back for another model call; what the last one returned
 // shares nothing with it.
 func (ms *modelStream) release() {
+	ms.use.Add(1)
 	ms.req, ms.err, ms.stopped = nil, nil, false
 	ms.agg.Reset()
 	if ms.ev != nil {

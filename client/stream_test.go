@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/internal/clienttest"
@@ -244,5 +246,49 @@ func TestStreamTextConsumerStops(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != "Loo" || m.Requests() != 1 || len(a.Args()) != 0 || s.Response() != nil {
 		t.Fatalf("chunks %q, %d model requests, tool calls %v, response %v", got, m.Requests(), a.Args(), s.Response())
+	}
+}
+
+// lateYield keeps the yield of its first stream and calls it again during its second, as a
+// model that breaks the iterator contract might.
+type lateYield struct {
+	kept   func(*chat.Response, error) bool
+	lateOK bool
+}
+
+func (m *lateYield) Call(context.Context, *chat.Prompt) (*chat.Response, error) {
+	return nil, errors.New("streams only")
+}
+
+func (m *lateYield) Stream(context.Context, *chat.Prompt) iter.Seq2[*chat.Response, error] {
+	return func(yield func(*chat.Response, error) bool) {
+		if m.kept == nil {
+			m.kept = yield
+		} else {
+			m.lateOK = m.kept(chat.Delta(0, chat.Assistant("LEAK"), ""), nil)
+		}
+		yield(chat.Delta(0, chat.Assistant("answer"), chat.FinishStop), nil)
+	}
+}
+
+// TestStreamLateYieldRefused checks that a model yielding to a stream that has ended is refused
+// and cannot reach the stream of a later turn, which may reuse what read the first.
+func TestStreamLateYieldRefused(t *testing.T) {
+	m := &lateYield{}
+	c := clienttest.New(t, m)
+	for turn := range 2 {
+		var text strings.Builder
+		for chunk, err := range c.Prompt("q").Stream(context.Background()).Text() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			text.WriteString(chunk)
+		}
+		if text.String() != "answer" {
+			t.Fatalf("turn %d: text %q", turn, text.String())
+		}
+	}
+	if m.lateOK {
+		t.Fatal("a late yield was accepted")
 	}
 }
