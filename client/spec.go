@@ -341,7 +341,7 @@ type Stream struct {
 	ctx     context.Context
 	spec    *Spec
 	resp    *Response
-	stopped bool // its consumer stopped the iteration
+	stopped bool // the consumer of the running iteration stopped it
 }
 
 // Events yields the turn's events: text chunks of every round as they arrive, tool calls as they
@@ -368,7 +368,7 @@ func (s *Stream) run(borrow bool, text func(string) bool, emit func(*Event) bool
 		fail(err)
 		return
 	}
-	req.borrow = borrow
+	req.borrow, s.stopped = borrow, false
 	req.emit = func(ev *Event) bool {
 		if s.stopped {
 			return false

@@ -292,3 +292,26 @@ func TestStreamLateYieldRefused(t *testing.T) {
 		t.Fatal("a late yield was accepted")
 	}
 }
+
+// TestStreamIteratedAgainAfterStop checks that a stream whose consumer stopped early runs its
+// turn afresh when iterated again, as a new iteration of an iterator does.
+func TestStreamIteratedAgainAfterStop(t *testing.T) {
+	m := chattest.New(chattest.Text("first answer"), chattest.Text("second answer")).WithChunkSize(3)
+	s := clienttest.New(t, m).Prompt("q").Stream(context.Background())
+	for _, err := range s.Text() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	var text strings.Builder
+	for chunk, err := range s.Text() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		text.WriteString(chunk)
+	}
+	if text.String() != "second answer" || s.Response().Text() != "second answer" {
+		t.Fatalf("second iteration: %q, response %v", text.String(), s.Response())
+	}
+}
