@@ -341,8 +341,8 @@ func (rt *runtime) streamModel(ctx context.Context, req *Request) (*Response, er
 }
 
 // modelStream is one model stream being read: its chunks joined and passed on. One value holds
-// it all, where a range loop's state would be several allocations, and model streams reuse the
-// values in modelStreams, which are large for the inline storage of their aggregators.
+// it all, where a range loop's state would be several allocations; the values are pooled
+// (modelStreams), since their aggregators' inline storage makes them large to allocate.
 type modelStream struct {
 	req     *Request
 	agg     chat.Aggregator
