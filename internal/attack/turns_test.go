@@ -3,6 +3,7 @@ package attack
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -191,5 +192,57 @@ func TestAttackDuplicateCallIDs(t *testing.T) {
 				t.Fatalf("results = %+v", res)
 			}
 		})
+	}
+}
+
+// lazyTools is a tool.Provider whose tools are made when a request asks for them, so that an
+// agent can offer itself.
+type lazyTools func() []tool.Tool
+
+func (f lazyTools) Tools(context.Context) ([]tool.Tool, error) { return f(), nil }
+
+// An agent that calls itself, through another agent or directly, as a hostile or looping model
+// makes it, ends with a clear error at a bounded depth instead of nesting turns until the stack
+// or the memory gives out.
+func TestAttackAgentRecursionIsBounded(t *testing.T) {
+	for _, path := range []string{"call", "stream"} {
+		for _, ctxKind := range []string{"background", "cancellable"} {
+			t.Run(path+"/"+ctxKind, func(t *testing.T) {
+				// Each model always calls the other agent; a also calls itself.
+				ma := chattest.New(chattest.Calls(chattest.Call("b", `{"input":"again"}`))).Repeat().DiscardPrompts()
+				mb := chattest.New(chattest.Calls(chattest.Call("a", `{"input":"again"}`))).Repeat().DiscardPrompts()
+				var agentA, agentB tool.Tool
+				a := newClient(t, ma, client.WithTools(lazyTools(func() []tool.Tool { return []tool.Tool{agentB} })))
+				b := newClient(t, mb, client.WithTools(lazyTools(func() []tool.Tool { return []tool.Tool{agentA} })))
+				var err error
+				if agentA, err = client.AgentTool(a, "a", "agent a"); err != nil {
+					t.Fatal(err)
+				}
+				if agentB, err = client.AgentTool(b, "b", "agent b"); err != nil {
+					t.Fatal(err)
+				}
+				ctx := context.Background()
+				if ctxKind == "cancellable" {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithCancel(ctx)
+					defer cancel()
+				}
+				if path == "call" {
+					_, err = a.Prompt("start").Call(ctx).Response()
+				} else {
+					for _, e := range a.Prompt("start").Stream(ctx).Events() {
+						if e != nil {
+							err = e
+						}
+					}
+				}
+				if !errors.Is(err, client.ErrAgentDepth) {
+					t.Fatalf("error %v, want ErrAgentDepth", err)
+				}
+				if n := ma.Requests() + mb.Requests(); n != client.MaxAgentDepth+1 {
+					t.Fatalf("%d model calls, want one per level (%d)", n, client.MaxAgentDepth+1)
+				}
+			})
+		}
 	}
 }
