@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
 )
 
 // runs records the arguments of every run of a tool.
@@ -245,4 +248,74 @@ func TestAttackAgentRecursionIsBounded(t *testing.T) {
 			})
 		}
 	}
+}
+
+// An approval policy that panics on what a model sent (arguments it did not expect) gives the
+// caller a clear error, on a call and on a stream whose round of several calls runs on another
+// goroutine, where a panic would end the program; nothing runs.
+func TestAttackPanickingApprovalPolicy(t *testing.T) {
+	for _, path := range []string{"call", "stream"} {
+		t.Run(path, func(t *testing.T) {
+			var r runs
+			m := chattest.New(chattest.Calls(
+				chattest.Call("pay", `{"amount":1}`), chattest.Call("pay", `{"amount":"lots"}`)), chattest.Text("paid"))
+			policy := func(_ context.Context, req toolcall.ApprovalRequest) bool {
+				var args map[string]any
+				_ = json.Unmarshal([]byte(req.Call.Arguments), &args)
+				return args["amount"].(float64) > 100 // panics on a string
+			}
+			pay := chattest.NewTool("pay", func(_ context.Context, args string) (string, error) { r.add(args); return "ok", nil })
+			c := newClient(t, m, client.WithTools(pay), client.WithApproval(policy))
+			err := runTurn(t, c.Prompt("pay"), path == "stream")
+			if err == nil || !strings.Contains(err.Error(), "approval policy") {
+				t.Fatalf("error %v, want the policy's panic", err)
+			}
+			if got := r.list(); len(got) != 0 {
+				t.Fatalf("calls ran: %v", got)
+			}
+		})
+	}
+}
+
+// panickingStore is a turn store that panics when a round starts.
+type panickingStore struct{ client.TurnStore }
+
+func (s panickingStore) SaveTurn(ctx context.Context, conv string, st *client.TurnState) error {
+	if st.Status == client.TurnRunning {
+		panic("store: connection pool corrupted")
+	}
+	return s.TurnStore.SaveTurn(ctx, conv, st)
+}
+
+// A panic of the application's code in a streamed round of several calls (a turn store saving
+// the round) reaches the goroutine that iterates the stream, as on a call, where the program
+// can recover it, instead of ending the program from a goroutine it does not own.
+func TestAttackPanicInStreamedRoundReachesTheCaller(t *testing.T) {
+	m := chattest.New(chattest.Calls(chattest.Call("a", `{}`), chattest.Call("b", `{}`)), chattest.Text("done"))
+	store := panickingStore{memory.Turns(memory.NewInMemory())}
+	c := newClient(t, m, client.WithTools(chattest.NewTool("a", nil), chattest.NewTool("b", nil)), client.WithTurnStore(store))
+	var recovered any
+	func() {
+		defer func() { recovered = recover() }()
+		_ = runTurn(t, c.Prompt("go").Param(client.ParamConversationID, "conv"), true)
+	}()
+	if s, _ := recovered.(string); s != "store: connection pool corrupted" {
+		t.Fatalf("recovered %v, want the store's panic", recovered)
+	}
+}
+
+// runTurn runs spec as a call or a stream and returns its error.
+func runTurn(t *testing.T, spec *client.Spec, stream bool) error {
+	t.Helper()
+	if !stream {
+		_, err := spec.Call(context.Background()).Response()
+		return err
+	}
+	var err error
+	for _, e := range spec.Stream(context.Background()).Events() {
+		if e != nil {
+			err = e
+		}
+	}
+	return err
 }
