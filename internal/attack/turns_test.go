@@ -319,3 +319,24 @@ func runTurn(t *testing.T, spec *client.Spec, stream bool) error {
 	}
 	return err
 }
+
+// A turn resumed after its conversation was deleted (which deletes its stored state) does not
+// run: the state in the application's hands is no longer the stored one.
+func TestAttackResumeAfterConversationDeleted(t *testing.T) {
+	var r runs
+	repo := memory.NewInMemory()
+	m := chattest.New(chattest.Calls(chattest.Call("pay", `{}`)), chattest.Text("paid"))
+	c := newClient(t, m, client.WithTools(dangerous("pay", &r)), client.WithTurnStore(memory.Turns(repo)))
+	resp, err := c.Prompt("go").Param(client.ParamConversationID, "conv").Call(context.Background()).Response()
+	if err != nil || resp.Pending == nil {
+		t.Fatalf("%v %v", resp, err)
+	}
+	if err := repo.Delete(context.Background(), "conv"); err != nil {
+		t.Fatal(err)
+	}
+	st := viaJSON(t, resp.Pending, nil)
+	_, err = c.Resume(st, st.Pending()[0].Approve()).Call(context.Background()).Response()
+	if !errors.Is(err, client.ErrAlreadyResumed) || len(r.list()) != 0 {
+		t.Fatalf("error %v, runs %v", err, r.list())
+	}
+}
