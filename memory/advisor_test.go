@@ -184,3 +184,32 @@ func TestAdvisorRefusesBadConversationID(t *testing.T) {
 		t.Fatal("the model was called")
 	}
 }
+
+// TestAdvisorInsideLoopCappedResult checks that a tool result over the window's cap does not
+// fail a turn whose memory is inside the loop: the result is kept as an error result that says
+// so, the model sees that, and the turn answers.
+func TestAdvisorInsideLoopCappedResult(t *testing.T) {
+	bothPaths(t, func(t *testing.T, stream bool) {
+		repo := memory.NewInMemory()
+		m := chattest.New(
+			chattest.Calls(chattest.Call("read_file", `{}`)),
+			chattest.Text("The file is too large to read whole."),
+		)
+		adv := memory.NewAdvisor(memory.NewWindow(repo, 10, memory.MaxMessageBytes(4096)), memory.AdvisorConfig{Order: client.OrderToolCalling + 100})
+		c := clienttest.New(t, m, client.WithAdvisors(adv))
+		if got := run(t, c.Prompt("Read the log.").Tools(constTool("read_file", strings.Repeat("log line\n", 100_000))), stream); got != "The file is too large to read whole." {
+			t.Fatalf("turn = %q", got)
+		}
+		p := m.Prompt(1).Messages
+		if roles(p) != "UCT" {
+			t.Fatalf("second model call = %v", roles(p))
+		}
+		if r := p[2].ToolResults[0]; !r.IsError || !strings.Contains(r.Content, "over the 4096 bytes") || r.ID != p[1].ToolCalls[0].ID {
+			t.Fatalf("the model was sent %+v", r)
+		}
+		stored, _ := repo.Messages(context.Background(), memory.DefaultConversationID)
+		if roles(stored) != "UCTA" {
+			t.Fatalf("stored %v", roles(stored))
+		}
+	})
+}

@@ -5,7 +5,8 @@
 // repository and hands the model the most recent messages, cut by [Trim] so that a tool call is
 // never separated from its results; it reads only the end of the conversation
 // ([Repository.Last]) and may cap the size of the messages it stores ([MaxMessageBytes]; media
-// parts count, base64-encoded, so the cap bounds what one image or document adds). Every
+// parts count, base64-encoded, so the cap bounds what one image or document adds; a tool result
+// over it is kept as an error result that says so, since its call has run). Every
 // repository accepts the same conversation ids ([ValidateConversationID]). [Advisor] plugs a
 // Memory into a client's advisor chain, outside the tool loop by default (the user's message
 // and the final answer are stored) or inside it (every message, tool calls and results

@@ -1,10 +1,12 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	jsonv2 "github.com/go-json-experiment/json"
 
@@ -55,6 +57,11 @@ type WindowOption func(*Window)
 // [ErrMessageTooLarge] and stores nothing. A limit below 1 means no cap, the default. A cap
 // keeps one huge tool result or pasted file from being stored and then sent with every later
 // turn.
+//
+// A tool message over the cap is stored with its largest results replaced, until it fits, by
+// error results that say how large they were: its calls have run and must keep an answer, and
+// failing the Add would fail every retry of the turn. Only a tool message that cannot fit even
+// so fails the Add.
 func MaxMessageBytes(limit int) WindowOption {
 	return func(w *Window) { w.maxBytes = max(limit, 0) }
 }
@@ -90,24 +97,70 @@ func (w *Window) Add(ctx context.Context, conversationID string, msgs ...chat.Me
 		return nil
 	}
 	if w.maxBytes > 0 {
+		copied := false
 		for i, m := range msgs {
 			size, err := encodedSize(m)
 			if err != nil {
 				return fmt.Errorf("memory: message %d: %w", i, err)
 			}
-			if size > w.maxBytes {
-				return fmt.Errorf("%w: message %d (%s) is %d bytes, over the cap of %d (MaxMessageBytes); none of the %d messages was stored",
-					ErrMessageTooLarge, i, m.Role, size, w.maxBytes, len(msgs))
+			if size <= w.maxBytes {
+				continue
 			}
+			if m.Role == chat.RoleTool {
+				if fitted, size, err := w.fitResults(m, size); err != nil {
+					return fmt.Errorf("memory: message %d: %w", i, err)
+				} else if size <= w.maxBytes {
+					if !copied {
+						msgs, copied = slices.Clone(msgs), true // the caller's messages stay as they were
+					}
+					msgs[i] = fitted
+					continue
+				}
+			}
+			return fmt.Errorf("%w: message %d (%s) is %d bytes, over the cap of %d (MaxMessageBytes); none of the %d messages was stored",
+				ErrMessageTooLarge, i, m.Role, size, w.maxBytes, len(msgs))
 		}
 	}
 	return w.repo.Append(ctx, conversationID, msgs...)
 }
 
-// encodedSize returns the length of m's JSON encoding without keeping the encoding.
-func encodedSize(m chat.Message) (int, error) {
+// fitResults returns tool message m with its largest results replaced by error results that
+// say how large they were, as few as bring it under the cap, and the size it then has; size is
+// its size before. A result's encoding does not depend on its neighbours', so the size is kept
+// by differences rather than by encoding the message again for each result.
+func (w *Window) fitResults(m chat.Message, size int) (chat.Message, int, error) {
+	sizes := make([]int, len(m.ToolResults))
+	order := make([]int, len(m.ToolResults))
+	for i, r := range m.ToolResults {
+		n, err := encodedSize(r)
+		if err != nil {
+			return m, 0, err
+		}
+		sizes[i], order[i] = n, i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes[b], sizes[a]) })
+	m.ToolResults = slices.Clone(m.ToolResults)
+	for _, i := range order {
+		if size <= w.maxBytes {
+			break
+		}
+		r := &m.ToolResults[i]
+		*r = chat.ToolResult{ID: r.ID, Name: r.Name, IsError: true, Content: fmt.Sprintf(
+			"The tool ran, but its result (%d bytes) is over the %d bytes this conversation keeps a message to, so it was not kept. Ask for less.",
+			sizes[i], w.maxBytes)}
+		n, err := encodedSize(*r)
+		if err != nil {
+			return m, 0, err
+		}
+		size += n - sizes[i]
+	}
+	return m, size, nil
+}
+
+// encodedSize returns the length of v's JSON encoding without keeping the encoding.
+func encodedSize(v any) (int, error) {
 	var n countingWriter
-	err := jsonv2.MarshalWrite(&n, m)
+	err := jsonv2.MarshalWrite(&n, v)
 	return int(n), err
 }
 

@@ -379,12 +379,12 @@ func TestWindowMaxMessageBytes(t *testing.T) {
 	if err := w.Add(ctx, "c", small); err != nil {
 		t.Fatalf("a message exactly at the cap: %v", err)
 	}
-	big := chat.ToolMessage(chat.ToolResult{ID: "1", Name: "read_file", Content: strings.Repeat("z", 1<<20)})
+	big := chat.User(strings.Repeat("z", 1<<20))
 	err = w.Add(ctx, "c", chat.User("ok"), big)
 	if !errors.Is(err, memory.ErrMessageTooLarge) {
-		t.Fatalf("Add of a 1 MB tool result: %v", err)
+		t.Fatalf("Add of a 1 MB user message: %v", err)
 	}
-	for _, want := range []string{"message 1 (tool)", "1048", fmt.Sprintf("over the cap of %d (MaxMessageBytes)", len(size)), "none of the 2 messages was stored"} {
+	for _, want := range []string{"message 1 (user)", "1048", fmt.Sprintf("over the cap of %d (MaxMessageBytes)", len(size)), "none of the 2 messages was stored"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
@@ -397,6 +397,57 @@ func TestWindowMaxMessageBytes(t *testing.T) {
 		if err := w.Add(ctx, "d", big); err != nil {
 			t.Fatalf("uncapped window: %v", err)
 		}
+	}
+}
+
+// TestWindowMaxMessageBytesToolResults checks that a tool message over the cap is kept with its
+// largest results replaced by error results, as few as make it fit, since its calls have run;
+// and that one that cannot fit even so is refused.
+func TestWindowMaxMessageBytesToolResults(t *testing.T) {
+	ctx := context.Background()
+	repo := memory.NewInMemory()
+	const limit = 2000
+	w := memory.NewWindow(repo, 10, memory.MaxMessageBytes(limit))
+	tm := chat.ToolMessage(
+		chat.ToolResult{ID: "1", Name: "small", Content: "ok"},
+		chat.ToolResult{ID: "2", Name: "read_file", Content: strings.Repeat("z", 1<<20)},
+		chat.ToolResult{ID: "3", Name: "medium", Content: strings.Repeat("m", 900)},
+		chat.ToolResult{ID: "4", Name: "large", Content: strings.Repeat("l", 1500)},
+	)
+	if err := w.Add(ctx, "c", chat.User("read it"), tm); err != nil {
+		t.Fatalf("Add of a tool message over the cap: %v", err)
+	}
+	if len(tm.ToolResults[1].Content) != 1<<20 {
+		t.Fatal("Add changed the caller's message")
+	}
+	stored := mustAll(t, repo, "c")
+	if len(stored) != 2 {
+		t.Fatalf("stored %d messages", len(stored))
+	}
+	got := stored[1].ToolResults
+	if b, _ := json.Marshal(stored[1]); len(b) > limit {
+		t.Fatalf("stored tool message is %d bytes, over the cap of %d", len(b), limit)
+	}
+	for i, want := range []struct {
+		replaced bool
+		content  string
+	}{{false, "ok"}, {true, "result (1048"}, {false, strings.Repeat("m", 900)}, {true, "over the 2000 bytes"}} {
+		r := got[i]
+		if r.ID != tm.ToolResults[i].ID || r.Name != tm.ToolResults[i].Name || r.IsError != want.replaced || !strings.Contains(r.Content, want.content) {
+			t.Errorf("result %d = %+v, want replaced=%v and content with %q", i, r, want.replaced, want.content)
+		}
+	}
+	// So many results that their error results alone are over the cap: refused.
+	var many []chat.ToolResult
+	for i := range 100 {
+		many = append(many, chat.ToolResult{ID: fmt.Sprint(i), Name: "t", Content: strings.Repeat("x", 100)})
+	}
+	err := w.Add(ctx, "c", chat.ToolMessage(many...))
+	if !errors.Is(err, memory.ErrMessageTooLarge) || !strings.Contains(err.Error(), "message 0 (tool)") {
+		t.Fatalf("Add of a tool message that cannot fit: %v", err)
+	}
+	if n := len(mustAll(t, repo, "c")); n != 2 {
+		t.Fatalf("%d messages stored after a refused Add, want 2", n)
 	}
 }
 
