@@ -1,0 +1,240 @@
+package attack
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wield-ai/wield/internal/testenv"
+	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/tool"
+)
+
+// rawRequest is a message a hostile server receives.
+type rawRequest struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// rawServer plays an MCP server that writes whatever it likes: it answers initialize itself and
+// hands every other request to handle, whose lines (raw JSON-RPC, one message each, or anything
+// else) it writes back as they are. Notifications are not passed on.
+func rawServer(name string, handle func(req rawRequest) []string) mcp.ServerConfig {
+	return mcp.ServerConfig{Name: name, Logger: discard(), Transport: func() (sdk.Transport, error) {
+		toServer, fromClient := io.Pipe()
+		toClient, fromServer := io.Pipe()
+		go func() {
+			defer fromServer.Close()
+			sc := bufio.NewScanner(toServer)
+			sc.Buffer(make([]byte, 64<<10), 32<<20)
+			for sc.Scan() {
+				var req rawRequest
+				if json.Unmarshal(sc.Bytes(), &req) != nil || req.Method == "" || len(req.ID) == 0 {
+					continue
+				}
+				var lines []string
+				if req.Method == "initialize" {
+					lines = []string{reply(req.ID, `{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"hostile","version":"1"}}`)}
+				} else {
+					lines = handle(req)
+				}
+				for _, l := range lines {
+					if _, err := io.WriteString(fromServer, l+"\n"); err != nil {
+						return
+					}
+				}
+			}
+		}()
+		return &sdk.IOTransport{Reader: toClient, Writer: fromClient}, nil
+	}}
+}
+
+// reply is a JSON-RPC result answering id.
+func reply(id json.RawMessage, result string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
+}
+
+// cursorOf reads the cursor of a list request.
+func cursorOf(req rawRequest) string {
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	return p.Cursor
+}
+
+var bigDescription = strings.Repeat("d", 256<<10)
+
+// A server whose tools/list never ends, cycling through cursors or handing out new ones forever,
+// fails the listing with a clear error, after a bounded number of pages, instead of holding the
+// caller until its timeout while the list grows in memory.
+func TestAttackEndlessToolListing(t *testing.T) {
+	cases := map[string]func(page int64, cursor string) (tools, next string){
+		// Two cursors taking turns, each page one tool.
+		"cycle": func(page int64, cursor string) (string, string) {
+			next := map[string]string{"": "a", "a": "b", "b": "a"}[cursor]
+			return fmt.Sprintf(`[{"name":"t%s","inputSchema":{"type":"object"}}]`, cursor), next
+		},
+		// A new cursor every time, and no tools.
+		"empty pages": func(page int64, _ string) (string, string) {
+			return `[]`, fmt.Sprintf("p%d", page)
+		},
+		// A new cursor every time, each page sixteen new tools with 256 KB descriptions.
+		"growing": func(page int64, _ string) (string, string) {
+			var b strings.Builder
+			b.WriteByte('[')
+			for i := range 16 {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, `{"name":"t%d_%d","description":"%s","inputSchema":{"type":"object"}}`, page, i, bigDescription)
+			}
+			b.WriteByte(']')
+			return b.String(), fmt.Sprintf("p%d", page)
+		},
+	}
+	for name, page := range cases {
+		t.Run(name, func(t *testing.T) {
+			if name == "growing" && raceEnabled {
+				t.Skip("decoding 32 MB takes minutes with the race detector; the other cases cover the same code")
+			}
+			var pages atomic.Int64
+			cfg := rawServer("endless", func(req rawRequest) []string {
+				if req.Method != "tools/list" {
+					return []string{fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no"}}`, req.ID)}
+				}
+				tools, next := page(pages.Add(1), cursorOf(req))
+				return []string{reply(req.ID, fmt.Sprintf(`{"tools":%s,"nextCursor":%q}`, tools, next))}
+			})
+			cfg.Timeout = -1 // nothing but the listing's own bound may end it
+			c, err := mcp.NewClient(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			tools, err := c.Tools(ctx)
+			if ctx.Err() != nil {
+				t.Fatalf("the listing was still going after %d pages when the test's 20 seconds ran out", pages.Load())
+			}
+			if err == nil {
+				t.Fatalf("listing an endless tool list succeeded with %d tools", len(tools))
+			}
+			if !strings.Contains(err.Error(), "endless") {
+				t.Errorf("error = %v, want it to say the server's list is endless", err)
+			}
+			if n := pages.Load(); n > 1000 {
+				t.Errorf("%d pages were asked for; want at most 1000", n)
+			}
+		})
+	}
+}
+
+var _ = sync.Mutex{}
+
+// rawHTTPServer plays a streamable HTTP MCP server that answers initialize itself and every other
+// request with handle's JSON text, as an application/json response; it returns the server's URL.
+func rawHTTPServer(t *testing.T, handle func(req rawRequest) string) string {
+	return newHTTPServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		var req rawRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.ID) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Mcp-Session-Id", "s1")
+		if req.Method == "initialize" {
+			io.WriteString(w, reply(req.ID, `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"1"}}`))
+			return
+		}
+		io.WriteString(w, handle(req))
+	}))
+}
+
+// A streamable HTTP server answering with a JSON body larger than any message wield takes over
+// stdio or in an event stream (16 MB) is refused with an error saying so, instead of being read
+// into memory whole, however large.
+func TestAttackHugeHTTPResponse(t *testing.T) {
+	huge := strings.Repeat("x", 17<<20)
+	url := rawHTTPServer(t, func(req rawRequest) string {
+		switch req.Method {
+		case "tools/list":
+			return reply(req.ID, `{"tools":[{"name":"big","description":"`+huge+`","inputSchema":{"type":"object"}}]}`)
+		}
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no"}}`, req.ID)
+	})
+	c, err := mcp.NewClient(mcp.ServerConfig{Name: "huge", Type: mcp.TypeHTTP, URL: url, Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tools, err := c.Tools(testContext(t))
+	if err == nil {
+		t.Fatalf("a %d MB answer was taken: %d tools", len(huge)>>20, len(tools))
+	}
+	t.Log(err)
+	if !strings.Contains(err.Error(), "16 MB") {
+		t.Errorf("error = %v, want it to name the 16 MB limit", err)
+	}
+}
+
+// A stdio server that prints something other than JSON-RPC on its standard output (a banner, a
+// log line: a common mistake of servers, which other clients skip) keeps working: wield skips the
+// line, logs it, and reads on, rather than dropping the connection. The server is the real
+// mcp-server-everything behind a shell that prints first.
+func TestAttackStdoutNoise(t *testing.T) {
+	everything := testenv.Bin(t, "mcp-server-everything")
+	var logs testenv.Buffer
+	c, err := mcp.NewClient(mcp.ServerConfig{
+		Name:    "noisy",
+		Command: "/bin/sh",
+		Args:    []string{"-c", `printf 'Starting server...\n\033]0;pwned\007{"not":"json-rpc"}\n[1,2]\n'; exec "$0" stdio`, everything},
+		Env:     map[string]string{"PATH": testenv.Path()},
+		Logger:  slog.New(slog.NewTextHandler(&logs, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := testContext(t)
+	tools, err := c.Tools(ctx)
+	if err != nil {
+		t.Fatalf("listing the tools of a server that printed a banner: %v", err)
+	}
+	var echo tool.Tool
+	for _, tl := range tools {
+		if tl.Definition().Name == "echo" {
+			echo = tl
+		}
+	}
+	if echo == nil {
+		t.Fatalf("no echo tool among %d", len(tools))
+	}
+	out, err := echo.Call(ctx, `{"message":"still here"}`)
+	if err != nil || !strings.Contains(out, "still here") {
+		t.Fatalf("echo = %q, %v", out, err)
+	}
+	if !strings.Contains(logs.String(), "skipped") {
+		t.Errorf("nothing logged about the lines skipped:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), "\x1b") {
+		t.Errorf("the log carries the server's escape sequence raw:\n%q", logs.String())
+	}
+}
