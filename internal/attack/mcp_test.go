@@ -238,3 +238,48 @@ func TestAttackStdoutNoise(t *testing.T) {
 		t.Errorf("the log carries the server's escape sequence raw:\n%q", logs.String())
 	}
 }
+
+// hugeAnswerServer is a stdio MCP server, in Node, whose one tool answers with a text of 17 MB,
+// over the 16 MB a message may have; initialize and tools/list are answered normally.
+const hugeAnswerServer = `
+const rl = require("readline").createInterface({input: process.stdin});
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\n");
+rl.on("line", (line) => {
+  const req = JSON.parse(line);
+  if (req.id === undefined) return;
+  if (req.method === "initialize") {
+    send({jsonrpc: "2.0", id: req.id, result: {protocolVersion: "2025-06-18", capabilities: {tools: {}}, serverInfo: {name: "huge", version: "1"}}});
+  } else if (req.method === "tools/list") {
+    send({jsonrpc: "2.0", id: req.id, result: {tools: [{name: "huge", inputSchema: {type: "object"}}, {name: "small", inputSchema: {type: "object"}}]}});
+  } else if (req.params.name === "huge") {
+    send({jsonrpc: "2.0", id: req.id, result: {content: [{type: "text", text: "x".repeat(17 << 20)}]}});
+  } else {
+    send({jsonrpc: "2.0", id: req.id, result: {content: [{type: "text", text: "small answer"}]}});
+  }
+});
+`
+
+// A stdio server's answer over the message size limit fails its own call at once, with an error
+// saying so, and the connection goes on serving the next call.
+func TestAttackOversizedStdioAnswer(t *testing.T) {
+	c, err := mcp.NewClient(mcp.ServerConfig{Name: "huge", Command: testenv.Bin(t, "node"), Args: []string{"-e", hugeAnswerServer}, Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := testContext(t)
+	tools, err := c.Tools(ctx)
+	if err != nil || len(tools) != 2 {
+		t.Fatalf("tools = %d, %v", len(tools), err)
+	}
+	out, err := tools[0].Call(ctx, "{}")
+	if err == nil {
+		t.Fatalf("a 17 MB answer was taken (%d bytes)", len(out))
+	}
+	if !strings.Contains(err.Error(), "over the limit") {
+		t.Errorf("error = %v, want it to say the answer is over the limit", err)
+	}
+	if out, err := tools[1].Call(ctx, "{}"); err != nil || out != "small answer" {
+		t.Errorf("the next call = %q, %v; want the small answer on the same connection", out, err)
+	}
+}
