@@ -239,8 +239,10 @@ func TestAttackStdoutNoise(t *testing.T) {
 	}
 }
 
-// hugeAnswerServer is a stdio MCP server, in Node, whose one tool answers with a text of 17 MB,
-// over the 16 MB a message may have; initialize and tools/list are answered normally.
+// hugeAnswerServer is a stdio MCP server, in Node, whose tool huge answers with a text of 17 MB,
+// over the 16 MB a message may have, and whose tool small answers after a message with an
+// object for its id, which JSON-RPC does not allow; initialize and tools/list are answered
+// normally.
 const hugeAnswerServer = `
 const rl = require("readline").createInterface({input: process.stdin});
 const send = (m) => process.stdout.write(JSON.stringify(m) + "\n");
@@ -254,13 +256,14 @@ rl.on("line", (line) => {
   } else if (req.params.name === "huge") {
     send({jsonrpc: "2.0", id: req.id, result: {content: [{type: "text", text: "x".repeat(17 << 20)}]}});
   } else {
+    process.stdout.write('{"jsonrpc":"2.0","id":{"an":"object"},"result":{}}\n'); // no JSON-RPC message
     send({jsonrpc: "2.0", id: req.id, result: {content: [{type: "text", text: "small answer"}]}});
   }
 });
 `
 
 // A stdio server's answer over the message size limit fails its own call at once, with an error
-// saying so, and the connection goes on serving the next call.
+// saying so, and the connection goes on serving the next call, skipping a malformed message.
 func TestAttackOversizedStdioAnswer(t *testing.T) {
 	c, err := mcp.NewClient(mcp.ServerConfig{Name: "huge", Command: testenv.Bin(t, "node"), Args: []string{"-e", hugeAnswerServer}, Logger: discard()})
 	if err != nil {
@@ -281,5 +284,120 @@ func TestAttackOversizedStdioAnswer(t *testing.T) {
 	}
 	if out, err := tools[1].Call(ctx, "{}"); err != nil || out != "small answer" {
 		t.Errorf("the next call = %q, %v; want the small answer on the same connection", out, err)
+	}
+}
+
+// A client sending many calls at once cannot make a wield server run more than
+// mcp.DefaultMaxConcurrentCalls of them: the others are refused at once with an error result
+// saying the server is busy, rather than each holding a goroutine, its arguments and whatever
+// the tool holds until it ends.
+func TestAttackConcurrentCallFlood(t *testing.T) {
+	release := make(chan struct{})
+	var running, most atomic.Int64
+	slow := tool.Must(tool.Func("slow", "Waits.", func(ctx context.Context, _ struct{}) (string, error) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return "done", nil
+	}))
+	srv, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: discard()}, slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	ct, st := sdk.NewInMemoryTransports()
+	if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "flood", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	const calls = 4 * mcp.DefaultMaxConcurrentCalls
+	var busy atomic.Int64
+	var wg sync.WaitGroup
+	for range calls {
+		wg.Go(func() {
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+			if err == nil && res.IsError && strings.Contains(mcp.ResultText(res), "busy") {
+				busy.Add(1)
+			}
+		})
+	}
+	// Wait until every call runs or was refused.
+	for running.Load()+busy.Load() < calls && ctx.Err() == nil && most.Load() <= mcp.DefaultMaxConcurrentCalls {
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	if m := most.Load(); m > mcp.DefaultMaxConcurrentCalls {
+		t.Fatalf("%d calls ran at once; want at most %d", m, mcp.DefaultMaxConcurrentCalls)
+	}
+	if b := busy.Load(); b < calls-mcp.DefaultMaxConcurrentCalls {
+		t.Errorf("%d calls were refused as busy; want at least %d", b, calls-mcp.DefaultMaxConcurrentCalls)
+	}
+}
+
+// A server that, while answering a call, sends answers to requests never made, requests of its
+// own the client did not offer to serve (sampling, elicitation, roots), a flood of notifications
+// (progress for tokens it was never given, log messages, list changes), still
+// gets its call answered, and the client's tool list is fetched again after the change.
+func TestAttackServerChatter(t *testing.T) {
+	var lists atomic.Int64
+	cfg := rawServer("chatty", func(req rawRequest) []string {
+		switch req.Method {
+		case "tools/list":
+			lists.Add(1)
+			return []string{reply(req.ID, `{"tools":[{"name":"talk","inputSchema":{"type":"object"}}]}`)}
+		case "tools/call":
+			var lines []string
+			lines = append(lines,
+				reply(json.RawMessage(`99999`), `{"content":[]}`),
+				reply(json.RawMessage(`"never-asked"`), `{}`),
+				`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":10}}`,
+				`{"jsonrpc":"2.0","id":"s2","method":"elicitation/create","params":{"message":"password?","requestedSchema":{"type":"object"}}}`,
+				`{"jsonrpc":"2.0","id":"s3","method":"roots/list"}`,
+				`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
+			)
+			for i := range 2000 {
+				lines = append(lines,
+					fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"wield-%d","progress":%d}}`, i, i),
+					`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"emergency","data":"\u001b]0;pwned\u0007"}}`)
+			}
+			return append(lines, reply(req.ID, `{"content":[{"type":"text","text":"answered"}]}`))
+		}
+		return []string{fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no"}}`, req.ID)}
+	})
+	c, err := mcp.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := testContext(t)
+	tools, err := c.Tools(ctx)
+	if err != nil || len(tools) != 1 {
+		t.Fatalf("tools = %d, %v", len(tools), err)
+	}
+	var reports atomic.Int64
+	out, err := tools[0].Call(tool.WithProgress(ctx, func(tool.Progress) { reports.Add(1) }), "{}")
+	if err != nil || out != "answered" {
+		t.Fatalf("call = %q, %v", out, err)
+	}
+	if n := reports.Load(); n > 1 {
+		t.Errorf("%d progress reports reached the caller for tokens the call was not given", n)
+	}
+	if _, err := c.Tools(ctx); err != nil || lists.Load() != 2 {
+		t.Errorf("after list_changed: %v, %d listings; want the list fetched again", err, lists.Load())
 	}
 }
