@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"maps"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -326,7 +328,7 @@ func (c *Client) connect(ctx context.Context) (*sdk.ClientSession, *exec.Cmd, er
 				cmd.Env = append(cmd.Env, k+"="+c.cfg.Env[k])
 			}
 		}
-		s, err := c.client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+		s, err := c.client.Connect(ctx, &commandTransport{cmd: cmd, terminate: 2 * time.Second, server: c.cfg.Name, logger: c.logger}, nil)
 		return s, cmd, err
 	case TypeHTTP:
 		s, err := c.client.Connect(ctx, c.streamable(), nil)
@@ -395,9 +397,6 @@ func (c *Client) httpClient() *http.Client {
 	if base == nil {
 		base = http.DefaultClient
 	}
-	if len(c.cfg.Headers) == 0 {
-		return base
-	}
 	hc := *base
 	next := hc.Transport
 	if next == nil {
@@ -407,18 +406,59 @@ func (c *Client) httpClient() *http.Client {
 	return &hc
 }
 
-// headerTransport adds the configured headers to every request.
+// MaxResponseBytes is the largest response body other than an event stream that a client takes
+// from an HTTP server: the Go SDK's limit for a message over stdio and for an event, which it
+// does not apply to application/json responses.
+const MaxResponseBytes = sdk.DefaultMaxEventSize
+
+// headerTransport adds the configured headers to every request and caps the bodies of responses
+// that are not event streams (whose events the SDK caps itself).
 type headerTransport struct {
 	headers map[string]string
 	next    http.RoundTripper
 }
 
 func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, v := range t.headers {
-		req.Header.Set(k, v)
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
 	}
-	return t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: MaxResponseBytes}
+	}
+	return resp, nil
+}
+
+// errResponseTooLarge is the read error of a response body over MaxResponseBytes.
+var errResponseTooLarge = fmt.Errorf("the server's response is over the limit of %d MB", MaxResponseBytes>>20)
+
+// cappedBody fails a read that would go past its limit.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// Over the limit unless the body ends here.
+		var one [1]byte
+		if n, err := b.ReadCloser.Read(one[:]); n == 0 && err != nil {
+			return 0, err
+		}
+		return 0, errResponseTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // drop forgets s if it is the current session, so the next use reconnects, and reports whether
@@ -497,9 +537,13 @@ func (c *Client) Tools(ctx context.Context) ([]tool.Tool, error) {
 		defer cancel()
 	}
 	var tools []tool.Tool
+	size := 0                    // of the tools kept
 	names := map[string]string{} // the names given -> the server's names
-	for t, err := range s.Tools(ctx, nil) {
+	for t, err := range listTools(ctx, s) {
 		if err != nil {
+			if errors.Is(err, errEndless) {
+				return nil, c.errorf("listing tools: %w", err)
+			}
 			if parent.Err() == nil && errors.Is(context.Cause(ctx), errNoAnswer) {
 				c.drop(s)
 				return nil, c.errorf("listing tools: no answer for %v (the server's timeout)", c.cfg.timeout())
@@ -520,6 +564,9 @@ func (c *Client) Tools(ctx context.Context) ([]tool.Tool, error) {
 		if err != nil {
 			return nil, c.errorf("%w", err)
 		}
+		if size += rt.size(); size > maxListBytes {
+			return nil, c.errorf("listing tools: %w: more than %d MB of names, descriptions and schemas", errEndless, maxListBytes>>20)
+		}
 		tools = append(tools, rt)
 	}
 	if tools == nil {
@@ -532,6 +579,59 @@ func (c *Client) Tools(ctx context.Context) ([]tool.Tool, error) {
 	}
 	c.mu.Unlock()
 	return slices.Clone(tools), nil
+}
+
+// Bounds of a server's tool list, so that a server whose list never ends (its cursors cycle, or
+// it hands out new ones forever) cannot hold a listing, or fill memory, until the timeout.
+const (
+	maxListPages = 1000
+	maxListTools = 100_000
+	maxListBytes = 32 << 20 // the names, descriptions and schemas of the tools kept
+)
+
+// errEndless is the error of a tool list over the bounds.
+var errEndless = errors.New("the server's tool list looks endless")
+
+// listTools yields the tools of the server's tools/list, page after page, within the bounds; a
+// cursor that comes back, or a list over a bound, ends it with an error matching errEndless.
+func listTools(ctx context.Context, s *sdk.ClientSession) iter.Seq2[*sdk.Tool, error] {
+	return func(yield func(*sdk.Tool, error) bool) {
+		params := &sdk.ListToolsParams{}
+		seen := map[string]bool{}
+		count := 0
+		for page := 1; ; page++ {
+			res, err := s.ListTools(ctx, params)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, t := range res.Tools {
+				if t == nil {
+					continue
+				}
+				if count++; count > maxListTools {
+					yield(nil, fmt.Errorf("%w: more than %d tools", errEndless, maxListTools))
+					return
+				}
+				if !yield(t, nil) {
+					return
+				}
+			}
+			next := res.NextCursor
+			switch {
+			case next == "":
+				return
+			case seen[next]:
+				yield(nil, fmt.Errorf("%w: its cursor %s came back after %d pages", errEndless, quoteName(next), page))
+				return
+			case page >= maxListPages:
+				yield(nil, fmt.Errorf("%w: more than %d pages", errEndless, maxListPages))
+				return
+			}
+			seen[next] = true
+			params.Cursor = next
+		}
+	}
 }
 
 // toolName returns the name a tool of the server is offered under: the configured prefix and the

@@ -35,7 +35,20 @@ type ServerOptions struct {
 	// [DefaultErrorProcessor]. A toolcall.ErrorProcessor satisfies the interface, so the tool loop
 	// and the server can share one.
 	ErrorProcessor ErrorProcessor
+	// MaxConcurrentCalls caps the tool calls the server runs at once, over all its sessions: a
+	// call beyond it is refused at once with an error result saying the server is busy (through
+	// the ErrorProcessor), so that a client flooding the server cannot make it hold a goroutine,
+	// the arguments and the tool's resources for each call it sends. Zero means
+	// DefaultMaxConcurrentCalls; negative means no cap.
+	MaxConcurrentCalls int
 }
+
+// DefaultMaxConcurrentCalls is the default of [ServerOptions.MaxConcurrentCalls].
+const DefaultMaxConcurrentCalls = 64
+
+// ErrBusy is the error of a call refused because the server runs [ServerOptions.MaxConcurrentCalls]
+// calls already; its text, which the client reads, asks to try again.
+var ErrBusy = errors.New("the server is busy: too many calls are running at once; try again when one has finished")
 
 // ErrorProcessor decides what a failed call of a served tool becomes: the text of the isError
 // result the client reads, or an error, which fails the request with a JSON-RPC error whose
@@ -107,6 +120,7 @@ type Server struct {
 	sdk       *sdk.Server
 	logger    *slog.Logger
 	processor ErrorProcessor
+	calls     chan struct{} // a place per call running; nil: no cap
 }
 
 // NewServer returns an MCP server offering tools. impl names the server to clients (nil: wield
@@ -133,6 +147,12 @@ func NewServer(impl *sdk.Implementation, opts *ServerOptions, tools ...tool.Tool
 		so.Logger = sdkLogger(o.Logger)
 	}
 	s := &Server{sdk: sdk.NewServer(impl, &so), logger: o.Logger, processor: o.ErrorProcessor}
+	switch {
+	case o.MaxConcurrentCalls == 0:
+		s.calls = make(chan struct{}, DefaultMaxConcurrentCalls)
+	case o.MaxConcurrentCalls > 0:
+		s.calls = make(chan struct{}, o.MaxConcurrentCalls)
+	}
 	if err := s.AddTools(tools...); err != nil {
 		return nil, err
 	}
@@ -287,6 +307,15 @@ func (h *handler) handle(ctx context.Context, req *sdk.CallToolRequest) (res *sd
 			res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tool call failed"}
 		}
 	}()
+	if h.srv.calls != nil {
+		select {
+		case h.srv.calls <- struct{}{}:
+			defer func() { <-h.srv.calls }()
+		default:
+			h.srv.logger.WarnContext(ctx, "mcp: refused a call: too many calls running", "tool", h.name, "max", cap(h.srv.calls))
+			return h.fail(ctx, ErrBusy)
+		}
+	}
 	return h.serve(ctx, req)
 }
 

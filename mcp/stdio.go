@@ -85,10 +85,14 @@ func (w *lockedWriter) Close() error { return nil }
 // frameFilter passes on the frames of r that the SDK can take, one whole line at a time, and
 // answers the others.
 type frameFilter struct {
-	r       *bufio.Reader
-	limit   int
-	out     io.Writer
-	logger  *slog.Logger
+	r      *bufio.Reader
+	limit  int
+	out    io.Writer
+	logger *slog.Logger
+	// server, when set, names the server whose standard output the filter reads for a client:
+	// bad lines are skipped and logged with their beginning, not answered, and an answer over the
+	// limit becomes an error answer to its request.
+	server  string
 	pending []byte // the rest of a frame being handed out
 	line    []byte // reused buffer
 	err     error  // sticky read error
@@ -179,8 +183,7 @@ func (f *frameFilter) next() []byte {
 	for {
 		chunk, err := f.r.ReadSlice('\n')
 		if len(f.line)+len(chunk) > f.limit+2 { // room for "\r\n"
-			f.oversized(append(f.line, chunk...), err)
-			return nil
+			return f.oversized(append(f.line, chunk...), err)
 		}
 		f.line = append(f.line, chunk...)
 		if err == nil {
@@ -200,11 +203,16 @@ func (f *frameFilter) next() []byte {
 		return nil
 	}
 	if len(frame) > f.limit {
-		f.reply(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, f.tooLarge())
-		f.logger.Warn("mcp: dropped an oversized frame", "bytes", len(frame), "limit", f.limit)
-		return nil
+		var sc idScanner
+		sc.feed(frame)
+		return f.refuseOversized(sc.result(), len(frame))
 	}
 	if code, msg, id := f.check(frame); code != 0 {
+		if f.server != "" {
+			f.logger.Warn("mcp: skipped a line of the server's standard output that is not a JSON-RPC message",
+				"server", f.server, "bytes", len(frame), "reason", msg, "line", logName(truncate(string(frame), 100)))
+			return nil
+		}
 		f.reply(id, code, msg)
 		f.logger.Warn("mcp: dropped a frame that is not a JSON-RPC message", "bytes", len(frame), "reason", msg)
 		return nil
@@ -221,8 +229,8 @@ func (f *frameFilter) tooLarge() string {
 }
 
 // oversized discards the rest of a frame over the limit, looking for its id on the way, and
-// answers it.
-func (f *frameFilter) oversized(start []byte, err error) {
+// refuses it (see refuseOversized).
+func (f *frameFilter) oversized(start []byte, err error) []byte {
 	var sc idScanner
 	sc.feed(start)
 	n := len(start)
@@ -235,8 +243,29 @@ func (f *frameFilter) oversized(start []byte, err error) {
 	if err != nil {
 		f.err = err
 	}
-	f.reply(sc.result(), jsonrpc.CodeInvalidRequest, f.tooLarge())
-	f.logger.Warn("mcp: dropped an oversized frame", "bytes", n, "limit", f.limit)
+	return f.refuseOversized(sc.result(), n)
+}
+
+// refuseOversized drops a frame of n bytes over the limit, whose id is id (if found). A server
+// answers the client with an error; a client reading a server's output hands its own side an
+// error answer to the request, so that the call fails now rather than at its timeout. It returns
+// what to hand on.
+func (f *frameFilter) refuseOversized(id jsonrpc.ID, n int) []byte {
+	if f.server == "" {
+		f.reply(id, jsonrpc.CodeInvalidRequest, f.tooLarge())
+		f.logger.Warn("mcp: dropped an oversized frame", "bytes", n, "limit", f.limit)
+		return nil
+	}
+	f.logger.Warn("mcp: skipped an oversized message of the server", "server", f.server, "bytes", n, "limit", f.limit)
+	if !id.IsValid() {
+		return nil
+	}
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		Message: fmt.Sprintf("the server's message is %d bytes, over the limit of %d", n, f.limit)}})
+	if err != nil {
+		return nil
+	}
+	return append(data, '\n')
 }
 
 // reply writes a JSON-RPC error response. Notifications get none, but the filter cannot tell a

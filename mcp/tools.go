@@ -59,6 +59,11 @@ func newRemoteTool(c *Client, t *sdk.Tool, name string) (*remoteTool, error) {
 	}, nil
 }
 
+// size is about what the tool's definition holds in memory.
+func (t *remoteTool) size() int {
+	return len(t.name) + len(t.def.Name) + len(t.def.Description) + len(t.def.InputSchema) + len(t.def.OutputSchema)
+}
+
 func (t *remoteTool) Definition() tool.Definition { return t.def }
 func (t *remoteTool) Metadata() tool.Metadata     { return t.meta }
 

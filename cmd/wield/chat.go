@@ -309,7 +309,7 @@ func (a *app) promptFrom(args []string) (string, error) {
 		return "", nil
 	}
 	if len(args) == 1 && args[0] == "-" {
-		b, err := io.ReadAll(a.stdin)
+		b, err := a.readStdin("the prompt")
 		if err != nil {
 			return "", err
 		}
@@ -323,7 +323,7 @@ func (a *app) promptFrom(args []string) (string, error) {
 		return "", usagef("the prompt is empty")
 	}
 	if a.stdinPiped() {
-		b, err := io.ReadAll(a.stdin)
+		b, err := a.readStdin("the prompt")
 		if err != nil {
 			return "", err
 		}
@@ -332,6 +332,24 @@ func (a *app) promptFrom(args []string) (string, error) {
 		}
 	}
 	return prompt, nil
+}
+
+// maxStdinBytes is the most wield reads from standard input for a prompt or a tool's arguments:
+// the size of the largest attachment, far beyond any model's context.
+const maxStdinBytes = maxAttachBytes
+
+// readStdin reads standard input whole for what (a prompt, arguments), refusing more than
+// maxStdinBytes: a pipe that does not end (from /dev/zero, a runaway program) would otherwise
+// be read until memory runs out.
+func (a *app) readStdin(what string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(a.stdin, maxStdinBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxStdinBytes {
+		return nil, usagef("standard input is over %s, the most %s may take; attach a file with --attach, or send less", content.FormatSize(maxStdinBytes), what)
+	}
+	return b, nil
 }
 
 // stdinTerminal reports whether standard input is a terminal.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,5 +180,46 @@ func TestIterationCapSaid(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "the answer may be incomplete") {
 		t.Fatalf("stdout %q, stderr %q: the cap is not said", stdout, stderr)
+	}
+}
+
+// endless is standard input that never ends: a pipe from /dev/zero or a runaway program. It ends
+// after limit bytes all the same, so that a command reading it whole fails the test rather than
+// the machine.
+type endless struct{ read, limit int64 }
+
+func (r *endless) Read(p []byte) (int, error) {
+	if r.read >= r.limit {
+		return 0, io.EOF
+	}
+	n := int(min(int64(len(p)), r.limit-r.read))
+	for i := range n {
+		p[i] = 'a'
+	}
+	r.read += int64(n)
+	return n, nil
+}
+
+// Standard input longer than any prompt or arguments can be is refused with a clear error once
+// past the limit, instead of being read into memory to its end.
+func TestEndlessStdin(t *testing.T) {
+	for _, args := range [][]string{{"chat", "-"}, {"chat", "summarise", "this"}, {"tools", "call", "getCurrentDateTime", "-"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			in := &endless{limit: 3 * maxStdinBytes}
+			var out, errw bytes.Buffer
+			a := newApp(in, &out, &errw, func(k string) string { return keyEnv(t)[k] })
+			m := chattest.New(chattest.Text("Summarised."))
+			a.modelOverride = func(modelSpec) (chat.Model, error) { return m, nil }
+			code := a.run(t.Context(), args)
+			if code == exitOK {
+				t.Fatalf("exit 0 after reading %d bytes of standard input", in.read)
+			}
+			if in.read > maxStdinBytes+64<<10 {
+				t.Errorf("read %d bytes of standard input; want it to stop near %d", in.read, maxStdinBytes)
+			}
+			if !strings.Contains(errw.String(), "standard input is over") {
+				t.Errorf("stderr = %q", errw.String())
+			}
+		})
 	}
 }

@@ -232,7 +232,7 @@ standard error and exits with status 1.`,
 				input = args[1]
 			}
 			if input == "-" {
-				b, err := io.ReadAll(a.stdin)
+				b, err := a.readStdin("a tool's arguments")
 				if err != nil {
 					return err
 				}
