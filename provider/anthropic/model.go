@@ -14,6 +14,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider/internal/sameorigin"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
@@ -98,9 +99,7 @@ func New(cfg Config) (*Model, error) {
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
+	opts = append(opts, option.WithHTTPClient(sameorigin.Client(cfg.HTTPClient)))
 	return newModel(cfg, ProviderName, opts), nil
 }
 

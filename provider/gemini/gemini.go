@@ -17,6 +17,7 @@ import (
 	"github.com/wield-ai/wield/internal/bodywatch"
 	"github.com/wield-ai/wield/internal/httpretry"
 	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider/internal/sameorigin"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
@@ -177,6 +178,9 @@ func retryingClient(base *http.Client, cfg *Config) *http.Client {
 	}
 	// The SDK reports a stream cut inside an event as a JSON error about the partial event; the
 	// watch keeps the read error that is the real cause.
+	// An authorizing transport (Vertex AI's) adds its token to redirected requests too, and
+	// net/http keeps the API key's header on them.
+	c.CheckRedirect = sameorigin.Check(c.CheckRedirect)
 	c.Transport = &bodywatch.Transport{Base: &httpretry.Transport{
 		Base:       &httptimeout.Transport{Base: c.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout},
 		MaxRetries: cfg.MaxRetries,

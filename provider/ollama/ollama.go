@@ -19,6 +19,7 @@ import (
 	"github.com/wield-ai/wield/internal/httpretry"
 	"github.com/wield-ai/wield/internal/httptimeout"
 	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/sameorigin"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
@@ -91,6 +92,8 @@ func New(cfg Config) (*Model, error) {
 	}
 	// The watch keeps the status and read errors the client does not report: it returns no
 	// error for a stream cut short or an error status with an empty body.
+	// A redirect would take the conversation, and whatever a custom transport adds, elsewhere.
+	hc.CheckRedirect = sameorigin.Check(hc.CheckRedirect)
 	hc.Transport = &bodywatch.Transport{Base: &httpretry.Transport{
 		Base:       &httptimeout.Transport{Base: hc.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout},
 		MaxRetries: cfg.MaxRetries,
