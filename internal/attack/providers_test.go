@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"compress/gzip"
 	"context"
 	"io"
 	"net/http"
@@ -133,4 +134,70 @@ func headerText(h http.Header) string {
 		b.WriteString(k + "=" + strings.Join(v, ",") + " ")
 	}
 	return b.String()
+}
+
+// TestProviderHugeResponse: a server answers a call or a stream with a body far larger than any
+// answer, gzip-compressed so it costs the server next to nothing (8 MiB inflated from some
+// 8 KiB; a real bomb would be gigabytes). Every provider stops reading at MaxResponseBytes and
+// fails with an error that names it, instead of holding the whole body in memory.
+func TestProviderHugeResponse(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Encoding", "gzip")
+		if strings.Contains(r.URL.RawQuery, "alt=sse") || r.Header.Get("Accept") == "text/event-stream" {
+			w.Header().Set("Content-Type", "text/event-stream")
+		} else {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		zw := gzip.NewWriter(w)
+		_, _ = zw.Write([]byte(`data: {"id":"`))
+		chunk := []byte(strings.Repeat("a", 1<<20))
+		for range 8 {
+			if _, err := zw.Write(chunk); err != nil {
+				return
+			}
+		}
+		_, _ = zw.Write([]byte("\"}\n\n"))
+		_ = zw.Close()
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	const limit = 1 << 20
+	noRetry := 0
+	build := map[string]func() (chat.Model, error){
+		"openai": func() (chat.Model, error) {
+			return openai.New(openai.Config{BaseURL: srv.URL, APIKey: apiKey, Model: "m", MaxRetries: &noRetry, MaxResponseBytes: limit})
+		},
+		"openai-responses": func() (chat.Model, error) {
+			return openai.NewResponses(openai.Config{BaseURL: srv.URL, APIKey: apiKey, Model: "m", MaxRetries: &noRetry, MaxResponseBytes: limit})
+		},
+		"anthropic": func() (chat.Model, error) {
+			return anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: apiKey, Model: "m", MaxRetries: &noRetry, MaxResponseBytes: limit})
+		},
+		"gemini": func() (chat.Model, error) {
+			return gemini.New(ctx, gemini.Config{BaseURL: srv.URL, APIKey: apiKey, Model: "m", MaxRetries: -1, MaxResponseBytes: limit})
+		},
+		"ollama": func() (chat.Model, error) {
+			return ollama.New(ollama.Config{BaseURL: srv.URL, Model: "m", MaxRetries: -1, MaxResponseBytes: limit})
+		},
+	}
+	p := &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}
+	for name, newModel := range build {
+		t.Run(name, func(t *testing.T) {
+			m, err := newModel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Call(ctx, p); err == nil || !strings.Contains(err.Error(), "MaxResponseBytes") {
+				t.Errorf("Call: %v, want an error naming MaxResponseBytes", err)
+			}
+			var last error
+			for _, err := range m.Stream(ctx, p) {
+				last = err
+			}
+			if last == nil || !strings.Contains(last.Error(), "MaxResponseBytes") {
+				t.Errorf("Stream: %v, want an error naming MaxResponseBytes", last)
+			}
+		})
+	}
 }

@@ -69,6 +69,11 @@ type Config struct {
 	// streamed events (Anthropic sends pings while a long answer is prepared). Zero means 5
 	// minutes; a negative value waits forever.
 	IdleTimeout time.Duration
+	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
+	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
+	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
+	// value sets no bound.
+	MaxResponseBytes int64
 	// RequestOptions are passed to the SDK on every request, after wield's own.
 	RequestOptions []option.RequestOption
 }
@@ -129,7 +134,7 @@ func newModel(cfg Config, platform string, opts []option.RequestOption) *Model {
 	}
 	// As middleware, the timeouts hold whatever HTTP client the platform or the request options
 	// choose.
-	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout}
+	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes}
 	opts = append(opts, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		return timeouts.Do(r, next)
 	}))

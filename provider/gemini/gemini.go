@@ -51,6 +51,11 @@ type Config struct {
 	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
 	// streamed events. Zero means 5 minutes; a negative value waits forever.
 	IdleTimeout time.Duration
+	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
+	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
+	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
+	// value sets no bound.
+	MaxResponseBytes int64
 	// Temperature and MaxTokens are defaults for calls whose options leave them unset.
 	Temperature *float64
 	MaxTokens   int
@@ -182,7 +187,7 @@ func retryingClient(base *http.Client, cfg *Config) *http.Client {
 	// net/http keeps the API key's header on them.
 	c.CheckRedirect = sameorigin.Check(c.CheckRedirect)
 	c.Transport = &bodywatch.Transport{Base: &httpretry.Transport{
-		Base:       &httptimeout.Transport{Base: c.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout},
+		Base:       &httptimeout.Transport{Base: c.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes},
 		MaxRetries: cfg.MaxRetries,
 		Hint:       retryInfoHint,
 		Sleep:      cfg.sleep,

@@ -50,6 +50,11 @@ type Config struct {
 	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
 	// streamed chunks. Zero means 5 minutes; a negative value waits forever.
 	IdleTimeout time.Duration
+	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
+	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
+	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
+	// value sets no bound.
+	MaxResponseBytes int64
 	// Temperature and MaxTokens (num_predict) are defaults for calls whose options leave them unset.
 	Temperature *float64
 	MaxTokens   int
@@ -95,7 +100,7 @@ func New(cfg Config) (*Model, error) {
 	// A redirect would take the conversation, and whatever a custom transport adds, elsewhere.
 	hc.CheckRedirect = sameorigin.Check(hc.CheckRedirect)
 	hc.Transport = &bodywatch.Transport{Base: &httpretry.Transport{
-		Base:       &httptimeout.Transport{Base: hc.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout},
+		Base:       &httptimeout.Transport{Base: hc.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes},
 		MaxRetries: cfg.MaxRetries,
 		Sleep:      cfg.sleep,
 	}}
