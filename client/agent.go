@@ -27,6 +27,9 @@ type AgentInput struct {
 // ([PendingCall.Child]): the top-level caller sees the sub-agent's pending calls in
 // [TurnState.Pending], decides them, and its resume resumes the sub-agent where it stopped.
 //
+// Agents nest at most [MaxAgentDepth] deep; a deeper call ends the whole turn with
+// [ErrAgentDepth].
+//
 // opts configure the tool as for any constructor of package tool (a timeout, approval, MCP
 // hints); its input is always [AgentInput].
 func AgentTool(c *Client, name, description string, opts ...tool.Option) (tool.Tool, error) {
@@ -54,7 +57,25 @@ type agentTool struct {
 	name string
 }
 
+// MaxAgentDepth bounds how deeply agents run inside agents ([AgentTool]): a model that makes an
+// agent call itself, directly or through others, would otherwise nest turns until the memory
+// gives out.
+const MaxAgentDepth = 16
+
+// ErrAgentDepth ends a turn whose agents nested deeper than [MaxAgentDepth]. It ends every turn
+// up to the top-level one (it is [tool.Fatal]): a caller that read it as a failed call could
+// only try again, as deep.
+var ErrAgentDepth = fmt.Errorf("client: agents nested deeper than %d", MaxAgentDepth)
+
+// agentDepthKey holds, in a sub-agent's context, how many agents it runs inside.
+type agentDepthKey struct{}
+
 func (a *agentTool) call(ctx context.Context, in AgentInput) (string, error) {
+	depth, _ := ctx.Value(agentDepthKey{}).(int)
+	if depth >= MaxAgentDepth {
+		return "", tool.Fatal(fmt.Errorf("%w: agent %q", ErrAgentDepth, a.name))
+	}
+	ctx = context.WithValue(ctx, agentDepthKey{}, depth+1)
 	var spec *Spec
 	if r, ok := toolcall.Resumed(ctx); ok && len(r.Data) > 0 {
 		var ar agentResume

@@ -719,7 +719,13 @@ type eventObserver struct {
 	plans  []toolcall.Plan
 	result *toolcall.Result
 	err    error
+	// panicked holds what the round panicked with, to be raised again on the loop's goroutine:
+	// on a worker it would end the program, out of the caller's reach.
+	panicked *roundPanic
 }
+
+// roundPanic is the value of a panic on the worker of a round of several calls.
+type roundPanic struct{ value any }
 
 // eventsKey finds the eventObserver of a streamed round in the context of its tools.
 type eventsKey struct{}
@@ -840,8 +846,27 @@ func (o *eventObserver) close() {
 func (o *eventObserver) Run() {
 	pprof.SetGoroutineLabels(o.Context)
 	defer pprof.SetGoroutineLabels(context.Background())
+	returned := false
+	defer func() {
+		if !returned {
+			if v := recover(); v != nil {
+				o.panicked = &roundPanic{v}
+			} else {
+				o.err = errors.New("client: the round's goroutine stopped without returning (runtime.Goexit)")
+			}
+			o.close()
+		}
+	}()
 	o.result, o.err = o.execute()
+	returned = true
 	o.close()
+}
+
+// repanic raises again, on the loop's goroutine, a panic of the round's worker.
+func (o *eventObserver) repanic() {
+	if o.panicked != nil {
+		panic(o.panicked.value)
+	}
 }
 
 func (o *eventObserver) execute() (*toolcall.Result, error) {
@@ -877,9 +902,11 @@ func executeObserved(ctx context.Context, mgr *toolcall.Manager, turn *toolcall.
 			obs.cancel()
 			for range obs.events {
 			}
+			obs.repanic()
 			return nil, errStopped
 		}
 	}
+	obs.repanic()
 	return obs.result, obs.err
 }
 

@@ -50,7 +50,8 @@ const (
 	CallInterrupted CallStatus = "interrupted"
 	// CallRunning: the call was running when the state was saved.
 	CallRunning CallStatus = "running"
-	// CallWaiting: the call has not run and needs no decision; it runs on resume.
+	// CallWaiting: the call has not run and needs no decision; it runs on resume, once the
+	// approval policy, asked again, lets it.
 	CallWaiting CallStatus = "waiting"
 )
 
@@ -361,13 +362,25 @@ func route(s *TurnState, decisions []Decision) (*routed, error) {
 			rt.child[i] = append(rt.child[i], d)
 			continue
 		}
-		i := slices.IndexFunc(calls, func(c PendingCall) bool { return c.Call.ID == d.CallID && c.NeedsDecision() })
-		if i >= 0 {
-			if _, dup := rt.own[i]; dup {
-				return nil, fmt.Errorf("%w: two decisions for call %s", ErrInvalidDecision, d.CallID)
+		// A model may give several calls of a response one id (or none): each decision for the
+		// id goes to the next of its pending calls, in order, as Pending lists them.
+		i, matched := -1, false
+		for j, c := range calls {
+			if c.Call.ID != d.CallID || !c.NeedsDecision() {
+				continue
 			}
+			matched = true
+			if _, decided := rt.own[j]; !decided {
+				i = j
+				break
+			}
+		}
+		if i >= 0 {
 			rt.own[i] = d
 			continue
+		}
+		if matched {
+			return nil, fmt.Errorf("%w: more decisions than pending calls for call id %s", ErrInvalidDecision, d.CallID)
 		}
 		// A call of a sub-agent, found by id at any depth.
 		found := -1
@@ -497,8 +510,8 @@ func plans(ctx context.Context, s *TurnState, decisions []Decision, tools []tool
 			}
 			r := *c.Result
 			p.Result = &r
-		default: // waiting
-			p.Approved = true
+		default: // waiting: it needed no decision, so the approval policy is asked again
+			// rather than the state believed, which may come from anywhere
 		}
 	}
 	return out, nil
@@ -520,6 +533,14 @@ func (s *TurnState) check() error {
 	case TurnApproval, TurnInterrupted, TurnRunning:
 		if s.Round == nil || len(s.Round.Calls) == 0 || len(s.Round.Calls) != len(s.Round.Message.ToolCalls) {
 			return fmt.Errorf("client: resume: a turn state in status %s has no well-formed round", s.Status)
+		}
+		// The calls that run are the message's; the application decided on the pending calls'.
+		// They must be the same calls, or an approval would run what nobody saw.
+		for i := range s.Round.Calls {
+			a, b := &s.Round.Calls[i].Call, &s.Round.Message.ToolCalls[i]
+			if a.ID != b.ID || a.Name != b.Name || a.Arguments != b.Arguments {
+				return fmt.Errorf("client: resume: call %d of the turn state's round differs from its message's", i)
+			}
 		}
 	default:
 		return fmt.Errorf("client: resume: unknown turn status %q", s.Status)

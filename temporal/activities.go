@@ -129,7 +129,14 @@ func (a *activities) Tool(ctx context.Context, in toolInput) (*toolOutput, error
 		pc := client.NewRound(resp, result.Calls, false).Calls[0]
 		return &toolOutput{Elapsed: elapsed, Stopped: &pc}, nil
 	}
-	return &toolOutput{Result: result.ToolResults()[0], Elapsed: elapsed}, nil
+	res := result.ToolResults()[0]
+	if limit := a.cfg.MaxToolResultBytes; limit > 0 {
+		if b, err := json.Marshal(res); err == nil && len(b) > limit {
+			res = chat.ToolResult{ID: res.ID, Name: res.Name, IsError: true, Content: fmt.Sprintf(
+				"The tool's result is %d bytes, over the %d bytes a result may have in this turn; it was dropped. Ask for less.", len(b), limit)}
+		}
+	}
+	return &toolOutput{Result: res, Elapsed: elapsed}, nil
 }
 
 // errProbe stops a round after its approval and limits were decided, before any call runs.

@@ -20,6 +20,9 @@ const (
 	DefaultToolTimeout      = 10 * time.Minute
 	DefaultHeartbeatTimeout = 30 * time.Second
 	DefaultEventPoll        = 200 * time.Millisecond
+	// DefaultMaxToolResultBytes is Temporal's own warning threshold for a payload; its default
+	// limit, which fails the call, is 2 MB.
+	DefaultMaxToolResultBytes = 512 << 10
 )
 
 // Config describes one agent on Temporal: where its turns, model calls and tool calls run and
@@ -60,6 +63,12 @@ type Config struct {
 	// tools run at most once: one whose attempt was lost (its worker died, it timed out) stops
 	// the turn for the application's decision, as [client.CallRunning] does.
 	ToolRetry *sdktemporal.RetryPolicy
+	// MaxToolResultBytes caps a tool call's result, measured as its JSON encoding: every
+	// result travels in the turn's history, and one over Temporal's payload limit would be
+	// lost after the tool ran, leaving the call to a decision. A larger result reaches the
+	// model as an error result saying so. Zero means [DefaultMaxToolResultBytes]; a negative
+	// value means no cap (the server's limit still applies).
+	MaxToolResultBytes int
 
 	// Memory, if set, keeps the conversations of turns that name one: the turn's new messages
 	// are added and the conversation loaded at its start, each tool round is added when it
@@ -103,6 +112,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ToolRetry == nil {
 		c.ToolRetry = &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 3}
+	}
+	if c.MaxToolResultBytes == 0 {
+		c.MaxToolResultBytes = DefaultMaxToolResultBytes
 	}
 	if c.EventPoll <= 0 {
 		c.EventPoll = DefaultEventPoll

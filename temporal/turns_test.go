@@ -624,3 +624,27 @@ func TestConstructorsAndStartRefuse(t *testing.T) {
 		t.Error("a turn whose tool context does not encode")
 	}
 }
+
+// A tool whose result is over Temporal's payload limit does not leave its call lost after it
+// ran (waiting for a decision the application cannot make well): the model reads that the
+// result was too large, and the turn goes on.
+func TestHugeToolResultReachesTheModelAsAnError(t *testing.T) {
+	tc := dial(t)
+	queue := "huge-" + rand.Text()[:8]
+	cfg := temporal.Config{TaskQueue: queue}
+	runs := 0
+	dump := tool.Must(tool.Func("dump", "Dumps a file", func(ctx context.Context, in pathIn) (string, error) {
+		runs++
+		return strings.Repeat("x", 3<<20), nil
+	}))
+	m := script(chat.ToolCall{ID: "c1", Name: "dump", Arguments: `{"path":"/var/log"}`})
+	startWorker(t, tc, newClient(m, client.WithTools(dump)), cfg)
+	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User("go")}})
+	resp, err := turn.Result(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Outcome != client.OutcomeAnswer || !strings.Contains(resp.Text(), "over the 524288 bytes") || runs != 1 {
+		t.Fatalf("outcome %v, runs %d, answer %.200q", resp.Outcome, runs, resp.Text())
+	}
+}

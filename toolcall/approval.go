@@ -25,7 +25,8 @@ type ApprovalRequest struct {
 // ApprovalPolicy reports whether a call must wait for the application's decision before it runs.
 // When any call of a model response must wait, none of that response's calls runs: the round
 // stops ([Result.Stopped]) with those calls marked [CallNeedsApproval]. A policy is called once
-// per call of a known tool, on the goroutine of the round, and must not block for long.
+// per call of a known tool, on the goroutine of the round, and must not block for long; one that
+// panics ends the turn with an error, before any call runs.
 //
 // A nil policy is [AskFlagged]: only tools whose metadata sets RequiresApproval ask.
 type ApprovalPolicy func(ctx context.Context, req ApprovalRequest) bool

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -186,8 +187,8 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 			if st.refused == nil && (st.plan == nil || st.plan.Result == nil && !st.plan.Approved) {
 				if policy == nil {
 					st.asks = st.meta.RequiresApproval
-				} else {
-					st.asks = policy(ctx, ApprovalRequest{Call: st.call, Definition: defs[j], Metadata: st.meta})
+				} else if st.asks, err = m.ask(ctx, policy, ApprovalRequest{Call: st.call, Definition: defs[j], Metadata: st.meta}); err != nil {
+					return nil, err
 				}
 				asks = asks || st.asks
 			}
@@ -276,6 +277,24 @@ func roundCalls(resp *chat.Response, changed bool) []chat.ToolCall {
 		return slices.Clip(resp.Generations[0].Message.ToolCalls)
 	}
 	return resp.ToolCalls()
+}
+
+// ask asks policy about a call. A policy that panics (on arguments it did not expect, say) ends
+// the turn with an error, before any call runs: a round may run on a goroutine of its own, where
+// the panic would end the program.
+func (m *Manager) ask(ctx context.Context, policy ApprovalPolicy, req ApprovalRequest) (asks bool, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			m.logger().ErrorContext(ctx, "toolcall: approval policy panicked",
+				"tool", req.Call.Name, "call_id", req.Call.ID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			msg, _, _ := strings.Cut(fmt.Sprint(v), "\n")
+			if len(msg) > maxPanicText {
+				msg = msg[:maxPanicText] + "…"
+			}
+			asks, err = false, fmt.Errorf("toolcall: the approval policy panicked on call %s (%s): %s", req.Call.ID, req.Call.Name, msg)
+		}
+	}()
+	return policy(ctx, req), nil
 }
 
 // outcomes reports where each call of a round stands.
