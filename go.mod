@@ -20,6 +20,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/mod v0.42.0
 	golang.org/x/term v0.47.0
+	google.golang.org/api v0.197.0
 	modernc.org/sqlite v1.61.1
 )
 
@@ -129,5 +130,4 @@ require (
 	go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc v0.54.0 // indirect
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.54.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
-	google.golang.org/api v0.197.0 // indirect
 )

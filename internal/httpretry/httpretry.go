@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -151,7 +152,7 @@ func (t *Transport) serverWait(resp *http.Response, attempt int) (time.Duration,
 func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
+			return seconds(ms / 1000), true
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
@@ -159,12 +160,22 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second)), true
+		return seconds(s), true
 	}
 	if at, err := http.ParseTime(v); err == nil {
 		return max(at.Sub(now), 0), true
 	}
 	return 0, false
+}
+
+// seconds converts a non-negative number of seconds to a Duration, saturating: converting a float
+// beyond the int64 range is undefined in Go and gives a negative Duration on amd64, which would
+// turn "retry after forever" into "retry now".
+func seconds(s float64) time.Duration {
+	if ns := s * float64(time.Second); ns < math.MaxInt64 {
+		return time.Duration(ns)
+	}
+	return math.MaxInt64
 }
 
 func (t *Transport) backoff(attempt int) time.Duration {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -114,6 +115,23 @@ func TestRetries(t *testing.T) {
 			name:       "too long a Retry-After is not waited for",
 			answers:    []answer{{429, http.Header{"Retry-After": {"3600"}}, "come back later"}},
 			wantStatus: 429, wantBody: "come back later", wantTries: 1, wantWaits: []time.Duration{},
+		},
+		// A wait too large for a time.Duration must not wrap into a negative one: the server
+		// asked for forever, not for now.
+		{
+			name:       "a Retry-After beyond any duration is not waited for",
+			answers:    []answer{{429, http.Header{"Retry-After": {"1e300"}}, "never"}},
+			wantStatus: 429, wantBody: "never", wantTries: 1, wantWaits: []time.Duration{},
+		},
+		{
+			name:       "an infinite retry-after-ms is not waited for",
+			answers:    []answer{{503, http.Header{"Retry-After-Ms": {"+Inf"}}, "never"}},
+			wantStatus: 503, wantBody: "never", wantTries: 1, wantWaits: []time.Duration{},
+		},
+		{
+			name:       "an HTTP date centuries ahead is not waited for",
+			answers:    []answer{{503, http.Header{"Retry-After": {"Fri, 31 Dec 9999 23:59:59 GMT"}}, "never"}},
+			wantStatus: 503, wantBody: "never", wantTries: 1, wantWaits: []time.Duration{},
 		},
 		{
 			name:       "too long a hint keeps the body readable",
@@ -338,6 +356,11 @@ func TestRetryAfter(t *testing.T) {
 		{http.Header{"Retry-After-Ms": {"250"}}, 250 * time.Millisecond, true},
 		{http.Header{"Retry-After": {"soon"}}, 0, false},
 		{http.Header{"Retry-After": {"-1"}}, 0, false},
+		{http.Header{"Retry-After": {"NaN"}}, 0, false},
+		{http.Header{"Retry-After-Ms": {"NaN"}}, 0, false},
+		{http.Header{"Retry-After": {"1e300"}}, time.Duration(math.MaxInt64), true},
+		{http.Header{"Retry-After": {"Inf"}}, time.Duration(math.MaxInt64), true},
+		{http.Header{"Retry-After-Ms": {"1e300"}}, time.Duration(math.MaxInt64), true},
 		{http.Header{}, 0, false},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,12 @@
 // whose response headers do not come within a first-byte timeout, and a response body that
 // sends nothing for an idle timeout, with an [*Error] naming the timeout and its value. A
 // server that accepts the connection and then says nothing would otherwise hold a turn forever.
+// It also bounds how much a response body may hold ([ErrTooLarge]): the SDKs read a whole
+// answer into memory, and a compressed body is inflated before they see it.
+//
+// A stream that keeps sending keep-alives (SSE comments, ping events) is not idle: the server
+// is alive, and some send nothing else for minutes while a model thinks. The caller's context
+// is what bounds a whole turn.
 //
 // The providers install it under their SDK, as a transport (under [httpretry], so the timeouts
 // apply to each attempt) or as SDK middleware ([Transport.Do]), and expose the two durations in
@@ -32,6 +38,15 @@ const (
 	DefaultFirstByteTimeout = 10 * time.Minute
 	DefaultIdleTimeout      = 5 * time.Minute
 )
+
+// DefaultMaxBody is the size limit of a response body, as inflated, when a [Transport] sets
+// none: 256 MiB, far above any answer a model gives (a streamed answer of 128k tokens is some
+// 40 MB of events) and the line limit of the SDKs that have one, yet a bound on what a hostile
+// or broken server (or a gzip bomb) can make a program hold.
+const DefaultMaxBody = 256 << 20
+
+// ErrTooLarge is the error, wrapped, of reading a response body past the size limit.
+var ErrTooLarge = errors.New("the response is too large")
 
 // Kind names a timeout as the providers' Config fields do.
 type Kind int
@@ -81,6 +96,10 @@ type Transport struct {
 	// zero means DefaultIdleTimeout, a negative value no bound. Time the caller spends between
 	// reads does not count.
 	Idle time.Duration
+	// MaxBody bounds the bytes of each response body (inflated): zero means DefaultMaxBody, a
+	// negative value no bound. Reading past it fails with [ErrTooLarge] and drops the
+	// connection.
+	MaxBody int64
 }
 
 // resolve applies the zero-means-default, negative-means-none rule.
@@ -109,7 +128,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *Transport) Do(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	firstByte := resolve(t.FirstByte, DefaultFirstByteTimeout)
 	idle := resolve(t.Idle, DefaultIdleTimeout)
-	if firstByte == 0 && idle == 0 {
+	maxBody := t.MaxBody
+	switch {
+	case maxBody == 0:
+		maxBody = DefaultMaxBody
+	case maxBody < 0:
+		maxBody = 0
+	}
+	if firstByte == 0 && idle == 0 && maxBody == 0 {
 		return next(req)
 	}
 	ctx, cancel := context.WithCancelCause(req.Context())
@@ -133,7 +159,7 @@ func (t *Transport) Do(req *http.Request, next func(*http.Request) (*http.Respon
 		cancel(nil)
 		return nil, err
 	}
-	b := &body{rc: resp.Body, ctx: ctx, cancel: cancel, idle: idle, start: time.Now()}
+	b := &body{rc: resp.Body, ctx: ctx, cancel: cancel, idle: idle, start: time.Now(), left: maxBody, limited: maxBody > 0}
 	if idle > 0 {
 		// Armed once stored, so that check always finds it.
 		t := time.AfterFunc(time.Duration(math.MaxInt64), b.check)
@@ -164,6 +190,9 @@ type body struct {
 	idle   time.Duration
 	start  time.Time                  // the origin of waiting, for monotonic durations
 	timer  atomic.Pointer[time.Timer] // nil without an idle timeout
+	// left is how many more bytes the body may hold, when limited.
+	left, read int64
+	limited    bool
 
 	// waiting is when the Read in progress started waiting, in nanoseconds since start plus
 	// one; zero when no Read is waiting.
@@ -176,9 +205,22 @@ func (b *body) Read(p []byte) (int, error) {
 	if b.idle > 0 {
 		b.waiting.Store(int64(time.Since(b.start)) + 1)
 	}
+	if b.limited && int64(len(p)) > b.left+1 {
+		p = p[:b.left+1] // one byte more than allowed tells a body at the limit from one over it
+	}
 	n, err := b.rc.Read(p)
 	if b.idle > 0 {
 		b.waiting.Store(0)
+	}
+	if b.limited {
+		if int64(n) > b.left {
+			n, err = int(b.left), fmt.Errorf("%w: it exceeds %d bytes (MaxResponseBytes)", ErrTooLarge, b.left+b.read)
+			b.end()
+			b.cancel(err) // drop the connection rather than drain what is left
+			return n, err
+		}
+		b.left -= int64(n)
+		b.read += int64(n)
 	}
 	if err != nil {
 		b.end()

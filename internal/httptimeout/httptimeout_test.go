@@ -1,6 +1,7 @@
 package httptimeout
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -237,7 +238,9 @@ func TestDefaultsAndOff(t *testing.T) {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
 	defer srv.Close()
-	for _, tr := range []*Transport{{FirstByte: -1, Idle: -1}, {}} {
+	// Only a transport with every bound off leaves the body as it is; the size bound is on by
+	// default, with the timeouts off.
+	for _, tr := range []*Transport{{FirstByte: -1, Idle: -1, MaxBody: -1}, {FirstByte: -1, Idle: -1}, {}} {
 		resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
 		if err != nil {
 			t.Fatal(err)
@@ -245,7 +248,7 @@ func TestDefaultsAndOff(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		_, wrapped := resp.Body.(*body)
-		if string(b) != "ok" || wrapped != (tr.FirstByte == 0) {
+		if string(b) != "ok" || wrapped == (tr.MaxBody < 0) {
 			t.Fatalf("%+v: read %q, body wrapped %v", tr, b, wrapped)
 		}
 	}
@@ -282,4 +285,57 @@ func TestDoAsMiddleware(t *testing.T) {
 	defer resp.Body.Close()
 	err = within(t, "reading a stalled stream", func() error { _, err := io.ReadAll(resp.Body); return err })
 	wantTimeout(t, err, Idle, 40*time.Millisecond)
+}
+
+// TestMaxBody: a body at the limit is read whole; one byte more fails with ErrTooLarge, counted
+// after inflating, so a small gzip bomb is stopped at the limit rather than held in memory; a
+// negative limit turns the bound off.
+func TestMaxBody(t *testing.T) {
+	const limit = 1 << 20
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := limit
+		switch r.URL.Path {
+		case "/over":
+			n = limit + 1
+		case "/bomb":
+			// 8 MiB of zeros, some 8 KiB on the wire, inflated by net/http's transport.
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			zeros := make([]byte, 1<<20)
+			for range 8 {
+				if _, err := zw.Write(zeros); err != nil {
+					return
+				}
+			}
+			_ = zw.Close()
+			return
+		}
+		_, _ = w.Write([]byte(strings.Repeat("x", n)))
+	}))
+	defer srv.Close()
+	read := func(tr *Transport, path string) (int, error) {
+		resp, err := (&http.Client{Transport: tr}).Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return len(b), err
+	}
+	tr := &Transport{MaxBody: limit}
+	if n, err := read(tr, "/at"); err != nil || n != limit {
+		t.Errorf("a body at the limit: %d bytes, %v", n, err)
+	}
+	for _, path := range []string{"/over", "/bomb"} {
+		n, err := read(tr, path)
+		if !errors.Is(err, ErrTooLarge) || n > limit {
+			t.Errorf("%s: %d bytes, error %v; want ErrTooLarge after at most %d bytes", path, n, err, limit)
+		}
+		if err != nil && !strings.Contains(err.Error(), "1048576 bytes (MaxResponseBytes)") {
+			t.Errorf("%s: the error does not say the limit: %v", path, err)
+		}
+	}
+	if n, err := read(&Transport{MaxBody: -1}, "/bomb"); err != nil || n != 8<<20 {
+		t.Errorf("no limit: %d bytes, %v", n, err)
+	}
 }

@@ -11,8 +11,11 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/vertex"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"golang.org/x/oauth2/google"
+	goption "google.golang.org/api/option"
+	gtransport "google.golang.org/api/transport/http"
 
 	"github.com/wield-ai/wield/provider/internal/awsconf"
+	"github.com/wield-ai/wield/provider/internal/sameorigin"
 )
 
 // The GenAI semantic-convention provider names of the cloud platforms, reported by [Model.Info].
@@ -67,11 +70,8 @@ func NewBedrock(ctx context.Context, cfg BedrockConfig) (*Model, error) {
 		awsCfg.BearerAuthTokenProvider = bedrock.NewStaticBearerTokenProvider(cfg.APIKey)
 		awsCfg.AuthSchemePreference = []string{"httpBearerAuth"}
 	}
-	var opts []option.RequestOption
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	opts = append(opts, bedrock.WithConfig(awsCfg))
+	// The SDK signs with SigV4 above net/http, whose redirects keep the session-token header.
+	opts := []option.RequestOption{option.WithHTTPClient(sameorigin.Client(cfg.HTTPClient)), bedrock.WithConfig(awsCfg)}
 	return newModel(cfg.Config, PlatformBedrock, opts), nil
 }
 
@@ -128,9 +128,10 @@ func NewVertex(ctx context.Context, cfg VertexConfig) (m *Model, err error) {
 		return nil, errors.New("anthropic: vertex: no project: set VertexConfig.ProjectID or use credentials that name one")
 	}
 	var opts []option.RequestOption
-	// The vertex package wraps a client given before it with the credentials' token.
+	// The vertex package wraps a client given before it with the credentials' token, which its
+	// transport adds to every request, redirected ones too: each client keeps to its origin.
 	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+		opts = append(opts, option.WithHTTPClient(sameorigin.Client(cfg.HTTPClient)))
 	}
 	defer func() {
 		// vertex.WithCredentials panics when it cannot build its HTTP client.
@@ -139,5 +140,13 @@ func NewVertex(ctx context.Context, cfg VertexConfig) (m *Model, err error) {
 		}
 	}()
 	opts = append(opts, vertex.WithCredentials(ctx, cfg.Region, cfg.ProjectID, creds))
+	if cfg.HTTPClient == nil {
+		// The client the vertex package builds for itself, given after it to replace it.
+		hc, _, err := gtransport.NewClient(ctx, goption.WithTokenSource(creds.TokenSource))
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: vertex: %w", err)
+		}
+		opts = append(opts, option.WithHTTPClient(sameorigin.Client(hc)))
+	}
 	return newModel(cfg.Config, PlatformVertex, opts), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider/internal/sameorigin"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
@@ -68,6 +69,11 @@ type Config struct {
 	// streamed events (Anthropic sends pings while a long answer is prepared). Zero means 5
 	// minutes; a negative value waits forever.
 	IdleTimeout time.Duration
+	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
+	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
+	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
+	// value sets no bound.
+	MaxResponseBytes int64
 	// RequestOptions are passed to the SDK on every request, after wield's own.
 	RequestOptions []option.RequestOption
 }
@@ -98,9 +104,7 @@ func New(cfg Config) (*Model, error) {
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
+	opts = append(opts, option.WithHTTPClient(sameorigin.Client(cfg.HTTPClient)))
 	return newModel(cfg, ProviderName, opts), nil
 }
 
@@ -130,7 +134,7 @@ func newModel(cfg Config, platform string, opts []option.RequestOption) *Model {
 	}
 	// As middleware, the timeouts hold whatever HTTP client the platform or the request options
 	// choose.
-	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout}
+	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes}
 	opts = append(opts, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		return timeouts.Do(r, next)
 	}))

@@ -17,6 +17,7 @@ import (
 	"github.com/wield-ai/wield/internal/bodywatch"
 	"github.com/wield-ai/wield/internal/httpretry"
 	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider/internal/sameorigin"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
@@ -50,6 +51,11 @@ type Config struct {
 	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
 	// streamed events. Zero means 5 minutes; a negative value waits forever.
 	IdleTimeout time.Duration
+	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
+	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
+	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
+	// value sets no bound.
+	MaxResponseBytes int64
 	// Temperature and MaxTokens are defaults for calls whose options leave them unset.
 	Temperature *float64
 	MaxTokens   int
@@ -177,8 +183,11 @@ func retryingClient(base *http.Client, cfg *Config) *http.Client {
 	}
 	// The SDK reports a stream cut inside an event as a JSON error about the partial event; the
 	// watch keeps the read error that is the real cause.
+	// An authorizing transport (Vertex AI's) adds its token to redirected requests too, and
+	// net/http keeps the API key's header on them.
+	c.CheckRedirect = sameorigin.Check(c.CheckRedirect)
 	c.Transport = &bodywatch.Transport{Base: &httpretry.Transport{
-		Base:       &httptimeout.Transport{Base: c.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout},
+		Base:       &httptimeout.Transport{Base: c.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes},
 		MaxRetries: cfg.MaxRetries,
 		Hint:       retryInfoHint,
 		Sleep:      cfg.sleep,

@@ -19,6 +19,7 @@ import (
 	"github.com/wield-ai/wield/internal/httpretry"
 	"github.com/wield-ai/wield/internal/httptimeout"
 	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/sameorigin"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
@@ -49,6 +50,11 @@ type Config struct {
 	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
 	// streamed chunks. Zero means 5 minutes; a negative value waits forever.
 	IdleTimeout time.Duration
+	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
+	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
+	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
+	// value sets no bound.
+	MaxResponseBytes int64
 	// Temperature and MaxTokens (num_predict) are defaults for calls whose options leave them unset.
 	Temperature *float64
 	MaxTokens   int
@@ -91,8 +97,10 @@ func New(cfg Config) (*Model, error) {
 	}
 	// The watch keeps the status and read errors the client does not report: it returns no
 	// error for a stream cut short or an error status with an empty body.
+	// A redirect would take the conversation, and whatever a custom transport adds, elsewhere.
+	hc.CheckRedirect = sameorigin.Check(hc.CheckRedirect)
 	hc.Transport = &bodywatch.Transport{Base: &httpretry.Transport{
-		Base:       &httptimeout.Transport{Base: hc.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout},
+		Base:       &httptimeout.Transport{Base: hc.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes},
 		MaxRetries: cfg.MaxRetries,
 		Sleep:      cfg.sleep,
 	}}

@@ -58,6 +58,11 @@ type Config struct {
 	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
 	// streamed events. Zero means 5 minutes; a negative value waits forever.
 	IdleTimeout time.Duration
+	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
+	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
+	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
+	// value sets no bound.
+	MaxResponseBytes int64
 	// StrictTools sends tool definitions in strict mode, where the model's arguments always
 	// match the schema. Strict mode accepts only closed objects whose properties are all
 	// required, so schemas are rewritten: see the package documentation. The
@@ -186,7 +191,7 @@ func newBase(cfg Config) (base, error) {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
 	// As middleware, the timeouts hold whatever HTTP client the request options choose.
-	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout}
+	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes}
 	opts = append(opts, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		return timeouts.Do(r, next)
 	}))
