@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/schema"
@@ -21,7 +22,11 @@ type EntityError struct {
 func (e *EntityError) Error() string {
 	text := e.Text
 	if len(text) > 200 {
-		text = text[:197] + "..."
+		cut := 197
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut-- // never inside a character
+		}
+		text = text[:cut] + "..."
 	}
 	return fmt.Sprintf("client: the answer is not a valid %s: %v (answer: %q)", e.Type, e.Err, text)
 }

@@ -72,3 +72,12 @@ func TestEntityModelError(t *testing.T) {
 		t.Fatal("a channel has no schema")
 	}
 }
+
+// TestEntityErrorCutsWholeCharacters checks that a long answer is shortened in the error's text
+// at a character boundary.
+func TestEntityErrorCutsWholeCharacters(t *testing.T) {
+	msg := (&client.EntityError{Type: "Forecast", Text: strings.Repeat("é", 150), Err: errors.New("not JSON")}).Error()
+	if strings.Contains(msg, `\x`) || !strings.Contains(msg, strings.Repeat("é", 98)+`..."`) {
+		t.Fatalf("error text %s", msg)
+	}
+}
