@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"net/http"
 	"os"
@@ -59,19 +60,29 @@ func ReadFile(path string, maxBytes int64) (Part, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxFileBytes
 	}
-	f, err := os.Open(path)
+	// Asked before opening: opening a named pipe waits for a writer, and a device or a socket
+	// may never end.
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Part{}, err
+	}
+	switch mode := fi.Mode(); {
+	case mode.IsDir():
+		return Part{}, fmt.Errorf("content: %s is a directory", path)
+	case mode.IsRegular():
+		if fi.Size() > maxBytes {
+			return Part{}, fmt.Errorf("%w: %s is %s; the limit is %s", ErrTooLarge, path, FormatSize(int(fi.Size())), FormatSize(int(maxBytes)))
+		}
+	case mode&fs.ModeNamedPipe == 0:
+		return Part{}, fmt.Errorf("content: %s is not a regular file (%s)", path, mode.Type())
+	}
+	// A pipe (a shell's <(command)) is read to its end, within maxBytes; one that no process
+	// writes to reads as empty instead of waiting for a writer.
+	f, err := openNoWait(path)
 	if err != nil {
 		return Part{}, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil {
-		if fi.IsDir() {
-			return Part{}, fmt.Errorf("content: %s is a directory", path)
-		}
-		if fi.Size() > maxBytes {
-			return Part{}, fmt.Errorf("%w: %s is %s; the limit is %s", ErrTooLarge, path, FormatSize(int(fi.Size())), FormatSize(int(maxBytes)))
-		}
-	}
 	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
 	if err != nil {
 		return Part{}, err
