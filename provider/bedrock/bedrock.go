@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go/auth/bearer"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/httptimeout"
 	"github.com/wield-ai/wield/provider/internal/awsconf"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
@@ -61,6 +62,20 @@ type Config struct {
 	BaseURL string
 	// HTTPClient sends the requests; nil means the AWS SDK's default client.
 	HTTPClient *http.Client
+	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
+	// per attempt (a timed-out attempt is retried like a dropped connection): a server that takes
+	// the request and says nothing fails the call with an error naming this timeout. A
+	// non-streamed answer begins only once it is complete, so allow for the longest generation.
+	// Zero means 10 minutes; a negative value waits forever.
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
+	// streamed events. Zero means 5 minutes; a negative value waits forever.
+	IdleTimeout time.Duration
+	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
+	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
+	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
+	// value sets no bound.
+	MaxResponseBytes int64
 
 	// MaxTokens is the default inferenceConfig.maxTokens; zero leaves the model's default.
 	MaxTokens int
@@ -132,10 +147,20 @@ func New(ctx context.Context, cfg Config) (*Model, error) {
 		for _, f := range cfg.ClientOptions {
 			f(o)
 		}
-		o.HTTPClient = bodyGuard{o.HTTPClient}
+		// Outermost, so that the timeouts and the size bound apply to each attempt as sent.
+		o.HTTPClient = bounded{&httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes},
+			bodyGuard{o.HTTPClient}}
 	})
 	return &Model{client: client, cfg: cfg}, nil
 }
+
+// bounded sends requests through the timeouts and the size bound.
+type bounded struct {
+	t    *httptimeout.Transport
+	next bedrockruntime.HTTPClient
+}
+
+func (b bounded) Do(r *http.Request) (*http.Response, error) { return b.t.Do(r, b.next.Do) }
 
 // bodyGuard hides the WriteTo method of request bodies from net/http. The AWS SDK closes a
 // request's body as soon as the response headers arrive, after which the body's WriteTo fails
