@@ -287,8 +287,9 @@ type TurnStore interface {
 
 // Errors of stopped and resumed turns.
 var (
-	// ErrTurnConflict: the stored turn is not the one the loop saved last; another process took
-	// the turn over or a new turn replaced it.
+	// ErrTurnConflict: the stored turn is not the one the loop saved last (another process took
+	// the turn over or a new turn replaced it), or a state handed to Resume is not the one
+	// stored for its step.
 	ErrTurnConflict = errors.New("client: the conversation's stored turn changed")
 	// ErrAlreadyResumed: the turn state was resumed before (by this process, or by another
 	// through the turn store); its calls must not run twice.

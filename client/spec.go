@@ -127,8 +127,10 @@ func (s *Spec) Approval(policy toolcall.ApprovalPolicy) *Spec {
 // takes no new messages, and names the state's conversation unless [Spec.Param] names one.
 //
 // A state resumes once: a second resume of the same state is refused with [ErrAlreadyResumed],
-// by this process, and by any process sharing the client's [TurnStore]. Decisions that do not
-// fit fail with [ErrInvalidDecision] before anything runs, and the state can be resumed again.
+// by this process, and by any process sharing the client's [TurnStore]. With a store, the state
+// must be the one stored for its step: another (edited on its way back) fails with
+// [ErrTurnConflict]. Decisions that do not fit fail with [ErrInvalidDecision] before anything
+// runs, and the state can be resumed again.
 func (s *Spec) Resume(state *TurnState, decisions ...Decision) *Spec {
 	s.resume = &resumption{state: state, decisions: decisions}
 	return s

@@ -1,7 +1,9 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -134,6 +136,12 @@ func (t *Turn) save(ctx context.Context, st *TurnState) error {
 	if claiming && !d.resumed.claim() {
 		return fmt.Errorf("%w: turn %s, step %d", ErrAlreadyResumed, d.resumed.ID, d.resumed.Seq)
 	}
+	if claiming && d.store != nil {
+		if err := d.sameAsStored(ctx); err != nil {
+			d.resumed.claimed.Store(false) // nothing ran
+			return err
+		}
+	}
 	if d.store != nil {
 		if err := d.store.SaveTurn(ctx, d.conv, st); err != nil {
 			if claiming {
@@ -147,6 +155,29 @@ func (t *Turn) save(ctx context.Context, st *TurnState) error {
 	}
 	d.seq = st.Seq
 	d.claimed = true
+	return nil
+}
+
+// sameAsStored checks, before a resumed turn claims its state, that the state is the one the
+// store holds: a state handed through a channel the application does not control (a browser, a
+// queue) could otherwise carry another history or round into the turn, and only the stored one
+// was written by the loop.
+func (d *durable) sameAsStored(ctx context.Context) error {
+	stored, err := d.store.LoadTurn(ctx, d.conv)
+	if err != nil {
+		return fmt.Errorf("client: loading the turn's stored state: %w", err)
+	}
+	if stored == nil || stored.ID != d.resumed.ID || stored.Seq != d.resumed.Seq {
+		return nil // not the stored step: the store's compare-and-swap refuses the claim
+	}
+	a, err1 := json.Marshal(stored)
+	b, err2 := json.Marshal(d.resumed)
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("client: comparing the turn state with the stored one: %w", err)
+	}
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("%w: the state of turn %s at step %d differs from the stored one", ErrTurnConflict, d.resumed.ID, d.resumed.Seq)
+	}
 	return nil
 }
 
