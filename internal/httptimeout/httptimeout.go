@@ -103,14 +103,14 @@ type Transport struct {
 }
 
 // resolve applies the zero-means-default, negative-means-none rule.
-func resolve(d, def time.Duration) time.Duration {
+func resolve[T time.Duration | int64](v, def T) T {
 	switch {
-	case d == 0:
+	case v == 0:
 		return def
-	case d < 0:
+	case v < 0:
 		return 0
 	}
-	return d
+	return v
 }
 
 // RoundTrip sends req, failing with an [*Error] when the server is silent for too long.
@@ -128,13 +128,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *Transport) Do(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	firstByte := resolve(t.FirstByte, DefaultFirstByteTimeout)
 	idle := resolve(t.Idle, DefaultIdleTimeout)
-	maxBody := t.MaxBody
-	switch {
-	case maxBody == 0:
-		maxBody = DefaultMaxBody
-	case maxBody < 0:
-		maxBody = 0
-	}
+	maxBody := resolve(t.MaxBody, DefaultMaxBody)
 	if firstByte == 0 && idle == 0 && maxBody == 0 {
 		return next(req)
 	}
