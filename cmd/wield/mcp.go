@@ -40,6 +40,7 @@ type serveFlags struct {
 	addr            string
 	sessionTimeout  time.Duration
 	maxSessions     int
+	maxCalls        int
 	maxRequestBytes int64
 	allowOrigins    []string
 	authToken       string
@@ -64,7 +65,8 @@ the session's tool list and tells the client so (notifications/tools/list_change
 
 Over HTTP, sessions idle for --session-timeout are closed and at most --max-sessions are open at
 once; request bodies are capped at --max-request-bytes, and a client too slow to send or receive
-is cut off. Browsers may call only from the server's own origin and those --allow-origin lists.
+is cut off. Over either transport, at most --max-calls tool calls run at once; a call beyond them
+is refused with a result saying the server is busy. Browsers may call only from the server's own origin and those --allow-origin lists.
 With --auth-token TOKEN (or $` + tokenEnv + `) every request must carry "Authorization: Bearer
 TOKEN". An address other than loopback (such as 0.0.0.0:8080) needs a token, unless
 --allow-unauthenticated says that anyone who can reach it may call every tool.`,
@@ -83,6 +85,9 @@ TOKEN". An address other than loopback (such as 0.0.0.0:8080) needs a token, unl
 			if err != nil {
 				return err
 			}
+			if f.maxCalls < 0 {
+				return usagef("--max-calls must not be negative")
+			}
 			// The server runs on, so its alarms ring: on standard error, for whoever runs it.
 			c, err := a.loadCatalog(ctx, f.tools, func(al builtin.Alarm) {
 				fmt.Fprintf(a.stderr, "wield: alarm %q rings (%s)\n", al.Label, al.At.Format(time.RFC3339))
@@ -94,7 +99,7 @@ TOKEN". An address other than loopback (such as 0.0.0.0:8080) needs a token, unl
 			if len(c.tools) == 0 {
 				return usagef("no tools to serve: --builtin=false and no --mcp-config")
 			}
-			srv, err := a.mcpServer(ctx, c, f.toolSearch, opts)
+			srv, err := a.mcpServer(ctx, c, f.toolSearch, f.maxCalls, opts)
 			if err != nil {
 				return err
 			}
@@ -114,6 +119,7 @@ TOKEN". An address other than loopback (such as 0.0.0.0:8080) needs a token, unl
 	fl.BoolVar(&f.toolSearch, "tool-search", false, "list only a search tool; the tools each search finds are added to the session")
 	fl.DurationVar(&f.sessionTimeout, "session-timeout", mcp.DefaultSessionTimeout, "with --http, close a session idle for `DURATION` (0: never)")
 	fl.IntVar(&f.maxSessions, "max-sessions", mcp.DefaultMaxSessions, "with --http, refuse new sessions while `N` are open (0: no limit)")
+	fl.IntVar(&f.maxCalls, "max-calls", mcp.DefaultMaxConcurrentCalls, "run at most `N` tool calls at once, refusing more as busy (0: no limit)")
 	fl.Int64Var(&f.maxRequestBytes, "max-request-bytes", mcp.DefaultMaxRequestBytes, "with --http, refuse request bodies larger than `N` bytes")
 	fl.StringSliceVar(&f.allowOrigins, "allow-origin", nil, "with --http, let browsers on `ORIGIN` (https://host[:port]) call the server; repeatable")
 	fl.StringVar(&f.authToken, "auth-token", "", "with --http, require \"Authorization: Bearer `TOKEN`\" on every request (default $"+tokenEnv+")")
@@ -156,9 +162,13 @@ func implementation() *sdk.Implementation {
 
 // mcpServer returns the server: the catalog's tools, or the search tool. Its schemas are
 // compiled once, here; with --tool-search over HTTP, each session gets a server of its own (its
-// tool list grows with its searches), sharing the search index, which is built once.
-func (a *app) mcpServer(ctx context.Context, c *catalog, toolSearch bool, opts *mcp.HTTPOptions) (*mcp.Server, error) {
-	so := &mcp.ServerOptions{Logger: a.logger()}
+// tool list grows with its searches), sharing the search index, which is built once. maxCalls
+// caps the calls a server runs at once (0: no cap).
+func (a *app) mcpServer(ctx context.Context, c *catalog, toolSearch bool, maxCalls int, opts *mcp.HTTPOptions) (*mcp.Server, error) {
+	so := &mcp.ServerOptions{Logger: a.logger(), MaxConcurrentCalls: maxCalls}
+	if maxCalls == 0 {
+		so.MaxConcurrentCalls = -1 // the flag's 0 means no cap
+	}
 	if !toolSearch {
 		return mcp.NewServer(implementation(), so, c.tools...)
 	}

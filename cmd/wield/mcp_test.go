@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -103,7 +104,7 @@ func TestMCPServeToolSearchSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	srv, err := a.mcpServer(t.Context(), c, true, nil)
+	srv, err := a.mcpServer(t.Context(), c, true, mcp.DefaultMaxConcurrentCalls, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ func TestMCPServeHTTPBuildsOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv, err := a.mcpServer(t.Context(), c, toolSearch, opts)
+			srv, err := a.mcpServer(t.Context(), c, toolSearch, mcp.DefaultMaxConcurrentCalls, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -427,5 +428,89 @@ func TestBinaryMCPConfigFailingServer(t *testing.T) {
 	}
 	if !slices.Contains(names, "ev_echo") || !slices.Contains(names, "ev_get-sum") || slices.Contains(names, "ev_get-env") || slices.Contains(names, "ev_trigger-long-running-operation") {
 		t.Errorf("tools %v", names)
+	}
+}
+
+// TestMCPServeMaxCalls: --max-calls caps the calls the served tools run at once (a call beyond
+// is refused as busy), 0 lifts the cap, and a negative value is a usage error.
+func TestMCPServeMaxCalls(t *testing.T) {
+	for _, tc := range []struct {
+		maxCalls int
+		busy     bool
+	}{{1, true}, {0, false}} {
+		t.Run(fmt.Sprint("max-calls=", tc.maxCalls), func(t *testing.T) {
+			a := newApp(strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+			c, err := a.loadCatalog(t.Context(), toolFlags{builtin: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			started, release := make(chan struct{}, 2), make(chan struct{})
+			hold := tool.Must(tool.Func("holdOn", "Wait until released", func(ctx context.Context, _ struct{}) (string, error) {
+				started <- struct{}{}
+				select {
+				case <-release:
+					return "released", nil
+				case <-ctx.Done():
+					return "", ctx.Err()
+				}
+			}))
+			if err := c.add("test", []tool.Tool{hold}); err != nil {
+				t.Fatal(err)
+			}
+			srv, err := a.mcpServer(t.Context(), c, false, tc.maxCalls, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			session, err := mcptest.Connect(t, mcptest.InMemory("wield", srv.SDK())).Session(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			type result struct {
+				text string
+				err  error
+			}
+			call := func() result {
+				res, err := session.CallTool(t.Context(), &sdk.CallToolParams{Name: "holdOn", Arguments: map[string]any{}})
+				if err != nil {
+					return result{err: err}
+				}
+				text := ""
+				for _, c := range res.Content {
+					if tc, ok := c.(*sdk.TextContent); ok {
+						text += tc.Text
+					}
+				}
+				if res.IsError {
+					return result{err: errors.New(text)}
+				}
+				return result{text: text}
+			}
+			first := make(chan result, 1)
+			go func() { first <- call() }()
+			<-started
+			second := make(chan result, 1)
+			if tc.busy {
+				if r := call(); r.err == nil || !strings.Contains(r.err.Error(), "busy") {
+					t.Fatalf("a second call while one runs: %+v", r)
+				}
+			} else {
+				go func() { second <- call() }()
+				<-started // both run at once
+			}
+			close(release)
+			if r := <-first; r.err != nil || r.text != "released" {
+				t.Fatalf("first call: %+v", r)
+			}
+			if !tc.busy {
+				if r := <-second; r.err != nil || r.text != "released" {
+					t.Fatalf("second call: %+v", r)
+				}
+			}
+		})
+	}
+	_, stderr, code := run(t, nil, nil, "", "mcp", "serve", "--max-calls", "-1")
+	if code != exitUsage || !strings.Contains(stderr, "--max-calls must not be negative") {
+		t.Fatalf("--max-calls -1: exit %d, %q", code, stderr)
 	}
 }
