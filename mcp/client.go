@@ -46,6 +46,13 @@ var ErrClosed = errors.New("mcp: client closed")
 // server waits without word from it, as the TypeScript SDK's default request timeout.
 const DefaultTimeout = time.Minute
 
+// DefaultMaxCallTime is the default of [ServerConfig.MaxCallTime]: long enough for a long tool
+// that reports its progress, short of holding a turn for good.
+const DefaultMaxCallTime = time.Hour
+
+// errCallTooLong is the cancellation cause of a call that ran past MaxCallTime.
+var errCallTooLong = errors.New("mcp: the call ran past its MaxCallTime")
+
 // errNoAnswer is the cancellation cause of a request the server left without word too long.
 var errNoAnswer = errors.New("no answer from the server")
 
@@ -107,6 +114,11 @@ type ServerConfig struct {
 	// out of time is cancelled on the server and fails with an error the model sees. Zero means
 	// DefaultTimeout; negative means no limit but the caller's context.
 	Timeout time.Duration
+	// MaxCallTime bounds a tool call as a whole, however often the server reports progress: a
+	// server that reports progress forever would otherwise hold its caller until the caller's
+	// context ends. A call that runs out of it is cancelled on the server and fails with an error
+	// the model sees. Zero means DefaultMaxCallTime; negative means no bound.
+	MaxCallTime time.Duration
 
 	// Logger receives warnings: a tool whose name had to be changed or that was left out, a stdio
 	// server that exited, with the last lines of its standard error. Nil means slog.Default().
@@ -668,6 +680,10 @@ func (c *Client) callTool(ctx context.Context, name string, args any) (*sdk.Call
 	timeout := c.cfg.timeout()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if limit := c.cfg.maxCallTime(); limit > 0 {
+		total := time.AfterFunc(limit, func() { cancel(errCallTooLong) })
+		defer total.Stop()
+	}
 	var timer *time.Timer // armed once connected: connecting has its own timeout
 	if timeout > 0 {
 		timer = time.AfterFunc(time.Hour, func() { cancel(errNoAnswer) })
@@ -720,6 +736,8 @@ func (c *Client) callFailed(parent, ctx context.Context, name string, err error)
 	switch {
 	case parent.Err() == nil && errors.Is(context.Cause(ctx), errNoAnswer):
 		return c.errorf("tool %q timed out: no answer for %v (the server's timeout)", name, c.cfg.timeout())
+	case parent.Err() == nil && errors.Is(context.Cause(ctx), errCallTooLong):
+		return c.errorf("tool %q timed out: still running after %v (the server's MaxCallTime)", name, c.cfg.maxCallTime())
 	case ctx.Err() != nil || answered(err):
 		return err
 	}
@@ -758,6 +776,17 @@ type unavailableError struct{ err error }
 func (e *unavailableError) Error() string        { return e.err.Error() }
 func (e *unavailableError) Unwrap() error        { return e.err }
 func (e *unavailableError) Is(target error) bool { return target == ErrInternal }
+
+// maxCallTime is the effective MaxCallTime: the default for zero, none for negative.
+func (cfg *ServerConfig) maxCallTime() time.Duration {
+	switch {
+	case cfg.MaxCallTime == 0:
+		return DefaultMaxCallTime
+	case cfg.MaxCallTime < 0:
+		return 0
+	}
+	return cfg.MaxCallTime
+}
 
 // timeout is the effective Timeout: the default for zero, none for negative.
 func (cfg *ServerConfig) timeout() time.Duration {

@@ -100,6 +100,40 @@ func TestCallTimeoutRestartsOnProgress(t *testing.T) {
 	}
 }
 
+// TestMaxCallTime: a tool that reports progress forever keeps resetting the timeout, but not
+// MaxCallTime: the call ends with an error that names it, and the tool is cancelled on the
+// server.
+func TestMaxCallTime(t *testing.T) {
+	cancelled := make(chan struct{})
+	s := mustServer(t, newTool("forever", noArgs, func(ctx context.Context, _ string) (string, error) {
+		for i := 0; ; i++ {
+			tool.ReportProgress(ctx, tool.Progress{Progress: float64(i + 1)})
+			select {
+			case <-time.After(10 * time.Millisecond):
+			case <-ctx.Done():
+				close(cancelled)
+				return "", ctx.Err()
+			}
+		}
+	}))
+	cfg := inMemory("forever", s)
+	cfg.Timeout = 200 * time.Millisecond
+	cfg.MaxCallTime = 300 * time.Millisecond
+	tools, err := mcptest.Connect(t, cfg).Tools(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tools[0].Call(testContext(t), `{}`)
+	if err == nil || !strings.Contains(err.Error(), "MaxCallTime") || errors.Is(err, context.Canceled) {
+		t.Fatalf("Call of a tool that never ends = %v, want an error naming MaxCallTime", err)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(time.Minute):
+		t.Fatal("the tool was not cancelled on the server")
+	}
+}
+
 // TestListTimeout: a server that never answers tools/list fails the listing after the timeout.
 func TestListTimeout(t *testing.T) {
 	stuck := hang(t)

@@ -38,28 +38,43 @@ type configServer struct {
 	IncludeTools []string     `json:"includeTools"` // Gemini CLI's spelling
 	ExcludeTools []string     `json:"excludeTools"`
 	Timeout      *fileTimeout `json:"timeout"`
+	MaxCallTime  *fileMaxTime `json:"maxCallTime"`
 }
 
-// fileTimeout is a timeout in a configuration file: a number of milliseconds, as Gemini CLI
-// writes it, or a Go duration string such as "90s" or "2m".
-type fileTimeout time.Duration
+// fileTimeout and fileMaxTime are durations in a configuration file: a number of milliseconds,
+// as Gemini CLI writes them, or a Go duration string such as "90s" or "2m".
+type (
+	fileTimeout time.Duration
+	fileMaxTime time.Duration
+)
 
 func (d *fileTimeout) UnmarshalJSON(data []byte) error {
+	v, err := fileDuration(data, "timeout")
+	*d = fileTimeout(v)
+	return err
+}
+
+func (d *fileMaxTime) UnmarshalJSON(data []byte) error {
+	v, err := fileDuration(data, "maxCallTime")
+	*d = fileMaxTime(v)
+	return err
+}
+
+// fileDuration reads the duration of key.
+func fileDuration(data []byte, key string) (time.Duration, error) {
 	var ms float64
 	if err := json.Unmarshal(data, &ms); err == nil {
-		*d = fileTimeout(time.Duration(ms * float64(time.Millisecond)))
-		return nil
+		return time.Duration(ms * float64(time.Millisecond)), nil
 	}
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return errors.New(`"timeout" must be a number of milliseconds or a duration such as "90s"`)
+		return 0, fmt.Errorf(`%q must be a number of milliseconds or a duration such as "90s"`, key)
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf(`"timeout": %w`, err)
+		return 0, fmt.Errorf(`%q: %w`, key, err)
 	}
-	*d = fileTimeout(v)
-	return nil
+	return v, nil
 }
 
 // ParseConfig reads a configuration file in the common format, as Claude Desktop, Claude Code,
@@ -84,6 +99,9 @@ func (d *fileTimeout) UnmarshalJSON(data []byte) error {
 //	"timeout": 120000                  how long a call may go without word from the server, in
 //	                                   milliseconds or as a duration ("2m"); default 1m, 0 for
 //	                                   none (see [DefaultTimeout])
+//	"maxCallTime": "2h"                how long a call may run however often the server reports
+//	                                   progress, likewise; default 1h, 0 for none (see
+//	                                   [DefaultMaxCallTime])
 //
 // In strings, ${env:NAME} and ${NAME} are replaced by environment variables, and ${NAME:-default}
 // by the variable or the default; a variable that is not set is an error. Other keys are ignored.
@@ -340,6 +358,12 @@ func (s *configServer) serverConfig(name string) (ServerConfig, error) {
 		cfg.Timeout = time.Duration(*s.Timeout)
 		if cfg.Timeout == 0 { // written as 0: none, rather than the default
 			cfg.Timeout = -1
+		}
+	}
+	if s.MaxCallTime != nil {
+		cfg.MaxCallTime = time.Duration(*s.MaxCallTime)
+		if cfg.MaxCallTime == 0 {
+			cfg.MaxCallTime = -1
 		}
 	}
 	if len(s.Headers) > 0 {

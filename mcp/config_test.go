@@ -64,18 +64,19 @@ func TestParseConfig(t *testing.T) {
 		file: `{"mcpServers": {
 			"a": {"command": "a", "prefix": "gh_", "include": ["read_*"], "exclude": ["read_secret"], "timeout": 90000},
 			"b": {"command": "b", "includeTools": ["x"], "excludeTools": ["y"], "timeout": "2m30s"},
-			"c": {"command": "c", "timeout": 0},
-			"d": {"command": "d", "timeout": -1}
+			"c": {"command": "c", "timeout": 0, "maxCallTime": 0},
+			"d": {"command": "d", "timeout": -1, "maxCallTime": "2h"}
 		}}`,
 		want: []mcp.ServerConfig{
 			{Name: "a", Command: "a", Prefix: "gh_", Include: []string{"read_*"}, Exclude: []string{"read_secret"}, Timeout: 90 * time.Second},
 			{Name: "b", Command: "b", Include: []string{"x"}, Exclude: []string{"y"}, Timeout: 150 * time.Second},
-			{Name: "c", Command: "c", Timeout: -1},
-			{Name: "d", Command: "d", Timeout: -time.Millisecond},
+			{Name: "c", Command: "c", Timeout: -1, MaxCallTime: -1},
+			{Name: "d", Command: "d", Timeout: -time.Millisecond, MaxCallTime: 2 * time.Hour},
 		},
 	},
 		{name: "empty", file: `{"mcpServers": {}}`, want: nil},
 		{name: "bad timeout", file: `{"mcpServers": {"x": {"command": "a", "timeout": "soon"}}}`, err: `server "x": "timeout"`},
+		{name: "bad maxCallTime", file: `{"mcpServers": {"x": {"command": "a", "maxCallTime": "later"}}}`, err: `server "x": "maxCallTime"`},
 		{name: "timeout of another type", file: `{"mcpServers": {"x": {"command": "a", "timeout": true}}}`, err: "a number of milliseconds or a duration"},
 		{name: "bad prefix", file: `{"mcpServers": {"x": {"command": "a", "prefix": "my tools: "}}}`, err: "prefix"},
 		{name: "bad pattern", file: `{"mcpServers": {"x": {"command": "a", "include": ["[a"]}}}`, err: "tool filter"},
