@@ -636,7 +636,13 @@ func TestModelFailureAfterToolRound(t *testing.T) {
 					if got := store.record(); got != "running:1 ready:2" {
 						t.Fatalf("store: %s", got)
 					}
-					state, _ = store.LoadTurn(context.Background(), "c")
+					// The error's state is the stored one, which a resume with a store requires.
+					loaded, _ := store.LoadTurn(context.Background(), "c")
+					a, _ := json.Marshal(loaded)
+					b, _ := json.Marshal(te.State)
+					if string(a) != string(b) {
+						t.Errorf("stored %s\nreturned %s", a, b)
+					}
 				}
 				resp, _, err := drive(t, c.Resume(state), path.stream)
 				if err != nil || resp.Text() != "Charged 5 €." {
