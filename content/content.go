@@ -170,6 +170,8 @@ var (
 	ErrMediaType = errors.New("content: unsupported media type")
 	// ErrTooLarge: a part over a size limit.
 	ErrTooLarge = errors.New("content: part too large")
+	// ErrNotRegular: a path [ReadFile] will not read: a device, a socket.
+	ErrNotRegular = errors.New("content: not a regular file")
 )
 
 // Validate checks that p is well formed: a known kind, bytes or a URL for media, a media type of

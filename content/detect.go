@@ -74,7 +74,14 @@ func ReadFile(path string, maxBytes int64) (Part, error) {
 			return Part{}, fmt.Errorf("%w: %s is %s; the limit is %s", ErrTooLarge, path, FormatSize(int(fi.Size())), FormatSize(int(maxBytes)))
 		}
 	case mode&fs.ModeNamedPipe == 0:
-		return Part{}, fmt.Errorf("content: %s is not a regular file (%s)", path, mode.Type())
+		kind := "a special file"
+		switch {
+		case mode&fs.ModeDevice != 0:
+			kind = "a device"
+		case mode&fs.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return Part{}, fmt.Errorf("%w: %s is %s", ErrNotRegular, path, kind)
 	}
 	// A pipe (a shell's <(command)) is read to its end, within maxBytes; one that no process
 	// writes to reads as empty instead of waiting for a writer.

@@ -40,7 +40,7 @@ func TestReadFileSpecialFiles(t *testing.T) {
 	}
 
 	if _, err := os.Stat("/dev/zero"); err == nil {
-		if _, err := content.ReadFile("/dev/zero", 0); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		if _, err := content.ReadFile("/dev/zero", 0); !errors.Is(err, content.ErrNotRegular) || !strings.Contains(err.Error(), "/dev/zero is a device") {
 			t.Errorf("/dev/zero: %v", err)
 		}
 	}

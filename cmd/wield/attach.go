@@ -8,6 +8,7 @@ import (
 	_ "image/gif" // dimensions of attached and returned images
 	_ "image/jpeg"
 	_ "image/png"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -33,8 +34,13 @@ func readAttachment(path string) (content.Part, error) {
 		return p, fmt.Errorf("%s is too large to attach%s: the limit is %s, what the providers take in one request", safeLine(path), size, content.FormatSize(maxAttachBytes))
 	case errors.Is(err, content.ErrMediaType):
 		return p, fmt.Errorf("%s cannot be attached: it is not an image, audio, PDF or text file", safeLine(path))
+	case errors.Is(err, content.ErrNotRegular):
+		return p, fmt.Errorf("%s cannot be attached: it is not a regular file", safeLine(path))
 	case errors.Is(err, content.ErrEmpty):
 		return p, fmt.Errorf("%s is empty: nothing to attach", safeLine(path))
+	}
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return p, fmt.Errorf("cannot attach %s: %w", safeLine(path), pe.Err) // no such file, permission denied
 	}
 	return p, fmt.Errorf("attaching %w", err)
 }

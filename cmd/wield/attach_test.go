@@ -93,7 +93,8 @@ func TestChatAttachRefused(t *testing.T) {
 		big:                               "wield: " + big + " is too large to attach (50.0 MB): the limit is 20.0 MB, what the providers take in one request\n",
 		binary:                            "wield: " + binary + " cannot be attached: it is not an image, audio, PDF or text file\n",
 		empty:                             "wield: " + empty + " is empty: nothing to attach\n",
-		filepath.Join(dir, "missing.png"): "wield: attaching stat " + filepath.Join(dir, "missing.png") + ": no such file or directory\n",
+		filepath.Join(dir, "missing.png"): "wield: cannot attach " + filepath.Join(dir, "missing.png") + ": no such file or directory\n",
+		os.DevNull:                        "wield: " + os.DevNull + " cannot be attached: it is not a regular file\n",
 	} {
 		m := chattest.New(chattest.Text("never"))
 		_, stderr, code := run(t, keyEnv(t), m, "", "chat", "--attach", path, "what is this?")
