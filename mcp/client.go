@@ -777,26 +777,24 @@ func (e *unavailableError) Error() string        { return e.err.Error() }
 func (e *unavailableError) Unwrap() error        { return e.err }
 func (e *unavailableError) Is(target error) bool { return target == ErrInternal }
 
-// maxCallTime is the effective MaxCallTime: the default for zero, none for negative.
+// maxCallTime is the effective MaxCallTime.
 func (cfg *ServerConfig) maxCallTime() time.Duration {
-	switch {
-	case cfg.MaxCallTime == 0:
-		return DefaultMaxCallTime
-	case cfg.MaxCallTime < 0:
-		return 0
-	}
-	return cfg.MaxCallTime
+	return effective(cfg.MaxCallTime, DefaultMaxCallTime)
 }
 
-// timeout is the effective Timeout: the default for zero, none for negative.
-func (cfg *ServerConfig) timeout() time.Duration {
+// timeout is the effective Timeout.
+func (cfg *ServerConfig) timeout() time.Duration { return effective(cfg.Timeout, DefaultTimeout) }
+
+// effective applies the rule of the configuration's durations: the default for zero, none (0)
+// for negative.
+func effective(d, def time.Duration) time.Duration {
 	switch {
-	case cfg.Timeout == 0:
-		return DefaultTimeout
-	case cfg.Timeout < 0:
+	case d == 0:
+		return def
+	case d < 0:
 		return 0
 	}
-	return cfg.Timeout
+	return d
 }
 
 func (c *Client) forwardProgress(p *sdk.ProgressNotificationParams) {
