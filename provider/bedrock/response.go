@@ -16,9 +16,9 @@ import (
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
-// response maps a whole Converse answer onto one generation: text blocks joined, toolUse blocks
-// as tool calls under the tools' own names, reasoning blocks as reasoning. Converse names no
-// response, so ID is the AWS request id and Model the model the request named.
+// response maps a whole Converse answer onto one generation: text and cited text joined, toolUse
+// blocks as tool calls under the tools' own names, reasoning blocks as reasoning. Converse names
+// no response, so ID is the AWS request id and Model the model the request named.
 func (r *request) response(out *bedrockruntime.ConverseOutput) (*chat.Response, error) {
 	msg, ok := out.Output.(*types.ConverseOutputMemberMessage)
 	if !ok {
@@ -26,16 +26,27 @@ func (r *request) response(out *bedrockruntime.ConverseOutput) (*chat.Response, 
 	}
 	res := chat.Message{Role: chat.RoleAssistant}
 	var text strings.Builder
+	addText := func(t string) {
+		// Text goes in Content until an image comes, and after it in parts, in its place.
+		if n := len(res.Parts); n == 0 {
+			text.WriteString(t)
+		} else if res.Parts[n-1].Kind == content.KindText {
+			res.Parts[n-1].Text += t
+		} else if t != "" {
+			res.Parts = append(res.Parts, content.Text(t))
+		}
+	}
 	for _, b := range msg.Value.Content {
 		switch b := b.(type) {
 		case *types.ContentBlockMemberText:
-			// Text goes in Content until an image comes, and after it in parts, in its place.
-			if n := len(res.Parts); n == 0 {
-				text.WriteString(b.Value)
-			} else if res.Parts[n-1].Kind == content.KindText {
-				res.Parts[n-1].Text += b.Value
-			} else if b.Value != "" {
-				res.Parts = append(res.Parts, content.Text(b.Value))
+			addText(b.Value)
+		case *types.ContentBlockMemberCitationsContent:
+			// With citations enabled, the cited part of the answer comes in these blocks (the
+			// citations themselves stay in Raw); a stream sends the same text as text deltas.
+			for _, c := range b.Value.Content {
+				if t, ok := c.(*types.CitationGeneratedContentMemberText); ok {
+					addText(t.Value)
+				}
 			}
 		case *types.ContentBlockMemberImage:
 			src, ok := b.Value.Source.(*types.ImageSourceMemberBytes)
@@ -57,7 +68,7 @@ func (r *request) response(out *bedrockruntime.ConverseOutput) (*chat.Response, 
 				res.Reasoning = append(res.Reasoning, rs)
 			}
 		}
-		// Other blocks (citations, guard content) stay in Raw.
+		// Other blocks (guard content and the like) stay in Raw.
 	}
 	res.Content = text.String()
 	id, _ := awsmiddleware.GetRequestIDMetadata(out.ResultMetadata)

@@ -682,19 +682,26 @@ func (st *chatStream) chunk(c *oai.ChatCompletionChunk) *chat.Response {
 func (st *chatStream) callDelta(g *chatGenState, index int64, id, name, args string) (chat.ToolCall, bool) {
 	c := g.calls[index]
 	if c == nil {
-		c = &streamCall{index: int(index), name: name, held: st.tools.needsCleaning(name)}
+		c = &streamCall{index: int(index)}
 		g.calls[index] = c
 	}
 	if c.name == "" && name != "" {
 		c.name = name
-		c.held = st.tools.needsCleaning(name)
 	}
+	// The name may come after the first argument fragments (the API makes every field of a
+	// tool-call delta optional): until it does, the arguments are held if any tool may need
+	// its nulls dropped, and passed on with the name once it turns out the call's tool does not.
+	c.held = st.tools.needsCleaning(c.name) || (c.name == "" && st.tools.anyNeedsCleaning())
 	d := chat.ToolCall{Index: c.index, ID: id, Name: st.tools.names.User(name)}
 	if c.held {
 		c.args = append(c.args, args...)
 	} else {
 		d.Arguments = args
-		c.sent += len(args)
+		if len(c.args) > 0 {
+			d.Arguments = string(c.args) + args
+			c.args = nil
+		}
+		c.sent += len(d.Arguments)
 	}
 	return d, d.ID != "" || d.Name != "" || d.Arguments != ""
 }

@@ -66,6 +66,16 @@ func (ts toolSet) needsCleaning(name string) bool {
 	return t != nil && t.schema.original != nil
 }
 
+// anyNeedsCleaning reports whether a call of some tool of the set may need its nulls dropped.
+func (ts toolSet) anyNeedsCleaning() bool {
+	for i := range ts.list {
+		if ts.list[i].schema.original != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // clean returns the arguments of a call of the tool of that wire name as the tool expects them.
 func (ts toolSet) clean(name, args string) string {
 	if !ts.needsCleaning(name) {

@@ -1,0 +1,96 @@
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/internal/replay"
+)
+
+// TestSpecVariants: answers shaped as the Messages API reference documents them but absent from
+// the recordings (testdata/variants, written by hand) give the text, calls, reasoning, finish
+// reason and usage they carry, or the error they report. Server tools other than tool search
+// (web search here) are left in Raw; their blocks must not disturb what is mapped.
+func TestSpecVariants(t *testing.T) {
+	blocks := chat.Generation{FinishReason: chat.FinishToolCalls, Message: chat.Message{Role: chat.RoleAssistant,
+		Content: "It is -3 C in Oslo.",
+		Reasoning: []chat.Reasoning{
+			{Provider: ProviderName, Text: "The user wants the weather.", Signature: "EqQBCkgIARABGAIiQ"},
+			{Provider: ProviderName, Encrypted: "EmwKAhgBEgy3va3pzix"},
+		},
+		// A tool with no arguments streams one empty input fragment: its input is {}.
+		ToolCalls: []chat.ToolCall{{ID: "toolu_1", Name: "weather", Arguments: "{}"}}}}
+	partial := func(finish chat.FinishReason) chat.Generation {
+		return chat.Generation{FinishReason: finish, Message: chat.Message{Role: chat.RoleAssistant, Content: "Partial"}}
+	}
+	for _, tc := range []struct {
+		file          string
+		want          chat.Generation
+		input, output int
+	}{
+		{file: "blocks.sse", want: blocks, input: 40, output: 60},
+		{file: "blocks.json", want: blocks, input: 40, output: 60},
+		// A refusal is a content filter; a context window exceeded cuts the answer as max_tokens
+		// does; pause_turn, which asks the caller to send the turn back to go on, passes through.
+		{file: "stop-refusal.sse", want: partial(chat.FinishContentFilter), input: 40, output: 2},
+		{file: "stop-refusal.json", want: partial(chat.FinishContentFilter), input: 40, output: 2},
+		{file: "stop-model_context_window_exceeded.sse", want: partial(chat.FinishLength), input: 40, output: 2},
+		{file: "stop-model_context_window_exceeded.json", want: partial(chat.FinishLength), input: 40, output: 2},
+		{file: "stop-pause_turn.sse", want: partial("pause_turn"), input: 40, output: 2},
+		{file: "stop-pause_turn.json", want: partial("pause_turn"), input: 40, output: 2},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			got, err := runVariant(t, tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Generations) != 1 {
+				t.Fatalf("%d generations, want 1", len(got.Generations))
+			}
+			providertest.Same(t, "the generation", got.Generations[0], tc.want)
+			if !strings.HasPrefix(got.ID, "msg_v") || got.Usage.InputTokens != tc.input || got.Usage.OutputTokens != tc.output {
+				t.Errorf("id %q, usage %+v, want %d in and %d out", got.ID, got.Usage, tc.input, tc.output)
+			}
+		})
+	}
+	t.Run("error-event.sse", func(t *testing.T) {
+		// An error event mid-stream ends it with the error, as an HTTP error would be, after the
+		// text that came before it.
+		got, err := runVariant(t, "error-event.sse")
+		var pe *chat.ProviderError
+		if !errors.As(err, &pe) || pe.Type != "overloaded_error" || pe.Message != "Overloaded" || !pe.Temporary() {
+			t.Fatalf("error %v (%+v), want a temporary overloaded_error", err, pe)
+		}
+		if got.Text() != "Hel" {
+			t.Errorf("text before the error %q, want %q", got.Text(), "Hel")
+		}
+	})
+}
+
+// runVariant answers a prompt with testdata/variants/file, streamed for an .sse file.
+func runVariant(t *testing.T, file string) (*chat.Response, error) {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join("testdata", "variants", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := strings.HasSuffix(file, ".sse")
+	ct := "application/json"
+	if stream {
+		ct = "text/event-stream"
+	}
+	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {ct}}, Body: body})
+	none := 0
+	m, err := New(Config{BaseURL: srv.URL, APIKey: "test-key", Model: "claude-sonnet-4-5", MaxRetries: &none})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return providertest.Run(context.Background(), m, &chat.Prompt{Messages: []chat.Message{chat.User("Weather in Oslo?")}}, stream)
+}
