@@ -81,3 +81,65 @@ func TestStringOptionNumbers(t *testing.T) {
 		}
 	}
 }
+
+// Numbers are judged by what was written, not by the float64 they round to: decimals that are
+// multiples of a decimal multipleOf pass (19.99 of 0.01, which float division refused), numbers
+// that only round to integers or to a bound are not integers or within it, and -0, JSON's zero,
+// is a valid unsigned integer.
+func TestNumbersAreExact(t *testing.T) {
+	for _, tc := range []struct {
+		schema, inst string
+		valid        bool
+	}{
+		{`{"type":"number","multipleOf":0.01}`, `19.99`, true},
+		{`{"type":"number","multipleOf":0.01}`, `19.995`, false},
+		{`{"type":"number","multipleOf":0.1}`, `0.3`, true},
+		{`{"type":"number","multipleOf":1e-300}`, `1e10`, true},
+		{`{"type":"number","multipleOf":0.123456789}`, `1e308`, false},
+		{`{"type":"integer","multipleOf":1e-8}`, `12391239123`, true},
+		{`{"type":"integer"}`, `1e-400`, false},
+		{`{"type":"integer"}`, `1.0000000000000001`, false},
+		{`{"type":"integer"}`, `9007199254740992.5`, false},
+		{`{"type":"integer"}`, `1.5e1`, true},
+		{`{"type":"integer"}`, `1.55e1`, false},
+		{`{"type":"integer"}`, `1.50e2`, true},
+		{`{"type":"integer"}`, `-0.0`, true},
+		{`{"type":"integer","maximum":9007199254740992}`, `9007199254740993`, false},
+		{`{"type":"number","maximum":1}`, `1.0000000000000001`, false},
+		{`{"type":"number","minimum":1}`, `0.99999999999999999`, false},
+		{`{"type":"number","exclusiveMinimum":1}`, `1.0000000000000001`, true},
+		{`{"type":"number","maximum":1}`, `1.0`, true},
+	} {
+		v := mustValidator(t, tc.schema)
+		if err := v.ValidateString(tc.inst); (err == nil) != tc.valid {
+			t.Errorf("schema %s, %s: %v, want valid %v", tc.schema, tc.inst, err, tc.valid)
+		}
+	}
+	type unsigned struct {
+		U uint8  `json:"u"`
+		N uint64 `json:"n,omitempty"`
+	}
+	c, err := For(reflect.TypeFor[unsigned]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []string{`{"u":-0}`, `{"u":-0.0,"n":-0e5}`} {
+		var got unsigned
+		if err := c.Decode(args, &got); err != nil || got != (unsigned{}) {
+			t.Errorf("%s: %+v, %v", args, got, err)
+		}
+		if out, err := c.v.Prepare(args); err != nil || strings.Contains(out, "-") {
+			t.Errorf("Prepare(%s) = %s, %v, want the zero without a sign", args, out, err)
+		}
+	}
+}
+
+// Keyword values JSON Schema forbids are refused when the schema is compiled: a multipleOf of 0
+// rejected every number.
+func TestCompileRefusesInvalidBounds(t *testing.T) {
+	for _, schema := range []string{`{"multipleOf":0}`, `{"multipleOf":-2}`, `{"minLength":-1}`, `{"properties":{"a":{"maxItems":-1}}}`} {
+		if _, err := Compile([]byte(schema)); err == nil {
+			t.Errorf("Compile(%s) accepted it", schema)
+		}
+	}
+}
