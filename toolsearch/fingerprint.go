@@ -21,12 +21,13 @@ type fingerprint struct {
 // printedTool is what the key reads of one definition, and the tool's part of the key.
 type printedTool struct {
 	name, description string
-	schema            []byte
+	schema, output    []byte
 	sum               [2]uint64
 }
 
 func (p *printedTool) same(d tool.Definition) bool {
-	return p.name == d.Name && p.description == d.Description && string(p.schema) == string(d.InputSchema)
+	return p.name == d.Name && p.description == d.Description && string(p.schema) == string(d.InputSchema) &&
+		string(p.output) == string(d.OutputSchema)
 }
 
 // printer computes the content key of tools one after the other, against the fingerprint of an
@@ -61,7 +62,7 @@ func (p *printer) add(i int, d tool.Definition) {
 	}
 	// The definition's own strings are kept, so that the next turn's compare with the same
 	// values is a compare of pointers.
-	pt := printedTool{name: d.Name, description: d.Description, schema: d.InputSchema}
+	pt := printedTool{name: d.Name, description: d.Description, schema: d.InputSchema, output: d.OutputSchema}
 	if alike { // past the first change, tools at their places may still match
 		pt.sum = prev[i].sum
 	} else {

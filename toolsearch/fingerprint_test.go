@@ -49,6 +49,10 @@ func TestFingerprint(t *testing.T) {
 			d[len(d)-1].InputSchema = def("x", "", "other", "param").InputSchema
 			return d
 		},
+		"output schema": func(d []tool.Definition) []tool.Definition {
+			d[2].OutputSchema = def("x", "", "returned").InputSchema
+			return d
+		},
 		"reversed":      func(d []tool.Definition) []tool.Definition { slices.Reverse(d); return d },
 		"appended":      func(d []tool.Definition) []tool.Definition { return append(d, def("extra", "An extra tool.")) },
 		"removed":       func(d []tool.Definition) []tool.Definition { return d[:len(d)-2] },

@@ -83,7 +83,7 @@ func sortDefs(defs []tool.Definition) ([]tool.Definition, error) {
 }
 
 // contentKey identifies a tool set by everything an index reads (names, descriptions,
-// schemas), whatever the order of its tools. Sessions with equal keys share one built index.
+// input and output schemas), whatever the order of its tools. Sessions with equal keys share one built index.
 // Keys are comparable within one process only: they are keys of in-memory state, not values
 // to store.
 func contentKey(defs []tool.Definition) string {
@@ -116,7 +116,8 @@ func toolSum(d tool.Definition) (x [2]uint64) {
 		// changes the hash.
 		h := mix(maphash.String(seed, d.Name))
 		h = mix(h + maphash.String(seed, d.Description))
-		x[lane] = mix(h + maphash.Bytes(seed, d.InputSchema))
+		h = mix(h + maphash.Bytes(seed, d.InputSchema))
+		x[lane] = mix(h + maphash.Bytes(seed, d.OutputSchema))
 	}
 	return x
 }

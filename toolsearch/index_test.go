@@ -252,6 +252,7 @@ func TestContentKey(t *testing.T) {
 		"schema":      func(d *tool.Definition) { *d = def(d.Name, d.Description, "other", "param") },
 		"description": func(d *tool.Definition) { d.Description += "!" },
 		"name":        func(d *tool.Definition) { d.Name = "x" },
+		"output":      func(d *tool.Definition) { d.OutputSchema = json.RawMessage(`{"properties":{"id":{}}}`) },
 	} {
 		changed := slices.Clone(catalog)
 		change(&changed[0])
@@ -267,6 +268,11 @@ func TestContentKey(t *testing.T) {
 	b := []tool.Definition{{Name: "a", Description: "bc"}}
 	if contentKey(a) == contentKey(b) {
 		t.Error("key is ambiguous across field boundaries")
+	}
+	in := []tool.Definition{{Name: "a", InputSchema: json.RawMessage(`{}`)}}
+	out := []tool.Definition{{Name: "a", OutputSchema: json.RawMessage(`{}`)}}
+	if contentKey(in) == contentKey(out) {
+		t.Error("key is ambiguous across input and output schemas")
 	}
 	if contentKey(nil) != contentKey([]tool.Definition{}) {
 		t.Error("nil and empty sets differ")

@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"context"
+	"encoding/json"
 	"runtime"
 	"slices"
 	"strings"
@@ -101,6 +102,33 @@ func TestKeywordFieldWeights(t *testing.T) {
 	}
 }
 
+// A request often says what it wants back: the output schema's properties are searched, unless
+// their fields weigh nothing.
+func TestKeywordSearchesOutputs(t *testing.T) {
+	book := def("getBookDetails", "Retrieves a book.", "book_id", "The book.")
+	book.OutputSchema = json.RawMessage(`{"properties":{"isbn":{"type":"string"},"availability":{"description":"Whether a copy is on the shelf."}}}`)
+	tools := []tool.Definition{book,
+		def("getBookInfo", "Retrieves information about a book.", "title", "The title of the book."),
+		def("reserveBook", "Reserves a book.", "title", "The title of the book."),
+	}
+	ctx := context.Background()
+	zero := &FieldParams{}
+	with, without := NewKeywordIndex(nil), NewKeywordIndex(&KeywordOptions{OutputNames: zero, OutputDescriptions: zero})
+	for _, ix := range []*KeywordIndex{with, without} {
+		if err := ix.IndexTools(ctx, "s", tools); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{"book isbn", "is the book on the shelf"} {
+		if got := search(t, with, "s", q, 3); len(got) == 0 || got[0] != "getBookDetails" {
+			t.Errorf("%q: %v, want getBookDetails first", q, got)
+		}
+	}
+	if got := search(t, without, "s", "isbn shelf", 3); len(got) != 0 {
+		t.Errorf("outputs weighing nothing found %v", got)
+	}
+}
+
 func TestKeywordCustomAnalyzer(t *testing.T) {
 	// Without identifier splitting and stemming, prose does not meet camelCase names.
 	ix := NewKeywordIndex(&KeywordOptions{Analyzer: &TextAnalyzer{}, Description: &FieldParams{Weight: 0}})
@@ -165,6 +193,11 @@ func (upperAnalyzer) Terms(dst []string, text string) []string {
 func TestParallelBuildIsTheSequentialOne(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
 	s := newSynthetic(2*minPerWorker+17, 60, 9) // two workers, the second with more tools
+	for i := range s.tools {
+		if i%2 == 0 { // outputs read too, and missing
+			s.tools[i].OutputSchema = s.tools[i].InputSchema
+		}
+	}
 	k := NewKeywordIndex(nil)
 	sorted, err := sortDefs(s.tools)
 	if err != nil {
@@ -173,7 +206,7 @@ func TestParallelBuildIsTheSequentialOne(t *testing.T) {
 	parallel := k.build(sorted)
 	b := bm25f.NewBuilder(k.params)
 	var a analysed
-	a.analyse(k.analyzer, b, sorted)
+	a.analyse(k.analyzer, b, sorted, k.outputs())
 	a.addTo(b, nil)
 	sequential := b.Build()
 	if parallel.Terms() != sequential.Terms() || parallel.Len() != sequential.Len() {

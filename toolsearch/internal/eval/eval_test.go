@@ -270,10 +270,10 @@ func TestSharedData(t *testing.T) {
 	}
 	// Floors a little under the figures measured, so that a regression fails and noise does not
 	// (the evaluation is deterministic; the margin is for deliberate small changes).
-	allIn10 := map[string]float64{"toolret-apigen": 73, "toolret-apibank": 43, "bfcl-pool": 75, "seal-dev": 89, "seal-test-in-domain": 89}
+	allIn10 := map[string]float64{"toolret-apigen": 73, "toolret-apibank": 45, "bfcl-pool": 75, "seal-dev": 92, "seal-test-in-domain": 93}
 	// The sets the goal names, and the floor of their multi-tool requests taken together.
 	goalSets := map[string]bool{"toolret-apibank": true, "bfcl-pool": true, "seal-test-in-domain": true}
-	const goalFloor = 83.0
+	const goalFloor = 85.0
 	sys := indexSystem("keyword", func() toolsearch.Index { return toolsearch.NewKeywordIndex(nil) })
 	var goal, goalWithout, goalMulti float64
 	for _, l := range loaders {

@@ -25,16 +25,19 @@ type System struct {
 }
 
 // engine is a configuration of the BM25F engine the keyword index is built on, open to the
-// ablation: one combined field or four, any analyzer, any parameters.
+// ablation: one combined field or six, any analyzer, any parameters.
 type engine struct {
 	analyzer toolsearch.Analyzer
-	// single indexes name, description, parameter names and parameter descriptions as one
-	// text (classic BM25) with B; otherwise fields weighs the four fields in that order.
+	// single indexes name, description, parameter names and parameter descriptions (and, with
+	// outputs, the output schema's) as one text (classic BM25) with B; otherwise fields weighs
+	// the six fields in the keyword index's order.
 	single bool
 	// json, with single, indexes the name, description and raw JSON Schema text instead.
-	json   bool
-	k1, b  float64
-	fields [4]bm25f.Field
+	json bool
+	// outputs, with single, indexes the output schema's text too.
+	outputs bool
+	k1, b   float64
+	fields  [6]bm25f.Field
 }
 
 func (e engine) system(name string) System {
@@ -55,8 +58,9 @@ func (e engine) analyze(tools []tool.Definition) []bm25f.Doc {
 		}
 		return out
 	}
+	var r tooldoc.Reader
 	for i, t := range tools {
-		d := tooldoc.Of(t)
+		d := r.WithOutputs(t)
 		if e.single && e.json {
 			docs[i] = bm25f.Doc{terms(t.Name, t.Description, string(t.InputSchema))}
 			continue
@@ -64,10 +68,14 @@ func (e engine) analyze(tools []tool.Definition) []bm25f.Doc {
 		if e.single {
 			all := append([]string{d.Name, d.Description}, d.ParamNames...)
 			all = append(all, d.ParamDescriptions...)
+			if e.outputs {
+				all = append(append(all, d.OutputNames...), d.OutputDescriptions...)
+			}
 			docs[i] = bm25f.Doc{terms(strings.Join(all, " "))}
 			continue
 		}
-		docs[i] = bm25f.Doc{terms(d.Name), terms(d.Description), terms(d.ParamNames...), terms(d.ParamDescriptions...)}
+		docs[i] = bm25f.Doc{terms(d.Name), terms(d.Description), terms(d.ParamNames...), terms(d.ParamDescriptions...),
+			terms(d.OutputNames...), terms(d.OutputDescriptions...)}
 	}
 	return docs
 }
@@ -105,10 +113,17 @@ func indexSystem(name string, newIndex func() toolsearch.Index) System {
 
 func field(w float64, b float64) bm25f.Field { return bm25f.Field{Weight: w, B: b} }
 
-func defaults() [4]bm25f.Field {
+func defaults() [6]bm25f.Field {
 	f := func(p toolsearch.FieldParams) bm25f.Field { return field(p.Weight, p.B) }
-	return [4]bm25f.Field{f(toolsearch.DefaultNameField), f(toolsearch.DefaultDescriptionField),
-		f(toolsearch.DefaultParamNamesField), f(toolsearch.DefaultParamDescriptionsField)}
+	return [6]bm25f.Field{f(toolsearch.DefaultNameField), f(toolsearch.DefaultDescriptionField),
+		f(toolsearch.DefaultParamNamesField), f(toolsearch.DefaultParamDescriptionsField),
+		f(toolsearch.DefaultOutputNamesField), f(toolsearch.DefaultOutputDescriptionsField)}
+}
+
+// inputsOnly is fs without the output schema's fields: the keyword index before it read them.
+func inputsOnly(fs [6]bm25f.Field) [6]bm25f.Field {
+	fs[4], fs[5] = bm25f.Field{}, bm25f.Field{}
+	return fs
 }
 
 // Analyzers of the ablation, each adding one step to the one before.
@@ -130,19 +145,21 @@ var (
 // each part taken out of the full index again, and the other indexes.
 func systems() []System {
 	k1, b := toolsearch.DefaultK1, toolsearch.DefaultB
-	equal := [4]bm25f.Field{field(1, b), field(1, b), field(1, b), field(1, b)}
+	equal := [6]bm25f.Field{field(1, b), field(1, b), field(1, b), field(1, b), field(1, b), field(1, b)}
+	in := inputsOnly(defaults())
 	return []System{
 		engine{analyzer: bm25sAnalyzer, single: true, k1: 1.2, b: 0.75}.system("BM25, one field, \\w\\w+ words, stop words, stemming"),
 		engine{analyzer: bm25sAnalyzer, single: true, json: true, k1: 1.2, b: 0.75}.system("  same over name, description and schema JSON"),
 		engine{analyzer: plainAnalyzer, single: true, k1: 1.2, b: 0.75}.system("plain BM25 (one field, \\w+ words)"),
-		engine{analyzer: plainAnalyzer, k1: k1, fields: equal}.system("+ fields (BM25F, equal weights)"),
-		engine{analyzer: plainAnalyzer, k1: k1, fields: defaults()}.system("+ field weights"),
-		engine{analyzer: splitAnalyzer, k1: k1, fields: defaults()}.system("+ identifier splitting"),
-		engine{analyzer: stemAnalyzer, k1: k1, fields: defaults()}.system("+ stemming"),
-		engine{analyzer: fullAnalyzer, k1: k1, fields: defaults()}.system("+ stop words (= keyword index)"),
+		engine{analyzer: plainAnalyzer, k1: k1, fields: inputsOnly(equal)}.system("+ fields (BM25F, equal weights)"),
+		engine{analyzer: plainAnalyzer, k1: k1, fields: in}.system("+ field weights"),
+		engine{analyzer: splitAnalyzer, k1: k1, fields: in}.system("+ identifier splitting"),
+		engine{analyzer: stemAnalyzer, k1: k1, fields: in}.system("+ stemming"),
+		engine{analyzer: fullAnalyzer, k1: k1, fields: in}.system("+ stop words"),
+		engine{analyzer: fullAnalyzer, k1: k1, fields: defaults()}.system("+ output schemas (= keyword index)"),
 		indexSystem("KeywordIndex defaults (public API)", func() toolsearch.Index { return toolsearch.NewKeywordIndex(nil) }),
 		engine{analyzer: joinAnalyzer, k1: k1, fields: defaults()}.system("  with joined identifiers too"),
-		engine{analyzer: fullAnalyzer, single: true, k1: k1, b: b}.system("  without fields (one field)"),
+		engine{analyzer: fullAnalyzer, single: true, outputs: true, k1: k1, b: b}.system("  without fields (one field)"),
 		engine{analyzer: fullAnalyzer, k1: k1, fields: equal}.system("  without field weights"),
 		engine{analyzer: noSplit, k1: k1, fields: defaults()}.system("  without identifier splitting"),
 		engine{analyzer: noStem, k1: k1, fields: defaults()}.system("  without stemming"),

@@ -31,13 +31,14 @@ func runTune(w io.Writer, dir, name string) error {
 	}
 	var results []result
 	docs := engine{analyzer: fullAnalyzer}.analyze(ds.Tools)
+	out := defaults() // the output schema's fields as the index weighs them
 	for _, k1 := range []float64{0.9, 1.2, 1.6} {
 		for _, b := range []float64{0.5, 0.75, 0.9} {
 			for _, wn := range []float64{1, 2, 3, 4, 6} {
 				for _, wpn := range []float64{0.5, 1, 2} {
 					for _, wpd := range []float64{0.25, 0.5, 1} {
 						e := engine{analyzer: fullAnalyzer, k1: k1,
-							fields: [4]bm25f.Field{field(wn, b), field(1, b), field(wpn, b), field(wpd, b)}}
+							fields: [6]bm25f.Field{field(wn, b), field(1, b), field(wpn, b), field(wpd, b), out[4], out[5]}}
 						m, err := evaluate(System{Build: func([]tool.Definition) (Searcher, error) {
 							return e.index(ds.Tools, docs), nil
 						}}, ds)

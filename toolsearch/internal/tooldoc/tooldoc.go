@@ -18,6 +18,10 @@ type Doc struct {
 	Description       string
 	ParamNames        []string
 	ParamDescriptions []string
+	// OutputNames and OutputDescriptions document what the tool returns: the properties of its
+	// output schema, read by WithOutputs only.
+	OutputNames        []string
+	OutputDescriptions []string
 }
 
 // maxDepth bounds the walk into nested schemas; deeper levels add little text and a hostile
@@ -42,10 +46,31 @@ type Reader struct {
 // Of returns the text of def, as the function Of does.
 func (r *Reader) Of(def tool.Definition) Doc {
 	d := Doc{Name: def.Name, Description: def.Description}
-	if len(def.InputSchema) == 0 {
-		return d
+	var s schema
+	if r.schema(def.InputSchema, &s) {
+		walk(&s, &d.ParamNames, &d.ParamDescriptions)
 	}
-	r.rd.Reset(def.InputSchema)
+	return d
+}
+
+// WithOutputs returns the text of def as Of does, and that of its output schema: requests often
+// say what they want back ("the title, author and ISBN of the book"). An output schema that is
+// not valid JSON contributes nothing.
+func (r *Reader) WithOutputs(def tool.Definition) Doc {
+	d := r.Of(def)
+	var s schema
+	if r.schema(def.OutputSchema, &s) {
+		walk(&s, &d.OutputNames, &d.OutputDescriptions)
+	}
+	return d
+}
+
+// schema reads raw into s, reporting whether it is a JSON object it could read.
+func (r *Reader) schema(raw []byte, s *schema) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	r.rd.Reset(raw)
 	if r.dec == nil {
 		// Lenient like encoding/json: a repeated name counts once, the last time, and invalid
 		// UTF-8 is kept as replacement characters.
@@ -53,12 +78,7 @@ func (r *Reader) Of(def tool.Definition) Doc {
 	} else {
 		r.dec.Reset(&r.rd, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	}
-	var s schema
-	if r.dec.PeekKind() != '{' || r.read(&s, 0) != nil {
-		return d
-	}
-	d.walk(&s)
-	return d
+	return r.dec.PeekKind() == '{' && r.read(s, 0) == nil
 }
 
 // str reads the string value the decoder is at.
@@ -212,20 +232,21 @@ func (r *Reader) strings() ([]string, error) {
 	return out, err
 }
 
-// walk appends the parameters of s, depth first in name order, then those of its items.
-func (d *Doc) walk(s *schema) {
+// walk appends the names of the properties of s to names and their descriptions and enum values
+// to descs, depth first in name order, then those of its items.
+func walk(s *schema, names, descs *[]string) {
 	for _, p := range s.properties {
-		d.ParamNames = append(d.ParamNames, p.name)
+		*names = append(*names, p.name)
 		if p.schema == nil {
 			continue
 		}
 		if p.schema.description != "" {
-			d.ParamDescriptions = append(d.ParamDescriptions, p.schema.description)
+			*descs = append(*descs, p.schema.description)
 		}
-		d.ParamDescriptions = append(d.ParamDescriptions, p.schema.enum...)
-		d.walk(p.schema)
+		*descs = append(*descs, p.schema.enum...)
+		walk(p.schema, names, descs)
 	}
 	if s.items != nil {
-		d.walk(s.items)
+		walk(s.items, names, descs)
 	}
 }

@@ -74,3 +74,24 @@ func TestOfLenient(t *testing.T) {
 		})
 	}
 }
+
+func TestWithOutputs(t *testing.T) {
+	def := tool.Definition{Name: "n", Description: "d",
+		InputSchema:  []byte(`{"properties":{"book_id":{"description":"The book"}}}`),
+		OutputSchema: []byte(`{"properties":{"title":{"description":"The title"},"availability":{"enum":["on loan","on shelf"]}}}`)}
+	var r Reader
+	want := Doc{Name: "n", Description: "d", ParamNames: []string{"book_id"}, ParamDescriptions: []string{"The book"},
+		OutputNames: []string{"availability", "title"}, OutputDescriptions: []string{"on loan", "on shelf", "The title"}}
+	if got := r.WithOutputs(def); !reflect.DeepEqual(got, want) {
+		t.Errorf("WithOutputs = %+v, want %+v", got, want)
+	}
+	// Of leaves the outputs out; an invalid output schema loses nothing else.
+	want.OutputNames, want.OutputDescriptions = nil, nil
+	if got := r.Of(def); !reflect.DeepEqual(got, want) {
+		t.Errorf("Of = %+v, want %+v", got, want)
+	}
+	def.OutputSchema = []byte(`{"properties":`)
+	if got := r.WithOutputs(def); !reflect.DeepEqual(got, want) {
+		t.Errorf("WithOutputs, invalid output schema = %+v, want %+v", got, want)
+	}
+}
