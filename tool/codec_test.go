@@ -38,3 +38,21 @@ func TestMethodAndFuncReadAlike(t *testing.T) {
 		}
 	}
 }
+
+// An input type the JSON codec cannot read (here a format tag option, which it does not
+// support) is refused when the tool is built, with an inferred schema or a given one, instead
+// of failing every call.
+type hexInput struct {
+	Data []byte `json:"data,format:hex"`
+}
+
+func TestFuncRefusesUnreadableInput(t *testing.T) {
+	fn := func(context.Context, hexInput) (string, error) { return "", nil }
+	if _, err := Func("hex", "", fn); err == nil {
+		t.Error("Func accepted an input type the codec cannot read")
+	}
+	schema := WithInputSchema([]byte(`{"type":"object","properties":{"data":{"type":"string"}}}`))
+	if _, err := Func("hex", "", fn, schema); err == nil {
+		t.Error("Func with an input schema accepted an input type the codec cannot read")
+	}
+}

@@ -74,7 +74,7 @@ func newInput(t reflect.Type, explicit json.RawMessage) (*schema.Codec, error) {
 		if err := checkObjectType(v.Schema()); err != nil {
 			return nil, err
 		}
-		return schema.Explicit(t, v, explicit), nil
+		return schema.Explicit(t, v, explicit)
 	}
 	switch et := derefType(t); {
 	case et.Kind() == reflect.Struct && !isLeafType(et):

@@ -46,6 +46,10 @@ func SchemaFor[T any]() (*jsonschema.Schema, error) {
 //   - Types implementing [SchemaHook] describe themselves. Other types with their own JSON or
 //     text encoding are described by the kind of JSON their zero value encodes to, never by
 //     their Go fields.
+//   - A number field with the json option string (`json:"id,string"`) is a string holding
+//     the number ("42"), as the v2 codec reads it; the option on any other type, a format
+//     option (which the codec does not support) and other tags the codec refuses are errors,
+//     since no argument could ever be read.
 //   - Recursive types are defined once in $defs and referred to with $ref ("#" for the root).
 //   - Functions, channels, complex numbers and unsafe pointers cannot be described; a field of
 //     such a type is an error unless tagged json:"-".

@@ -75,6 +75,9 @@ func infer1(t reflect.Type, gen uint64) (*Codec, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDecodable(t); err != nil {
+		return nil, err
+	}
 	raw, err := root.appendJSON(make([]byte, 0, 256))
 	if err != nil {
 		return nil, err
@@ -89,11 +92,15 @@ func infer1(t reflect.Type, gen uint64) (*Codec, error) {
 }
 
 // Explicit returns a codec that validates against v's schema, then decodes into t: t may be
-// any type that can hold what the schema allows (a struct, a map, json.RawMessage, any).
-func Explicit(t reflect.Type, v *Validator, raw json.RawMessage) *Codec {
+// any type that can hold what the schema allows (a struct, a map, json.RawMessage, any). It
+// fails for a type the v2 codec cannot read at all.
+func Explicit(t reflect.Type, v *Validator, raw json.RawMessage) (*Codec, error) {
+	if err := checkDecodable(t); err != nil {
+		return nil, err
+	}
 	c := &Codec{typ: t, raw: bytes.Clone(raw), v: v}
 	c.once.Do(func() { c.prepare() })
-	return c
+	return c, nil
 }
 
 // Schema returns the JSON text of the schema; it must not be modified.

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strconv"
 	"time"
@@ -93,6 +94,47 @@ func containsType(t reflect.Type, match func(reflect.Type) bool) bool {
 			}
 		}
 		return false
+	}
+	return walk(t)
+}
+
+// checkDecodable reports struct types inside t whose fields the v2 codec refuses to read, which
+// it does only once it meets a value of them: a format tag option (which the codec does not
+// support), two fields with one JSON name, an embedded field of a non-struct type. A tool with
+// such a type would fail every call; it must fail when it is built instead.
+func checkDecodable(t reflect.Type) error {
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type) error
+	walk = func(t reflect.Type) error {
+		t = derefType(t)
+		if seen[t] || isLeafType(t) {
+			return nil
+		}
+		seen[t] = true
+		switch t.Kind() {
+		case reflect.Slice, reflect.Array, reflect.Map:
+			return walk(t.Elem())
+		case reflect.Struct:
+		default:
+			return nil
+		}
+		if len(jsonFields(t)) == 0 {
+			return nil // nothing to read: the codec is not asked to (Codec.none, plans)
+		}
+		// An empty object makes the codec check every field of t, and reads nothing.
+		if err := jsonv2.Unmarshal([]byte("{}"), reflect.New(t).Interface(), decodeOptions(t)...); err != nil {
+			var se *jsonv2.SemanticError
+			if errors.As(err, &se) && se.Err != nil {
+				err = se.Err
+			}
+			return fmt.Errorf("the JSON codec cannot read %v: %w", t, err)
+		}
+		for i := range t.NumField() {
+			if err := walk(t.Field(i).Type); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	return walk(t)
 }

@@ -571,6 +571,38 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 	return n, nil
 }
 
+// Patterns of the numbers a field with the json option string holds, as the v2 codec reads
+// them: a JSON number inside a JSON string, nothing around it.
+const (
+	intStringPattern   = `^-?(0|[1-9][0-9]*)$`
+	uintStringPattern  = `^(0|[1-9][0-9]*)$`
+	floatStringPattern = `^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`
+)
+
+// stringNumber is the schema of a field of type t with the json option string: the v2 codec
+// reads a number of such a field from a string ("42"), and refuses the option on any other
+// type, which could then never be read.
+func (inf *inferrer) stringNumber(t reflect.Type) (*node, error) {
+	et := derefType(t)
+	pattern := ""
+	if !isLeafType(et) {
+		switch et.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			pattern = intStringPattern
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			pattern = uintStringPattern
+		case reflect.Float32, reflect.Float64:
+			pattern = floatStringPattern
+		}
+	}
+	if pattern == "" {
+		return nil, fmt.Errorf("the json option string applies to numbers only, not to %v", t)
+	}
+	n := inf.newNode()
+	n.typ, n.w().pattern = "string", pattern
+	return n, nil
+}
+
 func validMapKey(k reflect.Type) bool {
 	switch k.Kind() {
 	case reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -593,6 +625,11 @@ func (inf *inferrer) structSchema(t reflect.Type) (*node, error) {
 		fs, err := inf.schema(f.typ)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", f.goName, err)
+		}
+		if hasOption(f.opts, "string") {
+			if fs, err = inf.stringNumber(f.typ); err != nil {
+				return nil, fmt.Errorf("field %s: %w", f.goName, err)
+			}
 		}
 		if err := inf.fieldTags(fs, f, doc); err != nil {
 			return nil, fmt.Errorf("field %s: %w", f.goName, err)

@@ -268,13 +268,8 @@ func (st *vstate) storeTo(d *dnode, dst reflect.Value, pos, end int) {
 				st.cannotHold(lit, d.typ, "out of range")
 				return
 			}
-			if lit[0] == '-' {
-				// -0: JSON's zero, but no unsigned decoder takes a sign, and the plan must
-				// decide as validating then decoding does.
-				st.cannotHold(lit, d.typ, "")
-				return
-			}
-			u = uint64(n)
+			u = uint64(n) // -0 too: JSON's zero, which validation rewrites as 0
+
 		}
 		if dst.OverflowUint(u) {
 			st.cannotHold(lit, d.typ, "out of range")
@@ -337,7 +332,7 @@ func (st *vstate) integer(lit string, t reflect.Type) (int64, bool) {
 		return n, true
 	}
 	f, err := strconv.ParseFloat(lit, 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	if err != nil || !integralLiteral(lit) || math.Abs(f) > 1<<53 {
 		st.cannotHold(lit, t, "")
 		return 0, false
 	}

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"math"
+	"math/big"
 	"reflect"
 	"strconv"
 	"strings"
@@ -567,11 +568,9 @@ func (st *vstate) number(n *vnode, pos int) int {
 			}
 			return end
 		}
-		if f != math.Trunc(f) {
-			plainInt = false
-		} else {
-			plainInt = true
-		}
+		// Whether the number is an integer is read from what was written: 1e-400 and
+		// 1.0000000000000001 round to integral floats but are not integers.
+		plainInt = integralLiteral(lit)
 	}
 	kind := tNumber
 	if plainInt {
@@ -580,43 +579,114 @@ func (st *vstate) number(n *vnode, pos int) int {
 	if !st.typeOK(n, kind, pos, end) {
 		return end
 	}
-	if !plainLit && kind == tInteger && n.types&tNumber == 0 && n.types != 0 && st.quiet == 0 &&
-		math.Abs(f) <= 1<<53 {
+	if (!plainLit || lit[0] == '-' && f == 0) && kind == tInteger && n.types&tNumber == 0 &&
+		n.types != 0 && st.quiet == 0 && math.Abs(f) <= 1<<53 {
 		// An integer written as 2.0 or 1e3 is valid for the schema but not for Go's integer
-		// types: hand the decoder the plain integer.
-		st.addRewrite(pos, end, strconv.FormatFloat(f, 'f', -1, 64))
+		// types, nor is -0 for unsigned ones: hand the decoder the plain integer, exact since
+		// it is integral and within 2^53.
+		st.addRewrite(pos, end, strconv.FormatFloat(f+0, 'f', -1, 64))
 	}
 	if n.hasEnum || n.hasConst {
 		st.checkEnum(n, scalar{kind: tNumber, n: f}, func(sc scalar) bool { return sc.kind == tNumber && sc.n == f }, lit)
 	}
 	if n.hasMult {
-		if _, frac := math.Modf(f / n.mult); frac != 0 {
+		if !isMultiple(lit, f, n) {
 			if st.report() {
 				st.fail("multipleOf", lit+" is not a multiple of "+formatNumber(n.mult))
 			}
 		}
 	}
-	if n.hasMin && f < n.min {
+	// A number that rounds to a bound is compared with it exactly: 1.0000000000000001 is
+	// greater than the maximum 1.
+	if n.hasMin && (f < n.min || f == n.min && cmpExact(lit, f) < 0) {
 		if st.report() {
 			st.fail("minimum", lit+" is less than the minimum "+formatNumber(n.min))
 		}
 	}
-	if n.hasMax && f > n.max {
+	if n.hasMax && (f > n.max || f == n.max && cmpExact(lit, f) > 0) {
 		if st.report() {
 			st.fail("maximum", lit+" is greater than the maximum "+formatNumber(n.max))
 		}
 	}
-	if n.hasExMin && f <= n.exMin {
+	if n.hasExMin && (f < n.exMin || f == n.exMin && cmpExact(lit, f) <= 0) {
 		if st.report() {
 			st.fail("exclusiveMinimum", lit+" must be greater than "+formatNumber(n.exMin))
 		}
 	}
-	if n.hasExMax && f >= n.exMax {
+	if n.hasExMax && (f > n.exMax || f == n.exMax && cmpExact(lit, f) >= 0) {
 		if st.report() {
 			st.fail("exclusiveMaximum", lit+" must be less than "+formatNumber(n.exMax))
 		}
 	}
 	return end
+}
+
+// integralLiteral reports whether the JSON number lit is an integer, exactly: every digit after
+// the decimal point, once the exponent has moved it, is zero.
+func integralLiteral(lit string) bool {
+	mant, exp := lit, 0
+	if i := strings.IndexAny(lit, "eE"); i >= 0 {
+		mant = lit[:i]
+		e := lit[i+1:]
+		neg := e != "" && e[0] == '-'
+		if e != "" && (e[0] == '-' || e[0] == '+') {
+			e = e[1:]
+		}
+		for j := 0; j < len(e) && exp < 1<<30; j++ {
+			exp = exp*10 + int(e[j]-'0')
+		}
+		if neg {
+			exp = -exp
+		}
+	}
+	mant = strings.TrimPrefix(mant, "-")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := intPart + frac
+	point := len(intPart) + exp // digits at and after point are fractional
+	for i := max(point, 0); i < len(digits); i++ {
+		if digits[i] != '0' {
+			return false
+		}
+	}
+	return true
+}
+
+// cmpExact compares the number lit with f, the float64 it rounds to: -1, 0 or +1 as lit is less
+// than, equal to or greater than f. Literals too long or with too large an exponent to compare
+// cheaply count as equal.
+func cmpExact(lit string, f float64) int {
+	if len(lit) > 64 || math.IsInf(f, 0) {
+		return 0
+	}
+	if i := strings.IndexAny(lit, "eE"); i >= 0 && len(lit)-i > 5 {
+		return 0
+	}
+	r, ok := new(big.Rat).SetString(lit)
+	if !ok {
+		return 0
+	}
+	return r.Cmp(new(big.Rat).SetFloat64(f))
+}
+
+// isMultiple reports whether the number lit (f as a float64) is a multiple of n's multipleOf.
+// Float division gets decimals wrong (19.99 / 0.01 is 1998.9999999999998), so the check is
+// exact, against the decimal the schema's float64 stands for, for any number of moderate
+// length and exponent; others, which no model writes, take the float check.
+func isMultiple(lit string, f float64, n *vnode) bool {
+	if n.multRat != nil && len(lit) <= 64 {
+		if i := strings.IndexAny(lit, "eE"); i < 0 || len(lit)-i <= 5 { // |exponent| < 1000
+			r, ok := new(big.Rat).SetString(lit)
+			if ok {
+				return r.Quo(r, n.multRat).IsInt()
+			}
+		}
+	}
+	q := f / n.mult
+	if math.IsInf(q, 0) {
+		return false
+	}
+	_, frac := math.Modf(q)
+	return frac == 0
 }
 
 // load64 returns the eight bytes of d at i as a little-endian word (one load on the machines

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -87,6 +88,9 @@ func compileChecked(s *jsonschema.Schema) (*Validator, error) {
 	if err := checkTypeNames(res); err != nil {
 		return nil, err
 	}
+	if err := checkBounds(res); err != nil {
+		return nil, err
+	}
 	recursive, err := res.checkCycles()
 	if err != nil {
 		return nil, err
@@ -165,6 +169,28 @@ func checkTypeNames(res *resolution) error {
 		for _, name := range s.Types {
 			if _, ok := typeBit(name); !ok {
 				return fmt.Errorf("unknown type %q", name)
+			}
+		}
+	}
+	return nil
+}
+
+// checkBounds rejects keyword values JSON Schema forbids and jsonschema-go accepts: a
+// multipleOf that is not greater than 0 (0 rejects every number), and negative lengths and
+// counts.
+func checkBounds(res *resolution) error {
+	for _, s := range res.all {
+		if m := s.MultipleOf; m != nil && !(*m > 0) {
+			return fmt.Errorf("multipleOf %v is not greater than 0", *m)
+		}
+		for _, b := range []struct {
+			name string
+			v    *int
+		}{{"minLength", s.MinLength}, {"maxLength", s.MaxLength}, {"minItems", s.MinItems},
+			{"maxItems", s.MaxItems}, {"minProperties", s.MinProperties}, {"maxProperties", s.MaxProperties},
+			{"minContains", s.MinContains}, {"maxContains", s.MaxContains}} {
+			if b.v != nil && *b.v < 0 {
+				return fmt.Errorf("%s %d is negative", b.name, *b.v)
 			}
 		}
 	}
@@ -549,6 +575,7 @@ type vnode struct {
 
 	hasMin, hasMax, hasExMin, hasExMax, hasMult bool
 	min, max, exMin, exMax, mult                float64
+	multRat                                     *big.Rat // mult as the decimal it was written as; read only
 
 	minLen, maxLen int // -1 when absent
 	pattern        *regexp.Regexp
@@ -703,6 +730,7 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	}
 	if s.MultipleOf != nil {
 		n.hasMult, n.mult = true, *s.MultipleOf
+		n.multRat, _ = new(big.Rat).SetString(strconv.FormatFloat(n.mult, 'g', -1, 64))
 	}
 	n.needNum = n.needNum || n.hasMin || n.hasMax || n.hasExMin || n.hasExMax || n.hasMult ||
 		(n.types&tInteger != 0 && n.types&tNumber == 0)

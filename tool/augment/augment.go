@@ -251,6 +251,30 @@ func (t *augmented[T]) Unwrap() tool.Tool { return t.inner }
 // T's defaults and decoding rules), hands them to the consumer and calls the wrapped tool with
 // the rest.
 func (t *augmented[T]) Call(ctx context.Context, args string) (string, error) {
+	forward, err := t.consume(ctx, args)
+	if err != nil {
+		return "", err
+	}
+	return t.inner.Call(ctx, forward)
+}
+
+// CallParts is Call for callers that take parts (tool.Invoke): the images and documents the
+// wrapped tool returns are kept.
+func (t *augmented[T]) CallParts(ctx context.Context, args string) (tool.Result, error) {
+	forward, err := t.consume(ctx, args)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if pt, ok := t.inner.(tool.PartsTool); ok {
+		return pt.CallParts(ctx, forward)
+	}
+	text, err := t.inner.Call(ctx, forward)
+	return tool.Result{Text: text}, err
+}
+
+// consume hands the extra arguments to the consumer and returns the arguments for the wrapped
+// tool.
+func (t *augmented[T]) consume(ctx context.Context, args string) (string, error) {
 	a := t.aug
 	members, err := schema.Members(args)
 	if err != nil {
@@ -271,11 +295,10 @@ func (t *augmented[T]) Call(ctx context.Context, args string) (string, error) {
 	if err := a.consumer(ctx, Event[T]{Definition: t.def, RawInput: args, Args: v}); err != nil {
 		return "", err
 	}
-	forward := args
 	if !a.cfg.keep && len(extra) > 0 {
-		forward = rest.marshal()
+		return rest.marshal(), nil
 	}
-	return t.inner.Call(ctx, forward)
+	return args, nil
 }
 
 // object is a JSON object as its members in order, keys and values as written: schemas keep

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/schema"
 	"github.com/wield-ai/wield/tool"
 )
@@ -356,5 +357,37 @@ func TestConcurrentCalls(t *testing.T) {
 	wg.Wait()
 	if len(ev.got) != 16 || len(r.args) != 16 {
 		t.Errorf("%d events, %d calls", len(ev.got), len(r.args))
+	}
+}
+
+// An augmented tool keeps the parts the tool it wraps returns: tool.Invoke calls CallParts, so
+// an image from a screenshot tool reaches the model as an image, not as a line describing it.
+func TestAugmentedToolKeepsParts(t *testing.T) {
+	img := content.Image([]byte{1, 2, 3}, "image/png")
+	shot := tool.Must(tool.Func("shot", "Takes a screenshot.", func(context.Context, WeatherIn) (tool.Result, error) {
+		return tool.Result{Text: "screen", Parts: []content.Part{img}}, nil
+	}))
+	ev := &events{}
+	w, err := Tool(shot, ev.consume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.(tool.PartsTool); !ok {
+		t.Fatal("the augmented tool is not a PartsTool")
+	}
+	res, err := tool.Invoke(context.Background(), w, `{"innerThought":"look","city":"Paris"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "screen" || len(res.Parts) != 1 || res.Parts[0].Kind != content.KindImage {
+		t.Errorf("Invoke = %+v, want the text and the image", res)
+	}
+	// A tool without parts is still called through Call.
+	plain, err := Tool(tool.Tool(chattest.NewTool("plain", nil)), ev.consume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tool.Invoke(context.Background(), plain, `{"innerThought":"x"}`); err != nil {
+		t.Error(err)
 	}
 }
