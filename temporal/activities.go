@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -295,6 +296,25 @@ func infos(tools []tool.Tool, calls []chat.ToolCall) []callInfo {
 	return out
 }
 
+// maxProgressMessage bounds the message of a progress report sent as heartbeat details: a
+// tool's (or an MCP server's) report is not trusted to fit what the server takes.
+const maxProgressMessage = 4 << 10
+
+// heartbeatDetails returns p as the server and JSON take it: a message cut to
+// maxProgressMessage bytes, and amounts that JSON cannot encode (NaN, infinities), on which
+// the SDK panics, as 0 (unknown).
+func heartbeatDetails(p tool.Progress) tool.Progress {
+	finite := func(f float64) float64 {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0
+		}
+		return f
+	}
+	p.Progress, p.Total = finite(p.Progress), finite(p.Total)
+	p.Message = cut(p.Message, maxProgressMessage)
+	return p
+}
+
 // heartbeat keeps the activity of ctx heartbeating while it runs, three times per heartbeat
 // timeout, with the tool's last progress report as details; progress reports are sent as they
 // come (the SDK batches them). stop ends it.
@@ -310,7 +330,7 @@ func heartbeat(ctx context.Context) (_ context.Context, stop func()) {
 		p := last
 		mu.Unlock()
 		if p != nil {
-			activity.RecordHeartbeat(ctx, *p)
+			activity.RecordHeartbeat(ctx, heartbeatDetails(*p))
 		} else {
 			activity.RecordHeartbeat(ctx)
 		}
