@@ -46,12 +46,7 @@ func BenchmarkCall(b *testing.B) {
 	args := json.RawMessage(`{"a":19,"b":23}`)
 
 	raw := func(b *testing.B, s *sdk.Server) {
-		c, err := mcp.Connect(context.Background(), mcptest.InMemory("bench", s))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
-		session, err := c.Session(context.Background())
+		session, err := mcptest.Connect(b, mcptest.InMemory("bench", s)).Session(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -66,12 +61,7 @@ func BenchmarkCall(b *testing.B) {
 	b.Run("sdk", func(b *testing.B) { raw(b, sdkServer) })
 	b.Run("wield-server", func(b *testing.B) { raw(b, wieldServer.SDK()) })
 	b.Run("wield-both", func(b *testing.B) {
-		c, err := mcp.Connect(context.Background(), inMemory("bench", wieldServer))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
-		tools, err := c.Tools(context.Background())
+		tools, err := mcptest.Connect(b, inMemory("bench", wieldServer)).Tools(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -127,12 +117,7 @@ func proxiedTools(b *testing.B, n int) []tool.Tool {
 				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, nil
 			})
 	}
-	c, err := mcp.Connect(context.Background(), mcptest.InMemory("upstream", up))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { c.Close() })
-	tools, err := c.Tools(context.Background())
+	tools, err := mcptest.Connect(b, mcptest.InMemory("upstream", up)).Tools(context.Background())
 	if err != nil || len(tools) != n {
 		b.Fatal(len(tools), err)
 	}

@@ -41,12 +41,12 @@ func (r *recorder) text() string {
 	for _, s := range r.spans.Ended() {
 		fmt.Fprintf(&b, "span %q status %v %q\n", s.Name(), s.Status().Code, s.Status().Description)
 		for _, a := range s.Attributes() {
-			fmt.Fprintf(&b, "  %s=%s\n", a.Key, a.Value.Emit())
+			fmt.Fprintf(&b, "  %s=%s\n", a.Key, a.Value.String())
 		}
 		for _, e := range s.Events() {
 			fmt.Fprintf(&b, "  event %q\n", e.Name)
 			for _, a := range e.Attributes {
-				fmt.Fprintf(&b, "    %s=%s\n", a.Key, a.Value.Emit())
+				fmt.Fprintf(&b, "    %s=%s\n", a.Key, a.Value.String())
 			}
 		}
 	}

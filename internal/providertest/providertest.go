@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
@@ -80,6 +81,23 @@ func Run(ctx context.Context, m chat.Model, p *chat.Prompt, stream bool) (*chat.
 		return chat.Aggregate(m.Stream(ctx, p))
 	}
 	return m.Call(ctx, p)
+}
+
+// Concurrently runs fn(0) … fn(n-1) in n goroutines at once, as callers sharing one model do,
+// and fails t with each error they return.
+func Concurrently(t testing.TB, n int, fn func(i int) error) {
+	t.Helper()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = fn(i) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
 }
 
 // Send sends a client request: with Call, or with Stream when stream is set, reading the text as

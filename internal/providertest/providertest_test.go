@@ -125,6 +125,40 @@ func expectCaught(t *testing.T, caught bool, run func(testing.TB)) {
 	}
 }
 
+// TestConcurrently: every call runs, all of them at once (each waits for the others to start),
+// and each error fails the test.
+func TestConcurrently(t *testing.T) {
+	const n = 6
+	var started sync.WaitGroup
+	started.Add(n)
+	var mu sync.Mutex
+	seen := map[int]int{}
+	failed, msg := check(t, func(tb testing.TB) {
+		Concurrently(tb, n, func(i int) error {
+			started.Done()
+			started.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			seen[i]++
+			if i%2 == 1 {
+				return fmt.Errorf("call %d failed", i)
+			}
+			return nil
+		})
+	})
+	if len(seen) != n || !failed || msg != "call 1 failed; call 3 failed; call 5 failed" {
+		t.Errorf("calls %v; failed %v with %q", seen, failed, msg)
+	}
+	for i, times := range seen {
+		if times != 1 {
+			t.Errorf("call %d ran %d times", i, times)
+		}
+	}
+	if failed, msg := check(t, func(tb testing.TB) { Concurrently(tb, n, func(int) error { return nil }) }); failed {
+		t.Errorf("calls without errors failed: %s", msg)
+	}
+}
+
 // check runs fn with a testing.TB that records failures instead of failing t.
 func check(t *testing.T, fn func(testing.TB)) (failed bool, msg string) {
 	f := &fakeT{TB: t}

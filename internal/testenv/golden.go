@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,4 +28,17 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("output differs from %s (go test -update rewrites it); got:\n%s", path, got)
 	}
+}
+
+// GoldenJSON is [Golden] for v written as indented JSON ending in a newline, the form golden JSON
+// files are kept in; it returns that JSON for further checks.
+func GoldenJSON(t testing.TB, path string, v any, update bool) []byte {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	Golden(t, path, got, update)
+	return got
 }

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -409,23 +408,12 @@ func TestConcurrentUse(t *testing.T) {
 	}))
 	defer srv.Close()
 	m := newTestModel(t, srv.URL, Config{})
-	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for i := range 16 {
-		wg.Go(func() {
-			p := &chat.Prompt{Messages: []chat.Message{chat.User(fmt.Sprint("hi ", i))}, Options: &chat.Options{Tools: []tool.Tool{sdkWeather()}}}
-			resp, err := m.Call(context.Background(), p)
-			if err == nil && resp.Text() != "ok" {
-				err = fmt.Errorf("text %q", resp.Text())
-			}
-			errs <- err
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Error(err)
+	providertest.Concurrently(t, 16, func(i int) error {
+		p := &chat.Prompt{Messages: []chat.Message{chat.User(fmt.Sprint("hi ", i))}, Options: &chat.Options{Tools: []tool.Tool{sdkWeather()}}}
+		resp, err := m.Call(context.Background(), p)
+		if err == nil && resp.Text() != "ok" {
+			err = fmt.Errorf("text %q", resp.Text())
 		}
-	}
+		return err
+	})
 }

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
@@ -207,7 +206,6 @@ func TestThoughtsJoined(t *testing.T) {
 func TestConcurrentUse(t *testing.T) {
 	call := providertest.Load(t, "vercel-tool-call-gemini-3-pro-preview")[0]
 	stream := providertest.Load(t, "vercel-tool-call-gemini3-stream-gemini-3-pro-preview")[0]
-	const n = 8
 	// Requests may arrive in any order; the server answers by the kind of request instead.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ex := call
@@ -222,28 +220,11 @@ func TestConcurrentUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Go(func() {
-			var resp *chat.Response
-			var err error
-			if i%2 == 0 {
-				resp, err = m.Call(context.Background(), weatherPrompt)
-			} else {
-				resp, err = chat.Aggregate(m.Stream(context.Background(), weatherPrompt))
-			}
-			if err == nil && (len(resp.ToolCalls()) != 1 || resp.ToolCalls()[0].Signature == "") {
-				err = fmt.Errorf("response %d: %+v", i, resp.ToolCalls())
-			}
-			errs <- err
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
+	providertest.Concurrently(t, 8, func(i int) error {
+		resp, err := providertest.Run(context.Background(), m, weatherPrompt, i%2 == 1)
+		if err == nil && (len(resp.ToolCalls()) != 1 || resp.ToolCalls()[0].Signature == "") {
+			err = fmt.Errorf("response %d: %+v", i, resp.ToolCalls())
 		}
-	}
+		return err
+	})
 }

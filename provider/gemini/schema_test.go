@@ -99,12 +99,7 @@ func TestConvertSchema(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := json.MarshalIndent(s, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			providertest.Golden(t, filepath.Join("testdata", "schema", tt.name+".golden.json"), got)
+			got := providertest.GoldenJSON(t, filepath.Join("testdata", "schema", tt.name+".golden.json"), s)
 			// Whatever the input, the output uses only keywords Gemini's Schema has.
 			var generic any
 			_ = json.Unmarshal(got, &generic)

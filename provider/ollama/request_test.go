@@ -215,12 +215,7 @@ func TestToolParameters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := json.MarshalIndent(p, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			providertest.Golden(t, filepath.Join("testdata", "schema", strings.ReplaceAll(tt.name, " ", "-")+".golden.json"), got)
+			got := providertest.GoldenJSON(t, filepath.Join("testdata", "schema", strings.ReplaceAll(tt.name, " ", "-")+".golden.json"), p)
 			if strings.Contains(string(got), "$ref") || strings.Contains(string(got), "$defs") {
 				t.Fatal("references left in the output")
 			}

@@ -200,13 +200,7 @@ func TestChatMinimalRequest(t *testing.T) {
 		srv := replay.NewServer(t, providertest.Load(t, "chat", name)...)
 		m := newTestModel(t, New, srv.URL, Config{Model: "local-model"})
 		p := &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}
-		var err error
-		if stream {
-			_, _, err = collect(t, m, p)
-		} else {
-			_, err = m.Call(context.Background(), p)
-		}
-		if err != nil {
+		if _, err := providertest.Run(context.Background(), m, p, stream); err != nil {
 			t.Fatal(err)
 		}
 		var body map[string]any

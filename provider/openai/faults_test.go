@@ -18,16 +18,34 @@ import (
 	"github.com/wield-ai/wield/internal/replay"
 )
 
-// apiCase is one API under fault tests: its name, the folder of its recordings, and how to build
-// its model.
+// apiCase is one API under fault tests: its name, the folder of its recordings, how to build
+// its model, and the head of a streamed answer, which a stalling server sends before it holds
+// the stream open.
 type apiCase struct {
 	name string
 	newM func(t testing.TB, url string, cfg Config) chat.Model
+	head string
 }
 
-var apis = []apiCase{
-	{name: "chat", newM: func(t testing.TB, url string, cfg Config) chat.Model { return newTestModel(t, New, url, cfg) }},
-	{name: "responses", newM: func(t testing.TB, url string, cfg Config) chat.Model { return newTestModel(t, NewResponses, url, cfg) }},
+var apis = []apiCase{{
+	name: "chat",
+	newM: func(t testing.TB, url string, cfg Config) chat.Model { return newTestModel(t, New, url, cfg) },
+	head: "data: {\"id\":\"c\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Ol\"}}]}\n\n",
+}, {
+	name: "responses",
+	newM: func(t testing.TB, url string, cfg Config) chat.Model { return newTestModel(t, NewResponses, url, cfg) },
+	head: "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"Ol\",\"output_index\":0}\n\n",
+}}
+
+// target is the API under the shared fault checks: a model on its defaults, sent hi, streaming
+// head before a server stalls.
+func (api apiCase) target() providertest.Target {
+	return providertest.Target{
+		New:         func(t testing.TB, url string) chat.Model { return api.newM(t, url, Config{Model: "m"}) },
+		Prompt:      hi,
+		ContentType: "text/event-stream",
+		Head:        api.head,
+	}
 }
 
 // success is a recorded answer of the API, streamed or not.
@@ -234,19 +252,8 @@ func TestMalformedJSON(t *testing.T) {
 // TestCancel: cancelling the context stops a request waiting for its answer, and a stream in the
 // middle, at once.
 func TestCancel(t *testing.T) {
-	heads := map[string]string{
-		"chat":      "data: {\"id\":\"c\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Ol\"}}]}\n\n",
-		"responses": "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"Ol\",\"output_index\":0}\n\n",
-	}
 	for _, api := range apis {
-		t.Run(api.name, func(t *testing.T) {
-			providertest.Target{
-				New:         func(t testing.TB, url string) chat.Model { return api.newM(t, url, Config{Model: "m"}) },
-				Prompt:      hi,
-				ContentType: "text/event-stream",
-				Head:        heads[api.name],
-			}.TestCancel(t)
-		})
+		t.Run(api.name, func(t *testing.T) { api.target().TestCancel(t) })
 	}
 }
 

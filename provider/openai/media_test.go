@@ -44,14 +44,7 @@ func sseExchange(events ...string) replay.Exchange {
 func answerOf(t *testing.T, m func(url string) chat.Model, ex replay.Exchange, p *chat.Prompt, stream bool) chat.Message {
 	t.Helper()
 	srv := replay.NewServer(t, ex)
-	model := m(srv.URL)
-	var resp *chat.Response
-	var err error
-	if stream {
-		_, resp, err = collect(t, model, p)
-	} else {
-		resp, err = model.Call(context.Background(), p)
-	}
+	resp, err := providertest.Run(context.Background(), m(srv.URL), p, stream)
 	if err != nil {
 		t.Fatal(err)
 	}

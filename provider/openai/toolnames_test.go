@@ -19,7 +19,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/internal/providertest"
-	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 )
 
 // openAIName is the rule both OpenAI APIs document for function names.
@@ -190,18 +190,9 @@ func TestMCPToolNames(t *testing.T) {
 		func(context.Context, *sdk.CallToolRequest, in) (*sdk.CallToolResult, any, error) {
 			return nil, nil, nil
 		})
-	client, err := mcp.Connect(context.Background(), mcp.ServerConfig{Name: "github", Prefix: "gh.", Transport: func() (sdk.Transport, error) {
-		ct, st := sdk.NewInMemoryTransports()
-		if _, err := server.Connect(context.Background(), st, nil); err != nil {
-			return nil, err
-		}
-		return ct, nil
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	tools, err := client.Tools(context.Background())
+	cfg := mcptest.InMemory("github", server)
+	cfg.Prefix = "gh."
+	tools, err := mcptest.Connect(t, cfg).Tools(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
