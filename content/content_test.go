@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -148,6 +149,12 @@ func TestReadFile(t *testing.T) {
 	}
 	if _, err := content.ReadFile(write("blob", []byte{0, 1, 2, 0xfe}), 0); !errors.Is(err, content.ErrMediaType) {
 		t.Errorf("unknown bytes: %v", err)
+	}
+	// The largest limit, as a caller says "no limit", reads the file: maxBytes+1 overflowed and
+	// read nothing, and the file was called empty.
+	p, err = content.ReadFile(write("big-limit.md", []byte("# Title\n")), math.MaxInt64)
+	if err != nil || p.MediaType != "text/markdown" || string(p.Data) != "# Title\n" {
+		t.Fatalf("ReadFile(limit MaxInt64) = %v, %v", p.String(), err)
 	}
 	if _, err := content.ReadFile(dir, 0); err == nil {
 		t.Error("a directory was read")

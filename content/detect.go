@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"mime"
 	"net/http"
 	"os"
@@ -90,7 +91,9 @@ func ReadFile(path string, maxBytes int64) (Part, error) {
 		return Part{}, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	// One byte past the limit tells a file over it; a limit that leaves no room for that byte
+	// (math.MaxInt64, "no limit") reads to the end.
+	data, err := io.ReadAll(io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1))
 	if err != nil {
 		return Part{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wield-ai/wield/chat"
 )
@@ -157,10 +158,11 @@ func (w *Window) fitResults(m chat.Message, size int) (chat.Message, int, error)
 	return m, size, nil
 }
 
-// encodedSize returns the length of v's JSON encoding without keeping the encoding.
+// encodedSize returns the length of v's JSON encoding without keeping the encoding. Invalid
+// UTF-8 is measured as U+FFFD, as the SQL repositories store it and JSON encoders send it.
 func encodedSize(v any) (int, error) {
 	var n countingWriter
-	err := jsonv2.MarshalWrite(&n, v)
+	err := jsonv2.MarshalWrite(&n, v, jsontext.AllowInvalidUTF8(true))
 	return int(n), err
 }
 

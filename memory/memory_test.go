@@ -400,6 +400,30 @@ func TestWindowMaxMessageBytes(t *testing.T) {
 	}
 }
 
+// TestWindowMaxMessageBytesInvalidUTF8 checks that a window with a cap measures and stores a
+// message that is not valid UTF-8 (a tool's raw bytes) instead of failing to encode it, which
+// failed the turn after its tools ran, and every retry of it.
+func TestWindowMaxMessageBytesInvalidUTF8(t *testing.T) {
+	w := memory.NewWindow(nil, 10, memory.MaxMessageBytes(1<<10))
+	msgs := []chat.Message{
+		chat.User("caf\xe9"),
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "c1", Name: "cat", Arguments: `{}`}}},
+		chat.ToolMessage(chat.ToolResult{ID: "c1", Name: "cat", Content: "bin\xffary"}),
+	}
+	if err := w.Add(t.Context(), "c", msgs...); err != nil {
+		t.Fatalf("Add: %v", err)
+	}
+	// Over the cap, the results are still measured and replaced.
+	big := chat.ToolMessage(chat.ToolResult{ID: "c1", Name: "cat", Content: strings.Repeat("\xff", 4<<10)})
+	if err := w.Add(t.Context(), "d", big); err != nil {
+		t.Fatalf("Add over the cap: %v", err)
+	}
+	got, err := w.Repository().Messages(t.Context(), "d")
+	if err != nil || len(got) != 1 || !got[0].ToolResults[0].IsError || !strings.Contains(got[0].ToolResults[0].Content, "not kept") {
+		t.Fatalf("stored %q, %v", got, err)
+	}
+}
+
 // TestWindowMaxMessageBytesToolResults checks that a tool message over the cap is kept with its
 // largest results replaced by error results, as few as make it fit, since its calls have run;
 // and that one that cannot fit even so is refused.
@@ -464,7 +488,8 @@ func TestWindowHugeSize(t *testing.T) {
 		t.Fatalf("Get = %s, %v after reading %d messages", roles(got), err, repo.read)
 	}
 	capped := memory.NewWindow(repo, 5, memory.MaxMessageBytes(1000))
-	if err := capped.Add(ctx, "c", chat.User("bad \xff")); err == nil || !strings.Contains(err.Error(), "message 0") {
+	bad := chat.Message{Role: chat.RoleAssistant, ServerTools: []chat.ServerTool{{Provider: "p", Data: json.RawMessage("{not json")}}}
+	if err := capped.Add(ctx, "c", bad); err == nil || !strings.Contains(err.Error(), "message 0") {
 		t.Fatalf("Add of a message that cannot be encoded: %v", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/wield-ai/wield/client"
 )
@@ -39,7 +41,10 @@ type TurnRepository interface {
 var ErrTurnConflict = errors.New("memory: the conversation's open turn changed")
 
 // CheckTurnRecord reports whether rec can be saved for conversationID (an id
-// [ValidateConversationID] accepts), for the implementations of [TurnRepository].SaveTurn.
+// [ValidateConversationID] accepts), for the implementations of [TurnRepository].SaveTurn. The
+// turn's id follows the rules of conversation ids, and its state must be JSON in UTF-8, so that
+// a record one database would store and another refuse is refused by all, before any is
+// touched.
 func CheckTurnRecord(conversationID string, rec TurnRecord) error {
 	if err := ValidateConversationID(conversationID); err != nil {
 		return err
@@ -51,6 +56,13 @@ func CheckTurnRecord(conversationID string, rec TurnRecord) error {
 		return fmt.Errorf("memory: turn record with step %d; steps start at 1", rec.Seq)
 	case !json.Valid(rec.State):
 		return errors.New("memory: turn record whose state is not JSON")
+	case !utf8.Valid(rec.State):
+		return errors.New("memory: turn record whose state is not UTF-8")
+	}
+	if err := ValidateConversationID(rec.ID); err != nil {
+		// The error says what is wrong and never repeats the id.
+		_, why, _ := strings.Cut(err.Error(), ErrInvalidConversationID.Error()+": ")
+		return fmt.Errorf("memory: turn record whose id is invalid: %s", why)
 	}
 	return nil
 }

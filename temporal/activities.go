@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -126,18 +127,34 @@ func (a *activities) Tool(ctx context.Context, in toolInput) (*toolOutput, error
 		// A fatal tool error, or the error processor's: the turn ends, as in any turn.
 		return nil, sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeTurnEnded, err)
 	}
+	limit := a.cfg.MaxToolResultBytes
 	if result.Stopped {
 		pc := client.NewRound(resp, result.Calls, false).Calls[0]
-		return &toolOutput{Elapsed: elapsed, Stopped: &pc}, nil
+		// What the tool stopped with (its interrupt's data, a sub-agent's state) travels in the
+		// history as a result does, and is bounded alike.
+		n := encodedSize(pc)
+		if limit <= 0 || n <= limit {
+			return &toolOutput{Elapsed: elapsed, Stopped: &pc}, nil
+		}
+		return &toolOutput{Elapsed: elapsed, Result: chat.ToolResult{ID: in.Call.ID, Name: in.Call.Name, IsError: true, Content: fmt.Sprintf(
+			"The tool stopped the turn for a decision, but what it stopped with is %d bytes, over the %d bytes a result may have in this turn; it was dropped.", n, limit)}}, nil
 	}
 	res := result.ToolResults()[0]
-	if limit := a.cfg.MaxToolResultBytes; limit > 0 {
-		if b, err := json.Marshal(res); err == nil && len(b) > limit {
-			res = chat.ToolResult{ID: res.ID, Name: res.Name, IsError: true, Content: fmt.Sprintf(
-				"The tool's result is %d bytes, over the %d bytes a result may have in this turn; it was dropped. Ask for less.", len(b), limit)}
-		}
+	if n := encodedSize(res); limit > 0 && n > limit {
+		res = chat.ToolResult{ID: res.ID, Name: res.Name, IsError: true, Content: fmt.Sprintf(
+			"The tool's result is %d bytes, over the %d bytes a result may have in this turn; it was dropped. Ask for less.", n, limit)}
 	}
 	return &toolOutput{Result: res, Elapsed: elapsed}, nil
+}
+
+// encodedSize returns the size of v's JSON encoding, as the history holds it; a value that does
+// not encode counts as 0, and fails where the SDK encodes it.
+func encodedSize(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return 0
+	}
+	return len(b)
 }
 
 // errProbe stops a round after its approval and limits were decided, before any call runs.
@@ -295,6 +312,25 @@ func infos(tools []tool.Tool, calls []chat.ToolCall) []callInfo {
 	return out
 }
 
+// maxProgressMessage bounds the message of a progress report sent as heartbeat details: a
+// tool's (or an MCP server's) report is not trusted to fit what the server takes.
+const maxProgressMessage = 4 << 10
+
+// heartbeatDetails returns p as the server and JSON take it: a message cut to
+// maxProgressMessage bytes, and amounts that JSON cannot encode (NaN, infinities), on which
+// the SDK panics, as 0 (unknown).
+func heartbeatDetails(p tool.Progress) tool.Progress {
+	finite := func(f float64) float64 {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0
+		}
+		return f
+	}
+	p.Progress, p.Total = finite(p.Progress), finite(p.Total)
+	p.Message = cut(p.Message, maxProgressMessage)
+	return p
+}
+
 // heartbeat keeps the activity of ctx heartbeating while it runs, three times per heartbeat
 // timeout, with the tool's last progress report as details; progress reports are sent as they
 // come (the SDK batches them). stop ends it.
@@ -310,7 +346,7 @@ func heartbeat(ctx context.Context) (_ context.Context, stop func()) {
 		p := last
 		mu.Unlock()
 		if p != nil {
-			activity.RecordHeartbeat(ctx, *p)
+			activity.RecordHeartbeat(ctx, heartbeatDetails(*p))
 		} else {
 			activity.RecordHeartbeat(ctx)
 		}

@@ -213,7 +213,7 @@ func (t *Turn) Cancel(ctx context.Context) error {
 
 // ToolProgress is a running tool call as its heartbeats report it.
 type ToolProgress struct {
-	// CallID is the model's id of the call.
+	// CallID is the model's id of the call (its first 200 bytes, when longer).
 	CallID string
 	// Attempt counts the call's attempts, from 1; more than 1 after a worker was lost.
 	Attempt int

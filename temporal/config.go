@@ -63,10 +63,10 @@ type Config struct {
 	// tools run at most once: one whose attempt was lost (its worker died, it timed out) stops
 	// the turn for the application's decision, as [client.CallRunning] does.
 	ToolRetry *sdktemporal.RetryPolicy
-	// MaxToolResultBytes caps a tool call's result, measured as its JSON encoding: every
-	// result travels in the turn's history, and one over Temporal's payload limit would be
-	// lost after the tool ran, leaving the call to a decision. A larger result reaches the
-	// model as an error result saying so. Zero means [DefaultMaxToolResultBytes]; a negative
+	// MaxToolResultBytes caps a tool call's result, and what a tool stops the turn with (its
+	// interrupt's data, a sub-agent's state), measured as JSON: every one travels in the turn's
+	// history, and one over Temporal's payload limit would be lost after the tool ran, leaving
+	// the call to a decision. A larger one reaches the model as an error result saying so. Zero means [DefaultMaxToolResultBytes]; a negative
 	// value means no cap (the server's limit still applies).
 	MaxToolResultBytes int
 

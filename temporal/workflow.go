@@ -15,6 +15,19 @@ import (
 	"github.com/wield-ai/wield/toolcall"
 )
 
+// maxCallIDInActivityID bounds the part of a tool activity's id that is the model's call id:
+// the server refuses ids over 1,000 bytes by default, and a longer call id (a hostile or broken
+// model's) would fail the workflow task on every attempt, leaving the turn stuck.
+const maxCallIDInActivityID = 200
+
+// cut returns s cut to at most n bytes, without splitting a character.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
 // toolGrace is the time a tool call's attempt gets beyond its tool's own timeout, so that the
 // tool's timeout, which the model reads as the call's failure, comes first.
 const toolGrace = time.Minute
@@ -302,7 +315,7 @@ func (t *turn) group(ctx workflow.Context, round *client.Round, plans []toolcall
 		}
 		r := &running{i: i}
 		t.steps++
-		r.f = workflow.ExecuteActivity(t.tool(gctx, fmt.Sprintf("tool/%d/%s", t.steps, pc.Call.ID), info[i]),
+		r.f = workflow.ExecuteActivity(t.tool(gctx, fmt.Sprintf("tool/%d/%s", t.steps, cut(pc.Call.ID, maxCallIDInActivityID)), info[i]),
 			t.cfg.activity(actTool), toolInput{Turn: t.in, Call: pc.Call, Resume: p.Resume})
 		calls = append(calls, r)
 		t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolStarted, Call: pc.Call}})

@@ -34,6 +34,7 @@ func Run(t *testing.T, newRepo func(t *testing.T) memory.Repository) {
 		{"RoundTrip", testRoundTrip},
 		{"AppendInOrder", testAppendInOrder},
 		{"AppendNothing", testAppendNothing},
+		{"InvalidUTF8", testInvalidUTF8},
 		{"Isolation", testIsolation},
 		{"Copies", testCopies},
 		{"Replace", testReplace},
@@ -272,6 +273,33 @@ func testAppendNothing(t *testing.T, r memory.Repository) {
 	mustAppend(t, r, "c", chat.User("hi"))
 	mustAppend(t, r, "c")
 	wantMessages(t, r, "c", []chat.Message{chat.User("hi")})
+}
+
+// testInvalidUTF8 checks that messages whose strings are not valid UTF-8 (what a tool that
+// returns a file's or a command's raw bytes gives) are stored, each invalid byte either kept or
+// replaced by U+FFFD, as JSON encoders replace it on the way to the model: refusing them would
+// fail the turn after its tools ran, and every retry of it.
+func testInvalidUTF8(t *testing.T, r memory.Repository) {
+	msgs := []chat.Message{
+		chat.User("caf\xe9 au lait"),
+		{Role: chat.RoleAssistant, Content: "reading \xff", ToolCalls: []chat.ToolCall{{ID: "c\xfe1", Name: "cat", Arguments: `{"path":"a\xffb"}`}}},
+		chat.ToolMessage(chat.ToolResult{ID: "c\xfe1", Name: "cat", Content: "bin\xffary\x80 data"}),
+		{Role: "us\xffer", Content: "odd role"},
+	}
+	mustAppend(t, r, "c", msgs...)
+	got := mustMessages(t, r, "c")
+	if len(got) != len(msgs) {
+		t.Fatalf("Messages = %d messages, want %d", len(got), len(msgs))
+	}
+	same := func(got, want string) bool {
+		return got == want || got == strings.ToValidUTF8(want, "\uFFFD")
+	}
+	if !same(got[0].Content, msgs[0].Content) || !same(got[1].Content, msgs[1].Content) ||
+		len(got[1].ToolCalls) != 1 || !same(got[1].ToolCalls[0].ID, "c\xfe1") || !same(got[1].ToolCalls[0].Arguments, `{"path":"a\xffb"}`) ||
+		len(got[2].ToolResults) != 1 || !same(got[2].ToolResults[0].ID, "c\xfe1") || !same(got[2].ToolResults[0].Content, "bin\xffary\x80 data") ||
+		!same(string(got[3].Role), "us\xffer") {
+		t.Fatalf("Messages = %q", got)
+	}
 }
 
 // ids that share prefixes, differ in case, or look like SQL or LIKE patterns.

@@ -156,9 +156,15 @@ func testTurnBadRecords(t *testing.T, r memory.TurnRepository) {
 		{"c", memory.TurnRecord{Seq: 1, State: []byte(`{}`)}},
 		{"c", memory.TurnRecord{ID: "t", Seq: 0, State: []byte(`{}`)}},
 		{"c", memory.TurnRecord{ID: "t", Seq: 1, State: []byte(`{not json`)}},
+		// What one database would store and another refuse: every repository refuses it.
+		{"c", memory.TurnRecord{ID: "t\x00", Seq: 1, State: []byte(`{}`)}},
+		{"c", memory.TurnRecord{ID: "t\xff", Seq: 1, State: []byte(`{}`)}},
+		{"c", memory.TurnRecord{ID: "t\n1", Seq: 1, State: []byte(`{}`)}},
+		{"c", memory.TurnRecord{ID: string(bytes.Repeat([]byte("t"), memory.MaxConversationIDLen+1)), Seq: 1, State: []byte(`{}`)}},
+		{"c", memory.TurnRecord{ID: "t", Seq: 1, State: []byte("{\"a\":\"\xff\"}")}},
 	} {
 		if err := r.SaveTurn(t.Context(), bad.conv, bad.rec); err == nil {
-			t.Errorf("SaveTurn(%q, %+v) stored a bad record", bad.conv, bad.rec)
+			t.Errorf("SaveTurn(%q, %.40q at %d, state %.40q) stored a bad record", bad.conv, bad.rec.ID, bad.rec.Seq, bad.rec.State)
 		}
 	}
 	wantTurn(t, r, "c", nil)

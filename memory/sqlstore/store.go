@@ -16,6 +16,7 @@ import (
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -464,14 +465,20 @@ type row struct {
 	json []byte
 }
 
+// encode makes msgs rows. A string that is not valid UTF-8 (a tool's raw bytes) is stored with
+// U+FFFD for each invalid byte, as JSON encoders send it to the model, rather than refused:
+// refusing it would fail the turn after its tools ran, and every retry of it.
 func encode(msgs []chat.Message) ([]row, error) {
 	rows := make([]row, len(msgs))
 	for i, m := range msgs {
-		b, err := jsonv2.Marshal(m)
+		b, err := jsonv2.Marshal(m, jsontext.AllowInvalidUTF8(true))
 		if err != nil {
 			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
-		rows[i] = row{role: string(m.Role), json: b}
+		// PostgreSQL text holds neither NUL nor invalid UTF-8; JSON escapes the first and
+		// replaced the second, and the role column is only ever compared with plain names.
+		role := strings.ToValidUTF8(strings.ReplaceAll(string(m.Role), "\x00", ""), "\uFFFD")
+		rows[i] = row{role: role, json: b}
 	}
 	return rows, nil
 }
@@ -485,8 +492,7 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, id string, first int64, 
 		n := min(len(rows), insertBatch)
 		args := make([]any, 0, 4*n)
 		for i, r := range rows[:n] {
-			// PostgreSQL text cannot hold NUL; JSON escapes it, and the role is a plain name.
-			args = append(args, id, first+int64(i), strings.ReplaceAll(r.role, "\x00", ""), string(r.json))
+			args = append(args, id, first+int64(i), r.role, string(r.json))
 		}
 		if _, err := tx.ExecContext(ctx, s.insertQuery(n), args...); err != nil {
 			return err
