@@ -122,7 +122,9 @@ func (c *Codec) prepare() {
 		c.none = true
 		return
 	}
-	if c.root != nil && c.v != nil && c.v.root != nil {
+	// Defaults that may break the schema are sorted out on the text of the arguments (Prepare),
+	// which the single-pass plan does not make.
+	if c.root != nil && c.v != nil && c.v.root != nil && !c.v.recheck {
 		if p := buildPlan(c.typ, c.v.root, map[planKey]*dnode{}); p.kind != dSpan {
 			c.plan = p
 		}

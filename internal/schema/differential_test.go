@@ -207,6 +207,9 @@ func FuzzValidate(f *testing.F) {
 			}
 		}
 	}
+	for _, d := range defaultSchemas {
+		f.Add(d.schema, d.args) // those the single pass checks: defaults beside counts and applicators
+	}
 	f.Fuzz(func(t *testing.T, schema, inst string) {
 		v, err := Compile(json.RawMessage(schema))
 		if err != nil || v.root == nil {

@@ -23,7 +23,8 @@ var generalSchemas = []string{
 // FuzzCompile compiles hostile schemas and validates hostile arguments with them, on the
 // single-pass path and on the general one: nothing may panic or hang, compiled schemas must
 // give an *ArgumentError or nil, the single pass must agree with jsonschema-go, and arguments
-// completed with defaults must stay valid.
+// completed with defaults must stay valid (its seeds include defaults beside every keyword whose
+// verdict a default can change).
 func FuzzCompile(f *testing.F) {
 	seeds := append(append([]string{}, diffSchemas...), generalSchemas...)
 	for _, e := range endless {
@@ -35,6 +36,9 @@ func FuzzCompile(f *testing.F) {
 	for i, schema := range seeds {
 		f.Add(schema, diffInstances[i%len(diffInstances)])
 		f.Add(schema, nested(8))
+	}
+	for _, d := range defaultSchemas {
+		f.Add(d.schema, d.args)
 	}
 	f.Fuzz(func(t *testing.T, schema, inst string) {
 		v, err := Compile(json.RawMessage(schema))

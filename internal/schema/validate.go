@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"net/url"
@@ -35,6 +36,10 @@ type Validator struct {
 	res      *resolution
 	root     *vnode // nil when the schema needs the general validator
 	defaults bool   // the schema has defaults somewhere
+	// recheck: a default may change the verdict of some keyword (a count of members, a visit
+	// of one value by several nodes, any keyword only jsonschema-go checks), so arguments
+	// completed with defaults are validated again.
+	recheck bool
 	// applicators: some node visits a value more than once (through $ref with other keywords,
 	// allOf, anyOf, oneOf or not), so the first scan indexes the arguments.
 	applicators bool
@@ -100,6 +105,7 @@ func compileChecked(s *jsonschema.Schema) (*Validator, error) {
 	root, cerr := c.compile(s)
 	if cerr == nil {
 		v.root, v.applicators, v.defaults, v.recursive = root, c.applicators, c.defaults, recursive
+		v.recheck = c.defaults && (c.applicators || c.counts)
 		return v, c.checkDefaults()
 	}
 	v.unsupported = cerr.Error()
@@ -135,6 +141,7 @@ func compileChecked(s *jsonschema.Schema) (*Validator, error) {
 		return nil, err
 	}
 	v.recursive = recursive
+	v.recheck = v.defaults
 	return v, nil
 }
 
@@ -271,8 +278,9 @@ func (v *Validator) ValidateString(args string) error {
 const emptyObject = "{}"
 
 // Prepare validates args like [Validator.Validate] and returns them with the defaults of
-// missing optional properties filled in, ready to decode. When there is nothing to fill in, the
-// result is args itself (or {} for blank args).
+// missing optional properties filled in, ready to decode. The result is always valid: a default
+// that would make it invalid (beside maxProperties, not, oneOf, propertyNames…) is left out.
+// When there is nothing to fill in, the result is args itself (or {} for blank args).
 func (v *Validator) Prepare(args string) (string, error) {
 	args, err := scanned(args)
 	if err != nil {
@@ -287,10 +295,61 @@ func (v *Validator) Prepare(args string) (string, error) {
 	if st.err != nil {
 		return "", st.err
 	}
-	if len(st.edits) > 0 {
-		return st.applyEdits(), nil
+	if len(st.edits) == 0 {
+		return args, nil
 	}
-	return args, nil
+	if v.recheck {
+		return v.keepValid(st), nil
+	}
+	return st.applyEdits(), nil
+}
+
+// maxDefaultTrials bounds how many times arguments are validated again to find which defaults
+// keep them valid, and maxDefaultBytes how many bytes those validations read in all; the
+// defaults not tried by then are left out.
+const (
+	maxDefaultTrials = 64
+	maxDefaultBytes  = 16 << 20
+)
+
+// keepValid returns st's arguments with the edits the scan found made, as long as the result
+// is valid. Otherwise the defaults are added one at a time, in the order of the text, and each
+// that would make the arguments invalid is left out: the arguments were valid without any, and
+// a default is a convenience of the schema, never a reason to refuse what the model sent.
+func (v *Validator) keepValid(st *vstate) string {
+	out := st.applyEdits()
+	if v.validText(out) {
+		return out
+	}
+	var kept, inserts []edit
+	for _, e := range st.edits {
+		if e.end == e.at {
+			inserts = append(inserts, e)
+		} else {
+			kept = append(kept, e) // an integer rewritten as such: the same value
+		}
+	}
+	out = (&vstate{data: st.data, edits: slices.Clone(kept)}).applyEdits()
+	read := len(out)
+	for i, e := range inserts {
+		if read > maxDefaultBytes || i >= maxDefaultTrials {
+			break
+		}
+		try := (&vstate{data: st.data, edits: append(slices.Clone(kept), e)}).applyEdits()
+		read += len(try)
+		if v.validText(try) {
+			kept, out = append(kept, e), try
+		}
+	}
+	return out
+}
+
+// validText reports whether the arguments args are valid, on the single pass.
+func (v *Validator) validText(args string) bool {
+	state := newState(args)
+	st := &state
+	v.scan(st, nil, reflect.Value{})
+	return st.err == nil
 }
 
 // scanned returns the arguments to scan for args: {} for blank ones, an error for those too
@@ -423,8 +482,31 @@ func (v *Validator) prepareGeneral(args string) (string, error) {
 	if !v.defaults {
 		return args, nil
 	}
-	if !v.applyDefaults(inst, v.schema, 0) {
+	var added []addedDefault
+	v.applyDefaults(inst, v.schema, 0, &added)
+	if len(added) == 0 {
 		return args, nil
+	}
+	if v.recheck && v.validateGeneral(inst) != nil {
+		// As on the single pass: each default in turn, kept if the arguments stay valid.
+		for _, a := range added {
+			delete(a.obj, a.name)
+		}
+		kept := 0
+		for i, a := range added {
+			if i >= maxDefaultTrials {
+				break
+			}
+			a.obj[a.name] = a.value
+			if v.validateGeneral(inst) != nil {
+				delete(a.obj, a.name)
+			} else {
+				kept++
+			}
+		}
+		if kept == 0 {
+			return args, nil
+		}
 	}
 	out, err := json.Marshal(inst)
 	if err != nil {
@@ -456,37 +538,45 @@ func generalKeyword(err error) string {
 	return kw
 }
 
+// addedDefault is a default applyDefaults filled in: obj[name] = value.
+type addedDefault struct {
+	obj   map[string]any
+	name  string
+	value any
+}
+
 // applyDefaults fills in the defaults of missing optional properties in the decoded instance,
 // following properties, items, additionalProperties, allOf and local $refs, like the single-pass
-// validator. It reports whether it changed anything.
-func (v *Validator) applyDefaults(inst any, s *jsonschema.Schema, depth int) bool {
+// validator, and lists them in added: those inside members first, members in the order of
+// their names.
+func (v *Validator) applyDefaults(inst any, s *jsonschema.Schema, depth int, added *[]addedDefault) {
 	if s == nil || depth > maxDepth {
-		return false
+		return
 	}
-	changed := false
 	if target := v.res.ref[s]; target != nil {
-		changed = v.applyDefaults(inst, target, depth+1) || changed
+		v.applyDefaults(inst, target, depth+1, added)
 	}
 	for _, sub := range s.AllOf {
-		changed = v.applyDefaults(inst, sub, depth+1) || changed
+		v.applyDefaults(inst, sub, depth+1, added)
 	}
 	switch x := inst.(type) {
 	case map[string]any:
-		for name, val := range x {
+		for _, name := range slices.Sorted(maps.Keys(x)) {
 			if ps, ok := s.Properties[name]; ok {
-				changed = v.applyDefaults(val, ps, depth+1) || changed
+				v.applyDefaults(x[name], ps, depth+1, added)
 			} else if s.AdditionalProperties != nil {
-				changed = v.applyDefaults(val, s.AdditionalProperties, depth+1) || changed
+				v.applyDefaults(x[name], s.AdditionalProperties, depth+1, added)
 			}
 		}
-		for name, ps := range s.Properties {
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+			ps := s.Properties[name]
 			if _, ok := x[name]; ok || ps.Default == nil || slices.Contains(s.Required, name) {
 				continue
 			}
 			var d any
 			if json.Unmarshal(ps.Default, &d) == nil {
 				x[name] = d
-				changed = true
+				*added = append(*added, addedDefault{x, name, d})
 			}
 		}
 	case []any:
@@ -495,10 +585,9 @@ func (v *Validator) applyDefaults(inst any, s *jsonschema.Schema, depth int) boo
 			if i < len(s.PrefixItems) {
 				is = s.PrefixItems[i]
 			}
-			changed = v.applyDefaults(val, is, depth+1) || changed
+			v.applyDefaults(val, is, depth+1, added)
 		}
 	}
-	return changed
 }
 
 // JSON types as a bit set.
@@ -626,6 +715,8 @@ type compiler struct {
 	nodes       map[*jsonschema.Schema]*vnode
 	defaults    bool
 	applicators bool
+	// counts: some node bounds the number of members, which a default raises.
+	counts bool
 }
 
 // errUnsupported reports a schema feature the single-pass validator leaves to jsonschema-go.
@@ -771,6 +862,7 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	}
 	if s.MaxProperties != nil {
 		n.maxProps = *s.MaxProperties
+		c.counts = true
 	}
 	names := make([]string, 0, len(s.Properties))
 	for name := range s.Properties {
