@@ -39,6 +39,20 @@ func TestMethodAndFuncReadAlike(t *testing.T) {
 	}
 }
 
+// A struct without exported fields inside an input the codec decodes as a whole (a string
+// option keeps it off the single-pass plan) reads as it does on its own: as nothing.
+type nestedNoFields struct {
+	Opaque noFields `json:"opaque,omitzero"`
+	N      int      `json:"n,string,omitempty"`
+}
+
+func TestNestedStructWithoutFields(t *testing.T) {
+	fn := Must(Func("nested", "", func(_ context.Context, in nestedNoFields) (int, error) { return in.N, nil }))
+	if got, err := fn.Call(context.Background(), `{"opaque":{},"n":"4"}`); err != nil || got != "4" {
+		t.Errorf("Call = %q, %v", got, err)
+	}
+}
+
 // An input type the JSON codec cannot read (here a format tag option, which it does not
 // support) is refused when the tool is built, with an inferred schema or a given one, instead
 // of failing every call.

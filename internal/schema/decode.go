@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"sync"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -61,13 +62,53 @@ var (
 	encodeOptions = jsonv2.JoinOptions(baseEncodeOptions, jsonv2.WithMarshalers(durationMarshaler))
 )
 
-// decodeOptions returns the options needed to decode t: none unless it holds durations, so
-// the common case takes the codec's fastest path.
+// decodeOptions returns the options needed to decode t: none unless it holds durations or
+// structs without JSON fields, so the common case takes the codec's fastest path. They are
+// worked out once per type.
 func decodeOptions(t reflect.Type) []jsonv2.Options {
-	if containsType(t, func(t reflect.Type) bool { return t == durationType }) {
-		return []jsonv2.Options{decodeDurations}
+	if o, ok := decodeOpts.Load(t); ok {
+		return o.([]jsonv2.Options)
 	}
-	return nil
+	var durations bool
+	var fieldless map[reflect.Type]bool
+	containsType(t, func(t reflect.Type) bool {
+		switch {
+		case t == durationType:
+			durations = true
+		case t.Kind() == reflect.Struct && t.NumField() > 0 && !isLeafType(t) && len(jsonFields(t)) == 0:
+			if fieldless == nil {
+				fieldless = map[reflect.Type]bool{}
+			}
+			fieldless[t] = true
+		}
+		return false
+	})
+	var opts []jsonv2.Options
+	switch {
+	case fieldless != nil && durations:
+		opts = []jsonv2.Options{jsonv2.WithUnmarshalers(jsonv2.JoinUnmarshalers(durationUnmarshaler, skipFieldless(fieldless)))}
+	case fieldless != nil:
+		opts = []jsonv2.Options{jsonv2.WithUnmarshalers(skipFieldless(fieldless))}
+	case durations:
+		opts = []jsonv2.Options{decodeDurations}
+	}
+	o, _ := decodeOpts.LoadOrStore(t, opts)
+	return o.([]jsonv2.Options)
+}
+
+var decodeOpts sync.Map // reflect.Type → []jsonv2.Options
+
+// skipFieldless reads a value of a struct type in types, which has no JSON fields, as the
+// single pass does: as nothing to store. The v2 codec refuses to read such a struct unless some
+// field has a json tag ("Go struct has no exported fields"), which would fail a call with
+// arguments the schema accepts.
+func skipFieldless(types map[reflect.Type]bool) *jsonv2.Unmarshalers {
+	return jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v any) error {
+		if t := reflect.TypeOf(v); t.Kind() != reflect.Pointer || !types[t.Elem()] {
+			return errors.ErrUnsupported
+		}
+		return dec.SkipValue()
+	})
 }
 
 // containsType reports whether t, or a type a value of t holds (the element of a pointer, slice,
