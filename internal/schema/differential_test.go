@@ -55,6 +55,12 @@ var diffSchemas = []string{
 	`{"$defs":{"s":{"type":"string"}},"anyOf":[{"$ref":"#/$defs/s"},{"type":"array","items":{"$ref":"#/$defs/s"}}]}`,
 	`{"$ref":"#/$defs/a","minProperties":1,"$defs":{"a":{"type":"object"}}}`,
 	`{"definitions":{"i":{"type":"integer"}},"items":{"$ref":"#/definitions/i"}}`,
+	`{"type":"object","propertyNames":{"pattern":"^[a-c]+$","maxLength":2},"additionalProperties":{"type":"integer"}}`,
+	`{"propertyNames":false}`,
+	`{"propertyNames":{"enum":["a","b","é"]},"properties":{"a":{"default":1}},"maxProperties":2}`,
+	`{"$defs":{"k":{"minLength":2}},"propertyNames":{"$ref":"#/$defs/k"}}`,
+	`{"propertyNames":{"type":"integer"}}`,
+	`{"anyOf":[{"propertyNames":{"const":"a"}},{"propertyNames":{"pattern":"^-?(0|[1-9][0-9]*)$"}}]}`,
 	`{"type":"object","properties":{"p1":{},"p2":{},"p3":{},"p4":{},"p5":{},"p6":{},"p7":{},"p8":{},"p9":{"type":"string"},"p10":{"type":"integer"}},"required":["p10"],"additionalProperties":false}`,
 }
 

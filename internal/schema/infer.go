@@ -119,7 +119,8 @@ type nodeExtra struct {
 	hasMin, hasMax  bool
 	min, max        float64
 	pattern         string
-	minItems        int // -1: absent
+	keyPattern      string // propertyNames: {"pattern": keyPattern}
+	minItems        int    // -1: absent
 	maxItems        int
 	contentEncoding string
 	format          string
@@ -565,6 +566,16 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 			return nil, err
 		}
 		n.typ, n.additional = "object", vals
+		if k := t.Key(); !isLeafType(k) {
+			// The v2 codec reads an integer key as a JSON number without sign or space
+			// around it; the schema says so, so that "a" is refused where it is checked.
+			switch k.Kind() {
+			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+				n.w().keyPattern = intStringPattern
+			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+				n.w().keyPattern = uintStringPattern
+			}
+		}
 	default:
 		return nil, fmt.Errorf("type %v cannot be described in JSON Schema", t)
 	}
@@ -1145,6 +1156,9 @@ func (n *node) toSchema() *jsonschema.Schema {
 	} else {
 		s.AdditionalProperties = n.additional.toSchema()
 	}
+	if n.x().keyPattern != "" {
+		s.PropertyNames = &jsonschema.Schema{Pattern: n.x().keyPattern}
+	}
 	if n.x().defs != nil {
 		s.Defs = make(map[string]*jsonschema.Schema, len(n.x().defs))
 		for _, d := range n.x().defs {
@@ -1262,6 +1276,12 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 		if b, err = n.additional.appendJSON(b); err != nil {
 			return nil, err
 		}
+	}
+	if n.x().keyPattern != "" {
+		key("propertyNames")
+		b = append(b, `{"pattern":`...)
+		b = appendString(b, n.x().keyPattern)
+		b = append(b, '}')
 	}
 	if n.x().contentEncoding != "" {
 		key("contentEncoding")

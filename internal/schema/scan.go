@@ -1081,6 +1081,9 @@ func (st *vstate) object(n *vnode, pos int) int {
 					st.scratch = unescape(st.scratch[:0], key)
 					lookup = string(st.scratch)
 				}
+				if n.names != nil && st.checkName(n.names, i0) < 0 {
+					return -1
+				}
 				idx := n.propIdx(lookup)
 				var vn *vnode
 				switch {
@@ -1209,6 +1212,29 @@ func (st *vstate) object(n *vnode, pos int) int {
 		}
 	}
 	return i
+}
+
+// checkName validates the member name at pos (at its opening quote) against propertyNames'
+// node n, whose failures are reported at the object, naming the property.
+func (st *vstate) checkName(n *vnode, pos int) int {
+	if st.work++; st.work > st.budget {
+		return st.overBudget()
+	}
+	issues := 0
+	if st.err != nil {
+		issues = len(st.err.Issues)
+	}
+	end := st.str(n, pos)
+	if st.err != nil && !st.err.Syntax {
+		for i := issues; i < len(st.err.Issues); i++ {
+			if msg := st.err.Issues[i].Message; strings.HasPrefix(msg, `"`) {
+				st.err.Issues[i].Message = "property name " + msg
+			} else {
+				st.err.Issues[i].Message = "property name " + describeString(st.data[pos:end]) + ": " + msg
+			}
+		}
+	}
+	return end
 }
 
 // scalarField validates the scalar at pos against n, which has no applicators, and stores it in

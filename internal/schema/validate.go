@@ -18,9 +18,10 @@ import (
 )
 
 // Validator checks JSON arguments against a JSON Schema compiled once. Schemas made of the
-// common keywords (type, enum, const, properties, required, additionalProperties, items,
-// prefixItems, the numeric, string-length, pattern, item-count and property-count bounds, $ref
-// in every form with $defs, $id and $anchor, allOf, anyOf, oneOf, not) are checked in a single
+// common keywords (type, enum, const, properties, required, additionalProperties,
+// propertyNames without applicators inside, items, prefixItems, the numeric, string-length,
+// pattern, item-count and property-count bounds, $ref in every form with $defs, $id and
+// $anchor, allOf, anyOf, oneOf, not) are checked in a single
 // pass over the JSON text without decoding it; any other schema is checked by
 // github.com/google/jsonschema-go on the decoded value, with the same verdicts.
 //
@@ -105,7 +106,7 @@ func compileChecked(s *jsonschema.Schema) (*Validator, error) {
 	root, cerr := c.compile(s)
 	if cerr == nil {
 		v.root, v.applicators, v.defaults, v.recursive = root, c.applicators, c.defaults, recursive
-		v.recheck = c.defaults && (c.applicators || c.counts)
+		v.recheck = c.defaults && (c.applicators || c.members)
 		return v, c.checkDefaults()
 	}
 	v.unsupported = cerr.Error()
@@ -677,6 +678,7 @@ type vnode struct {
 	propIndex    map[string]int // for objects with many properties
 	reqExtra     []string       // required names that properties does not declare
 	additional   *vnode         // nil allows any value
+	names        *vnode         // propertyNames, without applicators; nil allows any name
 	noAdditional bool
 	minProps     int
 	maxProps     int
@@ -715,8 +717,9 @@ type compiler struct {
 	nodes       map[*jsonschema.Schema]*vnode
 	defaults    bool
 	applicators bool
-	// counts: some node bounds the number of members, which a default raises.
-	counts bool
+	// members: some node bounds the number of members or their names, which a default
+	// changes.
+	members bool
 }
 
 // errUnsupported reports a schema feature the single-pass validator leaves to jsonschema-go.
@@ -746,8 +749,8 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	case s.DependencySchemas != nil, s.DependencyStrings != nil, s.DependentRequired != nil,
 		s.DependentSchemas != nil:
 		return nil, errUnsupported("dependencies")
-	case s.PatternProperties != nil, s.PropertyNames != nil, s.UnevaluatedProperties != nil:
-		return nil, errUnsupported("patternProperties/propertyNames/unevaluatedProperties")
+	case s.PatternProperties != nil, s.UnevaluatedProperties != nil:
+		return nil, errUnsupported("patternProperties/unevaluatedProperties")
 	case s.UnevaluatedItems != nil, s.Contains != nil, s.MinContains != nil, s.MaxContains != nil,
 		s.UniqueItems, s.AdditionalItems != nil, s.ItemsArray != nil:
 		return nil, errUnsupported("contains/uniqueItems/unevaluatedItems/items array")
@@ -862,7 +865,7 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	}
 	if s.MaxProperties != nil {
 		n.maxProps = *s.MaxProperties
-		c.counts = true
+		c.members = true
 	}
 	names := make([]string, 0, len(s.Properties))
 	for name := range s.Properties {
@@ -911,6 +914,20 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	if len(n.props) > 64 || len(n.reqExtra) > 64 {
 		return nil, errUnsupported("more than 64 properties")
 	}
+	if s.PropertyNames != nil {
+		pn, err := c.compile(s.PropertyNames)
+		if err != nil {
+			return nil, err
+		}
+		// A name is a string, checked where it is read: by a node's own keywords only.
+		if pn = pn.deref(); pn.applicators {
+			return nil, errUnsupported("propertyNames with applicators")
+		}
+		if pn != anyNode && !isEmptySchema(s.PropertyNames) {
+			n.names = pn
+			c.members = true
+		}
+	}
 	if a := s.AdditionalProperties; a != nil {
 		if a.Not != nil && isEmptySchema(a.Not) && isFalseOnly(a) {
 			n.noAdditional = true
@@ -949,10 +966,10 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 		n.types == 0 && !n.never && !n.hasEnum && !n.hasConst && !n.needNum && n.minLen < 0 &&
 		n.maxLen < 0 && n.pattern == nil && n.prefix == nil && n.items == nil && n.minItems < 0 &&
 		n.maxItems < 0 && n.props == nil && n.reqExtra == nil && n.additional == nil &&
-		!n.noAdditional && n.minProps < 0 && n.maxProps < 0
+		!n.noAdditional && n.minProps < 0 && n.maxProps < 0 && n.names == nil
 	n.inside = n.prefix != nil || n.items != nil || n.minItems >= 0 || n.maxItems >= 0 ||
 		n.props != nil || n.reqExtra != nil || n.additional != nil || n.noAdditional ||
-		n.minProps >= 0 || n.maxProps >= 0 || n.hasEnum || n.hasConst
+		n.names != nil || n.minProps >= 0 || n.maxProps >= 0 || n.hasEnum || n.hasConst
 	c.applicators = c.applicators || (n.applicators && !n.onlyRef)
 	return n, nil
 }
