@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,6 +100,10 @@ func (a *activities) Model(ctx context.Context, in modelInput) (*chat.Response, 
 	}
 	out := *resp
 	out.Raw = nil // the provider's own value is neither needed nor always encodable
+	if n := encodedSize(out); in.MaxBytes > 0 && n > in.MaxBytes {
+		// Not retried: another attempt costs as much, and most likely answers alike.
+		return nil, payloadError(fmt.Sprintf("temporal: the model's response is %d bytes, over the turn's bound of %d (MaxPayloadBytes)", n, in.MaxBytes))
+	}
 	return &out, nil
 }
 
@@ -229,7 +234,40 @@ func (a *activities) Assemble(ctx context.Context, in assembleInput) (*assembleO
 	if err != nil {
 		return nil, sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeConfig, err)
 	}
-	return &assembleOutput{Messages: result.History, ReturnDirect: result.ReturnDirect}, nil
+	out := &assembleOutput{Messages: result.History, ReturnDirect: result.ReturnDirect}
+	if in.MaxBytes > 0 && len(out.Messages) == 2 {
+		size := encodedSize(out.Messages[0]) + 1 + encodedSize(out.Messages[1])
+		if size > in.MaxBytes {
+			out.Messages[1] = fitResults(out.Messages[1], size, in.MaxBytes)
+			out.ReturnDirect = false // a dropped result failed: the model reads it
+		}
+	}
+	return out, nil
+}
+
+// fitResults returns tool message m with its largest results replaced by error results that
+// say how large they were, as few as bring the message under limit, given that its size with
+// what goes beside it is size. (A result's encoding does not depend on its neighbours', so the
+// size is kept by differences.) It does what memory.Window does with a message over its cap.
+func fitResults(m chat.Message, size, limit int) chat.Message {
+	sizes := make([]int, len(m.ToolResults))
+	order := make([]int, len(m.ToolResults))
+	for i, r := range m.ToolResults {
+		sizes[i], order[i] = encodedSize(r), i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes[b], sizes[a]) })
+	m.ToolResults = slices.Clone(m.ToolResults)
+	for _, i := range order {
+		if size <= limit {
+			break
+		}
+		r := &m.ToolResults[i]
+		*r = chat.ToolResult{ID: r.ID, Name: r.Name, IsError: true, Content: fmt.Sprintf(
+			"The tool ran, but its result (%d bytes) was too large for the turn: the results of this round together were over what the model's input may take (%d bytes of it were left for them), so it was dropped. Ask for less.",
+			sizes[i], limit)}
+		size += encodedSize(*r) - sizes[i]
+	}
+	return m
 }
 
 // LoadMemory adds a turn's new messages to its conversation and returns the conversation.
@@ -240,6 +278,10 @@ func (a *activities) LoadMemory(ctx context.Context, in memoryInput) ([]chat.Mes
 	msgs, err := a.cfg.Memory.Get(ctx, in.ConversationID)
 	if err != nil {
 		return nil, fmt.Errorf("temporal: loading conversation %q: %w", in.ConversationID, err)
+	}
+	if n := encodedSize(msgs); in.MaxBytes > 0 && n > in.MaxBytes {
+		return nil, payloadError(fmt.Sprintf("temporal: conversation %q is %d bytes, over the turn's bound of %d (MaxPayloadBytes); a memory window of fewer messages keeps less",
+			in.ConversationID, n, in.MaxBytes))
 	}
 	return msgs, nil
 }
