@@ -1,7 +1,6 @@
 package temporal
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/fit"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
@@ -247,26 +247,12 @@ func (a *activities) Assemble(ctx context.Context, in assembleInput) (*assembleO
 
 // fitResults returns tool message m with its largest results replaced by error results that
 // say how large they were, as few as bring the message under limit, given that its size with
-// what goes beside it is size. (A result's encoding does not depend on its neighbours', so the
-// size is kept by differences.) It does what memory.Window does with a message over its cap.
+// what goes beside it is size. It does what memory.Window does with a message over its cap.
 func fitResults(m chat.Message, size, limit int) chat.Message {
-	sizes := make([]int, len(m.ToolResults))
-	order := make([]int, len(m.ToolResults))
-	for i, r := range m.ToolResults {
-		sizes[i], order[i] = encodedSize(r), i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes[b], sizes[a]) })
-	m.ToolResults = slices.Clone(m.ToolResults)
-	for _, i := range order {
-		if size <= limit {
-			break
-		}
-		r := &m.ToolResults[i]
-		*r = chat.ToolResult{ID: r.ID, Name: r.Name, IsError: true, Content: fmt.Sprintf(
-			"The tool ran, but its result (%d bytes) was too large for the turn: the results of this round together were over what the model's input may take (%d bytes of it were left for them), so it was dropped. Ask for less.",
-			sizes[i], limit)}
-		size += encodedSize(*r) - sizes[i]
-	}
+	m, _, _ = fit.Results(m, size, limit, func(v any) (int, error) { return encodedSize(v), nil }, func(n int) string {
+		return fmt.Sprintf("The tool ran, but its result (%d bytes) was too large for the turn: the results of this round together were over what the model's input may take (%d bytes of it were left for them), so it was dropped. Ask for less.",
+			n, limit)
+	})
 	return m
 }
 
