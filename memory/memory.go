@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/fit"
 )
 
 // Memory is what an application or the memory advisor uses to keep a conversation: add
@@ -127,35 +127,12 @@ func (w *Window) Add(ctx context.Context, conversationID string, msgs ...chat.Me
 
 // fitResults returns tool message m with its largest results replaced by error results that
 // say how large they were, as few as bring it under the cap, and the size it then has; size is
-// its size before. A result's encoding does not depend on its neighbours', so the size is kept
-// by differences rather than by encoding the message again for each result.
+// its size before.
 func (w *Window) fitResults(m chat.Message, size int) (chat.Message, int, error) {
-	sizes := make([]int, len(m.ToolResults))
-	order := make([]int, len(m.ToolResults))
-	for i, r := range m.ToolResults {
-		n, err := encodedSize(r)
-		if err != nil {
-			return m, 0, err
-		}
-		sizes[i], order[i] = n, i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes[b], sizes[a]) })
-	m.ToolResults = slices.Clone(m.ToolResults)
-	for _, i := range order {
-		if size <= w.maxBytes {
-			break
-		}
-		r := &m.ToolResults[i]
-		*r = chat.ToolResult{ID: r.ID, Name: r.Name, IsError: true, Content: fmt.Sprintf(
-			"The tool ran, but its result (%d bytes) is over the %d bytes this conversation keeps a message to, so it was not kept. Ask for less.",
-			sizes[i], w.maxBytes)}
-		n, err := encodedSize(*r)
-		if err != nil {
-			return m, 0, err
-		}
-		size += n - sizes[i]
-	}
-	return m, size, nil
+	return fit.Results(m, size, w.maxBytes, encodedSize, func(n int) string {
+		return fmt.Sprintf("The tool ran, but its result (%d bytes) is over the %d bytes this conversation keeps a message to, so it was not kept. Ask for less.",
+			n, w.maxBytes)
+	})
 }
 
 // encodedSize returns the length of v's JSON encoding without keeping the encoding. Invalid

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/fit"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
@@ -99,6 +100,10 @@ func (a *activities) Model(ctx context.Context, in modelInput) (*chat.Response, 
 	}
 	out := *resp
 	out.Raw = nil // the provider's own value is neither needed nor always encodable
+	if n := encodedSize(out); in.MaxBytes > 0 && n > in.MaxBytes {
+		// Not retried: another attempt costs as much, and most likely answers alike.
+		return nil, payloadError(fmt.Sprintf("temporal: the model's response is %d bytes, over the turn's bound of %d (MaxPayloadBytes)", n, in.MaxBytes))
+	}
 	return &out, nil
 }
 
@@ -229,7 +234,26 @@ func (a *activities) Assemble(ctx context.Context, in assembleInput) (*assembleO
 	if err != nil {
 		return nil, sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeConfig, err)
 	}
-	return &assembleOutput{Messages: result.History, ReturnDirect: result.ReturnDirect}, nil
+	out := &assembleOutput{Messages: result.History, ReturnDirect: result.ReturnDirect}
+	if in.MaxBytes > 0 && len(out.Messages) == 2 {
+		size := encodedSize(out.Messages[0]) + 1 + encodedSize(out.Messages[1])
+		if size > in.MaxBytes {
+			out.Messages[1] = fitResults(out.Messages[1], size, in.MaxBytes)
+			out.ReturnDirect = false // a dropped result failed: the model reads it
+		}
+	}
+	return out, nil
+}
+
+// fitResults returns tool message m with its largest results replaced by error results that
+// say how large they were, as few as bring the message under limit, given that its size with
+// what goes beside it is size. It does what memory.Window does with a message over its cap.
+func fitResults(m chat.Message, size, limit int) chat.Message {
+	m, _, _ = fit.Results(m, size, limit, func(v any) (int, error) { return encodedSize(v), nil }, func(n int) string {
+		return fmt.Sprintf("The tool ran, but its result (%d bytes) was too large for the turn: the results of this round together were over what the model's input may take (%d bytes of it were left for them), so it was dropped. Ask for less.",
+			n, limit)
+	})
+	return m
 }
 
 // LoadMemory adds a turn's new messages to its conversation and returns the conversation.
@@ -240,6 +264,10 @@ func (a *activities) LoadMemory(ctx context.Context, in memoryInput) ([]chat.Mes
 	msgs, err := a.cfg.Memory.Get(ctx, in.ConversationID)
 	if err != nil {
 		return nil, fmt.Errorf("temporal: loading conversation %q: %w", in.ConversationID, err)
+	}
+	if n := encodedSize(msgs); in.MaxBytes > 0 && n > in.MaxBytes {
+		return nil, payloadError(fmt.Sprintf("temporal: conversation %q is %d bytes, over the turn's bound of %d (MaxPayloadBytes); a memory window of fewer messages keeps less",
+			in.ConversationID, n, in.MaxBytes))
 	}
 	return msgs, nil
 }

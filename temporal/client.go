@@ -134,6 +134,9 @@ func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
 				}
 			}
 			next = page.Next
+			if page.More {
+				continue
+			}
 			if page.Finished {
 				break
 			}
@@ -193,7 +196,7 @@ func (t *Turn) Decide(ctx context.Context, seq int64, decisions ...client.Decisi
 // Result waits for the turn to end and returns its response: the answer, the messages the turn
 // added (across its stops), the usage of all its model calls. A turn that failed returns its
 // error: a breached call limit matches [toolcall.ErrLimitExceeded] (and is a
-// *[toolcall.LimitError]).
+// *[toolcall.LimitError]); a payload over the turn's bound matches [ErrPayloadTooLarge].
 func (t *Turn) Result(ctx context.Context) (*client.Response, error) {
 	var resp client.Response
 	if err := t.c.tc.GetWorkflow(ctx, t.id, "").Get(ctx, &resp); err != nil {
@@ -296,6 +299,8 @@ func (t *Turn) err(doing string, err error) error {
 	switch ae.Type() {
 	case errTypeInvalidDecision:
 		is = client.ErrInvalidDecision
+	case errTypePayload:
+		is = ErrPayloadTooLarge
 	case errTypeNotWaiting:
 		is = client.ErrAlreadyResumed
 	case errTypeLimit:

@@ -23,6 +23,9 @@ const (
 	// DefaultMaxToolResultBytes is Temporal's own warning threshold for a payload; its default
 	// limit, which fails the call, is 2 MB.
 	DefaultMaxToolResultBytes = 512 << 10
+	// DefaultMaxPayloadBytes is Temporal's default payload limit (2 MiB) less 128 KiB, left for
+	// what travels beside the conversation (a pending round in the turn's query answer).
+	DefaultMaxPayloadBytes = 2<<20 - 128<<10
 )
 
 // Config describes one agent on Temporal: where its turns, model calls and tool calls run and
@@ -66,9 +69,23 @@ type Config struct {
 	// MaxToolResultBytes caps a tool call's result, and what a tool stops the turn with (its
 	// interrupt's data, a sub-agent's state), measured as JSON: every one travels in the turn's
 	// history, and one over Temporal's payload limit would be lost after the tool ran, leaving
-	// the call to a decision. A larger one reaches the model as an error result saying so. Zero means [DefaultMaxToolResultBytes]; a negative
-	// value means no cap (the server's limit still applies).
+	// the call to a decision. A larger one reaches the model as an error result saying so, and
+	// an application's decision giving a larger result (an answer, a rejection's message) is
+	// refused. Zero means [DefaultMaxToolResultBytes]; a negative value means no cap (the
+	// server's limit still applies).
 	MaxToolResultBytes int
+	// MaxPayloadBytes bounds, measured as JSON, what a turn puts into one of Temporal's
+	// payloads, whose limit fails the workflow task on every attempt and so would leave the turn
+	// stuck: the model's input (the conversation, with the turn's request), the model's
+	// response, a loaded conversation, and the turn's response. A tool round whose results
+	// together would take the next model input over it has its largest results replaced by
+	// error results saying they were too large, as few as bring it under, and goes on; anything
+	// else over it ends the turn with an error matching [ErrPayloadTooLarge], and a model
+	// response over it is not retried (another attempt costs as much and most likely answers
+	// alike). Set it lower when the server's limit (limit.blobSize.error) is. Zero means
+	// [DefaultMaxPayloadBytes]; a negative value means no bound. A turn keeps the bound of the
+	// worker that started it.
+	MaxPayloadBytes int
 
 	// Memory, if set, keeps the conversations of turns that name one: the turn's new messages
 	// are added and the conversation loaded at its start, each tool round is added when it
@@ -116,6 +133,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxToolResultBytes == 0 {
 		c.MaxToolResultBytes = DefaultMaxToolResultBytes
 	}
+	if c.MaxPayloadBytes == 0 {
+		c.MaxPayloadBytes = DefaultMaxPayloadBytes
+	}
 	if c.EventPoll <= 0 {
 		c.EventPoll = DefaultEventPoll
 	}
@@ -152,4 +172,9 @@ const (
 	errTypeTurnEnded       = "wield.TurnEnded"
 	errTypeProvider        = "wield.ProviderError"
 	errTypeConfig          = "wield.Config"
+	errTypePayload         = "wield.PayloadTooLarge"
 )
+
+// ErrPayloadTooLarge is matched by the error of a turn that ended because something it had to
+// put into one of Temporal's payloads was over the turn's bound ([Config.MaxPayloadBytes]).
+var ErrPayloadTooLarge = errors.New("temporal: over the turn's payload bound")

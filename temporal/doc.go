@@ -27,6 +27,10 @@
 //     application's decisions ([Turn.Decide]), checked against the tools before anything runs.
 //   - With [Config.Memory], the conversation is loaded and stored by activities, so workers on
 //     many machines share it through a memory repository (memory/sqlstore on PostgreSQL).
+//   - Everything a turn carries stays under Temporal's payload limit ([Config.MaxPayloadBytes]):
+//     a tool round whose results together are too large reaches the model with its largest
+//     results replaced by errors saying so; a conversation still too large ends the turn with
+//     [ErrPayloadTooLarge] rather than leaving it stuck.
 //
 // The client's advisors and tool-loop hooks do not run: the workflow is the loop. Model output
 // is not streamed token by token; [Turn.Events] reports each model response, tool call and stop

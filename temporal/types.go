@@ -35,7 +35,8 @@ type Request struct {
 type modelInput struct {
 	Turn     *Request       `json:"turn"`
 	Messages []chat.Message `json:"messages"`
-	Final    bool           `json:"final,omitempty"` // tool use turned off: the iteration cap is reached
+	Final    bool           `json:"final,omitempty"`    // tool use turned off: the iteration cap is reached
+	MaxBytes int            `json:"maxBytes,omitempty"` // bounds the response; 0: none
 }
 
 // toolInput is the input of one tool call.
@@ -103,6 +104,9 @@ type assembleInput struct {
 	Turn     *Request        `json:"turn"`
 	Response *chat.Response  `json:"response"`
 	Plans    []toolcall.Plan `json:"plans"`
+	// MaxBytes bounds the round's two messages together: the largest results are dropped until
+	// they fit. 0: no bound.
+	MaxBytes int `json:"maxBytes,omitempty"`
 }
 
 // assembleOutput is a finished round: the assistant message with the calls as they ran and the
@@ -116,13 +120,16 @@ type assembleOutput struct {
 type memoryInput struct {
 	ConversationID string         `json:"conversationId"`
 	Messages       []chat.Message `json:"messages,omitempty"`
+	MaxBytes       int            `json:"maxBytes,omitempty"` // bounds the conversation loaded; 0: none
 }
 
-// eventsPage is the answer of the events query: the events after those asked for, the count
-// of events so far, what the turn waits for, and whether it ended.
+// eventsPage is the answer of the events query: the events after those asked for (as many as
+// a page takes), the count of events it reaches, whether more follow, what the turn waits for,
+// and whether it ended.
 type eventsPage struct {
 	Events   []client.Event    `json:"events"`
 	Next     int               `json:"next"`
+	More     bool              `json:"more,omitempty"` // events after Next wait for the next page
 	Pending  *client.TurnState `json:"pending,omitempty"`
 	Finished bool              `json:"finished,omitempty"`
 }

@@ -41,6 +41,11 @@ type turnWorkflow struct {
 type turnSettings struct {
 	Memory        bool `json:"memory,omitempty"`
 	MaxIterations int  `json:"maxIterations"`
+	// MaxPayload and MaxResult are the bounds of Config.MaxPayloadBytes and MaxToolResultBytes
+	// that the workflow applies; 0, in a turn started before they were recorded, means none, as
+	// then (a negative one too).
+	MaxPayload int `json:"maxPayload,omitempty"`
+	MaxResult  int `json:"maxResult,omitempty"`
 }
 
 // turn is the state of one running turn: the workflow's variables, read by its query and update
@@ -50,6 +55,8 @@ type turn struct {
 	in            *Request
 	memory        bool // the conversation is kept in the workers' memory
 	maxIterations int
+	maxPayload    int // bounds each payload the turn makes; <= 0: none
+	maxResult     int // bounds a result a decision gives; <= 0: none
 
 	messages   []chat.Message // the conversation the model sees next
 	added      []chat.Message // what the turn added to it
@@ -64,9 +71,11 @@ type turn struct {
 	events   []client.Event
 	finished bool
 
-	pending  *client.TurnState // what the turn waits for; nil while it runs
-	deciding bool              // a decision is being checked
-	decided  *decideOutput     // the plans of the accepted decision
+	pending     *client.TurnState // what the turn waits for; nil while it runs
+	sized       *client.TurnState // the pending state whose size pendingSize is, for the events query
+	pendingSize int
+	deciding    bool          // a decision is being checked
+	decided     *decideOutput // the plans of the accepted decision
 }
 
 // run is the workflow function.
@@ -82,12 +91,14 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 	// worker configured otherwise takes the same path.
 	var settings turnSettings
 	err := workflow.SideEffect(ctx, func(workflow.Context) any {
-		return turnSettings{Memory: w.cfg.Memory != nil, MaxIterations: w.cfg.MaxIterations}
+		return turnSettings{Memory: w.cfg.Memory != nil, MaxIterations: w.cfg.MaxIterations,
+			MaxPayload: w.cfg.MaxPayloadBytes, MaxResult: w.cfg.MaxToolResultBytes}
 	}).Get(&settings)
 	if err != nil {
 		return nil, err
 	}
 	t.memory, t.maxIterations = settings.Memory && in.ConversationID != "", settings.MaxIterations
+	t.maxPayload, t.maxResult = settings.MaxPayload, settings.MaxResult
 	resp, err := t.loop(ctx)
 	t.pending, t.finished = nil, true // a turn cancelled while it waited waits no more
 	return resp, err
@@ -102,7 +113,25 @@ func (t *turn) handlers(ctx workflow.Context) error {
 	}
 	if err := workflow.SetQueryHandler(ctx, queryEvents, func(after int) (*eventsPage, error) {
 		after = max(0, min(after, len(t.events)))
-		return &eventsPage{Events: t.events[after:], Next: len(t.events), Pending: t.pending, Finished: t.finished}, nil
+		// A page, like any payload, must stay under the server's limit: events that together
+		// are over a page's bound come in more pages, one at least in each.
+		next, size := after, 0
+		if t.pending != nil {
+			if t.pending != t.sized {
+				t.sized, t.pendingSize = t.pending, encodedSize(t.pending)
+			}
+			size = t.pendingSize
+		}
+		for next < len(t.events) {
+			n := encodedSize(t.events[next])
+			if next > after && size+n > maxEventsPage {
+				break
+			}
+			size += n
+			next++
+		}
+		return &eventsPage{Events: t.events[after:next], Next: next, More: next < len(t.events),
+			Pending: t.pending, Finished: t.finished}, nil
 	}); err != nil {
 		return err
 	}
@@ -123,6 +152,20 @@ func (t *turn) validate(_ workflow.Context, req *decideRequest) error {
 			fmt.Sprintf("temporal: the decisions are for step %d, the turn waits at step %d", req.Seq, t.pending.Seq), errTypeNotWaiting, nil)
 	case t.deciding:
 		return sdktemporal.NewNonRetryableApplicationError("temporal: other decisions for the turn are being checked; if they fail, send these again", errTypeBusy, nil)
+	}
+	if t.maxResult > 0 {
+		// A given result travels in the turn's history and the model's input as a tool's does,
+		// and is bounded alike; refused here, it never reaches the history.
+		for _, d := range req.Decisions {
+			if d.Kind != client.DecideReject && d.Kind != client.DecideAnswer {
+				continue
+			}
+			if n := encodedSize(chat.ToolResult{ID: d.CallID, Content: d.Text, IsError: true}); n > t.maxResult {
+				return sdktemporal.NewNonRetryableApplicationError(fmt.Sprintf(
+					"temporal: the decision for call %q gives a result of %d bytes, over the %d bytes a result may have in this turn (MaxToolResultBytes)",
+					cut(d.CallID, maxCallIDInActivityID), n, t.maxResult), errTypeInvalidDecision, nil)
+			}
+		}
 	}
 	return nil
 }
@@ -157,7 +200,7 @@ func (t *turn) loop(ctx workflow.Context) (*client.Response, error) {
 	if t.memory {
 		var hist []chat.Message
 		err := workflow.ExecuteActivity(t.memoryOptions(ctx), t.cfg.activity(actLoad), memoryInput{
-			ConversationID: t.in.ConversationID, Messages: t.in.Messages,
+			ConversationID: t.in.ConversationID, Messages: t.in.Messages, MaxBytes: max(t.maxPayload, 0),
 		}).Get(ctx, &hist)
 		if err != nil {
 			return nil, err
@@ -167,11 +210,13 @@ func (t *turn) loop(ctx workflow.Context) (*client.Response, error) {
 	t.messages = msgs
 	for {
 		final := t.iteration >= t.maxIterations
+		in := modelInput{Turn: t.in, Messages: t.messages, Final: final, MaxBytes: max(t.maxPayload, 0)}
+		if err := t.fits(in, "the model's input (the conversation and the turn's request)"); err != nil {
+			return nil, err
+		}
 		var resp chat.Response
 		t.modelCalls++
-		err := workflow.ExecuteActivity(t.model(ctx), t.cfg.activity(actModel), modelInput{
-			Turn: t.in, Messages: t.messages, Final: final,
-		}).Get(ctx, &resp)
+		err := workflow.ExecuteActivity(t.model(ctx), t.cfg.activity(actModel), in).Get(ctx, &resp)
 		if err != nil {
 			return nil, err
 		}
@@ -250,10 +295,16 @@ func (t *turn) round(ctx workflow.Context, resp *chat.Response) ([]chat.Message,
 	for i := range plans {
 		plans[i].Arguments = round.Calls[i].Call.Arguments // the conversation records what ran
 	}
+	in := assembleInput{Turn: t.in, Response: resp, Plans: plans}
+	if t.maxPayload > 0 {
+		// The round's two messages get what the next model input leaves them (two commas join
+		// them to the conversation); with nothing left, every result is dropped, and the model
+		// input's own check ends the turn.
+		base := encodedSize(modelInput{Turn: t.in, Messages: t.messages, Final: true, MaxBytes: t.maxPayload})
+		in.MaxBytes = max(t.maxPayload-base-2, 1)
+	}
 	var out assembleOutput
-	err = workflow.ExecuteLocalActivity(t.local(ctx), t.cfg.activity(actAssemble), assembleInput{
-		Turn: t.in, Response: resp, Plans: plans,
-	}).Get(ctx, &out)
+	err = workflow.ExecuteLocalActivity(t.local(ctx), t.cfg.activity(actAssemble), in).Get(ctx, &out)
 	if err != nil {
 		return nil, false, err
 	}
@@ -443,6 +494,9 @@ func (t *turn) answer(ctx workflow.Context, resp *chat.Response, final bool) (*c
 	default:
 		out.Outcome = client.OutcomeAnswer
 	}
+	if err := t.fits(out, "the turn's response (the answer and the messages the turn added)"); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -457,7 +511,7 @@ func (t *turn) direct(ctx workflow.Context, resp *chat.Response, results []chat.
 	if err := t.remember(ctx, answer); err != nil {
 		return nil, err
 	}
-	return &client.Response{
+	out := &client.Response{
 		Chat: &chat.Response{
 			ID:          resp.ID,
 			Model:       resp.Model,
@@ -469,7 +523,11 @@ func (t *turn) direct(ctx workflow.Context, resp *chat.Response, results []chat.
 		Outcome:     client.OutcomeReturnDirect,
 		ModelCalls:  t.modelCalls,
 		ToolResults: results,
-	}, nil
+	}
+	if err := t.fits(out, "the turn's response (the round's results, three times: as the answer, the messages the turn added and the results)"); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // remember stores msgs in the turn's conversation, when the agent keeps memory.
@@ -477,12 +535,36 @@ func (t *turn) remember(ctx workflow.Context, msgs ...chat.Message) error {
 	if !t.memory || len(msgs) == 0 {
 		return nil
 	}
-	return workflow.ExecuteActivity(t.memoryOptions(ctx), t.cfg.activity(actRemember), memoryInput{
-		ConversationID: t.in.ConversationID, Messages: msgs,
-	}).Get(ctx, nil)
+	in := memoryInput{ConversationID: t.in.ConversationID, Messages: msgs}
+	if err := t.fits(in, "the messages to store in the conversation"); err != nil {
+		return err
+	}
+	return workflow.ExecuteActivity(t.memoryOptions(ctx), t.cfg.activity(actRemember), in).Get(ctx, nil)
 }
 
 func (t *turn) emit(ev client.Event) { t.events = append(t.events, ev) }
+
+// maxEventsPage bounds the events of one answer of the events query, measured as JSON.
+const maxEventsPage = 512 << 10
+
+// fits checks that v, which the turn is about to put into a payload, is within the turn's
+// bound: a payload over the server's limit fails the workflow task on every attempt, and the
+// turn would never end.
+func (t *turn) fits(v any, what string) error {
+	if t.maxPayload <= 0 {
+		return nil
+	}
+	if n := encodedSize(v); n > t.maxPayload {
+		return payloadError(fmt.Sprintf("temporal: %s is %d bytes, over the turn's bound of %d (MaxPayloadBytes)", what, n, t.maxPayload))
+	}
+	return nil
+}
+
+// payloadError is the error of something over the turn's payload bound; [Turn] maps it to
+// [ErrPayloadTooLarge].
+func payloadError(msg string) error {
+	return sdktemporal.NewNonRetryableApplicationError(msg, errTypePayload, nil)
+}
 
 // model returns ctx with the options of a model call.
 func (t *turn) model(ctx workflow.Context) workflow.Context {
@@ -535,7 +617,7 @@ func (t *turn) local(ctx workflow.Context) workflow.Context {
 func retryPolicy(p *sdktemporal.RetryPolicy) *sdktemporal.RetryPolicy {
 	out := *p
 	out.NonRetryableErrorTypes = append(out.NonRetryableErrorTypes[:len(out.NonRetryableErrorTypes):len(out.NonRetryableErrorTypes)],
-		errTypeConfig, errTypeProvider, errTypeTurnEnded, errTypeLimit, errTypeInvalidDecision)
+		errTypeConfig, errTypeProvider, errTypeTurnEnded, errTypeLimit, errTypeInvalidDecision, errTypePayload)
 	return &out
 }
 

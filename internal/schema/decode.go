@@ -144,6 +144,22 @@ func containsType(t reflect.Type, match func(reflect.Type) bool) bool {
 // support), two fields with one JSON name, an embedded field of a non-struct type. A tool with
 // such a type would fail every call; it must fail when it is built instead.
 func checkDecodable(t reflect.Type) error {
+	if v, ok := decodable.Load(t); ok {
+		err, _ := v.(error)
+		return err
+	}
+	err := findUndecodable(t)
+	decodable.Store(t, err)
+	return err
+}
+
+// decodable holds checkDecodable's answer per type. It depends on the type alone, so it outlives
+// the inference cache, which registering type docs empties: a tool built again for its new docs
+// does not decode an empty object again for every struct it holds.
+var decodable sync.Map // reflect.Type → error (nil when the codec reads the type)
+
+// findUndecodable is checkDecodable without the cache.
+func findUndecodable(t reflect.Type) error {
 	seen := map[reflect.Type]bool{}
 	var walk func(reflect.Type) error
 	walk = func(t reflect.Type) error {

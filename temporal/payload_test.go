@@ -1,0 +1,169 @@
+package temporal_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/temporal"
+	"github.com/wield-ai/wield/tool"
+)
+
+// The tests of this file give a turn payloads whose sum, not any one of them, is over
+// Temporal's payload limit (2 MB by default). Each used to leave the turn stuck: its workflow
+// task failed on every attempt, and the turn neither ended nor went on.
+
+// Five parallel calls whose results are each under the result cap but together over the
+// payload limit: the largest are replaced by error results, as few as bring the next model
+// input under the bound, and the turn goes on; its events are read whole, page by page.
+func TestRoundOverThePayloadLimitGoesOn(t *testing.T) {
+	tc := dial(t)
+	queue := "big-round-" + rand.Text()[:8]
+	cfg := temporal.Config{TaskQueue: queue, EventPoll: 20 * time.Millisecond}
+	var runs atomic.Int32
+	read := tool.Must(tool.Func("read", "Reads a file", func(ctx context.Context, in pathIn) (string, error) {
+		runs.Add(1)
+		return in.Path + ":" + strings.Repeat("x", 450<<10), nil
+	}, tool.ReadOnly()))
+	var calls []chat.ToolCall
+	for i := range 5 {
+		calls = append(calls, chat.ToolCall{ID: fmt.Sprint("c", i), Name: "read", Arguments: fmt.Sprintf(`{"path":"f%d"}`, i)})
+	}
+	// The answer is short, as a model's is: the script's would repeat the results.
+	m := chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+		msg, finish := chat.Message{Role: chat.RoleAssistant, ToolCalls: calls}, chat.FinishToolCalls
+		if last := p.Messages[len(p.Messages)-1]; last.Role == chat.RoleTool {
+			msg, finish = chat.Assistant(fmt.Sprintf("read %d results", len(last.ToolResults))), chat.FinishStop
+		}
+		return &chat.Response{Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
+	})).Repeat().DiscardPrompts()
+	startWorker(t, tc, newClient(m, client.WithTools(read)), cfg)
+	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read five files")}})
+	var done *client.Response
+	finished := 0
+	for ev, err := range turn.Events(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Done != nil {
+			done = ev.Done
+		}
+		if ev.Tool != nil && ev.Tool.Kind == client.ToolFinished {
+			finished++
+		}
+	}
+	if done == nil || done.Outcome != client.OutcomeAnswer || done.Text() != "read 5 results" || runs.Load() != 5 || finished != 5 {
+		t.Fatalf("runs %d, finished events %d, response %+v", runs.Load(), finished, done)
+	}
+	kept, dropped := 0, 0
+	for i, r := range done.Messages[1].ToolResults {
+		switch {
+		case !r.IsError && strings.HasPrefix(r.Content, fmt.Sprintf("f%d:xxx", i)):
+			kept++
+		case r.IsError && strings.Contains(r.Content, "too large for the turn"):
+			dropped++
+		default:
+			t.Fatalf("result %d = %.200q", i, r.Content)
+		}
+	}
+	if kept != 4 || dropped != 1 {
+		t.Fatalf("kept %d, dropped %d", kept, dropped)
+	}
+	checkReplay(t, tc, cfg, turn.ID(), "big-round")
+}
+
+// A conversation over the bound, which dropping results cannot help, fails the turn at once
+// with an error saying so.
+func TestConversationOverThePayloadLimitFails(t *testing.T) {
+	tc := dial(t)
+	queue := "big-input-" + rand.Text()[:8]
+	cfg := temporal.Config{TaskQueue: queue}
+	var modelCalls atomic.Int32
+	m := chattest.New(chattest.Respond(func(context.Context, *chat.Prompt) (*chat.Response, error) {
+		modelCalls.Add(1)
+		return &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("hi"), FinishReason: chat.FinishStop}}}, nil
+	})).Repeat().DiscardPrompts()
+	startWorker(t, tc, newClient(m), cfg)
+	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User(strings.Repeat("y", 1200<<10))}})
+	_, err := turn.Result(ctx)
+	if !errors.Is(err, temporal.ErrPayloadTooLarge) || !strings.Contains(err.Error(), "the model's input") || modelCalls.Load() != 0 {
+		t.Fatalf("model calls %d, err = %v", modelCalls.Load(), err)
+	}
+}
+
+// A model answer over the bound fails the turn after one call: another attempt would cost as
+// much and most likely answer alike.
+func TestModelAnswerOverThePayloadLimitIsNotRetried(t *testing.T) {
+	tc := dial(t)
+	queue := "big-answer-" + rand.Text()[:8]
+	cfg := temporal.Config{TaskQueue: queue}
+	var modelCalls atomic.Int32
+	m := chattest.New(chattest.Respond(func(context.Context, *chat.Prompt) (*chat.Response, error) {
+		modelCalls.Add(1)
+		return &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant(strings.Repeat("z", 2100<<10)), FinishReason: chat.FinishStop}}}, nil
+	})).Repeat().DiscardPrompts()
+	startWorker(t, tc, newClient(m), cfg)
+	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User("talk")}})
+	_, err := turn.Result(ctx)
+	if !errors.Is(err, temporal.ErrPayloadTooLarge) || !strings.Contains(err.Error(), "the model's response") || modelCalls.Load() != 1 {
+		t.Fatalf("model calls %d, err = %v", modelCalls.Load(), err)
+	}
+}
+
+// A decision whose given result is over the result cap is refused, and the turn keeps waiting
+// for one that fits.
+func TestDecisionOverTheResultCapIsRefused(t *testing.T) {
+	tc := dial(t)
+	ctx, turn, _, runs := startApprovalTurn(t, tc, "big-decision", 2*time.Minute)
+	st, err := turn.WaitPending(ctx)
+	if err != nil || st == nil {
+		t.Fatalf("pending = %+v, %v", st, err)
+	}
+	huge := strings.Repeat("n", 1900<<10)
+	if err := turn.Decide(ctx, st.Seq, client.Answer("d1", huge)); !errors.Is(err, client.ErrInvalidDecision) || !strings.Contains(err.Error(), "over the 524288 bytes") {
+		t.Fatalf("a huge answer: %v", err)
+	}
+	if err := turn.Decide(ctx, st.Seq, client.Reject("d1", huge[:600<<10])); !errors.Is(err, client.ErrInvalidDecision) {
+		t.Fatalf("a large rejection: %v", err)
+	}
+	if again, err := turn.Pending(ctx); err != nil || again == nil || again.Seq != st.Seq {
+		t.Fatalf("after refused decisions: %+v, %v", again, err)
+	}
+	if err := turn.Decide(ctx, st.Seq, client.Reject("d1", "not now")); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := turn.Result(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text() != "Done: not now" || len(lines(t, runs)) != 0 {
+		t.Fatalf("response %q, runs %v", resp.Text(), lines(t, runs))
+	}
+}
+
+// A return-direct round's results are the turn's response three times over (the answer, the
+// messages the turn added, the results); a response over the bound ends the turn with an error
+// saying so.
+func TestReturnDirectResponseOverThePayloadLimitFails(t *testing.T) {
+	tc := dial(t)
+	queue := "big-direct-" + rand.Text()[:8]
+	cfg := temporal.Config{TaskQueue: queue}
+	dump := tool.Must(tool.Func("dump", "Dumps a file", func(ctx context.Context, in pathIn) (string, error) {
+		return strings.Repeat("d", 400<<10), nil
+	}, tool.ReturnDirect()))
+	m := script(chat.ToolCall{ID: "c1", Name: "dump", Arguments: `{"path":"a"}`}, chat.ToolCall{ID: "c2", Name: "dump", Arguments: `{"path":"b"}`})
+	startWorker(t, tc, newClient(m, client.WithTools(dump)), cfg)
+	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User("dump two files")}})
+	_, err := turn.Result(ctx)
+	if !errors.Is(err, temporal.ErrPayloadTooLarge) || !strings.Contains(err.Error(), "the turn's response") {
+		t.Fatalf("err = %v", err)
+	}
+}
