@@ -116,10 +116,19 @@ func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, 
 }
 
 // unstored returns fresh without the tool messages whose results the conversation holds already.
+// Only what follows the conversation's last user message is the resumed turn's: a model that
+// numbers its calls per response reuses ids, and an earlier turn's result of the same id must
+// not pass for this turn's.
 func (a *Advisor) unstored(ctx context.Context, id string, fresh []chat.Message) ([]chat.Message, error) {
 	hist, err := a.mem.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("memory: loading conversation %q: %w", id, err)
+	}
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].Role == chat.RoleUser {
+			hist = hist[i+1:]
+			break
+		}
 	}
 	stored := map[string]bool{}
 	for _, m := range hist {

@@ -177,3 +177,55 @@ func TestAdvisorInsideLoopRetriedTurn(t *testing.T) {
 		t.Fatalf("charge ran %d times", len(charge.Args()))
 	}
 }
+
+// failingAppends is a repository whose appends fail while fail is set.
+type failingAppends struct {
+	memory.Repository
+	fail bool
+}
+
+func (r *failingAppends) Append(ctx context.Context, id string, msgs ...chat.Message) error {
+	if r.fail {
+		return errors.New("store down")
+	}
+	return r.Repository.Append(ctx, id, msgs...)
+}
+
+func TestAdvisorInsideLoopResumeStoresResultsOfAReusedCallID(t *testing.T) {
+	// A model that numbers its calls per response reuses ids from turn to turn. When the store
+	// failed to keep a round's results, the resumed turn must store them, though an earlier turn
+	// holds a result of the same id and text.
+	repo := &failingAppends{Repository: memory.NewInMemory()}
+	charges := 0
+	charge := chattest.NewTool("charge", func(context.Context, string) (string, error) {
+		if charges++; charges == 2 {
+			repo.fail = true // the second turn's round runs; storing its results fails
+		}
+		return "done", nil
+	}).WithMetadata(tool.Metadata{})
+	call := chat.ToolCall{ID: "call_0", Name: "charge", Arguments: `{}`}
+	m := chattest.New(
+		chattest.Calls(call), chattest.Text("Charged once."),
+		chattest.Calls(call), chattest.Text("Charged twice."),
+	)
+	c := clienttest.New(t, m, client.WithTools(charge), client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50),
+		memory.AdvisorConfig{Order: client.OrderToolCalling + 1})))
+	if got := run(t, c.Prompt("charge me").Param(client.ParamConversationID, "c"), false); got != "Charged once." {
+		t.Fatalf("first turn: %q", got)
+	}
+	err := c.Prompt("again").Param(client.ParamConversationID, "c").Call(context.Background()).Err()
+	var te *client.TurnError
+	if !errors.As(err, &te) {
+		t.Fatalf("second turn: err = %v", err)
+	}
+	repo.fail = false
+	if text, err := c.Resume(te.State).Call(context.Background()).Content(); err != nil || text != "Charged twice." {
+		t.Fatalf("resumed: %q, %v", text, err)
+	}
+	stored, _ := repo.Messages(context.Background(), "c")
+	want := "[user charge me][call charge][result done][assistant Charged once.]" +
+		"[user again][call charge][result done][assistant Charged twice.]"
+	if got := summary(stored); got != want {
+		t.Fatalf("stored:\n%s\nwant\n%s", got, want)
+	}
+}
