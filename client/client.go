@@ -296,8 +296,14 @@ func modelResponse(resp *chat.Response) *Response {
 	return out
 }
 
-// ErrNoResponse is returned when a model returns neither a response nor an error.
+// ErrNoResponse is returned when a model returns neither a response nor an error, or a
+// response without a generation (an API answer with no choices or candidates, a stream that
+// ended without a chunk): there is nothing to answer with or act on, and an empty answer would
+// hide that.
 var ErrNoResponse = errors.New("client: model returned no response")
+
+// errNoGeneration is ErrNoResponse for a response without a generation.
+var errNoGeneration = fmt.Errorf("%w: the response holds no generation", ErrNoResponse)
 
 // callModel is the end of every chain: the model's Call, or on a stream the model's Stream,
 // whose chunks go to the consumer as they arrive and are joined into the response.
@@ -311,8 +317,12 @@ func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, erro
 	p := &req.Prompt
 	ctx, call := rt.obs.startChat(ctx, p, false, req.untraced)
 	resp, err := rt.model.Call(ctx, p)
-	if err == nil && resp == nil {
+	switch {
+	case err != nil:
+	case resp == nil:
 		err = ErrNoResponse
+	case len(resp.Generations) == 0:
+		err = errNoGeneration
 	}
 	call.end(ctx, resp, err)
 	if err != nil {
@@ -336,6 +346,10 @@ func (rt *runtime) streamModel(ctx context.Context, req *Request) (*Response, er
 		return nil, errStopped
 	}
 	resp := ms.agg.Response()
+	if len(resp.Generations) == 0 {
+		call.end(ctx, resp, errNoGeneration)
+		return nil, fmt.Errorf("client: model stream: %w", errNoGeneration)
+	}
 	call.end(ctx, resp, nil)
 	return modelResponse(resp), nil
 }

@@ -95,7 +95,7 @@ func (a *activities) Model(ctx context.Context, in modelInput) (*chat.Response, 
 		}
 		return nil, err
 	}
-	if resp == nil {
+	if resp == nil || len(resp.Generations) == 0 { // nothing to answer with, as on a client
 		return nil, sdktemporal.NewNonRetryableApplicationError(client.ErrNoResponse.Error(), errTypeProvider, nil)
 	}
 	out := *resp
