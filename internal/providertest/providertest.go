@@ -184,3 +184,23 @@ func Recorded(file, contentType string) *httptest.Server {
 		_, _ = w.Write(body)
 	}))
 }
+
+// Variant serves testdata/variants/file, an answer written from a provider's API description
+// rather than recorded, with the content type its extension names: an SSE stream for .sse,
+// NDJSON for .ndjson (a stream), JSON otherwise. It returns the server's URL and whether the
+// answer is a stream.
+func Variant(t testing.TB, file string) (url string, stream bool) {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join("testdata", "variants", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := "application/json"
+	switch filepath.Ext(file) {
+	case ".sse":
+		ct, stream = "text/event-stream", true
+	case ".ndjson":
+		ct, stream = "application/x-ndjson", true
+	}
+	return replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {ct}}, Body: body}).URL, stream
+}

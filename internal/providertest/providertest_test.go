@@ -356,3 +356,29 @@ func TestRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestVariant: the file is served whole, with the content type its extension names.
+func TestVariant(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.MkdirAll(filepath.Join("testdata", "variants"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file, ct string
+		stream   bool
+	}{{"a.sse", "text/event-stream", true}, {"b.ndjson", "application/x-ndjson", true}, {"c.json", "application/json", false}} {
+		if err := os.WriteFile(filepath.Join("testdata", "variants", tc.file), []byte("body of "+tc.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		url, stream := Variant(t, tc.file)
+		resp, err := http.Post(url, "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if stream != tc.stream || resp.Header.Get("Content-Type") != tc.ct || string(body) != "body of "+tc.file {
+			t.Errorf("%s: stream %v, content type %q, body %q", tc.file, stream, resp.Header.Get("Content-Type"), body)
+		}
+	}
+}

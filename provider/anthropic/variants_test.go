@@ -3,15 +3,11 @@ package anthropic
 import (
 	"context"
 	"errors"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
-	"github.com/wield-ai/wield/internal/replay"
 )
 
 // TestSpecVariants: answers shaped as the Messages API reference documents them but absent from
@@ -77,18 +73,9 @@ func TestSpecVariants(t *testing.T) {
 // runVariant answers a prompt with testdata/variants/file, streamed for an .sse file.
 func runVariant(t *testing.T, file string) (*chat.Response, error) {
 	t.Helper()
-	body, err := os.ReadFile(filepath.Join("testdata", "variants", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream := strings.HasSuffix(file, ".sse")
-	ct := "application/json"
-	if stream {
-		ct = "text/event-stream"
-	}
-	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {ct}}, Body: body})
+	url, stream := providertest.Variant(t, file)
 	none := 0
-	m, err := New(Config{BaseURL: srv.URL, APIKey: "test-key", Model: "claude-sonnet-4-5", MaxRetries: &none})
+	m, err := New(Config{BaseURL: url, APIKey: "test-key", Model: "claude-sonnet-4-5", MaxRetries: &none})
 	if err != nil {
 		t.Fatal(err)
 	}

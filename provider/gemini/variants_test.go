@@ -5,8 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/providertest"
-	"github.com/wield-ai/wield/internal/replay"
 )
 
 // TestSpecVariants: answers shaped as the Gemini API description allows but absent from the
@@ -94,17 +91,8 @@ func TestSpecVariants(t *testing.T) {
 // runVariant answers a prompt with testdata/variants/file, streamed for an .sse file.
 func runVariant(t *testing.T, file string) (*chat.Response, error) {
 	t.Helper()
-	body, err := os.ReadFile(filepath.Join("testdata", "variants", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream := strings.HasSuffix(file, ".sse")
-	ct := "application/json"
-	if stream {
-		ct = "text/event-stream"
-	}
-	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {ct}}, Body: body})
-	m, err := New(context.Background(), Config{BaseURL: srv.URL, APIKey: "test-key", Model: "gemini-2.5-flash", MaxRetries: -1})
+	url, stream := providertest.Variant(t, file)
+	m, err := New(context.Background(), Config{BaseURL: url, APIKey: "test-key", Model: "gemini-2.5-flash", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

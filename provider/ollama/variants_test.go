@@ -2,15 +2,11 @@ package ollama
 
 import (
 	"context"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
-	"github.com/wield-ai/wield/internal/replay"
 )
 
 // TestSpecVariants: answers shaped as Ollama's API documentation allows but absent from the
@@ -77,12 +73,8 @@ func TestSpecVariants(t *testing.T) {
 // runVariant answers a prompt with testdata/variants/file.
 func runVariant(t *testing.T, file string, stream bool) (*chat.Response, error) {
 	t.Helper()
-	body, err := os.ReadFile(filepath.Join("testdata", "variants", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {"application/x-ndjson"}}, Body: body})
-	m, err := New(Config{BaseURL: srv.URL, Model: "qwen3", MaxRetries: -1})
+	url, _ := providertest.Variant(t, file) // served as a stream; called, Ollama reads its one line
+	m, err := New(Config{BaseURL: url, Model: "qwen3", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,15 +3,10 @@ package openai
 import (
 	"context"
 	"errors"
-	"net/http"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
-	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -79,19 +74,11 @@ func TestSpecVariants(t *testing.T) {
 			name += "/strict"
 		}
 		t.Run(name, func(t *testing.T) {
-			body, err := os.ReadFile(filepath.Join("testdata", "variants", tc.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			stream := strings.HasSuffix(tc.file, ".sse")
-			ct := "application/json"
-			if stream {
-				ct = "text/event-stream"
-			}
-			srv := replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {ct}}, Body: body})
+			url, stream := providertest.Variant(t, tc.file)
 			none := 0
-			cfg := Config{BaseURL: srv.URL, APIKey: "test-key", Model: "gpt-4o", MaxRetries: &none, StrictTools: tc.strict}
+			cfg := Config{BaseURL: url, APIKey: "test-key", Model: "gpt-4o", MaxRetries: &none, StrictTools: tc.strict}
 			var m chat.Model
+			var err error
 			if tc.responses {
 				m, err = NewResponses(cfg)
 			} else {
