@@ -78,14 +78,38 @@ type Turn struct {
 func (t *Turn) ID() string { return t.id }
 
 // Pending returns what the turn waits for: its stopped state, whose [client.TurnState.Pending]
-// calls need a decision; nil while it runs or once it ended. (The workflow's query
-// "wield.pending" returns the same to the Temporal CLI and UI.)
+// calls need a decision; nil while it runs or once it ended. A state too large for one answer
+// of a query is read in parts. (The workflow's query "wield.pending" returns the same to the
+// Temporal CLI and UI, in one answer, which the server refuses over its payload limit.)
 func (t *Turn) Pending(ctx context.Context) (*client.TurnState, error) {
-	page, err := t.page(ctx, math.MaxInt)
-	if err != nil {
-		return nil, err
+	for {
+		page, err := t.page(ctx, math.MaxInt)
+		if err != nil {
+			return nil, err
+		}
+		st, again, err := t.pendingOf(ctx, page)
+		if err != nil || !again {
+			return st, err
+		}
 	}
-	return page.Pending, nil
+}
+
+// pendingOf returns the pending state page tells of, reading it in parts when the page left
+// it out; again says that the turn moved on while it was read, and the page must be asked
+// again.
+func (t *Turn) pendingOf(ctx context.Context, page *eventsPage) (_ *client.TurnState, again bool, _ error) {
+	if page.Pending != nil || page.Waiting == 0 {
+		return page.Pending, false, nil
+	}
+	b, found, err := t.part(ctx, partPending, page.Waiting)
+	if err != nil || !found {
+		return nil, err == nil, err
+	}
+	var st client.TurnState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, false, fmt.Errorf("temporal: querying turn %s: the pending state: %w", t.id, err)
+	}
+	return &st, false, nil
 }
 
 // WaitPending waits until the turn waits for a decision and returns its pending state, or
@@ -99,8 +123,15 @@ func (t *Turn) WaitPending(ctx context.Context) (*client.TurnState, error) {
 			}
 			return nil, err
 		}
-		if page.Pending != nil {
-			return page.Pending, nil
+		st, again, err := t.pendingOf(ctx, page)
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
+			return st, nil
+		}
+		if again {
+			continue
 		}
 		if page.Finished {
 			return nil, nil
@@ -134,6 +165,18 @@ func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
 				}
 			}
 			next = page.Next
+			if page.Large {
+				ev, err := t.event(ctx, next)
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				if !yield(ev, nil) {
+					return
+				}
+				next++
+				continue
+			}
 			if page.More {
 				continue
 			}
@@ -258,7 +301,7 @@ func (t *Turn) Progress(ctx context.Context) ([]ToolProgress, error) {
 // page asks the workflow for its events after the first after, its pending state and whether
 // it finished.
 func (t *Turn) page(ctx context.Context, after int) (*eventsPage, error) {
-	v, err := t.c.tc.QueryWorkflow(ctx, t.id, "", queryEvents, after)
+	v, err := t.c.tc.QueryWorkflow(ctx, t.id, "", queryEvents, after, answerVersion)
 	if err != nil {
 		return nil, fmt.Errorf("temporal: querying turn %s: %w", t.id, err)
 	}
@@ -267,6 +310,51 @@ func (t *Turn) page(ctx context.Context, after int) (*eventsPage, error) {
 		return nil, fmt.Errorf("temporal: querying turn %s: %w", t.id, err)
 	}
 	return &page, nil
+}
+
+// event reads the event at index i in parts.
+func (t *Turn) event(ctx context.Context, i int) (*client.Event, error) {
+	b, found, err := t.part(ctx, partEvent, int64(i))
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("temporal: querying turn %s: it has no event %d", t.id, i)
+	}
+	var ev client.Event
+	if err := json.Unmarshal(b, &ev); err != nil {
+		return nil, fmt.Errorf("temporal: querying turn %s: event %d: %w", t.id, i, err)
+	}
+	return &ev, nil
+}
+
+// part reads the JSON encoding of what the part query names, part by part; found is false
+// when the turn no longer has it (it stopped waiting at that step).
+func (t *Turn) part(ctx context.Context, what string, key int64) (_ []byte, found bool, _ error) {
+	var out []byte
+	for {
+		v, err := t.c.tc.QueryWorkflow(ctx, t.id, "", queryPart, what, key, len(out))
+		if err != nil {
+			return nil, false, fmt.Errorf("temporal: querying turn %s: %w", t.id, err)
+		}
+		var p partAnswer
+		if err := v.Get(&p); err != nil {
+			return nil, false, fmt.Errorf("temporal: querying turn %s: %w", t.id, err)
+		}
+		if !p.Found {
+			return nil, false, nil
+		}
+		if out == nil {
+			out = make([]byte, 0, p.Total)
+		}
+		if len(p.Data) == 0 && len(out) < p.Total || len(out)+len(p.Data) > p.Total {
+			return nil, false, fmt.Errorf("temporal: querying turn %s: a part of %d bytes at %d of %d", t.id, len(p.Data), len(out), p.Total)
+		}
+		out = append(out, p.Data...)
+		if len(out) == p.Total {
+			return out, true, nil
+		}
+	}
 }
 
 // closed reports whether the turn's workflow has ended.

@@ -165,7 +165,16 @@ const (
 
 	queryPending = "wield.pending"
 	queryEvents  = "wield.events"
+	queryPart    = "wield.part"
 	updateDecide = "wield.decide"
+
+	// What the part query reads.
+	partPending = "pending"
+	partEvent   = "event"
+
+	// answerVersion is the version of the events query's answer a client reads: 1 reads the
+	// pending state and large events in parts (the part query).
+	answerVersion = 1
 )
 
 // Error types of the application errors the agent's workflow and activities fail with; [Turn]

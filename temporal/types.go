@@ -135,4 +135,18 @@ type eventsPage struct {
 	More     bool              `json:"more,omitempty"` // events after Next wait for the next page
 	Pending  *client.TurnState `json:"pending,omitempty"`
 	Finished bool              `json:"finished,omitempty"`
+	// Waiting is the Seq of the pending state, when the turn waits but the page leaves the
+	// state out for its size: the part query reads it.
+	Waiting int64 `json:"waiting,omitempty"`
+	// Large says that the event at Next is over what a page takes alone: the part query reads
+	// it.
+	Large bool `json:"large,omitempty"`
+}
+
+// partAnswer is the answer of the part query: a part of a value's JSON encoding, from the
+// offset asked for, and the encoding's length. Found is false when the value is gone.
+type partAnswer struct {
+	Found bool   `json:"found,omitempty"`
+	Total int    `json:"total"`
+	Data  []byte `json:"data"`
 }

@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -89,8 +90,11 @@ type turn struct {
 	pending     *client.TurnState // what the turn waits for; nil while it runs
 	sized       *client.TurnState // the pending state whose size pendingSize is, for the events query
 	pendingSize int
-	deciding    bool          // a decision is being checked
-	decided     *decideOutput // the plans of the accepted decision
+	// encoded is the pending state whose JSON encodedPending is, for the part query.
+	encoded        *client.TurnState
+	encodedPending []byte
+	deciding       bool          // a decision is being checked
+	decided        *decideOutput // the plans of the accepted decision
 }
 
 // run is the workflow function.
@@ -132,33 +136,96 @@ func (t *turn) handlers(ctx workflow.Context) error {
 	}); err != nil {
 		return err
 	}
-	if err := workflow.SetQueryHandler(ctx, queryEvents, func(after int) (*eventsPage, error) {
-		after = max(0, min(after, len(t.events)))
-		// A page, like any payload, must stay under the server's limit: events that together
-		// are over a page's bound come in more pages, one at least in each.
-		next, size := after, 0
-		if t.pending != nil {
-			if t.pending != t.sized {
-				t.sized, t.pendingSize = t.pending, encodedSize(t.pending)
-			}
-			size = t.pendingSize
-		}
-		for next < len(t.events) {
-			n := encodedSize(t.events[next])
-			if next > after && size+n > maxEventsPage {
-				break
-			}
-			size += n
-			next++
-		}
-		return &eventsPage{Events: t.events[after:next], Next: next, More: next < len(t.events),
-			Pending: t.pending, Finished: t.finished}, nil
-	}); err != nil {
+	if err := workflow.SetQueryHandler(ctx, queryEvents, t.page); err != nil {
+		return err
+	}
+	if err := workflow.SetQueryHandler(ctx, queryPart, t.part); err != nil {
 		return err
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, updateDecide, t.decide, workflow.UpdateHandlerOptions{
 		Validator: t.validate,
 	})
+}
+
+// page answers the events query: the events after the first after and the pending state. An
+// answer stays under answerBound with one event at least for a client that does not read
+// answers in parts (version 0), which finds the pending state in every page whatever its
+// size. For one that does (version 1), the page leaves out a pending state that does not fit
+// beside its events (Waiting gives its Seq) and stops before an event over the bound alone
+// (Large), which the client reads with the part query.
+func (t *turn) page(after, version int) (*eventsPage, error) {
+	after = max(0, min(after, len(t.events)))
+	if t.pending != nil && t.pending != t.sized {
+		t.sized, t.pendingSize = t.pending, encodedSize(t.pending)
+	}
+	page := &eventsPage{Pending: t.pending, Finished: t.finished}
+	bound := t.answerBound()
+	next, size := after, 0
+	if version < 1 && t.pending != nil {
+		size = t.pendingSize
+	}
+	for next < len(t.events) {
+		n := encodedSize(t.events[next])
+		if size+n > bound && (version >= 1 || next > after) {
+			page.Large = version >= 1 && next == after
+			break
+		}
+		size += n
+		next++
+	}
+	if version >= 1 && t.pending != nil && size+t.pendingSize > bound {
+		page.Pending, page.Waiting = nil, t.pending.Seq
+	}
+	page.Events, page.Next, page.More = t.events[after:next], next, next < len(t.events)
+	return page, nil
+}
+
+// part answers the part query: the part from offset of the JSON encoding of the pending state
+// whose Seq is key (what is kind partPending) or of the event at index key (partEvent), in
+// parts of half an answer's bound. Found is false when the turn no longer waits at that step
+// or has no such event.
+func (t *turn) part(what string, key int64, offset int) (*partAnswer, error) {
+	var b []byte
+	switch what {
+	case partPending:
+		if t.pending == nil || t.pending.Seq != key {
+			return &partAnswer{}, nil
+		}
+		if t.encoded != t.pending {
+			enc, err := json.Marshal(t.pending)
+			if err != nil {
+				return nil, err
+			}
+			t.encoded, t.encodedPending = t.pending, enc
+		}
+		b = t.encodedPending
+	case partEvent:
+		if key < 0 || key >= int64(len(t.events)) {
+			return &partAnswer{}, nil
+		}
+		enc, err := json.Marshal(t.events[key])
+		if err != nil {
+			return nil, err
+		}
+		b = enc
+	default:
+		return nil, fmt.Errorf("temporal: no part of %q", what)
+	}
+	offset = max(0, min(offset, len(b)))
+	end := min(len(b), offset+max(t.answerBound()/2, 1))
+	return &partAnswer{Found: true, Total: len(b), Data: b[offset:end]}, nil
+}
+
+// answerBound bounds a query's answer (see page), measured as JSON. A query that comes while a
+// workflow task runs is answered in the task's completion, one gRPC message with the task's
+// commands, which may carry two payloads of the turn's bound: the answer gets what they leave
+// of gRPC's 4 MiB (maxAnswer at the default bound), and at most half the bound, which is set
+// lower when the server's payload limit is.
+func (t *turn) answerBound() int {
+	if t.maxPayload > 0 {
+		return min(maxAnswer, t.maxPayload/2)
+	}
+	return maxAnswer
 }
 
 // validate admits a decision only while the turn waits for one, for the stop it was made for.
@@ -677,8 +744,9 @@ func (t *turn) remember(ctx workflow.Context, msgs ...chat.Message) error {
 
 func (t *turn) emit(ev client.Event) { t.events = append(t.events, ev) }
 
-// maxEventsPage bounds the events of one answer of the events query, measured as JSON.
-const maxEventsPage = 512 << 10
+// maxAnswer bounds a query's answer (answerBound): what two payloads of the default bound
+// leave of gRPC's 4 MiB, less 64 KiB for the rest of a workflow task's completion.
+const maxAnswer = 4<<20 - 2*DefaultMaxPayloadBytes - 64<<10
 
 // fits checks that v, which the turn is about to put into a payload, is within the turn's
 // bound: a payload over the server's limit fails the workflow task on every attempt, and the
