@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -219,7 +220,101 @@ func (a *activities) Decide(ctx context.Context, in decideInput) (*decideOutput,
 	for i, c := range in.State.Round.Calls {
 		calls[i] = c.Call
 	}
-	return &decideOutput{Plans: plans, Info: infos(req.Prompt.Options.Tools, calls)}, nil
+	out := &decideOutput{Plans: plans, Info: infos(req.Prompt.Options.Tools, calls)}
+	if in.Lean {
+		out.Kept = leave(plans, in.State.Round)
+	}
+	return out, nil
+}
+
+// leave takes out of plans what round holds already (the results of calls that are done, the
+// calls' interrupts, their sub-agents' states) and says, per plan, what it took out. Nothing
+// is taken out that restore would not give back equal.
+func leave(plans []toolcall.Plan, round *client.Round) []kept {
+	out := make([]kept, len(plans))
+	for i := range plans {
+		p, c, k := &plans[i], &round.Calls[i], &out[i]
+		if p.Result != nil && c.Status == client.CallDone && c.Result != nil && sameJSON(p.Result, c.Result) {
+			p.Result, k.Result = nil, true
+		}
+		if p.Resume == nil {
+			continue
+		}
+		r := *p.Resume
+		p.Resume = &r
+		if r.Interrupt != nil && c.Interrupt != nil && sameJSON(r.Interrupt, c.Interrupt) {
+			p.Resume.Interrupt, k.Interrupt = nil, true
+		}
+		if c.Child == nil || len(r.Data) == 0 {
+			continue
+		}
+		var m map[string]json.RawMessage
+		state, err := json.Marshal(c.Child)
+		if err != nil || json.Unmarshal(r.Data, &m) != nil {
+			continue
+		}
+		for name, v := range m {
+			if !bytes.Equal(v, state) {
+				continue
+			}
+			delete(m, name)
+			if lean, err := json.Marshal(m); err == nil {
+				p.Resume.Data, k.Child = lean, name
+			}
+			break
+		}
+	}
+	return out
+}
+
+// restore gives plans back what leave took out of them, from round.
+func restore(plans []toolcall.Plan, kept []kept, round *client.Round) error {
+	if len(kept) == 0 {
+		return nil
+	}
+	if len(kept) != len(plans) || len(plans) != len(round.Calls) {
+		return fmt.Errorf("temporal: %d plans left out parts of %d for %d calls", len(kept), len(plans), len(round.Calls))
+	}
+	for i, k := range kept {
+		p, c := &plans[i], &round.Calls[i]
+		if k.Result {
+			if c.Result == nil {
+				return fmt.Errorf("temporal: the plan of call %d takes the call's result, which it has not", i)
+			}
+			r := *c.Result
+			p.Result = &r
+		}
+		if (k.Interrupt || k.Child != "") && p.Resume == nil {
+			return fmt.Errorf("temporal: the plan of call %d resumes nothing", i)
+		}
+		if k.Interrupt {
+			p.Resume.Interrupt = c.Interrupt
+		}
+		if k.Child != "" {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(p.Resume.Data, &m); err != nil || c.Child == nil {
+				return fmt.Errorf("temporal: the plan of call %d resumes no sub-agent", i)
+			}
+			state, err := json.Marshal(c.Child)
+			if err != nil {
+				return fmt.Errorf("temporal: the sub-agent state of call %d: %w", i, err)
+			}
+			m[k.Child] = state
+			data, err := json.Marshal(m)
+			if err != nil {
+				return fmt.Errorf("temporal: the resume data of call %d: %w", i, err)
+			}
+			p.Resume.Data = data
+		}
+	}
+	return nil
+}
+
+// sameJSON reports whether a and b encode alike.
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
 // Assemble finishes a round whose every call has its result, with the manager's own rules: the

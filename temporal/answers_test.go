@@ -1,6 +1,7 @@
 package temporal_test
 
 import (
+	"context"
 	"crypto/rand"
 	"fmt"
 	"strings"
@@ -9,9 +10,11 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/temporal"
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
 )
 
 // The tests of this file stop a turn with a round whose calls, results or interrupts are large:
@@ -65,4 +68,78 @@ func TestLargePendingRoundIsReadInParts(t *testing.T) {
 		t.Fatalf("approvals %d, finished %d, runs %d, response %v", approvals, finished, runs.Load(), done != nil)
 	}
 	checkReplay(t, tc, cfg, turn.ID(), "large-pending")
+}
+
+// Four calls with results of 500 KB each and one that interrupts with 200 KB of data: the
+// decisions' plans copied the results and the interrupt, and their marker was over the
+// server's limit, failing the workflow task on every attempt. The plans now record only what
+// the turn does not hold already, and the turn goes on.
+func TestDecisionsBesideLargeResultsGoOn(t *testing.T) {
+	tc := dial(t)
+	cfg := temporal.Config{TaskQueue: "large-decide-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond}
+	read := tool.Must(tool.Func("read", "Reads a file", func(ctx context.Context, in pathIn) (string, error) {
+		return in.Path + ":" + strings.Repeat("x", 500<<10), nil
+	}, tool.ReadOnly()))
+	var asked atomic.Int32
+	ask := tool.Must(tool.Func("ask", "Asks the user", func(ctx context.Context, in pathIn) (string, error) {
+		if r, ok := toolcall.Resumed(ctx); ok {
+			return "answered " + string(r.Data), nil
+		}
+		asked.Add(1)
+		return "", toolcall.InterruptWith("which color?", strings.Repeat("d", 200<<10))
+	}))
+	var calls []chat.ToolCall
+	for i := range 4 {
+		calls = append(calls, chat.ToolCall{ID: fmt.Sprint("c", i), Name: "read", Arguments: fmt.Sprintf(`{"path":"f%d"}`, i)})
+	}
+	calls = append(calls, chat.ToolCall{ID: "c4", Name: "ask", Arguments: `{"path":"color"}`})
+	// The answer is short, as a model's is: the script's would repeat the results.
+	m := chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+		msg, finish := chat.Message{Role: chat.RoleAssistant, ToolCalls: calls}, chat.FinishToolCalls
+		if last := p.Messages[len(p.Messages)-1]; last.Role == chat.RoleTool {
+			msg, finish = chat.Assistant(fmt.Sprintf("read %d results", len(last.ToolResults))), chat.FinishStop
+		}
+		return &chat.Response{Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
+	})).Repeat().DiscardPrompts()
+	startWorker(t, tc, newClient(m, client.WithTools(read, ask)), cfg)
+	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read and ask")}})
+	st, err := turn.WaitPending(ctx)
+	if err != nil || st == nil {
+		t.Fatalf("pending = %v, %v", st != nil, err)
+	}
+	for i, c := range st.Round.Calls[:4] {
+		if c.Status != client.CallDone || c.Result == nil || !strings.HasPrefix(c.Result.Content, fmt.Sprintf("f%d:xxx", i)) {
+			t.Fatalf("call %d: %s", i, c.Status)
+		}
+	}
+	if c := st.Round.Calls[4]; c.Status != client.CallInterrupted || c.Interrupt == nil || c.Interrupt.Message != "which color?" || len(c.Interrupt.Data) < 200<<10 {
+		t.Fatalf("call 4: %s %+v", c.Status, c.Interrupt != nil)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := turn.Decide(dctx, st.Seq, client.Restart("c4", "", []byte(`"blue"`))); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := turn.Result(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := resp.Messages[1].ToolResults
+	if resp.Text() != "read 5 results" || len(results) != 5 || results[4].Content != `answered "blue"` || asked.Load() != 1 {
+		t.Fatalf("results %d, asked %d, answer %.300q", len(results), asked.Load(), resp.Text())
+	}
+	kept := 0
+	for i, r := range results[:4] {
+		switch {
+		case !r.IsError && strings.HasPrefix(r.Content, fmt.Sprintf("f%d:xxx", i)):
+			kept++
+		case r.IsError && strings.Contains(r.Content, "too large for the turn"):
+		default:
+			t.Fatalf("result %d = %.200q", i, r.Content)
+		}
+	}
+	if kept != 3 {
+		t.Fatalf("kept %d results", kept)
+	}
+	checkReplay(t, tc, cfg, turn.ID(), "large-decide")
 }

@@ -88,12 +88,26 @@ type decideInput struct {
 	Turn      *Request          `json:"turn"`
 	State     *client.TurnState `json:"state"`
 	Decisions []client.Decision `json:"decisions"`
+	// Lean leaves out of the plans what the round holds (results, interrupts, sub-agents'
+	// states), whose marker would otherwise hold them again: Kept says what, and the workflow
+	// restores it from the round.
+	Lean bool `json:"lean,omitempty"`
 }
 
 // decideOutput holds a stopped round's plans, one per call.
 type decideOutput struct {
 	Plans []toolcall.Plan `json:"plans"`
 	Info  []callInfo      `json:"info"`
+	Kept  []kept          `json:"kept,omitempty"` // one per plan in a lean output
+}
+
+// kept says what a lean decideOutput left out of a call's plan, to be taken from the call in
+// the round.
+type kept struct {
+	Result    bool `json:"result,omitempty"`    // Result is the call's
+	Interrupt bool `json:"interrupt,omitempty"` // Resume.Interrupt is the call's
+	// Child is the member of Resume.Data, a JSON object, that is the call's sub-agent state.
+	Child string `json:"child,omitempty"`
 }
 
 // decideRequest is the argument of the decide update.

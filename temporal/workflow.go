@@ -53,12 +53,14 @@ type turnSettings struct {
 	// then. 1 adds: activity inputs carry the turn without its messages, the round's calls
 	// travel in the plan's marker once, a round that cannot fit the next model input ends the
 	// turn before any call runs, the calls of a round start in batches whose inputs stay under
-	// the payload bound, and decisions' arguments and data are bounded as results are.
+	// the payload bound, and decisions' arguments and data are bounded as results are. 2 adds:
+	// the decisions' marker holds no part of the plans that the round holds (results,
+	// interrupts, sub-agents' states).
 	Bounds int `json:"bounds,omitempty"`
 }
 
 // bounds is the version of the payload checks a turn started now applies (turnSettings.Bounds).
-const bounds = 1
+const bounds = 2
 
 // turn is the state of one running turn: the workflow's variables, read by its query and update
 // handlers.
@@ -323,9 +325,12 @@ func (t *turn) decide(ctx workflow.Context, req *decideRequest) error {
 	}
 	var out decideOutput
 	err := workflow.ExecuteLocalActivity(t.local(ctx), t.cfg.activity(actDecide), decideInput{
-		Turn: t.act, State: state, Decisions: req.Decisions,
+		Turn: t.act, State: state, Decisions: req.Decisions, Lean: t.bounds >= 2,
 	}).Get(ctx, &out)
 	if err != nil {
+		return err
+	}
+	if err := restore(out.Plans, out.Kept, p.Round); err != nil {
 		return err
 	}
 	t.decided = &out

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -793,4 +794,44 @@ func TestModelErrors(t *testing.T) {
 			t.Fatalf("response %+v, err %v, after %d calls", resp, err, m.Requests())
 		}
 	})
+}
+
+// A sub-agent call's resume data holds the sub-agent's state, which the round holds already:
+// the decisions' plans leave it out, and restoring gives back data that decodes alike.
+func TestPlansLeaveOutWhatTheRoundHolds(t *testing.T) {
+	child := &client.TurnState{Version: client.TurnStateVersion, ID: "inner", Status: client.TurnApproval,
+		Messages: []chat.Message{chat.User(strings.Repeat("m", 4096))}}
+	interrupt := &toolcall.InterruptError{Message: "which?", Data: json.RawMessage(`"` + strings.Repeat("d", 4096) + `"`)}
+	done := &chat.ToolResult{ID: "c1", Name: "read", Content: strings.Repeat("r", 4096)}
+	round := &client.Round{Calls: []client.PendingCall{
+		{Call: chat.ToolCall{ID: "c1", Name: "read"}, Status: client.CallDone, Result: done},
+		{Call: chat.ToolCall{ID: "c2", Name: "ask"}, Status: client.CallInterrupted, Interrupt: interrupt},
+		{Call: chat.ToolCall{ID: "c3", Name: "helper"}, Status: client.CallApproval, Child: child},
+	}}
+	data, err := json.Marshal(map[string]any{"state": child, "decisions": []client.Decision{client.Approve("w1")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := *done
+	plans := []toolcall.Plan{
+		{Result: &r},
+		{Approved: true, Resume: &toolcall.Resumption{Interrupt: interrupt, Data: json.RawMessage(`"blue"`)}},
+		{Approved: true, Resume: &toolcall.Resumption{Data: data}},
+	}
+	want, _ := json.Marshal(plans)
+	kept := leave(plans, round)
+	if !kept[0].Result || !kept[1].Interrupt || kept[2].Child != "state" {
+		t.Fatalf("kept = %+v", kept)
+	}
+	if lean, _ := json.Marshal(plans); len(lean) > 1024 {
+		t.Fatalf("the lean plans are %d bytes: %s", len(lean), lean)
+	}
+	if err := restore(plans, kept, round); err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	got, _ := json.Marshal(plans)
+	if json.Unmarshal(want, &a) != nil || json.Unmarshal(got, &b) != nil || !reflect.DeepEqual(a, b) {
+		t.Fatalf("restored plans differ:\n%.300s\n%.300s", got, want)
+	}
 }
