@@ -137,7 +137,9 @@ func (a *activities) Tool(ctx context.Context, in toolInput) (*toolOutput, error
 	if result.Stopped {
 		pc := client.NewRound(resp, result.Calls, false).Calls[0]
 		// What the tool stopped with (its interrupt's data, a sub-agent's state) travels in the
-		// history as a result does, and is bounded alike.
+		// history as a result does, and is bounded alike. The call's arguments do not travel:
+		// the workflow has the call.
+		pc.Call.Arguments = ""
 		n := encodedSize(pc)
 		if limit <= 0 || n <= limit {
 			return &toolOutput{Elapsed: elapsed, Stopped: &pc}, nil

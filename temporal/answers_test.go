@@ -143,3 +143,50 @@ func TestDecisionsBesideLargeResultsGoOn(t *testing.T) {
 	}
 	checkReplay(t, tc, cfg, turn.ID(), "large-decide")
 }
+
+// A call with arguments of 1.2 MB whose tool interrupts with a short question: the interrupt
+// was measured with the call's arguments and dropped as too large. It is measured alone, and
+// the turn waits for the answer.
+func TestSmallInterruptOfALargeCallWaits(t *testing.T) {
+	tc := dial(t)
+	cfg := temporal.Config{TaskQueue: "large-call-interrupt-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond}
+	path := strings.Repeat("a", 1200<<10)
+	ask := tool.Must(tool.Func("ask", "Asks the user", func(ctx context.Context, in pathIn) (string, error) {
+		if r, ok := toolcall.Resumed(ctx); ok {
+			return fmt.Sprintf("%d bytes, %s", len(in.Path), r.Data), nil
+		}
+		return "", toolcall.Interrupt("which one?")
+	}))
+	m := script(chat.ToolCall{ID: "c1", Name: "ask", Arguments: fmt.Sprintf(`{"path":%q}`, path)})
+	startWorker(t, tc, newClient(m, client.WithTools(ask)), cfg)
+	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("go")}})
+	st, err := turn.WaitPending(ctx)
+	if err != nil || st == nil {
+		t.Fatalf("pending = %v, %v (the turn ended: %v)", st != nil, err, resultText(ctx, turn))
+	}
+	if p := st.Pending(); len(p) != 1 || p[0].Status != client.CallInterrupted || p[0].Interrupt == nil || p[0].Interrupt.Message != "which one?" {
+		t.Fatalf("pending = %+v", st.Pending())
+	}
+	if err := turn.Decide(ctx, st.Seq, client.Restart("c1", "", []byte(`"the first"`))); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := turn.Result(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`Done: %d bytes, "the first"`, len(path)); resp.Text() != want {
+		t.Fatalf("answer %.300q", resp.Text())
+	}
+	checkReplay(t, tc, cfg, turn.ID(), "large-call-interrupt")
+}
+
+// resultText returns the answer of a turn that ended, for a failure's message.
+func resultText(ctx context.Context, turn *temporal.Turn) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := turn.Result(ctx)
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("%.300q", resp.Text())
+}
