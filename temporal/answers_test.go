@@ -190,3 +190,24 @@ func resultText(ctx context.Context, turn *temporal.Turn) string {
 	}
 	return fmt.Sprintf("%.300q", resp.Text())
 }
+
+// A payload bound over the default cannot be kept: a workflow task may carry two payloads of
+// the bound, and the server takes at most 4 MiB in one gRPC message whatever its payload limit.
+// Workers and clients refuse it.
+func TestPayloadBoundOverTheDefaultIsRefused(t *testing.T) {
+	tc := dial(t)
+	cfg := temporal.Config{TaskQueue: "over-bound-" + rand.Text()[:8], MaxPayloadBytes: temporal.DefaultMaxPayloadBytes + 1}
+	if _, err := temporal.NewWorker(tc, newClient(script()), cfg); err == nil || !strings.Contains(err.Error(), "MaxPayloadBytes") {
+		t.Fatalf("NewWorker: %v", err)
+	}
+	if _, err := temporal.NewClient(tc, cfg); err == nil || !strings.Contains(err.Error(), "MaxPayloadBytes") {
+		t.Fatalf("NewClient: %v", err)
+	}
+	cfg.MaxPayloadBytes = temporal.DefaultMaxPayloadBytes
+	if _, err := temporal.NewWorker(tc, newClient(script()), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := temporal.NewClient(tc, cfg); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	sdktemporal "go.temporal.io/sdk/temporal"
@@ -23,8 +24,9 @@ const (
 	// DefaultMaxToolResultBytes is Temporal's own warning threshold for a payload; its default
 	// limit, which fails the call, is 2 MB.
 	DefaultMaxToolResultBytes = 512 << 10
-	// DefaultMaxPayloadBytes is Temporal's default payload limit (2 MiB) less 128 KiB, left for
-	// what travels beside the conversation (a pending round in the turn's query answer).
+	// DefaultMaxPayloadBytes is Temporal's default payload limit (2 MiB) less 128 KiB: two
+	// payloads of it, which one workflow task may carry, leave 256 KiB of gRPC's 4 MiB for what
+	// travels beside them (a query's answer). It is also the largest bound a config may set.
 	DefaultMaxPayloadBytes = 2<<20 - 128<<10
 )
 
@@ -87,10 +89,11 @@ type Config struct {
 	// call over it fails for the model without running), the inputs of the calls that run at
 	// once (more wait for earlier ones to finish: one workflow task's commands must stay under
 	// gRPC's 4 MiB), and, at half of it, the decisions of one update. Set it lower when the
-	// server's limit (limit.blobSize.error) is; a value over the default lets a workflow task
-	// carrying two payloads exceed gRPC's limit, which terminates the turn. Zero means
-	// [DefaultMaxPayloadBytes]; a negative value means no bound. A turn keeps the bound of the
-	// worker that started it.
+	// server's limit (limit.blobSize.error) is. A value over the default is refused, even for a
+	// server whose payload limit is larger: a workflow task may carry two payloads of the bound,
+	// and its completion, one gRPC message, terminates the turn over 4 MiB, a limit the server
+	// does not raise. Zero means [DefaultMaxPayloadBytes]; a negative value means no bound. A
+	// turn keeps the bound of the worker that started it.
 	MaxPayloadBytes int
 
 	// Memory, if set, keeps the conversations of turns that name one: the turn's new messages
@@ -141,6 +144,10 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxPayloadBytes == 0 {
 		c.MaxPayloadBytes = DefaultMaxPayloadBytes
+	}
+	if c.MaxPayloadBytes > DefaultMaxPayloadBytes {
+		return c, fmt.Errorf("temporal: MaxPayloadBytes %d is over %d (DefaultMaxPayloadBytes), the most a turn can keep: one workflow task may carry two payloads of the bound, and the server takes at most 4 MiB in one gRPC message whatever its payload limit",
+			c.MaxPayloadBytes, DefaultMaxPayloadBytes)
 	}
 	if c.EventPoll <= 0 {
 		c.EventPoll = DefaultEventPoll
