@@ -194,6 +194,12 @@ func (a *activities) Plan(ctx context.Context, in planInput) (*planOutput, error
 	}
 	out.Round = client.NewRound(in.Response, outcomes, false)
 	out.Info = infos(req.Prompt.Options.Tools, out.Round.Message.ToolCalls)
+	if in.Lean {
+		for i := range out.Round.Calls {
+			out.Round.Calls[i].Call.Arguments = ""
+			out.Round.Message.ToolCalls[i].Arguments = ""
+		}
+	}
 	out.CallCounts, out.TotalCalls = turn.Counts()
 	return out, nil
 }
@@ -250,10 +256,16 @@ func (a *activities) Assemble(ctx context.Context, in assembleInput) (*assembleO
 // what goes beside it is size. It does what memory.Window does with a message over its cap.
 func fitResults(m chat.Message, size, limit int) chat.Message {
 	m, _, _ = fit.Results(m, size, limit, func(v any) (int, error) { return encodedSize(v), nil }, func(n int) string {
-		return fmt.Sprintf("The tool ran, but its result (%d bytes) was too large for the turn: the results of this round together were over what the model's input may take (%d bytes of it were left for them), so it was dropped. Ask for less.",
-			n, limit)
+		return droppedNote(n, limit)
 	})
 	return m
+}
+
+// droppedNote is the text of the error result that replaces a result of size bytes dropped from
+// a round for which limit bytes of the model's input were left.
+func droppedNote(size, limit int) string {
+	return fmt.Sprintf("The tool ran, but its result (%d bytes) was too large for the turn: the results of this round together were over what the model's input may take (%d bytes of it were left for them), so it was dropped. Ask for less.",
+		size, limit)
 }
 
 // LoadMemory adds a turn's new messages to its conversation and returns the conversation.

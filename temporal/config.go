@@ -70,8 +70,8 @@ type Config struct {
 	// interrupt's data, a sub-agent's state), measured as JSON: every one travels in the turn's
 	// history, and one over Temporal's payload limit would be lost after the tool ran, leaving
 	// the call to a decision. A larger one reaches the model as an error result saying so, and
-	// an application's decision giving a larger result (an answer, a rejection's message) is
-	// refused. Zero means [DefaultMaxToolResultBytes]; a negative value means no cap (the
+	// an application's decision giving a larger result (an answer, a rejection's message),
+	// larger edited arguments or larger data for a restarted call is refused. Zero means [DefaultMaxToolResultBytes]; a negative value means no cap (the
 	// server's limit still applies).
 	MaxToolResultBytes int
 	// MaxPayloadBytes bounds, measured as JSON, what a turn puts into one of Temporal's
@@ -82,7 +82,13 @@ type Config struct {
 	// error results saying they were too large, as few as bring it under, and goes on; anything
 	// else over it ends the turn with an error matching [ErrPayloadTooLarge], and a model
 	// response over it is not retried (another attempt costs as much and most likely answers
-	// alike). Set it lower when the server's limit (limit.blobSize.error) is. Zero means
+	// alike). So does a model response whose tool calls' arguments could not fit the model's
+	// next input whatever their results, before any call runs. It also bounds a call's input (a
+	// call over it fails for the model without running), the inputs of the calls that run at
+	// once (more wait for earlier ones to finish: one workflow task's commands must stay under
+	// gRPC's 4 MiB), and, at half of it, the decisions of one update. Set it lower when the
+	// server's limit (limit.blobSize.error) is; a value over the default lets a workflow task
+	// carrying two payloads exceed gRPC's limit, which terminates the turn. Zero means
 	// [DefaultMaxPayloadBytes]; a negative value means no bound. A turn keeps the bound of the
 	// worker that started it.
 	MaxPayloadBytes int

@@ -29,8 +29,10 @@
 //     many machines share it through a memory repository (memory/sqlstore on PostgreSQL).
 //   - Everything a turn carries stays under Temporal's payload limit ([Config.MaxPayloadBytes]):
 //     a tool round whose results together are too large reaches the model with its largest
-//     results replaced by errors saying so; a conversation still too large ends the turn with
-//     [ErrPayloadTooLarge] rather than leaving it stuck.
+//     results replaced by errors saying so; a conversation still too large, or tool calls whose
+//     arguments could not fit the model's next input, end the turn with [ErrPayloadTooLarge]
+//     rather than leaving it stuck; the calls of a round whose inputs together are large start
+//     in batches.
 //
 // The client's advisors and tool-loop hooks do not run: the workflow is the loop. Model output
 // is not streamed token by token; [Turn.Events] reports each model response, tool call and stop

@@ -92,7 +92,7 @@ func TestConversationOverThePayloadLimitFails(t *testing.T) {
 		return &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("hi"), FinishReason: chat.FinishStop}}}, nil
 	})).Repeat().DiscardPrompts()
 	startWorker(t, tc, newClient(m), cfg)
-	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User(strings.Repeat("y", 1200<<10))}})
+	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User(strings.Repeat("y", 1950<<10))}})
 	_, err := turn.Result(ctx)
 	if !errors.Is(err, temporal.ErrPayloadTooLarge) || !strings.Contains(err.Error(), "the model's input") || modelCalls.Load() != 0 {
 		t.Fatalf("model calls %d, err = %v", modelCalls.Load(), err)

@@ -68,6 +68,9 @@ type planInput struct {
 	Response   *chat.Response `json:"response"`
 	CallCounts map[string]int `json:"callCounts,omitempty"`
 	TotalCalls int            `json:"totalCalls,omitempty"`
+	// Lean leaves the calls' arguments out of the output, whose marker would otherwise hold
+	// them twice (in the round's message and in its calls): the workflow has them in Response.
+	Lean bool `json:"lean,omitempty"`
 }
 
 // planOutput says where each call of a new round stands before any runs: done (a limit

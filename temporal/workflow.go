@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,7 +47,17 @@ type turnSettings struct {
 	// then (a negative one too).
 	MaxPayload int `json:"maxPayload,omitempty"`
 	MaxResult  int `json:"maxResult,omitempty"`
+	// Bounds is the version of the checks that keep the turn's payloads and workflow tasks
+	// under the server's limits; 0, in a turn started before it was recorded, means those of
+	// then. 1 adds: activity inputs carry the turn without its messages, the round's calls
+	// travel in the plan's marker once, a round that cannot fit the next model input ends the
+	// turn before any call runs, the calls of a round start in batches whose inputs stay under
+	// the payload bound, and decisions' arguments and data are bounded as results are.
+	Bounds int `json:"bounds,omitempty"`
 }
+
+// bounds is the version of the payload checks a turn started now applies (turnSettings.Bounds).
+const bounds = 1
 
 // turn is the state of one running turn: the workflow's variables, read by its query and update
 // handlers.
@@ -57,6 +68,10 @@ type turn struct {
 	maxIterations int
 	maxPayload    int // bounds each payload the turn makes; <= 0: none
 	maxResult     int // bounds a result a decision gives; <= 0: none
+	bounds        int // the version of the payload checks (turnSettings.Bounds)
+	// act is the turn's request as the activities get it: without its messages, which no
+	// activity reads (the conversation travels beside it), in a turn whose bounds say so.
+	act *Request
 
 	messages   []chat.Message // the conversation the model sees next
 	added      []chat.Message // what the turn added to it
@@ -92,13 +107,19 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 	var settings turnSettings
 	err := workflow.SideEffect(ctx, func(workflow.Context) any {
 		return turnSettings{Memory: w.cfg.Memory != nil, MaxIterations: w.cfg.MaxIterations,
-			MaxPayload: w.cfg.MaxPayloadBytes, MaxResult: w.cfg.MaxToolResultBytes}
+			MaxPayload: w.cfg.MaxPayloadBytes, MaxResult: w.cfg.MaxToolResultBytes, Bounds: bounds}
 	}).Get(&settings)
 	if err != nil {
 		return nil, err
 	}
 	t.memory, t.maxIterations = settings.Memory && in.ConversationID != "", settings.MaxIterations
-	t.maxPayload, t.maxResult = settings.MaxPayload, settings.MaxResult
+	t.maxPayload, t.maxResult, t.bounds = settings.MaxPayload, settings.MaxResult, settings.Bounds
+	t.act = in
+	if t.bounds >= 1 {
+		lean := *in
+		lean.Messages = nil
+		t.act = &lean
+	}
 	resp, err := t.loop(ctx)
 	t.pending, t.finished = nil, true // a turn cancelled while it waited waits no more
 	return resp, err
@@ -167,7 +188,57 @@ func (t *turn) validate(_ workflow.Context, req *decideRequest) error {
 			}
 		}
 	}
+	if t.bounds >= 1 {
+		if msg := t.oversized(req); msg != "" {
+			return sdktemporal.NewNonRetryableApplicationError(msg, errTypeInvalidDecision, nil)
+		}
+	}
 	return nil
+}
+
+// oversized says how decisions are over what the turn's payloads take, or returns "". Edited
+// arguments and a restart's data are bounded as a result is: they travel in the history and a
+// call's input, the arguments in the model's next input too, which the round must still fit.
+// The decisions together take at most half the payload bound, since the workflow task that
+// accepts them carries them twice (the update's acceptance and the decisions' marker) beside
+// the calls it starts.
+func (t *turn) oversized(req *decideRequest) string {
+	for _, d := range req.Decisions {
+		if t.maxResult <= 0 {
+			break
+		}
+		if n := encodedSize(d.Arguments); d.Arguments != "" && n > t.maxResult {
+			return fmt.Sprintf("temporal: the decision for call %q gives arguments of %d bytes, over the %d bytes a result may have in this turn (MaxToolResultBytes)",
+				cut(d.CallID, maxCallIDInActivityID), n, t.maxResult)
+		}
+		if n := len(d.Data); n > t.maxResult {
+			return fmt.Sprintf("temporal: the decision for call %q gives data of %d bytes, over the %d bytes a result may have in this turn (MaxToolResultBytes)",
+				cut(d.CallID, maxCallIDInActivityID), n, t.maxResult)
+		}
+	}
+	if t.maxPayload <= 0 {
+		return ""
+	}
+	if n := encodedSize(req); n > t.maxPayload/2 {
+		return fmt.Sprintf("temporal: the decisions are %d bytes, over the %d bytes they may have together in this turn (half MaxPayloadBytes)", n, t.maxPayload/2)
+	}
+	msg := t.pending.Round.Message
+	msg.ToolCalls = slices.Clone(msg.ToolCalls)
+	edited := false
+	for _, d := range req.Decisions {
+		if d.Arguments == "" || len(d.Path) > 0 {
+			continue
+		}
+		for i := range msg.ToolCalls {
+			if msg.ToolCalls[i].ID == d.CallID {
+				msg.ToolCalls[i].Arguments, edited = d.Arguments, true
+			}
+		}
+	}
+	if edited {
+		return t.roundOver(msg, "the round with the decisions' arguments")
+	}
+	return ""
 }
 
 // decide checks the decisions against the tools, by an activity, and hands the round's plans to
@@ -185,7 +256,7 @@ func (t *turn) decide(ctx workflow.Context, req *decideRequest) error {
 	}
 	var out decideOutput
 	err := workflow.ExecuteLocalActivity(t.local(ctx), t.cfg.activity(actDecide), decideInput{
-		Turn: t.in, State: state, Decisions: req.Decisions,
+		Turn: t.act, State: state, Decisions: req.Decisions,
 	}).Get(ctx, &out)
 	if err != nil {
 		return err
@@ -210,7 +281,7 @@ func (t *turn) loop(ctx workflow.Context) (*client.Response, error) {
 	t.messages = msgs
 	for {
 		final := t.iteration >= t.maxIterations
-		in := modelInput{Turn: t.in, Messages: t.messages, Final: final, MaxBytes: max(t.maxPayload, 0)}
+		in := modelInput{Turn: t.act, Messages: t.messages, Final: final, MaxBytes: max(t.maxPayload, 0)}
 		if err := t.fits(in, "the model's input (the conversation and the turn's request)"); err != nil {
 			return nil, err
 		}
@@ -226,6 +297,13 @@ func (t *turn) loop(ctx workflow.Context) (*client.Response, error) {
 		}
 		if final || !resp.HasToolCalls() {
 			return t.answer(ctx, &resp, final)
+		}
+		if t.bounds >= 1 {
+			// The calls go into the model's next input whatever their results: a round that
+			// cannot fit there cannot go on, and ends before any call runs.
+			if err := t.roundFits(resp.Message(), "the model's tool calls"); err != nil {
+				return nil, err
+			}
 		}
 		msgs, direct, err := t.round(ctx, &resp)
 		if err != nil {
@@ -248,15 +326,27 @@ func (t *turn) loop(ctx workflow.Context) (*client.Response, error) {
 func (t *turn) round(ctx workflow.Context, resp *chat.Response) ([]chat.Message, bool, error) {
 	var plan planOutput
 	err := workflow.ExecuteLocalActivity(t.local(ctx), t.cfg.activity(actPlan), planInput{
-		Turn: t.in, Messages: t.messages, Response: resp, CallCounts: t.callCounts, TotalCalls: t.totalCalls,
+		Turn: t.act, Messages: t.messages, Response: resp, CallCounts: t.callCounts, TotalCalls: t.totalCalls,
+		Lean: t.bounds >= 1,
 	}).Get(ctx, &plan)
 	if err != nil {
 		return nil, false, err
 	}
 	t.callCounts, t.totalCalls = plan.CallCounts, plan.TotalCalls
 	round, info := plan.Round, plan.Info
-	if len(round.Calls) != len(info) {
-		return nil, false, fmt.Errorf("temporal: the plan of the round has %d calls and %d infos", len(round.Calls), len(info))
+	if round == nil || len(round.Calls) != len(info) || len(round.Message.ToolCalls) != len(round.Calls) {
+		return nil, false, fmt.Errorf("temporal: the plan of the round does not match its calls")
+	}
+	if t.bounds >= 1 {
+		// The plan's marker holds the calls without their arguments; they are the response's.
+		calls := resp.ToolCalls()
+		if len(calls) != len(round.Calls) {
+			return nil, false, fmt.Errorf("temporal: the plan of the round has %d calls, the response %d", len(round.Calls), len(calls))
+		}
+		for i, c := range calls {
+			round.Calls[i].Call.Arguments = c.Arguments
+			round.Message.ToolCalls[i].Arguments = c.Arguments
+		}
 	}
 	plans := make([]toolcall.Plan, len(round.Calls))
 	var refused []int // calls a limit refused: they get their result without running
@@ -295,12 +385,12 @@ func (t *turn) round(ctx workflow.Context, resp *chat.Response) ([]chat.Message,
 	for i := range plans {
 		plans[i].Arguments = round.Calls[i].Call.Arguments // the conversation records what ran
 	}
-	in := assembleInput{Turn: t.in, Response: resp, Plans: plans}
+	in := assembleInput{Turn: t.act, Response: resp, Plans: plans}
 	if t.maxPayload > 0 {
 		// The round's two messages get what the next model input leaves them (two commas join
 		// them to the conversation); with nothing left, every result is dropped, and the model
 		// input's own check ends the turn.
-		base := encodedSize(modelInput{Turn: t.in, Messages: t.messages, Final: true, MaxBytes: t.maxPayload})
+		base := encodedSize(modelInput{Turn: t.act, Messages: t.messages, Final: true, MaxBytes: t.maxPayload})
 		in.MaxBytes = max(t.maxPayload-base-2, 1)
 	}
 	var out assembleOutput
@@ -347,15 +437,25 @@ func (t *turn) group(ctx workflow.Context, round *client.Round, plans []toolcall
 		out toolOutput
 		err error
 	}
-	var calls []*running
-	// A call whose error ends the turn cancels the others, as in the client's loop.
-	gctx, cancel := workflow.WithCancel(ctx)
-	defer cancel()
-	var ended error
-	sel := workflow.NewSelector(ctx)
+	type queued struct {
+		i    int
+		in   toolInput
+		size int
+	}
+	var queue []queued
 	for i := lo; i < hi; i++ {
 		pc := &round.Calls[i]
 		p := &plans[i]
+		in := toolInput{Turn: t.act, Call: pc.Call, Resume: p.Resume}
+		size := 0
+		if p.Result == nil && t.bounds >= 1 && t.maxPayload > 0 {
+			// An input over the bound would fail the workflow task on every attempt; the call
+			// fails for the model instead, without running.
+			if size = encodedSize(in); size > t.maxPayload {
+				p.Result = &chat.ToolResult{ID: pc.Call.ID, Name: pc.Call.Name, IsError: true, Content: fmt.Sprintf(
+					"The call did not run: its input (its arguments and what it resumes with) is %d bytes, over the %d bytes one may have in this turn.", size, t.maxPayload)}
+			}
+		}
 		if p.Result != nil {
 			if pc.Status != client.CallDone { // given now: a refusal, rejection or answer
 				t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolStarted, Call: pc.Call}})
@@ -364,13 +464,35 @@ func (t *turn) group(ctx workflow.Context, round *client.Round, plans []toolcall
 			}
 			continue
 		}
-		r := &running{i: i}
+		queue = append(queue, queued{i: i, in: in, size: size})
+	}
+	// The calls start together, unless their inputs together are over the payload bound: a
+	// workflow task's commands travel in one gRPC message, which the server takes up to 4 MiB,
+	// and one over it ends the turn. Then they start as the earlier ones finish, with inputs
+	// in flight under the bound (one call at least).
+	batch := 0
+	if t.bounds >= 1 && t.maxPayload > 0 {
+		batch = t.maxPayload
+	}
+	var calls []*running
+	// A call whose error ends the turn cancels the others, as in the client's loop.
+	gctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	var ended error
+	sel := workflow.NewSelector(ctx)
+	inFlight, waiting := 0, 0
+	start := func(q queued) {
+		pc := &round.Calls[q.i]
+		r := &running{i: q.i}
 		t.steps++
-		r.f = workflow.ExecuteActivity(t.tool(gctx, fmt.Sprintf("tool/%d/%s", t.steps, cut(pc.Call.ID, maxCallIDInActivityID)), info[i]),
-			t.cfg.activity(actTool), toolInput{Turn: t.in, Call: pc.Call, Resume: p.Resume})
+		r.f = workflow.ExecuteActivity(t.tool(gctx, fmt.Sprintf("tool/%d/%s", t.steps, cut(pc.Call.ID, maxCallIDInActivityID)), info[q.i]),
+			t.cfg.activity(actTool), q.in)
 		calls = append(calls, r)
+		inFlight += q.size
+		waiting++
 		t.emit(client.Event{Tool: &client.ToolEvent{Kind: client.ToolStarted, Call: pc.Call}})
 		sel.AddFuture(r.f, func(f workflow.Future) {
+			inFlight -= q.size
 			r.err = f.Get(ctx, &r.out)
 			var ae *sdktemporal.ApplicationError
 			if errors.As(r.err, &ae) && ae.Type() == errTypeTurnEnded && ended == nil {
@@ -382,11 +504,22 @@ func (t *turn) group(ctx workflow.Context, round *client.Round, plans []toolcall
 			}
 		})
 	}
-	for range calls {
+	for next := 0; ; {
+		for next < len(queue) && (batch <= 0 || ended == nil && ctx.Err() == nil && (waiting == 0 || inFlight+queue[next].size <= batch)) {
+			start(queue[next])
+			next++
+		}
+		if waiting == 0 {
+			break
+		}
 		sel.Select(ctx)
+		waiting--
 	}
 	if ended != nil {
 		return "", ended
+	}
+	if len(calls) < len(queue) { // the turn was cancelled before every call started
+		return "", ctx.Err()
 	}
 	var stopped client.TurnStatus
 	for _, r := range calls {
@@ -558,6 +691,36 @@ func (t *turn) fits(v any, what string) error {
 		return payloadError(fmt.Sprintf("temporal: %s is %d bytes, over the turn's bound of %d (MaxPayloadBytes)", what, n, t.maxPayload))
 	}
 	return nil
+}
+
+// roundFits checks that a round whose assistant message is msg fits the model's next input
+// with each of its results at its smallest (an error result saying the result was dropped,
+// which a round over the bound gets): the calls' arguments are in that input whatever their
+// results, so a round that does not fit cannot go on.
+func (t *turn) roundFits(msg chat.Message, what string) error {
+	if msg := t.roundOver(msg, what); msg != "" {
+		return payloadError(msg + "; no call of the round ran")
+	}
+	return nil
+}
+
+// roundOver says how a round whose assistant message is msg is over the model's next input
+// (see roundFits), or returns "" when it fits.
+func (t *turn) roundOver(msg chat.Message, what string) string {
+	if t.maxPayload <= 0 {
+		return ""
+	}
+	results := make([]chat.ToolResult, len(msg.ToolCalls))
+	for i, c := range msg.ToolCalls {
+		results[i] = chat.ToolResult{ID: c.ID, Name: c.Name, IsError: true, Content: droppedNote(t.maxPayload, t.maxPayload)}
+	}
+	base := encodedSize(modelInput{Turn: t.act, Messages: t.messages, Final: true, MaxBytes: t.maxPayload})
+	round := encodedSize(msg)
+	if n := base + 2 + round + 1 + encodedSize(chat.ToolMessage(results...)); n > t.maxPayload {
+		return fmt.Sprintf("temporal: %s (%d bytes) would take the model's next input to %d bytes at least, over the turn's bound of %d (MaxPayloadBytes)",
+			what, round, n, t.maxPayload)
+	}
+	return ""
 }
 
 // payloadError is the error of something over the turn's payload bound; [Turn] maps it to
