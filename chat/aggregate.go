@@ -88,26 +88,62 @@ type callState struct {
 // Reset empties the aggregator for another stream. It keeps its own storage, so an aggregator
 // reused from stream to stream allocates only for what outgrows it; a response it returned
 // shares nothing with it and stays whole.
+//
+// It clears only what the last stream used: an aggregator lives in the heap, where every
+// pointer written, even a nil one, costs a write barrier while the collector runs.
 func (a *Aggregator) Reset() {
-	a.resp = Response{}
-	a.started = false
-	a.more, a.byIndex = nil, nil // rare, and what a stream of many generations grew is not kept
-	a.first.reset()
+	if a.resp.ID != "" {
+		a.resp.ID = ""
+	}
+	if a.resp.Model != "" {
+		a.resp.Model = ""
+	}
+	a.resp.Usage = Usage{}
+	if a.more != nil || a.byIndex != nil {
+		a.more, a.byIndex = nil, nil // rare, and what a stream of many generations grew is not kept
+	}
+	if a.started {
+		a.started = false
+		a.first.reset()
+	}
 }
 
 func (g *genState) reset() {
-	clear(g.text) // the strings it holds, not to be kept alive
-	g.text = nil
-	g.call0.reset() // the first call; later ones were allocated apart and are dropped
-	clear(g.calls0[:])
-	g.calls, g.lastOf = nil, nil
-	g.reason, g.server, g.parts = nil, nil, nil
-	g.index, g.finish = 0, ""
+	if g.text != nil {
+		clear(g.text) // the strings it holds, not to be kept alive
+		if len(g.text) > len(g.text0) {
+			clear(g.text0[:])
+		}
+		g.text = nil
+	}
+	if g.calls != nil {
+		g.call0.reset() // the first call; later ones were allocated apart and are dropped
+		clear(g.calls0[:])
+		g.calls, g.lastOf = nil, nil
+	}
+	if g.reason != nil || g.server != nil || g.parts != nil {
+		g.reason, g.server, g.parts = nil, nil, nil
+	}
+	if g.finish != "" {
+		g.finish = ""
+	}
+	g.index = 0
 }
 
 func (c *callState) reset() {
-	clear(c.args)
-	c.call, c.args0, c.args = ToolCall{}, "", nil
+	if c.args != nil {
+		clear(c.args)
+		if len(c.args) > len(c.argsA) {
+			clear(c.argsA[:])
+		}
+		c.args = nil
+	}
+	if c.call != (ToolCall{}) {
+		c.call = ToolCall{}
+	}
+	if c.args0 != "" {
+		c.args0 = ""
+	}
 }
 
 // Add merges one chunk.
@@ -115,13 +151,15 @@ func (a *Aggregator) Add(chunk *Response) {
 	if chunk == nil {
 		return
 	}
-	if a.resp.ID == "" {
+	if a.resp.ID == "" && chunk.ID != "" {
 		a.resp.ID = chunk.ID
 	}
-	if a.resp.Model == "" {
+	if a.resp.Model == "" && chunk.Model != "" {
 		a.resp.Model = chunk.Model
 	}
-	a.resp.Usage = mergeUsage(a.resp.Usage, chunk.Usage)
+	if chunk.Usage != (Usage{}) {
+		a.resp.Usage = mergeUsage(a.resp.Usage, chunk.Usage)
+	}
 	for i := range chunk.Generations {
 		a.addGeneration(&chunk.Generations[i])
 	}
@@ -189,10 +227,14 @@ func (a *Aggregator) addGeneration(d *Generation) {
 	if d.FinishReason != "" {
 		g.finish = d.FinishReason
 	}
-	g.reason = append(g.reason, d.Message.Reasoning...)
-	g.server = append(g.server, d.Message.ServerTools...)
-	for _, tc := range d.Message.ToolCalls {
-		g.addCall(tc)
+	if len(d.Message.Reasoning) > 0 {
+		g.reason = append(g.reason, d.Message.Reasoning...)
+	}
+	if len(d.Message.ServerTools) > 0 {
+		g.server = append(g.server, d.Message.ServerTools...)
+	}
+	for i := range d.Message.ToolCalls {
+		g.addCall(&d.Message.ToolCalls[i])
 	}
 }
 
@@ -209,7 +251,7 @@ func (g *genState) latest(i int) *callState {
 	return nil
 }
 
-func (g *genState) addCall(d ToolCall) {
+func (g *genState) addCall(d *ToolCall) {
 	c := g.latest(d.Index)
 	if c == nil || (d.ID != "" && c.call.ID != "" && d.ID != c.call.ID) {
 		if len(g.calls) == 0 {
@@ -231,13 +273,13 @@ func (g *genState) addCall(d ToolCall) {
 			}
 		}
 	}
-	if c.call.ID == "" {
+	if c.call.ID == "" && d.ID != "" {
 		c.call.ID = d.ID
 	}
-	if c.call.Name == "" {
+	if c.call.Name == "" && d.Name != "" {
 		c.call.Name = d.Name
 	}
-	if c.call.Signature == "" {
+	if c.call.Signature == "" && d.Signature != "" {
 		c.call.Signature = d.Signature
 	}
 	switch {
@@ -276,8 +318,9 @@ func (a *Aggregator) Response() *Response {
 		return &Response{ID: a.resp.ID, Model: a.resp.Model, Usage: a.resp.Usage}
 	}
 	if len(a.more) == 0 {
-		out := Delta(a.first.index, a.first.message(), a.first.finish)
+		out, g := oneGeneration()
 		out.ID, out.Model, out.Usage = a.resp.ID, a.resp.Model, a.resp.Usage
+		a.first.fill(g)
 		return out
 	}
 	out := &Response{ID: a.resp.ID, Model: a.resp.Model, Usage: a.resp.Usage}
@@ -292,20 +335,35 @@ func (a *Aggregator) Response() *Response {
 }
 
 func (g *genState) generation() Generation {
-	return Generation{Index: g.index, Message: g.message(), FinishReason: g.finish}
+	var out Generation
+	g.fill(&out)
+	return out
 }
 
-func (g *genState) message() Message {
-	msg := Message{Role: RoleAssistant, Content: join(g.text), Parts: slices.Clone(g.parts), Reasoning: slices.Clone(g.reason),
-		ServerTools: slices.Clone(g.server)}
+// fill writes the joined generation into out, a zero Generation, field by field: a Message
+// built apart and copied in would be copied twice, with write barriers over all of it.
+func (g *genState) fill(out *Generation) {
+	out.Index, out.FinishReason = g.index, g.finish
+	msg := &out.Message
+	msg.Role = RoleAssistant
+	msg.Content = join(g.text)
+	if g.parts != nil {
+		msg.Parts = slices.Clone(g.parts)
+	}
+	if g.reason != nil {
+		msg.Reasoning = slices.Clone(g.reason)
+	}
+	if g.server != nil {
+		msg.ServerTools = slices.Clone(g.server)
+	}
 	if len(g.calls) > 0 {
 		msg.ToolCalls = make([]ToolCall, len(g.calls))
 		for i, c := range g.calls {
-			msg.ToolCalls[i] = c.call
-			msg.ToolCalls[i].Arguments = c.arguments()
+			tc := &msg.ToolCalls[i]
+			*tc = c.call
+			tc.Arguments = c.arguments()
 		}
 	}
-	return msg
 }
 
 // Aggregate drains a stream and returns the joined response. If the stream fails, Aggregate

@@ -237,3 +237,42 @@ func TestAggregatorReset(t *testing.T) {
 		t.Fatalf("third stream = %+v, want %+v", got, want1)
 	}
 }
+
+// BenchmarkAggregateTurn joins the two streams of a tool-calling turn with one aggregator
+// reused as a client's model streams reuse theirs: a call in three argument fragments, then
+// an answer in five text chunks.
+func BenchmarkAggregateTurn(b *testing.B) {
+	args := []string{`{"location":`, `"Copenhagen","un`, `it":"C"}`}
+	texts := []string{"It is ", "30 degrees ", "in ", "Copenhagen", ", done."}
+	var calls, answer []*Response
+	for i, f := range args {
+		tc := ToolCall{Arguments: f}
+		if i == 0 {
+			tc.ID, tc.Name = "call_1", "getWeather"
+		}
+		calls = append(calls, ToolCallDelta(0, tc))
+	}
+	calls[len(calls)-1].Generations[0].FinishReason = FinishToolCalls
+	for _, t := range texts {
+		answer = append(answer, Delta(0, Assistant(t), ""))
+	}
+	answer[len(answer)-1].Generations[0].FinishReason = FinishStop
+	var a Aggregator
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range calls {
+			a.Add(c)
+		}
+		if r := a.Response(); len(r.Generations[0].Message.ToolCalls) != 1 {
+			b.Fatal("lost the call")
+		}
+		a.Reset()
+		for _, c := range answer {
+			a.Add(c)
+		}
+		if r := a.Response(); r.Text() == "" {
+			b.Fatal("lost the text")
+		}
+		a.Reset()
+	}
+}

@@ -150,13 +150,19 @@ func (r *Response) HasToolCalls() bool {
 // Delta returns a stream chunk that carries one generation's delta. The chunk and its
 // generation take one allocation, which counts in a stream of hundreds of chunks.
 func Delta(index int, m Message, finish FinishReason) *Response {
+	r, g := oneGeneration()
+	*g = Generation{Index: index, Message: m, FinishReason: finish}
+	return r
+}
+
+// oneGeneration returns a response of one zero generation, both in one allocation.
+func oneGeneration() (*Response, *Generation) {
 	b := &struct {
 		r Response
 		g [1]Generation
 	}{}
-	b.g[0] = Generation{Index: index, Message: m, FinishReason: finish}
 	b.r.Generations = b.g[:]
-	return &b.r
+	return &b.r, &b.g[0]
 }
 
 // ToolCallDelta returns a stream chunk that carries one fragment of a tool call (see

@@ -88,15 +88,18 @@ type Request struct {
 	// Turn is the state of the tool loop's turn the request belongs to, nil outside one.
 	Turn *Turn
 
-	rt   *runtime
-	emit func(*Event) bool // the stream's consumer; nil on a call
-	// borrow: emit reads an event during the call only (the consumer keeps none), so the model
+	rt     *runtime
+	stream *Stream // the stream whose consumer gets the events; nil on a call
+	// emit, when set, takes the events on their way to the consumer ([Request.WithEvents], the
+	// tool loop's filter); nil sends them to stream straight.
+	emit func(*Event) bool
+	// borrow: the consumer reads an event during the call only (it keeps none), so the model
 	// end may reuse one event for every chunk.
 	borrow bool
-	// text, when set, is a consumer of the answer's text only ([Stream.Text]): the model end
-	// hands it each chunk's text and no event, and the events of a tool round (calls starting
-	// and finishing, sub-agents) reach no one, so the round runs as on a call.
-	text         func(string) bool
+	// text: the consumer reads the answer's text only ([Stream.Text]): the model end hands
+	// stream each chunk's text and no event, and the events of a tool round (calls starting and
+	// finishing, sub-agents) reach no one, so the round runs as on a call.
+	text         bool
 	memoryInLoop bool
 	untraced     bool        // see telemetry.startChat
 	turnIn       *turnInputs // nil for a plain turn
@@ -142,31 +145,47 @@ func (r *Request) StringParam(key string) (string, bool) {
 
 // Streaming reports whether the request belongs to a stream, whose consumer sees events as they
 // happen, rather than to a call.
-func (r *Request) Streaming() bool { return r.emit != nil }
+func (r *Request) Streaming() bool { return r.stream != nil }
 
 // Emit sends ev to the stream's consumer and reports whether the consumer wants more; on a call
 // it does nothing and reports true. An advisor that gets false must stop and return an error
 // (the chain's own steps return one matching [context.Canceled]). Emit must be called on the
 // goroutine that runs the advisor, never concurrently.
 func (r *Request) Emit(ev *Event) bool {
-	if r.emit == nil {
+	if r.stream == nil {
 		return true
 	}
-	return r.emit(ev)
+	return r.send(ev)
+}
+
+// send hands ev on to the stream's consumer, through what takes events on their way.
+func (r *Request) send(ev *Event) bool {
+	if r.emit != nil {
+		return r.emit(ev)
+	}
+	return r.stream.emit(ev)
+}
+
+// sender returns the function that sends events on to the stream's consumer.
+func (r *Request) sender() func(*Event) bool {
+	if r.emit != nil {
+		return r.emit
+	}
+	return r.stream.emit
 }
 
 // WithEvents returns a copy of r whose events pass through fn before reaching the stream's
 // consumer: fn gets each event with the function that sends it on, and returns what that
 // function returned (or false to stop the stream). On a call it returns r unchanged.
 func (r *Request) WithEvents(fn func(ev *Event, send func(*Event) bool) bool) *Request {
-	if r.emit == nil {
+	if r.stream == nil {
 		return r
 	}
 	c := *r
-	send := r.emit
+	send := r.sender()
 	c.emit = func(ev *Event) bool { return fn(ev, send) }
 	c.borrow = false // fn may keep events
-	c.text = nil     // fn may read any event
+	c.text = false   // fn may read any event
 	return &c
 }
 

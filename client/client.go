@@ -311,7 +311,7 @@ func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, erro
 	if req.resumption() != nil {
 		return nil, errors.New("client: a turn can be resumed only through a tool loop")
 	}
-	if req.emit != nil {
+	if req.stream != nil {
 		return rt.streamModel(ctx, req)
 	}
 	p := &req.Prompt
@@ -412,8 +412,8 @@ func (ms *modelStream) add(chunk *chat.Response, err error) bool {
 		return true
 	}
 	ms.agg.Add(chunk)
-	if text := ms.req.text; text != nil {
-		if t := chunkText(chunk); t != "" && !text(t) {
+	if ms.req.text {
+		if t := chunkText(chunk); t != "" && !ms.req.stream.text(t) {
 			ms.stopped = true
 			return false
 		}
@@ -427,7 +427,7 @@ func (ms *modelStream) add(chunk *chat.Response, err error) bool {
 		}
 	}
 	*ev = Event{Chunk: chunk}
-	if !ms.req.emit(ev) {
+	if !ms.req.send(ev) {
 		ms.stopped = true
 		return false
 	}

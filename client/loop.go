@@ -439,8 +439,8 @@ func (l *ToolLoop) start(ctx context.Context, req *Request, span loopSpan, init 
 	if r.Prompt.Options == nil {
 		r.Prompt.Options = &chat.Options{}
 	}
-	if r.emit != nil && r.text == nil {
-		r.emit = textOnlyEvents(r.emit) // a text consumer gets no chunk events
+	if r.stream != nil && !r.text {
+		r.emit = textOnlyEvents(r.sender()) // a text consumer gets no chunk events
 	}
 	if err := turn.setUp(req, r); err != nil {
 		return r, turn, err
@@ -513,14 +513,14 @@ func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Tur
 	}
 	var result *toolcall.Result
 	var err error
-	if cur.emit == nil || cur.text != nil {
+	if cur.stream == nil || cur.text {
 		if plans == nil {
 			result, err = mgr.ExecuteTurn(ctx, &turn.exec, &cur.Prompt, resp)
 		} else {
 			result, err = mgr.ResumeTurn(ctx, &turn.exec, &cur.Prompt, resp, plans)
 		}
 	} else {
-		result, err = executeObserved(ctx, mgr, &turn.exec, &cur.Prompt, resp, plans, cur.emit)
+		result, err = executeObserved(ctx, mgr, &turn.exec, &cur.Prompt, resp, plans, cur.sender())
 	}
 	if err != nil && !errors.Is(err, errStopped) && !errors.Is(err, ErrAlreadyResumed) && !errors.Is(err, ErrTurnConflict) {
 		err = fmt.Errorf("client: tool loop: %w", err)
@@ -541,7 +541,7 @@ func (l *ToolLoop) stop(ctx context.Context, turn *Turn, r, cur *Request, resp *
 	if err := turn.save(ctx, st); err != nil {
 		return nil, err
 	}
-	if cur.emit != nil {
+	if cur.stream != nil {
 		for i, o := range result.Calls {
 			var ev *ToolEvent
 			switch o.Status {
@@ -552,7 +552,7 @@ func (l *ToolLoop) stop(ctx context.Context, turn *Turn, r, cur *Request, resp *
 			default:
 				continue
 			}
-			if !cur.emit(&Event{Tool: ev}) {
+			if !cur.send(&Event{Tool: ev}) {
 				return nil, errStopped
 			}
 		}

@@ -344,6 +344,11 @@ type Stream struct {
 	spec    *Spec
 	resp    *Response
 	stopped bool // the consumer of the running iteration stopped it
+	// The consumer of the running iteration, one of the two: the model end and the chain's steps
+	// reach it through the request ([Request.stream]), so that a turn needs no function values
+	// of its own to carry events.
+	onEvent func(*Event, error) bool
+	onText  func(string, error) bool
 }
 
 // Events yields the turn's events: text chunks of every round as they arrive, tool calls as they
@@ -356,47 +361,8 @@ func (s *Stream) Events() iter.Seq2[*Event, error] { return s.events(false) }
 // none, so the events of chunks may be one event reused.
 func (s *Stream) events(borrow bool) iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
-		s.run(borrow, nil, func(ev *Event) bool { return yield(ev, nil) }, func(err error) { yield(nil, err) })
-	}
-}
-
-// run runs the turn, handing each event to emit, its last the Done event, or its error to
-// fail; with text set, the model end hands the text of chunks to text instead, unless an advisor
-// takes the events on their way ([Request.WithEvents]), and no Done event is sent. emit or text
-// returning false stops the turn.
-func (s *Stream) run(borrow bool, text func(string) bool, emit func(*Event) bool, fail func(error)) {
-	req, ch, err := s.spec.request(s.ctx)
-	if err != nil {
-		fail(err)
-		return
-	}
-	req.borrow, s.stopped = borrow, false
-	req.emit = func(ev *Event) bool {
-		if s.stopped {
-			return false
-		}
-		s.stopped = !emit(ev)
-		return !s.stopped
-	}
-	if text != nil {
-		req.text = func(t string) bool {
-			if s.stopped {
-				return false
-			}
-			s.stopped = !text(t)
-			return !s.stopped
-		}
-	}
-	resp, err := run(s.ctx, ch, req)
-	switch {
-	case s.stopped:
-	case err != nil:
-		fail(err)
-	default:
-		s.resp = resp
-		if text == nil {
-			emit(&Event{Done: resp})
-		}
+		s.onEvent, s.onText = yield, nil
+		s.run(borrow)
 	}
 }
 
@@ -406,15 +372,70 @@ func (s *Stream) run(borrow bool, text func(string) bool, emit func(*Event) bool
 // advisor reads the stream's events ([Request.WithEvents]).
 func (s *Stream) Text() iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		text := func(t string) bool { return yield(t, nil) }
-		s.run(true, text, func(ev *Event) bool {
-			// Chunks come as events too when an advisor reads them on their way.
-			if t := ev.Text(); t != "" && ev.agent == nil {
-				return text(t)
-			}
-			return true
-		}, func(err error) { yield("", err) })
+		s.onEvent, s.onText = nil, yield
+		s.run(true)
 	}
+}
+
+// run runs the turn, handing each event to the consumer, its last the Done event, or its error;
+// a text consumer gets the text of chunks from the model end instead, unless an advisor takes the
+// events on their way ([Request.WithEvents]), and no Done event. The consumer returning false
+// stops the turn.
+func (s *Stream) run(borrow bool) {
+	defer func() {
+		// A request kept past its turn reaches a consumer that has gone: refuse its events.
+		s.onEvent, s.onText, s.stopped = nil, nil, true
+	}()
+	s.stopped = false
+	req, ch, err := s.spec.request(s.ctx)
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	req.stream, req.borrow, req.text = s, borrow, s.onText != nil
+	resp, err := run(s.ctx, ch, req)
+	switch {
+	case s.stopped:
+	case err != nil:
+		s.fail(err)
+	default:
+		s.resp = resp
+		if s.onText == nil {
+			s.onEvent(&Event{Done: resp}, nil)
+		}
+	}
+}
+
+// fail hands err to the consumer.
+func (s *Stream) fail(err error) {
+	if s.onText != nil {
+		s.onText("", err)
+		return
+	}
+	s.onEvent(nil, err)
+}
+
+// emit hands ev to the consumer and reports whether it wants more. A text consumer gets the text
+// of chunks that come as events (when an advisor reads them on their way), not a sub-agent's.
+func (s *Stream) emit(ev *Event) bool {
+	if s.stopped {
+		return false
+	}
+	if s.onText == nil {
+		s.stopped = !s.onEvent(ev, nil)
+	} else if t := ev.Text(); t != "" && ev.agent == nil {
+		s.stopped = !s.onText(t, nil)
+	}
+	return !s.stopped
+}
+
+// text hands a text consumer the text of a chunk and reports whether it wants more.
+func (s *Stream) text(t string) bool {
+	if s.stopped {
+		return false
+	}
+	s.stopped = !s.onText(t, nil)
+	return !s.stopped
 }
 
 // Response returns the whole response once the stream has been iterated to its end, or nil.
