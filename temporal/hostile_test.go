@@ -75,22 +75,7 @@ func TestHostileProgressDoesNotLoseTheCall(t *testing.T) {
 // after it ran, as a huge result was: the turn waited for a decision on a call that seemed still
 // running. The model now reads that the interrupt was too large, and the turn goes on.
 func TestHugeInterruptReachesTheModelAsAnError(t *testing.T) {
-	tc := dial(t)
-	queue := "huge-interrupt-" + rand.Text()[:8]
-	cfg := temporal.Config{TaskQueue: queue}
-	runs := 0
-	ask := tool.Must(tool.Func("ask", "Asks the user", func(ctx context.Context, in pathIn) (string, error) {
-		runs++
+	overTheCap(t, "huge-interrupt", func() (string, error) {
 		return "", toolcall.InterruptWith("which one?", strings.Repeat("d", 3<<20))
-	}))
-	m := script(chat.ToolCall{ID: "c1", Name: "ask", Arguments: `{"path":"/x"}`})
-	startWorker(t, tc, newClient(m, client.WithTools(ask)), cfg)
-	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User("go")}})
-	resp, err := turn.Result(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Outcome != client.OutcomeAnswer || !strings.Contains(resp.Text(), "over the 524288 bytes") || runs != 1 {
-		t.Fatalf("outcome %v, runs %d, answer %.200q", resp.Outcome, runs, resp.Text())
-	}
+	})
 }

@@ -629,16 +629,24 @@ func TestConstructorsAndStartRefuse(t *testing.T) {
 // ran (waiting for a decision the application cannot make well): the model reads that the
 // result was too large, and the turn goes on.
 func TestHugeToolResultReachesTheModelAsAnError(t *testing.T) {
+	overTheCap(t, "huge", func() (string, error) { return strings.Repeat("x", 3<<20), nil })
+}
+
+// overTheCap runs a turn whose model calls a tool once, the tool doing what call does, and checks
+// that the tool ran once and the model read an error result saying the cap (the default
+// MaxToolResultBytes) was passed, so the turn went on to its answer.
+func overTheCap(t *testing.T, name string, call func() (string, error)) {
+	t.Helper()
 	tc := dial(t)
-	queue := "huge-" + rand.Text()[:8]
+	queue := name + "-" + rand.Text()[:8]
 	cfg := temporal.Config{TaskQueue: queue}
 	runs := 0
-	dump := tool.Must(tool.Func("dump", "Dumps a file", func(ctx context.Context, in pathIn) (string, error) {
+	tl := tool.Must(tool.Func("dump", "Dumps a file", func(ctx context.Context, in pathIn) (string, error) {
 		runs++
-		return strings.Repeat("x", 3<<20), nil
+		return call()
 	}))
 	m := script(chat.ToolCall{ID: "c1", Name: "dump", Arguments: `{"path":"/var/log"}`})
-	startWorker(t, tc, newClient(m, client.WithTools(dump)), cfg)
+	startWorker(t, tc, newClient(m, client.WithTools(tl)), cfg)
 	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User("go")}})
 	resp, err := turn.Result(ctx)
 	if err != nil {
