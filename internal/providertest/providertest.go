@@ -204,3 +204,16 @@ func Variant(t testing.TB, file string) (url string, stream bool) {
 	}
 	return replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {ct}}, Body: body}).URL, stream
 }
+
+// OneGeneration returns the one generation of got, failing t at once if it has another number.
+func OneGeneration(t testing.TB, got *chat.Response) chat.Generation {
+	t.Helper()
+	if got == nil || len(got.Generations) != 1 {
+		n := 0
+		if got != nil {
+			n = len(got.Generations)
+		}
+		t.Fatalf("%d generations, want 1", n)
+	}
+	return got.Generations[0]
+}

@@ -382,3 +382,17 @@ func TestVariant(t *testing.T) {
 		}
 	}
 }
+
+// TestOneGeneration: the one generation comes back; none or two fail at once.
+func TestOneGeneration(t *testing.T) {
+	g := chat.Generation{Message: chat.Assistant("hi")}
+	var got chat.Generation
+	if failed, msg := check(t, func(tb testing.TB) { got = OneGeneration(tb, &chat.Response{Generations: []chat.Generation{g}}) }); failed || got.Message.Content != "hi" {
+		t.Errorf("one generation: %+v, failed with %q", got, msg)
+	}
+	for _, r := range []*chat.Response{nil, {}, {Generations: []chat.Generation{g, g}}} {
+		if failed, msg := check(t, func(tb testing.TB) { OneGeneration(tb, r) }); !failed || !strings.HasSuffix(msg, "generations, want 1") {
+			t.Errorf("%+v: failed %v with %q", r, failed, msg)
+		}
+	}
+}

@@ -47,10 +47,7 @@ func TestSpecVariants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got.Generations) != 1 {
-				t.Fatalf("%d generations, want 1", len(got.Generations))
-			}
-			providertest.Same(t, "the generation", got.Generations[0], tc.want)
+			providertest.Same(t, "the generation", providertest.OneGeneration(t, got), tc.want)
 			if !strings.HasPrefix(got.ID, "msg_v") || got.Usage.InputTokens != tc.input || got.Usage.OutputTokens != tc.output {
 				t.Errorf("id %q, usage %+v, want %d in and %d out", got.ID, got.Usage, tc.input, tc.output)
 			}

@@ -121,10 +121,7 @@ func TestSpecVariants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got.Generations) != 1 {
-				t.Fatalf("%d generations, want 1", len(got.Generations))
-			}
-			providertest.Same(t, "the generation", got.Generations[0], tc.want)
+			providertest.Same(t, "the generation", providertest.OneGeneration(t, got), tc.want)
 			if got.Usage != tc.usage {
 				t.Errorf("usage %+v, want %+v", got.Usage, tc.usage)
 			}

@@ -42,10 +42,7 @@ func TestSpecVariants(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(got.Generations) != 1 {
-					t.Fatalf("%d generations, want 1", len(got.Generations))
-				}
-				g := got.Generations[0]
+				g := providertest.OneGeneration(t, got)
 				for i, c := range g.Message.ToolCalls {
 					if tc.want.ToolCalls[i].ID == "made up" && strings.HasPrefix(c.ID, syntheticIDPrefix) {
 						g.Message.ToolCalls[i].ID = "made up"
