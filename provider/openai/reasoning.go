@@ -48,27 +48,35 @@ func reasoningField(r chat.Reasoning) string {
 }
 
 // messageReasoning reads the reasoning of a whole assistant message: the reasoning_details
-// entries when there are any (servers that send them repeat their text in a plain field), else
-// reasoning_content, else reasoning.
+// entries when there are any, else reasoning_content, else reasoning. Servers that send details
+// repeat their text in a plain field, which is then left out, unless no entry holds text (only
+// encrypted ones): the plain field is then the only readable reasoning, and comes first.
 func messageReasoning(extra map[string]respjson.Field) []chat.Reasoning {
+	var plain []chat.Reasoning
+	for _, field := range []string{FieldReasoningContent, FieldReasoning} {
+		if text := stringField(extra, field); text != "" {
+			plain = []chat.Reasoning{{Provider: ReasoningProvider(field), Text: text}}
+			break
+		}
+	}
 	if raw := extraRaw(extra, FieldReasoningDetails); raw != "" {
 		var entries []json.RawMessage
 		if json.Unmarshal([]byte(raw), &entries) == nil && len(entries) > 0 {
-			out := make([]chat.Reasoning, 0, len(entries))
+			out := make([]chat.Reasoning, 0, len(entries)+1)
+			readable := false
 			for _, e := range entries {
 				if r, ok := detailEntry(e); ok {
 					out = append(out, r)
+					readable = readable || r.Text != ""
 				}
+			}
+			if !readable {
+				out = append(plain, out...)
 			}
 			return out
 		}
 	}
-	for _, field := range []string{FieldReasoningContent, FieldReasoning} {
-		if text := stringField(extra, field); text != "" {
-			return []chat.Reasoning{{Provider: ReasoningProvider(field), Text: text}}
-		}
-	}
-	return nil
+	return plain
 }
 
 // extraRaw returns the JSON of a member the SDK does not know, or "" when it is absent or null.
