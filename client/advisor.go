@@ -102,6 +102,7 @@ type Request struct {
 	text         bool
 	memoryInLoop bool
 	untraced     bool        // see telemetry.startChat
+	replay       bool        // a durable engine replays the turn (loopSpan.replay)
 	turnIn       *turnInputs // nil for a plain turn
 }
 

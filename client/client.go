@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/engine"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -225,7 +226,7 @@ func (s *toolSet) appendTo(ctx context.Context, dst []tool.Tool, own bool) ([]to
 	}
 	dst = append(dst, s.tools...)
 	for _, p := range s.providers {
-		ts, err := p.Tools(ctx)
+		ts, err := listTools(ctx, p.Tools)
 		if err != nil {
 			return nil, fmt.Errorf("tool provider: %w", err)
 		}
@@ -311,12 +312,26 @@ func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, erro
 	if req.resumption() != nil {
 		return nil, errors.New("client: a turn can be resumed only through a tool loop")
 	}
-	if req.stream != nil {
+	var runner ModelRunner
+	if d := engine.From(ctx); d != nil {
+		runner, _ = d.(ModelRunner)
+	}
+	if req.stream != nil && runner == nil {
 		return rt.streamModel(ctx, req)
 	}
 	p := &req.Prompt
-	ctx, call := rt.obs.startChat(ctx, p, false, req.untraced)
-	resp, err := rt.model.Call(ctx, p)
+	ctx, call := rt.obs.startChat(ctx, p, false, req.untraced, req.replay)
+	var resp *chat.Response
+	var err error
+	if runner != nil {
+		var chunk func(*chat.Response) bool
+		if req.stream != nil {
+			chunk = func(c *chat.Response) bool { return req.send(&Event{Chunk: c}) }
+		}
+		resp, err = runner.CallModel(ctx, p, chunk)
+	} else {
+		resp, err = rt.model.Call(ctx, p)
+	}
 	switch {
 	case err != nil:
 	case resp == nil:
@@ -333,7 +348,7 @@ func (rt *runtime) callModel(ctx context.Context, req *Request) (*Response, erro
 
 func (rt *runtime) streamModel(ctx context.Context, req *Request) (*Response, error) {
 	p := &req.Prompt
-	ctx, call := rt.obs.startChat(ctx, p, true, req.untraced)
+	ctx, call := rt.obs.startChat(ctx, p, true, req.untraced, req.replay)
 	ms := getModelStream(req)
 	defer ms.release()
 	rt.model.Stream(ctx, p)(ms.yield())

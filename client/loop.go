@@ -12,6 +12,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/engine"
 	"github.com/wield-ai/wield/internal/workers"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -427,7 +428,7 @@ func (l *ToolLoop) start(ctx context.Context, req *Request, span loopSpan, init 
 	turn := &Turn{MaxIterations: l.cfg.MaxIterations, History: !l.cfg.DisableHistory && !req.memoryInLoop}
 	r := req.Clone()
 	r.Turn = turn
-	r.untraced = span.off
+	r.untraced, r.replay = span.off, span.replay
 	if in := req.turnIn; in != nil {
 		turn.exec.Approval = in.approval
 		if in.resume != nil { // the loop's requests continue the turn, they do not resume it
@@ -519,6 +520,8 @@ func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Tur
 		} else {
 			result, err = mgr.ResumeTurn(ctx, &turn.exec, &cur.Prompt, resp, plans)
 		}
+	} else if engine.From(ctx) != nil {
+		result, err = executeInEngine(ctx, mgr, &turn.exec, &cur.Prompt, resp, plans, cur.sender())
 	} else {
 		result, err = executeObserved(ctx, mgr, &turn.exec, &cur.Prompt, resp, plans, cur.sender())
 	}

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/engine"
 	"github.com/wield-ai/wield/internal/redact"
 	"github.com/wield-ai/wield/internal/tracegate"
 )
@@ -104,6 +105,7 @@ type chatCall struct {
 	model    string
 	stream   bool
 	untraced bool
+	replay   bool // a durable engine replays the call: no metrics, no log
 }
 
 // startChat starts the span of one model call, named "chat {model}".
@@ -111,7 +113,7 @@ type chatCall struct {
 // untraced is set inside a loop whose own span showed that no tracer provider is installed (a
 // span that neither records nor has a valid context): a child span could not record either, so
 // it is not created at all.
-func (t *telemetry) startChat(ctx context.Context, p *chat.Prompt, stream, untraced bool) (context.Context, chatCall) {
+func (t *telemetry) startChat(ctx context.Context, p *chat.Prompt, stream, untraced, replay bool) (context.Context, chatCall) {
 	model := t.model
 	if p.Options != nil && p.Options.Model != "" {
 		model = p.Options.Model
@@ -137,7 +139,7 @@ func (t *telemetry) startChat(ctx context.Context, p *chat.Prompt, stream, untra
 		}
 		span.SetAttributes(attrs...)
 	}
-	return ctx, chatCall{t: t, span: span, start: time.Now(), model: model, stream: stream, untraced: untraced}
+	return ctx, chatCall{t: t, span: span, start: time.Now(), model: model, stream: stream, untraced: untraced, replay: replay}
 }
 
 // end finishes the model call's span, records its metrics and logs it.
@@ -188,6 +190,9 @@ func (c chatCall) end(ctx context.Context, resp *chat.Response, err error) {
 	}
 
 	t := c.t
+	if c.replay {
+		return
+	}
 	if t.duration != nil && t.duration.Enabled(ctx) {
 		t.duration.Record(ctx, elapsed.Seconds(), metric.WithAttributes(c.metricAttrs(respModel, errType)...))
 	}
@@ -275,6 +280,8 @@ type loopSpan struct {
 	off bool
 	// skipped: no span was started (span is ctx's, not the loop's own).
 	skipped bool
+	// replay: a durable engine replays the turn; nothing is recorded.
+	replay bool
 }
 
 // startLoop starts the loop's span, an invoke_agent span in GenAI terms: one run of the model
@@ -282,6 +289,10 @@ type loopSpan struct {
 func (t *telemetry) startLoop(ctx context.Context, req *Request) (context.Context, loopSpan) {
 	if t.spans.Skip() {
 		return ctx, loopSpan{t: t, ctx: ctx, span: trace.SpanFromContext(ctx), start: time.Now(), off: true, skipped: true}
+	}
+	if engine.Replaying(ctx) {
+		// A durable engine replays a turn's steps: their spans were made when they ran.
+		return ctx, loopSpan{t: t, ctx: ctx, span: trace.SpanFromContext(ctx), start: time.Now(), off: true, skipped: true, replay: true}
 	}
 	ctx, span := t.tracer.Start(ctx, "invoke_agent", loopSpanOptions...)
 	t.spans.Started(span)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/engine"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -209,6 +210,16 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 	names := c.names
 	if len(s.toolNames) > 0 {
 		names = append(names[:len(names):len(names)], s.toolNames...)
+	}
+	if len(names) > 0 && engine.From(ctx) != nil {
+		// A durable turn resolves names as one recorded step: resolvers may do I/O.
+		named, err := listTools(ctx, func(ctx context.Context) ([]tool.Tool, error) {
+			return c.rt.manager.Resolve(ctx, nil, unoffered(opts.Tools, names))
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("client: tools: %w", err)
+		}
+		opts.Tools, names = append(opts.Tools, named...), nil
 	}
 	if len(opts.Tools) > 0 || len(names) > 0 {
 		tools, err := c.rt.manager.Resolve(ctx, opts.Tools, names)

@@ -1,12 +1,15 @@
 package memory
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/engine"
 )
 
 // DefaultConversationID is the conversation an [Advisor] uses for requests without a
@@ -97,10 +100,10 @@ func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, 
 		}
 	}
 	// Stored before loading, so that the window sees new tool results next to their call.
-	if err := a.mem.Add(ctx, id, fresh...); err != nil {
+	if err := a.add(ctx, id, fresh); err != nil {
 		return "", nil, fmt.Errorf("memory: storing conversation %q: %w", id, err)
 	}
-	hist, err := a.mem.Get(ctx, id)
+	hist, err := a.get(ctx, id)
 	if err != nil {
 		return "", nil, fmt.Errorf("memory: loading conversation %q: %w", id, err)
 	}
@@ -120,7 +123,7 @@ func (a *Advisor) prepare(ctx context.Context, req *client.Request) (id string, 
 // numbers its calls per response reuses ids, and an earlier turn's result of the same id must
 // not pass for this turn's.
 func (a *Advisor) unstored(ctx context.Context, id string, fresh []chat.Message) ([]chat.Message, error) {
-	hist, err := a.mem.Get(ctx, id)
+	hist, err := a.get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("memory: loading conversation %q: %w", id, err)
 	}
@@ -166,7 +169,7 @@ func (a *Advisor) store(ctx context.Context, id string, req *client.Request, res
 	if len(msgs) == 0 {
 		return nil
 	}
-	if err := a.mem.Add(ctx, id, msgs...); err != nil {
+	if err := a.add(ctx, id, msgs); err != nil {
 		return fmt.Errorf("memory: storing conversation %q: %w", id, err)
 	}
 	return nil
@@ -185,7 +188,7 @@ func (a *Advisor) Advise(ctx context.Context, req *client.Request, next client.N
 		// their calls again.
 		var te *client.TurnError
 		if errors.As(err, &te) && len(te.Messages) > 0 {
-			if serr := a.mem.Add(context.WithoutCancel(ctx), id, te.Messages...); serr != nil {
+			if serr := a.add(context.WithoutCancel(ctx), id, te.Messages); serr != nil {
 				return nil, errors.Join(err, fmt.Errorf("memory: storing conversation %q: %w", id, serr))
 			}
 		}
@@ -195,4 +198,41 @@ func (a *Advisor) Advise(ctx context.Context, req *client.Request, next client.N
 		return nil, err
 	}
 	return resp, nil
+}
+
+// get loads the conversation: in a durable turn as a recorded step ([engine.Effect]).
+func (a *Advisor) get(ctx context.Context, id string) ([]chat.Message, error) {
+	if engine.From(ctx) == nil {
+		return a.mem.Get(ctx, id)
+	}
+	return engine.Effect(ctx, "memory.get", func(ctx context.Context) ([]chat.Message, error) { return a.mem.Get(ctx, id) })
+}
+
+// add stores msgs: in a durable turn as a recorded step, which the engine may run again when
+// its result was lost, so it first checks whether the conversation ends with them already.
+func (a *Advisor) add(ctx context.Context, id string, msgs []chat.Message) error {
+	if engine.From(ctx) == nil || len(msgs) == 0 {
+		return a.mem.Add(ctx, id, msgs...)
+	}
+	return engine.Do(ctx, "memory.add", func(ctx context.Context) error {
+		if hist, err := a.mem.Get(ctx, id); err == nil && endsWith(hist, msgs) {
+			return nil
+		}
+		return a.mem.Add(ctx, id, msgs...)
+	})
+}
+
+// endsWith reports whether msgs ends with tail, compared as JSON (what the store kept).
+func endsWith(msgs, tail []chat.Message) bool {
+	if len(tail) > len(msgs) {
+		return false
+	}
+	for i, m := range tail {
+		a, err1 := json.Marshal(msgs[len(msgs)-len(tail)+i])
+		b, err2 := json.Marshal(m)
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			return false
+		}
+	}
+	return true
 }

@@ -86,9 +86,15 @@ func (a *activities) Model(ctx context.Context, in modelInput) (*chat.Response, 
 		o.ToolChoice = "none"
 		req = req.WithOptions(o)
 	}
+	return a.callModel(ctx, &req.Prompt, in.MaxBytes)
+}
+
+// callModel calls the client's model with p; the response is bounded by maxBytes as JSON
+// (0: no bound).
+func (a *activities) callModel(ctx context.Context, p *chat.Prompt, maxBytes int) (*chat.Response, error) {
 	ctx, stop := heartbeat(ctx)
 	defer stop()
-	resp, err := a.c.Model().Call(ctx, &req.Prompt)
+	resp, err := a.c.Model().Call(ctx, p)
 	if err != nil {
 		var pe *chat.ProviderError
 		if errors.As(err, &pe) && !pe.Temporary() {
@@ -101,9 +107,9 @@ func (a *activities) Model(ctx context.Context, in modelInput) (*chat.Response, 
 	}
 	out := *resp
 	out.Raw = nil // the provider's own value is neither needed nor always encodable
-	if n := encodedSize(out); in.MaxBytes > 0 && n > in.MaxBytes {
+	if n := encodedSize(out); maxBytes > 0 && n > maxBytes {
 		// Not retried: another attempt costs as much, and most likely answers alike.
-		return nil, payloadError(fmt.Sprintf("temporal: the model's response is %d bytes, over the turn's bound of %d (MaxPayloadBytes)", n, in.MaxBytes))
+		return nil, payloadError(fmt.Sprintf("temporal: the model's response is %d bytes, over the turn's bound of %d (MaxPayloadBytes)", n, maxBytes))
 	}
 	return &out, nil
 }

@@ -45,6 +45,15 @@ type Config struct {
 	// that run the tools; empty means TaskQueue, where [NewWorker] runs them.
 	ToolTaskQueue string
 
+	// ClientLoop runs the turns this worker starts with the client's own loop: its advisor chain
+	// (memory, tool search, a user's advisors), loop hooks and the tool-call manager run in the
+	// workflow, as in a process, and only model calls, tool calls and advisors' I/O leave it, as
+	// activities (package engine says the rule such code follows). Without it, a turn runs the
+	// workflow's own loop, which runs no advisor or hook. A turn keeps the loop it started with,
+	// so turns started either way replay as they ran. In a turn that runs the client's loop,
+	// the client's loop settings (its MaxIterations) apply and MaxIterations here does not.
+	ClientLoop bool
+
 	// MaxIterations caps the tool rounds of a turn, as [client.ToolLoopConfig] does: when it is
 	// reached the last model call is made with tool use turned off. Zero means
 	// [client.DefaultMaxIterations].
@@ -169,6 +178,9 @@ const (
 	actAssemble = "Assemble"
 	actLoad     = "LoadMemory"
 	actRemember = "Remember"
+	// The activities of a turn that runs the client's loop (engineLoop).
+	actInvokeModel = "InvokeModel"
+	actInvokeTool  = "InvokeTool"
 
 	queryPending = "wield.pending"
 	queryEvents  = "wield.events"

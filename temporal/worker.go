@@ -71,8 +71,9 @@ type registry interface {
 func register(r registry, c *client.Client, cfg Config, turns, tools bool) {
 	a := newActivities(c, cfg)
 	if turns {
-		r.RegisterWorkflowWithOptions((&turnWorkflow{cfg: cfg}).run, workflow.RegisterOptions{Name: cfg.workflowName()})
+		r.RegisterWorkflowWithOptions((&turnWorkflow{cfg: cfg, c: c}).run, workflow.RegisterOptions{Name: cfg.workflowName()})
 		r.RegisterActivityWithOptions(a.Model, activity.RegisterOptions{Name: cfg.activity(actModel)})
+		r.RegisterActivityWithOptions(a.InvokeModel, activity.RegisterOptions{Name: cfg.activity(actInvokeModel)})
 		r.RegisterActivityWithOptions(a.Plan, activity.RegisterOptions{Name: cfg.activity(actPlan)})
 		r.RegisterActivityWithOptions(a.Decide, activity.RegisterOptions{Name: cfg.activity(actDecide)})
 		r.RegisterActivityWithOptions(a.Assemble, activity.RegisterOptions{Name: cfg.activity(actAssemble)})
@@ -83,6 +84,7 @@ func register(r registry, c *client.Client, cfg Config, turns, tools bool) {
 	}
 	if tools {
 		r.RegisterActivityWithOptions(a.Tool, activity.RegisterOptions{Name: cfg.activity(actTool)})
+		r.RegisterActivityWithOptions(a.InvokeTool, activity.RegisterOptions{Name: cfg.activity(actInvokeTool)})
 	}
 }
 
@@ -110,5 +112,24 @@ func NewReplayer(cfg Config) (worker.WorkflowReplayer, error) {
 		return nil, fmt.Errorf("temporal: %w", err)
 	}
 	r.RegisterWorkflowWithOptions((&turnWorkflow{cfg: cfg}).run, workflow.RegisterOptions{Name: cfg.workflowName()})
+	return r, nil
+}
+
+// NewClientReplayer is [NewReplayer] for turns that run the client's own loop
+// ([Config.ClientLoop]): replaying them runs c's advisors, hooks and manager, so the replayer
+// needs the client the workers run. It replays the other turns too.
+func NewClientReplayer(c *client.Client, cfg Config) (worker.WorkflowReplayer, error) {
+	if c == nil {
+		return nil, errors.New("temporal: nil wield client")
+	}
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("temporal: %w", err)
+	}
+	r.RegisterWorkflowWithOptions((&turnWorkflow{cfg: cfg, c: c}).run, workflow.RegisterOptions{Name: cfg.workflowName()})
 	return r, nil
 }

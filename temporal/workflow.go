@@ -37,6 +37,7 @@ const toolGrace = time.Minute
 // turnWorkflow is an agent's workflow: one turn of its tool loop.
 type turnWorkflow struct {
 	cfg Config
+	c   *client.Client // the worker's; nil in a replayer of turns that run the workflow's own loop
 }
 
 // turnSettings are the settings of the worker that started a turn which decide its path.
@@ -57,6 +58,9 @@ type turnSettings struct {
 	// the decisions' marker holds no part of the plans that the round holds (results,
 	// interrupts, sub-agents' states).
 	Bounds int `json:"bounds,omitempty"`
+	// Engine says which loop runs the turn: 0, in a turn started before it was recorded, the
+	// workflow's own (turn.loop); engineLoop the client's (turn.runEngine).
+	Engine int `json:"engine,omitempty"`
 }
 
 // bounds is the version of the payload checks a turn started now applies (turnSettings.Bounds).
@@ -66,6 +70,7 @@ const bounds = 2
 // handlers.
 type turn struct {
 	cfg           Config
+	c             *client.Client // the worker's client, whose loop runs an engine turn
 	in            *Request
 	memory        bool // the conversation is kept in the workers' memory
 	maxIterations int
@@ -95,8 +100,9 @@ type turn struct {
 	// encoded is the pending state whose JSON encodedPending is, for the part query.
 	encoded        *client.TurnState
 	encodedPending []byte
-	deciding       bool          // a decision is being checked
-	decided        *decideOutput // the plans of the accepted decision
+	deciding       bool              // a decision is being checked
+	decided        *decideOutput     // the plans of the accepted decision
+	decisions      []client.Decision // the accepted decisions, for a turn that runs the client's loop
 }
 
 // run is the workflow function.
@@ -104,7 +110,7 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 	if in == nil {
 		in = &Request{}
 	}
-	t := &turn{cfg: w.cfg, in: in}
+	t := &turn{cfg: w.cfg, c: w.c, in: in}
 	if err := t.handlers(ctx); err != nil {
 		return nil, err
 	}
@@ -112,8 +118,12 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 	// worker configured otherwise takes the same path.
 	var settings turnSettings
 	err := workflow.SideEffect(ctx, func(workflow.Context) any {
-		return turnSettings{Memory: w.cfg.Memory != nil, MaxIterations: w.cfg.MaxIterations,
+		s := turnSettings{Memory: w.cfg.Memory != nil, MaxIterations: w.cfg.MaxIterations,
 			MaxPayload: w.cfg.MaxPayloadBytes, MaxResult: w.cfg.MaxToolResultBytes, Bounds: bounds}
+		if w.cfg.ClientLoop {
+			s.Engine = engineLoop
+		}
+		return s
 	}).Get(&settings)
 	if err != nil {
 		return nil, err
@@ -126,7 +136,19 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 		lean.Messages = nil
 		t.act = &lean
 	}
-	resp, err := t.loop(ctx)
+	var resp *client.Response
+	switch settings.Engine {
+	case 0:
+		resp, err = t.loop(ctx)
+	case engineLoop:
+		if t.c == nil {
+			return nil, errors.New("temporal: this turn runs the client's loop, and the workflow has no client (a replayer made by NewReplayer: use NewClientReplayer)")
+		}
+		resp, err = t.runEngine(ctx)
+	default:
+		// A turn started by a newer build: this one cannot know its path, and must not guess.
+		return nil, fmt.Errorf("temporal: the turn was started by a newer build (engine %d); this worker knows engines up to %d", settings.Engine, engineLoop)
+	}
 	t.pending, t.finished = nil, true // a turn cancelled while it waited waits no more
 	return resp, err
 }
@@ -333,7 +355,7 @@ func (t *turn) decide(ctx workflow.Context, req *decideRequest) error {
 	if err := restore(out.Plans, out.Kept, p.Round); err != nil {
 		return err
 	}
-	t.decided = &out
+	t.decided, t.decisions = &out, req.Decisions
 	return nil
 }
 

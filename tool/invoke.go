@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wield-ai/wield/engine"
 	"github.com/wield-ai/wield/internal/workers"
 )
 
@@ -32,7 +33,9 @@ func Invoke(ctx context.Context, t Tool, args string) (Result, error) {
 		return Result{}, errors.New("tool: Invoke of a nil tool")
 	}
 	d := t.Metadata().Timeout
-	if d <= 0 && ctx.Done() == nil {
+	if d <= 0 && ctx.Done() == nil || engine.From(ctx) != nil {
+		// A durable engine's code runs on its coroutines only: no goroutine of ours, and no
+		// timer (the engine bounds a step's time).
 		return callRecovered(ctx, t, args)
 	}
 	callCtx := ctx

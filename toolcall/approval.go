@@ -130,6 +130,15 @@ type Resumption struct {
 
 type resumptionKey struct{}
 
+// WithResumption returns ctx with r as what [Resumed] finds: for a program that runs a
+// restarted call's tool itself, such as a durable engine's worker.
+func WithResumption(ctx context.Context, r *Resumption) context.Context {
+	if r == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, resumptionKey{}, r)
+}
+
 // Resumed returns the resumption of the call ctx belongs to, when the call is a restart.
 func Resumed(ctx context.Context) (*Resumption, bool) {
 	r, ok := ctx.Value(resumptionKey{}).(*Resumption)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/engine"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -77,6 +78,7 @@ type round struct {
 	observer  Observer
 	available []tool.Definition
 	debug     bool
+	runner    ToolRunner  // a durable engine's, which runs the tools' bodies; nil in a process
 	stopped   atomic.Bool // a call interrupted the turn
 }
 
@@ -143,6 +145,9 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 	}
 	log := m.logger()
 	t := &round{available: defs, debug: log.Enabled(ctx, slog.LevelDebug)}
+	if rt := engine.From(ctx); rt != nil {
+		t.runner, _ = rt.(ToolRunner)
+	}
 	var policy ApprovalPolicy
 	if turn != nil {
 		t.observer, policy = turn.Observer, turn.Approval
@@ -359,33 +364,43 @@ func (m *Manager) runGroup(t *round, group []callState) {
 			if t.ctx.Err() != nil {
 				return
 			}
-			m.runCall(t, &group[i])
+			m.runCall(t, t.ctx, &group[i])
 		}
 		return
 	}
 	var next atomic.Int64
-	work := func() {
+	work := func(ctx context.Context) {
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(group) || t.ctx.Err() != nil {
 				return
 			}
-			m.runCall(t, &group[i])
+			m.runCall(t, ctx, &group[i])
 		}
 	}
 	workers := min(len(group), m.concurrency)
+	if t.runner != nil {
+		// A durable engine's concurrency: its coroutines, each with a context of its own.
+		tasks := make([]func(context.Context), workers)
+		for i := range tasks {
+			tasks[i] = work
+		}
+		engine.Go(t.ctx, tasks...)
+		return
+	}
 	var wg sync.WaitGroup
 	for range workers - 1 {
-		wg.Go(work)
+		wg.Go(func() { work(t.ctx) })
 	}
-	work() // this goroutine is the last worker
+	work(t.ctx) // this goroutine is the last worker
 	wg.Wait()
 }
 
-// runCall executes one call and records its outcome in st.
-func (m *Manager) runCall(t *round, st *callState) {
+// runCall executes one call and records its outcome in st. base is the round's context, or one
+// derived from it for the engine coroutine that runs the call.
+func (m *Manager) runCall(t *round, base context.Context, st *callState) {
 	start := time.Now()
-	ctx := tool.WithCall(t.ctx, tool.Call{ID: st.call.ID, Name: st.call.Name})
+	ctx := tool.WithCall(base, tool.Call{ID: st.call.ID, Name: st.call.Name})
 	ctx, span := m.startSpan(ctx, st)
 	if t.observer != nil {
 		t.observer.ToolStarted(ctx, st.call)
@@ -408,10 +423,18 @@ func (m *Manager) runCall(t *round, st *callState) {
 		if strings.TrimSpace(args) == "" {
 			args = "{}" // streamed calls of tools without parameters may carry no arguments at all
 		}
+		var resume *Resumption
 		if st.plan != nil && st.plan.Resume != nil {
-			ctx = context.WithValue(ctx, resumptionKey{}, st.plan.Resume)
+			resume = st.plan.Resume
+			ctx = context.WithValue(ctx, resumptionKey{}, resume)
 		}
-		out, err := tool.Invoke(ctx, st.tool, args)
+		var out tool.Result
+		var err error
+		if t.runner != nil {
+			out, err = t.runner.RunTool(ctx, st.tool, chat.ToolCall{ID: st.call.ID, Name: st.call.Name, Arguments: args}, resume)
+		} else {
+			out, err = tool.Invoke(ctx, st.tool, args)
+		}
 		if err != nil {
 			var ie *InterruptError
 			if errors.As(err, &ie) && t.ctx.Err() == nil {

@@ -10,6 +10,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/wield-ai/wield/engine"
 	"github.com/wield-ai/wield/internal/redact"
 )
 
@@ -45,7 +46,8 @@ var (
 // a nil span when it could not record (no tracing SDK installed). The span starts under a
 // constant name and gets its full name and attributes only if it records.
 func (m *Manager) startSpan(ctx context.Context, c *callState) (context.Context, trace.Span) {
-	if m.spans.Skip() {
+	if m.spans.Skip() || engine.Replaying(ctx) {
+		// Without a tracer no span; in a durable engine's replay, the span was made already.
 		return ctx, nil
 	}
 	ctx, span := m.tracer.Start(ctx, "execute_tool", spanOptions...)
@@ -90,7 +92,7 @@ func (m *Manager) endSpan(ctx context.Context, span trace.Span, c *callState, el
 		span.End()
 	}
 
-	if m.duration.Enabled(ctx) {
+	if m.duration.Enabled(ctx) && !engine.Replaying(ctx) {
 		attrs := []attribute.KeyValue{attrOperation, semconv.GenAIToolName(c.call.Name)}
 		if c.errType != "" {
 			attrs = append(attrs, semconv.ErrorTypeKey.String(c.errType))

@@ -1,0 +1,91 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/engine"
+	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
+)
+
+// ModelRunner is implemented by a [engine.Runtime] that calls the model as a step of its
+// engine (an activity, in a Temporal workflow). The chain's model end calls it instead of the
+// client's model, with the prompt as the advisors and the loop made it; chunk, set on a stream,
+// takes the model's chunks as they come, in order, and reports whether the consumer goes on.
+type ModelRunner interface {
+	CallModel(ctx context.Context, p *chat.Prompt, chunk func(*chat.Response) bool) (*chat.Response, error)
+}
+
+// ToolLister is implemented by a [engine.Runtime] that gathers tools as a step of its engine:
+// asking a [tool.Provider] (an MCP server) or a resolver may do I/O. list gathers the tools with
+// the live ones; the engine records what it needs of them (definitions and metadata) and
+// returns tools its [toolcall.ToolRunner] runs.
+type ToolLister interface {
+	ListTools(ctx context.Context, list func(context.Context) ([]tool.Tool, error)) ([]tool.Tool, error)
+}
+
+// listTools gathers tools with list, through the runtime of ctx when it lists tools.
+func listTools(ctx context.Context, list func(context.Context) ([]tool.Tool, error)) ([]tool.Tool, error) {
+	if d := engine.From(ctx); d != nil {
+		if l, ok := d.(ToolLister); ok {
+			return l.ListTools(ctx, list)
+		}
+	}
+	return list(ctx)
+}
+
+// unoffered returns the names that name none of tools.
+func unoffered(tools []tool.Tool, names []string) []string {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if !slices.ContainsFunc(tools, func(t tool.Tool) bool { return t.Definition().Name == n }) && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// executeInEngine runs a streamed round inside a durable engine, whose coroutines run one at a
+// time: the manager's observer emits the tool events directly, where in a process a round's
+// events are funnelled to the loop's goroutine.
+func executeInEngine(ctx context.Context, mgr *toolcall.Manager, turn *toolcall.Turn, p *chat.Prompt, resp *chat.Response,
+	plans []toolcall.Plan, emit func(*Event) bool) (*toolcall.Result, error) {
+	turn.Observer = engineObserver{emit}
+	defer func() { turn.Observer = nil }()
+	if plans == nil {
+		return mgr.ExecuteTurn(ctx, turn, p, resp)
+	}
+	return mgr.ResumeTurn(ctx, turn, p, resp, plans)
+}
+
+// engineObserver emits a round's tool events as they happen.
+type engineObserver struct{ emit func(*Event) bool }
+
+func (o engineObserver) ToolStarted(_ context.Context, call chat.ToolCall) {
+	o.emit(toolEvent(ToolEvent{Kind: ToolStarted, Call: call}))
+}
+
+func (o engineObserver) ToolFinished(_ context.Context, call chat.ToolCall, result chat.ToolResult, elapsed time.Duration) {
+	o.emit(toolEvent(ToolEvent{Kind: ToolFinished, Call: call, Result: result, Elapsed: elapsed}))
+}
+
+// StoppedAgent returns the error of a sub-agent's call ([AgentTool]) whose turn stopped in
+// state, with interrupt as what the call asks: what the tool itself returns, for a program that
+// runs the tool elsewhere (a durable engine's worker) and must hand its outcome to the loop.
+func StoppedAgent(state *TurnState, interrupt *toolcall.InterruptError) error {
+	return &agentStop{state: state, interrupt: interrupt}
+}
+
+// AsStoppedAgent reports whether err is, or wraps, a sub-agent's stop ([StoppedAgent]), and
+// returns its state and interrupt.
+func AsStoppedAgent(err error) (*TurnState, *toolcall.InterruptError, bool) {
+	var as *agentStop
+	if !errors.As(err, &as) {
+		return nil, nil, false
+	}
+	return as.state, as.interrupt, true
+}

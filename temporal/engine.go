@@ -1,0 +1,492 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	sdktemporal "go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/engine"
+	"github.com/wield-ai/wield/memory"
+	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
+)
+
+// engineLoop is the turnSettings.Engine of a turn that runs the client's own loop in the
+// workflow (runEngine); 0, in a turn started before it was recorded, is the workflow's own loop
+// (turn.loop), kept so that those turns replay as they ran.
+const engineLoop = 1
+
+// runEngine runs the turn with the worker's client: its advisor chain and tool loop, as in a
+// process, with a runtime (wfRuntime) through which the model and tool calls, the tools of
+// providers and resolvers, and advisors' I/O become activities, and concurrency the workflow's.
+// A stop is a wait for the decide update, after which the client resumes the turn as it would
+// in a process.
+func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
+	rt := &wfRuntime{t: t, root: ctx}
+	bctx := engine.With(context.WithValue(context.Background(), wfKey{}, ctx), rt)
+	var err error
+	if rt.served, err = rt.workerTools(bctx); err != nil {
+		return nil, err
+	}
+	var state *client.TurnState
+	var decisions []client.Decision
+	for {
+		spec := t.spec(state, decisions)
+		var resp *client.Response
+		for ev, err := range spec.Stream(bctx).Events() {
+			if err != nil {
+				return nil, err
+			}
+			if ev.Done != nil {
+				resp = ev.Done
+				continue
+			}
+			t.emit(*ev)
+		}
+		if resp == nil {
+			return nil, client.ErrNoResponse
+		}
+		if resp.Pending == nil {
+			return resp, nil
+		}
+		st := resp.Pending
+		st.ID = workflow.GetInfo(ctx).WorkflowExecution.ID
+		t.pending, t.decided, t.decisions = st, nil, nil
+		if err := workflow.Await(ctx, func() bool { return t.decided != nil }); err != nil {
+			return nil, err
+		}
+		state, decisions = st, t.decisions
+		t.pending, t.decided, t.decisions = nil, nil, nil
+	}
+}
+
+// spec returns the turn's request on the worker's client, resuming state with decisions when
+// state is set.
+func (t *turn) spec(state *client.TurnState, decisions []client.Decision) *client.Spec {
+	in := t.in
+	spec := t.c.Prompt().ToolNames(in.ToolNames...)
+	if state != nil {
+		spec.Resume(state, decisions...)
+	} else {
+		spec.Messages(in.Messages...)
+	}
+	if in.System != nil {
+		spec.System(*in.System)
+	}
+	if in.Options != nil {
+		spec.Options(in.Options)
+	}
+	if len(in.ToolContext) > 0 {
+		spec.ToolContext(in.ToolContext)
+	}
+	if in.ConversationID != "" {
+		spec.Param(client.ParamConversationID, in.ConversationID)
+		if t.cfg.Memory != nil && t.memory {
+			spec.Advisors(memory.NewAdvisor(t.cfg.Memory, memory.AdvisorConfig{}))
+		}
+	}
+	return spec
+}
+
+// wfKey finds, in a turn's context, the workflow context of the coroutine that runs it.
+type wfKey struct{}
+
+// wfRuntime is the engine.Runtime of a turn's workflow.
+type wfRuntime struct {
+	t    *turn
+	root workflow.Context
+	// served names the tools the worker's client gathers for the turn, which a tool activity
+	// finds by name (on a tool worker, maybe); tools an advisor adds to a request (the tool
+	// search tool) run in a local activity on the turn's worker, where their value lives.
+	served map[string]bool
+}
+
+var (
+	_ engine.Runtime      = (*wfRuntime)(nil)
+	_ client.ModelRunner  = (*wfRuntime)(nil)
+	_ client.ToolLister   = (*wfRuntime)(nil)
+	_ toolcall.ToolRunner = (*wfRuntime)(nil)
+	_ tool.Tool           = (*proxy)(nil)
+)
+
+// wf returns the workflow context of the coroutine that runs ctx.
+func (r *wfRuntime) wf(ctx context.Context) workflow.Context {
+	if w, ok := ctx.Value(wfKey{}).(workflow.Context); ok {
+		return w
+	}
+	return r.root
+}
+
+// Go runs each task on a coroutine of its own and waits for them all, on the caller's.
+func (r *wfRuntime) Go(ctx context.Context, tasks []func(context.Context)) {
+	if len(tasks) == 1 {
+		tasks[0](ctx)
+		return
+	}
+	wctx := r.wf(ctx)
+	done := workflow.NewChannel(wctx)
+	for _, task := range tasks {
+		workflow.Go(wctx, func(g workflow.Context) {
+			defer done.Send(g, nil)
+			task(context.WithValue(ctx, wfKey{}, g))
+		})
+	}
+	for range tasks {
+		done.Receive(wctx, nil)
+	}
+}
+
+// Do runs an effect as a local activity on the turn's worker, where fn's values live; its
+// result is recorded, and a replay reads it back without running fn.
+func (r *wfRuntime) Do(ctx context.Context, name string, fn func(context.Context) ([]byte, error)) ([]byte, error) {
+	wctx := workflow.WithLocalActivityOptions(r.wf(ctx), workflow.LocalActivityOptions{
+		ScheduleToCloseTimeout: r.t.cfg.ModelTimeout,
+		RetryPolicy:            retryPolicy(r.t.cfg.ModelRetry),
+	})
+	var out []byte
+	err := workflow.ExecuteLocalActivity(wctx, func(actx context.Context) ([]byte, error) {
+		b, err := fn(actx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return b, nil
+	}).Get(wctx, &out)
+	return out, err
+}
+
+// Now is the workflow's time.
+func (r *wfRuntime) Now(ctx context.Context) time.Time { return workflow.Now(r.wf(ctx)) }
+
+// Replaying reports whether the workflow replays its history.
+func (r *wfRuntime) Replaying(ctx context.Context) bool { return workflow.IsReplaying(r.wf(ctx)) }
+
+// workerTools records the names of the tools the worker's client gathers for the turn.
+func (r *wfRuntime) workerTools(ctx context.Context) (map[string]bool, error) {
+	a := newActivities(r.t.c, r.t.cfg)
+	names, err := engine.Effect(ctx, "tools.names", func(actx context.Context) ([]string, error) {
+		req, err := a.request(actx, r.t.act, nil)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(req.Prompt.Options.Tools))
+		for i, tl := range req.Prompt.Options.Tools {
+			out[i] = tl.Definition().Name
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	served := make(map[string]bool, len(names))
+	for _, n := range names {
+		served[n] = true
+	}
+	return served, nil
+}
+
+// toolInfo is what the workflow keeps of a gathered tool: it runs elsewhere.
+type toolInfo struct {
+	Definition tool.Definition `json:"definition"`
+	Metadata   tool.Metadata   `json:"metadata"`
+}
+
+// ListTools gathers tools on the worker as a recorded step and returns stand-ins for them.
+func (r *wfRuntime) ListTools(ctx context.Context, list func(context.Context) ([]tool.Tool, error)) ([]tool.Tool, error) {
+	infos, err := engine.Effect(ctx, "tools.list", func(actx context.Context) ([]toolInfo, error) {
+		ts, err := list(actx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]toolInfo, len(ts))
+		for i, tl := range ts {
+			out[i] = toolInfo{Definition: tl.Definition(), Metadata: tl.Metadata()}
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tool.Tool, len(infos))
+	for i, in := range infos {
+		out[i] = &proxy{info: in}
+	}
+	return out, nil
+}
+
+// proxy stands in the workflow for a tool the worker gathered; its calls run as activities.
+type proxy struct{ info toolInfo }
+
+func (p *proxy) Definition() tool.Definition { return p.info.Definition }
+func (p *proxy) Metadata() tool.Metadata     { return p.info.Metadata }
+func (p *proxy) Call(context.Context, string) (string, error) {
+	return "", errors.New("temporal: a durable turn's tool runs as an activity")
+}
+
+// CallModel calls the model as an activity with the prompt as the chain made it.
+func (r *wfRuntime) CallModel(ctx context.Context, p *chat.Prompt, chunk func(*chat.Response) bool) (*chat.Response, error) {
+	in := invokeModelInput{Messages: p.Messages, MaxBytes: max(r.t.maxPayload, 0)}
+	if p.Options != nil {
+		o := *p.Options
+		o.Tools = nil
+		in.Options = &o
+		in.Tools = make([]tool.Definition, len(p.Options.Tools))
+		for i, tl := range p.Options.Tools {
+			in.Tools[i] = tl.Definition()
+		}
+	}
+	if bound := r.t.maxPayload; bound > 0 {
+		// A payload over the server's limit would fail the workflow task on every attempt.
+		if n := approxSize(p.Messages); n > bound {
+			return nil, payloadError(fmt.Sprintf("temporal: the model's input (the conversation) is about %d bytes, over the turn's bound of %d (MaxPayloadBytes)", n, bound))
+		}
+	}
+	wctx := r.wf(ctx)
+	var resp chat.Response
+	r.t.modelCalls++
+	if err := workflow.ExecuteActivity(r.t.model(wctx), r.t.cfg.activity(actInvokeModel), in).Get(wctx, &resp); err != nil {
+		return nil, err
+	}
+	if chunk != nil {
+		chunk(&resp)
+	}
+	return &resp, nil
+}
+
+// RunTool runs a call's tool: a gathered tool as an activity (on the tool queue, retried only
+// when idempotent), a tool an advisor added in the workflow. An attempt of a tool that is
+// not retried, lost with its worker or timed out by Temporal, stops the turn for a decision:
+// the call may or may not have run.
+func (r *wfRuntime) RunTool(ctx context.Context, tl tool.Tool, call chat.ToolCall, resume *toolcall.Resumption) (tool.Result, error) {
+	in := invokeInput{Turn: r.t.act, Call: call, Resume: resume, ToolContext: tool.ContextFrom(ctx)}
+	meta := tl.Metadata()
+	wctx := r.wf(ctx)
+	var out invokeOutput
+	var err error
+	if _, ok := tl.(*proxy); ok || r.served[call.Name] {
+		r.t.steps++
+		id := fmt.Sprintf("tool-%d-%s", r.t.steps, cut(call.ID, maxCallIDInActivityID))
+		info := callInfo{Known: true, Retry: meta.ReadOnly || meta.Idempotent, Timeout: meta.Timeout}
+		err = workflow.ExecuteActivity(r.t.tool(wctx, id, info), r.t.cfg.activity(actInvokeTool), in).Get(wctx, &out)
+		if err != nil && !info.Retry && lost(err) {
+			return tool.Result{}, toolcall.InterruptWith(
+				"The call's attempt was lost (its worker stopped or it timed out); it may or may not have run. Decide whether to run it again.",
+				map[string]string{"lost": err.Error()})
+		}
+	} else {
+		// A tool an advisor added (the tool search tool) is the advisor's code, and runs in the
+		// workflow as the advisor does: deterministic, its I/O through engine.Effect.
+		return tool.Invoke(ctx, tl, call.Arguments)
+	}
+	if err != nil {
+		return tool.Result{}, err
+	}
+	return out.result()
+}
+
+// lost reports whether a tool activity's error says its attempt was lost rather than failed.
+func lost(err error) bool {
+	var te *sdktemporal.TimeoutError
+	var ce *sdktemporal.CanceledError
+	return errors.As(err, &te) && !errors.As(err, &ce)
+}
+
+// invokeModelInput is a model call of a durable turn: the prompt as the chain made it.
+type invokeModelInput struct {
+	Messages []chat.Message    `json:"messages"`
+	Options  *chat.Options     `json:"options,omitempty"` // without Tools
+	Tools    []tool.Definition `json:"tools,omitempty"`
+	MaxBytes int               `json:"maxBytes,omitempty"` // bounds the response; 0: none
+}
+
+// invokeInput is a tool call of a durable turn.
+type invokeInput struct {
+	Turn        *Request             `json:"turn"`
+	Call        chat.ToolCall        `json:"call"`
+	Resume      *toolcall.Resumption `json:"resume,omitempty"`
+	ToolContext tool.Context         `json:"toolContext,omitempty"`
+}
+
+// invokeOutput is what a tool returned: its result or its error, kind kept.
+type invokeOutput struct {
+	Text    string         `json:"text,omitempty"`
+	Parts   []content.Part `json:"parts,omitempty"`
+	Error   *invokeError   `json:"error,omitempty"`
+	Elapsed time.Duration  `json:"elapsed,omitempty"`
+}
+
+// invokeError is a tool's error as the loop reads it.
+type invokeError struct {
+	Kind      string                   `json:"kind"`
+	Message   string                   `json:"message"`
+	Argument  *tool.ArgumentError      `json:"argument,omitempty"`
+	Interrupt *toolcall.InterruptError `json:"interrupt,omitempty"`
+	Child     *client.TurnState        `json:"child,omitempty"`
+}
+
+// The kinds of invokeError.
+const (
+	errKindTool      = "tool"
+	errKindArgument  = "argument"
+	errKindPanic     = "panic"
+	errKindTimeout   = "timeout"
+	errKindFatal     = "fatal"
+	errKindInterrupt = "interrupt"
+	errKindAgent     = "agent"
+)
+
+// result gives the output back as tool.Invoke would have returned it.
+func (o *invokeOutput) result() (tool.Result, error) {
+	e := o.Error
+	if e == nil {
+		return tool.Result{Text: o.Text, Parts: o.Parts}, nil
+	}
+	msg := errors.New(e.Message)
+	switch e.Kind {
+	case errKindArgument:
+		if e.Argument != nil {
+			return tool.Result{}, e.Argument
+		}
+	case errKindPanic:
+		return tool.Result{}, &tool.PanicError{Value: e.Message}
+	case errKindTimeout:
+		return tool.Result{}, fmt.Errorf("%s: %w", e.Message, tool.ErrTimeout)
+	case errKindFatal:
+		return tool.Result{}, tool.Fatal(msg)
+	case errKindInterrupt:
+		if e.Interrupt != nil {
+			return tool.Result{}, e.Interrupt
+		}
+	case errKindAgent:
+		if e.Interrupt != nil && e.Child != nil {
+			return tool.Result{}, client.StoppedAgent(e.Child, e.Interrupt)
+		}
+	}
+	return tool.Result{}, msg
+}
+
+// invoke calls t as the loop would (tool.Invoke), in the context the workflow gave, and says
+// how it ended. What the tool stopped with, and its result, are bounded by maxResult as JSON: a
+// larger one fails the call for the model.
+func invoke(ctx context.Context, t tool.Tool, in invokeInput, maxResult int) *invokeOutput {
+	ctx = tool.WithContext(ctx, in.ToolContext)
+	ctx = tool.WithCall(ctx, tool.Call{ID: in.Call.ID, Name: in.Call.Name})
+	ctx = toolcall.WithResumption(ctx, in.Resume)
+	start := time.Now()
+	res, err := tool.Invoke(ctx, t, in.Call.Arguments)
+	out := &invokeOutput{Elapsed: time.Since(start)}
+	if err == nil {
+		out.Text, out.Parts = res.Text, res.Parts
+		if n := encodedSize(out); maxResult > 0 && n > maxResult {
+			out.Text, out.Parts = "", nil
+			out.Error = &invokeError{Kind: errKindTool, Message: fmt.Sprintf(
+				"the tool's result is %d bytes, over the %d bytes a result may have in this turn; it was dropped. Ask for less.", n, maxResult)}
+		}
+		return out
+	}
+	e := &invokeError{Kind: errKindTool, Message: err.Error()}
+	var ae *tool.ArgumentError
+	var pe *tool.PanicError
+	var ie *toolcall.InterruptError
+	if state, interrupt, ok := client.AsStoppedAgent(err); ok {
+		e.Kind, e.Child, e.Interrupt = errKindAgent, state, interrupt
+	} else if errors.As(err, &ie) {
+		e.Kind, e.Interrupt = errKindInterrupt, ie
+	} else if errors.As(err, &ae) {
+		e.Kind, e.Argument = errKindArgument, ae
+	} else if errors.As(err, &pe) {
+		e.Kind, e.Message = errKindPanic, fmt.Sprint(pe.Value)
+	} else if errors.Is(err, tool.ErrTimeout) {
+		e.Kind = errKindTimeout
+	} else if tool.IsFatal(err) {
+		e.Kind = errKindFatal
+	}
+	if e.Kind == errKindAgent || e.Kind == errKindInterrupt {
+		if n := encodedSize(e); maxResult > 0 && n > maxResult {
+			e = &invokeError{Kind: errKindTool, Message: fmt.Sprintf(
+				"the tool stopped the turn for a decision, but what it stopped with is %d bytes, over the %d bytes a result may have in this turn; it was dropped.", n, maxResult)}
+		}
+	}
+	out.Error = e
+	return out
+}
+
+// InvokeTool runs one call of a durable turn with the tool the worker's client gathers under its
+// name.
+func (a *activities) InvokeTool(ctx context.Context, in invokeInput) (*invokeOutput, error) {
+	req, err := a.request(ctx, in.Turn, nil)
+	if err != nil {
+		return nil, err
+	}
+	var t tool.Tool
+	for _, tl := range req.Prompt.Options.Tools {
+		if tl.Definition().Name == in.Call.Name {
+			t = tl
+			break
+		}
+	}
+	if t == nil {
+		return nil, sdktemporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("temporal: the worker's client has no tool %q", cut(in.Call.Name, maxCallIDInActivityID)), errTypeConfig, nil)
+	}
+	ctx, stop := heartbeat(ctx)
+	defer stop()
+	out := invoke(ctx, t, in, a.cfg.MaxToolResultBytes)
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // the attempt was cancelled or timed out: Temporal decides what next
+	}
+	return out, nil
+}
+
+// InvokeModel calls the worker's client's model with a prompt the turn's chain made.
+func (a *activities) InvokeModel(ctx context.Context, in invokeModelInput) (*chat.Response, error) {
+	p := &chat.Prompt{Messages: in.Messages, Options: in.Options}
+	if len(in.Tools) > 0 {
+		if p.Options == nil {
+			p.Options = &chat.Options{}
+		}
+		p.Options.Tools = make([]tool.Tool, len(in.Tools))
+		for i, d := range in.Tools {
+			p.Options.Tools[i] = &proxy{info: toolInfo{Definition: d}}
+		}
+	}
+	return a.callModel(ctx, p, in.MaxBytes)
+}
+
+// approxSize estimates, without encoding them, the JSON size of messages: the length of their
+// strings, the base64 of their media, and a fixed allowance per message, call, result and part.
+// It errs high for plain text (escapes are rare), so that a turn refuses an input before the
+// server does, and costs no encoding in workflow code, where a large one could stall the task.
+func approxSize(msgs []chat.Message) int {
+	n := 2
+	parts := func(ps []content.Part) {
+		for _, p := range ps {
+			n += 64 + len(p.MediaType) + len(p.Text) + (len(p.Data)+2)/3*4 + len(p.URL) + len(p.Name) + len(p.Signature)
+		}
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		n += 64 + len(m.Content)
+		parts(m.Parts)
+		for _, c := range m.ToolCalls {
+			n += 64 + len(c.ID) + len(c.Name) + len(c.Arguments)
+		}
+		for _, r := range m.ToolResults {
+			n += 64 + len(r.ID) + len(r.Name) + len(r.Content)
+			parts(r.Parts)
+		}
+		for _, r := range m.Reasoning {
+			n += 64 + len(r.Provider) + len(r.ID) + len(r.Text) + len(r.Signature) + len(r.Encrypted)
+		}
+		for _, s := range m.ServerTools {
+			n += 64 + len(s.Arguments) + len(s.Data) + 32*len(s.Tools)
+		}
+	}
+	return n
+}
