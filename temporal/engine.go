@@ -89,7 +89,9 @@ func (t *turn) spec(state *client.TurnState, decisions []client.Decision) *clien
 	if in.ConversationID != "" {
 		spec.Param(client.ParamConversationID, in.ConversationID)
 		if t.cfg.Memory != nil && t.memory {
-			spec.Advisors(memory.NewAdvisor(t.cfg.Memory, memory.AdvisorConfig{}))
+			// Inside the loop, as the workflow's own loop keeps memory: each round is stored as
+			// it completes, so a later turn knows which tools ran.
+			spec.Advisors(memory.NewAdvisor(t.cfg.Memory, memory.AdvisorConfig{Order: client.OrderToolCalling + 100}))
 		}
 	}
 	return spec
@@ -273,7 +275,20 @@ func (r *wfRuntime) RunTool(ctx context.Context, tl tool.Tool, call chat.ToolCal
 		r.t.steps++
 		id := fmt.Sprintf("tool-%d-%s", r.t.steps, cut(call.ID, maxCallIDInActivityID))
 		info := callInfo{Known: true, Retry: meta.ReadOnly || meta.Idempotent, Timeout: meta.Timeout}
-		err = workflow.ExecuteActivity(r.t.tool(wctx, id, info), r.t.cfg.activity(actInvokeTool), in).Get(wctx, &out)
+		actx, cancel := workflow.WithCancel(wctx)
+		f := workflow.ExecuteActivity(r.t.tool(actx, id, info), r.t.cfg.activity(actInvokeTool), in)
+		// The round's context ends when another call ends the turn (a fatal error): Await
+		// sees it, since the condition is checked again whenever a coroutine has run, and the
+		// call is cancelled rather than waited for.
+		if err := workflow.Await(wctx, func() bool { return f.IsReady() || ctx.Err() != nil }); err != nil {
+			cancel()
+			return tool.Result{}, err
+		}
+		if !f.IsReady() {
+			cancel()
+			return tool.Result{}, context.Cause(ctx)
+		}
+		err = f.Get(wctx, &out)
 		if err != nil && !info.Retry && lost(err) {
 			return tool.Result{}, toolcall.InterruptWith(
 				"The call's attempt was lost (its worker stopped or it timed out); it may or may not have run. Decide whether to run it again.",

@@ -80,6 +80,19 @@ func helper(role string) int {
 			return 2
 		}
 		return serve(w)
+	case "engine-worker": // a worker of the client-loop crash turn whose lookup hangs, until it is killed
+		mem, closeMem, err := openMemory(os.Getenv(envDSN))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		defer closeMem()
+		w, err := temporal.NewWorker(tc, engineCrashClient(os.Getenv(envRuns), true), engineCrashConfig(os.Getenv(envQueue), mem))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		return serve(w)
 	case "decide": // approve a call of a waiting turn
 		c, err := temporal.NewClient(tc, approvalConfig(os.Getenv(envQueue)))
 		if err != nil {

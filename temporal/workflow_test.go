@@ -705,6 +705,12 @@ func TestSubAgentApproval(t *testing.T) {
 }
 
 func TestFatalToolErrorCancelsTheOtherCalls(t *testing.T) {
+	for _, clientLoop := range []bool{false, true} {
+		t.Run(fmt.Sprintf("clientLoop=%v", clientLoop), func(t *testing.T) { fatalCancelsTheOthers(t, clientLoop) })
+	}
+}
+
+func fatalCancelsTheOthers(t *testing.T, clientLoop bool) {
 	cancelled := make(chan bool, 1)
 	bad := newTool("bad", tool.Metadata{}, func(context.Context, string) (string, error) {
 		time.Sleep(50 * time.Millisecond) // the other call is running by now
@@ -722,7 +728,7 @@ func TestFatalToolErrorCancelsTheOtherCalls(t *testing.T) {
 	})
 	m := chattest.New(chattest.Calls(call("1", "bad", `{"path":"a"}`), call("2", "slow", `{"path":"b"}`)), chattest.Text("unreachable"))
 	// The other call learns of its cancellation at its next heartbeat.
-	e := newEnv(t, newClient(t, m, client.WithTools(bad, slow)), Config{HeartbeatTimeout: 300 * time.Millisecond})
+	e := newEnv(t, newClient(t, m, client.WithTools(bad, slow)), Config{HeartbeatTimeout: 300 * time.Millisecond, ClientLoop: clientLoop})
 	_, err := e.run(&Request{})
 	if err == nil || !strings.Contains(err.Error(), "disk on fire") {
 		t.Fatalf("err = %v", err)

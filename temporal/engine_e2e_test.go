@@ -1,0 +1,166 @@
+package temporal_test
+
+import (
+	"context"
+	"crypto/rand"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/memory"
+	"github.com/wield-ai/wield/temporal"
+	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/tool/augment"
+	"github.com/wield-ai/wield/toolsearch"
+)
+
+// engineCrashClient is the agent of the client-loop crash turn: its tools are found by tool
+// search, the charge (which must never run twice) is augmented with the model's reason, and the
+// read-only lookup reports progress and, in a worker that is to be killed, hangs.
+func engineCrashClient(runs string, hang bool) *client.Client {
+	type reason struct {
+		Reason string `json:"reason" jsonschema:"why the call is made"`
+	}
+	charge, err := augment.Tool(tool.Must(tool.Func("charge", "Charges the customer's card", func(ctx context.Context, in pathIn) (string, error) {
+		if err := appendLine(runs, "charge "+in.Path); err != nil {
+			return "", err
+		}
+		return "charged " + in.Path, nil
+	})), func(_ context.Context, e augment.Event[reason]) error {
+		return appendLine(runs, "reason "+strings.ReplaceAll(e.Args.Reason, " ", "-"))
+	})
+	if err != nil {
+		panic(err)
+	}
+	lookup := tool.Must(tool.Func("lookup", "Looks an order up by its number", func(ctx context.Context, in pathIn) (string, error) {
+		if err := appendLine(runs, "lookup started"); err != nil {
+			return "", err
+		}
+		tool.ReportProgress(ctx, tool.Progress{Progress: 1, Total: 2, Message: "searching"})
+		if hang {
+			<-ctx.Done()
+			return "", ctx.Err()
+		}
+		if err := appendLine(runs, "lookup finished"); err != nil {
+			return "", err
+		}
+		return "order " + in.Path + " found", nil
+	}, tool.ReadOnly()))
+	weather := tool.Must(tool.Func("weather", "Tells the weather in a city", func(ctx context.Context, in pathIn) (string, error) {
+		return "sunny", nil
+	}))
+	// The model searches first; once the search found the tools, it calls them; then it
+	// answers with their results. Its answers depend on the conversation only, so any worker
+	// answers alike.
+	m := chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+		last := p.Messages[len(p.Messages)-1]
+		msg := chat.Message{Role: chat.RoleAssistant}
+		finish := chat.FinishToolCalls
+		switch {
+		case last.Role == chat.RoleUser:
+			msg.ToolCalls = []chat.ToolCall{{ID: "s1", Name: toolsearch.SearchToolName, Arguments: `{"queries":["charge a card","look up an order"]}`}}
+		case last.Role == chat.RoleTool && last.ToolResults[0].Name == toolsearch.SearchToolName:
+			msg.ToolCalls = []chat.ToolCall{
+				{ID: "c1", Name: "charge", Arguments: `{"path":"card-4242","reason":"the order is due"}`},
+				{ID: "c2", Name: "lookup", Arguments: `{"path":"A17"}`},
+			}
+		default:
+			parts := make([]string, len(last.ToolResults))
+			for i, r := range last.ToolResults {
+				parts[i] = r.Content
+			}
+			msg.Content, finish = "Done: "+strings.Join(parts, "; "), chat.FinishStop
+		}
+		return &chat.Response{Model: "script", Generations: []chat.Generation{{Message: msg, FinishReason: finish}},
+			Usage: chat.Usage{InputTokens: 10, OutputTokens: 2, TotalTokens: 12}}, nil
+	})).Repeat().DiscardPrompts()
+	return newClient(m, client.WithTools(charge, lookup, weather), client.WithAdvisors(toolsearch.New(toolsearch.Config{})))
+}
+
+func engineCrashConfig(queue string, mem memory.Memory) temporal.Config {
+	cfg := crashConfig(queue, mem)
+	cfg.ClientLoop = true
+	return cfg
+}
+
+// TestWorkerKilledMidClientLoopTurn: a turn that runs the client's loop (tool search, the
+// memory advisor, an augmented tool) loses its worker (kill -9) while a read-only call runs; a
+// second worker finishes it from the history. The charge ran once, the lookup again.
+func TestWorkerKilledMidClientLoopTurn(t *testing.T) {
+	tc := dial(t)
+	queue := "engine-crash-" + rand.Text()[:8]
+	runs := filepath.Join(t.TempDir(), "runs")
+	dsn := memoryDSN(t)
+	a := startChild(t, "engine-worker", true, envQueue+"="+queue, envRuns+"="+runs, envDSN+"="+dsn)
+
+	mem, closeMem, err := openMemory(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeMem)
+	cfg := engineCrashConfig(queue, mem)
+	conv := "order-" + queue
+	ctx, turn := startTurn(t, tc, cfg, 3*time.Minute, temporal.Request{ConversationID: conv, Messages: []chat.Message{chat.User("charge and look up")}})
+	eventually(t, time.Minute, "the charge to finish and the lookup to start", func() bool {
+		ls := lines(t, runs)
+		return count(ls, "charge_card-4242") == 1 && count(ls, "lookup_started") == 1
+	})
+	if err := a.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.cmd.Wait()
+
+	startWorker(t, tc, engineCrashClient(runs, false), cfg)
+	resp, err := turn.Result(ctx)
+	if err != nil {
+		t.Fatalf("%v\nchild output:\n%s", err, a.out.String())
+	}
+	ls := lines(t, runs)
+	if count(ls, "charge_card-4242") != 1 || count(ls, "reason_the-order-is-due") != 1 || count(ls, "lookup_started") != 2 || count(ls, "lookup_finished") != 1 {
+		t.Fatalf("runs = %v", ls)
+	}
+	if resp.Outcome != client.OutcomeAnswer || resp.Text() != "Done: charged card-4242; order A17 found" {
+		t.Fatalf("response = %+v", resp)
+	}
+	stored, err := mem.Get(ctx, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range stored {
+		roles = append(roles, string(m.Role))
+	}
+	if strings.Join(roles, ",") != "user,assistant,tool,assistant,tool,assistant" || stored[5].Content != resp.Text() {
+		t.Fatalf("stored = %v", roles)
+	}
+	replayWithClient(t, tc, engineCrashClient(runs, false), cfg, turn.ID())
+}
+
+// replayWithClient replays a turn's history with c, as a worker of a new build would.
+func replayWithClient(t *testing.T, tc sdkclient.Client, c *client.Client, cfg temporal.Config, id string) {
+	t.Helper()
+	it := tc.GetWorkflowHistory(t.Context(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	r, err := temporal.NewClientReplayer(c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ReplayWorkflowHistory(nil, h); err != nil {
+		t.Fatalf("replaying the turn's history: %v", err)
+	}
+}
