@@ -1,0 +1,141 @@
+package temporal_test
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/worker"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/temporal"
+	"github.com/wield-ai/wield/temporal/internal/servertest"
+	"github.com/wield-ai/wield/tool"
+)
+
+// benchClient is an agent whose model asks for rounds tool rounds of one instant call, then
+// answers.
+func benchClient(rounds int) *client.Client {
+	echo := tool.Must(tool.Func("echo", "Echoes", func(_ context.Context, in pathIn) (string, error) { return in.Path, nil }, tool.ReadOnly()))
+	return newClient(roundsScript(rounds), client.WithTools(echo))
+}
+
+// roundsScript asks for one call per round until the conversation holds rounds results.
+func roundsScript(rounds int) chat.Model {
+	return chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+		done := 0
+		for _, m := range p.Messages {
+			if m.Role == chat.RoleTool {
+				done++
+			}
+		}
+		msg := chat.Message{Role: chat.RoleAssistant}
+		finish := chat.FinishStop
+		if done < rounds {
+			msg.ToolCalls, finish = []chat.ToolCall{{ID: fmt.Sprintf("c%d", done), Name: "echo", Arguments: `{"path":"x"}`}}, chat.FinishToolCalls
+		} else {
+			msg.Content = "done"
+		}
+		return &chat.Response{Model: "bench", Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
+	})).Repeat().DiscardPrompts()
+}
+
+// BenchmarkDurableTurn measures a turn with one and with two tool rounds (one instant call
+// each): in a process, and on the dev server with the workflow's own loop and with the
+// client's loop. The difference between the rounds is the cost of an extra round; the ratio
+// to the process is the cost of durability.
+func BenchmarkDurableTurn(b *testing.B) {
+	for _, rounds := range []int{1, 2} {
+		b.Run(fmt.Sprintf("process/rounds=%d", rounds), func(b *testing.B) {
+			c := benchClient(rounds)
+			for b.Loop() {
+				if err := c.Prompt("go").Call(context.Background()).Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		for _, clientLoop := range []bool{false, true} {
+			b.Run(fmt.Sprintf("temporal/clientLoop=%v/rounds=%d", clientLoop, rounds), func(b *testing.B) {
+				tc := servertest.Dial(b)
+				cfg := temporal.Config{TaskQueue: "bench-" + rand.Text()[:8], ClientLoop: clientLoop, EventPoll: 5 * time.Millisecond,
+					Worker: worker.Options{MaxConcurrentWorkflowTaskPollers: 4, MaxConcurrentActivityTaskPollers: 4}}
+				w, err := temporal.NewWorker(tc, benchClient(rounds), cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := w.Start(); err != nil {
+					b.Fatal(err)
+				}
+				defer w.Stop()
+				tcl, err := temporal.NewClient(tc, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := context.Background()
+				for b.Loop() {
+					turn, err := tcl.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("go")}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := turn.Result(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkDurableTurnsConcurrent measures the turns per second one worker sustains with 50
+// turns (one tool round each) running at once.
+func BenchmarkDurableTurnsConcurrent(b *testing.B) {
+	const concurrent = 50
+	for _, clientLoop := range []bool{false, true} {
+		b.Run(fmt.Sprintf("clientLoop=%v", clientLoop), func(b *testing.B) {
+			tc := servertest.Dial(b)
+			cfg := temporal.Config{TaskQueue: "bench-" + rand.Text()[:8], ClientLoop: clientLoop, EventPoll: 5 * time.Millisecond}
+			w, err := temporal.NewWorker(tc, benchClient(1), cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Start(); err != nil {
+				b.Fatal(err)
+			}
+			defer w.Stop()
+			tcl, err := temporal.NewClient(tc, cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			start := time.Now()
+			turns := 0
+			for b.Loop() {
+				var wg sync.WaitGroup
+				errs := make(chan error, concurrent)
+				for range concurrent {
+					wg.Go(func() {
+						turn, err := tcl.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("go")}})
+						if err == nil {
+							_, err = turn.Result(ctx)
+						}
+						if err != nil {
+							errs <- err
+						}
+					})
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					b.Fatal(err)
+				}
+				turns += concurrent
+			}
+			b.ReportMetric(float64(turns)/time.Since(start).Seconds(), "turns/s")
+		})
+	}
+}
