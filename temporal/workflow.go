@@ -128,6 +128,13 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 	if err != nil {
 		return nil, err
 	}
+	if settings.Bounds > bounds || settings.Engine > engineLoop {
+		// A turn started by a newer build: this one cannot know its path and must not guess.
+		// A panic fails the workflow task, not the turn: Temporal retries the task until a
+		// worker of a build that knows the turn takes it.
+		panic(fmt.Sprintf("temporal: turn %s was started by a newer build (bounds %d, engine %d); this worker knows bounds up to %d and engines up to %d: run the newer build's workers",
+			workflow.GetInfo(ctx).WorkflowExecution.ID, settings.Bounds, settings.Engine, bounds, engineLoop))
+	}
 	t.memory, t.maxIterations = settings.Memory && in.ConversationID != "", settings.MaxIterations
 	t.maxPayload, t.maxResult, t.bounds = settings.MaxPayload, settings.MaxResult, settings.Bounds
 	t.act = in
@@ -140,14 +147,11 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 	switch settings.Engine {
 	case 0:
 		resp, err = t.loop(ctx)
-	case engineLoop:
+	default: // engineLoop
 		if t.c == nil {
 			return nil, errors.New("temporal: this turn runs the client's loop, and the workflow has no client (a replayer made by NewReplayer: use NewClientReplayer)")
 		}
 		resp, err = t.runEngine(ctx)
-	default:
-		// A turn started by a newer build: this one cannot know its path, and must not guess.
-		return nil, fmt.Errorf("temporal: the turn was started by a newer build (engine %d); this worker knows engines up to %d", settings.Engine, engineLoop)
 	}
 	t.pending, t.finished = nil, true // a turn cancelled while it waited waits no more
 	return resp, err
