@@ -205,7 +205,10 @@ func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
 // that waits for nothing (resumed already, by this process or another) fails with one matching
 // [client.ErrAlreadyResumed]. Once Decide returns, the turn runs on; follow it with
 // [Turn.Events] or [Turn.Result]. Sending the same decisions for the same step again is
-// answered as the first time.
+// answered as the first time: they are one update, whose id is the step and the decisions'
+// hash. So a Decide that returns an error because ctx ended (no worker ran meanwhile, say) may
+// still take effect once a worker runs; send the same decisions again to learn how it ended,
+// never other decisions for the same step in the belief that the first were lost.
 func (t *Turn) Decide(ctx context.Context, seq int64, decisions ...client.Decision) error {
 	opts := sdkclient.UpdateWorkflowOptions{
 		WorkflowID:   t.id,
