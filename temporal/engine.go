@@ -88,10 +88,15 @@ func (t *turn) spec(state *client.TurnState, decisions []client.Decision) *clien
 	}
 	if in.ConversationID != "" {
 		spec.Param(client.ParamConversationID, in.ConversationID)
-		if t.cfg.Memory != nil && t.memory {
+		if t.memory {
 			// Inside the loop, as the workflow's own loop keeps memory: each round is stored as
-			// it completes, so a later turn knows which tools ran.
-			spec.Advisors(memory.NewAdvisor(t.cfg.Memory, memory.AdvisorConfig{Order: client.OrderToolCalling + 100}))
+			// it completes, so a later turn knows which tools ran. The turn recorded that it
+			// keeps memory; a replayer without Config.Memory reads its steps from the history.
+			var mem memory.Memory = noMemory{}
+			if t.cfg.Memory != nil {
+				mem = t.cfg.Memory
+			}
+			spec.Advisors(memory.NewAdvisor(mem, memory.AdvisorConfig{Order: client.OrderToolCalling + 100}))
 		}
 	}
 	return spec
@@ -505,3 +510,13 @@ func approxSize(msgs []chat.Message) int {
 	}
 	return n
 }
+
+// noMemory is the memory of a worker without Config.Memory that runs a turn which keeps one: a
+// replayer reads the memory's steps from the history; a live worker fails them, saying why.
+type noMemory struct{}
+
+var errNoMemory = errors.New("temporal: the turn keeps a conversation, and this worker's config has no Memory")
+
+func (noMemory) Add(context.Context, string, ...chat.Message) error  { return errNoMemory }
+func (noMemory) Get(context.Context, string) ([]chat.Message, error) { return nil, errNoMemory }
+func (noMemory) Clear(context.Context, string) error                 { return errNoMemory }

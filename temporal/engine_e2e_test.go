@@ -3,6 +3,7 @@ package temporal_test
 import (
 	"context"
 	"crypto/rand"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	sdkclient "go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
@@ -141,11 +143,12 @@ func TestWorkerKilledMidClientLoopTurn(t *testing.T) {
 	if strings.Join(roles, ",") != "user,assistant,tool,assistant,tool,assistant" || stored[5].Content != resp.Text() {
 		t.Fatalf("stored = %v", roles)
 	}
-	replayWithClient(t, tc, engineCrashClient(runs, false), cfg, turn.ID())
+	replayWithClient(t, tc, engineCrashClient(runs, false), cfg, turn.ID(), "crash")
 }
 
-// replayWithClient replays a turn's history with c, as a worker of a new build would.
-func replayWithClient(t *testing.T, tc sdkclient.Client, c *client.Client, cfg temporal.Config, id string) {
+// replayWithClient replays a turn's history with c, as a worker of a new build would; with
+// -record it writes the history to testdata/client-loop-history-NAME.json.
+func replayWithClient(t *testing.T, tc sdkclient.Client, c *client.Client, cfg temporal.Config, id, name string) {
 	t.Helper()
 	it := tc.GetWorkflowHistory(t.Context(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	h := &historypb.History{}
@@ -162,5 +165,60 @@ func replayWithClient(t *testing.T, tc sdkclient.Client, c *client.Client, cfg t
 	}
 	if err := r.ReplayWorkflowHistory(nil, h); err != nil {
 		t.Fatalf("replaying the turn's history: %v", err)
+	}
+	if *record {
+		b, err := protojson.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata", "client-loop-history-"+name+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestReplayRecordedClientLoopHistories replays the recorded histories of turns that ran the
+// client's loop (testdata/client-loop-history-*.json, recorded with -record) with this build's
+// client and workflow, and the histories of the workflow's own loop with the same replayer.
+func TestReplayRecordedClientLoopHistories(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*history-*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loops := 0
+	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f), "client-loop-") {
+			loops++
+		}
+	}
+	if loops < 1 || len(files) < 4 {
+		t.Fatalf("found %d recorded histories, %d of the client's loop", len(files), loops)
+	}
+	r, err := temporal.NewClientReplayer(engineCrashClient(filepath.Join(t.TempDir(), "runs"), false), engineCrashConfig("replay", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, f); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestReplayOfAnotherClientFails proves the client-loop replay test can fail: the recorded turn
+// searched its tools; a client without tool search takes another path, and the replayer says so.
+func TestReplayOfAnotherClientFails(t *testing.T) {
+	m := chattest.New(chattest.Text("hello")).Repeat()
+	r, err := temporal.NewClientReplayer(newClient(m), engineCrashConfig("replay", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", "client-loop-history-crash.json"))
+	// The SDK says so as a nondeterminism error or, when the other path has scheduled fewer
+	// activities, as an activity it cannot find (TMPRL1100).
+	if err == nil || !strings.Contains(err.Error(), "nondeterministic") && !strings.Contains(err.Error(), "TMPRL1100") {
+		t.Fatalf("replaying with another client: %v", err)
 	}
 }
