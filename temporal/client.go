@@ -82,6 +82,9 @@ func (t *Turn) ID() string { return t.id }
 // of a query is read in parts. (The workflow's query "wield.pending" returns the same to the
 // Temporal CLI and UI, in one answer, which the server refuses over its payload limit.)
 func (t *Turn) Pending(ctx context.Context) (*client.TurnState, error) {
+	if st, ok, err := t.memoPending(ctx); err != nil || ok {
+		return st, err
+	}
 	for {
 		page, err := t.page(ctx, math.MaxInt)
 		if err != nil {
@@ -92,6 +95,35 @@ func (t *Turn) Pending(ctx context.Context) (*client.TurnState, error) {
 			return st, err
 		}
 	}
+}
+
+// memoPending reads what a client-loop turn waits for from its memo, which needs no worker: ok
+// is false when the memo cannot tell (a turn of the workflow's own loop, or a state too large
+// for the memo), and the query must. The state has no Messages: deciding needs none.
+func (t *Turn) memoPending(ctx context.Context) (_ *client.TurnState, ok bool, _ error) {
+	desc, err := t.c.tc.DescribeWorkflowExecution(ctx, t.id, "")
+	if err != nil {
+		return nil, false, t.err("reading", err)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return nil, true, nil // an ended turn waits for nothing
+	}
+	p, found := info.GetMemo().GetFields()[memoPending]
+	if !found {
+		return nil, false, nil
+	}
+	var m *memoState
+	if err := converter.GetDefaultDataConverter().FromPayload(p, &m); err != nil {
+		return nil, false, fmt.Errorf("temporal: reading turn %s: its memo: %w", t.id, err)
+	}
+	switch {
+	case m == nil || m.Seq == 0:
+		return nil, true, nil // running
+	case m.State == nil:
+		return nil, false, nil // too large for the memo: the query reads it
+	}
+	return m.State, true, nil
 }
 
 // pendingOf returns the pending state page tells of, reading it in parts when the page left
@@ -154,7 +186,10 @@ func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
 			page, err := t.page(ctx, next)
 			if err != nil {
 				if closed, cerr := t.closed(ctx); cerr == nil && closed {
-					break
+					// A query of an ended turn replays it on a worker; without one, the events
+					// are not to be had, which a short list must not hide.
+					yield(nil, fmt.Errorf("temporal: turn %s has ended, and reading its events needs a worker of its agent to replay it: %w", t.id, err))
+					return
 				}
 				yield(nil, err)
 				return

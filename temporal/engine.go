@@ -59,11 +59,17 @@ func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
 		st := resp.Pending
 		st.ID = workflow.GetInfo(ctx).WorkflowExecution.ID
 		t.pending, t.decided, t.decisions = st, nil, nil
+		if err := workflow.UpsertMemo(ctx, map[string]any{memoPending: leanPending(st)}); err != nil {
+			return nil, err
+		}
 		if err := workflow.Await(ctx, func() bool { return t.decided != nil }); err != nil {
 			return nil, err
 		}
 		state, decisions = st, t.decisions
 		t.pending, t.decided, t.decisions = nil, nil, nil
+		if err := workflow.UpsertMemo(ctx, map[string]any{memoPending: memoState{}}); err != nil { // running
+			return nil, err
+		}
 	}
 }
 
@@ -520,3 +526,45 @@ var errNoMemory = errors.New("temporal: the turn keeps a conversation, and this 
 func (noMemory) Add(context.Context, string, ...chat.Message) error  { return errNoMemory }
 func (noMemory) Get(context.Context, string) ([]chat.Message, error) { return nil, errNoMemory }
 func (noMemory) Clear(context.Context, string) error                 { return errNoMemory }
+
+// memoPending is the memo of a client-loop turn that holds what it waits for, so that the
+// state can be read with no worker running ([Turn.Pending]).
+const memoPending = "wield.pending"
+
+// maxMemoPending bounds the pending state a memo holds: a memo is part of the history.
+const maxMemoPending = 256 << 10
+
+// memoState is the memo of a waiting turn: its state without the conversation (the decisions
+// need only the round), or, when even that is over maxMemoPending, its step alone; Seq 0 once
+// the turn runs again.
+type memoState struct {
+	State *client.TurnState `json:"state,omitempty"`
+	Seq   int64             `json:"seq"`
+}
+
+// leanPending returns the memo of a turn waiting in st. Its size is estimated from what the
+// round holds, without encoding it in workflow code.
+func leanPending(st *client.TurnState) memoState {
+	out := memoState{Seq: st.Seq}
+	if st.Round == nil {
+		return out
+	}
+	msgs := []chat.Message{st.Round.Message}
+	for _, c := range st.Round.Calls {
+		if c.Result != nil {
+			msgs = append(msgs, chat.ToolMessage(*c.Result))
+		}
+		if c.Interrupt != nil {
+			msgs = append(msgs, chat.Message{Content: c.Interrupt.Message + string(c.Interrupt.Data)})
+		}
+		if c.Child != nil {
+			msgs = append(msgs, c.Child.Messages...)
+		}
+	}
+	if approxSize(msgs) > maxMemoPending {
+		return out
+	}
+	out.State = &client.TurnState{Version: st.Version, ID: st.ID, Seq: st.Seq, ConversationID: st.ConversationID, Status: st.Status,
+		Iteration: st.Iteration, Round: st.Round, CallCounts: st.CallCounts, TotalCalls: st.TotalCalls}
+	return out
+}
