@@ -14,7 +14,6 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	sdkclient "go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 	sdktemporal "go.temporal.io/sdk/temporal"
 
 	"github.com/wield-ai/wield/client"
@@ -114,7 +113,7 @@ func (t *Turn) memoPending(ctx context.Context) (_ *client.TurnState, ok bool, _
 		return nil, false, nil
 	}
 	var m *memoState
-	if err := converter.GetDefaultDataConverter().FromPayload(p, &m); err != nil {
+	if err := t.c.cfg.DataConverter.FromPayload(p, &m); err != nil {
 		return nil, false, fmt.Errorf("temporal: reading turn %s: its memo: %w", t.id, err)
 	}
 	switch {
@@ -308,8 +307,8 @@ type ToolProgress struct {
 }
 
 // Progress returns the tool calls of the turn that are running, with the progress their tools
-// last reported. It reads the heartbeat details Temporal keeps, decoded with the default data
-// converter.
+// last reported. It reads the heartbeat details Temporal keeps, decoded with
+// [Config.DataConverter].
 func (t *Turn) Progress(ctx context.Context) ([]ToolProgress, error) {
 	desc, err := t.c.tc.DescribeWorkflowExecution(ctx, t.id, "")
 	if err != nil {
@@ -327,7 +326,7 @@ func (t *Turn) Progress(ctx context.Context) ([]ToolProgress, error) {
 		}
 		if d := a.GetHeartbeatDetails(); d != nil && len(d.GetPayloads()) > 0 {
 			var tp tool.Progress
-			if err := converter.GetDefaultDataConverter().FromPayloads(d, &tp); err == nil {
+			if err := t.c.cfg.DataConverter.FromPayloads(d, &tp); err == nil {
 				p.Progress = &tp
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/converter"
 	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
@@ -114,6 +115,12 @@ type Config struct {
 	// Worker configures the Temporal workers made with this config (concurrency, rate limits).
 	Worker worker.Options
 
+	// DataConverter is the data converter of the Temporal client the workers and clients use
+	// (sdkclient.Options.DataConverter), with its codecs (encryption, compression): wield
+	// decodes what it reads outside the SDK's calls with it (a running tool's progress, a
+	// waiting turn's memo), and replayers replay with it. nil means the SDK's default.
+	DataConverter converter.DataConverter
+
 	// EventPoll is how often [Turn.Events] and [Turn.WaitPending] ask the workflow for news;
 	// zero means [DefaultEventPoll].
 	EventPoll time.Duration
@@ -160,6 +167,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.EventPoll <= 0 {
 		c.EventPoll = DefaultEventPoll
+	}
+	if c.DataConverter == nil {
+		c.DataConverter = converter.GetDefaultDataConverter()
 	}
 	return c, nil
 }

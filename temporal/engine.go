@@ -284,7 +284,7 @@ func (r *wfRuntime) RunTool(ctx context.Context, tl tool.Tool, call chat.ToolCal
 	var err error
 	if _, ok := tl.(*proxy); ok || r.served[call.Name] {
 		r.t.steps++
-		id := fmt.Sprintf("tool-%d-%s", r.t.steps, cut(call.ID, maxCallIDInActivityID))
+		id := fmt.Sprintf("tool/%d/%s", r.t.steps, cut(call.ID, maxCallIDInActivityID)) // as Turn.Progress reads it
 		info := callInfo{Known: true, Retry: meta.ReadOnly || meta.Idempotent, Timeout: meta.Timeout}
 		actx, cancel := workflow.WithCancel(wctx)
 		f := workflow.ExecuteActivity(r.t.tool(actx, id, info), r.t.cfg.activity(actInvokeTool), in)

@@ -107,7 +107,7 @@ func NewReplayer(cfg Config) (worker.WorkflowReplayer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{})
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: cfg.DataConverter})
 	if err != nil {
 		return nil, fmt.Errorf("temporal: %w", err)
 	}
@@ -126,7 +126,7 @@ func NewClientReplayer(c *client.Client, cfg Config) (worker.WorkflowReplayer, e
 	if err != nil {
 		return nil, err
 	}
-	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{})
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: cfg.DataConverter})
 	if err != nil {
 		return nil, fmt.Errorf("temporal: %w", err)
 	}
