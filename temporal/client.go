@@ -40,8 +40,37 @@ func NewClient(tc sdkclient.Client, cfg Config) (*Client, error) {
 	return &Client{tc: tc, cfg: cfg}, nil
 }
 
-// Start starts a turn and returns it while it runs.
-func (c *Client) Start(ctx context.Context, req Request) (*Turn, error) {
+// StartOption sets how a turn's workflow starts ([Client.Start]).
+type StartOption func(*sdkclient.StartWorkflowOptions)
+
+// StartTimeout bounds the whole turn, waits for decisions included: past it, Temporal ends it.
+// Without it a turn may wait for a decision forever.
+func StartTimeout(d time.Duration) StartOption {
+	return func(o *sdkclient.StartWorkflowOptions) { o.WorkflowExecutionTimeout = d }
+}
+
+// ReuseID sets whether a turn may start with the id of a turn that ended (Temporal's
+// WorkflowIdReusePolicy); the default allows it.
+func ReuseID(p enumspb.WorkflowIdReusePolicy) StartOption {
+	return func(o *sdkclient.StartWorkflowOptions) { o.WorkflowIDReusePolicy = p }
+}
+
+// SearchAttributes indexes the turn under attributes registered on the namespace, to find
+// turns with the visibility API (by customer, by team...).
+func SearchAttributes(sa sdktemporal.SearchAttributes) StartOption {
+	return func(o *sdkclient.StartWorkflowOptions) { o.TypedSearchAttributes = sa }
+}
+
+// Memo keys a turn carries from its start, readable with no worker (DescribeWorkflowExecution,
+// the Temporal UI): the agent's name and the conversation.
+const (
+	MemoAgent        = "wield.agent"
+	MemoConversation = "wield.conversation"
+)
+
+// Start starts a turn and returns it while it runs. Its memo names the agent and the
+// conversation (MemoAgent, MemoConversation).
+func (c *Client) Start(ctx context.Context, req Request, opts ...StartOption) (*Turn, error) {
 	if req.Options != nil && len(req.Options.Tools) > 0 {
 		return nil, errors.New("temporal: a turn's options carry no tools: the workers' client has them; name others with ToolNames")
 	}
@@ -54,10 +83,21 @@ func (c *Client) Start(ctx context.Context, req Request) (*Turn, error) {
 	if _, err := json.Marshal(req); err != nil {
 		return nil, fmt.Errorf("temporal: the request does not encode: %w", err)
 	}
-	run, err := c.tc.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
+	so := sdkclient.StartWorkflowOptions{
 		ID:        req.ID,
 		TaskQueue: c.cfg.TaskQueue,
-	}, c.cfg.workflowName(), &req)
+		Memo:      map[string]any{MemoAgent: c.cfg.Name},
+		// A turn with the id of one running, or of one ended that the reuse policy keeps, is
+		// refused, not handed back as if it were new.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}
+	if req.ConversationID != "" {
+		so.Memo[MemoConversation] = req.ConversationID
+	}
+	for _, o := range opts {
+		o(&so)
+	}
+	run, err := c.tc.ExecuteWorkflow(ctx, so, c.cfg.workflowName(), &req)
 	if err != nil {
 		return nil, fmt.Errorf("temporal: starting turn %s: %w", req.ID, err)
 	}

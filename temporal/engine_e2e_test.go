@@ -12,6 +12,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/wield-ai/wield/chat"
@@ -220,5 +221,49 @@ func TestReplayOfAnotherClientFails(t *testing.T) {
 	// activities, as an activity it cannot find (TMPRL1100).
 	if err == nil || !strings.Contains(err.Error(), "nondeterministic") && !strings.Contains(err.Error(), "TMPRL1100") {
 		t.Fatalf("replaying with another client: %v", err)
+	}
+}
+
+// TestStartOptions: a turn's memo names its agent and conversation from the start; a start
+// timeout ends a turn that waits too long for a decision; a reuse policy that rejects
+// duplicates refuses a second turn with the id of one that ended.
+func TestStartOptions(t *testing.T) {
+	tc := dial(t)
+	queue := "start-" + rand.Text()[:8]
+	cfg := approvalConfig(queue)
+	cfg.ClientLoop = true
+	startWorker(t, tc, approvalClient(filepath.Join(t.TempDir(), "runs")), cfg)
+	c, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	id := "start-" + rand.Text()[:8]
+	turn, err := c.Start(ctx, temporal.Request{ID: id, ConversationID: "ada", Messages: []chat.Message{chat.User("delete it")}},
+		temporal.StartTimeout(3*time.Second), temporal.ReuseID(enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE))
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc, err := tc.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo := map[string]string{}
+	for k, p := range desc.GetWorkflowExecutionInfo().GetMemo().GetFields() {
+		var v string
+		if converter.GetDefaultDataConverter().FromPayload(p, &v) == nil {
+			memo[k] = v
+		}
+	}
+	if memo[temporal.MemoAgent] != temporal.DefaultName || memo[temporal.MemoConversation] != "ada" {
+		t.Fatalf("memo = %v", memo)
+	}
+	if _, err := turn.Result(ctx); err == nil || !strings.Contains(strings.ToLower(err.Error()), "timeout") && !strings.Contains(strings.ToLower(err.Error()), "timed out") {
+		t.Fatalf("a turn past its start timeout: %v", err)
+	}
+	if _, err := c.Start(ctx, temporal.Request{ID: id, Messages: []chat.Message{chat.User("again")}},
+		temporal.ReuseID(enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)); err == nil {
+		t.Fatal("a second turn took the id of one that ended, against the reuse policy")
 	}
 }
