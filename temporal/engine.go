@@ -23,6 +23,10 @@ import (
 // (turn.loop), kept so that those turns replay as they ran.
 const engineLoop = 1
 
+// knownEngine is the newest turnSettings.Engine this build runs and records; a variable only so
+// that a test can play a newer build and an older one.
+var knownEngine = engineLoop
+
 // runEngine runs the turn with the worker's client: its advisor chain and tool loop, as in a
 // process, with a runtime (wfRuntime) through which the model and tool calls, the tools of
 // providers and resolvers, and advisors' I/O become activities, and concurrency the workflow's.

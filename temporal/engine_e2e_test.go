@@ -267,3 +267,54 @@ func TestStartOptions(t *testing.T) {
 		t.Fatal("a second turn took the id of one that ended, against the reuse policy")
 	}
 }
+
+// TestRollbackCannotCorruptATurn: a turn that a newer build started and paused for approval is
+// refused, loudly and without a change to the turn, by a worker of an older build, whose
+// decisions cannot reach it; once a worker of the newer build runs again, the turn takes its
+// decision and ends, its tool run once.
+func TestRollbackCannotCorruptATurn(t *testing.T) {
+	tc := dial(t)
+	queue := "rollback-" + rand.Text()[:8]
+	runs := filepath.Join(t.TempDir(), "runs")
+	cfg := approvalConfig(queue)
+	cfg.ClientLoop = true
+
+	restore := temporal.PlayBuild(2) // the new build
+	newer, err := temporal.NewWorker(tc, approvalClient(runs), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := newer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("delete it")}})
+	st, err := turn.WaitPending(ctx)
+	if err != nil || st == nil {
+		t.Fatalf("pending = %+v, %v", st, err)
+	}
+	newer.Stop()
+	restore() // the rollback: the old build's worker
+
+	startWorker(t, tc, approvalClient(runs), cfg)
+	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := turn.Decide(quick, st.Seq, client.Approve(st.Pending()[0].Call.ID)); err == nil {
+		t.Fatal("a worker of the old build took a decision for the new build's turn")
+	}
+	if ls := lines(t, runs); len(ls) != 0 {
+		t.Fatalf("the old build ran the call: %v", ls)
+	}
+
+	defer temporal.PlayBuild(2)() // the new build is back
+	startWorker(t, tc, approvalClient(runs), cfg)
+	if err := turn.Decide(ctx, st.Seq, client.Approve(st.Pending()[0].Call.ID)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := turn.Result(ctx)
+	if err != nil || resp.Outcome != client.OutcomeAnswer {
+		t.Fatalf("result = %+v, %v", resp, err)
+	}
+	if ls := lines(t, runs); len(ls) != 1 {
+		t.Fatalf("runs = %v", ls)
+	}
+}
