@@ -102,8 +102,10 @@ type Config struct {
 	// server's limit (limit.blobSize.error) is. A value over the default is refused, even for a
 	// server whose payload limit is larger: a workflow task may carry two payloads of the bound,
 	// and its completion, one gRPC message, terminates the turn over 4 MiB, a limit the server
-	// does not raise. Zero means [DefaultMaxPayloadBytes]; a negative value means no bound. A
-	// turn keeps the bound of the worker that started it.
+	// does not raise; with a [BlobConverter] as DataConverter, whose payloads over its threshold
+	// are references in the history, up to [MaxExternalPayloadBytes] is allowed. Zero means
+	// [DefaultMaxPayloadBytes]; a negative value means no bound. A turn keeps the bound of the
+	// worker that started it.
 	MaxPayloadBytes int
 
 	// Memory, if set, keeps the conversations of turns that name one: the turn's new messages
@@ -161,15 +163,20 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxPayloadBytes == 0 {
 		c.MaxPayloadBytes = DefaultMaxPayloadBytes
 	}
-	if c.MaxPayloadBytes > DefaultMaxPayloadBytes {
+	if c.DataConverter == nil {
+		c.DataConverter = converter.GetDefaultDataConverter()
+	}
+	if _, external := c.DataConverter.(*BlobConverter); external {
+		// The history holds references: a value may be as large as a blob store keeps.
+		if c.MaxPayloadBytes > MaxExternalPayloadBytes {
+			return c, fmt.Errorf("temporal: MaxPayloadBytes %d is over %d (MaxExternalPayloadBytes)", c.MaxPayloadBytes, MaxExternalPayloadBytes)
+		}
+	} else if c.MaxPayloadBytes > DefaultMaxPayloadBytes {
 		return c, fmt.Errorf("temporal: MaxPayloadBytes %d is over %d (DefaultMaxPayloadBytes), the most a turn can keep: one workflow task may carry two payloads of the bound, and the server takes at most 4 MiB in one gRPC message whatever its payload limit",
 			c.MaxPayloadBytes, DefaultMaxPayloadBytes)
 	}
 	if c.EventPoll <= 0 {
 		c.EventPoll = DefaultEventPoll
-	}
-	if c.DataConverter == nil {
-		c.DataConverter = converter.GetDefaultDataConverter()
 	}
 	return c, nil
 }

@@ -46,7 +46,7 @@ func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
 		var resp *client.Response
 		for ev, err := range spec.Stream(bctx).Events() {
 			if err != nil {
-				return nil, err
+				return nil, engineError(err)
 			}
 			if ev.Done != nil {
 				resp = ev.Done
@@ -571,4 +571,22 @@ func leanPending(st *client.TurnState) memoState {
 	out.State = &client.TurnState{Version: st.Version, ID: st.ID, Seq: st.Seq, ConversationID: st.ConversationID, Status: st.Status,
 		Iteration: st.Iteration, Round: st.Round, CallCounts: st.CallCounts, TotalCalls: st.TotalCalls}
 	return out
+}
+
+// engineError is the error a client-loop turn fails with: the client's error, typed as the
+// workflow's own are, so that [Turn] maps it back to wield's errors (a breached limit, a
+// payload over the bound, a provider's refusal).
+func engineError(err error) error {
+	var le *toolcall.LimitError
+	if errors.As(err, &le) {
+		return sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeLimit, err, *le)
+	}
+	var ae *sdktemporal.ApplicationError
+	if errors.As(err, &ae) {
+		switch ae.Type() {
+		case errTypePayload, errTypeProvider, errTypeConfig, errTypeTurnEnded:
+			return sdktemporal.NewNonRetryableApplicationError(err.Error(), ae.Type(), err)
+		}
+	}
+	return err
 }

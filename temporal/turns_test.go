@@ -528,10 +528,16 @@ func TestApprovalFromAnotherProcess(t *testing.T) {
 }
 
 func TestLimitErrorReachesTheCaller(t *testing.T) {
+	for _, clientLoop := range []bool{false, true} {
+		t.Run(fmt.Sprintf("clientLoop=%v", clientLoop), func(t *testing.T) { limitErrorReachesTheCaller(t, clientLoop) })
+	}
+}
+
+func limitErrorReachesTheCaller(t *testing.T, clientLoop bool) {
 	tc := dial(t)
 	queue := "limit-" + rand.Text()[:8]
 	runs := filepath.Join(t.TempDir(), "runs")
-	cfg := temporal.Config{TaskQueue: queue}
+	cfg := temporal.Config{TaskQueue: queue, ClientLoop: clientLoop}
 	mgr := toolcall.New(toolcall.Config{Limits: toolcall.Limits{Total: 1}})
 	cc := crashClient(runs, false)
 	startWorker(t, tc, newClient(cc.Model(), client.WithTools(tool.Must(tool.Func("charge", "Charges", func(ctx context.Context, in pathIn) (string, error) {

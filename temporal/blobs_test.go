@@ -1,0 +1,153 @@
+package temporal_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/testenv"
+	"github.com/wield-ai/wield/temporal"
+	"github.com/wield-ai/wield/temporal/internal/servertest"
+	"github.com/wield-ai/wield/tool"
+)
+
+// bulkyClient asks for rounds rounds of one call, each of whose results is size bytes, then
+// answers with how many results it read.
+func bulkyClient(rounds, size int) *client.Client {
+	big := tool.Must(tool.Func("dump", "Dumps a file", func(_ context.Context, in pathIn) (string, error) {
+		return in.Path + ":" + strings.Repeat("x", size), nil
+	}, tool.ReadOnly()))
+	m := chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+		done := 0
+		for _, m := range p.Messages {
+			if m.Role == chat.RoleTool {
+				done++
+			}
+		}
+		msg := chat.Message{Role: chat.RoleAssistant}
+		finish := chat.FinishStop
+		if done < rounds {
+			msg.ToolCalls, finish = []chat.ToolCall{{ID: fmt.Sprintf("c%d", done), Name: "dump", Arguments: fmt.Sprintf(`{"path":"f%d"}`, done)}}, chat.FinishToolCalls
+		} else {
+			msg.Content = fmt.Sprintf("read %d files", done)
+		}
+		return &chat.Response{Model: "bulky", Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
+	})).Repeat().DiscardPrompts()
+	return newClient(m, client.WithTools(big), client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{MaxIterations: rounds + 1})))
+}
+
+// historyBytes returns the size of a turn's history.
+func historyBytes(t *testing.T, tc sdkclient.Client, id string) int {
+	t.Helper()
+	it := tc.GetWorkflowHistory(t.Context(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	return h.Size()
+}
+
+// TestLongTurnWithBlobs: a client-loop turn whose tool results (300 KB each) take its
+// conversation far over Temporal's payload limit finishes when payloads are kept in a blob
+// store, its history holding references; without the store it ends with ErrPayloadTooLarge.
+func TestLongTurnWithBlobs(t *testing.T) {
+	const rounds, size = 12, 300 << 10
+	addr, ns := servertest.Start(t)
+	dir := t.TempDir()
+	blobs, err := temporal.NewBlobConverter(temporal.FileBlobs{Dir: dir}, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: addr, Namespace: ns, DataConverter: blobs, Logger: servertest.Quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tc.Close)
+	queue := "blobs-" + rand.Text()[:8]
+	cfg := temporal.Config{TaskQueue: queue, ClientLoop: true, DataConverter: blobs, EventPoll: 20 * time.Millisecond,
+		MaxPayloadBytes: 64 << 20, MaxToolResultBytes: 1 << 20}
+	startWorker(t, tc, bulkyClient(rounds, size), cfg)
+	ctx, turn := startTurn(t, tc, cfg, 5*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read them all")}})
+	resp, err := turn.Result(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text() != fmt.Sprintf("read %d files", rounds) {
+		t.Fatalf("answer %q", resp.Text())
+	}
+	external := historyBytes(t, tc, turn.ID())
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) < rounds {
+		t.Fatalf("%d blobs kept, %v", len(entries), err)
+	}
+	if external > 256<<10 {
+		t.Fatalf("the history of a turn with blobs is %d bytes", external)
+	}
+	t.Logf("history with blobs: %d bytes, %d per round", external, external/rounds)
+
+	// Without the blob store, the same turn cannot carry its conversation.
+	plain := dial(t)
+	pcfg := temporal.Config{TaskQueue: queue + "-plain", ClientLoop: true, EventPoll: 20 * time.Millisecond, MaxToolResultBytes: 1 << 20}
+	startWorker(t, plain, bulkyClient(rounds, size), pcfg)
+	pctx, pturn := startTurn(t, plain, pcfg, 5*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read them all")}})
+	if _, err := pturn.Result(pctx); !errors.Is(err, temporal.ErrPayloadTooLarge) {
+		t.Fatalf("without blobs: %v, want ErrPayloadTooLarge", err)
+	}
+	inline := historyBytes(t, plain, pturn.ID())
+	t.Logf("history without blobs, until the bound ended it: %d bytes", inline)
+}
+
+// TestBlobStores: each store keeps and returns what it is given, refuses keys the codec does
+// not make, and says a missing blob does not exist.
+func TestBlobStores(t *testing.T) {
+	stores := map[string]temporal.BlobStore{"file": temporal.FileBlobs{Dir: t.TempDir()}}
+	if url := os.Getenv("WIELD_TEST_POSTGRES_URL"); url != "" {
+		pg, err := temporal.OpenPostgresBlobs(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pg.Close)
+		stores["postgres"] = pg
+	} else if testenv.CI() {
+		t.Fatal("WIELD_TEST_POSTGRES_URL is not set; scripts/test sets it")
+	}
+	key := "sha256-" + strings.Repeat("ab", 32)
+	for name, s := range stores {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			if _, err := s.Get(ctx, key); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("get of a missing blob: %v", err)
+			}
+			if err := s.Put(ctx, key, []byte("hello")); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Put(ctx, key, []byte("hello")); err != nil {
+				t.Fatalf("a second put of one key: %v", err)
+			}
+			if b, err := s.Get(ctx, key); err != nil || string(b) != "hello" {
+				t.Fatalf("get = %q, %v", b, err)
+			}
+			for _, bad := range []string{"../../etc/passwd", "sha256-zz", "", "sha256-" + strings.Repeat("a", 63)} {
+				if err := s.Put(ctx, bad, []byte("x")); err == nil {
+					t.Errorf("put of key %q accepted", bad)
+				}
+			}
+		})
+	}
+}
