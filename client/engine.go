@@ -28,6 +28,25 @@ type ToolLister interface {
 	ListTools(ctx context.Context, list func(context.Context) ([]tool.Tool, error)) ([]tool.Tool, error)
 }
 
+// Checkpointer is implemented by a [engine.Runtime] that may end a turn between two rounds to
+// go on elsewhere, such as a Temporal workflow that continues as new before its history grows
+// too long. After each round, before the next model call, the loop calls Checkpoint; an error
+// ends the turn with a *[TurnError] whose State continues it from that model call
+// ([Client.Resume]) and whose Err is the checkpoint's.
+type Checkpointer interface {
+	Checkpoint(ctx context.Context) error
+}
+
+// checkpoint asks the runtime of ctx, if it checkpoints, whether the turn goes on here.
+func checkpoint(ctx context.Context) error {
+	if d := engine.From(ctx); d != nil {
+		if c, ok := d.(Checkpointer); ok {
+			return c.Checkpoint(ctx)
+		}
+	}
+	return nil
+}
+
 // listTools gathers tools with list, through the runtime of ctx when it lists tools.
 func listTools(ctx context.Context, list func(context.Context) ([]tool.Tool, error)) ([]tool.Tool, error) {
 	if d := engine.From(ctx); d != nil {

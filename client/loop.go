@@ -403,6 +403,9 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 						return nil, err
 					}
 				}
+				if err := checkpoint(ctx); err != nil {
+					return nil, turn.failed(r, err)
+				}
 			}
 		}
 		if final != nil {

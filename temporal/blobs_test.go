@@ -151,3 +151,59 @@ func TestBlobStores(t *testing.T) {
 		})
 	}
 }
+
+// TestTurnContinuesAsNew: a client-loop turn of many rounds whose history bound is small goes
+// on in new runs of its workflow between rounds, and ends as one turn: its answer, every
+// round's messages, events and usage, its tools run once each.
+func TestTurnContinuesAsNew(t *testing.T) {
+	const rounds = 15
+	tc := dial(t)
+	queue := "can-" + rand.Text()[:8]
+	cfg := temporal.Config{TaskQueue: queue, ClientLoop: true, EventPoll: 20 * time.Millisecond, MaxHistoryEvents: 40}
+	startWorker(t, tc, bulkyClient(rounds, 1<<10), cfg)
+	ctx, turn := startTurn(t, tc, cfg, 5*time.Minute, temporal.Request{ConversationID: "", Messages: []chat.Message{chat.User("read them all")}})
+	var finished int
+	var done *client.Response
+	for ev, err := range turn.Events(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Tool != nil && ev.Tool.Kind == client.ToolFinished {
+			finished++
+		}
+		if ev.Done != nil {
+			done = ev.Done
+		}
+	}
+	if done == nil || done.Text() != fmt.Sprintf("read %d files", rounds) {
+		t.Fatalf("response %+v", done)
+	}
+	if finished != rounds || len(done.Messages) != 2*rounds+1 || done.ModelCalls != rounds+1 {
+		t.Fatalf("%d tool events, %d messages, %d model calls; want %d, %d, %d", finished, len(done.Messages), done.ModelCalls, rounds, 2*rounds+1, rounds+1)
+	}
+	// The first run ended by continuing as new.
+	desc, err := tc.DescribeWorkflowExecution(ctx, turn.ID(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := desc.GetWorkflowExecutionInfo().GetFirstRunId(); first == desc.GetWorkflowExecutionInfo().GetExecution().GetRunId() {
+		t.Fatal("the turn ran in one run")
+	}
+	if n := historyLength(t, tc, turn.ID()); n > 60 {
+		t.Fatalf("the last run's history has %d events", n)
+	}
+}
+
+// historyLength returns the number of events of a turn's latest run.
+func historyLength(t *testing.T, tc sdkclient.Client, id string) int {
+	t.Helper()
+	it := tc.GetWorkflowHistory(t.Context(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	n := 0
+	for it.HasNext() {
+		if _, err := it.Next(); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
+}

@@ -29,6 +29,9 @@ const (
 	// payloads of it, which one workflow task may carry, leave 256 KiB of gRPC's 4 MiB for what
 	// travels beside them (a query's answer). It is also the largest bound a config may set.
 	DefaultMaxPayloadBytes = 2<<20 - 128<<10
+	// DefaultMaxHistoryEvents and DefaultMaxHistoryBytes are Temporal's warning thresholds.
+	DefaultMaxHistoryEvents = 10240
+	DefaultMaxHistoryBytes  = 10 << 20
 )
 
 // Config describes one agent on Temporal: where its turns, model calls and tool calls run and
@@ -54,6 +57,15 @@ type Config struct {
 	// so turns started either way replay as they ran. In a turn that runs the client's loop,
 	// the client's loop settings (its MaxIterations) apply and MaxIterations here does not.
 	ClientLoop bool
+
+	// MaxHistoryEvents and MaxHistoryBytes bound the history of one run of a client-loop turn's
+	// workflow: past either, or when Temporal suggests it, the turn continues as new between two
+	// rounds, carrying its state, events and what it added into a fresh history, so that no
+	// turn is ended by Temporal's history limits (51,200 events, 50 MiB). Zero means
+	// DefaultMaxHistoryEvents and DefaultMaxHistoryBytes. A turn keeps the bounds of the worker
+	// that started it.
+	MaxHistoryEvents int
+	MaxHistoryBytes  int
 
 	// MaxIterations caps the tool rounds of a turn, as [client.ToolLoopConfig] does: when it is
 	// reached the last model call is made with tool use turned off. Zero means
@@ -177,6 +189,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.EventPoll <= 0 {
 		c.EventPoll = DefaultEventPoll
+	}
+	if c.MaxHistoryEvents <= 0 {
+		c.MaxHistoryEvents = DefaultMaxHistoryEvents
+	}
+	if c.MaxHistoryBytes <= 0 {
+		c.MaxHistoryBytes = DefaultMaxHistoryBytes
 	}
 	return c, nil
 }

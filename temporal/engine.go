@@ -41,10 +41,19 @@ func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
 	}
 	var state *client.TurnState
 	var decisions []client.Decision
+	carried := t.in.Continued
+	if carried != nil {
+		state = carried.State
+		t.events = carried.Events
+		t.usage, t.modelCalls = carried.Usage, carried.ModelCalls
+	}
 	for {
 		spec := t.spec(state, decisions)
 		var resp *client.Response
 		for ev, err := range spec.Stream(bctx).Events() {
+			if errors.Is(err, errContinueAsNew) {
+				return nil, t.continueAsNew(ctx, err)
+			}
 			if err != nil {
 				return nil, engineError(err)
 			}
@@ -57,6 +66,11 @@ func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
 		if resp == nil {
 			return nil, client.ErrNoResponse
 		}
+		if carried != nil {
+			// The turn's response is of all its runs.
+			resp.Messages = append(carried.Messages[:len(carried.Messages):len(carried.Messages)], resp.Messages...)
+		}
+		resp.Usage, resp.ModelCalls = t.usage, t.modelCalls
 		if resp.Pending == nil {
 			return resp, nil
 		}
@@ -270,6 +284,7 @@ func (r *wfRuntime) CallModel(ctx context.Context, p *chat.Prompt, chunk func(*c
 	if err := workflow.ExecuteActivity(r.t.model(wctx), r.t.cfg.activity(actInvokeModel), in).Get(wctx, &resp); err != nil {
 		return nil, err
 	}
+	r.t.usage = r.t.usage.Add(resp.Usage)
 	if chunk != nil {
 		chunk(&resp)
 	}
@@ -589,4 +604,42 @@ func engineError(err error) error {
 		}
 	}
 	return err
+}
+
+// errContinueAsNew ends a run of a client-loop turn whose history grew past its bounds, between
+// two rounds; the turn goes on in a new run (continueAsNew).
+var errContinueAsNew = errors.New("temporal: the turn's history is long: it continues as new")
+
+// Checkpoint implements client.Checkpointer: past the turn's history bounds, or when Temporal
+// suggests it, the turn continues as new. Both are read from the history, so a replay decides
+// alike.
+func (r *wfRuntime) Checkpoint(ctx context.Context) error {
+	if r.t.historyEvents <= 0 {
+		return nil
+	}
+	info := workflow.GetInfo(r.wf(ctx))
+	if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > r.t.historyEvents || info.GetCurrentHistorySize() > r.t.historyBytes {
+		return errContinueAsNew
+	}
+	return nil
+}
+
+// continueAsNew ends this run of the turn with a new run of its workflow that carries the state
+// of the turn's error on, with what this run and earlier ones made.
+func (t *turn) continueAsNew(ctx workflow.Context, err error) error {
+	var te *client.TurnError
+	if !errors.As(err, &te) || te.State == nil {
+		return fmt.Errorf("temporal: the turn was to continue as new without a state to continue: %w", err)
+	}
+	next := *t.in
+	c := &Continuation{State: te.State, Events: t.events, Usage: t.usage, ModelCalls: t.modelCalls, Runs: 1}
+	if prev := t.in.Continued; prev != nil {
+		c.Messages, c.Runs = prev.Messages[:len(prev.Messages):len(prev.Messages)], prev.Runs+1
+	}
+	c.Messages = append(c.Messages, te.Messages...)
+	next.Continued = c
+	if n := approxSize(c.State.Messages) + approxSize(c.Messages); t.maxPayload > 0 && n > t.maxPayload {
+		return payloadError(fmt.Sprintf("temporal: the turn's history is long, and what it would carry into a new run is about %d bytes, over the turn's bound of %d (MaxPayloadBytes)", n, t.maxPayload))
+	}
+	return workflow.NewContinueAsNewError(ctx, t.cfg.workflowName(), &next)
 }

@@ -29,6 +29,21 @@ type Request struct {
 	// ToolContext reaches the tools ([tool.ContextFrom]) and never the model. It travels as
 	// JSON: numbers arrive as float64, structs as maps.
 	ToolContext tool.Context `json:"toolContext,omitempty"`
+	// Continued is set by the workflow when a turn continues as new ([Config.MaxHistoryEvents]):
+	// what the turn carries into its next run. Leave it nil.
+	Continued *Continuation `json:"continued,omitempty"`
+}
+
+// Continuation is what a turn that runs the client's loop carries into the next run of its
+// workflow when its history grew too long: the state that continues it from its next model
+// call, and what its earlier runs made (their events, the messages they added, their usage).
+type Continuation struct {
+	State      *client.TurnState `json:"state"`
+	Events     []client.Event    `json:"events,omitempty"`
+	Messages   []chat.Message    `json:"messages,omitempty"`
+	Usage      chat.Usage        `json:"usage"`
+	ModelCalls int               `json:"modelCalls,omitempty"`
+	Runs       int               `json:"runs"`
 }
 
 // modelInput is the input of a model call.

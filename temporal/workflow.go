@@ -61,6 +61,10 @@ type turnSettings struct {
 	// Engine says which loop runs the turn: 0, in a turn started before it was recorded, the
 	// workflow's own (turn.loop); engineLoop the client's (turn.runEngine).
 	Engine int `json:"engine,omitempty"`
+	// HistoryEvents and HistoryBytes bound a client-loop turn's history before it continues as
+	// new (Config.MaxHistoryEvents, MaxHistoryBytes).
+	HistoryEvents int `json:"historyEvents,omitempty"`
+	HistoryBytes  int `json:"historyBytes,omitempty"`
 }
 
 // bounds is the version of the payload checks a turn started now applies (turnSettings.Bounds).
@@ -71,6 +75,8 @@ const bounds = 2
 type turn struct {
 	cfg           Config
 	c             *client.Client // the worker's client, whose loop runs an engine turn
+	historyEvents int            // a client-loop turn continues as new past these; 0: never
+	historyBytes  int
 	in            *Request
 	memory        bool // the conversation is kept in the workers' memory
 	maxIterations int
@@ -120,8 +126,8 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 	err := workflow.SideEffect(ctx, func(workflow.Context) any {
 		s := turnSettings{Memory: w.cfg.Memory != nil, MaxIterations: w.cfg.MaxIterations,
 			MaxPayload: w.cfg.MaxPayloadBytes, MaxResult: w.cfg.MaxToolResultBytes, Bounds: bounds}
-		if w.cfg.ClientLoop {
-			s.Engine = knownEngine
+		if w.cfg.ClientLoop || in.Continued != nil { // a continued turn runs the loop it ran
+			s.Engine, s.HistoryEvents, s.HistoryBytes = knownEngine, w.cfg.MaxHistoryEvents, w.cfg.MaxHistoryBytes
 		}
 		return s
 	}).Get(&settings)
@@ -137,6 +143,7 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 	}
 	t.memory, t.maxIterations = settings.Memory && in.ConversationID != "", settings.MaxIterations
 	t.maxPayload, t.maxResult, t.bounds = settings.MaxPayload, settings.MaxResult, settings.Bounds
+	t.historyEvents, t.historyBytes = settings.HistoryEvents, settings.HistoryBytes
 	t.act = in
 	if t.bounds >= 1 {
 		lean := *in
@@ -153,7 +160,9 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 		}
 		resp, err = t.runEngine(ctx)
 	}
-	t.pending, t.finished = nil, true // a turn cancelled while it waited waits no more
+	t.pending = nil // a turn cancelled while it waited waits no more
+	// A run that continues as new has not finished the turn: a reader goes on with the next run.
+	t.finished = !workflow.IsContinueAsNewError(err)
 	return resp, err
 }
 
