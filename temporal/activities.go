@@ -92,6 +92,8 @@ func (a *activities) Model(ctx context.Context, in modelInput) (*chat.Response, 
 // callModel calls the client's model with p; the response is bounded by maxBytes as JSON
 // (0: no bound).
 func (a *activities) callModel(ctx context.Context, p *chat.Prompt, maxBytes int) (*chat.Response, error) {
+	// Temporal retries the activity: the provider's own retries would multiply its attempts.
+	ctx = chat.WithoutRetries(ctx)
 	ctx, stop := heartbeat(ctx)
 	defer stop()
 	resp, err := a.c.Model().Call(ctx, p)

@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/httptimeout"
 )
 
@@ -74,8 +75,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case retries < 0:
 		retries = 0
 	}
-	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
-		retries = 0 // the body cannot be sent twice
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil || chat.RetriesOff(req.Context()) {
+		retries = 0 // the body cannot be sent twice, or the caller retries itself
 	}
 	ctx := req.Context()
 	for attempt := 0; ; attempt++ {

@@ -3,6 +3,7 @@ package httpretry
 import (
 	"context"
 	"errors"
+	"github.com/wield-ai/wield/chat"
 	"io"
 	"math"
 	"net"
@@ -368,5 +369,24 @@ func TestRetryAfter(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("RetryAfter(%v) = %v, %v; want %v, %v", tt.header, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestNoRetriesWhenTheCallerRetries: a request whose context says its caller retries itself
+// (chat.WithoutRetries) is sent once, whatever it gets back.
+func TestNoRetriesWhenTheCallerRetries(t *testing.T) {
+	srv, bodies := server(t, answer{status: 503}, answer{status: 200, body: "ok"})
+	tr := &Transport{MaxRetries: 3, Sleep: func(context.Context, time.Duration) error { return nil }}
+	req, err := http.NewRequestWithContext(chat.WithoutRetries(context.Background()), http.MethodPost, srv.URL, strings.NewReader(`{"q":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 503 || len(*bodies) != 1 {
+		t.Fatalf("status %d after %d requests, want the 503 of the only one", resp.StatusCode, len(*bodies))
 	}
 }

@@ -161,7 +161,7 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 	if _, err := sdk.CalculateNonStreamingTimeout(int(req.params.MaxTokens), req.params.Model, opts); err != nil {
 		return m.callStreaming(ctx, req)
 	}
-	msg, err := m.client.Messages.New(ctx, req.params, req.opts...)
+	msg, err := m.client.Messages.New(ctx, req.params, callOptions(ctx, req.opts)...)
 	if err != nil {
 		return nil, wrapError(ctx, err)
 	}
@@ -170,7 +170,7 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 
 // callStreaming gets the whole answer through the streaming endpoint.
 func (m *Model) callStreaming(ctx context.Context, req *request) (*chat.Response, error) {
-	stream := m.client.Messages.NewStreaming(ctx, req.params, req.opts...)
+	stream := m.client.Messages.NewStreaming(ctx, req.params, callOptions(ctx, req.opts)...)
 	defer stream.Close()
 	var msg sdk.Message
 	var st streamState
@@ -199,7 +199,7 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 
 // stream sends req and yields its events.
 func (m *Model) stream(ctx context.Context, req *request, yield func(*chat.Response, error) bool) {
-	stream := m.client.Messages.NewStreaming(ctx, req.params, req.opts...)
+	stream := m.client.Messages.NewStreaming(ctx, req.params, callOptions(ctx, req.opts)...)
 	defer stream.Close()
 	var st streamState
 	for stream.Next() {
@@ -228,3 +228,12 @@ func (m *Model) stream(ctx context.Context, req *request, yield func(*chat.Respo
 // ErrIncompleteStream is the error of a stream that ends before its message_stop event. It wraps
 // io.ErrUnexpectedEOF, as does a connection dropped in the middle of an event.
 var ErrIncompleteStream = fmt.Errorf("anthropic: stream ended before message_stop: %w", io.ErrUnexpectedEOF)
+
+// callOptions returns a call's request options: opts, with the SDK's retries off when the caller
+// retries itself ([chat.WithoutRetries]).
+func callOptions(ctx context.Context, opts []option.RequestOption) []option.RequestOption {
+	if !chat.RetriesOff(ctx) {
+		return opts
+	}
+	return append(opts[:len(opts):len(opts)], option.WithMaxRetries(0))
+}

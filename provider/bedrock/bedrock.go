@@ -211,7 +211,7 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 	if err != nil {
 		return nil, err
 	}
-	out, err := m.client.Converse(ctx, req.input)
+	out, err := m.client.Converse(ctx, req.input, callOptions(ctx)...)
 	if err != nil {
 		return nil, wrapError(ctx, err)
 	}
@@ -229,7 +229,7 @@ func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Resp
 
 // stream sends req with ConverseStream and yields its events.
 func (m *Model) stream(ctx context.Context, req *request, yield func(*chat.Response, error) bool) {
-	out, err := m.client.ConverseStream(ctx, req.streamInput())
+	out, err := m.client.ConverseStream(ctx, req.streamInput(), callOptions(ctx)...)
 	if err != nil {
 		yield(nil, wrapError(ctx, err))
 		return
@@ -260,3 +260,12 @@ func (m *Model) stream(ctx context.Context, req *request, yield func(*chat.Respo
 // ErrIncompleteStream is the error of a stream that ends before its messageStop and metadata
 // events. It wraps io.ErrUnexpectedEOF, as does a connection dropped inside a frame.
 var ErrIncompleteStream = fmt.Errorf("bedrock: stream ended before messageStop and metadata: %w", io.ErrUnexpectedEOF)
+
+// callOptions returns a call's options: none, or, when the caller retries itself
+// ([chat.WithoutRetries]), a retryer that does not.
+func callOptions(ctx context.Context) []func(*bedrockruntime.Options) {
+	if !chat.RetriesOff(ctx) {
+		return nil
+	}
+	return []func(*bedrockruntime.Options){func(o *bedrockruntime.Options) { o.Retryer = aws.NopRetryer{} }}
+}

@@ -61,7 +61,7 @@ func (m *ChatModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, e
 		return nil, err
 	}
 	ctx, f := withFailure(ctx)
-	c, err := m.client.Chat.Completions.New(ctx, req.params, req.opts...)
+	c, err := m.client.Chat.Completions.New(ctx, req.params, callOptions(ctx, req.opts)...)
 	if err != nil {
 		return nil, wrapError(err, f)
 	}
@@ -77,7 +77,7 @@ func (m *ChatModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.
 // stream sends req and yields its chunks.
 func (m *ChatModel) stream(ctx context.Context, req *chatRequest, yield func(*chat.Response, error) bool) {
 	ctx, f := withFailure(ctx)
-	s := m.client.Chat.Completions.NewStreaming(ctx, req.params, req.opts...)
+	s := m.client.Chat.Completions.NewStreaming(ctx, req.params, callOptions(ctx, req.opts)...)
 	defer s.Close()
 	st := chatStream{tools: req.tools, audioFormat: req.audioFormat, gens: map[int64]*chatGenState{}}
 	for s.Next() {

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -334,4 +335,13 @@ func finishReason(s string) chat.FinishReason {
 		return chat.FinishContentFilter
 	}
 	return chat.FinishReason(s)
+}
+
+// callOptions returns a call's request options: opts, with the SDK's retries off when the caller
+// retries itself ([chat.WithoutRetries]).
+func callOptions(ctx context.Context, opts []option.RequestOption) []option.RequestOption {
+	if !chat.RetriesOff(ctx) {
+		return opts
+	}
+	return append(opts[:len(opts):len(opts)], option.WithMaxRetries(0))
 }

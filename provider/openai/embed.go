@@ -143,7 +143,7 @@ func (e *Embedder) embedBatch(ctx context.Context, start int, batch []string, ou
 	}
 	ctx, f := withFailure(ctx)
 	var res embeddingsResponse
-	if _, err := e.b.client.Embeddings.New(ctx, params, option.WithResponseBodyInto(&res)); err != nil {
+	if _, err := e.b.client.Embeddings.New(ctx, params, callOptions(ctx, []option.RequestOption{option.WithResponseBodyInto(&res)})...); err != nil {
 		return wrapError(err, f)
 	}
 	if err := embedding.Count(len(res.Data), len(batch)); err != nil {

@@ -53,7 +53,7 @@ func (m *ResponsesModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Respon
 		return nil, err
 	}
 	ctx, f := withFailure(ctx)
-	r, err := m.client.Responses.New(ctx, req.params, req.opts...)
+	r, err := m.client.Responses.New(ctx, req.params, callOptions(ctx, req.opts)...)
 	if err != nil {
 		return nil, wrapError(err, f)
 	}
@@ -75,7 +75,7 @@ func (m *ResponsesModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*
 // stream sends req and yields its events.
 func (m *ResponsesModel) stream(ctx context.Context, req *responsesRequest, yield func(*chat.Response, error) bool) {
 	ctx, f := withFailure(ctx)
-	s := m.client.Responses.NewStreaming(ctx, req.params, req.opts...)
+	s := m.client.Responses.NewStreaming(ctx, req.params, callOptions(ctx, req.opts)...)
 	defer s.Close()
 	st := responsesStream{tools: req.tools, calls: map[int64]*streamCall{}, text: map[int64]bool{}}
 	for s.Next() {
