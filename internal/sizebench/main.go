@@ -266,22 +266,25 @@ func moduleOf(pkg string, mods []string) string {
 }
 
 // symbolPackage returns the package path a symbol belongs to, or "" if its name does not say.
+// In symbol names the last element of a package path has its dots escaped, so the path ends at
+// the first dot after its first slash (after the domain): "a.b/c/d.T.e.f/g.M" is a method of
+// package a.b/c/d promoted from e.f/g.
 func symbolPackage(name string) string {
 	for _, p := range []string{"type:", "go:itab.", ".eq.", "*"} {
 		name = strings.TrimPrefix(name, p)
 	}
-	if strings.HasPrefix(name, "go:") {
+	if strings.HasPrefix(name, "go:") || strings.HasPrefix(name, "struct {") {
 		return ""
 	}
 	if i := strings.IndexAny(name, "([,"); i >= 0 {
 		name = name[:i]
 	}
-	slash := strings.LastIndex(name, "/")
-	dot := strings.Index(name[slash+1:], ".")
+	from := max(strings.Index(name, "/"), 0)
+	dot := strings.Index(name[from:], ".")
 	if dot < 0 {
 		return ""
 	}
-	return name[:slash+1+dot]
+	return strings.ReplaceAll(name[:from+dot], "%2e", ".")
 }
 
 // nmSymbols reads a binary's symbol table: name and size of each symbol stored in the file

@@ -8,11 +8,14 @@ import (
 
 func TestSymbolPackage(t *testing.T) {
 	for name, want := range map[string]string{
-		"github.com/openai/openai-go/v3.(*ChatCompletionService).New":            "github.com/openai/openai-go/v3",
-		"github.com/openai/openai-go/v3/packages/param.Opt[go.shape.bool].Valid": "github.com/openai/openai-go/v3/packages/param",
-		"type:*github.com/wield-ai/wield/client.Client":                          "github.com/wield-ai/wield/client",
-		"go:itab.*net/http.Transport,net/http.RoundTripper":                      "net/http",
-		"type:.eq.github.com/wield-ai/wield/chat.Usage":                          "github.com/wield-ai/wield/chat",
+		"github.com/openai/openai-go/v3.(*ChatCompletionService).New":                                       "github.com/openai/openai-go/v3",
+		"github.com/openai/openai-go/v3/packages/param.Opt[go.shape.bool].Valid":                            "github.com/openai/openai-go/v3/packages/param",
+		"type:*github.com/wield-ai/wield/client.Client":                                                     "github.com/wield-ai/wield/client",
+		"go:itab.*net/http.Transport,net/http.RoundTripper":                                                 "net/http",
+		"type:.eq.github.com/wield-ai/wield/chat.Usage":                                                     "github.com/wield-ai/wield/chat",
+		"github.com/openai/openai-go/v3.BetaX.github.com/openai/openai-go/v3/packages/param.SetExtraFields": "github.com/openai/openai-go/v3",
+		"gopkg.in/yaml%2ev3.Unmarshal":                                                                      "gopkg.in/yaml.v3",
+		"struct { ID github.com/x/y.Field }.github.com/x/y":                                                 "",
 		"runtime.mallocgc": "runtime",
 		"go:func.*":        "",
 	} {
