@@ -12,6 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,9 +40,10 @@ func main() {
 		cold    = flag.Bool("cold", false, "also measure each build's CPU per module from an empty build cache (slow)")
 		top     = flag.Int("top", 15, "rows of the per-module tables")
 		symbols = flag.Int("symbols", 0, "print the N largest symbols of the wield program")
+		diff    = flag.Bool("diff", false, "print the packages making the difference between the wield program and the raw one")
 	)
 	flag.Parse()
-	if err := run(*root, *modules, *withCmd, *cold, *top, *symbols); err != nil {
+	if err := run(*root, *modules, *withCmd, *cold, *diff, *top, *symbols); err != nil {
 		fmt.Fprintln(os.Stderr, "sizebench:", err)
 		os.Exit(1)
 	}
@@ -52,7 +54,7 @@ type target struct {
 	name, dir, pkg string
 }
 
-func run(root string, modules, withCmd, cold bool, top, symbols int) error {
+func run(root string, modules, withCmd, cold, diff bool, top, symbols int) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -116,6 +118,11 @@ func run(root string, modules, withCmd, cold bool, top, symbols int) error {
 		fmt.Printf("\n%s: the linker keeps every exported method of every type in it, since these\nfunctions call reflect's Method or MethodByName with a name it cannot know:\n", t.name)
 		for _, c := range callers {
 			fmt.Printf("  %s\n", c)
+		}
+	}
+	if diff {
+		if err := packageDiff(results[1].bin, results[0].bin, top); err != nil {
+			return err
 		}
 	}
 	if symbols > 0 {
@@ -355,14 +362,59 @@ func moduleSizes(dir, bin string) (map[string]int64, error) {
 	return sizes, nil
 }
 
+// packageSizes returns the symbol bytes of a binary per package.
+func packageSizes(bin string) (map[string]int64, error) {
+	syms, err := nmSymbols(bin)
+	if err != nil {
+		return nil, err
+	}
+	pkgs := map[string]int64{}
+	for _, s := range syms {
+		pkgs[cmp.Or(symbolPackage(s.name), "(unattributed)")] += s.size
+	}
+	return pkgs, nil
+}
+
+// packageDiff prints the packages whose symbols differ most in size between two binaries.
+func packageDiff(bin, base string, n int) error {
+	a, err := packageSizes(bin)
+	if err != nil {
+		return err
+	}
+	b, err := packageSizes(base)
+	if err != nil {
+		return err
+	}
+	d := map[string]int64{}
+	var total int64
+	for k, v := range a {
+		d[k] += v
+		total += v
+	}
+	for k, v := range b {
+		d[k] -= v
+		total -= v
+	}
+	keys := slices.Collect(maps.Keys(d))
+	slices.SortFunc(keys, func(x, y string) int { return cmp.Or(cmp.Compare(abs(d[y]), abs(d[x])), cmp.Compare(x, y)) })
+	fmt.Printf("\nwield minimal against raw openai-go: symbol bytes per package, %+.2f MB in all\n", mb(total))
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	for _, k := range keys[:min(n, len(keys))] {
+		fmt.Fprintf(w, "  %+8.1f KB\t%s\n", float64(d[k])/1e3, k)
+	}
+	return w.Flush()
+}
+
+func abs(n int64) int64 { return max(n, -n) }
+
 func largestSymbols(bin string, n int) error {
 	syms, err := nmSymbols(bin)
 	if err != nil {
 		return err
 	}
-	pkgs := map[string]int64{}
-	for _, s := range syms {
-		pkgs[symbolPackage(s.name)] += s.size
+	pkgs, err := packageSizes(bin)
+	if err != nil {
+		return err
 	}
 	fmt.Printf("\nwield minimal: the %d largest packages\n", n)
 	printTable(pkgs, n, func(v int64) string { return fmt.Sprintf("%.3f MB", mb(v)) })
