@@ -68,8 +68,9 @@ type config struct {
 func WithSystem(text string) Option { return func(c *config) { c.system = text } }
 
 // WithTools adds default tools. Each argument is a [tool.Tool], a []tool.Tool, a [tool.Provider]
-// (asked for its tools on every call), or a value whose methods become tools through
-// [tool.Methods].
+// (asked for its tools on every call), or a value of a type that registers method tools
+// ([tool.RegisterMethods], written by wield gen), whose methods become tools through
+// [tool.Methods]; for methods chosen with [tool.Only], pass what tool.Methods returns.
 func WithTools(tools ...any) Option {
 	return func(c *config) { c.tools = append(c.tools, tools...) }
 }

@@ -68,8 +68,9 @@ func (s *Spec) Messages(msgs ...chat.Message) *Spec {
 }
 
 // Tools adds tools for this call, after the client's defaults. Each argument is a [tool.Tool],
-// a []tool.Tool, a [tool.Provider], or a value whose methods become tools through
-// [tool.Methods]. Two tools with one name fail the call.
+// a []tool.Tool, a [tool.Provider], or a value of a type that registers method tools, whose
+// methods become tools through [tool.Methods] (see [WithTools]). Two tools with one name fail
+// the call.
 func (s *Spec) Tools(tools ...any) *Spec {
 	if err := s.tools.add(tools...); err != nil && s.err == nil {
 		s.err = fmt.Errorf("client: tools: %w", err)

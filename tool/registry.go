@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/wield-ai/wield/internal/methodtools"
 	"github.com/wield-ai/wield/internal/schema"
 )
 
@@ -47,6 +48,7 @@ var registry struct {
 // registrations of a method replace earlier ones. It is safe for concurrent use, but is meant
 // for init functions: tools already built keep what they were built with.
 func RegisterMethods[T any](methods ...MethodDoc) {
+	methodtools.Install(anyMethods)
 	t := derefType(reflect.TypeFor[T]())
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
@@ -62,6 +64,10 @@ func RegisterMethods[T any](methods ...MethodDoc) {
 		m[d.Method] = d
 	}
 }
+
+// anyMethods is [Methods] for package client, which reaches it only through the methodtools
+// hook, so that programs registering no method tools do not link it.
+func anyMethods(v any) (any, error) { return Methods(v) }
 
 // RegisterType declares the documentation of struct type T used by schema inference (see
 // [SchemaOf]). It replaces an earlier registration of T. It is safe for concurrent use, but is
