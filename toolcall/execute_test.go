@@ -889,3 +889,22 @@ func TestNestedExecuteSeesCancellation(t *testing.T) {
 		t.Errorf("inner error text %q", inner)
 	}
 }
+
+// TestPanicValueIsContent: a panic whose value quotes an argument is logged without the value
+// unless RecordContent, as an error with the same text would be.
+func TestPanicValueIsContent(t *testing.T) {
+	boom := newTool("boom", func(_ context.Context, args string) (string, error) {
+		panic("bad ssn " + args)
+	})
+	for _, record := range []bool{false, true} {
+		var logs testenv.Buffer
+		p := prompt(boom)
+		if _, err := New(Config{Logger: debugLogger(&logs), RecordContent: record}).Execute(context.Background(), p, response(call("1", "boom", `{"ssn":"SSN-078-05-1120"}`))); err != nil {
+			t.Fatal(err)
+		}
+		out := logs.String()
+		if !strings.Contains(out, "tool panicked") || strings.Contains(out, "SSN-078-05-1120") != record {
+			t.Errorf("RecordContent %v: the log quotes the value: %v\n%s", record, strings.Contains(out, "SSN-078-05-1120"), out)
+		}
+	}
+}

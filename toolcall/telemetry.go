@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -117,6 +118,15 @@ func (m *Manager) failureText(errType string, err error) string {
 		return redact.Error(err) // another call's failure may have ended the turn
 	}
 	return redact.Cause(err)
+}
+
+// panicText is a panic's value for a log: like an error's text, it may quote what the model
+// sent (a panic over an argument), so without RecordContent it says only that there was one.
+func (m *Manager) panicText(v any) string {
+	if m.cfg.RecordContent {
+		return fmt.Sprint(v)
+	}
+	return "(the panic's value is content: set RecordContent to log it)"
 }
 
 // errorText is err's text for a debug log: without content unless RecordContent.
