@@ -53,11 +53,11 @@ func trimPartialRune(b []byte) []byte {
 	return b
 }
 
-// ReadFile reads a file into a part of the kind its content shows (image, audio or document),
-// refusing files over maxBytes (0 means [DefaultMaxFileBytes]) before reading them whole. The
-// media type comes from the bytes; the file name's extension decides only between text types
-// the bytes cannot tell apart (Markdown, CSV, HTML, JSON).
-func ReadFile(path string, maxBytes int64) (Part, error) {
+// ReadBytes reads a file a user or a configuration names, within bounds: a regular file over
+// maxBytes (0 means [DefaultMaxFileBytes]) is refused before it is read; a directory, a device
+// or a socket is refused ([ErrNotRegular]); a named pipe is read to its end within maxBytes, and
+// one that no process writes to reads as empty rather than waiting for a writer.
+func ReadBytes(path string, maxBytes int64) ([]byte, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxFileBytes
 	}
@@ -65,14 +65,14 @@ func ReadFile(path string, maxBytes int64) (Part, error) {
 	// may never end.
 	fi, err := os.Stat(path)
 	if err != nil {
-		return Part{}, err
+		return nil, err
 	}
 	switch mode := fi.Mode(); {
 	case mode.IsDir():
-		return Part{}, fmt.Errorf("content: %s is a directory", path)
+		return nil, fmt.Errorf("content: %s is a directory", path)
 	case mode.IsRegular():
 		if fi.Size() > maxBytes {
-			return Part{}, fmt.Errorf("%w: %s is %s; the limit is %s", ErrTooLarge, path, FormatSize(int(fi.Size())), FormatSize(int(maxBytes)))
+			return nil, fmt.Errorf("%w: %s is %s; the limit is %s", ErrTooLarge, path, FormatSize(int(fi.Size())), FormatSize(int(maxBytes)))
 		}
 	case mode&fs.ModeNamedPipe == 0:
 		kind := "a special file"
@@ -82,23 +82,33 @@ func ReadFile(path string, maxBytes int64) (Part, error) {
 		case mode&fs.ModeSocket != 0:
 			kind = "a socket"
 		}
-		return Part{}, fmt.Errorf("%w: %s is %s", ErrNotRegular, path, kind)
+		return nil, fmt.Errorf("%w: %s is %s", ErrNotRegular, path, kind)
 	}
-	// A pipe (a shell's <(command)) is read to its end, within maxBytes; one that no process
-	// writes to reads as empty instead of waiting for a writer.
 	f, err := openNoWait(path)
 	if err != nil {
-		return Part{}, err
+		return nil, err
 	}
 	defer f.Close()
 	// One byte past the limit tells a file over it; a limit that leaves no room for that byte
 	// (math.MaxInt64, "no limit") reads to the end.
 	data, err := io.ReadAll(io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1))
 	if err != nil {
-		return Part{}, err
+		return nil, err
 	}
 	if int64(len(data)) > maxBytes {
-		return Part{}, fmt.Errorf("%w: %s is over the limit of %s", ErrTooLarge, path, FormatSize(int(maxBytes)))
+		return nil, fmt.Errorf("%w: %s is over the limit of %s", ErrTooLarge, path, FormatSize(int(maxBytes)))
+	}
+	return data, nil
+}
+
+// ReadFile reads a file into a part of the kind its content shows (image, audio or document),
+// refusing files over maxBytes (0 means [DefaultMaxFileBytes]) before reading them whole. The
+// media type comes from the bytes; the file name's extension decides only between text types
+// the bytes cannot tell apart (Markdown, CSV, HTML, JSON).
+func ReadFile(path string, maxBytes int64) (Part, error) {
+	data, err := ReadBytes(path, maxBytes)
+	if err != nil {
+		return Part{}, err
 	}
 	if len(data) == 0 {
 		return Part{}, fmt.Errorf("%w: %s is empty", ErrEmpty, path)

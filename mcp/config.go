@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/jsonobj"
 )
 
 // configFile is the configuration file format Claude Desktop, Claude Code and Cursor write
@@ -106,6 +109,9 @@ func fileDuration(data []byte, key string) (time.Duration, error) {
 // In strings, ${env:NAME} and ${NAME} are replaced by environment variables, and ${NAME:-default}
 // by the variable or the default; a variable that is not set is an error. Other keys are ignored.
 func ParseConfig(data []byte) ([]ServerConfig, error) {
+	if err := jsonobj.CheckDuplicates(data); err != nil {
+		return nil, fmt.Errorf("mcp: configuration: %w", err)
+	}
 	var f configFile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&f); err != nil {
@@ -136,9 +142,14 @@ func ParseConfig(data []byte) ([]ServerConfig, error) {
 	return out, nil
 }
 
-// LoadConfig reads the configuration file at path; see [ParseConfig].
+// maxConfigBytes bounds a configuration file LoadConfig reads: a path like /dev/zero must not
+// grow until memory runs out.
+const maxConfigBytes = 1 << 20
+
+// LoadConfig reads the configuration file at path (a regular file or a pipe, at most 1 MiB);
+// see [ParseConfig], which refuses a member given twice.
 func LoadConfig(path string) ([]ServerConfig, error) {
-	data, err := os.ReadFile(path)
+	data, err := content.ReadBytes(path, maxConfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %w", err)
 	}

@@ -208,3 +208,14 @@ func ExampleLoadConfig() {
 	// files npx
 	// github  https://api.githubcopilot.com/mcp/
 }
+
+// TestLoadConfigWithinBounds: a configuration path that is a device is refused at once, and a
+// server named twice is an error rather than the last one silently.
+func TestLoadConfigWithinBounds(t *testing.T) {
+	if _, err := mcp.LoadConfig("/dev/zero"); err == nil || !strings.Contains(err.Error(), "device") {
+		t.Fatalf("/dev/zero: %v", err)
+	}
+	if _, err := mcp.ParseConfig([]byte(`{"mcpServers":{"a":{"command":"x"},"a":{"command":"y"}}}`)); err == nil || !strings.Contains(err.Error(), "duplicate") {
+		t.Fatalf("a server named twice: %v", err)
+	}
+}

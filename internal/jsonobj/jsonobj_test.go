@@ -275,3 +275,14 @@ func TestMarshalDeep(t *testing.T) {
 		t.Fatal("a value encoding/json cannot write was written")
 	}
 }
+
+func TestCheckDuplicates(t *testing.T) {
+	if err := CheckDuplicates([]byte(`{"a":1,"b":{"a":2},"c":[{"a":1},{"a":2}]}`)); err != nil {
+		t.Fatalf("distinct members refused: %v", err)
+	}
+	for _, bad := range []string{`{"model":"a","model":"b"}`, `{"x":{"y":1,"y":2}}`, `[{"a":1,"a":1}]`} {
+		if err := CheckDuplicates([]byte(bad)); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
