@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/internal/jsonobj"
 	"github.com/wield-ai/wield/mcp"
 )
 
@@ -122,7 +120,7 @@ func (a *app) loadConfig() (*loadedConfig, error) {
 		return nil, err
 	}
 	c := &loadedConfig{path: path}
-	data, err := content.ReadBytes(path, maxConfigBytes)
+	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && a.getenv("WIELD_CONFIG") == "":
 	case err != nil:
@@ -137,14 +135,7 @@ func (a *app) loadConfig() (*loadedConfig, error) {
 	return c, nil
 }
 
-// maxConfigBytes bounds a configuration file: a hand-written one is a few kilobytes, and a
-// path like /dev/zero must not grow until memory runs out.
-const maxConfigBytes = 1 << 20
-
 func (c *loadedConfig) parse(data []byte) error {
-	if err := jsonobj.CheckDuplicates(data); err != nil {
-		return err
-	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c.fileConfig); err != nil {
