@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -18,8 +17,8 @@ var credentialHeaders = []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key",
 
 // envSecret is an API key found in a provider's environment variable, with the hosts it may go to.
 type envSecret struct {
-	value   string
-	origins []string // "scheme://host:port", lower case
+	value string
+	hosts []string
 }
 
 // httpClient is the HTTP client every request to a model provider goes through: it keeps the
@@ -34,49 +33,23 @@ func (a *app) httpClient(s modelSpec) *http.Client {
 	return &http.Client{Transport: rt}
 }
 
-// envSecrets are the keys in the providers' environment variables with the origins each may go
-// to: the provider's own hosts over HTTPS on the default port, and the origin its SDK's base URL
-// variable names.
+// envSecrets are the keys in the providers' environment variables with the hosts each may go to:
+// the provider's own, and the one its SDK's base URL variable names.
 func (a *app) envSecrets() []envSecret {
 	var out []envSecret
 	for _, p := range providers {
-		var origins []string
-		for _, h := range p.hosts {
-			origins = append(origins, "https://"+h+":443")
-		}
-		if o := originOf(a.getenv(p.baseVar)); o != "" {
-			origins = append(origins, o)
+		hosts := slices.Clone(p.hosts)
+		if h := hostOf(a.getenv(p.baseVar)); h != "" {
+			hosts = append(hosts, h)
 		}
 		vars := append(slices.Clone(p.keyVars), extraKeyVars[p.name]...)
 		for _, v := range vars {
 			if key := a.getenv(v); len(key) >= minSecretLen {
-				out = append(out, envSecret{value: key, origins: origins})
+				out = append(out, envSecret{value: key, hosts: hosts})
 			}
 		}
 	}
 	return out
-}
-
-// originOf returns "scheme://host:port" of a URL, lower case, the port the scheme's default
-// when none is written; "" when it has no host.
-func originOf(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Hostname() == "" {
-		return ""
-	}
-	return urlOrigin(u)
-}
-
-func urlOrigin(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if scheme == "https" {
-			port = "443"
-		}
-	}
-	return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // extraKeyVars are further variables the providers' SDKs read credentials from.
@@ -122,10 +95,10 @@ type guardTransport struct {
 }
 
 func (g *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	origin := urlOrigin(req.URL)
+	host := strings.ToLower(req.URL.Hostname())
 	var strip []envSecret
 	for _, s := range g.secrets {
-		if s.value != g.allowed && !slices.Contains(s.origins, origin) {
+		if s.value != g.allowed && !slices.Contains(s.hosts, host) {
 			strip = append(strip, s)
 		}
 	}

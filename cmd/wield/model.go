@@ -95,25 +95,32 @@ func providerNamed(name string) *provider {
 	return providers[i]
 }
 
-// ownHost reports whether rawURL is the provider's own API over HTTPS on the default port, or
-// the very origin (scheme, host and port) its SDK's environment variable gives: the places its
-// environment key may go. A key is a bearer secret: on http:// or another port of the same
-// name, whoever listens there would read it.
+// ownHost reports whether rawURL is the provider's own API, or the address its SDK's environment
+// variable gives: the places its environment key may go.
 func (a *app) ownHost(p *provider, rawURL string) bool {
 	if rawURL == "" {
 		return true
 	}
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Hostname() == "" {
+	host := hostOf(rawURL)
+	if host == "" {
 		return false
 	}
-	if slices.Contains(p.hosts, strings.ToLower(u.Hostname())) && strings.EqualFold(u.Scheme, "https") && (u.Port() == "" || u.Port() == "443") {
+	if slices.Contains(p.hosts, host) {
 		return true
 	}
 	if env := a.getenv(p.baseVar); env != "" && p.name != "ollama" {
-		return originOf(env) == urlOrigin(u)
+		return hostOf(env) == host
 	}
 	return false
+}
+
+// hostOf returns the host (without port) of a URL, lower case, or "".
+func hostOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
 }
 
 // defaultOllama is where a local Ollama listens unless OLLAMA_HOST says otherwise.
