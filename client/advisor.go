@@ -349,14 +349,6 @@ const (
 	// ToolInterrupted: the tool interrupted the turn to ask something (Interrupt), or the tool is
 	// a sub-agent that stopped; the stream then ends as for an approval.
 	ToolInterrupted
-	// ToolArguments: a fragment of a call's arguments as the model writes them, before the call
-	// is complete, so that a user interface can show a long argument (a file being written) as
-	// it grows. Call.Arguments holds the fragment, Call.Index the call's position in the model's
-	// response, and Call.ID and Call.Name what is known of them so far (the provider may send
-	// them after the first fragment). The fragments of a call come in order; its ToolStarted
-	// follows once the response is complete. Streams only (Stream.Events), on every provider
-	// that streams tool calls.
-	ToolArguments
 )
 
 // ToolEvent reports a tool call for user interfaces: its name, id and arguments when it starts;

@@ -55,7 +55,7 @@ func drive(t *testing.T, spec *client.Spec, stream bool) (*client.Response, []*c
 func toolEvents(events []*client.Event) []string {
 	var out []string
 	for _, ev := range events {
-		if ev.Tool == nil || ev.Tool.Kind == client.ToolArguments {
+		if ev.Tool == nil {
 			continue
 		}
 		kind := map[client.ToolEventKind]string{

@@ -51,8 +51,6 @@ func ExampleSpec_Stream() {
 			fmt.Println("error:", err)
 		case ev.Chunk != nil:
 			fmt.Printf("text %q\n", ev.Text())
-		case ev.Tool != nil && ev.Tool.Kind == client.ToolArguments: // the arguments as the model writes them
-			fmt.Println("arguments", ev.Tool.Call.Name, ev.Tool.Call.Arguments)
 		case ev.Tool != nil && ev.Tool.Kind == client.ToolStarted:
 			fmt.Println("started", ev.Tool.Call.Name, ev.Tool.Call.Arguments)
 		case ev.Tool != nil:
@@ -63,7 +61,6 @@ func ExampleSpec_Stream() {
 	}
 	// Output:
 	// text "Let me check. "
-	// arguments currentWeather {"city":"Paris"}
 	// started currentWeather {"city":"Paris"}
 	// finished currentWeather sunny in Paris
 	// text "It is sunny."

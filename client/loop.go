@@ -644,61 +644,21 @@ func direct(resp *Response, result *toolcall.Result, turn *Turn) *Response {
 }
 
 // textOnlyEvents returns emit with the tool-call fragments taken out of chunks: tool calls are
-// the loop's business, and the consumer gets their fragments as ToolArguments events instead.
+// the loop's business, not the consumer's.
 func textOnlyEvents(emit func(*Event) bool) func(*Event) bool {
-	var calls callFragments
 	return func(ev *Event) bool {
 		if ev.Chunk == nil {
 			return emit(ev)
 		}
 		c := textOnly(ev.Chunk)
-		if c != nil {
-			if c != ev.Chunk {
-				ev = &Event{Chunk: c, agent: ev.agent}
-			}
-			if !emit(ev) {
-				return false
-			}
+		if c == nil {
+			return true
 		}
-		if c != ev.Chunk || c == nil {
-			return calls.emit(ev.Chunk, ev.agent, emit)
+		if c != ev.Chunk {
+			ev = &Event{Chunk: c, agent: ev.agent}
 		}
-		return true
+		return emit(ev)
 	}
-}
-
-// callFragments remembers, by position in the response, the id and name of the calls being
-// streamed, which providers send with a call's first fragment only.
-type callFragments struct {
-	known []chat.ToolCall
-}
-
-// emit sends a ToolArguments event for each tool-call fragment of chunk.
-func (f *callFragments) emit(chunk *chat.Response, agent *string, emit func(*Event) bool) bool {
-	for gi := range chunk.Generations {
-		for _, tc := range chunk.Generations[gi].Message.ToolCalls {
-			i := tc.Index
-			if i < 0 || i > 1<<16 {
-				continue
-			}
-			for len(f.known) <= i {
-				f.known = append(f.known, chat.ToolCall{})
-			}
-			k := &f.known[i]
-			if tc.ID != "" && tc.ID != k.ID {
-				*k = chat.ToolCall{ID: tc.ID} // a new call at this position: a new response
-			}
-			if tc.Name != "" {
-				k.Name = tc.Name
-			}
-			ev := toolEvent(ToolEvent{Kind: ToolArguments, Call: chat.ToolCall{ID: k.ID, Name: k.Name, Index: i, Arguments: tc.Arguments}})
-			ev.agent = agent
-			if !emit(ev) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // textOnly returns the chunk without its tool-call fragments, or nil if nothing is left to

@@ -208,7 +208,7 @@ func TestStreamTextEventsReachAdvisors(t *testing.T) {
 	var kinds []string
 	watch := client.NewAdvisor(client.OrderToolCalling-1, func(ctx context.Context, req *client.Request, next client.Next) (*client.Response, error) {
 		return next(ctx, req.WithEvents(func(ev *client.Event, send func(*client.Event) bool) bool {
-			if ev.Tool != nil && ev.Tool.Kind != client.ToolArguments {
+			if ev.Tool != nil {
 				kinds = append(kinds, fmt.Sprint(ev.Tool.Kind))
 			}
 			return send(ev)

@@ -83,8 +83,6 @@ func run(ctx context.Context, model chat.Model, out io.Writer) error {
 			return err
 		}
 		switch {
-		case ev.Tool != nil && ev.Tool.Kind == client.ToolArguments:
-			// The arguments as the model writes them, before the call is complete.
 		case ev.Tool != nil && ev.Tool.Kind == client.ToolStarted:
 			fmt.Fprintf(out, "  tool %s(%s) started\n", ev.Tool.Call.Name, ev.Tool.Call.Arguments)
 		case ev.Tool != nil:
