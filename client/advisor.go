@@ -288,11 +288,15 @@ func (r *Response) Text() string {
 	return r.Chat.Text()
 }
 
-// Event is one element of a streamed turn. Exactly one of Chunk, Tool and Done is set.
+// Event is one element of a streamed turn. Exactly one of Chunk, ToolDelta, Tool and Done is
+// set.
 type Event struct {
 	// Chunk is a piece of the model's answer as the provider sent it. Out of the tool loop, chunks
-	// carry only text and reasoning: tool-call fragments are consumed by the loop.
+	// carry only text and reasoning: tool-call fragments come as ToolDelta events.
 	Chunk *chat.Response
+	// ToolDelta is a fragment of a tool call as the model writes it, sent by the tool loop to
+	// consumers of events (never to [Stream.Text]).
+	ToolDelta *ToolCallDelta
 	// Tool reports a tool call starting or finishing.
 	Tool *ToolEvent
 	// Done is the whole response of the turn, the last event of a stream that did not fail. It is

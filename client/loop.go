@@ -444,7 +444,7 @@ func (l *ToolLoop) start(ctx context.Context, req *Request, span loopSpan, init 
 		r.Prompt.Options = &chat.Options{}
 	}
 	if r.stream != nil && !r.text {
-		r.emit = textOnlyEvents(r.sender()) // a text consumer gets no chunk events
+		r.emit = streamEvents(r.sender()) // a text consumer gets no chunk events
 	}
 	if err := turn.setUp(req, r); err != nil {
 		return r, turn, err
@@ -640,24 +640,6 @@ func direct(resp *Response, result *toolcall.Result, turn *Turn) *Response {
 		Outcome:     OutcomeReturnDirect,
 		ModelCalls:  turn.calls,
 		ToolResults: results,
-	}
-}
-
-// textOnlyEvents returns emit with the tool-call fragments taken out of chunks: tool calls are
-// the loop's business, not the consumer's.
-func textOnlyEvents(emit func(*Event) bool) func(*Event) bool {
-	return func(ev *Event) bool {
-		if ev.Chunk == nil {
-			return emit(ev)
-		}
-		c := textOnly(ev.Chunk)
-		if c == nil {
-			return true
-		}
-		if c != ev.Chunk {
-			ev = &Event{Chunk: c, agent: ev.agent}
-		}
-		return emit(ev)
 	}
 }
 

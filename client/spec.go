@@ -368,8 +368,8 @@ type Stream struct {
 	onText  func(string, error) bool
 }
 
-// Events yields the turn's events: text chunks of every round as they arrive, tool calls as they
-// start and finish, the calls that wait for approval or interrupted the turn when it stops, the
+// Events yields the turn's events: text chunks of every round as they arrive, the fragments of
+// tool calls as the model writes them ([Event.ToolDelta]), tool calls as they start and finish, the calls that wait for approval or interrupted the turn when it stops, the
 // events of sub-agents ([AgentTool]) as they happen, attributed to them ([Event.Agent]), and the
 // whole response last. Stopping the iteration cancels the turn.
 func (s *Stream) Events() iter.Seq2[*Event, error] { return s.events(false) }

@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	"memory/sqlstore":    {"chat", "memory", "content"},
 	"toolsearch":         {"chat", "client", "tool", "content", "engine"},
 	"mcp":                {"tool", "chat", "content"},
+	"agui":               {"client", "chat", "content"},
 	"chattest":           {"chat", "tool", "content"},
 	"provider/openai":    {"chat", "tool", "content"},
 	"provider/gemini":    {"chat", "tool", "content"},

@@ -100,8 +100,11 @@ func Concurrently(t testing.TB, n int, fn func(i int) error) {
 	}
 }
 
-// Send sends a client request: with Call, or with Stream when stream is set, reading the text as
-// it streams. It fails t on an error and returns the client's response and the streamed text.
+// Send sends a client request: with Call, or with Stream when stream is set, reading the
+// turn's events as they stream. It fails t on an error and returns the client's response and the
+// streamed text of the turn's own answer. A streamed turn must show each tool call's arguments as
+// fragments ([client.ToolCallDelta]) before the call starts or waits, joining to the arguments
+// the call ran with (CheckDeltas).
 func Send(t testing.TB, spec *client.Spec, stream bool) (*client.Response, string) {
 	t.Helper()
 	if !stream {
@@ -113,16 +116,59 @@ func Send(t testing.TB, spec *client.Spec, stream bool) (*client.Response, strin
 	}
 	s := spec.Stream(context.Background())
 	var b strings.Builder
-	for piece, err := range s.Text() {
+	var events []*client.Event
+	for ev, err := range s.Events() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.WriteString(piece)
+		events = append(events, ev)
+		if ev.Agent() == "" {
+			b.WriteString(ev.Text())
+		}
 	}
 	if s.Response() == nil {
 		t.Fatal("no response at the end of the stream")
 	}
+	CheckDeltas(t, events)
 	return s.Response(), b.String()
+}
+
+// CheckDeltas fails t unless every tool call that starts or waits for approval in events was
+// streamed first as fragments of its id, in order, whose arguments join to the call's.
+func CheckDeltas(t testing.TB, events []*client.Event) {
+	t.Helper()
+	type key struct{ agent, id string }
+	streamed := map[key]*strings.Builder{}
+	seen := map[key]bool{}
+	for i, ev := range events {
+		if d := ev.ToolDelta; d != nil {
+			if d.ID == "" || d.Name == "" {
+				t.Fatalf("event %d: a fragment of call %d without its id or name: %+v", i, d.Index, *d)
+			}
+			k := key{ev.Agent(), d.ID}
+			if seen[k] {
+				t.Fatalf("event %d: a fragment of call %s after the call started", i, d.ID)
+			}
+			if streamed[k] == nil {
+				streamed[k] = new(strings.Builder)
+			}
+			streamed[k].WriteString(d.Arguments)
+			continue
+		}
+		te := ev.Tool
+		if te == nil || te.Kind != client.ToolStarted && te.Kind != client.ToolApprovalRequired {
+			continue
+		}
+		k := key{ev.Agent(), te.Call.ID}
+		seen[k] = true
+		args, ok := streamed[k]
+		if !ok {
+			t.Fatalf("event %d: call %s (%s) started with no fragment streamed before it", i, te.Call.ID, te.Call.Name)
+		}
+		if got, want := args.String(), te.Call.Arguments; got != want && !(got == "" && want == "{}") {
+			t.Fatalf("event %d: call %s: fragments join to %q, the call ran with %q", i, te.Call.ID, got, want)
+		}
+	}
 }
 
 // JSONError is an answer with the status, a JSON body and the headers given as name, value pairs.

@@ -1,0 +1,73 @@
+package agui_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wield-ai/wield/agui"
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/internal/testenv"
+)
+
+// The AG-UI JavaScript client (@ag-ui/client) runs a turn that waits for an approval and
+// approves it; each event parses with @ag-ui/core's schemas.
+func TestAGUIJavaScriptClient(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(testenv.ToolsDir(), "node_modules", "@ag-ui", "client")); err != nil {
+		testenv.Missing(t, "@ag-ui/client")
+	}
+	f := newFixture(t, agui.Config{},
+		chattest.Calls(chat.ToolCall{ID: "w1", Name: "write", Arguments: `{"path":"/notes","text":"the meeting notes"}`}).WithText("I will write them."),
+		chattest.Text("The notes are written."))
+	cmd := testenv.Command(t, "node", filepath.Join("testdata", "agui_client.cjs"), f.srv.URL)
+	cmd.Env = append(cmd.Env, "NODE_PATH="+filepath.Join(testenv.ToolsDir(), "node_modules"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		First, Second []string
+		FirstOutcome  string
+		SecondOutcome string
+		Interrupts    []struct{ ID, Reason, ToolCallID string }
+		Args          []string
+		Result        string
+		ToolResults   []string
+		Messages      []string
+		PendingAfter  int
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	first := strings.Join(got.First, " ")
+	if !strings.HasPrefix(first, "RUN_STARTED STATE_SNAPSHOT TEXT_MESSAGE_START") ||
+		!strings.Contains(first, "TEXT_MESSAGE_END TOOL_CALL_START TOOL_CALL_ARGS") ||
+		!strings.HasSuffix(first, "TOOL_CALL_END STATE_DELTA RUN_FINISHED") {
+		t.Fatalf("first run's events: %s", first)
+	}
+	if got.FirstOutcome != "interrupt" || len(got.Interrupts) != 1 || got.Interrupts[0].ID != "w1" ||
+		got.Interrupts[0].Reason != agui.ReasonApproval || got.Interrupts[0].ToolCallID != "w1" {
+		t.Fatalf("first run: outcome %q, interrupts %+v", got.FirstOutcome, got.Interrupts)
+	}
+	if len(got.Args) < 3 || strings.Join(got.Args, "") != `{"path":"/notes","text":"the meeting notes"}` {
+		t.Fatalf("argument fragments %q", got.Args)
+	}
+	second := strings.Join(got.Second, " ")
+	if !strings.HasPrefix(second, "RUN_STARTED STATE_SNAPSHOT TOOL_CALL_START TOOL_CALL_ARGS TOOL_CALL_END TOOL_CALL_RESULT TEXT_MESSAGE_START") ||
+		!strings.HasSuffix(second, "TEXT_MESSAGE_END STATE_DELTA RUN_FINISHED") {
+		t.Fatalf("second run's events: %s", second)
+	}
+	if got.SecondOutcome != "success" || got.Result != "The notes are written." || len(got.ToolResults) != 1 ||
+		got.ToolResults[0] != "written" || got.PendingAfter != 0 {
+		t.Fatalf("second run: %+v", got)
+	}
+	if w := f.write.Args(); len(w) != 1 {
+		t.Fatalf("the tool ran %d times", len(w))
+	}
+	t.Logf("messages in the client: %v", got.Messages)
+}
