@@ -104,6 +104,41 @@ func (c *Client) Start(ctx context.Context, req Request, opts ...StartOption) (*
 	return &Turn{c: c, id: run.GetID()}, nil
 }
 
+// Schedule starts a turn of req at the times spec says (Temporal's schedules: intervals,
+// calendars, cron), each a turn of its own whose workflow id is id followed by its scheduled
+// time, and returns the schedule's handle, to pause, trigger, describe or delete it. req.ID must
+// be empty. A turn with a conversation continues it each time, as with Start.
+func (c *Client) Schedule(ctx context.Context, id string, spec sdkclient.ScheduleSpec, req Request) (sdkclient.ScheduleHandle, error) {
+	if req.ID != "" {
+		return nil, errors.New("temporal: a scheduled turn's request names no id: each run gets the schedule's id and its time")
+	}
+	if len(req.Messages) == 0 {
+		return nil, errors.New("temporal: a turn needs messages")
+	}
+	if req.Options != nil && len(req.Options.Tools) > 0 {
+		return nil, errors.New("temporal: a turn's options carry no tools: the workers' client has them; name others with ToolNames")
+	}
+	memo := map[string]any{MemoAgent: c.cfg.Name}
+	if req.ConversationID != "" {
+		memo[MemoConversation] = req.ConversationID
+	}
+	h, err := c.tc.ScheduleClient().Create(ctx, sdkclient.ScheduleOptions{
+		ID:   id,
+		Spec: spec,
+		Action: &sdkclient.ScheduleWorkflowAction{
+			ID:        id,
+			Workflow:  c.cfg.workflowName(),
+			Args:      []any{&req},
+			TaskQueue: c.cfg.TaskQueue,
+			Memo:      memo,
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("temporal: scheduling turns %s: %w", id, err)
+	}
+	return h, nil
+}
+
 // Turn returns the turn with the given id (a workflow id), started by this process or another.
 func (c *Client) Turn(id string) *Turn { return &Turn{c: c, id: id} }
 

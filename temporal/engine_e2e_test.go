@@ -318,3 +318,34 @@ func TestRollbackCannotCorruptATurn(t *testing.T) {
 		t.Fatalf("runs = %v", ls)
 	}
 }
+
+// TestScheduledTurns: a schedule starts a turn every second; each runs the client's loop and
+// ends, its tool run once per turn.
+func TestScheduledTurns(t *testing.T) {
+	tc := dial(t)
+	queue := "schedule-" + rand.Text()[:8]
+	runs := filepath.Join(t.TempDir(), "runs")
+	cfg := temporal.Config{TaskQueue: queue, ClientLoop: true, EventPoll: 20 * time.Millisecond}
+	startWorker(t, tc, crashClient(runs, false), cfg)
+	c, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	h, err := c.Schedule(ctx, "report-"+queue, sdkclient.ScheduleSpec{Intervals: []sdkclient.ScheduleIntervalSpec{{Every: time.Second}}},
+		temporal.Request{Messages: []chat.Message{chat.User("charge and look up")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Delete(context.Background()) })
+	eventually(t, time.Minute, "two scheduled turns to run their tools", func() bool {
+		return count(lines(t, runs), "lookup_finished") >= 2
+	})
+	if err := h.Delete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Schedule(ctx, "bad-"+queue, sdkclient.ScheduleSpec{}, temporal.Request{ID: "x", Messages: []chat.Message{chat.User("x")}}); err == nil {
+		t.Fatal("a scheduled request with an id was accepted")
+	}
+}
