@@ -53,9 +53,14 @@ func newFixture(t *testing.T, cfg agui.Config, replies ...chattest.Reply) *fixtu
 		t.Fatal(err)
 	}
 	f.h = h
-	f.srv = httptest.NewServer(h)
-	t.Cleanup(func() { f.srv.Close(); h.Wait() })
+	f.srv = newServer(t, h)
 	return f
+}
+
+func newServer(t *testing.T, h *agui.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); h.Wait() })
+	return srv
 }
 
 // event is one AG-UI event as sent.
