@@ -87,6 +87,9 @@ func (t *Turn) readyState(r *Request) *TurnState { return t.state(r, TurnReady) 
 func (t *Turn) roundState(r *Request, status TurnStatus, resp *chat.Response, outcomes []toolcall.CallOutcome) *TurnState {
 	st := t.state(r, status)
 	st.Round = NewRound(resp, outcomes, status == TurnRunning)
+	if status != TurnRunning {
+		processTurns.handOut(st.ID, st.Seq) // the stopped state the caller gets
+	}
 	return st
 }
 
@@ -133,19 +136,19 @@ func NewRound(resp *chat.Response, outcomes []toolcall.CallOutcome, running bool
 func (t *Turn) save(ctx context.Context, st *TurnState) error {
 	d := t.durable()
 	claiming := t.claiming()
-	if claiming && !d.resumed.claim() {
+	if claiming && !d.resumed.claim(d.store == nil) {
 		return fmt.Errorf("%w: turn %s, step %d", ErrAlreadyResumed, d.resumed.ID, d.resumed.Seq)
 	}
 	if claiming && d.store != nil {
 		if err := d.sameAsStored(ctx); err != nil {
-			d.resumed.claimed.Store(false) // nothing ran
+			d.resumed.unclaim() // nothing ran
 			return err
 		}
 	}
 	if d.store != nil {
 		if err := d.store.SaveTurn(ctx, d.conv, st); err != nil {
 			if claiming {
-				d.resumed.claimed.Store(false) // nothing ran: the state can be resumed again
+				d.resumed.unclaim() // nothing ran: the state can be resumed again
 				if errors.Is(err, ErrTurnConflict) {
 					return fmt.Errorf("%w: turn %s is no longer stored at step %d: %w", ErrAlreadyResumed, st.ID, st.Seq-1, err)
 				}
@@ -200,7 +203,10 @@ func (t *Turn) failed(r *Request, err error) error {
 		return err
 	}
 	st := t.readyState(r)
-	st.Seq = t.dur.seq // what the store holds, if anything
+	if t.dur.store != nil {
+		st.Seq = t.dur.seq // what the store holds
+	}
+	processTurns.handOut(st.ID, st.Seq)
 	return &TurnError{Err: err, State: st, Messages: t.messages}
 }
 
