@@ -2,7 +2,10 @@ package client
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -86,6 +89,9 @@ type TurnState struct {
 	// call limits count them.
 	CallCounts map[string]int `json:"callCounts,omitempty"`
 	TotalCalls int            `json:"totalCalls,omitempty"`
+	// MAC authenticates the rest of the state when the client that wrote it has a turn key
+	// ([WithTurnKey]): hex HMAC-SHA256 of the state's JSON without it.
+	MAC string `json:"mac,omitempty"`
 
 	claimed atomic.Bool // resumed by this process
 }
@@ -185,6 +191,31 @@ func (s *TurnState) claim(remember bool) bool {
 		return false
 	}
 	return true
+}
+
+// mac returns the state's MAC under key: HMAC-SHA256 of its JSON with the MAC left out. A state
+// that cannot be encoded gets none.
+func (s *TurnState) mac(key []byte) []byte {
+	b, err := json.Marshal(struct {
+		*TurnState
+		MAC string `json:"mac,omitempty"` // hides the state's own
+	}{TurnState: s})
+	if err != nil {
+		return nil
+	}
+	h := hmac.New(sha256.New, key)
+	h.Write(b)
+	return h.Sum(nil)
+}
+
+// sign sets the state's MAC under key.
+func (s *TurnState) sign(key []byte) { s.MAC = hex.EncodeToString(s.mac(key)) }
+
+// verify reports whether the state's MAC is its MAC under key.
+func (s *TurnState) verify(key []byte) bool {
+	got, err := hex.DecodeString(s.MAC)
+	want := s.mac(key)
+	return err == nil && want != nil && hmac.Equal(got, want)
 }
 
 // unclaim undoes claim when nothing ran, so that the state can be resumed again.
@@ -387,6 +418,9 @@ var (
 	// a decision for no pending call, or edited arguments the tool's schema refuses. Nothing
 	// ran, and the state can be resumed with other decisions.
 	ErrInvalidDecision = errors.New("client: invalid decision")
+	// ErrTurnTampered: the client has a turn key ([WithTurnKey]) and the state handed to Resume
+	// carries no MAC, or one that does not verify: it was edited, or written without the key.
+	ErrTurnTampered = errors.New("client: the turn state's MAC does not verify")
 	// ErrNoConversation: a turn store is set but the request names no conversation.
 	ErrNoConversation = errors.New("client: a turn store needs the request's conversation_id parameter")
 )

@@ -15,11 +15,18 @@ import (
 // setUp prepares the turn's stopping and resuming: the store and conversation, and, for a
 // resumed turn, the state it continues (r gets the state's messages).
 func (t *Turn) setUp(req, r *Request) error {
+	var key []byte
+	if req.rt != nil {
+		key = req.rt.turnKey
+	}
 	in := req.turnIn
 	if in == nil || in.store == nil && in.resume == nil {
+		if key != nil {
+			t.dur = &durable{key: key}
+		}
 		return nil
 	}
-	d := &durable{store: in.store}
+	d := &durable{store: in.store, key: key}
 	t.dur = d
 	if d.store != nil {
 		id, ok := req.StringParam(ParamConversationID)
@@ -33,6 +40,9 @@ func (t *Turn) setUp(req, r *Request) error {
 		return nil
 	}
 	st := rs.state
+	if key != nil && !st.verify(key) {
+		return fmt.Errorf("%w: turn %s, step %d", ErrTurnTampered, st.ID, st.Seq)
+	}
 	if id, ok := req.StringParam(ParamConversationID); ok && st.ConversationID != "" && id != st.ConversationID {
 		return fmt.Errorf("client: resume: the turn state belongs to conversation %q, the request names %q", st.ConversationID, id)
 	}
@@ -135,6 +145,9 @@ func NewRound(resp *chat.Response, outcomes []toolcall.CallOutcome, running bool
 // state the turn resumed, if not yet claimed.
 func (t *Turn) save(ctx context.Context, st *TurnState) error {
 	d := t.durable()
+	if d.key != nil {
+		st.sign(d.key)
+	}
 	claiming := t.claiming()
 	if claiming && !d.resumed.claim(d.store == nil) {
 		return fmt.Errorf("%w: turn %s, step %d", ErrAlreadyResumed, d.resumed.ID, d.resumed.Seq)
@@ -205,6 +218,9 @@ func (t *Turn) failed(r *Request, err error) error {
 	st := t.readyState(r)
 	if t.dur.store != nil {
 		st.Seq = t.dur.seq // what the store holds
+	}
+	if t.dur.key != nil {
+		st.sign(t.dur.key)
 	}
 	processTurns.handOut(st.ID, st.Seq)
 	return &TurnError{Err: err, State: st, Messages: t.messages}
