@@ -43,6 +43,7 @@ type runtime struct {
 	model   chat.Model
 	manager *toolcall.Manager
 	obs     *telemetry
+	turnKey []byte // [WithTurnKey]
 }
 
 // Option configures a [Client].
@@ -58,6 +59,7 @@ type config struct {
 	noLoop         bool
 	approval       toolcall.ApprovalPolicy
 	store          TurnStore
+	turnKey        []byte
 	manager        *toolcall.Manager
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
@@ -114,6 +116,18 @@ func WithApproval(policy toolcall.ApprovalPolicy) Option {
 // call runs twice.
 func WithTurnStore(store TurnStore) Option { return func(c *config) { c.store = store } }
 
+// MinTurnKeyLen is the shortest key [WithTurnKey] accepts.
+const MinTurnKeyLen = 32
+
+// WithTurnKey makes the client sign every turn state it hands out or stores (an HMAC-SHA256 in
+// [TurnState].MAC, keyed by key, which must be at least [MinTurnKeyLen] bytes) and refuse to
+// resume a state whose MAC does not verify ([ErrTurnTampered]): a state that went through hands
+// the application does not control (a browser, a queue, a database row) comes back as the client
+// wrote it, or not at all. Clients that resume each other's states share the key.
+func WithTurnKey(key []byte) Option {
+	return func(c *config) { c.turnKey = append([]byte(nil), key...) }
+}
+
 // WithManager sets the tool-call manager that resolves tool names and executes calls; the
 // default is toolcall.New with the client's tracer, meter and logger.
 func WithManager(m *toolcall.Manager) Option { return func(c *config) { c.manager = m } }
@@ -143,6 +157,9 @@ func New(model chat.Model, opts ...Option) (*Client, error) {
 			o(&cfg)
 		}
 	}
+	if cfg.turnKey != nil && len(cfg.turnKey) < MinTurnKeyLen {
+		return nil, fmt.Errorf("client: a turn key of %d bytes; it needs at least %d", len(cfg.turnKey), MinTurnKeyLen)
+	}
 	obs := newTelemetry(model, cfg.tracerProvider, cfg.meterProvider, cfg.logger)
 	manager := cfg.manager
 	if manager == nil {
@@ -162,7 +179,7 @@ func New(model chat.Model, opts ...Option) (*Client, error) {
 		noLoop:   cfg.noLoop,
 		approval: cfg.approval,
 		store:    cfg.store,
-		rt:       &runtime{model: model, manager: manager, obs: obs},
+		rt:       &runtime{model: model, manager: manager, obs: obs, turnKey: cfg.turnKey},
 	}
 	if err := c.tools.add(cfg.tools...); err != nil {
 		return nil, fmt.Errorf("client: default tools: %w", err)

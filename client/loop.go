@@ -246,6 +246,7 @@ type durable struct {
 	store   TurnStore  // nil: states are built only when the turn stops or fails
 	resumed *TurnState // the state the turn continues
 	claimed bool       // the resumed state is this turn's now
+	key     []byte     // signs the states handed out and saved ([WithTurnKey])
 }
 
 // Resumed reports whether the turn continues one that stopped ([Client.Resume]).

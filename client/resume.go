@@ -2,12 +2,16 @@ package client
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/wield-ai/wield/chat"
@@ -85,6 +89,9 @@ type TurnState struct {
 	// call limits count them.
 	CallCounts map[string]int `json:"callCounts,omitempty"`
 	TotalCalls int            `json:"totalCalls,omitempty"`
+	// MAC authenticates the rest of the state when the client that wrote it has a turn key
+	// ([WithTurnKey]): hex HMAC-SHA256 of the state's JSON without it.
+	MAC string `json:"mac,omitempty"`
 
 	claimed atomic.Bool // resumed by this process
 }
@@ -172,8 +179,120 @@ func (s *TurnState) NeedsApproval() bool {
 	return false
 }
 
-// claim marks the state resumed by this process; false if it already was.
-func (s *TurnState) claim() bool { return s.claimed.CompareAndSwap(false, true) }
+// claim marks the state resumed by this process; false if it already was, as this value or, when
+// remember is set (no turn store, whose compare-and-swap decides otherwise), as a copy (see
+// [MaxRememberedTurns]).
+func (s *TurnState) claim(remember bool) bool {
+	if !s.claimed.CompareAndSwap(false, true) {
+		return false
+	}
+	if remember && !processTurns.claim(s.ID, s.Seq) {
+		s.claimed.Store(false)
+		return false
+	}
+	return true
+}
+
+// mac returns the state's MAC under key: HMAC-SHA256 of its JSON with the MAC left out. A state
+// that cannot be encoded gets none.
+func (s *TurnState) mac(key []byte) []byte {
+	b, err := json.Marshal(struct {
+		*TurnState
+		MAC string `json:"mac,omitempty"` // hides the state's own
+	}{TurnState: s})
+	if err != nil {
+		return nil
+	}
+	h := hmac.New(sha256.New, key)
+	h.Write(b)
+	return h.Sum(nil)
+}
+
+// sign sets the state's MAC under key.
+func (s *TurnState) sign(key []byte) { s.MAC = hex.EncodeToString(s.mac(key)) }
+
+// verify reports whether the state's MAC is its MAC under key.
+func (s *TurnState) verify(key []byte) bool {
+	got, err := hex.DecodeString(s.MAC)
+	want := s.mac(key)
+	return err == nil && want != nil && hmac.Equal(got, want)
+}
+
+// unclaim undoes claim when nothing ran, so that the state can be resumed again.
+func (s *TurnState) unclaim() {
+	processTurns.unclaim(s.ID, s.Seq)
+	s.claimed.Store(false)
+}
+
+// MaxRememberedTurns is how many turns a process remembers, to refuse without a turn store a
+// second resume of a state by any copy of it: for each turn, the step of the state it handed
+// out last and whether that step was resumed. A state of a remembered turn resumes only if it
+// is that step, once; a state of a turn the process does not remember (made by another
+// process, or forgotten, oldest first, past this many) resumes once per copy of the Go value,
+// and only a turn store or a turn key ([WithTurnKey]) guards it further.
+const MaxRememberedTurns = 1 << 16
+
+// processTurns is the process's record of turns.
+var processTurns = &turnRecord{max: MaxRememberedTurns}
+
+// turnStep is what the process remembers of a turn.
+type turnStep struct {
+	seq     int64
+	resumed bool
+}
+
+// turnRecord is a bounded record of turns, oldest forgotten first.
+type turnRecord struct {
+	mu    sync.Mutex
+	max   int
+	steps map[string]turnStep
+	order []string // ids in first-recorded order
+}
+
+// put records the turn's step; called with mu held.
+func (r *turnRecord) put(id string, st turnStep) {
+	if _, ok := r.steps[id]; !ok {
+		if r.steps == nil {
+			r.steps = make(map[string]turnStep)
+		}
+		for len(r.steps) >= r.max && len(r.order) > 0 {
+			delete(r.steps, r.order[0])
+			r.order[0] = ""
+			r.order = r.order[1:]
+		}
+		r.order = append(r.order, id)
+	}
+	r.steps[id] = st
+}
+
+// handOut records that the process handed out the turn's state at seq: the one step of the turn
+// that can be resumed now.
+func (r *turnRecord) handOut(id string, seq int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.put(id, turnStep{seq: seq})
+}
+
+// claim records the turn's step as resumed; false if the process knows the turn and the step is
+// not the one it handed out last, or was resumed.
+func (r *turnRecord) claim(id string, seq int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cur, ok := r.steps[id]; ok && (cur.resumed || cur.seq != seq) {
+		return false
+	}
+	r.put(id, turnStep{seq: seq, resumed: true})
+	return true
+}
+
+// unclaim makes the turn's step resumable again, if it is the one claimed.
+func (r *turnRecord) unclaim(id string, seq int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cur, ok := r.steps[id]; ok && cur.resumed && cur.seq == seq {
+		r.steps[id] = turnStep{seq: seq}
+	}
+}
 
 // DecisionKind says what the application decided for a pending call.
 type DecisionKind string
@@ -274,7 +393,8 @@ const DefaultRejection = "The user declined this tool call; it did not run."
 // the turn is done; a request must then name its conversation ([ParamConversationID]).
 type TurnStore interface {
 	// SaveTurn stores state as the conversation's open turn. A state with Seq 1 starts a turn
-	// and replaces any the conversation has (the open turn is abandoned). A later state is
+	// and replaces any other the conversation has (the open turn is abandoned); a Seq 1 state
+	// of the stored turn's own id is a conflict. A later state is
 	// stored only if the stored one is the same turn at Seq-1; otherwise SaveTurn stores nothing
 	// and returns an error matching [ErrTurnConflict].
 	SaveTurn(ctx context.Context, conversationID string, state *TurnState) error
@@ -298,6 +418,9 @@ var (
 	// a decision for no pending call, or edited arguments the tool's schema refuses. Nothing
 	// ran, and the state can be resumed with other decisions.
 	ErrInvalidDecision = errors.New("client: invalid decision")
+	// ErrTurnTampered: the client has a turn key ([WithTurnKey]) and the state handed to Resume
+	// carries no MAC, or one that does not verify: it was edited, or written without the key.
+	ErrTurnTampered = errors.New("client: the turn state's MAC does not verify")
 	// ErrNoConversation: a turn store is set but the request names no conversation.
 	ErrNoConversation = errors.New("client: a turn store needs the request's conversation_id parameter")
 )
@@ -525,6 +648,11 @@ func (s *TurnState) check() error {
 	}
 	if s.Version != TurnStateVersion {
 		return fmt.Errorf("client: resume: turn state version %d, this program reads %d", s.Version, TurnStateVersion)
+	}
+	if s.ID == "" || s.Seq < 1 {
+		// Every state the loop hands out is a saved step, 1 or later: a claim of step 0 would save
+		// step 1, which starts a turn over the stored one.
+		return fmt.Errorf("client: resume: a turn state needs an id and a step of 1 or more (step %d)", s.Seq)
 	}
 	switch s.Status {
 	case TurnReady:

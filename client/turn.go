@@ -9,17 +9,25 @@ import (
 	"slices"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/engine"
 	"github.com/wield-ai/wield/toolcall"
 )
 
 // setUp prepares the turn's stopping and resuming: the store and conversation, and, for a
 // resumed turn, the state it continues (r gets the state's messages).
 func (t *Turn) setUp(req, r *Request) error {
+	var key []byte
+	if req.rt != nil {
+		key = req.rt.turnKey
+	}
 	in := req.turnIn
 	if in == nil || in.store == nil && in.resume == nil {
+		if key != nil {
+			t.dur = &durable{key: key}
+		}
 		return nil
 	}
-	d := &durable{store: in.store}
+	d := &durable{store: in.store, key: key}
 	t.dur = d
 	if d.store != nil {
 		id, ok := req.StringParam(ParamConversationID)
@@ -33,6 +41,9 @@ func (t *Turn) setUp(req, r *Request) error {
 		return nil
 	}
 	st := rs.state
+	if key != nil && !st.verify(key) {
+		return fmt.Errorf("%w: turn %s, step %d", ErrTurnTampered, st.ID, st.Seq)
+	}
 	if id, ok := req.StringParam(ParamConversationID); ok && st.ConversationID != "" && id != st.ConversationID {
 		return fmt.Errorf("client: resume: the turn state belongs to conversation %q, the request names %q", st.ConversationID, id)
 	}
@@ -87,6 +98,9 @@ func (t *Turn) readyState(r *Request) *TurnState { return t.state(r, TurnReady) 
 func (t *Turn) roundState(r *Request, status TurnStatus, resp *chat.Response, outcomes []toolcall.CallOutcome) *TurnState {
 	st := t.state(r, status)
 	st.Round = NewRound(resp, outcomes, status == TurnRunning)
+	if status != TurnRunning {
+		processTurns.handOut(st.ID, st.Seq) // the stopped state the caller gets
+	}
 	return st
 }
 
@@ -132,20 +146,25 @@ func NewRound(resp *chat.Response, outcomes []toolcall.CallOutcome, running bool
 // state the turn resumed, if not yet claimed.
 func (t *Turn) save(ctx context.Context, st *TurnState) error {
 	d := t.durable()
+	if d.key != nil {
+		st.sign(d.key)
+	}
 	claiming := t.claiming()
-	if claiming && !d.resumed.claim() {
+	// Without a store the process remembers what it resumed; a durable engine resumes the same
+	// state again on every replay of a turn and guarantees once itself.
+	if claiming && !d.resumed.claim(d.store == nil && engine.From(ctx) == nil) {
 		return fmt.Errorf("%w: turn %s, step %d", ErrAlreadyResumed, d.resumed.ID, d.resumed.Seq)
 	}
 	if claiming && d.store != nil {
 		if err := d.sameAsStored(ctx); err != nil {
-			d.resumed.claimed.Store(false) // nothing ran
+			d.resumed.unclaim() // nothing ran
 			return err
 		}
 	}
 	if d.store != nil {
 		if err := d.store.SaveTurn(ctx, d.conv, st); err != nil {
 			if claiming {
-				d.resumed.claimed.Store(false) // nothing ran: the state can be resumed again
+				d.resumed.unclaim() // nothing ran: the state can be resumed again
 				if errors.Is(err, ErrTurnConflict) {
 					return fmt.Errorf("%w: turn %s is no longer stored at step %d: %w", ErrAlreadyResumed, st.ID, st.Seq-1, err)
 				}
@@ -200,7 +219,13 @@ func (t *Turn) failed(r *Request, err error) error {
 		return err
 	}
 	st := t.readyState(r)
-	st.Seq = t.dur.seq // what the store holds, if anything
+	if t.dur.store != nil {
+		st.Seq = t.dur.seq // what the store holds
+	}
+	if t.dur.key != nil {
+		st.sign(t.dur.key)
+	}
+	processTurns.handOut(st.ID, st.Seq)
 	return &TurnError{Err: err, State: st, Messages: t.messages}
 }
 

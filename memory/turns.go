@@ -25,7 +25,8 @@ type TurnRecord struct {
 // and, for shared databases, processes: SaveTurn and DeleteTurn compare and swap atomically.
 type TurnRepository interface {
 	// SaveTurn stores rec as the conversation's open turn. A record with Seq 1 starts a turn and
-	// replaces any the conversation has. A record with a higher Seq is stored only if the stored
+	// replaces any other the conversation has; a turn never starts over itself, so a Seq 1
+	// record of the stored turn's id is a conflict. A record with a higher Seq is stored only if the stored
 	// one is the same turn at Seq-1; otherwise nothing is stored and the error wraps
 	// [ErrTurnConflict]. Seq below 1 and an empty ID are errors.
 	SaveTurn(ctx context.Context, conversationID string, rec TurnRecord) error
@@ -77,6 +78,9 @@ func (r *InMemory) SaveTurn(_ context.Context, id string, rec TurnRecord) error 
 	cur, ok := r.turns[id]
 	if rec.Seq > 1 && (!ok || cur.ID != rec.ID || cur.Seq != rec.Seq-1) {
 		return fmt.Errorf("%w: conversation %q has no turn %s at step %d", ErrTurnConflict, id, rec.ID, rec.Seq-1)
+	}
+	if rec.Seq == 1 && ok && cur.ID == rec.ID {
+		return fmt.Errorf("%w: conversation %q has turn %s already", ErrTurnConflict, id, rec.ID)
 	}
 	if r.turns == nil {
 		r.turns = make(map[string]TurnRecord)

@@ -22,6 +22,7 @@ func RunTurns(t *testing.T, newRepo func(t *testing.T) memory.TurnRepository) {
 		{"Empty", testTurnsEmpty},
 		{"Steps", testTurnSteps},
 		{"NewTurnReplaces", testNewTurnReplaces},
+		{"NoRestartOverItself", testTurnNoRestartOverItself},
 		{"Delete", testTurnDelete},
 		{"Isolation", testTurnIsolation},
 		{"Intact", testTurnIntact},
@@ -101,6 +102,19 @@ func testNewTurnReplaces(t *testing.T, r memory.TurnRepository) {
 	wantTurn(t, r, "c", &x)
 	wantConflict(t, r.SaveTurn(t.Context(), "c", rec("old", 3)), "SaveTurn of the replaced turn")
 	mustSave(t, r, "c", rec("new", 2))
+}
+
+// testTurnNoRestartOverItself: a first step of the stored turn's own id (a resumed state's
+// claim forged to step 0) is refused, whatever step the turn is at, and leaves it as it was.
+func testTurnNoRestartOverItself(t *testing.T, r memory.TurnRepository) {
+	mustSave(t, r, "c", rec("t", 1))
+	wantConflict(t, r.SaveTurn(t.Context(), "c", rec("t", 1)), "SaveTurn of the turn's first step again")
+	mustSave(t, r, "c", rec("t", 2))
+	mustSave(t, r, "c", rec("t", 3))
+	wantConflict(t, r.SaveTurn(t.Context(), "c", rec("t", 1)), "SaveTurn restarting the stored turn")
+	x := rec("t", 3)
+	wantTurn(t, r, "c", &x)
+	mustSave(t, r, "c", rec("t", 4))
 }
 
 func testTurnDelete(t *testing.T, r memory.TurnRepository) {

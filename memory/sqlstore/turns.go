@@ -29,7 +29,8 @@ var turnSQL = func() map[Dialect]turnQueries {
 		out[d] = turnQueries{
 			start: s.rebind(`INSERT INTO wield_turns (conversation_id, turn_id, seq, state) VALUES (?, ?, ?, ?)
 				ON CONFLICT (conversation_id) DO UPDATE SET turn_id = excluded.turn_id, seq = excluded.seq,
-				state = excluded.state, updated_at = ` + now),
+				state = excluded.state, updated_at = ` + now + `
+				WHERE wield_turns.turn_id <> excluded.turn_id`),
 			step: s.rebind(`UPDATE wield_turns SET seq = ?, state = ?, updated_at = ` + now + `
 				WHERE conversation_id = ? AND turn_id = ? AND seq = ?`),
 			load:      s.rebind(`SELECT turn_id, seq, state FROM wield_turns WHERE conversation_id = ?`),
@@ -41,7 +42,7 @@ var turnSQL = func() map[Dialect]turnQueries {
 }()
 
 // SaveTurn stores rec as the conversation's open turn (see [memory.TurnRepository]): a first
-// step replaces any turn the conversation has; a later one is stored only over the turn's
+// step replaces any other turn the conversation has; a later one is stored only over the turn's
 // previous step, in one statement, so concurrent writers in any process cannot both win.
 func (s *Store) SaveTurn(ctx context.Context, conversationID string, rec memory.TurnRecord) error {
 	if err := memory.CheckTurnRecord(conversationID, rec); err != nil {
@@ -53,8 +54,18 @@ func (s *Store) SaveTurn(ctx context.Context, conversationID string, rec memory.
 	q := turnSQL[s.dialect]
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if rec.Seq == 1 {
-			_, err := tx.ExecContext(ctx, q.start, conversationID, rec.ID, rec.Seq, string(rec.State))
-			return err
+			res, err := tx.ExecContext(ctx, q.start, conversationID, rec.ID, rec.Seq, string(rec.State))
+			if err != nil {
+				return err
+			}
+			// No row when the conversation's turn is this one: a turn never starts over itself.
+			if n, err := res.RowsAffected(); err != nil || n != 1 {
+				if err == nil {
+					err = fmt.Errorf("%w: conversation %q has turn %s already", memory.ErrTurnConflict, conversationID, rec.ID)
+				}
+				return err
+			}
+			return nil
 		}
 		res, err := tx.ExecContext(ctx, q.step, rec.Seq, string(rec.State), conversationID, rec.ID, rec.Seq-1)
 		if err != nil {
