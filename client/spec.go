@@ -258,11 +258,6 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 		if !s.nested {
 			in.store = c.store
 		}
-		if s.resume != nil && in.store != nil && s.resume.state.Seq < 1 {
-			// A stored turn's states start at step 1; a claim of step 0 would save step 1, which
-			// a store takes as a new turn replacing any, so a forged "seq": 0 would replay it.
-			return nil, nil, fmt.Errorf("%w: turn %s at step %d: a stored turn's steps start at 1", ErrTurnConflict, s.resume.state.ID, s.resume.state.Seq)
-		}
 	}
 	toolCtx := c.toolCtx
 	if len(s.toolCtx) > 0 {
