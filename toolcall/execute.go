@@ -286,7 +286,7 @@ func (m *Manager) ask(ctx context.Context, policy ApprovalPolicy, req ApprovalRe
 	defer func() {
 		if v := recover(); v != nil {
 			m.logger().ErrorContext(ctx, "toolcall: approval policy panicked",
-				"tool", req.Call.Name, "call_id", req.Call.ID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				"tool", req.Call.Name, "call_id", req.Call.ID, "panic", m.panicValue(v), "stack", string(debug.Stack()))
 			msg, _, _ := strings.Cut(fmt.Sprint(v), "\n")
 			if len(msg) > maxPanicText {
 				msg = msg[:maxPanicText] + "…"
@@ -423,7 +423,7 @@ func (m *Manager) runCall(t *round, st *callState) {
 			var pe *tool.PanicError
 			if errors.As(err, &pe) {
 				m.logger().ErrorContext(ctx, "toolcall: tool panicked",
-					"tool", st.call.Name, "call_id", st.call.ID, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+					"tool", st.call.Name, "call_id", st.call.ID, "panic", m.panicValue(pe.Value), "stack", string(pe.Stack))
 			}
 			m.fail(ctx, t, st, err, classify(err))
 			break

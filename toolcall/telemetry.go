@@ -2,6 +2,8 @@ package toolcall
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -115,6 +117,19 @@ func (m *Manager) failureText(errType string, err error) string {
 		return redact.Error(err) // another call's failure may have ended the turn
 	}
 	return redact.Cause(err)
+}
+
+// panicValue is a panic's value for an error log: with RecordContent its text; otherwise the
+// runtime's own message (an index out of range, a nil map), or else only the value's type, since
+// a program's value often quotes what the tool was given ("bad ssn …"), as an error's text does.
+func (m *Manager) panicValue(v any) string {
+	if re, ok := v.(runtime.Error); m.cfg.RecordContent || ok {
+		if ok {
+			return re.Error()
+		}
+		return fmt.Sprint(v)
+	}
+	return fmt.Sprintf("a value of type %T (content not recorded)", v)
 }
 
 // errorText is err's text for a debug log: without content unless RecordContent.
