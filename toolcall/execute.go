@@ -414,7 +414,9 @@ func (m *Manager) runCall(t *round, st *callState) {
 		out, err := tool.Invoke(ctx, st.tool, args)
 		if err != nil {
 			var ie *InterruptError
-			if errors.As(err, &ie) && t.ctx.Err() == nil {
+			if errors.As(err, &ie) && ie.oversize() != nil {
+				err = ie.oversize()
+			} else if errors.As(err, &ie) && t.ctx.Err() == nil {
 				// Not a failure: the call waits for the application, with no result yet.
 				st.interrupted = err
 				t.stopped.Store(true)
