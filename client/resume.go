@@ -332,6 +332,11 @@ type Decision struct {
 	Data json.RawMessage `json:"data,omitempty"`
 }
 
+// MaxDecisionBytes caps a [Decision]'s Text, Arguments and Data together (1 MiB): an answer or
+// edit goes into the conversation and the stored state, so a larger one is refused with
+// [ErrInvalidDecision] before anything runs.
+const MaxDecisionBytes = 1 << 20
+
 // Approve approves the call with the given id as the model asked for it.
 func Approve(callID string) Decision { return Decision{CallID: callID, Kind: DecideApprove} }
 
@@ -476,6 +481,10 @@ func route(s *TurnState, decisions []Decision) (*routed, error) {
 		case DecideApprove, DecideReject, DecideAnswer, DecideRestart:
 		default:
 			return nil, fmt.Errorf("%w: call %s: unknown kind %q", ErrInvalidDecision, d.CallID, d.Kind)
+		}
+		if n := len(d.Text) + len(d.Arguments) + len(d.Data); n > MaxDecisionBytes {
+			return nil, fmt.Errorf("%w: call %s: the decision's text, arguments and data are %d bytes, over the cap of %d",
+				ErrInvalidDecision, d.CallID, n, MaxDecisionBytes)
 		}
 		if len(d.Path) > 0 {
 			i := slices.IndexFunc(calls, func(c PendingCall) bool { return c.Call.ID == d.Path[0] && c.Child != nil })

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
@@ -473,7 +474,17 @@ func (h *handler) fail(ctx context.Context, err error) (*sdk.CallToolResult, err
 		err = &internalFailure{what: "the tool panicked", cause: pe, stack: pe.Stack}
 	}
 	if f := (*internalFailure)(nil); errors.As(err, &f) {
-		attrs := []any{"tool", h.name, "failure", f.what, "cause", f.cause}
+		var cause any = f.cause
+		if pe := (*tool.PanicError)(nil); errors.As(f.cause, &pe) {
+			// A program's panic value often quotes the tool's arguments, as its error text would:
+			// the log names its type only. The runtime's own messages quote nothing.
+			if re, ok := pe.Value.(runtime.Error); ok {
+				cause = "the tool panicked: " + re.Error()
+			} else {
+				cause = fmt.Sprintf("the tool panicked with a value of type %T", pe.Value)
+			}
+		}
+		attrs := []any{"tool", h.name, "failure", f.what, "cause", cause}
 		if f.stack != nil {
 			attrs = append(attrs, "stack", string(f.stack))
 		}

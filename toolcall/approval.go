@@ -101,6 +101,19 @@ type InterruptError struct {
 	Data json.RawMessage `json:"data,omitempty"`
 }
 
+// MaxInterruptBytes caps an interrupt's Message and Data together (1 MiB): an interrupt is kept
+// in the turn's state, stored and sent to the application. A tool's larger interrupt fails its
+// call instead, with an error saying so, which the model reads as the call's result.
+const MaxInterruptBytes = 1 << 20
+
+// oversize returns the error of an interrupt over [MaxInterruptBytes], or nil.
+func (e *InterruptError) oversize() error {
+	if n := len(e.Message) + len(e.Data); n > MaxInterruptBytes {
+		return fmt.Errorf("toolcall: the tool's interrupt is %d bytes, over the cap of %d", n, MaxInterruptBytes)
+	}
+	return nil
+}
+
 // Error returns the message.
 func (e *InterruptError) Error() string { return "tool interrupted the turn: " + e.Message }
 

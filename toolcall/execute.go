@@ -291,7 +291,7 @@ func (m *Manager) ask(ctx context.Context, policy ApprovalPolicy, req ApprovalRe
 	defer func() {
 		if v := recover(); v != nil {
 			m.logger().ErrorContext(ctx, "toolcall: approval policy panicked",
-				"tool", req.Call.Name, "call_id", req.Call.ID, "panic", m.panicText(v), "stack", string(debug.Stack()))
+				"tool", req.Call.Name, "call_id", req.Call.ID, "panic", m.panicValue(v), "stack", string(debug.Stack()))
 			msg, _, _ := strings.Cut(fmt.Sprint(v), "\n")
 			if len(msg) > maxPanicText {
 				msg = msg[:maxPanicText] + "…"
@@ -437,7 +437,9 @@ func (m *Manager) runCall(t *round, base context.Context, st *callState) {
 		}
 		if err != nil {
 			var ie *InterruptError
-			if errors.As(err, &ie) && t.ctx.Err() == nil {
+			if errors.As(err, &ie) && ie.oversize() != nil {
+				err = ie.oversize()
+			} else if errors.As(err, &ie) && t.ctx.Err() == nil {
 				// Not a failure: the call waits for the application, with no result yet.
 				st.interrupted = err
 				t.stopped.Store(true)
@@ -446,7 +448,7 @@ func (m *Manager) runCall(t *round, base context.Context, st *callState) {
 			var pe *tool.PanicError
 			if errors.As(err, &pe) {
 				m.logger().ErrorContext(ctx, "toolcall: tool panicked",
-					"tool", st.call.Name, "call_id", st.call.ID, "panic", m.panicText(pe.Value), "stack", string(pe.Stack))
+					"tool", st.call.Name, "call_id", st.call.ID, "panic", m.panicValue(pe.Value), "stack", string(pe.Stack))
 			}
 			m.fail(ctx, t, st, err, classify(err))
 			break

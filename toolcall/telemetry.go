@@ -3,6 +3,7 @@ package toolcall
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -120,13 +121,17 @@ func (m *Manager) failureText(errType string, err error) string {
 	return redact.Cause(err)
 }
 
-// panicText is a panic's value for a log: like an error's text, it may quote what the model
-// sent (a panic over an argument), so without RecordContent it says only that there was one.
-func (m *Manager) panicText(v any) string {
-	if m.cfg.RecordContent {
+// panicValue is a panic's value for an error log: with RecordContent its text; otherwise the
+// runtime's own message (an index out of range, a nil map), or else only the value's type, since
+// a program's value often quotes what the tool was given ("bad ssn …"), as an error's text does.
+func (m *Manager) panicValue(v any) string {
+	if re, ok := v.(runtime.Error); m.cfg.RecordContent || ok {
+		if ok {
+			return re.Error()
+		}
 		return fmt.Sprint(v)
 	}
-	return "(the panic's value is content: set RecordContent to log it)"
+	return fmt.Sprintf("a value of type %T (content not recorded)", v)
 }
 
 // errorText is err's text for a debug log: without content unless RecordContent.

@@ -58,6 +58,7 @@ func secretTools(t *testing.T) []tool.Tool {
 			return nil, fmt.Errorf("no forecast for %s (%s)", city, resultSecret)
 		}),
 		lookup("crashing", func(city string) (any, error) { return []string{city}[len(city)], nil }),
+		lookup("panicking", func(city string) (any, error) { panic("bad city " + city) }),
 		lookup("fatal", func(city string) (any, error) {
 			return nil, tool.Fatal(fmt.Errorf("lost the database while looking up %s (%s)", city, resultSecret))
 		}),

@@ -488,3 +488,48 @@ func TestAttackTurnKeyRefusesEditedState(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackHugeDecisionAndInterrupt: an answer over client.MaxDecisionBytes is refused with
+// ErrInvalidDecision before anything is stored or run, and the state still resumes with a
+// reasonable one; a tool's interrupt over toolcall.MaxInterruptBytes does not stop the turn
+// with it stored, but fails the call with an error that says so.
+func TestAttackHugeDecisionAndInterrupt(t *testing.T) {
+	ctx := context.Background()
+	t.Run("answer", func(t *testing.T) {
+		ask := chattest.NewTool("ask", func(context.Context, string) (string, error) { return "", toolcall.Interrupt("Which?") })
+		m := chattest.New(chattest.Calls(chattest.Call("ask", `{}`)), chattest.Text("ok"))
+		c := newClient(t, m, client.WithTools(ask), client.WithTurnStore(memory.Turns(memory.NewInMemory())))
+		resp, err := c.Prompt("go").Param(client.ParamConversationID, "c").Call(ctx).Response()
+		if err != nil || resp.Pending == nil {
+			t.Fatalf("%v %v", resp, err)
+		}
+		p := resp.Pending.Pending()[0]
+		for _, d := range []client.Decision{
+			p.Answer(strings.Repeat("x", client.MaxDecisionBytes+1)),
+			p.Restart("", json.RawMessage(`"`+strings.Repeat("y", client.MaxDecisionBytes)+`"`)),
+		} {
+			err = c.Resume(resp.Pending, d).Call(ctx).Err()
+			if !errors.Is(err, client.ErrInvalidDecision) || !strings.Contains(err.Error(), "over the cap") {
+				t.Fatalf("a huge decision: %v", err)
+			}
+		}
+		if text, err := c.Resume(resp.Pending, p.Answer("this one")).Call(ctx).Content(); err != nil || text != "ok" {
+			t.Fatalf("resume: %q, %v", text, err)
+		}
+	})
+	t.Run("interrupt", func(t *testing.T) {
+		big := strings.Repeat("z", toolcall.MaxInterruptBytes)
+		ask := chattest.NewTool("ask", func(context.Context, string) (string, error) {
+			return "", toolcall.InterruptWith("Which?", map[string]string{"blob": big})
+		})
+		m := chattest.New(chattest.Calls(chattest.Call("ask", `{}`)), chattest.Text("gave up"))
+		c := newClient(t, m, client.WithTools(ask))
+		resp, err := c.Prompt("go").Call(ctx).Response()
+		if err != nil || resp.Pending != nil || resp.Text() != "gave up" {
+			t.Fatalf("%v %v", resp, err)
+		}
+		if r := m.ToolResults(t, 1); len(r) != 1 || !r[0].IsError || !strings.Contains(r[0].Content, "over the cap") {
+			t.Fatalf("the model read %.200v", r)
+		}
+	})
+}
