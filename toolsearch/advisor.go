@@ -44,7 +44,8 @@ type Config struct {
 	// DisableSystemPrompt sends no system-prompt text at all.
 	DisableSystemPrompt bool
 	// SearchToolDescription is the search tool's description; "" means
-	// RegexSearchToolDescription for a *RegexIndex and DefaultSearchToolDescription otherwise.
+	// the index's own when it is a [QueryDescriber] (RegexSearchToolDescription for a
+	// *RegexIndex) and DefaultSearchToolDescription otherwise.
 	SearchToolDescription string
 	// DisablePrerequisites keeps the search tool from bringing along the prerequisites of the
 	// tools it finds: the one tool of the set that returns an input several tools require, such
@@ -119,8 +120,8 @@ func New(cfg Config) *Advisor {
 		a.cfg.MaxResults = DefaultMaxResults
 	}
 	desc := cfg.SearchToolDescription
-	if _, regex := a.index.(*RegexIndex); desc == "" && regex {
-		desc = RegexSearchToolDescription
+	if d, ok := a.index.(QueryDescriber); desc == "" && ok {
+		desc = d.SearchToolDescription()
 	}
 	a.searchDef = SearchToolDefinition(desc)
 	if !cfg.DisableSystemPrompt {

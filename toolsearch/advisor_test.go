@@ -839,3 +839,20 @@ func TestMultimodalPrompt(t *testing.T) {
 		}
 	}
 }
+
+// describedIndex is an index of one's own that asks for queries of its own kind.
+type describedIndex struct{ Index }
+
+func (describedIndex) SearchToolDescription() string { return "Search by tag: one tag per query." }
+
+func TestQueryDescriberSetsSearchToolDescription(t *testing.T) {
+	if got := New(Config{Index: describedIndex{NewKeywordIndex(nil)}}).SearchTool().Description; got != "Search by tag: one tag per query." {
+		t.Errorf("an index's own description was not used: %q", got)
+	}
+	if got := New(Config{Index: describedIndex{NewKeywordIndex(nil)}, SearchToolDescription: "mine"}).SearchTool().Description; got != "mine" {
+		t.Errorf("Config.SearchToolDescription did not win over the index's: %q", got)
+	}
+	if got := New(Config{Index: NewKeywordIndex(nil)}).SearchTool().Description; got != DefaultSearchToolDescription {
+		t.Errorf("keyword index: %q", got)
+	}
+}

@@ -28,6 +28,14 @@ type Index interface {
 	Clear(ctx context.Context, session string) error
 }
 
+// QueryDescriber is implemented by an [Index] whose queries are not plain words, such as
+// [RegexIndex]'s regular expressions: SearchToolDescription tells the model how to write them.
+// The [Advisor] uses it as the search tool's description when [Config] sets none, so an index of
+// one's own gets the same treatment as the ones in this package.
+type QueryDescriber interface {
+	SearchToolDescription() string
+}
+
 // DefaultMaxResults is the number of results of a search that does not set one.
 const DefaultMaxResults = 5
 

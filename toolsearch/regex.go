@@ -48,6 +48,10 @@ type regexSet struct {
 // NewRegexIndex returns an empty regex index.
 func NewRegexIndex() *RegexIndex { return &RegexIndex{} }
 
+// SearchToolDescription returns [RegexSearchToolDescription], which asks the model for a
+// regular expression ([QueryDescriber]).
+func (x *RegexIndex) SearchToolDescription() string { return RegexSearchToolDescription }
+
 // IndexTools implements [Index].
 func (x *RegexIndex) IndexTools(ctx context.Context, session string, defs []tool.Definition) error {
 	if err := ctx.Err(); err != nil {
