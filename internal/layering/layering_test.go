@@ -19,6 +19,7 @@ var allowed = map[string][]string{
 	"tool/augment":       {"tool", "content"},
 	"chat":               {"tool", "content"},
 	"toolcall":           {"chat", "tool", "content"},
+	"budget":             {"chat", "tool", "content"},
 	"client":             {"chat", "tool", "toolcall", "content"},
 	"memory":             {"chat", "client", "content"},
 	"memory/sqlstore":    {"chat", "memory", "content"},
