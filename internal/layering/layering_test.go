@@ -20,6 +20,7 @@ var allowed = map[string][]string{
 	"tool/augment":       {"tool", "content", "engine"},
 	"chat":               {"tool", "content"},
 	"toolcall":           {"chat", "tool", "content", "engine"},
+	"budget":             {"chat", "tool", "content"},
 	"client":             {"chat", "tool", "toolcall", "content", "engine"},
 	"memory":             {"chat", "client", "content", "engine"},
 	"memory/sqlstore":    {"chat", "memory", "content"},

@@ -127,5 +127,8 @@ func (ft FaultTarget) Check(t testing.TB, row Fault) {
 	if temporary := w.StatusCode == 408 || w.StatusCode == 409 || w.StatusCode == 429 || w.StatusCode >= 500; pe.Temporary() != temporary {
 		t.Errorf("Temporary() = %v for %d", pe.Temporary(), w.StatusCode)
 	}
+	if want := errors.Is(w, chat.ErrContextLength); errors.Is(err, chat.ErrContextLength) != want {
+		t.Errorf("errors.Is(err, chat.ErrContextLength) = %v, want %v", !want, want)
+	}
 	t.Log(err)
 }

@@ -69,6 +69,9 @@ func TestRetries(t *testing.T) {
 		{Name: "400 is not retried", Answers: []replay.Exchange{
 			providertest.JSONError(400, `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: Field required"}}`)},
 			Err: &chat.ProviderError{StatusCode: 400, Type: "invalid_request_error", Message: "max_tokens: Field required"}},
+		{Name: "prompt too long", Answers: []replay.Exchange{
+			providertest.JSONError(400, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 215341 tokens > 200000 maximum"}}`)},
+			Err: &chat.ProviderError{StatusCode: 400, Type: "invalid_request_error", Message: "prompt is too long: 215341 tokens > 200000 maximum"}},
 		{Name: "401 streaming", Stream: true, Answers: []replay.Exchange{
 			providertest.JSONError(401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)},
 			Err: &chat.ProviderError{StatusCode: 401, Type: "authentication_error", Message: "invalid x-api-key"}},

@@ -77,6 +77,11 @@ func TestErrors(t *testing.T) {
 			Err: &chat.ProviderError{StatusCode: 400, Type: "INVALID_ARGUMENT", Message: "API key not valid.", Code: "API_KEY_INVALID"},
 		},
 		providertest.Fault{
+			Name:    "input over the window",
+			Answers: []replay.Exchange{{Status: 400, Header: jsonHeader(), Body: geminiError(400, "INVALID_ARGUMENT", "The input token count (1234567) exceeds the maximum number of tokens allowed (1048576).")}},
+			Err:     &chat.ProviderError{StatusCode: 400, Type: "INVALID_ARGUMENT", Message: "The input token count (1234567) exceeds the maximum number of tokens allowed (1048576)."},
+		},
+		providertest.Fault{
 			Name: "503 after the retries",
 			Answers: []replay.Exchange{
 				{Status: 503, Header: jsonHeader(), Body: geminiError(503, "UNAVAILABLE", "a")},

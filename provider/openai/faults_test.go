@@ -151,6 +151,8 @@ func TestErrorBodies(t *testing.T) {
 	rows := providertest.BothWays(
 		failure("OpenAI's error", providertest.JSONError(400, `{"error":{"message":"Invalid schema for function 'weather'","type":"invalid_request_error","param":"tools[0]","code":"invalid_function_parameters"}}`),
 			chat.ProviderError{StatusCode: 400, Type: "invalid_request_error", Code: "invalid_function_parameters", Message: "Invalid schema for function 'weather'"}),
+		failure("context length", providertest.JSONError(400, `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130514 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`),
+			chat.ProviderError{StatusCode: 400, Type: "invalid_request_error", Code: "context_length_exceeded", Message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130514 tokens. Please reduce the length of the messages."}),
 		failure("error as a string", providertest.JSONError(404, `{"error":"model 'llama9' not found"}`),
 			chat.ProviderError{StatusCode: 404, Message: "model 'llama9' not found"}),
 		failure("detail", providertest.JSONError(422, `{"detail":[{"loc":["body","messages"],"msg":"field required"}]}`),
