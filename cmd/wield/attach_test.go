@@ -109,7 +109,7 @@ func TestChatAttachInteractive(t *testing.T) {
 	photo, pdf, _ := attachFiles(t)
 	m := chattest.New(chattest.Text("A picture."), chattest.Text("Nothing new."), chattest.Text("A report."))
 	input := "what is it?\nand now?\n/attach " + pdf + "\n/attach " + filepath.Join(t.TempDir(), "missing.pdf") + "\nand this?\n"
-	_, stderr, code := run(t, keyEnv(t), m, input, "chat", "--attach", photo)
+	_, stderr, code := run(t, keyEnv(t), m, input, "chat", "--lines", "--attach", photo)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

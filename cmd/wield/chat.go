@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -33,6 +32,8 @@ type chatFlags struct {
 	toolSearch   bool
 	approval     approvalFlags
 	attach       []string
+	lines        bool
+	showResults  bool
 }
 
 func (a *app) chatCommand() *cobra.Command {
@@ -42,8 +43,9 @@ func (a *app) chatCommand() *cobra.Command {
 		Short: "Ask a model a question it can answer with tools, or chat interactively",
 		Long: `chat sends PROMPT (its words joined, so quotes are optional) to a model that may call tools to
 answer it, and streams the answer to standard output as it arrives. Text piped to standard input
-is added to the prompt (cat notes.txt | wield chat summarise them); PROMPT - reads the whole
-prompt from standard input.
+is added to the prompt (cat notes.txt | wield chat summarise them); without PROMPT, what is piped
+is the prompt, whole (cat question.txt | wield chat); PROMPT - reads the whole prompt from
+standard input too. --lines asks one question per line of standard input instead.
 
 --attach FILE sends a file with the question: an image, audio, a PDF or a text file, its type
 told by its content, up to ` + content.FormatSize(maxAttachBytes) + `. Images and documents in tool results show as a short
@@ -52,11 +54,15 @@ line, such as [image png 800×600, 34 KB].
 Without PROMPT, chat is interactive: on a terminal it has a line editor (arrows, Ctrl-A/E/K/U/W,
 history with Up/Down kept in $XDG_STATE_HOME/wield/history), end a line with \ or paste several
 lines to ask a question of several lines, Ctrl-C stops an answer (at an empty prompt it ends the
-chat, as do Ctrl-D and /exit). Without a terminal it reads one question per line. --attach files
-go with the first question; /attach FILE adds one to the next.
+chat, as do Ctrl-D and /exit). Commands: /help, /model [NAME], /clear, /session [NAME], /tools,
+/attach FILE, /exit; Tab completes them, paths after /attach, models and session names; an
+unknown /command is refused, never sent (start a question with // to send one beginning
+with /). With --lines and no terminal it reads one question per line.
+--attach files go with the first question; /attach FILE adds one to the next.
 
 On a terminal the answer is rendered as Markdown (--raw prints it as the model wrote it), tool
-calls show with a spinner on standard error, and a line after each answer counts the tokens used.
+calls show with a spinner on standard error (--show-results, or --td, adds each one's result,
+shortened), and a line after each answer counts the tokens used.
 When standard error is not a terminal chat says nothing there but warnings and errors, unless
 --verbose.
 
@@ -83,6 +89,7 @@ are only ever sent to the providers' own hosts.`,
 		Example: `  wield chat What day is tomorrow?
   wield chat --model anthropic/claude-sonnet-4-5 "Set an alarm in 10 minutes"
   cat notes.txt | wield chat "Summarise these notes"
+  cat question.txt | wield chat
   wield chat --attach receipt.png --attach invoice.pdf "Do these amounts match?"
   wield chat --model ollama/qwen3 --session planning
   wield chat --continue "And the day after?"
@@ -105,6 +112,10 @@ are only ever sent to the providers' own hosts.`,
 	fl.BoolVar(&f.raw, "raw", false, "print the answer as the model wrote it, without rendering Markdown")
 	fl.StringArrayVar(&f.attach, "attach", nil, "send `FILE` with the question: an image, audio, a PDF or a text file, up to "+content.FormatSize(maxAttachBytes)+" (repeatable; in an interactive chat, with the first question)")
 	cmd.MarkFlagFilename("attach")
+	fl.BoolVar(&f.showResults, "show-results", false, "print each tool's result, shortened, under its call on standard error (also --td)")
+	fl.BoolVar(&f.showResults, "td", false, "the same as --show-results (llm's name)")
+	fl.MarkHidden("td")
+	fl.BoolVar(&f.lines, "lines", false, "without PROMPT, ask one question per line of standard input (else what is piped is one prompt)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show tool calls and token usage on standard error also when it is not a terminal")
 	cmd.RegisterFlagCompletionFunc("session", cobra.CompletionFunc(func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return a.completeSessions(cmd.Context())
@@ -133,7 +144,10 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 			return err
 		}
 	}
-	prompt, err := a.promptFrom(args)
+	if f.lines && len(args) > 0 {
+		return usagef("--lines reads the questions from standard input: give no PROMPT")
+	}
+	prompt, err := a.promptFrom(args, f.lines)
 	if err != nil {
 		return err
 	}
@@ -185,7 +199,8 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	}
 	defer approver.close()
 	setup := chatSetup{model: model, tools: cat.tools, system: f.system, maxToolCalls: f.maxToolCalls, toolSearch: f.toolSearch,
-		repo: conv.repo, conversation: conv.id, interruptible: editor != nil, approver: approver}
+		repo: conv.repo, conversation: conv.id, interruptible: editor != nil, approver: approver,
+		log: conv.log, modelName: spec.String()}
 	c, err := a.newChatClient(setup)
 	if err != nil {
 		return err
@@ -215,38 +230,13 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		a.pendingAlarms(cat)
 		return a.explain(err, spec)
 	}
+	loop := &chatLoop{a: a, c: c, disp: disp, cat: cat, setup: setup, spec: spec, conv: conv, flags: f, attached: attached, w: a.stderr, quiet: !a.stderrTTY}
 	if editor != nil {
-		return a.interactive(ctx, c, disp, cat, setup, spec, editor, attached)
+		loop.w, loop.quiet = editor, false
+		editor.complete = func(line string, pos int) (string, int, bool) { return loop.complete(ctx, editor, line, pos) }
+		return a.interactive(ctx, loop, editor)
 	}
-	return a.readQuestions(ctx, c, disp, cat, setup, spec, attached)
-}
-
-// slashCommand handles the commands of an interactive chat: /exit and /quit end it, /attach FILE
-// adds a file to the next question (said on w unless quiet; a file that cannot be attached is
-// said always). It reports whether line was one, and whether to end.
-func (a *app) slashCommand(line string, w io.Writer, pending *[]content.Part, quiet bool) (handled, end bool) {
-	word, rest, _ := strings.Cut(line, " ")
-	switch word {
-	case "/exit", "/quit":
-		return true, true
-	case "/attach":
-		path := strings.TrimSpace(rest)
-		if path == "" {
-			fmt.Fprintln(w, "wield: /attach FILE adds a file to your next question")
-			return true, false
-		}
-		p, err := readAttachment(path)
-		if err != nil {
-			fmt.Fprintf(w, "wield: %s\n", err)
-			return true, false
-		}
-		*pending = append(*pending, p)
-		if !quiet {
-			fmt.Fprintf(w, "attached %s; it goes with your next question\n", partLine(p))
-		}
-		return true, false
-	}
-	return false, false
+	return a.readQuestions(ctx, loop)
 }
 
 // newDisplay makes the display f asks for, writing progress to errw.
@@ -254,7 +244,7 @@ func (a *app) newDisplay(f chatFlags, errw io.Writer) (display, error) {
 	if f.json {
 		return newJSONDisplay(a.stdout), nil
 	}
-	o := textOptions{terminal: a.stderrTTY && !a.debug, color: a.color(), verbose: f.verbose || a.debug, safe: a.stdoutTTY}
+	o := textOptions{terminal: a.stderrTTY && !a.debug, color: a.color(), verbose: f.verbose || a.debug, safe: a.stdoutTTY, showResults: f.showResults}
 	if a.stdoutTTY && !f.raw && a.getenv("TERM") != "dumb" {
 		w, h := a.stdoutSize()
 		style := a.getenv("GLAMOUR_STYLE")
@@ -288,7 +278,7 @@ func (a *app) banner(s modelSpec, cat *catalog, conv *conversation, interactive 
 		b.WriteString("\n" + a.paint(ansiDim, "picked "+safeLine(s.why)+"; --model chooses another"))
 	}
 	if interactive {
-		b.WriteString("\n" + a.paint(ansiDim, `Ask anything. End a line with \ to go on; Ctrl-C stops an answer; Ctrl-D or /exit ends the chat.`))
+		b.WriteString("\n" + a.paint(ansiDim, `Ask anything. End a line with \ to go on; Ctrl-C stops an answer; /help lists commands; Ctrl-D or /exit ends the chat.`))
 	}
 	return b.String()
 }
@@ -302,11 +292,22 @@ func (a *app) paint(code, s string) string {
 }
 
 // promptFrom makes the prompt of the command line: the words of args joined, then what is
-// piped to standard input; "-" alone reads the prompt from standard input. No arguments means an
-// interactive chat: "".
-func (a *app) promptFrom(args []string) (string, error) {
+// piped to standard input; "-" alone, or no arguments with something piped (unless lines: one
+// question per line), reads the prompt from standard input. "" means an interactive chat, or
+// one of questions read line by line.
+func (a *app) promptFrom(args []string, lines bool) (string, error) {
 	if len(args) == 0 {
-		return "", nil
+		if lines || a.stdinTerminal() || !a.stdinPiped() {
+			return "", nil
+		}
+		b, err := a.readStdin("the prompt")
+		if err != nil {
+			return "", err
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			return "", nil // nothing to ask: the chat ends as standard input has
+		}
+		return strings.TrimRight(string(b), "\n"), nil
 	}
 	if len(args) == 1 && args[0] == "-" {
 		b, err := a.readStdin("the prompt")
@@ -381,12 +382,12 @@ func (a *app) stdoutSize() (width, height int) {
 
 // interactive chats on a terminal with the line editor until Ctrl-D, /exit, or Ctrl-C at an
 // empty prompt.
-func (a *app) interactive(ctx context.Context, c *client.Client, disp display, cat *catalog, s chatSetup, spec modelSpec, ed *lineEditor, attached []content.Part) error {
+func (a *app) interactive(ctx context.Context, l *chatLoop, ed *lineEditor) error {
 	for {
 		line, err := ed.read(ctx)
 		switch {
 		case errors.Is(err, io.EOF) || errors.Is(err, errEditorInterrupt):
-			a.pendingAlarms(cat)
+			a.pendingAlarms(l.cat)
 			return nil
 		case err != nil:
 			return err
@@ -395,26 +396,27 @@ func (a *app) interactive(ctx context.Context, c *client.Client, disp display, c
 		if line == "" {
 			continue
 		}
-		if handled, end := a.slashCommand(line, ed, &attached, false); end {
-			a.pendingAlarms(cat)
+		if handled, end := l.slashCommand(ctx, line); end {
+			a.pendingAlarms(l.cat)
 			return nil
 		} else if handled {
 			continue
 		}
-		err = a.turn(ctx, c, disp, s, line, attached)
-		attached = nil
+		line = strings.TrimPrefix(line, "/") // a question starting with / came with it doubled
+		err = a.turn(ctx, l.c, l.disp, l.setup, line, l.attached)
+		l.attached = nil
 		switch {
 		case err == nil || errors.Is(err, errStopped):
 		case ctx.Err() != nil:
 			return err
 		default:
-			fmt.Fprintf(ed, "wield: %s\n", safeText(a.explain(err, spec).Error()))
+			fmt.Fprintf(ed, "wield: %s\n", safeText(a.explain(err, l.spec).Error()))
 		}
 	}
 }
 
 // readQuestions reads one question per line of standard input until its end or /exit.
-func (a *app) readQuestions(ctx context.Context, c *client.Client, disp display, cat *catalog, s chatSetup, spec modelSpec, attached []content.Part) error {
+func (a *app) readQuestions(ctx context.Context, l *chatLoop) error {
 	lines := make(chan string)
 	readErr := make(chan error, 1)
 	go func() {
@@ -439,26 +441,27 @@ func (a *app) readQuestions(ctx context.Context, c *client.Client, disp display,
 		case line, ok = <-lines:
 		}
 		if !ok {
-			a.pendingAlarms(cat)
+			a.pendingAlarms(l.cat)
 			return <-readErr
 		}
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
 		}
-		if handled, end := a.slashCommand(line, a.stderr, &attached, !a.stderrTTY); end {
-			a.pendingAlarms(cat)
+		if handled, end := l.slashCommand(ctx, line); end {
+			a.pendingAlarms(l.cat)
 			return nil
 		} else if handled {
 			continue
 		}
-		err := a.turn(ctx, c, disp, s, line, attached)
-		attached = nil
+		line = strings.TrimPrefix(line, "/") // a question starting with / came with it doubled
+		err := a.turn(ctx, l.c, l.disp, l.setup, line, l.attached)
+		l.attached = nil
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "wield: %s\n", safeText(a.explain(err, spec).Error()))
+			fmt.Fprintf(a.stderr, "wield: %s\n", safeText(a.explain(err, l.spec).Error()))
 		}
 	}
 }

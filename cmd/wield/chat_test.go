@@ -157,7 +157,7 @@ func TestChatModelFails(t *testing.T) {
 
 func TestChatInteractive(t *testing.T) {
 	m := chattest.New(chattest.Text("Hello, Ada."), chattest.Text("Your name is Ada."))
-	stdout, stderr, code := run(t, keyEnv(t), m, "My name is Ada.\n\n  \nWhat is my name?\n/exit\nnever asked\n", "chat")
+	stdout, stderr, code := run(t, keyEnv(t), m, "My name is Ada.\n\n  \nWhat is my name?\n/exit\nnever asked\n", "chat", "--lines")
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
@@ -310,13 +310,13 @@ func TestSessionsCommand(t *testing.T) {
 			t.Fatalf("chat: %s", stderr)
 		}
 	}
-	if out, _, code := run(t, env, nil, "", "sessions", "list"); code != 0 || out != "home\nwork\n" {
+	if out, _, code := run(t, env, nil, "", "sessions", "list"); code != 0 || strings.Join(sessionNames(out), " ") != "home work" {
 		t.Fatalf("list: %d %q", code, out)
 	}
 	if _, stderr, code := run(t, env, nil, "", "sessions", "delete", "work"); code != 0 {
 		t.Fatalf("delete: %s", stderr)
 	}
-	if out, _, _ := run(t, env, nil, "", "sessions", "list"); out != "home\n" {
+	if out, _, _ := run(t, env, nil, "", "sessions", "list"); strings.Join(sessionNames(out), " ") != "home" {
 		t.Fatalf("list after delete: %q", out)
 	}
 	if _, stderr, code := run(t, env, nil, "", "sessions", "delete", "work"); code != exitError || !strings.Contains(stderr, `no session named "work"`) {
@@ -325,4 +325,37 @@ func TestSessionsCommand(t *testing.T) {
 	if _, _, code := run(t, env, nil, "", "sessions", "delete"); code != exitUsage {
 		t.Fatalf("delete without a name: %d", code)
 	}
+}
+
+// What is piped to a chat without a prompt is one prompt, as llm and aichat take it; --lines
+// asks one question per line.
+func TestChatPipedInputIsOnePrompt(t *testing.T) {
+	srv := newFakeOpenAI(t, reply{text: "Summarised."})
+	r := wield(t, cleanEnv(t), "buy milk\ncall Ada\n/exit\n", "chat", "--base-url", srv.v1(), "--model", "gpt-4o")
+	if r.code != 0 || r.stdout != "Summarised.\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	if q := questions(srv); len(q) != 1 || q[0] != "buy milk\ncall Ada\n/exit" {
+		t.Fatalf("questions sent %q, want the whole input as one", q)
+	}
+	srv = newFakeOpenAI(t, reply{text: "One."}, reply{text: "Two."})
+	r = wield(t, cleanEnv(t), "buy milk\ncall Ada\n", "chat", "--lines", "--base-url", srv.v1(), "--model", "gpt-4o")
+	if q := questions(srv); r.code != 0 || len(q) != 2 || q[0] != "buy milk" || q[1] != "call Ada" {
+		t.Fatalf("--lines: exit %d, questions %q, %s", r.code, q, r.stderr)
+	}
+	r = wield(t, cleanEnv(t), "", "chat", "--lines", "--base-url", srv.v1(), "--model", "gpt-4o", "hi")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--lines reads the questions from standard input") {
+		t.Fatalf("--lines with a prompt: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// sessionNames are the names sessions list prints, the first column.
+func sessionNames(out string) []string {
+	var names []string
+	for line := range strings.Lines(out) {
+		if f := strings.Fields(line); len(f) > 0 {
+			names = append(names, f[0])
+		}
+	}
+	return names
 }

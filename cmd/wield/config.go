@@ -120,7 +120,7 @@ func (a *app) loadConfig() (*loadedConfig, error) {
 		return nil, err
 	}
 	c := &loadedConfig{path: path}
-	data, err := os.ReadFile(path)
+	data, err := readJSONFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && a.getenv("WIELD_CONFIG") == "":
 	case err != nil:

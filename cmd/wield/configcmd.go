@@ -116,7 +116,11 @@ func (a *app) effectiveSettings(cmd *cobra.Command, f modelFlags, tools toolFlag
 	var ce configError
 	switch {
 	case errors.As(err, &ce):
-		add("model", "none: "+firstLine(strings.TrimPrefix(ce.msg, "wield: ")), "")
+		msg := strings.TrimPrefix(ce.msg, "wield: ")
+		if ce.msg == noModelMessage {
+			msg = "no model configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, or OLLAMA_HOST, start Ollama locally, or pass --model PROVIDER/NAME (or --base-url URL --model NAME)"
+		}
+		add("model", "none: "+strings.Join(strings.Fields(msg), " "), "")
 	case err != nil:
 		return nil, err
 	default:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
@@ -31,6 +32,11 @@ type chatSetup struct {
 	interruptible bool
 	// approver decides the calls that need approval.
 	approver *approver
+	// onDone, when set, learns of each turn that ends with an answer.
+	onDone func(*client.Response)
+	// log records each turn, by modelName, when the chat is kept.
+	log       *turnLog
+	modelName string
 }
 
 // newChatClient builds the client of a chat: the tools, the tool-call limits (a call beyond them
@@ -53,7 +59,7 @@ func (a *app) newChatClient(s chatSetup) (*client.Client, error) {
 	if s.toolSearch {
 		opts = append(opts, client.WithAdvisors(a.toolSearchAdvisor(mgr)))
 	}
-	opts = append(opts, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(s.repo, historyWindow), memory.AdvisorConfig{ConversationID: s.conversation})))
+	opts = append(opts, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(s.repo, historyWindow), memory.AdvisorConfig{ConversationID: s.conversation, Order: client.OrderToolCalling + 100})))
 	return client.New(s.model, opts...)
 }
 
@@ -67,6 +73,22 @@ var errStopped = errors.New("stopped")
 // kept in the conversation; one stopped at a question about a call stays in the conversation's
 // store as it is.
 func (a *app) turn(ctx context.Context, c *client.Client, disp display, s chatSetup, prompt string, attached []content.Part) error {
+	if s.log != nil {
+		start := time.Now()
+		model := s.modelName
+		s.onDone = func(r *client.Response) {
+			t := turnInfo{At: start, Millis: time.Since(start).Milliseconds(), Model: model, InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}
+			t.Question = -1
+			if msgs, err := s.repo.Messages(context.WithoutCancel(ctx), s.conversation); err == nil {
+				for _, m := range msgs {
+					if m.Role == chat.RoleUser {
+						t.Question++
+					}
+				}
+			}
+			s.log.add(ctx, s.conversation, t)
+		}
+	}
 	return a.converse(ctx, c.Prompt().User(prompt, attached...).Param(client.ParamConversationID, s.conversation), c, disp, s, nil)
 }
 
@@ -140,6 +162,9 @@ func (a *app) converse(ctx context.Context, spec *client.Spec, c *client.Client,
 		shown.Usage = shown.Usage.Add(sofar.Usage)
 		shown.ModelCalls += sofar.ModelCalls
 		disp.done(&shown)
+		if s.onDone != nil {
+			s.onDone(&shown)
+		}
 		return nil
 	}
 }

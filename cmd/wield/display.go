@@ -70,6 +70,8 @@ type textOptions struct {
 	safe bool
 	// markdown, when set, renders the answer on stdout.
 	markdown *markdown
+	// showResults prints each tool's result, shortened, under its line (--show-results).
+	showResults bool
 }
 
 // textDisplay writes the answer to out and tool progress to errw.
@@ -92,7 +94,7 @@ func newTextDisplay(out, errw io.Writer, o textOptions) *textDisplay {
 
 // quiet reports whether progress lines are left out: stderr is not a terminal and no one asked
 // for them.
-func (d *textDisplay) quiet() bool { return !d.terminal && !d.verbose }
+func (d *textDisplay) quiet() bool { return !d.terminal && !d.verbose && !d.showResults }
 
 func (d *textDisplay) paint(code, s string) string {
 	if !d.color {
@@ -218,6 +220,7 @@ func (d *textDisplay) event(ev *client.Event) {
 				} else {
 					fmt.Fprintf(d.err, "tool %s done in %v\n", name, elapsed)
 				}
+				d.showResult(t.Result)
 				d.showParts(t.Result.Parts)
 				return
 			}
@@ -228,10 +231,48 @@ func (d *textDisplay) event(ev *client.Event) {
 			} else {
 				fmt.Fprintf(d.err, "%s %s %s\n", d.paint(ansiGreen, "✓"), line, d.paint(ansiDim, elapsed.String()))
 			}
+			d.showResult(t.Result)
 			d.showParts(t.Result.Parts)
 			d.startSpinner(d.paint(ansiDim, "thinking"))
 		}
 	}
+}
+
+// Bounds of a result --show-results prints: lines, and characters of each.
+const (
+	shownResultLines = 8
+	shownResultWidth = 160
+)
+
+// showResult prints the text of a tool's result, shortened, with --show-results.
+func (d *textDisplay) showResult(r chat.ToolResult) {
+	if !d.showResults || r.Content == "" {
+		return
+	}
+	lines := strings.Split(strings.TrimRight(r.Content, "\n"), "\n")
+	more := len(lines) - shownResultLines
+	if more > 0 {
+		lines = lines[:shownResultLines]
+	}
+	for i, line := range lines {
+		mark := "  "
+		if i == 0 {
+			mark = "← "
+		}
+		fmt.Fprintf(d.err, "  %s%s\n", mark, d.paint(ansiDim, safeLine(clipLine(line, shownResultWidth))))
+	}
+	if more > 0 {
+		fmt.Fprintf(d.err, "    %s\n", d.paint(ansiDim, fmt.Sprintf("… %d more lines", more)))
+	}
+}
+
+// clipLine shortens a line to n characters.
+func clipLine(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 // showParts shows the images, documents and audio of a tool's result, one short line each.

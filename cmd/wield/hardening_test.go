@@ -5,8 +5,10 @@ import (
 	"context"
 	"database/sql"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,3 +225,69 @@ func TestEndlessStdin(t *testing.T) {
 		})
 	}
 }
+
+// A provider's environment key goes to its own host only over HTTPS on the default port: a
+// --base-url of http://api.openai.com:18080 (or plain http) gets no key, from wield or from the
+// SDK reading the environment itself; the address $OPENAI_BASE_URL names exactly is the user's own.
+func TestKeyOnlyOverHTTPSToItsHost(t *testing.T) {
+	const secret = "sk-env-secret-for-openai"
+	env := map[string]string{"OPENAI_API_KEY": secret, "OPENAI_BASE_URL": "http://proxy.internal:8080/v1"}
+	a := newApp(strings.NewReader(""), io.Discard, io.Discard, func(k string) string { return env[k] })
+	p := providerNamed("openai")
+	for url, want := range map[string]bool{
+		"":                                  true,
+		"https://api.openai.com/v1":         true,
+		"https://API.OpenAI.com:443/v1":     true,
+		"http://api.openai.com/v1":          false,
+		"http://api.openai.com:18080/v1":    false,
+		"https://api.openai.com:8443/v1":    false,
+		"https://api.openai.com.evil/v1":    false,
+		"http://proxy.internal:8080/v1":     true,
+		"http://proxy.internal/v1":          false,
+		"https://proxy.internal:8080/v1":    false,
+		"not a url at all ::":               false,
+		"https://user:pw@api.openai.com/v1": true,
+	} {
+		if got := a.ownHost(p, url); got != want {
+			t.Errorf("ownHost(%q) = %v, want %v", url, got, want)
+		}
+	}
+	for _, tt := range []struct {
+		flags modelFlags
+		key   string
+	}{
+		{modelFlags{model: "openai/gpt-5", baseURL: "http://api.openai.com:18080/v1"}, ""},
+		{modelFlags{model: "openai/gpt-5", baseURL: "http://api.openai.com/v1"}, ""},
+		{modelFlags{model: "openai/gpt-5", baseURL: "https://api.openai.com/v1"}, secret},
+	} {
+		s, err := a.resolveModel(t.Context(), tt.flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.apiKey != tt.key {
+			t.Errorf("%s: key %q, want %q", tt.flags.baseURL, s.apiKey, tt.key)
+		}
+	}
+	// The transport strips the key an SDK found in the environment on its own.
+	var got []string
+	rec := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		got = append(got, r.Header.Get("Authorization"))
+		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+	})
+	g := &guardTransport{base: rec, secrets: a.envSecrets()}
+	for _, u := range []string{"http://api.openai.com:18080/v1/x", "http://api.openai.com/v1/x", "https://api.openai.com/v1/x", "http://proxy.internal:8080/v1/x"} {
+		req, _ := http.NewRequest("GET", u, nil)
+		req.Header.Set("Authorization", "Bearer "+secret)
+		if _, err := g.RoundTrip(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"", "", "Bearer " + secret, "Bearer " + secret}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Authorization sent %q, want %q", got, want)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

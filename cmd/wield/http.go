@@ -15,7 +15,8 @@ import (
 // credentialHeaders are the request headers that carry API keys, for every provider wield talks to.
 var credentialHeaders = []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key", "Proxy-Authorization", "Cookie"}
 
-// envSecret is an API key found in a provider's environment variable, with the hosts it may go to.
+// envSecret is an API key found in a provider's environment variable, with the origins
+// (scheme://host:port) it may go to.
 type envSecret struct {
 	value string
 	hosts []string
@@ -33,15 +34,12 @@ func (a *app) httpClient(s modelSpec) *http.Client {
 	return &http.Client{Transport: rt}
 }
 
-// envSecrets are the keys in the providers' environment variables with the hosts each may go to:
-// the provider's own, and the one its SDK's base URL variable names.
+// envSecrets are the keys in the providers' environment variables with the origins each may go
+// to: the provider's own over HTTPS, and the one its SDK's base URL variable names.
 func (a *app) envSecrets() []envSecret {
 	var out []envSecret
 	for _, p := range providers {
-		hosts := slices.Clone(p.hosts)
-		if h := hostOf(a.getenv(p.baseVar)); h != "" {
-			hosts = append(hosts, h)
-		}
+		hosts := a.keyOrigins(p)
 		vars := append(slices.Clone(p.keyVars), extraKeyVars[p.name]...)
 		for _, v := range vars {
 			if key := a.getenv(v); len(key) >= minSecretLen {
@@ -95,10 +93,10 @@ type guardTransport struct {
 }
 
 func (g *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	host := strings.ToLower(req.URL.Hostname())
+	origin := urlOrigin(req.URL)
 	var strip []envSecret
 	for _, s := range g.secrets {
-		if s.value != g.allowed && !slices.Contains(s.hosts, host) {
+		if s.value != g.allowed && (origin == "" || !slices.Contains(s.hosts, origin)) {
 			strip = append(strip, s)
 		}
 	}

@@ -45,6 +45,10 @@ type lineEditor struct {
 	keys *keyFilter
 	hist *fileHistory
 
+	// complete, when set, completes the word before the cursor on Tab: the new line and cursor
+	// position, or false to leave the line as it is.
+	complete func(line string, pos int) (string, int, bool)
+
 	mu          sync.Mutex
 	interrupted bool   // Ctrl-C was pressed in the line being read
 	cutLine     string // the line Ctrl-C discarded
@@ -75,8 +79,11 @@ func (a *app) newLineEditor() (*lineEditor, error) {
 	return e, nil
 }
 
-// onKey sees the keys the Terminal does not handle itself; it takes Ctrl-C.
-func (e *lineEditor) onKey(line string, _ int, key rune) (string, int, bool) {
+// onKey sees the keys the Terminal does not handle itself; it takes Ctrl-C, and Tab to complete.
+func (e *lineEditor) onKey(line string, pos int, key rune) (string, int, bool) {
+	if key == '\t' && e.complete != nil {
+		return e.complete(line, pos)
+	}
 	if key != keyInterrupt {
 		return "", 0, false
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 	_ "time/tzdata" // time zones by name (TZ) also where the system has no zone database
 )
 
@@ -30,10 +31,16 @@ func main() {
 			}
 			cancel()
 			signal.Reset(os.Interrupt, syscall.SIGTERM)
-			return
+			// The command winds down on its own (a chat keeps what it has); should something
+			// not heed the cancellation, the signal still ends it.
+			time.Sleep(stopGrace)
+			os.Exit(exitInterrupted)
 		}
 	}()
 	code := a.run(ctx, os.Args[1:])
 	cancel()
 	os.Exit(code)
 }
+
+// stopGrace is how long the command has to end by itself after an interrupt or SIGTERM.
+const stopGrace = 10 * time.Second

@@ -14,8 +14,9 @@ import (
 
 // markdown shows an answer on a terminal as it streams, rendered as Markdown: the text of the
 // block being written appears raw at once, and when the block is complete (a blank line outside
-// a code fence, or the end of the answer) it is erased and printed rendered. A block taller than
-// the screen cannot be erased, so it stays raw.
+// a code fence, or the end of the answer) it is erased and printed rendered. A block about to
+// outgrow the screen (which could then not be erased) is erased while it still can be, and held
+// behind a one-line note until it is complete, then rendered whole: never half raw.
 type markdown struct {
 	out    io.Writer
 	render func(string) (string, error)
@@ -25,7 +26,7 @@ type markdown struct {
 	pending string // the source of the blocks not yet rendered
 	shown   string // what of pending is on the screen, raw
 	blocks  int    // rendered blocks so far, for the blank lines between them
-	tooTall bool   // the pending block outgrew the screen: it stays raw
+	tooTall bool   // the pending block nearly outgrew the screen: it is held, not shown
 }
 
 // newMarkdown returns a renderer for a terminal of the given size. style is a glamour style name
@@ -64,9 +65,6 @@ func (m *markdown) write(text string) {
 	}
 	// A boundary needs the line feed ending a blank line, so it lies in text, past what is shown.
 	done, rest := m.pending[:cut], m.pending[cut:]
-	if m.tooTall {
-		m.showRaw(done[len(m.shown):])
-	}
 	m.emit(done)
 	m.pending, m.shown = rest, ""
 	if rest != "" {
@@ -83,9 +81,6 @@ func (m *markdown) end() {
 // flush renders what is pending, before other output.
 func (m *markdown) flush() {
 	if m.pending != "" {
-		if m.tooTall {
-			m.showRaw(m.pending[len(m.shown):])
-		}
 		m.emit(m.pending)
 		m.pending, m.shown = "", ""
 	}
@@ -93,6 +88,12 @@ func (m *markdown) flush() {
 
 // abandon leaves what is pending raw on the screen, ending its line: the answer was cut short.
 func (m *markdown) abandon() {
+	if m.tooTall {
+		// What was held is printed as it came: the answer will not be rendered now.
+		m.erase()
+		m.shown = m.pending
+		io.WriteString(m.out, m.pending)
+	}
 	if m.shown != "" && !strings.HasSuffix(m.shown, "\n") {
 		io.WriteString(m.out, "\n")
 	}
@@ -100,24 +101,27 @@ func (m *markdown) abandon() {
 }
 
 func (m *markdown) showRaw(text string) {
+	if m.tooTall {
+		return
+	}
 	m.shown += text
 	io.WriteString(m.out, text)
-	if !m.tooTall && m.rowsAbove(m.shown) >= m.height-1 {
+	if m.rowsAbove(m.shown) >= m.height-2 {
+		// One more line and the block's start leaves the screen: erased now, it is rendered whole
+		// once complete.
+		m.erase()
+		m.shown = holdNote
+		io.WriteString(m.out, holdNote)
 		m.tooTall = true
 	}
 }
 
+// holdNote stands for a block held until it is complete.
+const holdNote = "…"
+
 // emit replaces the raw text of src on the screen with src rendered.
 func (m *markdown) emit(src string) {
-	if m.tooTall {
-		// The block is on the screen, raw, and cannot be erased.
-		if !strings.HasSuffix(m.shown, "\n") {
-			io.WriteString(m.out, "\n")
-		}
-		m.tooTall = false
-		m.blocks++
-		return
-	}
+	m.tooTall = false
 	m.erase()
 	if strings.TrimSpace(src) == "" {
 		return

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -83,21 +85,47 @@ func TestMarkdownStream(t *testing.T) {
 	}
 }
 
-// A block taller than the screen cannot be erased: it stays raw, and the next block renders.
+// A block taller than the screen is rendered whole all the same: held, not shown raw, once it
+// nears the screen's height, and never half rendered.
 func TestMarkdownTallBlock(t *testing.T) {
 	var out bytes.Buffer
 	md, _ := newMarkdown(&out, 40, 5, "notty")
 	// Streamed line by line, as a model sends it.
-	for _, line := range strings.SplitAfter("```\n1\n2\n3\n4\n5\n6\n7\n```\n\n- after\n", "\n") {
+	var src strings.Builder
+	src.WriteString("Some **bold** words.\n\n")
+	for i := range 30 {
+		fmt.Fprintf(&src, "- item **%d**\n", i)
+	}
+	src.WriteString("\n```go\nx := 1\n\ny := 2\nz := 3\nw := 4\nv := 5\n```\n\n# after\n")
+	for _, line := range strings.SplitAfter(src.String(), "\n") {
 		md.write(line)
 	}
-	md.flush()
+	md.end()
 	got := screen(out.String(), 40)
-	if !strings.Contains(got, "```\n1\n2\n3\n4\n5\n6\n7\n```") || !strings.Contains(got, "• after") {
+	if strings.Contains(got, "- item") || strings.Contains(got, "```") || strings.Contains(got, "…") {
+		t.Fatalf("raw Markdown left on the screen:\n%s", got)
+	}
+	if strings.Count(got, "• item") != 30 || !strings.Contains(got, "x := 1") || !strings.Contains(got, "v := 5") || !strings.Contains(got, "# after") {
 		t.Fatalf("screen:\n%s", got)
 	}
-	if strings.Contains(out.String(), "\x1b[8A") || strings.Contains(out.String(), "\x1b[9A") {
-		t.Fatalf("tried to move above the screen: %q", out.String())
+	// Erasing never reaches above the screen.
+	for n := 5; n < 40; n++ {
+		if strings.Contains(out.String(), "\x1b["+strconv.Itoa(n)+"A") {
+			t.Fatalf("moved %d rows up on a screen of 5: %q", n, out.String())
+		}
+	}
+}
+
+// An answer cut short while a tall block is held shows that block as it came.
+func TestMarkdownTallBlockAbandoned(t *testing.T) {
+	var out bytes.Buffer
+	md, _ := newMarkdown(&out, 40, 5, "notty")
+	for i := range 10 {
+		md.write(fmt.Sprintf("- item %d\n", i))
+	}
+	md.abandon()
+	if got := screen(out.String(), 40); !strings.Contains(got, "- item 0") || !strings.Contains(got, "- item 9") {
+		t.Fatalf("screen:\n%s", got)
 	}
 }
 

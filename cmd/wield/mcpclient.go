@@ -13,9 +13,13 @@ import (
 // configuration file's. from names where they came from, for messages.
 func (a *app) mcpServers(f toolFlags) (servers []mcp.ServerConfig, from string, err error) {
 	if f.mcpConfig != "" {
-		servers, err := mcp.LoadConfig(f.mcpConfig)
+		data, err := readJSONFile(f.mcpConfig)
 		if err != nil {
 			return nil, "", fmt.Errorf("--mcp-config: %w", err)
+		}
+		servers, err := mcp.ParseConfig(data)
+		if err != nil {
+			return nil, "", fmt.Errorf("--mcp-config: %w (in %s)", err, f.mcpConfig)
 		}
 		return servers, "--mcp-config " + f.mcpConfig, nil
 	}

@@ -95,32 +95,60 @@ func providerNamed(name string) *provider {
 	return providers[i]
 }
 
-// ownHost reports whether rawURL is the provider's own API, or the address its SDK's environment
-// variable gives: the places its environment key may go.
+// ownHost reports whether rawURL is the provider's own API over HTTPS on the default port, or
+// exactly the address (scheme, host and port) its SDK's environment variable gives: the places its
+// environment key may go. A key never travels in clear text, nor to another port of its host,
+// unless the user named that address for the provider.
 func (a *app) ownHost(p *provider, rawURL string) bool {
 	if rawURL == "" {
 		return true
 	}
-	host := hostOf(rawURL)
-	if host == "" {
-		return false
-	}
-	if slices.Contains(p.hosts, host) {
-		return true
-	}
-	if env := a.getenv(p.baseVar); env != "" && p.name != "ollama" {
-		return hostOf(env) == host
-	}
-	return false
+	o := originOf(rawURL)
+	return o != "" && slices.Contains(a.keyOrigins(p), o)
 }
 
-// hostOf returns the host (without port) of a URL, lower case, or "".
-func hostOf(rawURL string) string {
+// keyOrigins are the origins (scheme://host:port) a provider's environment key may go to: its own
+// hosts over HTTPS on the default port, and the address its SDK's environment variable names.
+func (a *app) keyOrigins(p *provider) []string {
+	var out []string
+	for _, h := range p.hosts {
+		out = append(out, "https://"+h+":443")
+	}
+	if p.name != "ollama" {
+		if o := originOf(a.getenv(p.baseVar)); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// originOf is rawURL's scheme, host and port (the scheme's default when none is given), lower
+// case, or "" when it is not an absolute http(s) URL.
+func originOf(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return ""
 	}
-	return strings.ToLower(u.Hostname())
+	return urlOrigin(u)
+}
+
+func urlOrigin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	if (scheme != "http" && scheme != "https") || u.Hostname() == "" {
+		return ""
+	}
+	return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + effectivePort(u)
+}
+
+// effectivePort is u's port, or its scheme's default.
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }
 
 // defaultOllama is where a local Ollama listens unless OLLAMA_HOST says otherwise.

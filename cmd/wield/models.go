@@ -61,6 +61,10 @@ chat would use (see wield config). With --base-url it lists an OpenAI-compatible
 				return err
 			}
 			models, err := a.listModels(ctx, spec)
+			if err != nil && spec.picked && ctx.Err() == nil {
+				// No model configured, and no local Ollama answers: what chat says then.
+				return configError{noModelMessage}
+			}
 			if err != nil {
 				return a.explain(err, spec)
 			}
@@ -108,6 +112,10 @@ func (a *app) resolveModelForListing(ctx context.Context, f modelFlags) (modelSp
 			return slices.ContainsFunc(p.keyVars, func(v string) bool { return a.getenv(v) != "" })
 		}) {
 			f.model = "ollama"
+			s, err := a.resolveModel(ctx, f)
+			// Nothing configured at all: a local Ollama is only a guess.
+			s.picked = a.getenv("OLLAMA_HOST") == "" && cfg.provider("ollama").BaseURL == ""
+			return s, err
 		}
 	}
 	return a.resolveModel(ctx, f)

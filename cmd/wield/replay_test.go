@@ -197,7 +197,7 @@ func TestBinarySessionResumes(t *testing.T) {
 func TestBinaryInteractive(t *testing.T) {
 	exs := append(load(t, "text-stream"), load(t, "text-stream")...)
 	srv := replay.NewServer(t, exs...)
-	r := wield(t, cleanEnv(t), "Say hello.\nAgain?\n", "chat", "--base-url", srv.URL+"/v1", "--model", "gpt-4o")
+	r := wield(t, cleanEnv(t), "Say hello.\nAgain?\n", "chat", "--base-url", srv.URL+"/v1", "--model", "gpt-4o", "--lines")
 	if r.code != 0 || r.stdout != "Olá!\nOlá!\n" {
 		t.Fatalf("%+v", r)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -15,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -38,33 +40,50 @@ wield chat --continue resumes.`,
   wield sessions show planning
   wield sessions delete planning`,
 	}
+	var listJSON bool
 	list := &cobra.Command{
-		Use:     "list",
-		Short:   "List the sessions",
-		Example: "  wield sessions list",
+		Use:   "list",
+		Short: "List the sessions, the most recent first",
+		Long: `list prints the sessions, the most recently used first: each one's name, when it was last used,
+the model of its last turn, how many questions it holds, and the first line of the first.
+--json prints them as a JSON array.`,
+		Example: "  wield sessions list\n  wield sessions list --json | jq -r '.[0].name'",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			store, err := a.openSessionsReadOnly(cmd.Context())
-			if err != nil || store == nil {
-				return err
-			}
-			defer store.Close()
-			ids, err := store.Conversations(cmd.Context())
 			if err != nil {
 				return err
 			}
-			for _, id := range ids {
-				fmt.Fprintln(a.stdout, safeLine(id))
+			var infos []sessionInfo
+			if store != nil {
+				defer store.Close()
+				if infos, err = listSessions(cmd.Context(), store); err != nil {
+					return err
+				}
 			}
-			return nil
+			if listJSON {
+				return writeJSON(a.stdout, append([]sessionInfo{}, infos...))
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			for _, s := range infos {
+				when := "-"
+				if !s.Updated.IsZero() {
+					when = s.Updated.In(a.location()).Format("2006-01-02 15:04")
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", safeLine(s.Name), when, cmp.Or(safeLine(s.Model), "-"), s.Turns, safeLine(s.FirstLine))
+			}
+			return tw.Flush()
 		},
 	}
+	list.Flags().BoolVar(&listJSON, "json", false, "print the sessions as a JSON array")
 	var showJSON bool
 	show := &cobra.Command{
 		Use:   "show NAME",
 		Short: "Print a session's conversation",
 		Long: `show prints the messages of a session: your questions, the model's answers, and the tool calls
-and results in between. --json prints them as a JSON array, as they are stored.`,
+and results in between, and for each question when it was asked, the model that answered and the
+tokens it took (for sessions kept since wield recorded them). --json prints the messages as a JSON
+array, as they are stored, each question with a "turn" object holding that record.`,
 		Example: `  wield sessions show planning
   wield sessions show --json planning | jq '.[] | select(.role=="tool")'`,
 		Args:              exactArgs(1),
@@ -89,10 +108,11 @@ and results in between. --json prints them as a JSON array, as they are stored.`
 			if err != nil {
 				return err
 			}
+			turns := turnsOf(cmd.Context(), store.db, args[0])
 			if showJSON {
-				return writeJSON(a.stdout, msgs)
+				return writeJSON(a.stdout, withTurns(msgs, turns))
 			}
-			writeConversation(a.stdout, msgs, a.stdoutTTY && a.color())
+			writeConversation(a.stdout, msgs, turns, a.location(), a.stdoutTTY && a.color())
 			return nil
 		},
 	}
@@ -128,6 +148,7 @@ and results in between. --json prints them as a JSON array, as they are stored.`
 				if err := deleteSession(cmd.Context(), store, name); err != nil {
 					return err
 				}
+				a.deleteTurnLog(cmd.Context(), name)
 			}
 			return nil
 		},
@@ -137,7 +158,7 @@ and results in between. --json prints them as a JSON array, as they are stored.`
 }
 
 // writeConversation prints messages for reading: who said what, tool calls and their results.
-func writeConversation(w interface{ Write([]byte) (int, error) }, msgs []chat.Message, color bool) {
+func writeConversation(w interface{ Write([]byte) (int, error) }, msgs []chat.Message, turns []turnInfo, loc *time.Location, color bool) {
 	label := func(s string) string {
 		if color {
 			return "\x1b[1m" + s + ansiReset
@@ -150,12 +171,18 @@ func writeConversation(w interface{ Write([]byte) (int, error) }, msgs []chat.Me
 		}
 		return s
 	}
+	byQuestion := turnsByQuestion(turns)
+	asked := 0
 	for i, m := range msgs {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		switch m.Role {
 		case chat.RoleUser:
+			if t, ok := byQuestion[asked]; ok {
+				fmt.Fprintln(w, dim(fmt.Sprintf("— %s · %s · %d in, %d out tokens · %.1fs", t.At.In(loc).Format("2006-01-02 15:04:05"), safeLine(t.Model), t.InputTokens, t.OutputTokens, float64(t.Millis)/1000)))
+			}
+			asked++
 			fmt.Fprintf(w, "%s\n%s\n", label("you:"), safeText(m.Content))
 			for _, p := range mediaParts(m.Parts) {
 				fmt.Fprintln(w, dim(partLine(p)))
@@ -322,7 +349,9 @@ type conversation struct {
 	named bool
 	// resumed is how many messages the conversation had already.
 	resumed int
-	close   func()
+	// log records the turns, when the chat is kept.
+	log   *turnLog
+	close func()
 }
 
 // keptUnnamed is how many unnamed chats are kept for --continue and sessions show.
@@ -338,8 +367,11 @@ func (a *app) openConversation(ctx context.Context, f chatFlags) (*conversation,
 	id, named := f.session, f.session != ""
 	if f.resume {
 		last, err := a.lastChat()
-		if err != nil {
-			return nil, err
+		if err != nil || !a.sessionHasMessages(ctx, last) {
+			// The last chat was deleted (or never recorded): the newest one left.
+			if last, err = a.newestSession(ctx); err != nil {
+				return nil, err
+			}
 		}
 		id, named = last, !unnamedID.MatchString(last)
 	}
@@ -353,7 +385,11 @@ func (a *app) openConversation(ctx context.Context, f chatFlags) (*conversation,
 		}
 		return &conversation{repo: memory.NewInMemory(), id: "wield", close: func() {}}, nil
 	}
-	c := &conversation{repo: store, id: id, named: named, close: func() { store.Close() }}
+	c := &conversation{repo: store, id: id, named: named}
+	if path, err := a.sessionsPath(); err == nil {
+		c.log, _ = openTurnLog(ctx, path)
+	}
+	c.close = func() { store.Close(); c.log.close() }
 	if id == "" {
 		c.id = newUnnamedID()
 		a.pruneUnnamed(ctx, store)
@@ -362,7 +398,7 @@ func (a *app) openConversation(ctx context.Context, f chatFlags) (*conversation,
 	}
 	if f.resume && c.resumed == 0 {
 		c.close()
-		return nil, fmt.Errorf("the last chat, %q, is gone (deleted?); wield sessions list shows the others", id)
+		return nil, fmt.Errorf("the chat %q is gone (deleted?); wield sessions list shows the others", id)
 	}
 	a.setLastChat(c.id)
 	return c, nil
@@ -403,6 +439,17 @@ func deleteSession(ctx context.Context, store *sqlstore.Store, id string) error 
 		}
 	}
 	return store.Delete(ctx, id)
+}
+
+// sessionHasMessages reports whether session id is kept with messages.
+func (a *app) sessionHasMessages(ctx context.Context, id string) bool {
+	r, err := a.openSessionsReadOnly(ctx)
+	if err != nil || r == nil {
+		return false
+	}
+	defer r.Close()
+	msgs, err := r.Messages(ctx, id)
+	return err == nil && len(msgs) > 0
 }
 
 // lastChatFile holds the name of the last chat, for --continue.
