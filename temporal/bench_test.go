@@ -64,7 +64,7 @@ func BenchmarkDurableTurn(b *testing.B) {
 				tc := servertest.Dial(b)
 				cfg := temporal.Config{TaskQueue: "bench-" + rand.Text()[:8], ClientLoop: clientLoop, EventPoll: 5 * time.Millisecond,
 					Worker: worker.Options{MaxConcurrentWorkflowTaskPollers: 4, MaxConcurrentActivityTaskPollers: 4}}
-				w, err := temporal.NewWorker(tc, benchClient(rounds), cfg)
+				w, err := temporal.NewWorker(tc, benchClient(rounds), atLoad(cfg))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -99,7 +99,7 @@ func BenchmarkDurableTurnsConcurrent(b *testing.B) {
 		b.Run(fmt.Sprintf("clientLoop=%v", clientLoop), func(b *testing.B) {
 			tc := servertest.Dial(b)
 			cfg := temporal.Config{TaskQueue: "bench-" + rand.Text()[:8], ClientLoop: clientLoop, EventPoll: 5 * time.Millisecond}
-			w, err := temporal.NewWorker(tc, benchClient(1), cfg)
+			w, err := temporal.NewWorker(tc, benchClient(1), atLoad(cfg))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -101,7 +101,7 @@ func TestEncryptingCodecThroughATurn(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	cfg := approvalConfig(queue)
 	cfg.ClientLoop, cfg.DataConverter = true, dc
-	w, err := temporal.NewWorker(tc, approvalClient(runs), cfg)
+	w, err := temporal.NewWorker(tc, approvalClient(runs), atLoad(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

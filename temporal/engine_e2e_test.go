@@ -280,7 +280,7 @@ func TestRollbackCannotCorruptATurn(t *testing.T) {
 	cfg.ClientLoop = true
 
 	restore := temporal.PlayBuild(2) // the new build
-	newer, err := temporal.NewWorker(tc, approvalClient(runs), cfg)
+	newer, err := temporal.NewWorker(tc, approvalClient(runs), atLoad(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func helper(role string) int {
 	defer tc.Close()
 	switch role {
 	case "tools": // the tool worker of the parallel turn, until stdin closes
-		w, err := temporal.NewToolWorker(tc, parallelClient(true), parallelConfig(os.Getenv(envQueue)))
+		w, err := temporal.NewToolWorker(tc, parallelClient(true), atLoad(parallelConfig(os.Getenv(envQueue))))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
@@ -74,7 +74,7 @@ func helper(role string) int {
 			return 2
 		}
 		defer closeMem()
-		w, err := temporal.NewWorker(tc, crashClient(os.Getenv(envRuns), true), crashConfig(os.Getenv(envQueue), mem))
+		w, err := temporal.NewWorker(tc, crashClient(os.Getenv(envRuns), true), atLoad(crashConfig(os.Getenv(envQueue), mem)))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
@@ -87,7 +87,7 @@ func helper(role string) int {
 			return 2
 		}
 		defer closeMem()
-		w, err := temporal.NewWorker(tc, engineCrashClient(os.Getenv(envRuns), true), engineCrashConfig(os.Getenv(envQueue), mem))
+		w, err := temporal.NewWorker(tc, engineCrashClient(os.Getenv(envRuns), true), atLoad(engineCrashConfig(os.Getenv(envQueue), mem)))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
@@ -172,10 +172,20 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
+// atLoad gives cfg's workers a deadlock detector that a loaded machine does not trip: the SDK's
+// default (1 s without the workflow yielding) fails workflow tasks of the race detector's builds
+// on a busy CI machine, though nothing is stuck.
+func atLoad(cfg temporal.Config) temporal.Config {
+	if cfg.Worker.DeadlockDetectionTimeout == 0 {
+		cfg.Worker.DeadlockDetectionTimeout = time.Minute
+	}
+	return cfg
+}
+
 // startWorker runs a worker of agent on cfg until the test ends.
 func startWorker(t *testing.T, tc sdkclient.Client, agent *client.Client, cfg temporal.Config) {
 	t.Helper()
-	w, err := temporal.NewWorker(tc, agent, cfg)
+	w, err := temporal.NewWorker(tc, agent, atLoad(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
@@ -63,6 +64,9 @@ func newEnv(t *testing.T, c *client.Client, cfg Config) *env {
 	}
 	e := &env{t: t, cfg: cfg, TestWorkflowEnvironment: quiet.NewTestWorkflowEnvironment()}
 	e.SetTestTimeout(30 * time.Second)
+	// The SDK's deadlock detector (1 s without the workflow yielding) trips on a loaded machine
+	// under the race detector, though nothing is stuck.
+	e.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
 	register(e.TestWorkflowEnvironment, c, cfg, true, true)
 	return e
 }
