@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"memory/sqlstore":    {"chat", "memory", "content"},
 	"toolsearch":         {"chat", "client", "tool", "content"},
 	"mcp":                {"tool", "chat", "content"},
+	"a2a":                {"chat", "client", "tool", "toolcall", "content"},
 	"chattest":           {"chat", "tool", "content"},
 	"provider/openai":    {"chat", "tool", "content"},
 	"provider/gemini":    {"chat", "tool", "content"},
