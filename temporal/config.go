@@ -138,6 +138,8 @@ type Config struct {
 	// EventPoll is how often [Turn.Events] and [Turn.WaitPending] ask the workflow for news;
 	// zero means [DefaultEventPoll].
 	EventPoll time.Duration
+
+	engine int // the newest engine the worker knows, when a test plays another build; 0 is this build's
 }
 
 // withDefaults checks c and fills in its defaults.

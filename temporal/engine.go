@@ -23,9 +23,14 @@ import (
 // (turn.loop), kept so that those turns replay as they ran.
 const engineLoop = 1
 
-// knownEngine is the newest turnSettings.Engine this build runs and records; a variable only so
-// that a test can play a newer build and an older one.
-var knownEngine = engineLoop
+// knownEngine is the newest turnSettings.Engine this worker runs and records: this build's,
+// unless a test plays a newer build or an older one (Config.engine).
+func (c Config) knownEngine() int {
+	if c.engine != 0 {
+		return c.engine
+	}
+	return engineLoop
+}
 
 // runEngine runs the turn with the worker's client: its advisor chain and tool loop, as in a
 // process, with a runtime (wfRuntime) through which the model and tool calls, the tools of

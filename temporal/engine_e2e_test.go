@@ -279,8 +279,7 @@ func TestRollbackCannotCorruptATurn(t *testing.T) {
 	cfg := approvalConfig(queue)
 	cfg.ClientLoop = true
 
-	restore := temporal.PlayBuild(2) // the new build
-	newer, err := temporal.NewWorker(tc, approvalClient(runs), atLoad(cfg))
+	newer, err := temporal.NewWorker(tc, approvalClient(runs), atLoad(temporal.PlayBuild(cfg, 2))) // the new build
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,9 +292,7 @@ func TestRollbackCannotCorruptATurn(t *testing.T) {
 		t.Fatalf("pending = %+v, %v", st, err)
 	}
 	newer.Stop()
-	restore() // the rollback: the old build's worker
-
-	startWorker(t, tc, approvalClient(runs), cfg)
+	old := startWorker(t, tc, approvalClient(runs), cfg) // the rollback: the old build's worker
 	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := turn.Decide(quick, st.Seq, client.Approve(st.Pending()[0].Call.ID)); err == nil {
@@ -305,8 +302,8 @@ func TestRollbackCannotCorruptATurn(t *testing.T) {
 		t.Fatalf("the old build ran the call: %v", ls)
 	}
 
-	defer temporal.PlayBuild(2)() // the new build is back
-	startWorker(t, tc, approvalClient(runs), cfg)
+	old.Stop()
+	startWorker(t, tc, approvalClient(runs), temporal.PlayBuild(cfg, 2)) // the new build is back
 	if err := turn.Decide(ctx, st.Seq, client.Approve(st.Pending()[0].Call.ID)); err != nil {
 		t.Fatal(err)
 	}

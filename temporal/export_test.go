@@ -1,9 +1,8 @@
 package temporal
 
-// PlayBuild makes this process record and run turns as a build that knows engines up to
-// engine, and returns the function that restores it: for the test of a rollback.
-func PlayBuild(engine int) (restore func()) {
-	old := knownEngine
-	knownEngine = engine
-	return func() { knownEngine = old }
+// PlayBuild returns cfg for a worker of a build that knows engines up to engine: for the test
+// of a rollback, whose workers of two builds share one process.
+func PlayBuild(cfg Config, engine int) Config {
+	cfg.engine = engine
+	return cfg
 }

@@ -183,7 +183,7 @@ func atLoad(cfg temporal.Config) temporal.Config {
 }
 
 // startWorker runs a worker of agent on cfg until the test ends.
-func startWorker(t *testing.T, tc sdkclient.Client, agent *client.Client, cfg temporal.Config) {
+func startWorker(t *testing.T, tc sdkclient.Client, agent *client.Client, cfg temporal.Config) *temporal.Worker {
 	t.Helper()
 	w, err := temporal.NewWorker(tc, agent, atLoad(cfg))
 	if err != nil {
@@ -193,6 +193,7 @@ func startWorker(t *testing.T, tc sdkclient.Client, agent *client.Client, cfg te
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
+	return w
 }
 
 // startTurn starts the turn req on cfg's queue; the context returned ends after d.

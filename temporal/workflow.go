@@ -127,19 +127,19 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 		s := turnSettings{Memory: w.cfg.Memory != nil, MaxIterations: w.cfg.MaxIterations,
 			MaxPayload: w.cfg.MaxPayloadBytes, MaxResult: w.cfg.MaxToolResultBytes, Bounds: bounds}
 		if w.cfg.ClientLoop || in.Continued != nil { // a continued turn runs the loop it ran
-			s.Engine, s.HistoryEvents, s.HistoryBytes = knownEngine, w.cfg.MaxHistoryEvents, w.cfg.MaxHistoryBytes
+			s.Engine, s.HistoryEvents, s.HistoryBytes = w.cfg.knownEngine(), w.cfg.MaxHistoryEvents, w.cfg.MaxHistoryBytes
 		}
 		return s
 	}).Get(&settings)
 	if err != nil {
 		return nil, err
 	}
-	if settings.Bounds > bounds || settings.Engine > knownEngine {
+	if settings.Bounds > bounds || settings.Engine > w.cfg.knownEngine() {
 		// A turn started by a newer build: this one cannot know its path and must not guess.
 		// A panic fails the workflow task, not the turn: Temporal retries the task until a
 		// worker of a build that knows the turn takes it.
 		panic(fmt.Sprintf("temporal: turn %s was started by a newer build (bounds %d, engine %d); this worker knows bounds up to %d and engines up to %d: run the newer build's workers",
-			workflow.GetInfo(ctx).WorkflowExecution.ID, settings.Bounds, settings.Engine, bounds, knownEngine))
+			workflow.GetInfo(ctx).WorkflowExecution.ID, settings.Bounds, settings.Engine, bounds, w.cfg.knownEngine()))
 	}
 	t.memory, t.maxIterations = settings.Memory && in.ConversationID != "", settings.MaxIterations
 	t.maxPayload, t.maxResult, t.bounds = settings.MaxPayload, settings.MaxResult, settings.Bounds
