@@ -1,9 +1,7 @@
 package memory
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -208,31 +206,17 @@ func (a *Advisor) get(ctx context.Context, id string) ([]chat.Message, error) {
 	return engine.Effect(ctx, "memory.get", func(ctx context.Context) ([]chat.Message, error) { return a.mem.Get(ctx, id) })
 }
 
-// add stores msgs: in a durable turn as a recorded step, which the engine may run again when
-// its result was lost, so it first checks whether the conversation ends with them already.
+// add stores msgs: in a durable turn as a recorded step, which the engine runs again when its
+// result was lost (a local activity runs anew after a crash, not as a counted retry), so it
+// first checks whether the conversation ends with them already ([EndsWith]).
 func (a *Advisor) add(ctx context.Context, id string, msgs []chat.Message) error {
 	if engine.From(ctx) == nil || len(msgs) == 0 {
 		return a.mem.Add(ctx, id, msgs...)
 	}
 	return engine.Do(ctx, "memory.add", func(ctx context.Context) error {
-		if hist, err := a.mem.Get(ctx, id); err == nil && endsWith(hist, msgs) {
+		if hist, err := a.mem.Get(ctx, id); err == nil && EndsWith(hist, msgs) {
 			return nil
 		}
 		return a.mem.Add(ctx, id, msgs...)
 	})
-}
-
-// endsWith reports whether msgs ends with tail, compared as JSON (what the store kept).
-func endsWith(msgs, tail []chat.Message) bool {
-	if len(tail) > len(msgs) {
-		return false
-	}
-	for i, m := range tail {
-		a, err1 := json.Marshal(msgs[len(msgs)-len(tail)+i])
-		b, err2 := json.Marshal(m)
-		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
-			return false
-		}
-	}
-	return true
 }

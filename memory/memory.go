@@ -1,7 +1,9 @@
 package memory
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -265,4 +267,28 @@ func trim(msgs []chat.Message, n int) (out []chat.Message, filled bool) {
 		out = append(out, *system)
 	}
 	return append(out, body[start:]...), filled
+}
+
+// EndsWith reports whether msgs, a conversation as a memory returns it, ends with tail: whether
+// an append of tail whose outcome was lost (a crash, a timed-out attempt) took place. Messages
+// are compared as stored (JSON); tool messages by the calls they answer, since a window may keep
+// a result over its size cap as an error result instead ([MaxMessageBytes]).
+func EndsWith(msgs, tail []chat.Message) bool {
+	if len(tail) > len(msgs) {
+		return false
+	}
+	for i, m := range msgs[len(msgs)-len(tail):] {
+		if m.Role == chat.RoleTool && tail[i].Role == chat.RoleTool {
+			if !slices.EqualFunc(m.ToolResults, tail[i].ToolResults, func(a, b chat.ToolResult) bool { return a.ID == b.ID && a.Name == b.Name }) {
+				return false
+			}
+			continue
+		}
+		a, err1 := json.Marshal(m)
+		b, err2 := json.Marshal(tail[i])
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			return false
+		}
+	}
+	return true
 }

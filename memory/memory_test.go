@@ -493,3 +493,19 @@ func TestWindowHugeSize(t *testing.T) {
 		t.Fatalf("Add of a message that cannot be encoded: %v", err)
 	}
 }
+
+// TestEndsWith: whether an append whose outcome was lost took place.
+func TestEndsWith(t *testing.T) {
+	if !memory.EndsWith([]chat.Message{chat.User("x"), chat.User("a")}, []chat.Message{chat.User("a")}) ||
+		memory.EndsWith([]chat.Message{chat.User("a")}, []chat.Message{chat.User("x"), chat.User("a")}) {
+		t.Fatal("EndsWith")
+	}
+	// A tool message is the same one stored when it answers the same calls, though a memory
+	// may have kept a result over its cap as an error result.
+	sent := chat.ToolMessage(chat.ToolResult{ID: "1", Name: "read", Content: "a long result"})
+	kept := chat.ToolMessage(chat.ToolResult{ID: "1", Name: "read", Content: "too large", IsError: true})
+	other := chat.ToolMessage(chat.ToolResult{ID: "2", Name: "read", Content: "a long result"})
+	if !memory.EndsWith([]chat.Message{chat.User("a"), kept}, []chat.Message{sent}) || memory.EndsWith([]chat.Message{other}, []chat.Message{sent}) {
+		t.Fatal("EndsWith of tool messages")
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -405,7 +404,7 @@ func (a *activities) remember(ctx context.Context, in memoryInput) error {
 		if err != nil {
 			return fmt.Errorf("temporal: loading conversation %q: %w", in.ConversationID, err)
 		}
-		if endsWith(stored, in.Messages) {
+		if memory.EndsWith(stored, in.Messages) {
 			return nil
 		}
 	}
@@ -416,29 +415,6 @@ func (a *activities) remember(ctx context.Context, in memoryInput) error {
 		return fmt.Errorf("temporal: storing conversation %q: %w", in.ConversationID, err)
 	}
 	return nil
-}
-
-// endsWith reports whether msgs ends with tail, compared as stored (JSON). Tool messages are
-// compared by the calls they answer, since a memory may keep a result over its size cap as an
-// error result instead (memory.MaxMessageBytes).
-func endsWith(msgs, tail []chat.Message) bool {
-	if len(tail) > len(msgs) {
-		return false
-	}
-	for i, m := range msgs[len(msgs)-len(tail):] {
-		if m.Role == chat.RoleTool && tail[i].Role == chat.RoleTool {
-			if !slices.EqualFunc(m.ToolResults, tail[i].ToolResults, func(a, b chat.ToolResult) bool { return a.ID == b.ID && a.Name == b.Name }) {
-				return false
-			}
-			continue
-		}
-		a, err1 := json.Marshal(m)
-		b, err2 := json.Marshal(tail[i])
-		if err1 != nil || err2 != nil || string(a) != string(b) {
-			return false
-		}
-	}
-	return true
 }
 
 // infos tells, for each call, what its tool's metadata says of scheduling it.
