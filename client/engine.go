@@ -37,6 +37,39 @@ type Checkpointer interface {
 	Checkpoint(ctx context.Context) error
 }
 
+// RoundFitter is implemented by a [engine.Runtime] whose steps carry bounded payloads (a
+// Temporal workflow's): after a round's calls ran, the loop gives it the conversation the model
+// saw and the round (the assistant message with the calls and the tool message with their
+// results), and goes on with the tool message it returns. The runtime may replace results with
+// error results that say why, so that the next model input fits (dropped reports that it did:
+// a return-direct round then goes back to the model, which reads the errors), or end the turn
+// with an error.
+type RoundFitter interface {
+	FitRound(ctx context.Context, sent []chat.Message, calls, results chat.Message) (fitted chat.Message, dropped bool, err error)
+}
+
+// fitRound lets the runtime of ctx, if it fits rounds, fit result's round under its bound.
+func fitRound(ctx context.Context, sent []chat.Message, result *toolcall.Result) error {
+	d := engine.From(ctx)
+	if d == nil {
+		return nil
+	}
+	f, ok := d.(RoundFitter)
+	if h := result.History; !ok || len(h) < 2 || h[len(h)-1].Role != chat.RoleTool {
+		return nil
+	}
+	h := result.History
+	msg, dropped, err := f.FitRound(ctx, sent, h[len(h)-2], h[len(h)-1])
+	if err != nil {
+		return err
+	}
+	h[len(h)-1] = msg
+	if dropped {
+		result.ReturnDirect = false
+	}
+	return nil
+}
+
 // checkpoint asks the runtime of ctx, if it checkpoints, whether the turn goes on here.
 func checkpoint(ctx context.Context) error {
 	if d := engine.From(ctx); d != nil {

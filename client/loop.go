@@ -386,6 +386,9 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 			if result.Stopped {
 				return l.stop(ctx, turn, r, cur, resp, result)
 			}
+			if err := fitRound(ctx, cur.Prompt.Messages, result); err != nil {
+				return nil, err
+			}
 			if turn.messages == nil {
 				turn.messages = make([]chat.Message, 0, 3) // a round and the answer
 			}
