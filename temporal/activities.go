@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -85,17 +86,23 @@ func (a *activities) Model(ctx context.Context, in modelInput) (*chat.Response, 
 		o.ToolChoice = "none"
 		req = req.WithOptions(o)
 	}
-	return a.callModel(ctx, &req.Prompt, in.MaxBytes)
+	return a.callModel(ctx, &req.Prompt, in.MaxBytes, false)
 }
 
 // callModel calls the client's model with p; the response is bounded by maxBytes as JSON
 // (0: no bound).
-func (a *activities) callModel(ctx context.Context, p *chat.Prompt, maxBytes int) (*chat.Response, error) {
+func (a *activities) callModel(ctx context.Context, p *chat.Prompt, maxBytes int, stream bool) (*chat.Response, error) {
 	// Temporal retries the activity: the provider's own retries would multiply its attempts.
 	ctx = chat.WithoutRetries(ctx)
-	ctx, stop := heartbeat(ctx)
-	defer stop()
-	resp, err := a.c.Model().Call(ctx, p)
+	ctx, hb := heartbeat(ctx)
+	defer hb.stop()
+	var resp *chat.Response
+	var err error
+	if stream {
+		resp, err = streamModel(ctx, a.c.Model(), p, hb)
+	} else {
+		resp, err = a.c.Model().Call(ctx, p)
+	}
 	if err != nil {
 		var pe *chat.ProviderError
 		if errors.As(err, &pe) && !pe.Temporary() {
@@ -115,6 +122,36 @@ func (a *activities) callModel(ctx context.Context, p *chat.Prompt, maxBytes int
 	return &out, nil
 }
 
+// maxStreamedText bounds the text a model call's heartbeats carry: past it, a reader of the
+// turn's events gets the rest with the response.
+const maxStreamedText = 64 << 10
+
+// modelProgress is the heartbeat detail of a streamed model call: the text of its first
+// generation so far, which [Turn.Events] shows as it grows.
+type modelProgress struct {
+	Text string `json:"text"`
+}
+
+// streamModel streams the model's answer, heartbeating its text as it grows, and returns the
+// whole answer.
+func streamModel(ctx context.Context, m chat.Model, p *chat.Prompt, hb *beater) (*chat.Response, error) {
+	var agg chat.Aggregator
+	var text strings.Builder
+	for chunk, err := range m.Stream(ctx, p) {
+		if err != nil {
+			return nil, err
+		}
+		agg.Add(chunk)
+		if len(chunk.Generations) > 0 && chunk.Generations[0].Index == 0 && text.Len() < maxStreamedText {
+			if t := chunk.Generations[0].Message.Content; t != "" {
+				text.WriteString(t[:min(len(t), maxStreamedText-text.Len())])
+				hb.set(modelProgress{Text: text.String()})
+			}
+		}
+	}
+	return agg.Response(), nil
+}
+
 // Tool runs one call with the worker's client's tools and manager: arguments validated, errors
 // processed, panics and the tool's timeout turned into results for the model, as in any turn.
 func (a *activities) Tool(ctx context.Context, in toolInput) (*toolOutput, error) {
@@ -128,8 +165,8 @@ func (a *activities) Tool(ctx context.Context, in toolInput) (*toolOutput, error
 	}}}
 	turn := &toolcall.Turn{ToolContext: req.ToolContext}
 	plans := []toolcall.Plan{{Approved: true, Resume: in.Resume}}
-	ctx, stop := heartbeat(ctx)
-	defer stop()
+	ctx, hb := heartbeat(ctx)
+	defer hb.stop()
 	start := time.Now()
 	result, err := a.c.Manager().ResumeTurn(ctx, turn, &req.Prompt, resp, plans)
 	elapsed := time.Since(start)
@@ -453,49 +490,62 @@ func heartbeatDetails(p tool.Progress) tool.Progress {
 }
 
 // heartbeat keeps the activity of ctx heartbeating while it runs, three times per heartbeat
-// timeout, with the tool's last progress report as details; progress reports are sent as they
-// come (the SDK batches them). stop ends it.
-func heartbeat(ctx context.Context) (_ context.Context, stop func()) {
+// timeout, with the last details set (a tool's progress report, a model's text so far); details
+// are sent as they come (the SDK batches them, see Config.StreamInterval). stop ends it.
+func heartbeat(ctx context.Context) (context.Context, *beater) {
+	b := &beater{ctx: ctx, done: make(chan struct{})}
+	progressCtx := tool.WithProgress(ctx, func(p tool.Progress) { b.set(heartbeatDetails(p)) })
 	every := activity.GetInfo(ctx).HeartbeatTimeout / 3
 	if every <= 0 {
-		return ctx, func() {}
+		return progressCtx, b
 	}
-	var mu sync.Mutex
-	var last *tool.Progress
-	send := func() {
-		mu.Lock()
-		p := last
-		mu.Unlock()
-		if p != nil {
-			activity.RecordHeartbeat(ctx, heartbeatDetails(*p))
-		} else {
-			activity.RecordHeartbeat(ctx)
-		}
-	}
-	progressCtx := tool.WithProgress(ctx, func(p tool.Progress) {
-		mu.Lock()
-		last = &p
-		mu.Unlock()
-		send()
-	})
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
+	b.wg.Go(func() {
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
 			case <-t.C:
-				send()
-			case <-done:
+				b.send()
+			case <-b.done:
 				return
 			case <-ctx.Done():
 				return
 			}
 		}
 	})
-	return progressCtx, func() {
-		close(done)
-		wg.Wait()
+	return progressCtx, b
+}
+
+// beater heartbeats an activity with its last details.
+type beater struct {
+	ctx  context.Context
+	mu   sync.Mutex
+	last any
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+// set makes d the details of the activity's heartbeats and sends them.
+func (b *beater) set(d any) {
+	b.mu.Lock()
+	b.last = d
+	b.mu.Unlock()
+	b.send()
+}
+
+func (b *beater) send() {
+	b.mu.Lock()
+	d := b.last
+	b.mu.Unlock()
+	if d != nil {
+		activity.RecordHeartbeat(b.ctx, d)
+	} else {
+		activity.RecordHeartbeat(b.ctx)
 	}
+}
+
+// stop ends the heartbeats.
+func (b *beater) stop() {
+	close(b.done)
+	b.wg.Wait()
 }

@@ -31,7 +31,8 @@ func TestLargePendingRoundIsReadInParts(t *testing.T) {
 	path := strings.Repeat("a", 1<<20)
 	args := fmt.Sprintf(`{"path":%q}`, path)
 	m := script(chat.ToolCall{ID: "c1", Name: "size", Arguments: args})
-	startWorker(t, tc, newClient(m, client.WithTools(sizeTool(&runs, tool.RequiresApproval()))), cfg)
+	agent := newClient(m, client.WithTools(sizeTool(&runs, tool.RequiresApproval())))
+	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("measure")}})
 	st, err := turn.WaitPending(ctx)
 	if err != nil || st == nil {
@@ -67,7 +68,7 @@ func TestLargePendingRoundIsReadInParts(t *testing.T) {
 	if done == nil || done.Text() != fmt.Sprintf("Done: %d", len(path)) || approvals != 1 || finished != 1 || runs.Load() != 1 {
 		t.Fatalf("approvals %d, finished %d, runs %d, response %v", approvals, finished, runs.Load(), done != nil)
 	}
-	checkReplay(t, tc, cfg, turn.ID(), "large-pending")
+	checkReplay(t, tc, agent, cfg, turn.ID(), "large-pending")
 }
 
 // Four calls with results of 500 KB each and one that interrupts with 200 KB of data: the
@@ -101,7 +102,8 @@ func TestDecisionsBesideLargeResultsGoOn(t *testing.T) {
 		}
 		return &chat.Response{Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
 	})).Repeat().DiscardPrompts()
-	startWorker(t, tc, newClient(m, client.WithTools(read, ask)), cfg)
+	agent := newClient(m, client.WithTools(read, ask))
+	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read and ask")}})
 	st, err := turn.WaitPending(ctx)
 	if err != nil || st == nil {
@@ -141,7 +143,7 @@ func TestDecisionsBesideLargeResultsGoOn(t *testing.T) {
 	if kept != 3 {
 		t.Fatalf("kept %d results", kept)
 	}
-	checkReplay(t, tc, cfg, turn.ID(), "large-decide")
+	checkReplay(t, tc, agent, cfg, turn.ID(), "large-decide")
 }
 
 // A call with arguments of 1.2 MB whose tool interrupts with a short question: the interrupt
@@ -158,7 +160,8 @@ func TestSmallInterruptOfALargeCallWaits(t *testing.T) {
 		return "", toolcall.Interrupt("which one?")
 	}))
 	m := script(chat.ToolCall{ID: "c1", Name: "ask", Arguments: fmt.Sprintf(`{"path":%q}`, path)})
-	startWorker(t, tc, newClient(m, client.WithTools(ask)), cfg)
+	agent := newClient(m, client.WithTools(ask))
+	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("go")}})
 	st, err := turn.WaitPending(ctx)
 	if err != nil || st == nil {
@@ -177,7 +180,7 @@ func TestSmallInterruptOfALargeCallWaits(t *testing.T) {
 	if want := fmt.Sprintf(`Done: %d bytes, "the first"`, len(path)); resp.Text() != want {
 		t.Fatalf("answer %.300q", resp.Text())
 	}
-	checkReplay(t, tc, cfg, turn.ID(), "large-call-interrupt")
+	checkReplay(t, tc, agent, cfg, turn.ID(), "large-call-interrupt")
 }
 
 // resultText returns the answer of a turn that ended, for a failure's message.

@@ -62,7 +62,7 @@ func BenchmarkDurableTurn(b *testing.B) {
 		for _, clientLoop := range []bool{false, true} {
 			b.Run(fmt.Sprintf("temporal/clientLoop=%v/rounds=%d", clientLoop, rounds), func(b *testing.B) {
 				tc := servertest.Dial(b)
-				cfg := temporal.Config{TaskQueue: "bench-" + rand.Text()[:8], ClientLoop: clientLoop, EventPoll: 5 * time.Millisecond,
+				cfg := temporal.Config{TaskQueue: "bench-" + rand.Text()[:8], WorkflowLoop: !clientLoop, EventPoll: 5 * time.Millisecond,
 					Worker: worker.Options{MaxConcurrentWorkflowTaskPollers: 4, MaxConcurrentActivityTaskPollers: 4}}
 				w, err := temporal.NewWorker(tc, benchClient(rounds), atLoad(cfg))
 				if err != nil {
@@ -98,7 +98,7 @@ func BenchmarkDurableTurnsConcurrent(b *testing.B) {
 	for _, clientLoop := range []bool{false, true} {
 		b.Run(fmt.Sprintf("clientLoop=%v", clientLoop), func(b *testing.B) {
 			tc := servertest.Dial(b)
-			cfg := temporal.Config{TaskQueue: "bench-" + rand.Text()[:8], ClientLoop: clientLoop, EventPoll: 5 * time.Millisecond}
+			cfg := temporal.Config{TaskQueue: "bench-" + rand.Text()[:8], WorkflowLoop: !clientLoop, EventPoll: 5 * time.Millisecond}
 			w, err := temporal.NewWorker(tc, benchClient(1), atLoad(cfg))
 			if err != nil {
 				b.Fatal(err)

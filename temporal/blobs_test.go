@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/wield-ai/wield/chat"
@@ -53,16 +51,7 @@ func bulkyClient(rounds, size int) *client.Client {
 // historyBytes returns the size of a turn's history.
 func historyBytes(t *testing.T, tc sdkclient.Client, id string) int {
 	t.Helper()
-	it := tc.GetWorkflowHistory(t.Context(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	h := &historypb.History{}
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, ev)
-	}
-	return h.Size()
+	return fetchHistory(t, tc, id).Size()
 }
 
 // TestLongTurnWithBlobs: a client-loop turn whose tool results (300 KB each) take its
@@ -82,7 +71,7 @@ func TestLongTurnWithBlobs(t *testing.T) {
 	}
 	t.Cleanup(tc.Close)
 	queue := "blobs-" + rand.Text()[:8]
-	cfg := temporal.Config{TaskQueue: queue, ClientLoop: true, DataConverter: blobs, EventPoll: 20 * time.Millisecond,
+	cfg := temporal.Config{TaskQueue: queue, DataConverter: blobs, EventPoll: 20 * time.Millisecond,
 		MaxPayloadBytes: 64 << 20, MaxToolResultBytes: 1 << 20}
 	startWorker(t, tc, bulkyClient(rounds, size), cfg)
 	ctx, turn := startTurn(t, tc, cfg, 5*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read them all")}})
@@ -105,7 +94,7 @@ func TestLongTurnWithBlobs(t *testing.T) {
 
 	// Without the blob store, the same turn cannot carry its conversation.
 	plain := dial(t)
-	pcfg := temporal.Config{TaskQueue: queue + "-plain", ClientLoop: true, EventPoll: 20 * time.Millisecond, MaxToolResultBytes: 1 << 20}
+	pcfg := temporal.Config{TaskQueue: queue + "-plain", EventPoll: 20 * time.Millisecond, MaxToolResultBytes: 1 << 20}
 	startWorker(t, plain, bulkyClient(rounds, size), pcfg)
 	pctx, pturn := startTurn(t, plain, pcfg, 5*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read them all")}})
 	if _, err := pturn.Result(pctx); !errors.Is(err, temporal.ErrPayloadTooLarge) {
@@ -163,7 +152,7 @@ func TestTurnContinuesAsNew(t *testing.T) {
 	const rounds = 15
 	tc := dial(t)
 	queue := "can-" + rand.Text()[:8]
-	cfg := temporal.Config{TaskQueue: queue, ClientLoop: true, EventPoll: 20 * time.Millisecond, MaxHistoryEvents: 40}
+	cfg := temporal.Config{TaskQueue: queue, EventPoll: 20 * time.Millisecond, MaxHistoryEvents: 40}
 	startWorker(t, tc, bulkyClient(rounds, 1<<10), cfg)
 	ctx, turn := startTurn(t, tc, cfg, 5*time.Minute, temporal.Request{ConversationID: "", Messages: []chat.Message{chat.User("read them all")}})
 	var finished int
@@ -201,13 +190,5 @@ func TestTurnContinuesAsNew(t *testing.T) {
 // historyLength returns the number of events of a turn's latest run.
 func historyLength(t *testing.T, tc sdkclient.Client, id string) int {
 	t.Helper()
-	it := tc.GetWorkflowHistory(t.Context(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	n := 0
-	for it.HasNext() {
-		if _, err := it.Next(); err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
-	return n
+	return len(fetchHistory(t, tc, id).Events)
 }

@@ -38,7 +38,8 @@ func TestLargeArgumentsGoOn(t *testing.T) {
 	var runs atomic.Int32
 	path := strings.Repeat("a", 1200<<10)
 	m := script(chat.ToolCall{ID: "c1", Name: "size", Arguments: fmt.Sprintf(`{"path":%q}`, path)})
-	startWorker(t, tc, newClient(m, client.WithTools(sizeTool(&runs))), cfg)
+	agent := newClient(m, client.WithTools(sizeTool(&runs)))
+	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User("measure")}})
 	resp, err := turn.Result(ctx)
 	if err != nil {
@@ -47,7 +48,7 @@ func TestLargeArgumentsGoOn(t *testing.T) {
 	if resp.Text() != fmt.Sprintf("Done: %d", len(path)) || runs.Load() != 1 {
 		t.Fatalf("runs %d, answer %.200q", runs.Load(), resp.Text())
 	}
-	checkReplay(t, tc, cfg, turn.ID(), "large-args")
+	checkReplay(t, tc, agent, cfg, turn.ID(), "large-args")
 }
 
 // Tool calls whose arguments, with the conversation, cannot fit the model's next input whatever
@@ -77,7 +78,8 @@ func TestParallelCallsOfALargeTurn(t *testing.T) {
 	for i := range 8 {
 		calls = append(calls, chat.ToolCall{ID: fmt.Sprint("c", i), Name: "size", Arguments: fmt.Sprintf(`{"path":"%d"}`, i)})
 	}
-	startWorker(t, tc, newClient(script(calls...), client.WithTools(sizeTool(&runs, tool.ReadOnly()))), cfg)
+	agent := newClient(script(calls...), client.WithTools(sizeTool(&runs, tool.ReadOnly())))
+	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User(strings.Repeat("u", 700<<10))}})
 	resp, err := turn.Result(ctx)
 	if err != nil {
@@ -86,7 +88,7 @@ func TestParallelCallsOfALargeTurn(t *testing.T) {
 	if resp.Text() != "Done: 1; 1; 1; 1; 1; 1; 1; 1" || runs.Load() != 8 {
 		t.Fatalf("runs %d, answer %.200q", runs.Load(), resp.Text())
 	}
-	checkReplay(t, tc, cfg, turn.ID(), "large-turn")
+	checkReplay(t, tc, agent, cfg, turn.ID(), "large-turn")
 }
 
 // Sixteen parallel calls of a turn whose tool context is 300 KB: each call's input carries it,
@@ -117,7 +119,8 @@ func TestParallelCallsOverTheMessageLimitStartInBatches(t *testing.T) {
 	for i := range 16 {
 		calls = append(calls, chat.ToolCall{ID: fmt.Sprint("c", i), Name: "size", Arguments: fmt.Sprintf(`{"path":"%02d"}`, i)})
 	}
-	startWorker(t, tc, newClient(script(calls...), client.WithTools(slow)), cfg)
+	agent := newClient(script(calls...), client.WithTools(slow))
+	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("measure")}, ToolContext: tool.Context{"blob": blob}})
 	resp, err := turn.Result(ctx)
 	if err != nil {
@@ -130,7 +133,7 @@ func TestParallelCallsOverTheMessageLimitStartInBatches(t *testing.T) {
 	if most.Load() > 6 || most.Load() < 2 {
 		t.Fatalf("%d calls ran at once", most.Load())
 	}
-	checkReplay(t, tc, cfg, turn.ID(), "batches")
+	checkReplay(t, tc, agent, cfg, turn.ID(), "batches")
 }
 
 // Edited arguments and a restart's data travel in the history and a call's input as a result

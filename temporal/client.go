@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 	sdktemporal "go.temporal.io/sdk/temporal"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
@@ -248,14 +250,19 @@ func (t *Turn) WaitPending(ctx context.Context) (*client.TurnState, error) {
 	}
 }
 
-// Events yields the turn's events from its start: each model response's text and reasoning
-// (one chunk per model call: the model is not streamed), each tool call as it starts and
-// finishes, the calls that wait for approval or interrupted the turn when it stops, then, after
-// the application's decision, the rest, and the whole response last (a Done event). It polls the
-// workflow every [Config.EventPoll]; stopping the iteration does not affect the turn.
+// Events yields the turn's events from its start: each model response's text as it streams
+// (pieces of the text while the call runs, read from its heartbeats every [Config.EventPoll],
+// then the rest of the response with its reasoning), each tool call as it starts and finishes,
+// the calls that wait for approval or interrupted the turn when it stops, then, after the
+// application's decision, the rest, and the whole response last (a Done event). Text shown as
+// it streamed is not sent again with the response; a model call whose attempt was lost (its
+// worker died) may answer otherwise on its next attempt, and then its response's text comes
+// whole after the lost attempt's pieces. It polls the workflow every [Config.EventPoll];
+// stopping the iteration does not affect the turn.
 func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
 	return func(yield func(*client.Event, error) bool) {
 		next := 0
+		var streamed string // the text of the running model call shown so far
 		for {
 			page, err := t.page(ctx, next)
 			if err != nil {
@@ -269,7 +276,9 @@ func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
 				return
 			}
 			for i := range page.Events {
-				if !yield(&page.Events[i], nil) {
+				var ev *client.Event
+				ev, streamed = afterStreamed(&page.Events[i], streamed)
+				if !yield(ev, nil) {
 					return
 				}
 			}
@@ -292,6 +301,15 @@ func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
 			if page.Finished {
 				break
 			}
+			if page.Modeling && t.c.cfg.StreamInterval > 0 {
+				if text := t.modelText(ctx); len(text) > len(streamed) && strings.HasPrefix(text, streamed) {
+					piece := &client.Event{Chunk: &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant(text[len(streamed):])}}}}
+					streamed = text
+					if !yield(piece, nil) {
+						return
+					}
+				}
+			}
 			if err := t.sleep(ctx); err != nil {
 				yield(nil, err)
 				return
@@ -304,6 +322,52 @@ func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
 		}
 		yield(&client.Event{Done: resp}, nil)
 	}
+}
+
+// afterStreamed returns ev as a reader who was shown streamed, the text of the model call ev may
+// answer, is to get it: a response's chunk without what was shown of its text; and what is
+// shown of the next call's text (nothing) once ev ends that call.
+func afterStreamed(ev *client.Event, streamed string) (*client.Event, string) {
+	if streamed == "" || ev.Agent() != "" {
+		return ev, streamed
+	}
+	if ev.Chunk == nil || len(ev.Chunk.Generations) == 0 {
+		if ev.Tool != nil {
+			return ev, "" // the call ended without text of its own
+		}
+		return ev, streamed
+	}
+	text := ev.Chunk.Generations[0].Message.Content
+	if !strings.HasPrefix(text, streamed) {
+		return ev, "" // what was shown came from a lost attempt: the response comes whole
+	}
+	out := *ev
+	chunk := *ev.Chunk
+	chunk.Generations = slices.Clone(chunk.Generations)
+	chunk.Generations[0].Message.Content = text[len(streamed):]
+	out.Chunk = &chunk
+	return &out, ""
+}
+
+// modelText returns the text so far of the turn's running model call, from its heartbeat
+// details; "" when there is none to be read.
+func (t *Turn) modelText(ctx context.Context) string {
+	desc, err := t.c.tc.DescribeWorkflowExecution(ctx, t.id, "")
+	if err != nil {
+		return "" // the pieces are a courtesy: the response brings the text whatever happens here
+	}
+	for _, a := range desc.GetPendingActivities() {
+		if a.GetActivityType().GetName() != t.c.cfg.activity(actInvokeModel) {
+			continue
+		}
+		if d := a.GetHeartbeatDetails(); d != nil && len(d.GetPayloads()) > 0 {
+			var p modelProgress
+			if t.c.cfg.DataConverter.FromPayloads(d, &p) == nil {
+				return p.Text
+			}
+		}
+	}
+	return ""
 }
 
 // Decide sends the application's decisions for the calls the turn waits on (every call of

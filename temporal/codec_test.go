@@ -12,8 +12,6 @@ import (
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
-	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
@@ -100,7 +98,7 @@ func TestEncryptingCodecThroughATurn(t *testing.T) {
 	queue := "sealed-" + rand.Text()[:8]
 	runs := filepath.Join(t.TempDir(), "runs")
 	cfg := approvalConfig(queue)
-	cfg.ClientLoop, cfg.DataConverter = true, dc
+	cfg.DataConverter = dc
 	w, err := temporal.NewWorker(tc, approvalClient(runs), atLoad(cfg))
 	if err != nil {
 		t.Fatal(err)
@@ -131,15 +129,7 @@ func TestEncryptingCodecThroughATurn(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	it := tc.GetWorkflowHistory(ctx, turn.ID(), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	h := &historypb.History{}
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, ev)
-	}
+	h := fetchHistory(t, tc, turn.ID())
 	raw, err := h.Marshal()
 	if err != nil {
 		t.Fatal(err)

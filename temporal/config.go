@@ -22,6 +22,8 @@ const (
 	DefaultToolTimeout      = 10 * time.Minute
 	DefaultHeartbeatTimeout = 30 * time.Second
 	DefaultEventPoll        = 200 * time.Millisecond
+	// DefaultStreamInterval is how often a streamed model call's text reaches the server.
+	DefaultStreamInterval = 250 * time.Millisecond
 	// DefaultMaxToolResultBytes is Temporal's own warning threshold for a payload; its default
 	// limit, which fails the call, is 2 MB.
 	DefaultMaxToolResultBytes = 512 << 10
@@ -49,13 +51,22 @@ type Config struct {
 	// that run the tools; empty means TaskQueue, where [NewWorker] runs them.
 	ToolTaskQueue string
 
-	// ClientLoop runs the turns this worker starts with the client's own loop: its advisor chain
-	// (memory, tool search, a user's advisors), loop hooks and the tool-call manager run in the
-	// workflow, as in a process, and only model calls, tool calls and advisors' I/O leave it, as
-	// activities (package engine says the rule such code follows). Without it, a turn runs the
-	// workflow's own loop, which runs no advisor or hook. A turn keeps the loop it started with,
-	// so turns started either way replay as they ran. In a turn that runs the client's loop,
-	// the client's loop settings (its MaxIterations) apply and MaxIterations here does not.
+	// WorkflowLoop starts the turns this worker starts on the workflow's own loop of earlier
+	// releases, which runs no advisor or hook, instead of the client's own loop: the client's
+	// advisor chain (memory, tool search, a user's advisors), loop hooks and tool-call manager
+	// run in the workflow, as in a process, and only model calls, tool calls and advisors' I/O
+	// leave it, as activities (package engine says the rule such code follows). A turn keeps the
+	// loop it started with, so turns started either way replay as they ran. On the client's
+	// loop, the client's loop settings (its MaxIterations) apply and MaxIterations here does
+	// not.
+	//
+	// Deprecated: for a deploy during which workers of a release before the client's loop must
+	// still take new turns; the workflow's own loop stays only to replay the turns it started.
+	WorkflowLoop bool
+
+	// ClientLoop asked for the client's own loop, which is now the default.
+	//
+	// Deprecated: it has no effect; see WorkflowLoop.
 	ClientLoop bool
 
 	// MaxHistoryEvents and MaxHistoryBytes bound the history of one run of a client-loop turn's
@@ -67,9 +78,10 @@ type Config struct {
 	MaxHistoryEvents int
 	MaxHistoryBytes  int
 
-	// MaxIterations caps the tool rounds of a turn, as [client.ToolLoopConfig] does: when it is
-	// reached the last model call is made with tool use turned off. Zero means
-	// [client.DefaultMaxIterations].
+	// MaxIterations caps the tool rounds of a turn on the workflow's own loop (WorkflowLoop), as
+	// [client.ToolLoopConfig] does: when it is reached the last model call is made with tool use
+	// turned off. Zero means [client.DefaultMaxIterations]. On the client's loop, the default,
+	// the client's own cap applies.
 	MaxIterations int
 	// ModelTimeout bounds one attempt of a model call; zero means [DefaultModelTimeout].
 	ModelTimeout time.Duration
@@ -139,6 +151,13 @@ type Config struct {
 	// zero means [DefaultEventPoll].
 	EventPoll time.Duration
 
+	// StreamInterval is how often a model call streams its text so far to the server, as its
+	// activity's heartbeat details, for [Turn.Events] to show while the call runs: the SDK sends
+	// a heartbeat's details at most this often (it sets Worker.MaxHeartbeatThrottleInterval
+	// when that is zero), one RPC each. Zero means [DefaultStreamInterval]; a negative value
+	// calls the model without streaming, and Turn.Events shows each answer whole.
+	StreamInterval time.Duration
+
 	engine int // the newest engine the worker knows, when a test plays another build; 0 is this build's
 }
 
@@ -179,6 +198,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.DataConverter == nil {
 		c.DataConverter = converter.GetDefaultDataConverter()
+	}
+	if c.StreamInterval == 0 {
+		c.StreamInterval = DefaultStreamInterval
+	}
+	if c.StreamInterval > 0 && c.Worker.MaxHeartbeatThrottleInterval == 0 {
+		c.Worker.MaxHeartbeatThrottleInterval = c.StreamInterval
 	}
 	if _, external := c.DataConverter.(*BlobConverter); external {
 		// The history holds references: a value may be as large as a blob store keeps.

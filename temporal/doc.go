@@ -3,18 +3,20 @@
 // days for a human's approval without holding a process, and spreads over as many machines as
 // its tools need.
 //
-// The turn is the client's: a [Worker] takes a [client.Client] and runs its turns with its
-// model, tools, system prompt, default options, approval policy and call limits, deciding each
-// step with wield's own pieces (the client's request assembly, the [toolcall.Manager]'s limits,
-// approval policy, error processing and return-direct rule, [client.TurnState.Plans] for the
-// application's decisions). What the workflow decides is recorded in its history, so a replay
-// on another worker makes the same decisions.
+// The turn is the client's: a [Worker] takes a [client.Client] and runs its turns with the
+// client's own loop, in the workflow: its advisor chain (memory, tool search, the
+// application's), loop hooks and [toolcall.Manager] (approval, limits, error processing,
+// interrupts, return direct) are the same code as in a process, and only model calls, tool
+// calls and advisors' I/O leave the workflow, as activities (package engine says the rule such
+// code follows). What the workflow decides is recorded in its history, so a replay on another
+// worker makes the same decisions ([NewClientReplayer]).
 //
-//   - The workflow (on [Config.TaskQueue]) keeps the loop: model call, tool round, next model
+//   - The workflow (on [Config.TaskQueue]) runs the loop: model call, tool round, next model
 //     call, until the model answers, every tool called is return-direct, or the iteration cap
-//     is reached.
+//     is reached; past its history bounds it continues as new between two rounds.
 //   - A model call is an activity with its own timeout and retry policy; provider errors that
-//     are not temporary are not retried.
+//     are not temporary are not retried. It streams: its text so far travels in its heartbeats
+//     ([Config.StreamInterval]), which [Turn.Events] shows while the call runs.
 //   - The tool calls of one response are parallel activities (on [Config.ToolTaskQueue], which
 //     may be served by other machines: [NewToolWorker]); their results go back to the model in
 //     the model's order. Long calls heartbeat, carrying the tool's progress
@@ -25,8 +27,9 @@
 //   - A turn that needs approval, or whose tool interrupted it, waits: the workflow's query
 //     returns the pending [client.TurnState] ([Turn.Pending]), and an update delivers the
 //     application's decisions ([Turn.Decide]), checked against the tools before anything runs.
-//   - With [Config.Memory], the conversation is loaded and stored by activities, so workers on
-//     many machines share it through a memory repository (memory/sqlstore on PostgreSQL).
+//   - With [Config.Memory], a memory advisor in the loop loads and stores the conversation
+//     through recorded steps, so workers on many machines share it through a memory repository
+//     (memory/sqlstore on PostgreSQL).
 //   - Everything a turn carries stays under Temporal's payload limit ([Config.MaxPayloadBytes]):
 //     a tool round whose results together are too large reaches the model with its largest
 //     results replaced by errors saying so; a conversation still too large, or tool calls whose
@@ -34,7 +37,6 @@
 //     rather than leaving it stuck; the calls of a round whose inputs together are large start
 //     in batches.
 //
-// The client's advisors and tool-loop hooks do not run: the workflow is the loop. Model output
-// is not streamed token by token; [Turn.Events] reports each model response, tool call and stop
-// as it happens.
+// Turns started before the client's loop ran the workflow's own loop, which runs no advisor or
+// hook; they replay on it, and [Config.WorkflowLoop] (deprecated) still starts turns on it.
 package temporal

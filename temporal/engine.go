@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/engine"
+	"github.com/wield-ai/wield/internal/fit"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
@@ -77,6 +79,9 @@ func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
 		}
 		resp.Usage, resp.ModelCalls = t.usage, t.modelCalls
 		if resp.Pending == nil {
+			if err := t.responseFits(resp); err != nil {
+				return nil, err
+			}
 			return resp, nil
 		}
 		st := resp.Pending
@@ -94,6 +99,24 @@ func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// responseFits checks that the turn's response fits the payload bound: it is the workflow's
+// result, and one over the server's limit would fail the workflow task on every attempt.
+func (t *turn) responseFits(resp *client.Response) error {
+	if t.maxPayload <= 0 {
+		return nil
+	}
+	n := approxSize(resp.Messages) + approxSize([]chat.Message{{ToolResults: resp.ToolResults}})
+	if resp.Chat != nil {
+		for _, g := range resp.Chat.Generations {
+			n += approxSize([]chat.Message{g.Message})
+		}
+	}
+	if n > t.maxPayload {
+		return payloadError(fmt.Sprintf("temporal: the turn's response (its answer, the messages the turn added and any results returned directly) is about %d bytes, over the turn's bound of %d (MaxPayloadBytes)", n, t.maxPayload))
+	}
+	return nil
 }
 
 // spec returns the turn's request on the worker's client, resuming state with decisions when
@@ -142,6 +165,13 @@ type wfRuntime struct {
 	// finds by name (on a tool worker, maybe); tools an advisor adds to a request (the tool
 	// search tool) run in a local activity on the turn's worker, where their value lives.
 	served map[string]bool
+	// defs is the size of the tool definitions of the last model call, which the model's next
+	// input carries too (FitRound).
+	defs int
+	// inFlight is the size of the inputs of the tool calls started and not yet ended: a workflow
+	// task's commands travel in one gRPC message (4 MiB on the server), so a round's calls start
+	// in batches under the payload bound.
+	inFlight int
 }
 
 var (
@@ -149,6 +179,7 @@ var (
 	_ client.ModelRunner  = (*wfRuntime)(nil)
 	_ client.ToolLister   = (*wfRuntime)(nil)
 	_ toolcall.ToolRunner = (*wfRuntime)(nil)
+	_ client.RoundFitter  = (*wfRuntime)(nil)
 	_ tool.Tool           = (*proxy)(nil)
 )
 
@@ -277,19 +308,33 @@ func (r *wfRuntime) CallModel(ctx context.Context, p *chat.Prompt, chunk func(*c
 			in.Tools[i] = tl.Definition()
 		}
 	}
+	r.defs = defsSize(in.Tools)
+	sent := approxSize(p.Messages)
 	if bound := r.t.maxPayload; bound > 0 {
 		// A payload over the server's limit would fail the workflow task on every attempt.
-		if n := approxSize(p.Messages); n > bound {
+		if n := sent + r.defs; n > bound {
 			return nil, payloadError(fmt.Sprintf("temporal: the model's input (the conversation) is about %d bytes, over the turn's bound of %d (MaxPayloadBytes)", n, bound))
 		}
 	}
 	wctx := r.wf(ctx)
 	var resp chat.Response
 	r.t.modelCalls++
-	if err := workflow.ExecuteActivity(r.t.model(wctx), r.t.cfg.activity(actInvokeModel), in).Get(wctx, &resp); err != nil {
+	r.t.modeling = true
+	err := workflow.ExecuteActivity(r.t.model(wctx), r.t.cfg.activity(actInvokeModel), in).Get(wctx, &resp)
+	r.t.modeling = false
+	if err != nil {
 		return nil, err
 	}
 	r.t.usage = r.t.usage.Add(resp.Usage)
+	if bound := r.t.maxPayload; bound > 0 && resp.HasToolCalls() {
+		// The calls' arguments are in the model's next input whatever their results: a round that
+		// cannot fit it with every result at its smallest ends the turn before any call runs.
+		msg := resp.Message()
+		if n := sent + r.defs + approxSize([]chat.Message{msg}) + approxSize([]chat.Message{droppedRound(msg, bound)}); n > bound {
+			return nil, payloadError(fmt.Sprintf("temporal: the model's tool calls (%d bytes) would take the model's next input to %d bytes at least, over the turn's bound of %d (MaxPayloadBytes); no call of the round ran",
+				approxSize([]chat.Message{msg}), n, bound))
+		}
+	}
 	if chunk != nil {
 		chunk(&resp)
 	}
@@ -307,6 +352,25 @@ func (r *wfRuntime) RunTool(ctx context.Context, tl tool.Tool, call chat.ToolCal
 	var out invokeOutput
 	var err error
 	if _, ok := tl.(*proxy); ok || r.served[call.Name] {
+		size := 0
+		if bound := r.t.maxPayload; bound > 0 {
+			size = invokeSize(&in)
+			if size > bound {
+				// An input over the bound would fail the workflow task on every attempt; the call
+				// fails for the model instead, without running.
+				return tool.Result{}, fmt.Errorf("the call did not run: its input (its arguments, tool context and what it resumes with) is about %d bytes, over the %d bytes one may have in this turn", size, bound)
+			}
+			// The round's calls start together unless their inputs together are over the bound;
+			// then each waits until the earlier ones in flight leave room (one call at least).
+			if err := workflow.Await(wctx, func() bool { return r.inFlight == 0 || r.inFlight+size <= bound || ctx.Err() != nil }); err != nil {
+				return tool.Result{}, err
+			}
+			if ctx.Err() != nil {
+				return tool.Result{}, context.Cause(ctx)
+			}
+			r.inFlight += size
+			defer func() { r.inFlight -= size }()
+		}
 		r.t.steps++
 		id := fmt.Sprintf("tool/%d/%s", r.t.steps, cut(call.ID, maxCallIDInActivityID)) // as Turn.Progress reads it
 		info := callInfo{Known: true, Retry: meta.ReadOnly || meta.Idempotent, Timeout: meta.Timeout}
@@ -338,6 +402,95 @@ func (r *wfRuntime) RunTool(ctx context.Context, tl tool.Tool, call chat.ToolCal
 		return tool.Result{}, err
 	}
 	return out.result()
+}
+
+// FitRound implements client.RoundFitter: a round whose results would take the model's next
+// input over the payload bound has its largest results replaced by error results that say so,
+// as few as bring it under; a round that cannot fit even so ends the turn. The sizes are
+// estimated, not encoded, in workflow code.
+func (r *wfRuntime) FitRound(_ context.Context, sent []chat.Message, calls, results chat.Message) (chat.Message, bool, error) {
+	bound := r.t.maxPayload
+	if bound <= 0 {
+		return results, false, nil
+	}
+	left := bound - approxSize(sent) - r.defs - approxSize([]chat.Message{calls})
+	size := approxSize([]chat.Message{results})
+	if size <= left {
+		return results, false, nil
+	}
+	fitted, size, _ := fit.Results(results, size, left, func(v any) (int, error) {
+		res := v.(chat.ToolResult)
+		return approxSize([]chat.Message{{ToolResults: []chat.ToolResult{res}}}), nil
+	}, func(n int) string { return droppedNote(n, max(left, 0)) })
+	if size > left {
+		return results, false, payloadError(fmt.Sprintf("temporal: the round's results would take the model's next input over the turn's bound of %d (MaxPayloadBytes), with every result dropped", bound))
+	}
+	return fitted, true, nil
+}
+
+// droppedRound is the tool message of a round whose calls are msg's, with each result at its
+// smallest: the note of a result dropped to fit the bound.
+func droppedRound(msg chat.Message, bound int) chat.Message {
+	results := make([]chat.ToolResult, len(msg.ToolCalls))
+	for i, c := range msg.ToolCalls {
+		results[i] = chat.ToolResult{ID: c.ID, Name: c.Name, IsError: true, Content: droppedNote(bound, bound)}
+	}
+	return chat.ToolMessage(results...)
+}
+
+// defsSize estimates the JSON size of tool definitions, as approxSize does messages.
+func defsSize(defs []tool.Definition) int {
+	n := 2
+	for i := range defs {
+		n += 64 + len(defs[i].Name) + len(defs[i].Description) + len(defs[i].InputSchema) + len(defs[i].OutputSchema)
+	}
+	return n
+}
+
+// invokeSize estimates the JSON size of a tool call's input.
+func invokeSize(in *invokeInput) int {
+	n := 256 + len(in.Call.ID) + len(in.Call.Name) + len(in.Call.Arguments)
+	for k, v := range in.ToolContext {
+		n += 8 + len(k) + approxValue(v)
+	}
+	if r := in.Resume; r != nil {
+		n += 64 + len(r.Data)
+		if r.Interrupt != nil {
+			n += 64 + len(r.Interrupt.Message) + len(r.Interrupt.Data)
+		}
+	}
+	return n
+}
+
+// approxValue estimates the JSON size of a value decoded from JSON (a tool context's), walking
+// it rather than encoding it in workflow code.
+func approxValue(v any) int {
+	switch v := v.(type) {
+	case nil:
+		return 4
+	case string:
+		return 2 + len(v)
+	case json.RawMessage:
+		return len(v)
+	case []byte:
+		return 2 + (len(v)+2)/3*4
+	case bool, float64, float32, int, int64, int32, uint, uint64, uint32, json.Number:
+		return 24
+	case map[string]any:
+		n := 2
+		for k, e := range v {
+			n += 4 + len(k) + approxValue(e)
+		}
+		return n
+	case []any:
+		n := 2
+		for _, e := range v {
+			n += 1 + approxValue(e)
+		}
+		return n
+	default:
+		return encodedSize(v)
+	}
 }
 
 // lost reports whether a tool activity's error says its attempt was lost rather than failed.
@@ -485,8 +638,8 @@ func (a *activities) InvokeTool(ctx context.Context, in invokeInput) (*invokeOut
 		return nil, sdktemporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("temporal: the worker's client has no tool %q", cut(in.Call.Name, maxCallIDInActivityID)), errTypeConfig, nil)
 	}
-	ctx, stop := heartbeat(ctx)
-	defer stop()
+	ctx, hb := heartbeat(ctx)
+	defer hb.stop()
 	out := invoke(ctx, t, in, a.cfg.MaxToolResultBytes)
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // the attempt was cancelled or timed out: Temporal decides what next
@@ -506,7 +659,7 @@ func (a *activities) InvokeModel(ctx context.Context, in invokeModelInput) (*cha
 			p.Options.Tools[i] = &proxy{info: toolInfo{Definition: d}}
 		}
 	}
-	return a.callModel(ctx, p, in.MaxBytes)
+	return a.callModel(ctx, p, in.MaxBytes, a.cfg.StreamInterval > 0)
 }
 
 // approxSize estimates, without encoding them, the JSON size of messages: the length of their

@@ -3,17 +3,14 @@ package temporal_test
 import (
 	"context"
 	"crypto/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
@@ -90,7 +87,6 @@ func engineCrashClient(runs string, hang bool) *client.Client {
 
 func engineCrashConfig(queue string, mem memory.Memory) temporal.Config {
 	cfg := crashConfig(queue, mem)
-	cfg.ClientLoop = true
 	return cfg
 }
 
@@ -144,44 +140,20 @@ func TestWorkerKilledMidClientLoopTurn(t *testing.T) {
 	if strings.Join(roles, ",") != "user,assistant,tool,assistant,tool,assistant" || stored[5].Content != resp.Text() {
 		t.Fatalf("stored = %v", roles)
 	}
-	replayWithClient(t, tc, engineCrashClient(runs, false), cfg, turn.ID(), "crash")
-}
-
-// replayWithClient replays a turn's history with c, as a worker of a new build would; with
-// -record it writes the history to testdata/client-loop-history-NAME.json.
-func replayWithClient(t *testing.T, tc sdkclient.Client, c *client.Client, cfg temporal.Config, id, name string) {
-	t.Helper()
-	it := tc.GetWorkflowHistory(t.Context(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	h := &historypb.History{}
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, ev)
-	}
-	r, err := temporal.NewClientReplayer(c, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.ReplayWorkflowHistory(nil, h); err != nil {
-		t.Fatalf("replaying the turn's history: %v", err)
-	}
-	if *record {
-		b, err := protojson.Marshal(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join("testdata", "client-loop-history-"+name+".json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	checkReplay(t, tc, engineCrashClient(runs, false), cfg, turn.ID(), "crash")
 }
 
 // TestReplayRecordedClientLoopHistories replays the recorded histories of turns that ran the
 // client's loop (testdata/client-loop-history-*.json, recorded with -record) with this build's
-// client and workflow, and the histories of the workflow's own loop with the same replayer.
+// workflow and a client like the one that ran each, and the histories of the workflow's own loop
+// (testdata/history-*.json), which need none of the client's code.
 func TestReplayRecordedClientLoopHistories(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs")
+	clients := map[string]*client.Client{
+		"client-loop-history-crash.json":    engineCrashClient(runs, false),
+		"client-loop-history-parallel.json": parallelClient(false),
+		"client-loop-history-approval.json": approvalClient(runs),
+	}
 	files, err := filepath.Glob(filepath.Join("testdata", "*history-*.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -192,15 +164,22 @@ func TestReplayRecordedClientLoopHistories(t *testing.T) {
 			loops++
 		}
 	}
-	if loops < 1 || len(files) < 4 {
+	if loops < len(clients) || len(files) < len(clients)+3 {
 		t.Fatalf("found %d recorded histories, %d of the client's loop", len(files), loops)
-	}
-	r, err := temporal.NewClientReplayer(engineCrashClient(filepath.Join(t.TempDir(), "runs"), false), engineCrashConfig("replay", nil))
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			c := clients[filepath.Base(f)]
+			if c == nil {
+				if strings.HasPrefix(filepath.Base(f), "client-loop-") {
+					t.Fatal("a recorded history of the client's loop with no client to replay it: add it to the map")
+				}
+				c = engineCrashClient(runs, false)
+			}
+			r, err := temporal.NewClientReplayer(c, engineCrashConfig("replay", nil))
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, f); err != nil {
 				t.Fatal(err)
 			}
@@ -231,7 +210,6 @@ func TestStartOptions(t *testing.T) {
 	tc := dial(t)
 	queue := "start-" + rand.Text()[:8]
 	cfg := approvalConfig(queue)
-	cfg.ClientLoop = true
 	startWorker(t, tc, approvalClient(filepath.Join(t.TempDir(), "runs")), cfg)
 	c, err := temporal.NewClient(tc, cfg)
 	if err != nil {
@@ -277,7 +255,6 @@ func TestRollbackCannotCorruptATurn(t *testing.T) {
 	queue := "rollback-" + rand.Text()[:8]
 	runs := filepath.Join(t.TempDir(), "runs")
 	cfg := approvalConfig(queue)
-	cfg.ClientLoop = true
 
 	newer, err := temporal.NewWorker(tc, approvalClient(runs), atLoad(temporal.PlayBuild(cfg, 2))) // the new build
 	if err != nil {
@@ -322,7 +299,7 @@ func TestScheduledTurns(t *testing.T) {
 	tc := dial(t)
 	queue := "schedule-" + rand.Text()[:8]
 	runs := filepath.Join(t.TempDir(), "runs")
-	cfg := temporal.Config{TaskQueue: queue, ClientLoop: true, EventPoll: 20 * time.Millisecond}
+	cfg := temporal.Config{TaskQueue: queue, EventPoll: 20 * time.Millisecond}
 	startWorker(t, tc, crashClient(runs, false), cfg)
 	c, err := temporal.NewClient(tc, cfg)
 	if err != nil {

@@ -24,9 +24,10 @@ import (
 )
 
 // The tests of this file run one table of scenarios through both drivers of the one loop: the
-// client in a process, and a durable turn whose workflow runs the same client's loop
-// (Config.ClientLoop). Each scenario must end alike in both: the same outcome, answer, history
-// and events (timings aside), the same prompts sent to the model and the same tool runs.
+// client in a process, and a durable turn whose workflow runs the same client's loop (the
+// default; Config.WorkflowLoop is the older loop). Each scenario must end alike in both: the
+// same outcome, answer, history and events (timings aside), the same prompts sent to the model
+// and the same tool runs.
 
 // scenario is one turn (or a few) and the decisions its stops get.
 type scenario struct {
@@ -362,7 +363,7 @@ func durably(t *testing.T, sc scenario) outcome {
 	r := sc.setup(t)
 	var out outcome
 	var msgs []chat.Message
-	cfg := Config{ClientLoop: true}
+	cfg := Config{}
 	for _, text := range turnsOf(sc) {
 		e := newEnv(t, r.c, cfg)
 		var seen int64

@@ -45,7 +45,8 @@ func TestRoundOverThePayloadLimitGoesOn(t *testing.T) {
 		}
 		return &chat.Response{Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
 	})).Repeat().DiscardPrompts()
-	startWorker(t, tc, newClient(m, client.WithTools(read)), cfg)
+	agent := newClient(m, client.WithTools(read))
+	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read five files")}})
 	var done *client.Response
 	finished := 0
@@ -77,7 +78,7 @@ func TestRoundOverThePayloadLimitGoesOn(t *testing.T) {
 	if kept != 4 || dropped != 1 {
 		t.Fatalf("kept %d, dropped %d", kept, dropped)
 	}
-	checkReplay(t, tc, cfg, turn.ID(), "big-round")
+	checkReplay(t, tc, agent, cfg, turn.ID(), "big-round")
 }
 
 // A conversation over the bound, which dropping results cannot help, fails the turn at once

@@ -32,7 +32,7 @@ func TestPersistent500MakesTemporalsAttemptsOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		tc := dial(t)
-		cfg := temporal.Config{TaskQueue: "down-" + rand.Text()[:8], ClientLoop: clientLoop, EventPoll: 20 * time.Millisecond,
+		cfg := temporal.Config{TaskQueue: "down-" + rand.Text()[:8], WorkflowLoop: !clientLoop, EventPoll: 20 * time.Millisecond,
 			ModelRetry: &sdktemporal.RetryPolicy{InitialInterval: 10 * time.Millisecond, BackoffCoefficient: 1, MaximumAttempts: 5}}
 		startWorker(t, tc, newClient(m), cfg)
 		ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User("hello")}})

@@ -312,7 +312,7 @@ func TestParallelToolCallsOnTheirOwnQueue(t *testing.T) {
 			t.Fatalf("result %d = %+v", i, r)
 		}
 	}
-	checkReplay(t, tc, cfg, turn.ID(), "parallel")
+	checkReplay(t, tc, parallelClient(false), cfg, turn.ID(), "parallel")
 }
 
 // crashClient is the agent of the crash turn: a charge that must never run twice and a
@@ -464,7 +464,7 @@ func TestWorkerKilledMidTurn(t *testing.T) {
 	if strings.Join(roles, ",") != "user,assistant,tool,assistant" || stored[3].Content != resp.Text() {
 		t.Fatalf("stored = %v", roles)
 	}
-	checkReplay(t, tc, cfg, turn.ID(), "crash")
+	checkReplay(t, tc, crashClient(runs, false), cfg, turn.ID(), "worker-crash")
 }
 
 func approvalClient(runs string) *client.Client {
@@ -535,7 +535,7 @@ func TestApprovalFromAnotherProcess(t *testing.T) {
 	if len(lines(t, runs)) != 1 {
 		t.Fatal("the call ran twice")
 	}
-	checkReplay(t, tc, cfg, turn.ID(), "approval")
+	checkReplay(t, tc, approvalClient(runs), cfg, turn.ID(), "approval")
 }
 
 func TestLimitErrorReachesTheCaller(t *testing.T) {
@@ -548,7 +548,7 @@ func limitErrorReachesTheCaller(t *testing.T, clientLoop bool) {
 	tc := dial(t)
 	queue := "limit-" + rand.Text()[:8]
 	runs := filepath.Join(t.TempDir(), "runs")
-	cfg := temporal.Config{TaskQueue: queue, ClientLoop: clientLoop}
+	cfg := temporal.Config{TaskQueue: queue, WorkflowLoop: !clientLoop}
 	mgr := toolcall.New(toolcall.Config{Limits: toolcall.Limits{Total: 1}})
 	cc := crashClient(runs, false)
 	startWorker(t, tc, newClient(cc.Model(), client.WithTools(tool.Must(tool.Func("charge", "Charges", func(ctx context.Context, in pathIn) (string, error) {
@@ -566,12 +566,10 @@ func limitErrorReachesTheCaller(t *testing.T, clientLoop bool) {
 	}
 }
 
-// checkReplay replays the turn's history with a new workflow of cfg's agent, as a new build
-// would, and with -record writes it to testdata for the replay test.
-func checkReplay(t *testing.T, tc sdkclient.Client, cfg temporal.Config, id, name string) {
+// fetchHistory returns the history of a turn's latest run.
+func fetchHistory(t *testing.T, tc sdkclient.Client, id string) *historypb.History {
 	t.Helper()
-	ctx := t.Context()
-	it := tc.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := tc.GetWorkflowHistory(t.Context(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	h := &historypb.History{}
 	for it.HasNext() {
 		ev, err := it.Next()
@@ -580,7 +578,16 @@ func checkReplay(t *testing.T, tc sdkclient.Client, cfg temporal.Config, id, nam
 		}
 		h.Events = append(h.Events, ev)
 	}
-	r, err := temporal.NewReplayer(cfg)
+	return h
+}
+
+// checkReplay replays the turn's history with c and a new workflow of cfg's agent, as a worker
+// of a new build would, and with -record writes it to testdata/client-loop-history-NAME.json for
+// the replay test.
+func checkReplay(t *testing.T, tc sdkclient.Client, c *client.Client, cfg temporal.Config, id, name string) {
+	t.Helper()
+	h := fetchHistory(t, tc, id)
+	r, err := temporal.NewClientReplayer(c, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -592,7 +599,7 @@ func checkReplay(t *testing.T, tc sdkclient.Client, cfg temporal.Config, id, nam
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join("testdata", "history-"+name+".json"), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("testdata", "client-loop-history-"+name+".json"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -170,6 +170,8 @@ type eventsPage struct {
 	// Large says that the event at Next is over what a page takes alone: the part query reads
 	// it.
 	Large bool `json:"large,omitempty"`
+	// Modeling says that a model call runs, whose text so far its heartbeats may carry.
+	Modeling bool `json:"modeling,omitempty"`
 }
 
 // partAnswer is the answer of the part query: a part of a value's JSON encoding, from the

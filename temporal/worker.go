@@ -99,9 +99,9 @@ func (w *Worker) Run(interrupt <-chan any) error { return w.w.Run(interrupt) }
 // stop timeout.
 func (w *Worker) Stop() { w.w.Stop() }
 
-// NewReplayer returns a workflow replayer with the workflow of the agent cfg describes, to
-// check that a new build still replays the histories of turns the old one recorded (download
-// them with the Temporal CLI, or [sdkclient.Client.GetWorkflowHistory]) before deploying it.
+// NewReplayer returns a workflow replayer with the workflow of the agent cfg describes, for the
+// turns of the workflow's own loop (those started before the client's loop or with
+// [Config.WorkflowLoop]); [NewClientReplayer] replays every turn.
 func NewReplayer(cfg Config) (worker.WorkflowReplayer, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -115,9 +115,11 @@ func NewReplayer(cfg Config) (worker.WorkflowReplayer, error) {
 	return r, nil
 }
 
-// NewClientReplayer is [NewReplayer] for turns that run the client's own loop
-// ([Config.ClientLoop]): replaying them runs c's advisors, hooks and manager, so the replayer
-// needs the client the workers run. It replays the other turns too.
+// NewClientReplayer returns a workflow replayer with the workflow of the agent cfg describes, to
+// check that a new build still replays the histories of turns the old one recorded (download
+// them with the Temporal CLI, or [sdkclient.Client.GetWorkflowHistory]) before deploying it.
+// Replaying a turn runs c's advisors, hooks and manager, as the workflow does, so the replayer
+// needs the client the workers run.
 func NewClientReplayer(c *client.Client, cfg Config) (worker.WorkflowReplayer, error) {
 	if c == nil {
 		return nil, errors.New("temporal: nil wield client")

@@ -335,7 +335,7 @@ func TestInterruptAnswerAndRestart(t *testing.T) {
 		chattest.Calls(call("c3", "ask", `{"path":"c"}`)),
 		chattest.Text("ok"),
 	)
-	e := newEnv(t, newClient(t, m, client.WithTools(ask, other)), Config{})
+	e := newEnv(t, newClient(t, m, client.WithTools(ask, other)), Config{WorkflowLoop: true}) // its step numbering
 	e.at(time.Minute, func() {
 		st := e.pending()
 		if st == nil || st.Status != client.TurnInterrupted || st.Round.Calls[1].Status != client.CallDone {
@@ -456,7 +456,7 @@ func TestIterationCap(t *testing.T) {
 		chattest.Calls(call("2", "loop", `{"path":"b"}`)),
 		chattest.Calls(call("3", "loop", `{"path":"c"}`)).WithText("stopping"),
 	)
-	e := newEnv(t, newClient(t, m, client.WithTools(loop)), Config{MaxIterations: 2})
+	e := newEnv(t, newClient(t, m, client.WithTools(loop)), Config{MaxIterations: 2, WorkflowLoop: true}) // the client loop has the client's cap
 	resp, err := e.run(&Request{})
 	if err != nil {
 		t.Fatal(err)
@@ -494,7 +494,7 @@ func TestLostCallWaitsForADecision(t *testing.T) {
 	read := newTool("read", tool.Metadata{ReadOnly: true}, nil)
 	m := chattest.New(chattest.Calls(call("1", "charge", `{"path":"card"}`), call("2", "read", `{"path":"f"}`)), chattest.Text("ok"))
 	c := newClient(t, m, client.WithTools(charge, read))
-	e := newEnv(t, c, Config{})
+	e := newEnv(t, c, Config{WorkflowLoop: true}) // its activities are mocked
 	// The first attempt of each call is lost, as when its worker dies: the idempotent read is
 	// retried, the charge waits for the application.
 	real := newActivities(c, e.cfg)
@@ -644,7 +644,7 @@ func TestToolProgressIsHeartbeatDetails(t *testing.T) {
 	var got []tool.Progress
 	e.SetOnActivityHeartbeatListener(func(info *activity.Info, details converter.EncodedValues) {
 		var p tool.Progress
-		if info.ActivityType.Name == e.cfg.activity(actTool) && details.HasValues() && details.Get(&p) == nil {
+		if info.ActivityType.Name == e.cfg.activity(actInvokeTool) && details.HasValues() && details.Get(&p) == nil {
 			mu.Lock()
 			got = append(got, p)
 			mu.Unlock()
@@ -720,7 +720,7 @@ func fatalCancelsTheOthers(t *testing.T, clientLoop bool) {
 	})
 	m := chattest.New(chattest.Calls(call("1", "bad", `{"path":"a"}`), call("2", "slow", `{"path":"b"}`)), chattest.Text("unreachable"))
 	// The other call learns of its cancellation at its next heartbeat.
-	e := newEnv(t, newClient(t, m, client.WithTools(bad, slow)), Config{HeartbeatTimeout: 300 * time.Millisecond, ClientLoop: clientLoop})
+	e := newEnv(t, newClient(t, m, client.WithTools(bad, slow)), Config{HeartbeatTimeout: 300 * time.Millisecond, WorkflowLoop: !clientLoop})
 	_, err := e.run(&Request{})
 	if err == nil || !strings.Contains(err.Error(), "disk on fire") {
 		t.Fatalf("err = %v", err)

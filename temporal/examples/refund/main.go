@@ -147,15 +147,31 @@ type decider func(p client.PendingCall) client.Decision
 // follow prints the turn's events as they come and decides its approvals with decide.
 func follow(ctx context.Context, turn *temporal.Turn, decide decider, out io.Writer) error {
 	var decided int64
+	inText := false // the model's text streams in pieces: one line for them
 	for ev, err := range turn.Events(ctx) {
 		if err != nil {
 			return err
 		}
+		if ev.Chunk != nil {
+			if text := ev.Text(); text != "" {
+				if !inText {
+					fmt.Fprint(out, "model: ")
+				}
+				fmt.Fprint(out, text)
+				inText = true
+			}
+			continue
+		}
+		if ev.Tool == nil && ev.Done == nil {
+			continue // a call's arguments as the model writes them (ev.ToolDelta)
+		}
+		if inText {
+			fmt.Fprintln(out)
+			inText = false
+		}
 		switch {
 		case ev.Done != nil:
 			fmt.Fprintf(out, "answer (%s, %d model calls): %s\n", ev.Done.Outcome, ev.Done.ModelCalls, ev.Done.Text())
-		case ev.Chunk != nil:
-			fmt.Fprintf(out, "model: %s\n", ev.Text())
 		case ev.Tool.Kind == client.ToolStarted:
 			fmt.Fprintf(out, "run   %s %s\n", ev.Tool.Call.Name, ev.Tool.Call.Arguments)
 		case ev.Tool.Kind == client.ToolFinished:

@@ -1,0 +1,103 @@
+package temporal_test
+
+import (
+	"context"
+	"crypto/rand"
+	"iter"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/temporal"
+)
+
+// gatedModel streams the first part of its answer, then waits until the test has seen it (or
+// half a minute), then streams the rest: a reader of the turn's events can only see the first
+// part before the rest if the text streams while the call runs.
+type gatedModel struct {
+	first, rest string
+	seen        chan struct{}
+	released    atomic.Bool
+}
+
+func (m *gatedModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
+	return chat.Aggregate(m.Stream(ctx, p))
+}
+
+func (m *gatedModel) Stream(ctx context.Context, _ *chat.Prompt) iter.Seq2[*chat.Response, error] {
+	piece := func(s string, finish chat.FinishReason) *chat.Response {
+		return &chat.Response{Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant, Content: s}, FinishReason: finish}}}
+	}
+	return func(yield func(*chat.Response, error) bool) {
+		for _, w := range strings.SplitAfter(m.first, " ") {
+			if !yield(piece(w, ""), nil) {
+				return
+			}
+		}
+		select {
+		case <-m.seen:
+		case <-time.After(30 * time.Second):
+		case <-ctx.Done():
+			yield(nil, ctx.Err())
+			return
+		}
+		m.released.Store(true)
+		yield(piece(m.rest, chat.FinishStop), nil)
+	}
+}
+
+// TestModelTextStreams: a durable turn's model text reaches Turn.Events while the model call
+// runs, in order and once: the pieces join to the answer. With streaming off, the answer comes
+// whole.
+func TestModelTextStreams(t *testing.T) {
+	tc := dial(t)
+	for _, streaming := range []bool{true, false} {
+		cfg := temporal.Config{TaskQueue: "stream-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond, StreamInterval: 50 * time.Millisecond}
+		if !streaming {
+			cfg.StreamInterval = -1
+		}
+		m := &gatedModel{first: "The first half of the answer, ", rest: "and the rest of it.", seen: make(chan struct{})}
+		if !streaming {
+			close(m.seen)
+		}
+		startWorker(t, tc, newClient(m), cfg)
+		ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("answer")}})
+		var pieces []string
+		var early bool // a piece came while the model waited
+		var answer string
+		for ev, err := range turn.Events(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Done != nil {
+				answer = ev.Done.Text()
+				continue
+			}
+			if text := ev.Text(); text != "" {
+				pieces = append(pieces, text)
+				if !m.released.Load() && streaming {
+					early = true
+					if strings.Contains(strings.Join(pieces, ""), m.first) {
+						select {
+						case <-m.seen:
+						default:
+							close(m.seen)
+						}
+					}
+				}
+			}
+		}
+		want := m.first + m.rest
+		if answer != want || strings.Join(pieces, "") != want {
+			t.Fatalf("streaming %v: answer %q, pieces %q", streaming, answer, pieces)
+		}
+		if streaming && (!early || len(pieces) < 2) {
+			t.Fatalf("the text did not stream while the model ran: pieces %q", pieces)
+		}
+		if !streaming && len(pieces) != 1 {
+			t.Fatalf("without streaming: pieces %q", pieces)
+		}
+	}
+}
