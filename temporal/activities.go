@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/metric/noop"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
@@ -99,7 +100,7 @@ func (a *activities) callModel(ctx context.Context, p *chat.Prompt, maxBytes int
 	var resp *chat.Response
 	var err error
 	if stream {
-		resp, err = streamModel(ctx, a.c.Model(), p, hb)
+		resp, err = streamModel(ctx, a.c.Model(), p, hb, a.cfg.StreamInterval)
 	} else {
 		resp, err = a.c.Model().Call(ctx, p)
 	}
@@ -132,20 +133,56 @@ type modelProgress struct {
 	Text string `json:"text"`
 }
 
-// streamModel streams the model's answer, heartbeating its text as it grows, and returns the
-// whole answer.
-func streamModel(ctx context.Context, m chat.Model, p *chat.Prompt, hb *beater) (*chat.Response, error) {
-	var agg chat.Aggregator
+// streamModel streams the model's answer, heartbeating its text so far every interval while it
+// grows, and returns the whole answer. A call shorter than every heartbeats no text: its
+// response brings the text as soon.
+func streamModel(ctx context.Context, m chat.Model, p *chat.Prompt, hb *beater, every time.Duration) (*chat.Response, error) {
+	var mu sync.Mutex
 	var text strings.Builder
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		sent := 0
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			mu.Lock()
+			var d *modelProgress
+			if text.Len() > sent {
+				sent, d = text.Len(), &modelProgress{Text: text.String()}
+			}
+			mu.Unlock()
+			if d != nil {
+				hb.set(*d)
+			}
+		}
+	})
+	defer func() {
+		close(done)
+		wg.Wait()
+	}()
+	var agg chat.Aggregator
 	for chunk, err := range m.Stream(ctx, p) {
 		if err != nil {
 			return nil, err
 		}
 		agg.Add(chunk)
-		if len(chunk.Generations) > 0 && chunk.Generations[0].Index == 0 && text.Len() < maxStreamedText {
+		if len(chunk.Generations) > 0 && chunk.Generations[0].Index == 0 {
 			if t := chunk.Generations[0].Message.Content; t != "" {
-				text.WriteString(t[:min(len(t), maxStreamedText-text.Len())])
-				hb.set(modelProgress{Text: text.String()})
+				mu.Lock()
+				if n := maxStreamedText - text.Len(); n > 0 {
+					t = t[:min(len(t), n)]
+					for !utf8.ValidString(t) { // not half a character at the cut
+						t = t[:len(t)-1]
+					}
+					text.WriteString(t)
+				}
+				mu.Unlock()
 			}
 		}
 	}
