@@ -1,7 +1,13 @@
 // Package a2a connects wield to agents over the Agent2Agent protocol (A2A), on the official Go
-// SDK (github.com/a2aproject/a2a-go v0.3.3, protocol version 0.3): a remote agent becomes a
-// [tool.Tool] whose calls are A2A tasks, and a remote task that needs input stops the caller's
-// turn as a wield interrupt that its resume answers.
+// SDK (github.com/a2aproject/a2a-go v0.3.3, protocol version 0.3), both ways:
+//
+//   - [RemoteAgent]: a remote agent becomes a [tool.Tool] whose calls are A2A tasks, and a
+//     remote task that needs input stops the caller's turn as a wield interrupt that its resume
+//     answers.
+//   - [Server]: a client is served as an A2A agent, each task one of its turns; a turn that stops
+//     for approval or an interrupt is a task in input-required, and the next message on the task
+//     decides its pending calls and resumes it. Tasks are kept in a memory.TurnRepository, beside
+//     the turns, so that a waiting task survives a restart.
 package a2a
 
 import (
