@@ -419,14 +419,57 @@ func (g *guarded) OnSendMessage(ctx context.Context, p *sdk.MessageSendParams) (
 	if err := g.checkSend(ctx, p); err != nil {
 		return nil, err
 	}
-	return g.RequestHandler.OnSendMessage(ctx, p)
+	for wait := 5 * time.Millisecond; ; wait *= 2 {
+		res, err := g.RequestHandler.OnSendMessage(ctx, p)
+		if !busy(err) || wait > time.Second {
+			return res, err
+		}
+		if sleep(ctx, wait) != nil {
+			return nil, err
+		}
+	}
 }
 
 func (g *guarded) OnSendMessageStream(ctx context.Context, p *sdk.MessageSendParams) iter.Seq2[sdk.Event, error] {
-	if err := g.checkSend(ctx, p); err != nil {
-		return func(yield func(sdk.Event, error) bool) { yield(nil, err) }
+	return func(yield func(sdk.Event, error) bool) {
+		if err := g.checkSend(ctx, p); err != nil {
+			yield(nil, err)
+			return
+		}
+		for wait := 5 * time.Millisecond; ; wait *= 2 {
+			first := true
+			retry := false
+			for ev, err := range g.RequestHandler.OnSendMessageStream(ctx, p) {
+				if first && busy(err) && wait <= time.Second && sleep(ctx, wait) == nil {
+					retry = true
+					break
+				}
+				first = false
+				if !yield(ev, err) {
+					return
+				}
+			}
+			if !retry {
+				return
+			}
+		}
 	}
-	return g.RequestHandler.OnSendMessageStream(ctx, p)
+}
+
+// busy reports whether the SDK refused a message because the task's previous execution has not
+// yet been cleaned up: the task's final event reaches its client just before, so a client that
+// answers at once meets it. The SDK's error is internal to it, hence the text.
+func busy(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "execution is already in progress")
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
 }
 
 // OnResubscribeToTask streams a running task's events; a task that is not running (waiting for
