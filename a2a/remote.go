@@ -334,6 +334,7 @@ func (f *follower) stream(ctx context.Context, msg *sdk.Message) error {
 		case <-sctx.Done():
 		}
 	}()
+	reported := false
 	for ev, err := range f.r.c.SendStreamingMessage(sending(sctx), &sdk.MessageSendParams{Message: msg}) {
 		if ctx.Err() != nil {
 			if f.task.ID == "" && err == nil {
@@ -357,7 +358,16 @@ func (f *follower) stream(ctx context.Context, msg *sdk.Message) error {
 		if !hadID && f.task.ID != "" {
 			close(known)
 		}
-		if f.answer != nil || f.over() {
+		// Only a status the stream itself reports, or a terminal task, ends it: an agent
+		// continuing a task may first send the task as it stood, still waiting for the input it
+		// now has.
+		switch v := ev.(type) {
+		case *sdk.TaskStatusUpdateEvent:
+			reported = true
+		case *sdk.Task:
+			reported = reported || v.Status.State.Terminal() || msg.TaskID == ""
+		}
+		if f.answer != nil || reported && f.over() {
 			return nil
 		}
 	}
