@@ -400,6 +400,17 @@ func (g *guarded) checkSend(ctx context.Context, p *sdk.MessageSendParams) error
 		return sdk.ErrInvalidParams
 	}
 	if p.Message.TaskID == "" {
+		if p.Message.ContextID == "" {
+			return nil
+		}
+		id, err := g.s.tasks.waiting(ctx, conversation(principal(ctx), p.Message.ContextID))
+		if err != nil {
+			g.s.cfg.Logger.ErrorContext(ctx, "a2a: loading a context's waiting task", "error", err)
+			return sdk.ErrInternalError
+		}
+		if id != "" {
+			return fmt.Errorf("the context has task %s waiting for input: answer or cancel it first: %w", id, sdk.ErrInvalidParams)
+		}
 		return nil
 	}
 	if err := g.own(ctx, p.Message.TaskID); err != nil {

@@ -314,6 +314,16 @@ func TestServeOwnersAndUnknownTasks(t *testing.T) {
 	if len(seen) != 1 || seen[0].(*sdk.Task).Status.State != sdk.TaskStateInputRequired {
 		t.Fatalf("resubscribe: %+v", seen)
 	}
+	// Alice's context has a task waiting: her new task there must wait; Mallory's context of the
+	// same id is another conversation.
+	again := userMsg("delete more")
+	again.Message.ContextID = task.ContextID
+	if _, err := alice.SendMessage(ctx, again); !errors.Is(err, sdk.ErrInvalidParams) || !strings.Contains(err.Error(), "waiting for input") {
+		t.Fatalf("a second task in a waiting context: %v", err)
+	}
+	if other := sendTask(t, mallory, again); other.Status.State != sdk.TaskStateCompleted || other.ContextID != task.ContextID {
+		t.Fatalf("mallory's task in a context of the same id: %s %s", other.Status.State, other.ContextID)
+	}
 	if runs.Load() != 0 {
 		t.Fatal("the tool ran")
 	}

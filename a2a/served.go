@@ -95,7 +95,7 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 	}()
 	var spec *client.Spec
 	if rc.StoredTask == nil {
-		if err := memory.ValidateConversationID(rc.ContextID); err != nil {
+		if err := memory.ValidateConversationID(conversation(principal(ctx), rc.ContextID)); err != nil {
 			return o.end(sdk.TaskStateRejected, "the context id cannot name a conversation")
 		}
 		text, err := inputText(rc.Message)
@@ -118,7 +118,7 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		}
 		spec = s.cfg.Client.Resume(rec.Turn, decisions...)
 	}
-	spec.Param(client.ParamConversationID, rc.ContextID)
+	spec.Param(client.ParamConversationID, conversation(principal(ctx), rc.ContextID))
 	if err := o.status(sdk.TaskStateWorking, false); err != nil {
 		return err
 	}

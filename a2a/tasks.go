@@ -48,6 +48,58 @@ func newTaskStore(repo memory.TurnRepository) *taskStore {
 // taskKey is the repository key of a task: its own namespace beside conversations.
 func taskKey(id sdk.TaskID) string { return "a2a-task:" + string(id) }
 
+// conversation is the conversation of a context for a principal: contexts of different callers
+// never share a history, whatever ids they choose.
+func conversation(principal, contextID string) string {
+	return fmt.Sprintf("a2a:%d:%s:%s", len(principal), principal, contextID)
+}
+
+// waitingKey is the repository key naming the task of a conversation that waits for input: a
+// conversation has one open turn, so a new task there must wait until it is answered or
+// cancelled.
+func waitingKey(conv string) string { return "a2a-waiting:" + conv }
+
+// waiting returns the task that waits for input in the conversation, or "".
+func (s *taskStore) waiting(ctx context.Context, conv string) (sdk.TaskID, error) {
+	if memory.ValidateConversationID(waitingKey(conv)) != nil {
+		return "", nil
+	}
+	r, ok, err := s.repo.LoadTurn(ctx, waitingKey(conv))
+	if err != nil || !ok {
+		return "", err
+	}
+	id := sdk.TaskID(r.ID)
+	rec, _, ok, err := s.load(ctx, id)
+	if err != nil || !ok || rec.Task.Status.State != sdk.TaskStateInputRequired {
+		return "", err
+	}
+	return id, nil
+}
+
+// markWaiting records whether the task waits for input in its conversation.
+func (s *taskStore) markWaiting(ctx context.Context, rec taskRecord) error {
+	key := waitingKey(conversation(rec.Owner, rec.Task.ContextID))
+	if memory.ValidateConversationID(key) != nil {
+		return nil
+	}
+	cur, ok, err := s.repo.LoadTurn(ctx, key)
+	if err != nil {
+		return err
+	}
+	id := string(rec.Task.ID)
+	if rec.Task.Status.State == sdk.TaskStateInputRequired {
+		seq := int64(1)
+		if ok {
+			seq = cur.Seq + 1
+		}
+		return s.repo.SaveTurn(ctx, key, memory.TurnRecord{ID: id, Seq: seq, State: []byte("{}")})
+	}
+	if ok && cur.ID == id {
+		return s.repo.DeleteTurn(ctx, key, cur.ID, cur.Seq)
+	}
+	return nil
+}
+
 // load returns the task's record and step, or ok false when there is none (or the id could not
 // name one).
 func (s *taskStore) load(ctx context.Context, id sdk.TaskID) (taskRecord, int64, bool, error) {
@@ -133,6 +185,11 @@ func (s *taskStore) update(ctx context.Context, id sdk.TaskID, change func(*task
 	}
 	if err := s.repo.SaveTurn(ctx, taskKey(id), memory.TurnRecord{ID: string(id), Seq: seq + 1, State: b}); err != nil {
 		return fmt.Errorf("a2a: storing task %s: %w", id, err)
+	}
+	if state != before || !existed {
+		if err := s.markWaiting(ctx, cp); err != nil {
+			return fmt.Errorf("a2a: storing task %s: %w", id, err)
+		}
 	}
 	if state.Terminal() || state == sdk.TaskStateInputRequired || state == sdk.TaskStateAuthRequired {
 		delete(s.live, id)
