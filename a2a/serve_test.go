@@ -116,6 +116,11 @@ func TestServeCardAndSend(t *testing.T) {
 
 // approvalAgent serves a client whose "delete" tool needs approval.
 func approvalAgent(t *testing.T, runs *atomic.Int32, replies ...chattest.Reply) (*client.Client, *chattest.Model) {
+	return approvalAgentWith(t, runs, nil, replies...)
+}
+
+// approvalAgentWith is approvalAgent whose turns and history are kept in repo, when not nil.
+func approvalAgentWith(t *testing.T, runs *atomic.Int32, repo *memory.InMemory, replies ...chattest.Reply) (*client.Client, *chattest.Model) {
 	del := chattest.NewTool("delete", func(_ context.Context, args string) (string, error) {
 		runs.Add(1)
 		return "deleted " + args, nil
@@ -124,7 +129,12 @@ func approvalAgent(t *testing.T, runs *atomic.Int32, replies ...chattest.Reply) 
 		replies = []chattest.Reply{chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{"path":"notes.txt"}`}), chattest.Text("Done.")}
 	}
 	m := chattest.New(replies...).WithChunkSize(3)
-	return clienttest.New(t, m, client.WithTools(del)), m
+	opts := []client.Option{client.WithTools(del)}
+	if repo != nil {
+		opts = append(opts, client.WithTurnStore(memory.Turns(repo)),
+			client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50), memory.AdvisorConfig{})))
+	}
+	return clienttest.New(t, m, opts...), m
 }
 
 func TestServeStreamApprovalResume(t *testing.T) {
@@ -177,18 +187,19 @@ func TestServeStreamApprovalResume(t *testing.T) {
 	}
 }
 
-// A task waiting for approval survives its server: another server on the same store resumes it.
+// A task waiting for approval survives its server: another server on the same store, whose
+// client keeps its turns and history there too, resumes it; the history holds the whole turn.
 func TestServeTaskSurvivesRestart(t *testing.T) {
 	var runs atomic.Int32
 	repo := memory.NewInMemory()
-	c1, _ := approvalAgent(t, &runs, chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{"path":"a"}`}))
+	c1, _ := approvalAgentWith(t, &runs, repo, chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{"path":"a"}`}))
 	s1 := serve(t, c1, ServerConfig{Tasks: repo})
 	task := sendTask(t, s1.sdk, userMsg("delete a"))
 	if task.Status.State != sdk.TaskStateInputRequired {
 		t.Fatalf("state %s", task.Status.State)
 	}
 	s1.http.Close()
-	c2, _ := approvalAgent(t, &runs, chattest.Text("Deleted a."))
+	c2, m2 := approvalAgentWith(t, &runs, repo, chattest.Text("Deleted a."))
 	s2 := serve(t, c2, ServerConfig{Tasks: repo})
 	got, err := s2.sdk.GetTask(context.Background(), &sdk.TaskQueryParams{ID: task.ID})
 	if err != nil || got.Status.State != sdk.TaskStateInputRequired {
@@ -197,6 +208,13 @@ func TestServeTaskSurvivesRestart(t *testing.T) {
 	done := sendTask(t, s2.sdk, onTask(task, sdk.TextPart{Text: "yes"}))
 	if done.Status.State != sdk.TaskStateCompleted || answerOf(done) != "Deleted a." || runs.Load() != 1 {
 		t.Fatalf("after restart: %s %q runs %d", done.Status.State, answerOf(done), runs.Load())
+	}
+	if res := m2.ToolResults(t, 0); len(res) != 1 || res[0].Content != `deleted {"path":"a"}` {
+		t.Fatalf("the resumed turn's model read %+v", res)
+	}
+	msgs, err := repo.Messages(context.Background(), conversation("", task.ContextID))
+	if err != nil || len(msgs) != 4 {
+		t.Fatalf("history: %v %v", err, msgs)
 	}
 }
 
@@ -390,5 +408,18 @@ func TestServeHostileRequests(t *testing.T) {
 	}
 	if code, body := post(`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"file","file":{"uri":"file:///etc/passwd"}}]}}}`); !strings.Contains(body, `"rejected"`) || strings.Contains(body, "goroutine") {
 		t.Fatalf("file part: %d %s", code, body)
+	}
+}
+
+// A turn that outlives RunTimeout fails its task, saying so and no more.
+func TestServeRunTimeout(t *testing.T) {
+	m := chattest.New(chattest.Respond(func(ctx context.Context, _ *chat.Prompt) (*chat.Response, error) {
+		<-ctx.Done()
+		return nil, errors.New("provider detail: " + ctx.Err().Error())
+	}))
+	s := serve(t, clienttest.New(t, m), ServerConfig{RunTimeout: 100 * time.Millisecond})
+	task := sendTask(t, s.sdk, userMsg("think hard"))
+	if task.Status.State != sdk.TaskStateFailed || partsText(task.Status.Message.Parts) != "the agent's turn ran out of time" {
+		t.Fatalf("%s %q", task.Status.State, partsText(task.Status.Message.Parts))
 	}
 }

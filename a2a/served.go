@@ -132,7 +132,7 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		s.cfg.Logger.ErrorContext(ctx, "a2a: a task's turn failed", "task", rc.TaskID, "error", err)
 		why := "the agent's turn failed"
 		switch {
-		case errors.Is(err, context.DeadlineExceeded):
+		case errors.Is(err, context.DeadlineExceeded), turnCtx.Err() != nil:
 			why = "the agent's turn ran out of time"
 		case errors.Is(err, client.ErrAlreadyResumed), errors.Is(err, client.ErrTurnConflict):
 			why = "the task's turn was continued elsewhere"
