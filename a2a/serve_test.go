@@ -423,3 +423,56 @@ func TestServeRunTimeout(t *testing.T) {
 		t.Fatalf("%s %q", task.Status.State, partsText(task.Status.Message.Parts))
 	}
 }
+
+// Resubscribing to a running task streams the rest of its events.
+func TestServeResubscribeRunning(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	wait := chattest.NewTool("wait", func(ctx context.Context, _ string) (string, error) {
+		close(started)
+		<-release
+		return "waited", nil
+	})
+	m := chattest.New(chattest.Calls(chattest.Call("wait", `{}`)), chattest.Text("All done."))
+	s := serve(t, clienttest.New(t, m, client.WithTools(wait)), ServerConfig{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var id sdk.TaskID
+	for ev, err := range s.sdk.SendStreamingMessage(ctx, userMsg("go")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = ev.TaskInfo().TaskID
+		break // the first client goes away; the task goes on
+	}
+	<-started
+	done := make(chan []sdk.Event)
+	go func() {
+		var evs []sdk.Event
+		for ev, err := range s.sdk.ResubscribeToTask(context.Background(), &sdk.TaskIDParams{ID: id}) {
+			if err != nil {
+				t.Error(err)
+				break
+			}
+			evs = append(evs, ev)
+		}
+		done <- evs
+	}()
+	time.Sleep(50 * time.Millisecond) // most often, the resubscription attaches while the task runs
+	close(release)
+	evs := <-done
+	// A resubscription that came after the end reads the task as it ended.
+	var final sdk.TaskState
+	switch v := evs[len(evs)-1].(type) {
+	case *sdk.TaskStatusUpdateEvent:
+		final = v.Status.State
+	case *sdk.Task:
+		final = v.Status.State
+	}
+	if final != sdk.TaskStateCompleted {
+		t.Fatalf("resubscription's events end with %+v", evs[len(evs)-1])
+	}
+	got, err := s.sdk.GetTask(context.Background(), &sdk.TaskQueryParams{ID: id})
+	if err != nil || answerOf(got) != "All done." {
+		t.Fatalf("get: %v %q", err, answerOf(got))
+	}
+}
