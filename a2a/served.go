@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
@@ -19,10 +20,11 @@ import (
 // Sizes of what a served task sends: one SSE line must stay well under the 64 KiB a line the
 // Go SDK's client reads, whatever the turn produced.
 const (
-	flushTextBytes = 512       // progress text is sent in pieces of about this size
-	maxPartBytes   = 32 << 10  // an answer's text is split into parts of at most this size
-	maxShownBytes  = 8 << 10   // arguments and results shown in progress and pending calls
-	maxInputBytes  = 512 << 10 // the text a message may give a turn
+	flushTextBytes = 512                    // progress text is sent in pieces of about this size,
+	flushTextEvery = 250 * time.Millisecond // or of what came in this long: each event costs the SDK a copy of the task
+	maxPartBytes   = 32 << 10               // an answer's text is split into parts of at most this size
+	maxShownBytes  = 8 << 10                // arguments and results shown in progress and pending calls
+	maxInputBytes  = 512 << 10              // the text a message may give a turn
 )
 
 // Metadata key of the parts a served task's progress carries: "text" (the agent's text as it
@@ -170,10 +172,12 @@ func (e *executor) Cancel(ctx context.Context, rc *a2asrv.RequestContext, q even
 func (o *out) turn(ctx context.Context, spec *client.Spec) (*client.Response, error) {
 	var buf strings.Builder
 	var bufAgent string
+	last := time.Now()
 	flush := func() error {
 		if buf.Len() == 0 {
 			return nil
 		}
+		last = time.Now()
 		md := map[string]any{MetaKind: "text"}
 		if bufAgent != "" {
 			md["agent"] = bufAgent
@@ -202,7 +206,7 @@ func (o *out) turn(ctx context.Context, spec *client.Spec) (*client.Response, er
 				bufAgent = ev.Agent()
 			}
 			buf.WriteString(t)
-			if buf.Len() >= flushTextBytes {
+			if buf.Len() >= flushTextBytes || time.Since(last) >= flushTextEvery {
 				if err := flush(); err != nil {
 					return nil, err
 				}

@@ -37,8 +37,10 @@ type taskStore struct {
 }
 
 type liveTask struct {
-	rec taskRecord
-	seq int64 // the repository's step of the record
+	owner string
+	state sdk.TaskState
+	seq   int64  // the repository's step of the record
+	task  []byte // the task's JSON
 }
 
 func newTaskStore(repo memory.TurnRepository) *taskStore {
@@ -77,8 +79,8 @@ func (s *taskStore) waiting(ctx context.Context, conv string) (sdk.TaskID, error
 }
 
 // markWaiting records whether the task waits for input in its conversation.
-func (s *taskStore) markWaiting(ctx context.Context, rec taskRecord) error {
-	key := waitingKey(conversation(rec.Owner, rec.Task.ContextID))
+func (s *taskStore) markWaiting(ctx context.Context, owner string, task *sdk.Task) error {
+	key := waitingKey(conversation(owner, task.ContextID))
 	if memory.ValidateConversationID(key) != nil {
 		return nil
 	}
@@ -86,8 +88,8 @@ func (s *taskStore) markWaiting(ctx context.Context, rec taskRecord) error {
 	if err != nil {
 		return err
 	}
-	id := string(rec.Task.ID)
-	if rec.Task.Status.State == sdk.TaskStateInputRequired {
+	id := string(task.ID)
+	if task.Status.State == sdk.TaskStateInputRequired {
 		seq := int64(1)
 		if ok {
 			seq = cur.Seq + 1
@@ -100,16 +102,26 @@ func (s *taskStore) markWaiting(ctx context.Context, rec taskRecord) error {
 	return nil
 }
 
+// storedRecord is a taskRecord as stored: the task's JSON as it was encoded once.
+type storedRecord struct {
+	Owner string            `json:"owner"`
+	Task  json.RawMessage   `json:"task"`
+	Turn  *client.TurnState `json:"turn,omitempty"`
+}
+
 // load returns the task's record and step, or ok false when there is none (or the id could not
 // name one).
 func (s *taskStore) load(ctx context.Context, id sdk.TaskID) (taskRecord, int64, bool, error) {
 	s.mu.Lock()
-	if lt, ok := s.live[id]; ok {
-		rec, seq := lt.rec, lt.seq
-		s.mu.Unlock()
-		return rec, seq, true, nil
-	}
+	lt, ok := s.live[id]
 	s.mu.Unlock()
+	if ok {
+		var t sdk.Task
+		if err := json.Unmarshal(lt.task, &t); err != nil {
+			return taskRecord{}, 0, false, fmt.Errorf("a2a: task %s: %w", id, err)
+		}
+		return taskRecord{Owner: lt.owner, Task: &t}, lt.seq, true, nil
+	}
 	if id == "" || memory.ValidateConversationID(taskKey(id)) != nil {
 		return taskRecord{}, 0, false, nil
 	}
@@ -124,27 +136,80 @@ func (s *taskStore) load(ctx context.Context, id sdk.TaskID) (taskRecord, int64,
 	return rec, r.Seq, true, nil
 }
 
-// Save stores the task; see a2asrv.TaskStore. The owner is the caller who created it.
+// Save stores the task; see a2asrv.TaskStore. The owner is the caller who created it. A task is
+// encoded once per save (the SDK goes on changing the value it saved), and written to the
+// repository when its state changes.
 func (s *taskStore) Save(ctx context.Context, task *sdk.Task) error {
 	if task == nil || task.ID == "" {
 		return errors.New("a2a: saving a task without an id")
 	}
-	return s.update(ctx, task.ID, func(rec *taskRecord, existed bool) {
-		if !existed {
-			rec.Owner = principal(ctx)
+	id := task.ID
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	var (
+		owner   string
+		before  sdk.TaskState
+		turn    *client.TurnState
+		seq     int64
+		existed bool
+	)
+	s.mu.Lock()
+	lt, live := s.live[id]
+	s.mu.Unlock()
+	if live {
+		owner, before, seq, existed = lt.owner, lt.state, lt.seq, true
+	} else {
+		rec, sq, ok, err := s.load(ctx, id)
+		if err != nil {
+			return err
 		}
-		rec.Task = task
-		if task.Status.State != sdk.TaskStateInputRequired {
-			rec.Turn = nil // claimed by the resume, or over
-			return
+		if ok {
+			owner, before, turn, seq, existed = rec.Owner, rec.Task.Status.State, rec.Turn, sq, true
 		}
+	}
+	if !existed {
+		owner = principal(ctx)
+	}
+	state := task.Status.State
+	s.mu.Lock()
+	if state != sdk.TaskStateInputRequired {
+		turn = nil // claimed by the resume, or over
+	} else if st, ok := s.stopped[id]; ok {
+		turn = st
+		delete(s.stopped, id)
+	}
+	s.mu.Unlock()
+	raw, err := json.Marshal(task)
+	if err != nil {
+		return fmt.Errorf("a2a: encoding task %s: %w", id, err)
+	}
+	persist := !existed || state != before || state.Terminal() || state == sdk.TaskStateInputRequired
+	if !persist {
 		s.mu.Lock()
-		if st, ok := s.stopped[task.ID]; ok {
-			rec.Turn = st
-			delete(s.stopped, task.ID)
-		}
+		s.live[id] = &liveTask{owner: owner, state: state, seq: seq, task: raw}
 		s.mu.Unlock()
-	})
+		return nil
+	}
+	b, err := json.Marshal(storedRecord{Owner: owner, Task: raw, Turn: turn})
+	if err != nil {
+		return fmt.Errorf("a2a: encoding task %s: %w", id, err)
+	}
+	if err := s.repo.SaveTurn(ctx, taskKey(id), memory.TurnRecord{ID: string(id), Seq: seq + 1, State: b}); err != nil {
+		return fmt.Errorf("a2a: storing task %s: %w", id, err)
+	}
+	if state != before || !existed {
+		if err := s.markWaiting(ctx, owner, task); err != nil {
+			return fmt.Errorf("a2a: storing task %s: %w", id, err)
+		}
+	}
+	s.mu.Lock()
+	if state.Terminal() || state == sdk.TaskStateInputRequired || state == sdk.TaskStateAuthRequired {
+		delete(s.live, id)
+	} else {
+		s.live[id] = &liveTask{owner: owner, state: state, seq: seq + 1, task: raw}
+	}
+	s.mu.Unlock()
+	return nil
 }
 
 // setTurn keeps the stopped turn the task waits on, for the save of its input-required state.
@@ -152,51 +217,6 @@ func (s *taskStore) setTurn(id sdk.TaskID, st *client.TurnState) {
 	s.mu.Lock()
 	s.stopped[id] = st
 	s.mu.Unlock()
-}
-
-func (s *taskStore) update(ctx context.Context, id sdk.TaskID, change func(*taskRecord, bool)) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	rec, seq, existed, err := s.load(ctx, id)
-	if err != nil {
-		return err
-	}
-	var before sdk.TaskState
-	if existed {
-		before = rec.Task.Status.State
-	}
-	// The record is copied: the SDK keeps using the task value it saved.
-	change(&rec, existed)
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return fmt.Errorf("a2a: encoding task %s: %w", id, err)
-	}
-	var cp taskRecord
-	if err := json.Unmarshal(b, &cp); err != nil {
-		return fmt.Errorf("a2a: encoding task %s: %w", id, err)
-	}
-	state := cp.Task.Status.State
-	persist := !existed || state != before || cp.Turn != nil || state.Terminal() || state == sdk.TaskStateInputRequired
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !persist {
-		s.live[id] = &liveTask{rec: cp, seq: seq}
-		return nil
-	}
-	if err := s.repo.SaveTurn(ctx, taskKey(id), memory.TurnRecord{ID: string(id), Seq: seq + 1, State: b}); err != nil {
-		return fmt.Errorf("a2a: storing task %s: %w", id, err)
-	}
-	if state != before || !existed {
-		if err := s.markWaiting(ctx, cp); err != nil {
-			return fmt.Errorf("a2a: storing task %s: %w", id, err)
-		}
-	}
-	if state.Terminal() || state == sdk.TaskStateInputRequired || state == sdk.TaskStateAuthRequired {
-		delete(s.live, id)
-	} else {
-		s.live[id] = &liveTask{rec: cp, seq: seq + 1}
-	}
-	return nil
 }
 
 // Get returns the task; see a2asrv.TaskStore.
@@ -208,14 +228,5 @@ func (s *taskStore) Get(ctx context.Context, id sdk.TaskID) (*sdk.Task, error) {
 	if !ok {
 		return nil, sdk.ErrTaskNotFound
 	}
-	// A copy, as the SDK's own store returns.
-	b, err := json.Marshal(rec.Task)
-	if err != nil {
-		return nil, err
-	}
-	var t sdk.Task
-	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, err
-	}
-	return &t, nil
+	return rec.Task, nil // decoded for this call: a copy, as the SDK's own store returns
 }
