@@ -81,6 +81,8 @@ type ServerConfig struct {
 	// RunTimeout bounds one turn of a task. A turn does not end when its client goes away: it
 	// finishes, or stops for input, with everything it did stored. DefaultRunTimeout when zero.
 	RunTimeout time.Duration
+	// Push, when set, turns on push notifications (the card says so).
+	Push *PushConfig
 	// Logger receives what clients see only as a short message; nil is slog.Default().
 	Logger *slog.Logger
 }
@@ -134,7 +136,16 @@ func NewServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	s.card = card
-	inner := a2asrv.NewHandler(&executor{s: s}, a2asrv.WithTaskStore(s.tasks), a2asrv.WithLogger(cfg.Logger))
+	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(s.tasks), a2asrv.WithLogger(cfg.Logger)}
+	po, err := s.pushOption()
+	if err != nil {
+		return nil, err
+	}
+	if po != nil {
+		opts = append(opts, po)
+		s.card.Capabilities.PushNotifications = true
+	}
+	inner := a2asrv.NewHandler(&executor{s: s}, opts...)
 	s.rpc = a2asrv.NewJSONRPCHandler(&guarded{RequestHandler: inner, s: s})
 	return s, nil
 }
