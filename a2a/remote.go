@@ -195,11 +195,9 @@ func checkCard(card *sdk.AgentCard) error {
 	if card.URL == "" {
 		return fmt.Errorf("a2a: agent card %q has no URL", card.Name)
 	}
-	u, err := urlParse(card.URL)
-	if err != nil {
+	if _, err := urlParse(card.URL); err != nil {
 		return fmt.Errorf("a2a: agent card %q: URL %q: %w", card.Name, card.URL, err)
 	}
-	_ = u
 	return nil
 }
 

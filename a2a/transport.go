@@ -99,6 +99,7 @@ func transient(resp *http.Response, err error, send bool) bool {
 	return false
 }
 
+// urlParse parses an agent's URL, which must be http(s).
 func urlParse(s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil {
