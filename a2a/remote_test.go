@@ -417,3 +417,36 @@ func TestRemoteAgentHostileServers(t *testing.T) {
 }
 
 var _ tool.Tool = (*remoteTool)(nil)
+
+// An agent whose card does not stream is sent the message without waiting and polled: a wield
+// agent's stop and its resume go through tasks/get.
+func TestRemoteAgentPollsAWieldAgent(t *testing.T) {
+	var runs atomic.Int32
+	callee, _ := approvalAgent(t, &runs)
+	s := serve(t, callee, ServerConfig{})
+	card := *s.card
+	card.Capabilities.Streaming = false
+	tl, err := RemoteAgent(context.Background(), Config{Card: &card})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := chattest.New(chattest.Calls(chat.ToolCall{ID: "p1", Name: "wield", Arguments: `{"input":"delete notes"}`}), chattest.Text("ok"))
+	caller := clienttest.New(t, pm, client.WithTools(tl))
+	resp, _, err := runTurn(t, context.Background(), caller.Prompt("go"))
+	if err != nil || resp.Pending == nil {
+		t.Fatalf("turn: %v %+v", err, resp)
+	}
+	pc := resp.Pending.Pending()[0]
+	var p Pending
+	if err := json.Unmarshal(pc.Interrupt.Data, &p); err != nil || len(p.Calls) != 1 || p.Calls[0].ID != "c1" {
+		t.Fatalf("pending %s: %v", pc.Interrupt.Data, err)
+	}
+	data, _ := json.Marshal(Answer{Text: "yes"})
+	resp, _, err = runTurn(t, context.Background(), caller.Resume(resp.Pending, pc.Restart("", data)))
+	if err != nil || resp.Text() != "ok" || runs.Load() != 1 {
+		t.Fatalf("resume: %v %+v, runs %d", err, resp, runs.Load())
+	}
+	if res := pm.ToolResults(t, 1); len(res) != 1 || res[0].Content != "Done." {
+		t.Fatalf("the model read %+v", res)
+	}
+}
