@@ -153,3 +153,24 @@ func (a *agentTool) checkDecisions(ctx context.Context, state *TurnState, decisi
 	_, err = plans(ctx, state, decisions, req.Prompt.Options.Tools)
 	return err
 }
+
+// AgentEvents returns how a tool that runs an agent of its own, one [AgentTool] does not run (a
+// remote agent), sends that agent's events to the calling turn's stream, attributed to name as
+// an AgentTool's are: send attributes ev to name, or to name/inner when the agent reports its
+// own sub-agent inner, and returns false once the calling turn no longer takes events. ok is
+// false when the calling turn is not streamed. ctx is the tool call's; ev must not be used after
+// send, and a Done event is not sent.
+func AgentEvents(ctx context.Context, name string) (send func(ev *Event, inner string) bool, ok bool) {
+	parent, ok := ctx.Value(eventsKey{}).(*eventObserver)
+	if !ok {
+		return nil, false
+	}
+	return func(ev *Event, inner string) bool {
+		if ev == nil || ev.Done != nil {
+			return true
+		}
+		agent := joinAgent(name, inner)
+		ev.agent = &agent
+		return parent.send(ev)
+	}, true
+}

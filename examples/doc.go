@@ -16,6 +16,8 @@
 //     client and resumed from SQLite in another, with approved, edited and rejected calls.
 //   - subagent: a client as another client's tool, its events in the caller's stream and its
 //     approval surfacing to the caller and resumed back down.
+//   - a2a: two agents over the Agent2Agent protocol on loopback: one served as an A2A agent, the
+//     other calling it as a tool; an approval crosses the boundary and is resumed back down.
 //
 // Each runs offline on a scripted model from package chattest, replaying what a real model
 // answers; each program's run function takes any chat.Model, so the same code runs against a

@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"toolsearch":         {"chat", "client", "tool", "content", "engine"},
 	"mcp":                {"tool", "chat", "content"},
 	"agui":               {"client", "chat", "content"},
-	"a2a":                {"chat", "client", "tool", "toolcall", "content"},
+	"a2a":                {"chat", "client", "memory", "tool", "toolcall", "content"},
 	"chattest":           {"chat", "tool", "content"},
 	"provider/openai":    {"chat", "tool", "content"},
 	"provider/gemini":    {"chat", "tool", "content"},

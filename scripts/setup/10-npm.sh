@@ -1,5 +1,6 @@
 # npm packages the tests run: MCP reference servers, the MCP inspector and conformance suite,
-# Node 22 (they need it; it also runs them), and steady for OpenAPI request validation. Pinned by
+# Node 22 (they need it; it also runs them), steady for OpenAPI request validation, the AG-UI client,
+# and the A2A JavaScript SDK (@a2a-js/sdk, for the a2a package's interop tests). Pinned by
 # scripts/setup/npm/package-lock.json; reinstalled only when the lock file changes.
 npm_src=scripts/setup/npm
 if [ ! -d "$WIELD_TOOLS/node_modules" ] || ! cmp -s "$npm_src/package-lock.json" "$WIELD_TOOLS/package-lock.json"; then

@@ -1,0 +1,526 @@
+package a2a
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2asrv"
+
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/memory"
+)
+
+// Defaults of [ServerConfig].
+const (
+	DefaultMaxRequestBytes = 1 << 20
+	DefaultReadTimeout     = 30 * time.Second
+	DefaultWriteTimeout    = 30 * time.Second
+	DefaultRunTimeout      = 10 * time.Minute
+)
+
+// CardPath is where a server serves its agent card, as A2A 0.3 clients look for it.
+const CardPath = "/.well-known/agent-card.json"
+
+// ErrUnauthenticatedRemote is returned by [Server.Serve] for a listener on an address other than
+// loopback when no Authorize hook is set and [ServerConfig.AllowUnauthenticatedRemote] is not.
+var ErrUnauthenticatedRemote = errors.New("a2a: refusing to serve a non-loopback address without authentication")
+
+// ServerConfig configures a [Server]. Only Client is required.
+type ServerConfig struct {
+	// Client runs the tasks: each task is one of its turns, in the conversation named by the
+	// task's context id. Give it a memory advisor so that a context's history is kept, and a
+	// turn store ([client.WithTurnStore]) so that a turn resumed in another replica runs once.
+	Client *client.Client
+	// Tasks keeps the tasks, with the turns they wait on; nil keeps them in this process
+	// (memory.InMemory). Give the repository of the client's memory (SQLite, PostgreSQL) and a
+	// task that waits for input survives a restart.
+	Tasks memory.TurnRepository
+
+	// Name and Description describe the agent on its card; "wield" and a sentence listing its
+	// skills when empty.
+	Name, Description string
+	// Version is the agent's version on its card; "1.0.0" when empty.
+	Version string
+	// URL is the agent's JSON-RPC endpoint on its card; when empty, the card names the host it
+	// was asked from.
+	URL string
+	// Skills are the card's skills; nil describes one skill per tool of the client.
+	Skills []sdk.AgentSkill
+	// SecuritySchemes and Security declare on the card what Authorize checks.
+	SecuritySchemes sdk.NamedSecuritySchemes
+	Security        []sdk.SecurityRequirements
+
+	// Authorize, when set, is asked for every request but the card's before anything is read:
+	// an error refuses it with 401 (its text is not sent); the principal it returns owns the
+	// tasks the request creates, and no other principal can see, continue or cancel them.
+	Authorize func(*http.Request) (principal string, err error)
+	// AllowedOrigins lists the origins ("https://app.example.com") whose browsers may call the
+	// server; a request with another Origin header is refused with 403. Requests without one
+	// (not from a browser) pass.
+	AllowedOrigins []string
+	// AllowUnauthenticatedRemote lets [Server.Serve] serve an address other than loopback without
+	// an Authorize hook.
+	AllowUnauthenticatedRemote bool
+	// MaxRequestBytes caps a request's body (413 over it); DefaultMaxRequestBytes when zero.
+	MaxRequestBytes int64
+	// ReadTimeout bounds reading a request; WriteTimeout each write of a stream, so that a client
+	// that stops reading does not hold the server. Zero means the defaults.
+	ReadTimeout, WriteTimeout time.Duration
+	// RunTimeout bounds one turn of a task. A turn does not end when its client goes away: it
+	// finishes, or stops for input, with everything it did stored. DefaultRunTimeout when zero.
+	RunTimeout time.Duration
+	// Push, when set, turns on push notifications (the card says so).
+	Push *PushConfig
+	// Logger receives what clients see only as a short message; nil is slog.Default().
+	Logger *slog.Logger
+}
+
+// Server serves a client as an A2A agent (JSON-RPC transport, protocol 0.3): its card at
+// [CardPath], and message/send, message/stream, tasks/get, tasks/cancel and tasks/resubscribe at
+// "/". Each task is a turn of the client; a turn that stops for approval or an interrupt is a
+// task in input-required, described by the pending calls, and the next message on the task
+// decides them and resumes the turn.
+type Server struct {
+	cfg     ServerConfig
+	tasks   *taskStore
+	rpc     http.Handler
+	card    sdk.AgentCard
+	origins map[string]bool
+}
+
+// NewServer returns a server for cfg.
+func NewServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
+	if cfg.Client == nil {
+		return nil, errors.New("a2a: ServerConfig.Client is required")
+	}
+	if cfg.Tasks == nil {
+		cfg.Tasks = memory.NewInMemory()
+	}
+	if cfg.MaxRequestBytes <= 0 {
+		cfg.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = DefaultReadTimeout
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.RunTimeout <= 0 {
+		cfg.RunTimeout = DefaultRunTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{cfg: cfg, tasks: newTaskStore(cfg.Tasks), origins: map[string]bool{}}
+	for _, o := range cfg.AllowedOrigins {
+		u, err := url.Parse(o)
+		if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return nil, fmt.Errorf("a2a: allowed origin %q is not scheme://host[:port]", o)
+		}
+		s.origins[strings.ToLower(u.Scheme+"://"+u.Host)] = true
+	}
+	card, err := s.makeCard(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.card = card
+	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(s.tasks), a2asrv.WithLogger(cfg.Logger)}
+	po, err := s.pushOption()
+	if err != nil {
+		return nil, err
+	}
+	if po != nil {
+		opts = append(opts, po)
+		s.card.Capabilities.PushNotifications = true
+	}
+	inner := a2asrv.NewHandler(&executor{s: s}, opts...)
+	s.rpc = a2asrv.NewJSONRPCHandler(&guarded{RequestHandler: inner, s: s})
+	return s, nil
+}
+
+// makeCard describes the agent: skills from the client's tools unless given.
+func (s *Server) makeCard(ctx context.Context) (sdk.AgentCard, error) {
+	cfg := s.cfg
+	skills := cfg.Skills
+	if skills == nil {
+		req, err := cfg.Client.Prompt().Request(ctx)
+		if err != nil {
+			return sdk.AgentCard{}, fmt.Errorf("a2a: listing the client's tools: %w", err)
+		}
+		skills = []sdk.AgentSkill{}
+		if req.Prompt.Options != nil {
+			for _, t := range req.Prompt.Options.Tools {
+				d := t.Definition()
+				skills = append(skills, sdk.AgentSkill{ID: d.Name, Name: d.Name, Description: d.Description, Tags: []string{"tool"}})
+			}
+		}
+	}
+	name := cfg.Name
+	if name == "" {
+		name = "wield"
+	}
+	desc := cfg.Description
+	if desc == "" {
+		names := make([]string, len(skills))
+		for i, sk := range skills {
+			names[i] = sk.Name
+		}
+		desc = "An agent"
+		if len(names) > 0 {
+			desc += " that can use: " + strings.Join(names, ", ")
+		}
+		desc += "."
+	}
+	version := cfg.Version
+	if version == "" {
+		version = "1.0.0"
+	}
+	return sdk.AgentCard{
+		Name:               name,
+		Description:        desc,
+		Version:            version,
+		URL:                cfg.URL,
+		ProtocolVersion:    "0.3.0",
+		PreferredTransport: sdk.TransportProtocolJSONRPC,
+		Capabilities:       sdk.AgentCapabilities{Streaming: true},
+		DefaultInputModes:  []string{"text/plain", "application/json"},
+		DefaultOutputModes: []string{"text/plain", "application/json"},
+		Skills:             skills,
+		SecuritySchemes:    cfg.SecuritySchemes,
+		Security:           cfg.Security,
+	}, nil
+}
+
+// Card returns the agent's card; its URL is empty when [ServerConfig.URL] is.
+func (s *Server) Card() *sdk.AgentCard {
+	c := s.card
+	return &c
+}
+
+// ServeHTTP serves the card (GET [CardPath]) and the JSON-RPC endpoint (POST /).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.originAllowed(r) {
+		http.Error(w, "origin not allowed", http.StatusForbidden)
+		return
+	}
+	if r.URL.Path == CardPath {
+		s.serveCard(w, r)
+		return
+	}
+	if r.URL.Path != "/" {
+		http.NotFound(w, r)
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		w.Header().Set("Access-Control-Allow-Origin", o)
+		w.Header().Set("Vary", "Origin")
+		w.Header().Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept")
+		w.Header().Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	}
+	if r.Method == http.MethodOptions {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	var who string
+	if s.cfg.Authorize != nil {
+		p, err := s.cfg.Authorize(r)
+		if err != nil {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		who = p
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST, OPTIONS")
+		http.Error(w, "POST a JSON-RPC request", http.StatusMethodNotAllowed)
+		return
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, fmt.Sprintf("the request is over %d bytes", s.cfg.MaxRequestBytes), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "cannot read the request", http.StatusRequestTimeout)
+		return
+	}
+	r = r.WithContext(context.WithValue(r.Context(), principalKey{}, who))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	w.Header().Set("Content-Type", "application/json")
+	s.rpc.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: rc, timeout: s.cfg.WriteTimeout}, r)
+}
+
+func (s *Server) serveCard(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET")
+		http.Error(w, "GET the agent card", http.StatusMethodNotAllowed)
+		return
+	}
+	card := s.card
+	if card.URL == "" {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		card.URL = scheme + "://" + r.Host + "/"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Access-Control-Allow-Origin", "*") // the card is public
+	_ = json.NewEncoder(w).Encode(card)
+}
+
+func (s *Server) originAllowed(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	return strings.EqualFold(u.Host, r.Host) || s.origins[strings.ToLower(u.Scheme+"://"+u.Host)]
+}
+
+// Serve serves s on ln until ctx ends, then shuts down. A listener on an address other than
+// loopback needs an Authorize hook (or AllowUnauthenticatedRemote).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if s.cfg.Authorize == nil && !s.cfg.AllowUnauthenticatedRemote && !isLoopback(ln.Addr()) {
+		ln.Close()
+		return fmt.Errorf("%w (%s)", ErrUnauthenticatedRemote, ln.Addr())
+	}
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := hs.Shutdown(shutdown); err != nil {
+			hs.Close()
+		}
+		<-done
+		return nil
+	}
+}
+
+func isLoopback(addr net.Addr) bool {
+	switch a := addr.(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr:
+		return true
+	}
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// deadlineWriter sets a write deadline before each write, so that a stream's reader that stops
+// reading frees the server; the SDK's stream writer needs Flush.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+	return d.ResponseWriter.Write(p)
+}
+
+func (d *deadlineWriter) Flush() { _ = d.rc.Flush() }
+
+func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+type principalKey struct{}
+
+// principal is the caller the Authorize hook named for the request ctx belongs to.
+func principal(ctx context.Context) string {
+	p, _ := ctx.Value(principalKey{}).(string)
+	return p
+}
+
+// guarded refuses what concerns a task the caller does not own, as if the task did not exist.
+type guarded struct {
+	a2asrv.RequestHandler
+	s *Server
+}
+
+func (g *guarded) own(ctx context.Context, id sdk.TaskID) error {
+	rec, _, ok, err := g.s.tasks.load(ctx, id)
+	if err != nil {
+		g.s.cfg.Logger.ErrorContext(ctx, "a2a: loading a task", "task", id, "error", err)
+		return sdk.ErrInternalError
+	}
+	if !ok || rec.Owner != principal(ctx) {
+		return sdk.ErrTaskNotFound
+	}
+	return nil
+}
+
+func (g *guarded) OnGetTask(ctx context.Context, q *sdk.TaskQueryParams) (*sdk.Task, error) {
+	if q == nil {
+		return nil, sdk.ErrInvalidParams
+	}
+	if err := g.own(ctx, q.ID); err != nil {
+		return nil, err
+	}
+	return g.RequestHandler.OnGetTask(ctx, q)
+}
+
+func (g *guarded) OnCancelTask(ctx context.Context, p *sdk.TaskIDParams) (*sdk.Task, error) {
+	if p == nil {
+		return nil, sdk.ErrInvalidParams
+	}
+	if err := g.own(ctx, p.ID); err != nil {
+		return nil, err
+	}
+	return g.RequestHandler.OnCancelTask(ctx, p)
+}
+
+func (g *guarded) checkSend(ctx context.Context, p *sdk.MessageSendParams) error {
+	if p == nil || p.Message == nil {
+		return sdk.ErrInvalidParams
+	}
+	if p.Message.TaskID == "" {
+		if p.Message.ContextID == "" {
+			return nil
+		}
+		id, err := g.s.tasks.waiting(ctx, conversation(principal(ctx), p.Message.ContextID))
+		if err != nil {
+			g.s.cfg.Logger.ErrorContext(ctx, "a2a: loading a context's waiting task", "error", err)
+			return sdk.ErrInternalError
+		}
+		if id != "" {
+			return fmt.Errorf("the context has task %s waiting for input: answer or cancel it first: %w", id, sdk.ErrInvalidParams)
+		}
+		return nil
+	}
+	if err := g.own(ctx, p.Message.TaskID); err != nil {
+		return err
+	}
+	rec, _, _, err := g.s.tasks.load(ctx, p.Message.TaskID)
+	if err != nil {
+		return sdk.ErrInternalError
+	}
+	if st := rec.Task.Status.State; st != sdk.TaskStateInputRequired {
+		return fmt.Errorf("the task is %s, not waiting for input: %w", st, sdk.ErrInvalidParams)
+	}
+	return nil
+}
+
+func (g *guarded) OnSendMessage(ctx context.Context, p *sdk.MessageSendParams) (sdk.SendMessageResult, error) {
+	if err := g.checkSend(ctx, p); err != nil {
+		return nil, err
+	}
+	for wait := 5 * time.Millisecond; ; wait *= 2 {
+		res, err := g.RequestHandler.OnSendMessage(ctx, p)
+		if !busy(err) || wait > time.Second {
+			return res, err
+		}
+		if sleep(ctx, wait) != nil {
+			return nil, err
+		}
+	}
+}
+
+func (g *guarded) OnSendMessageStream(ctx context.Context, p *sdk.MessageSendParams) iter.Seq2[sdk.Event, error] {
+	return func(yield func(sdk.Event, error) bool) {
+		if err := g.checkSend(ctx, p); err != nil {
+			yield(nil, err)
+			return
+		}
+		for wait := 5 * time.Millisecond; ; wait *= 2 {
+			first := true
+			retry := false
+			for ev, err := range g.RequestHandler.OnSendMessageStream(ctx, p) {
+				if first && busy(err) && wait <= time.Second && sleep(ctx, wait) == nil {
+					retry = true
+					break
+				}
+				first = false
+				if !yield(ev, err) {
+					return
+				}
+			}
+			if !retry {
+				return
+			}
+		}
+	}
+}
+
+// busy reports whether the SDK refused a message because the task's previous execution has not
+// yet been cleaned up: the task's final event reaches its client just before, so a client that
+// answers at once meets it. The SDK's error is internal to it, hence the text.
+func busy(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "execution is already in progress")
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// OnResubscribeToTask streams a running task's events; a task that is not running (waiting for
+// input, or over) yields its current state once.
+func (g *guarded) OnResubscribeToTask(ctx context.Context, p *sdk.TaskIDParams) iter.Seq2[sdk.Event, error] {
+	return func(yield func(sdk.Event, error) bool) {
+		if p == nil {
+			yield(nil, sdk.ErrInvalidParams)
+			return
+		}
+		if err := g.own(ctx, p.ID); err != nil {
+			yield(nil, err)
+			return
+		}
+		first := true
+		for ev, err := range g.RequestHandler.OnResubscribeToTask(ctx, p) {
+			if first && errors.Is(err, sdk.ErrTaskNotFound) {
+				t, gerr := g.s.tasks.Get(ctx, p.ID)
+				if gerr != nil {
+					yield(nil, sdk.ErrTaskNotFound)
+					return
+				}
+				yield(t, nil)
+				return
+			}
+			first = false
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}

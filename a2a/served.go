@@ -1,0 +1,520 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2asrv"
+	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
+
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/memory"
+)
+
+// Sizes of what a served task sends: one SSE line must stay well under the 64 KiB a line the
+// Go SDK's client reads, whatever the turn produced.
+const (
+	flushTextBytes = 512                    // progress text is sent in pieces of about this size,
+	flushTextEvery = 250 * time.Millisecond // or of what came in this long: each event costs the SDK a copy of the task
+	maxPartBytes   = 32 << 10               // an answer's text is split into parts of at most this size
+	maxShownBytes  = 8 << 10                // arguments and results shown in progress and pending calls
+	maxInputBytes  = 512 << 10              // the text a message may give a turn
+)
+
+// Metadata key of the parts a served task's progress carries: "text" (the agent's text as it
+// comes), "tool" (a tool call starting, finishing, or stopping the turn), "pending" (the calls a
+// task in input-required waits on).
+const MetaKind = "wield"
+
+// PendingView describes a pending call of a task in input-required, in the data part of its
+// status message ({"pending": [...]}), for the caller to decide.
+type PendingView struct {
+	// ID names the call in a decision: its id, after those of the sub-agent calls leading to it,
+	// joined by "/".
+	ID   string `json:"id"`
+	Tool string `json:"tool"`
+	// Arguments are the call's arguments (a string when over 8 KiB, cut).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Agent     string          `json:"agent,omitempty"`
+	// Reason is "approval" (the call waits for approval), "interrupt" (the tool asked
+	// something: Message) or "running" (the call was running when its process ended: it may or
+	// may not have had its effects).
+	Reason  string `json:"reason"`
+	Message string `json:"message,omitempty"`
+}
+
+// CallDecision decides one pending call, in the data part of the message that resumes a task
+// ({"decisions": [...]}): Approved for an approval (with edited Arguments, or a Reason when
+// refused); Answer (the call's result) or Restart (run the tool again with Data) for the others.
+type CallDecision struct {
+	ID        string          `json:"id"`
+	Approved  *bool           `json:"approved,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
+	Answer    *string         `json:"answer,omitempty"`
+	Restart   bool            `json:"restart,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+}
+
+// executor runs a task's turn; see a2asrv.AgentExecutor.
+type executor struct{ s *Server }
+
+// out writes a task's events.
+type out struct {
+	ctx context.Context
+	rc  *a2asrv.RequestContext
+	q   eventqueue.Queue
+}
+
+func (o *out) status(state sdk.TaskState, final bool, parts ...sdk.Part) error {
+	var msg *sdk.Message
+	if len(parts) > 0 {
+		msg = sdk.NewMessageForTask(sdk.MessageRoleAgent, o.rc, parts...)
+	}
+	ev := sdk.NewStatusUpdateEvent(o.rc, state, msg)
+	ev.Final = final
+	return o.q.Write(o.ctx, ev)
+}
+
+func (o *out) end(state sdk.TaskState, text string) error {
+	return o.status(state, true, sdk.TextPart{Text: text})
+}
+
+func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue) (err error) {
+	s := e.s
+	o := &out{ctx: ctx, rc: rc, q: q}
+	defer func() {
+		if r := recover(); r != nil {
+			s.cfg.Logger.ErrorContext(ctx, "a2a: panic running a task", "task", rc.TaskID, "panic", fmt.Sprintf("%T", r))
+			err = o.end(sdk.TaskStateFailed, "the agent failed")
+		}
+	}()
+	var spec *client.Spec
+	if rc.StoredTask == nil {
+		if err := memory.ValidateConversationID(conversation(principal(ctx), rc.ContextID)); err != nil {
+			return o.end(sdk.TaskStateRejected, "the context id cannot name a conversation")
+		}
+		text, err := inputText(rc.Message)
+		if err != nil {
+			return o.end(sdk.TaskStateRejected, err.Error())
+		}
+		spec = s.cfg.Client.Prompt(text)
+	} else {
+		rec, _, ok, err := s.tasks.load(ctx, rc.TaskID)
+		if err != nil || !ok || rec.Turn == nil || rc.StoredTask.Status.State != sdk.TaskStateInputRequired {
+			if err != nil {
+				s.cfg.Logger.ErrorContext(ctx, "a2a: loading a task", "task", rc.TaskID, "error", err)
+			}
+			return o.end(sdk.TaskStateFailed, "the task has no stopped turn to continue")
+		}
+		decisions, err := decide(rec.Turn, rc.Message)
+		if err != nil {
+			// Nothing was claimed: the task still waits, and says what it waits for.
+			return o.status(sdk.TaskStateInputRequired, true, pendingParts(rec.Turn, err.Error()+". ")...)
+		}
+		spec = s.cfg.Client.Resume(rec.Turn, decisions...)
+	}
+	spec.Param(client.ParamConversationID, conversation(principal(ctx), rc.ContextID))
+	if err := o.status(sdk.TaskStateWorking, false); err != nil {
+		return err
+	}
+	turnCtx, cancel := context.WithTimeout(ctx, s.cfg.RunTimeout)
+	defer cancel()
+	resp, err := o.turn(turnCtx, spec)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err() // the task was canceled; its canceled state is written
+		}
+		s.cfg.Logger.ErrorContext(ctx, "a2a: a task's turn failed", "task", rc.TaskID, "error", err)
+		why := "the agent's turn failed"
+		switch {
+		case errors.Is(err, context.DeadlineExceeded), turnCtx.Err() != nil:
+			why = "the agent's turn ran out of time"
+		case errors.Is(err, client.ErrAlreadyResumed), errors.Is(err, client.ErrTurnConflict):
+			why = "the task's turn was continued elsewhere"
+		}
+		return o.end(sdk.TaskStateFailed, why)
+	}
+	if resp.Pending != nil {
+		s.tasks.setTurn(rc.TaskID, resp.Pending)
+		return o.status(sdk.TaskStateInputRequired, true, pendingParts(resp.Pending, "")...)
+	}
+	answer := resp.Text()
+	id := sdk.ArtifactID("answer")
+	pieces := splitText(answer, maxPartBytes)
+	for i, p := range pieces {
+		ev := sdk.NewArtifactUpdateEvent(rc, id, sdk.TextPart{Text: p})
+		ev.Artifact.Name = "answer"
+		ev.Append = i > 0
+		ev.LastChunk = i == len(pieces)-1
+		if err := q.Write(ctx, ev); err != nil {
+			return err
+		}
+	}
+	return o.status(sdk.TaskStateCompleted, true)
+}
+
+// Cancel cancels a task: a running turn's context ends when the SDK applies the event; a task
+// waiting for input drops its stopped turn with the state.
+func (e *executor) Cancel(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue) error {
+	o := &out{ctx: ctx, rc: rc, q: q}
+	return o.status(sdk.TaskStateCanceled, true)
+}
+
+// turn streams the turn, sending its progress as working status updates: the agent's text in
+// pieces, and each tool call as it starts, finishes or stops the turn.
+func (o *out) turn(ctx context.Context, spec *client.Spec) (*client.Response, error) {
+	var buf strings.Builder
+	var bufAgent string
+	last := time.Now()
+	flush := func() error {
+		if buf.Len() == 0 {
+			return nil
+		}
+		last = time.Now()
+		md := map[string]any{MetaKind: "text"}
+		if bufAgent != "" {
+			md["agent"] = bufAgent
+		}
+		text := buf.String()
+		buf.Reset()
+		return o.status(sdk.TaskStateWorking, false, sdk.TextPart{Text: text, Metadata: md})
+	}
+	var resp *client.Response
+	for ev, err := range spec.Stream(ctx).Events() {
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case ev.Done != nil:
+			resp = ev.Done
+		case ev.Chunk != nil:
+			t := ev.Text()
+			if t == "" {
+				continue
+			}
+			if ev.Agent() != bufAgent {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+				bufAgent = ev.Agent()
+			}
+			buf.WriteString(t)
+			if buf.Len() >= flushTextBytes || time.Since(last) >= flushTextEvery {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
+		case ev.Tool != nil:
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			if err := o.status(sdk.TaskStateWorking, false, toolPart(ev.Agent(), ev.Tool)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	if resp == nil {
+		return nil, errors.New("the turn ended without a response")
+	}
+	return resp, nil
+}
+
+// Tool event kinds in a "tool" progress part.
+var toolKinds = map[client.ToolEventKind]string{
+	client.ToolStarted:          "started",
+	client.ToolFinished:         "finished",
+	client.ToolApprovalRequired: "approval",
+	client.ToolInterrupted:      "interrupted",
+}
+
+func toolPart(agent string, te *client.ToolEvent) sdk.Part {
+	d := map[string]any{"event": toolKinds[te.Kind], "tool": te.Call.Name, "callId": te.Call.ID}
+	if agent != "" {
+		d["agent"] = agent
+	}
+	switch te.Kind {
+	case client.ToolStarted, client.ToolApprovalRequired:
+		d["arguments"] = cut(te.Call.Arguments, maxShownBytes)
+	case client.ToolFinished:
+		d["result"] = cut(te.Result.Content, maxShownBytes)
+		d["isError"] = te.Result.IsError
+		d["elapsedMs"] = te.Elapsed.Milliseconds()
+	case client.ToolInterrupted:
+		if te.Interrupt != nil {
+			d["message"] = cut(te.Interrupt.Message, maxShownBytes)
+		}
+	}
+	return sdk.DataPart{Data: d, Metadata: map[string]any{MetaKind: "tool"}}
+}
+
+// pendingID names a pending call: its id, after those of the sub-agent calls leading to it.
+func pendingID(c client.PendingCall) string {
+	return strings.Join(append(append([]string(nil), c.Path...), c.Call.ID), "/")
+}
+
+func pendingViews(st *client.TurnState) []PendingView {
+	var vs []PendingView
+	for _, pc := range st.Pending() {
+		v := PendingView{ID: pendingID(pc), Tool: pc.Call.Name, Agent: pc.Agent}
+		if len(pc.Call.Arguments) <= maxShownBytes && json.Valid([]byte(pc.Call.Arguments)) {
+			v.Arguments = json.RawMessage(pc.Call.Arguments)
+		} else {
+			v.Arguments, _ = json.Marshal(cut(pc.Call.Arguments, maxShownBytes))
+		}
+		switch pc.Status {
+		case client.CallApproval:
+			v.Reason = "approval"
+		case client.CallRunning:
+			v.Reason = "running"
+		default:
+			v.Reason = "interrupt"
+			if pc.Interrupt != nil {
+				v.Message = cut(pc.Interrupt.Message, maxShownBytes)
+			}
+		}
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// pendingParts describe what a stopped turn waits for: a text for people, and the pending calls
+// as data for programs.
+func pendingParts(st *client.TurnState, prefix string) []sdk.Part {
+	vs := pendingViews(st)
+	var b strings.Builder
+	b.WriteString(prefix)
+	fmt.Fprintf(&b, "The agent waits for a decision on %d call(s):", len(vs))
+	for _, v := range vs {
+		fmt.Fprintf(&b, "\n- %s: %s %s", v.ID, v.Tool, cut(string(v.Arguments), 200))
+		switch v.Reason {
+		case "approval":
+			b.WriteString(" needs approval")
+		case "running":
+			b.WriteString(" was running when its process ended")
+		default:
+			b.WriteString(" asks: " + cut(v.Message, 500))
+		}
+	}
+	b.WriteString("\nReply \"yes\" or \"no\" to approvals, the answer to a question, or a data part {\"decisions\": [{\"id\": ..., \"approved\": true}]}.")
+	raw, _ := json.Marshal(vs)
+	var data []any
+	_ = json.Unmarshal(raw, &data)
+	return []sdk.Part{
+		sdk.TextPart{Text: b.String()},
+		sdk.DataPart{Data: map[string]any{"pending": data}, Metadata: map[string]any{MetaKind: "pending"}},
+	}
+}
+
+// inputText is the text a new task's message gives the turn: its text parts, and its data parts
+// as JSON.
+func inputText(m *sdk.Message) (string, error) {
+	if m == nil {
+		return "", errors.New("the message is missing")
+	}
+	var b strings.Builder
+	for _, p := range m.Parts {
+		var s string
+		switch v := p.(type) {
+		case sdk.TextPart:
+			s = v.Text
+		case *sdk.TextPart:
+			s = v.Text
+		case sdk.DataPart:
+			raw, _ := json.Marshal(v.Data)
+			s = string(raw)
+		case *sdk.DataPart:
+			raw, _ := json.Marshal(v.Data)
+			s = string(raw)
+		default:
+			return "", fmt.Errorf("the message has a %T; this agent reads text and data parts", p)
+		}
+		if b.Len() > 0 && s != "" {
+			b.WriteString("\n")
+		}
+		b.WriteString(s)
+	}
+	if b.Len() == 0 {
+		return "", errors.New("the message has no text")
+	}
+	if b.Len() > maxInputBytes {
+		return "", fmt.Errorf("the message's text is %d bytes, over the %d this agent reads", b.Len(), maxInputBytes)
+	}
+	return b.String(), nil
+}
+
+// decide reads the message that answers a stopped turn: a data part of decisions, or a text
+// that approves ("yes") or refuses ("no") every approval, or answers every question.
+func decide(st *client.TurnState, m *sdk.Message) ([]client.Decision, error) {
+	var ds []CallDecision
+	var text strings.Builder
+	found := false
+	for _, p := range m.Parts {
+		var data map[string]any
+		switch v := p.(type) {
+		case sdk.TextPart:
+			text.WriteString(v.Text)
+		case *sdk.TextPart:
+			text.WriteString(v.Text)
+		case sdk.DataPart:
+			data = v.Data
+		case *sdk.DataPart:
+			data = v.Data
+		}
+		if raw, ok := data["decisions"]; ok {
+			b, _ := json.Marshal(raw)
+			if err := json.Unmarshal(b, &ds); err != nil {
+				return nil, errors.New(`"decisions" is not a list of decisions`)
+			}
+			found = true
+		}
+	}
+	pending := st.Pending()
+	if found {
+		return byID(pending, ds)
+	}
+	return byText(pending, strings.TrimSpace(text.String()))
+}
+
+func byID(pending []client.PendingCall, ds []CallDecision) ([]client.Decision, error) {
+	given := map[string]CallDecision{}
+	for _, d := range ds {
+		if _, dup := given[d.ID]; dup {
+			return nil, fmt.Errorf("call %q is decided twice", d.ID)
+		}
+		given[d.ID] = d
+	}
+	var out []client.Decision
+	for _, pc := range pending {
+		id := pendingID(pc)
+		d, ok := given[id]
+		if !ok {
+			return nil, fmt.Errorf("call %q has no decision", id)
+		}
+		delete(given, id)
+		cd, err := callDecision(pc, d)
+		if err != nil {
+			return nil, fmt.Errorf("call %q: %w", id, err)
+		}
+		out = append(out, cd)
+	}
+	for id := range given {
+		return nil, fmt.Errorf("no pending call %q", id)
+	}
+	return out, nil
+}
+
+func callDecision(pc client.PendingCall, d CallDecision) (client.Decision, error) {
+	args := ""
+	if len(d.Arguments) > 0 && string(d.Arguments) != "null" {
+		raw := d.Arguments
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			raw = json.RawMessage(s)
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil {
+			return client.Decision{}, errors.New(`"arguments" is not a JSON object`)
+		}
+		args = string(raw)
+	}
+	switch {
+	case d.Approved != nil && pc.Status == client.CallApproval:
+		if !*d.Approved {
+			return pc.Reject(d.Reason), nil
+		}
+		if args != "" {
+			return pc.ApproveWith(args), nil
+		}
+		return pc.Approve(), nil
+	case d.Approved != nil && !*d.Approved:
+		return pc.Reject(d.Reason), nil
+	case d.Answer != nil:
+		return pc.Answer(*d.Answer), nil
+	case d.Restart:
+		return pc.Restart(args, d.Data), nil
+	case pc.Status == client.CallApproval:
+		return client.Decision{}, errors.New(`an approval needs "approved"`)
+	}
+	return client.Decision{}, errors.New(`needs "answer", "restart" or "approved": false`)
+}
+
+var (
+	yesWords = map[string]bool{"yes": true, "y": true, "approve": true, "approved": true, "ok": true, "allow": true}
+	noWords  = map[string]bool{"no": true, "n": true, "reject": true, "rejected": true, "deny": true, "denied": true}
+)
+
+func byText(pending []client.PendingCall, text string) ([]client.Decision, error) {
+	if text == "" {
+		return nil, errors.New("the reply has neither text nor decisions")
+	}
+	word := strings.ToLower(strings.TrimRight(text, ".! "))
+	var out []client.Decision
+	for _, pc := range pending {
+		switch pc.Status {
+		case client.CallApproval:
+			switch {
+			case yesWords[word]:
+				out = append(out, pc.Approve())
+			case noWords[word]:
+				out = append(out, pc.Reject(""))
+			default:
+				return nil, fmt.Errorf("call %q waits for approval: reply yes or no", pendingID(pc))
+			}
+		case client.CallInterrupted:
+			if yesWords[word] || noWords[word] {
+				if hasApproval(pending) {
+					return nil, fmt.Errorf("call %q asks a question a yes or no for approvals does not answer: reply with decisions", pendingID(pc))
+				}
+			}
+			out = append(out, pc.Answer(text))
+		default:
+			return nil, fmt.Errorf("call %q was running when its process ended: reply with a decision for it", pendingID(pc))
+		}
+	}
+	return out, nil
+}
+
+func hasApproval(pending []client.PendingCall) bool {
+	for _, pc := range pending {
+		if pc.Status == client.CallApproval {
+			return true
+		}
+	}
+	return false
+}
+
+// cut returns s cut to at most n bytes, on a rune boundary, saying so.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "… [cut]"
+}
+
+// splitText splits s into pieces of at most n bytes, on rune boundaries; one piece for "".
+func splitText(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		i := n
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	return append(out, s)
+}

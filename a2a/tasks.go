@@ -1,0 +1,232 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/memory"
+)
+
+// taskRecord is what the server keeps of a task: the A2A task, who created it, and the stopped
+// turn it waits on while input-required.
+type taskRecord struct {
+	Owner string            `json:"owner"`
+	Task  *sdk.Task         `json:"task"`
+	Turn  *client.TurnState `json:"turn,omitempty"`
+}
+
+// taskStore is the SDK's task store over a memory.TurnRepository, so that tasks live where turns
+// do (in process, SQLite, PostgreSQL) and survive a restart. A task is written through to the
+// repository when its state changes; the events between (progress of a working task) are kept
+// in process only, since a restart ends the turn they belong to anyway.
+type taskStore struct {
+	repo memory.TurnRepository
+
+	wmu  sync.Mutex // one update at a time: each reads the step it follows
+	mu   sync.Mutex
+	live map[sdk.TaskID]*liveTask // tasks whose newest save is not in repo
+	// stopped holds a turn that stopped until its task's input-required state is saved, which
+	// the SDK does after the events before it.
+	stopped map[sdk.TaskID]*client.TurnState
+}
+
+type liveTask struct {
+	owner string
+	state sdk.TaskState
+	seq   int64  // the repository's step of the record
+	task  []byte // the task's JSON
+}
+
+func newTaskStore(repo memory.TurnRepository) *taskStore {
+	return &taskStore{repo: repo, live: map[sdk.TaskID]*liveTask{}, stopped: map[sdk.TaskID]*client.TurnState{}}
+}
+
+// taskKey is the repository key of a task: its own namespace beside conversations.
+func taskKey(id sdk.TaskID) string { return "a2a-task:" + string(id) }
+
+// conversation is the conversation of a context for a principal: contexts of different callers
+// never share a history, whatever ids they choose.
+func conversation(principal, contextID string) string {
+	return fmt.Sprintf("a2a:%d:%s:%s", len(principal), principal, contextID)
+}
+
+// waitingKey is the repository key naming the task of a conversation that waits for input: a
+// conversation has one open turn, so a new task there must wait until it is answered or
+// cancelled.
+func waitingKey(conv string) string { return "a2a-waiting:" + conv }
+
+// waiting returns the task that waits for input in the conversation, or "".
+func (s *taskStore) waiting(ctx context.Context, conv string) (sdk.TaskID, error) {
+	if memory.ValidateConversationID(waitingKey(conv)) != nil {
+		return "", nil
+	}
+	r, ok, err := s.repo.LoadTurn(ctx, waitingKey(conv))
+	if err != nil || !ok {
+		return "", err
+	}
+	id := sdk.TaskID(r.ID)
+	rec, _, ok, err := s.load(ctx, id)
+	if err != nil || !ok || rec.Task.Status.State != sdk.TaskStateInputRequired {
+		return "", err
+	}
+	return id, nil
+}
+
+// markWaiting records whether the task waits for input in its conversation.
+func (s *taskStore) markWaiting(ctx context.Context, owner string, task *sdk.Task) error {
+	key := waitingKey(conversation(owner, task.ContextID))
+	if memory.ValidateConversationID(key) != nil {
+		return nil
+	}
+	cur, ok, err := s.repo.LoadTurn(ctx, key)
+	if err != nil {
+		return err
+	}
+	id := string(task.ID)
+	if task.Status.State == sdk.TaskStateInputRequired {
+		seq := int64(1)
+		if ok {
+			seq = cur.Seq + 1
+		}
+		return s.repo.SaveTurn(ctx, key, memory.TurnRecord{ID: id, Seq: seq, State: []byte("{}")})
+	}
+	if ok && cur.ID == id {
+		return s.repo.DeleteTurn(ctx, key, cur.ID, cur.Seq)
+	}
+	return nil
+}
+
+// storedRecord is a taskRecord as stored: the task's JSON as it was encoded once.
+type storedRecord struct {
+	Owner string            `json:"owner"`
+	Task  json.RawMessage   `json:"task"`
+	Turn  *client.TurnState `json:"turn,omitempty"`
+}
+
+// load returns the task's record and step, or ok false when there is none (or the id could not
+// name one).
+func (s *taskStore) load(ctx context.Context, id sdk.TaskID) (taskRecord, int64, bool, error) {
+	s.mu.Lock()
+	lt, ok := s.live[id]
+	s.mu.Unlock()
+	if ok {
+		var t sdk.Task
+		if err := json.Unmarshal(lt.task, &t); err != nil {
+			return taskRecord{}, 0, false, fmt.Errorf("a2a: task %s: %w", id, err)
+		}
+		return taskRecord{Owner: lt.owner, Task: &t}, lt.seq, true, nil
+	}
+	if id == "" || memory.ValidateConversationID(taskKey(id)) != nil {
+		return taskRecord{}, 0, false, nil
+	}
+	r, ok, err := s.repo.LoadTurn(ctx, taskKey(id))
+	if err != nil || !ok {
+		return taskRecord{}, 0, false, err
+	}
+	var rec taskRecord
+	if err := json.Unmarshal(r.State, &rec); err != nil || rec.Task == nil {
+		return taskRecord{}, 0, false, fmt.Errorf("a2a: task %s: stored record unreadable: %v", id, err)
+	}
+	return rec, r.Seq, true, nil
+}
+
+// Save stores the task; see a2asrv.TaskStore. The owner is the caller who created it. A task is
+// encoded once per save (the SDK goes on changing the value it saved), and written to the
+// repository when its state changes.
+func (s *taskStore) Save(ctx context.Context, task *sdk.Task) error {
+	if task == nil || task.ID == "" {
+		return errors.New("a2a: saving a task without an id")
+	}
+	id := task.ID
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	var (
+		owner   string
+		before  sdk.TaskState
+		turn    *client.TurnState
+		seq     int64
+		existed bool
+	)
+	s.mu.Lock()
+	lt, live := s.live[id]
+	s.mu.Unlock()
+	if live {
+		owner, before, seq, existed = lt.owner, lt.state, lt.seq, true
+	} else {
+		rec, sq, ok, err := s.load(ctx, id)
+		if err != nil {
+			return err
+		}
+		if ok {
+			owner, before, turn, seq, existed = rec.Owner, rec.Task.Status.State, rec.Turn, sq, true
+		}
+	}
+	if !existed {
+		owner = principal(ctx)
+	}
+	state := task.Status.State
+	s.mu.Lock()
+	if state != sdk.TaskStateInputRequired {
+		turn = nil // claimed by the resume, or over
+	} else if st, ok := s.stopped[id]; ok {
+		turn = st
+		delete(s.stopped, id)
+	}
+	s.mu.Unlock()
+	raw, err := json.Marshal(task)
+	if err != nil {
+		return fmt.Errorf("a2a: encoding task %s: %w", id, err)
+	}
+	persist := !existed || state != before || state.Terminal() || state == sdk.TaskStateInputRequired
+	if !persist {
+		s.mu.Lock()
+		s.live[id] = &liveTask{owner: owner, state: state, seq: seq, task: raw}
+		s.mu.Unlock()
+		return nil
+	}
+	b, err := json.Marshal(storedRecord{Owner: owner, Task: raw, Turn: turn})
+	if err != nil {
+		return fmt.Errorf("a2a: encoding task %s: %w", id, err)
+	}
+	if err := s.repo.SaveTurn(ctx, taskKey(id), memory.TurnRecord{ID: string(id), Seq: seq + 1, State: b}); err != nil {
+		return fmt.Errorf("a2a: storing task %s: %w", id, err)
+	}
+	if state != before || !existed {
+		if err := s.markWaiting(ctx, owner, task); err != nil {
+			return fmt.Errorf("a2a: storing task %s: %w", id, err)
+		}
+	}
+	s.mu.Lock()
+	if state.Terminal() || state == sdk.TaskStateInputRequired || state == sdk.TaskStateAuthRequired {
+		delete(s.live, id)
+	} else {
+		s.live[id] = &liveTask{owner: owner, state: state, seq: seq + 1, task: raw}
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// setTurn keeps the stopped turn the task waits on, for the save of its input-required state.
+func (s *taskStore) setTurn(id sdk.TaskID, st *client.TurnState) {
+	s.mu.Lock()
+	s.stopped[id] = st
+	s.mu.Unlock()
+}
+
+// Get returns the task; see a2asrv.TaskStore.
+func (s *taskStore) Get(ctx context.Context, id sdk.TaskID) (*sdk.Task, error) {
+	rec, _, ok, err := s.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, sdk.ErrTaskNotFound
+	}
+	return rec.Task, nil // decoded for this call: a copy, as the SDK's own store returns
+}

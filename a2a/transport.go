@@ -1,0 +1,182 @@
+package a2a
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"syscall"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2aclient"
+
+	"github.com/wield-ai/wield/internal/httpretry"
+	"github.com/wield-ai/wield/internal/httptimeout"
+)
+
+type sendingKey struct{}
+
+// sending marks a context whose requests send a message: they start work on the agent, so they
+// are tried again only when the agent cannot have taken them.
+func sending(ctx context.Context) context.Context { return context.WithValue(ctx, sendingKey{}, true) }
+
+// retrier tries a request again after a transient failure, with backoff and the server's
+// Retry-After (up to 10 s).
+type retrier struct {
+	base    http.RoundTripper
+	retries int
+}
+
+func (t *retrier) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	send, _ := ctx.Value(sendingKey{}).(bool)
+	wait := 200 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		r := req
+		if attempt > 0 {
+			if req.GetBody == nil {
+				return nil, errors.New("a2a: cannot send the request again")
+			}
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			r = req.Clone(ctx)
+			r.Body = body
+		}
+		resp, err := t.base.RoundTrip(r)
+		if attempt >= t.retries || ctx.Err() != nil || !transient(resp, err, send) {
+			return resp, err
+		}
+		d := wait
+		if resp != nil {
+			if ra, ok := httpretry.RetryAfter(resp.Header, time.Now()); ok {
+				if ra > 10*time.Second {
+					return resp, nil
+				}
+				d = ra
+			}
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(d):
+		}
+		wait *= 2
+	}
+}
+
+// transient reports whether a failed attempt is worth another: for a message, only when the
+// agent cannot have taken it.
+func transient(resp *http.Response, err error, send bool) bool {
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return true
+		}
+		if send {
+			return false
+		}
+		var silent *httptimeout.Error
+		if errors.As(err, &silent) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return true
+		}
+		var ne net.Error
+		return errors.As(err, &ne) && ne.Timeout()
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		return true
+	case http.StatusRequestTimeout, http.StatusBadGateway, http.StatusGatewayTimeout, http.StatusInternalServerError:
+		return !send
+	}
+	return false
+}
+
+// urlParse parses an agent's URL, which must be http(s).
+func urlParse(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, errors.New("not an http(s) URL")
+	}
+	return u, nil
+}
+
+// authInterceptor puts the credentials in each request's headers.
+type authInterceptor struct {
+	a2aclient.PassthroughInterceptor
+	header, value string
+}
+
+func (a *authInterceptor) Before(ctx context.Context, req *a2aclient.Request) (context.Context, error) {
+	req.Meta[a.header] = []string{a.value}
+	return ctx, nil
+}
+
+// newAuth decides where the credentials go: the first of the card's security requirements they
+// meet, or, for a card that declares none, the bearer token or the API key.
+func newAuth(card *sdk.AgentCard, auth *Auth) (*authInterceptor, error) {
+	var a Auth
+	if auth != nil {
+		a = *auth
+	}
+	if len(card.Security) == 0 {
+		switch {
+		case a.BearerToken != "":
+			return &authInterceptor{header: "Authorization", value: "Bearer " + a.BearerToken}, nil
+		case a.APIKey != "":
+			h := a.APIKeyHeader
+			if h == "" {
+				h = "X-API-Key"
+			}
+			return &authInterceptor{header: h, value: a.APIKey}, nil
+		}
+		return nil, nil
+	}
+	var wanted []string
+	for _, req := range card.Security {
+		if len(req) == 0 {
+			return nil, nil // an empty requirement: no authentication needed
+		}
+		names := make([]string, 0, len(req))
+		for name := range req {
+			names = append(names, string(name))
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			scheme, ok := card.SecuritySchemes[sdk.SecuritySchemeName(name)]
+			if !ok {
+				continue
+			}
+			switch v := scheme.(type) {
+			case sdk.HTTPAuthSecurityScheme:
+				wanted = append(wanted, name+" (http "+v.Scheme+")")
+				if a.BearerToken != "" && (v.Scheme == "bearer" || v.Scheme == "Bearer") {
+					return &authInterceptor{header: "Authorization", value: "Bearer " + a.BearerToken}, nil
+				}
+			case sdk.OAuth2SecurityScheme, sdk.OpenIDConnectSecurityScheme:
+				wanted = append(wanted, name+" (a bearer token)")
+				if a.BearerToken != "" {
+					return &authInterceptor{header: "Authorization", value: "Bearer " + a.BearerToken}, nil
+				}
+			case sdk.APIKeySecurityScheme:
+				wanted = append(wanted, fmt.Sprintf("%s (an API key in %s %q)", name, v.In, v.Name))
+				if a.APIKey != "" && v.In == sdk.APIKeySecuritySchemeInHeader && v.Name != "" {
+					return &authInterceptor{header: v.Name, value: a.APIKey}, nil
+				}
+			default:
+				wanted = append(wanted, name)
+			}
+		}
+	}
+	return nil, fmt.Errorf("a2a: agent %q requires one of %v; Config.Auth gives none of them", card.Name, wanted)
+}
