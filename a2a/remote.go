@@ -144,15 +144,12 @@ func RemoteAgent(ctx context.Context, cfg Config) (tool.Tool, error) {
 		if cfg.CardURL == "" {
 			return nil, errors.New("a2a: remote agent: neither a card nor a card URL")
 		}
-		cctx, cancel := context.WithTimeout(ctx, min(timeout, time.Minute))
-		c, err := agentcard.NewResolver(hc).Resolve(cctx, cfg.CardURL)
-		cancel()
+		c, err := resolveCard(ctx, hc, cfg.CardURL, min(timeout, time.Minute))
 		if err != nil {
-			return nil, fmt.Errorf("a2a: agent card %s: %w", cfg.CardURL, err)
+			return nil, err
 		}
 		card = c
-	}
-	if err := checkCard(card); err != nil {
+	} else if err := checkCard(card); err != nil {
 		return nil, err
 	}
 	auth, err := newAuth(card, cfg.Auth)
@@ -185,6 +182,33 @@ func RemoteAgent(ctx context.Context, cfg Config) (tool.Tool, error) {
 		return nil, err
 	}
 	return &remoteTool{Tool: t, r: r}, nil
+}
+
+// FetchCard fetches the card of the agent at url (its base URL: the card is served at
+// /.well-known/agent-card.json) within a minute, its body bounded as a remote agent's responses
+// are, and checks that [RemoteAgent] could call the agent. hc carries the request; nil is a
+// client of its own.
+func FetchCard(ctx context.Context, url string, hc *http.Client) (*sdk.AgentCard, error) {
+	c := &http.Client{}
+	if hc != nil {
+		*c = *hc
+	}
+	c.Transport = &bodywatch.Transport{Base: &httptimeout.Transport{Base: c.Transport, FirstByte: time.Minute, Idle: time.Minute, MaxBody: 16 << 20}}
+	return resolveCard(ctx, c, url, time.Minute)
+}
+
+// resolveCard fetches and checks the card at url within timeout.
+func resolveCard(ctx context.Context, hc *http.Client, url string, timeout time.Duration) (*sdk.AgentCard, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	card, err := agentcard.NewResolver(hc).Resolve(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("a2a: agent card %s: %w", url, err)
+	}
+	if err := checkCard(card); err != nil {
+		return nil, err
+	}
+	return card, nil
 }
 
 // checkCard refuses a card the tool could not use, saying why.
