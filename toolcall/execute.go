@@ -426,7 +426,7 @@ func (m *Manager) runCall(t *round, base context.Context, st *callState) {
 		var resume *Resumption
 		if st.plan != nil && st.plan.Resume != nil {
 			resume = st.plan.Resume
-			ctx = context.WithValue(ctx, resumptionKey{}, resume)
+			ctx = WithResumption(ctx, resume)
 		}
 		var out tool.Result
 		var err error
