@@ -29,6 +29,7 @@ var allowed = map[string][]string{
 	"agui":               {"client", "chat", "content"},
 	"a2a":                {"chat", "client", "tool", "toolcall", "content"},
 	"chattest":           {"chat", "tool", "content"},
+	"chat/modeltest":     {"chat", "tool", "content"},
 	"provider/openai":    {"chat", "tool", "content"},
 	"provider/gemini":    {"chat", "tool", "content"},
 	"provider/ollama":    {"chat", "tool", "content"},
