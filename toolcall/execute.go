@@ -320,7 +320,7 @@ func outcomes(states []callState) []CallOutcome {
 		case st.given() != nil:
 			o.Status, o.Result = CallDone, givenResult(st)
 		case st.asks:
-			o.Status = CallNeedsApproval
+			o.Status = CallApproval
 		default:
 			o.Status = CallWaiting
 		}
