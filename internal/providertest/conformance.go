@@ -62,3 +62,15 @@ func CallOrStream(t testing.TB, stream bool, call, streamed string) (replay.Exch
 	}
 	return Recording(t, call, 1), true
 }
+
+// VariantOrStream returns the variant answer ([VariantAnswer]) of one case, called or streamed:
+// the answers of a case no recording holds, written from the provider's API description.
+func VariantOrStream(t testing.TB, stream bool, call, streamed string) (replay.Exchange, bool) {
+	t.Helper()
+	if stream {
+		ex, _ := VariantAnswer(t, streamed)
+		return ex, true
+	}
+	ex, _ := VariantAnswer(t, call)
+	return ex, true
+}

@@ -11,7 +11,7 @@ import (
 )
 
 // TestConformance runs the public model kit on the recorded Messages API traffic. No recording
-// holds parallel calls, which the kit then skips.
+// holds parallel calls; their answers are variants written from the API reference.
 func TestConformance(t *testing.T) {
 	providertest.Conformance{
 		New: func(t testing.TB, url string) chat.Model {
@@ -23,6 +23,8 @@ func TestConformance(t *testing.T) {
 				return providertest.CallOrStream(t, stream, "lcgo-text-claude-3-opus", "lcgo-text-stream-claude-3-opus")
 			case modeltest.ToolCall:
 				return providertest.CallOrStream(t, stream, "fantasy-tool-loop-claude-sonnet-4", "fantasy-tool-loop-streaming-claude-sonnet-4")
+			case modeltest.ParallelCalls:
+				return providertest.VariantOrStream(t, stream, "parallel-tool-use.json", "parallel-tool-use.sse")
 			case modeltest.Failure:
 				return providertest.JSONError(400, `{"type":"error","error":{"type":"invalid_request_error","message":"messages: at least one message is required"}}`), true
 			}
