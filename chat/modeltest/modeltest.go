@@ -13,8 +13,9 @@
 // first fragment of each tool call names its id and tool, as a client's ToolCallDelta events
 // need.
 //
-// Each check is also a function returning an error ([Check], [CheckCancel], [CheckStopEarly],
-// [CheckRefused]), for a test that drives a model its own way.
+// Each check is also a function returning an error ([Check], [CheckCancel],
+// [CheckCancelMidStream], [CheckStopEarly], [CheckRefused]), for a test that drives a model its
+// own way.
 package modeltest
 
 import (
@@ -357,7 +358,7 @@ func CheckCancel(m chat.Model, p *chat.Prompt, stream bool) error {
 
 // CheckStopEarly checks that a caller may leave m.Stream(p) after its first chunk: the stream
 // must not yield again (Go panics when a loop's iterator does), and must return at once.
-func CheckStopEarly(m chat.Model, p *chat.Prompt) (err error) {
+func CheckStopEarly(m chat.Model, p *chat.Prompt) error {
 	return within("a stream left early", func() (err error) {
 		defer func() {
 			if r := recover(); r != nil {
