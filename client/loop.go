@@ -543,7 +543,7 @@ func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Tur
 func (l *ToolLoop) stop(ctx context.Context, turn *Turn, r, cur *Request, resp *Response, result *toolcall.Result) (*Response, error) {
 	status := TurnInterrupted
 	for _, o := range result.Calls {
-		if o.Status == toolcall.CallNeedsApproval {
+		if o.Status == toolcall.CallApproval {
 			status = TurnApproval
 		}
 	}
@@ -555,7 +555,7 @@ func (l *ToolLoop) stop(ctx context.Context, turn *Turn, r, cur *Request, resp *
 		for i, o := range result.Calls {
 			var ev *ToolEvent
 			switch o.Status {
-			case toolcall.CallNeedsApproval:
+			case toolcall.CallApproval:
 				ev = &ToolEvent{Kind: ToolApprovalRequired, Call: o.Call}
 			case toolcall.CallInterrupted:
 				ev = &ToolEvent{Kind: ToolInterrupted, Call: o.Call, Interrupt: st.Round.Calls[i].Interrupt}

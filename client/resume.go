@@ -40,23 +40,21 @@ const (
 	TurnReady TurnStatus = "ready"
 )
 
-// CallStatus says where one call of a stopped round stands.
-type CallStatus string
+// CallStatus is [toolcall.CallStatus], where the Manager's results and the saved turns share
+// one vocabulary.
+//
+// Deprecated: use [toolcall.CallStatus].
+type CallStatus = toolcall.CallStatus
 
-// The statuses of a [PendingCall].
+// The statuses of a [PendingCall], as [toolcall.CallStatus] names them.
+//
+// Deprecated: use the toolcall names.
 const (
-	// CallDone: the call has its result; it never runs again.
-	CallDone CallStatus = "done"
-	// CallApproval: the call waits for approval.
-	CallApproval CallStatus = "approval"
-	// CallInterrupted: the tool interrupted the turn to ask something (see
-	// [toolcall.InterruptError]), or the tool is a sub-agent that stopped (Child is set).
-	CallInterrupted CallStatus = "interrupted"
-	// CallRunning: the call was running when the state was saved.
-	CallRunning CallStatus = "running"
-	// CallWaiting: the call has not run and needs no decision; it runs on resume, once the
-	// approval policy, asked again, lets it.
-	CallWaiting CallStatus = "waiting"
+	CallDone        = toolcall.CallDone
+	CallApproval    = toolcall.CallApproval
+	CallInterrupted = toolcall.CallInterrupted
+	CallRunning     = toolcall.CallRunning
+	CallWaiting     = toolcall.CallWaiting
 )
 
 // TurnState is the state of a turn that stopped (for approval or an interrupt), or that failed
@@ -113,10 +111,10 @@ type PendingCall struct {
 	// Call is the model's call: name, id and arguments.
 	Call chat.ToolCall `json:"call"`
 	// Status says where the call stands.
-	Status CallStatus `json:"status"`
-	// Result is the call's result when Status is CallDone.
+	Status toolcall.CallStatus `json:"status"`
+	// Result is the call's result when Status is [toolcall.CallDone].
 	Result *chat.ToolResult `json:"result,omitempty"`
-	// Interrupt is what the tool asked when Status is CallInterrupted.
+	// Interrupt is what the tool asked when Status is [toolcall.CallInterrupted].
 	Interrupt *toolcall.InterruptError `json:"interrupt,omitempty"`
 	// Child is the stopped turn of a sub-agent ([AgentTool]) this call ran; its own pending
 	// calls are decided through [TurnState.Pending].
@@ -137,7 +135,7 @@ func (c *PendingCall) NeedsDecision() bool {
 		return false // its child's calls are decided instead
 	}
 	switch c.Status {
-	case CallApproval, CallInterrupted, CallRunning:
+	case toolcall.CallApproval, toolcall.CallInterrupted, toolcall.CallRunning:
 		return true
 	}
 	return false
@@ -172,7 +170,7 @@ func (s *TurnState) Pending() []PendingCall {
 // NeedsApproval reports whether any pending call, a sub-agent's included, waits for approval.
 func (s *TurnState) NeedsApproval() bool {
 	for _, c := range s.Pending() {
-		if c.Status == CallApproval {
+		if c.Status == toolcall.CallApproval {
 			return true
 		}
 	}
@@ -633,11 +631,11 @@ func plans(ctx context.Context, s *TurnState, decisions []Decision, tools []tool
 					}
 				}
 				p.Approved, p.Arguments = true, d.Arguments
-				if d.Kind == DecideRestart || c.Status != CallApproval {
+				if d.Kind == DecideRestart || c.Status != toolcall.CallApproval {
 					p.Resume = &toolcall.Resumption{Interrupt: c.Interrupt, Data: d.Data}
 				}
 			}
-		case c.Status == CallDone:
+		case c.Status == toolcall.CallDone:
 			if c.Result == nil {
 				return nil, fmt.Errorf("client: resume: call %s is done but has no result", c.Call.ID)
 			}

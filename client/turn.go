@@ -108,8 +108,8 @@ func (t *Turn) roundState(r *Request, status TurnStatus, resp *chat.Response, ou
 // as outcomes say ([toolcall.Result.Calls], in the model's order): the assistant message with
 // the calls as they stand (edited arguments included), each call's result, interrupt, or, for a
 // sub-agent ([AgentTool]) that stopped, its nested state. Calls that have not finished are
-// [CallRunning] when running is set (the round was saved while they ran) and [CallWaiting]
-// otherwise. The tool loop builds its states with it; a program that runs a turn's steps
+// [toolcall.CallRunning] when running is set (the round was saved while they ran) and
+// [toolcall.CallWaiting] otherwise. The tool loop builds its states with it; a program that runs a turn's steps
 // elsewhere uses it to describe a stopped round the same way.
 func NewRound(resp *chat.Response, outcomes []toolcall.CallOutcome, running bool) *Round {
 	msg := resp.Message()
@@ -119,22 +119,22 @@ func NewRound(resp *chat.Response, outcomes []toolcall.CallOutcome, running bool
 		msg.ToolCalls[i] = o.Call
 		pc := &round.Calls[i]
 		pc.Call = o.Call
+		pc.Status = o.Status
 		switch o.Status {
 		case toolcall.CallDone:
 			res := o.Result
-			pc.Status, pc.Result = CallDone, &res
-		case toolcall.CallNeedsApproval:
-			pc.Status = CallApproval
+			pc.Result = &res
+		case toolcall.CallApproval:
 		case toolcall.CallInterrupted:
-			pc.Status, pc.Interrupt = CallInterrupted, o.Interrupt
+			pc.Interrupt = o.Interrupt
 			var as *agentStop
 			if errors.As(o.Err, &as) {
 				pc.Child, pc.Interrupt = as.state, as.interrupt
 			}
 		default:
-			pc.Status = CallWaiting
+			pc.Status = toolcall.CallWaiting
 			if running {
-				pc.Status = CallRunning
+				pc.Status = toolcall.CallRunning
 			}
 		}
 	}

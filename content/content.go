@@ -170,7 +170,8 @@ var (
 	ErrMediaType = errors.New("content: unsupported media type")
 	// ErrTooLarge: a part over a size limit.
 	ErrTooLarge = errors.New("content: part too large")
-	// ErrNotRegular: a path [ReadFile] will not read: a device, a socket.
+	// ErrNotRegular: a path [ReadFile] will not read: a directory, a device, a socket; and,
+	// for [ReadRegularFile], a named pipe.
 	ErrNotRegular = errors.New("content: not a regular file")
 )
 

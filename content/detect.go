@@ -58,6 +58,18 @@ func trimPartialRune(b []byte) []byte {
 // or a socket is refused ([ErrNotRegular]); a named pipe is read to its end within maxBytes, and
 // one that no process writes to reads as empty rather than waiting for a writer.
 func ReadBytes(path string, maxBytes int64) ([]byte, error) {
+	return readBounded(path, maxBytes, true)
+}
+
+// ReadRegularFile is [ReadBytes] for regular files only: a named pipe is refused as well
+// ([ErrNotRegular]), without waiting for a writer. It suits files read before anything else can
+// start, such as configuration, where a pipe is more likely a mistake than a shell's <(command).
+func ReadRegularFile(path string, maxBytes int64) ([]byte, error) {
+	return readBounded(path, maxBytes, false)
+}
+
+// readBounded is ReadBytes, with named pipes read when pipes is set and refused otherwise.
+func readBounded(path string, maxBytes int64, pipes bool) ([]byte, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxFileBytes
 	}
@@ -67,28 +79,21 @@ func ReadBytes(path string, maxBytes int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch mode := fi.Mode(); {
-	case mode.IsDir():
-		return nil, fmt.Errorf("content: %s is a directory", path)
-	case mode.IsRegular():
-		if fi.Size() > maxBytes {
-			return nil, fmt.Errorf("%w: %s is %s; the limit is %s", ErrTooLarge, path, FormatSize(int(fi.Size())), FormatSize(int(maxBytes)))
-		}
-	case mode&fs.ModeNamedPipe == 0:
-		kind := "a special file"
-		switch {
-		case mode&fs.ModeDevice != 0:
-			kind = "a device"
-		case mode&fs.ModeSocket != 0:
-			kind = "a socket"
-		}
-		return nil, fmt.Errorf("%w: %s is %s", ErrNotRegular, path, kind)
+	if err := checkKind(path, fi, maxBytes, pipes); err != nil {
+		return nil, err
 	}
 	f, err := openNoWait(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	// The path may have been replaced between the look and the open.
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := checkKind(path, fi, maxBytes, pipes); err != nil {
+		return nil, err
+	}
 	// One byte past the limit tells a file over it; a limit that leaves no room for that byte
 	// (math.MaxInt64, "no limit") reads to the end.
 	data, err := io.ReadAll(io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1))
@@ -99,6 +104,32 @@ func ReadBytes(path string, maxBytes int64) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s is over the limit of %s", ErrTooLarge, path, FormatSize(int(maxBytes)))
 	}
 	return data, nil
+}
+
+// checkKind refuses what readBounded does not read: anything but a regular file within maxBytes,
+// or a named pipe when pipes is set.
+func checkKind(path string, fi fs.FileInfo, maxBytes int64, pipes bool) error {
+	mode := fi.Mode()
+	kind := "a special file"
+	switch {
+	case mode.IsRegular():
+		if fi.Size() > maxBytes {
+			return fmt.Errorf("%w: %s is %s; the limit is %s", ErrTooLarge, path, FormatSize(int(fi.Size())), FormatSize(int(maxBytes)))
+		}
+		return nil
+	case mode&fs.ModeNamedPipe != 0:
+		if pipes {
+			return nil
+		}
+		kind = "a named pipe"
+	case mode.IsDir():
+		kind = "a directory"
+	case mode&fs.ModeDevice != 0:
+		kind = "a device"
+	case mode&fs.ModeSocket != 0:
+		kind = "a socket"
+	}
+	return fmt.Errorf("%w: %s is %s; give a regular file", ErrNotRegular, path, kind)
 }
 
 // ReadFile reads a file into a part of the kind its content shows (image, audio or document),

@@ -25,18 +25,8 @@ func TestReadFileSpecialFiles(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := content.ReadFile(fifo, 0)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, content.ErrEmpty) {
-			t.Errorf("a named pipe without a writer: %v, want ErrEmpty", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("ReadFile of a named pipe without a writer has not returned after 30 s")
+	if err := within(t, func() error { _, err := content.ReadFile(fifo, 0); return err }); !errors.Is(err, content.ErrEmpty) {
+		t.Errorf("a named pipe without a writer: %v, want ErrEmpty", err)
 	}
 
 	if _, err := os.Stat("/dev/zero"); err == nil {
@@ -61,5 +51,51 @@ func TestReadFileSpecialFiles(t *testing.T) {
 	p, err := content.ReadFile(path, 0)
 	if err != nil || string(p.Data) != "# Notes\n" {
 		t.Fatalf("a pipe with data: %q, %v", p.Data, err)
+	}
+}
+
+// TestReadRegularFile checks that ReadRegularFile reads regular files only, and refuses a named
+// pipe at once: it neither waits for a writer nor reads what one sends.
+func TestReadRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	err := within(t, func() error { _, err := content.ReadRegularFile(fifo, 0); return err })
+	if !errors.Is(err, content.ErrNotRegular) || !strings.Contains(err.Error(), fifo+" is a named pipe") {
+		t.Errorf("a named pipe: %v", err)
+	}
+	if _, err := content.ReadRegularFile(dir, 0); !errors.Is(err, content.ErrNotRegular) || !strings.Contains(err.Error(), dir+" is a directory") {
+		t.Errorf("a directory: %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := content.ReadRegularFile("/dev/zero", 0); !errors.Is(err, content.ErrNotRegular) || !strings.Contains(err.Error(), "/dev/zero is a device") {
+			t.Errorf("/dev/zero: %v", err)
+		}
+	}
+	file := filepath.Join(dir, "a.json")
+	if err := os.WriteFile(file, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := content.ReadRegularFile(file, 7); err != nil || string(data) != `{"a":1}` {
+		t.Fatalf("a file at the limit: %q, %v", data, err)
+	}
+	if _, err := content.ReadRegularFile(file, 6); !errors.Is(err, content.ErrTooLarge) || !strings.Contains(err.Error(), "the limit is 6 B") {
+		t.Errorf("a file over the limit: %v", err)
+	}
+}
+
+// within returns read's error, failing the test if read has not returned after 30 seconds.
+func within(t *testing.T, read func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- read() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatal("the read has not returned after 30 s: it waits for a writer")
+		return nil
 	}
 }

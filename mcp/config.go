@@ -107,9 +107,10 @@ func fileDuration(data []byte, key string) (time.Duration, error) {
 //	                                   [DefaultMaxCallTime])
 //
 // In strings, ${env:NAME} and ${NAME} are replaced by environment variables, and ${NAME:-default}
-// by the variable or the default; a variable that is not set is an error. Other keys are ignored.
+// by the variable or the default; a variable that is not set is an error. Other keys are ignored;
+// a key given twice, and strings, lists or nesting far past any real file's, are refused.
 func ParseConfig(data []byte) ([]ServerConfig, error) {
-	if err := jsonobj.CheckDuplicates(data); err != nil {
+	if err := jsonobj.Check(data, jsonobj.ConfigBounds); err != nil {
 		return nil, fmt.Errorf("mcp: configuration: %w", err)
 	}
 	var f configFile

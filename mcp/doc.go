@@ -39,7 +39,7 @@
 // [NewServer] returns a [Server] that puts any [tool.Tool] on an MCP server: typed tools with
 // their inferred input schemas, output schemas for typed results (sent as structuredContent),
 // parts as MCP content (images and audio as such, documents as embedded resources),
-// tool failures and invalid arguments as isError results whose text a [ErrorProcessor] decides.
+// tool failures and invalid arguments as isError results whose text a [tool.ErrorProcessor] decides.
 // A panicking tool, like any internal failure, gives the client a neutral message; the details go
 // to the server's log only. Cancellation by the client cancels the tool's context; progress a tool
 // reports with [tool.ReportProgress] becomes notifications/progress. The tools of a [Client] can

@@ -33,9 +33,9 @@ type ServerOptions struct {
 	// a client, refused frames and requests (at warning level). Nil means [slog.Default].
 	Logger *slog.Logger
 	// ErrorProcessor decides the text a client reads for a failed call. Nil means
-	// [DefaultErrorProcessor]. A toolcall.ErrorProcessor satisfies the interface, so the tool loop
-	// and the server can share one.
-	ErrorProcessor ErrorProcessor
+	// [DefaultErrorProcessor]. The tool loop's Manager takes the same interface, so the two can
+	// share one.
+	ErrorProcessor tool.ErrorProcessor
 	// MaxConcurrentCalls caps the tool calls the server runs at once, over all its sessions: a
 	// call beyond it is refused at once with an error result saying the server is busy (through
 	// the ErrorProcessor), so that a client flooding the server cannot make it hold a goroutine,
@@ -51,8 +51,8 @@ const DefaultMaxConcurrentCalls = 64
 // calls already; its text, which the client reads, asks to try again.
 var ErrBusy = errors.New("the server is busy: too many calls are running at once; try again when one has finished")
 
-// ErrorProcessor decides what a failed call of a served tool becomes: the text of the isError
-// result the client reads, or an error, which fails the request with a JSON-RPC error whose
+// ErrorProcessor is [tool.ErrorProcessor]. In a server it decides what a failed call of a served
+// tool becomes: the text of the isError result the client reads, or an error, which fails the request with a JSON-RPC error whose
 // message is neutral (the error itself is logged, never sent).
 //
 // It sees the tool's own errors, arguments that fail validation (*[tool.ArgumentError]), calls that
@@ -61,19 +61,14 @@ var ErrBusy = errors.New("the server is busy: too many calls are running at once
 // that breaks its own output schema, a proxied tool whose server cannot be reached. Their text is
 // neutral; the details are in the error chain and the server's log. It is called from several
 // goroutines at once and must not panic.
-type ErrorProcessor interface {
-	// Process returns the text sent to the client for the failed call, or an error failing the
-	// request. ctx is the call's context.
-	Process(ctx context.Context, err *tool.ExecutionError) (string, error)
-}
+//
+// Deprecated: use [tool.ErrorProcessor], the same interface, which a tool loop's Manager takes too.
+type ErrorProcessor = tool.ErrorProcessor
 
-// ErrorProcessorFunc adapts a function to [ErrorProcessor].
-type ErrorProcessorFunc func(ctx context.Context, err *tool.ExecutionError) (string, error)
-
-// Process calls f.
-func (f ErrorProcessorFunc) Process(ctx context.Context, err *tool.ExecutionError) (string, error) {
-	return f(ctx, err)
-}
+// ErrorProcessorFunc is [tool.ErrorProcessorFunc].
+//
+// Deprecated: use [tool.ErrorProcessorFunc].
+type ErrorProcessorFunc = tool.ErrorProcessorFunc
 
 // ErrInternal matches, with errors.Is, the failures of a served call that are the server's
 // business, not the client's: a panic, output that does not match the tool's output schema, a
@@ -99,7 +94,7 @@ const neutralMessage = "The tool failed because of an internal error; the server
 // DefaultErrorProcessor sends the client the tool's own error text (which should tell the model
 // what to fix), and a neutral message for internal failures ([ErrInternal]), whose details go to
 // the server's log only. It never fails the request.
-func DefaultErrorProcessor() ErrorProcessor { return ErrorProcessorFunc(defaultProcess) }
+func DefaultErrorProcessor() tool.ErrorProcessor { return tool.ErrorProcessorFunc(defaultProcess) }
 
 func defaultProcess(_ context.Context, err *tool.ExecutionError) (string, error) {
 	if err.Err == nil {
@@ -120,7 +115,7 @@ func defaultProcess(_ context.Context, err *tool.ExecutionError) (string, error)
 type Server struct {
 	sdk       *sdk.Server
 	logger    *slog.Logger
-	processor ErrorProcessor
+	processor tool.ErrorProcessor
 	calls     chan struct{} // a place per call running; nil: no cap
 }
 

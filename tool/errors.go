@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -24,6 +25,25 @@ func (e *ExecutionError) Error() string {
 
 // Unwrap returns the cause, for errors.Is and errors.As.
 func (e *ExecutionError) Unwrap() error { return e.Err }
+
+// ErrorProcessor decides what a failed tool call becomes: text the caller's peer reads as the
+// call's error result, or an error that ends the turn (in a tool loop's Manager, package
+// toolcall) or fails the request (in an MCP server, package mcp). Both take the same processors;
+// each documents which failures it passes and what its default does. It is called from several
+// goroutines at once and must not panic.
+type ErrorProcessor interface {
+	// Process returns the text sent back for the failed call, or an error ending the turn or
+	// failing the request. ctx is the call's context.
+	Process(ctx context.Context, err *ExecutionError) (string, error)
+}
+
+// ErrorProcessorFunc adapts a function to [ErrorProcessor].
+type ErrorProcessorFunc func(ctx context.Context, err *ExecutionError) (string, error)
+
+// Process calls f.
+func (f ErrorProcessorFunc) Process(ctx context.Context, err *ExecutionError) (string, error) {
+	return f(ctx, err)
+}
 
 // fatalError marks an error that must end the turn instead of going back to the model.
 type fatalError struct{ err error }

@@ -155,7 +155,7 @@ func (c *config) metadata() Metadata {
 // 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'. Providers' rules are narrower (64 bytes at most;
 // no dots for OpenAI, Anthropic and Ollama; a letter or '_' first for Gemini), so a valid name
 // may still be one a provider refuses: the providers send such a name under a wire name that
-// their API accepts and map the model's calls back (internal/toolname).
+// their API accepts and map the model's calls back (provider/internal/toolname).
 func checkName(name string) error {
 	ok := len(name) >= 1 && len(name) <= 128
 	for i := 0; ok && i < len(name); i++ {

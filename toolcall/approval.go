@@ -158,34 +158,39 @@ func Resumed(ctx context.Context) (*Resumption, bool) {
 	return r, ok && r != nil
 }
 
-// CallStatus says where a call of a stopped round stands.
-type CallStatus int
+// CallStatus says where a call of a stopped round stands: in a [Result] of the Manager, and in
+// a turn's saved state (client.PendingCall). Its values are the words a saved state's JSON holds.
+type CallStatus string
 
-// The statuses of a call in [Result.Calls].
+// The statuses of a call in [Result.Calls] and in a saved turn.
 const (
 	// CallDone: the call has its result (it ran, or its result was given or computed without
-	// running it, as for a call a limit refused).
-	CallDone CallStatus = iota + 1
-	// CallNeedsApproval: the call waits for the application's approval.
-	CallNeedsApproval
-	// CallInterrupted: the tool interrupted the turn to ask something.
-	CallInterrupted
-	// CallWaiting: the call has not run and needs no decision; it runs when the round resumes.
-	CallWaiting
+	// running it, as for a call a limit refused); it never runs again.
+	CallDone CallStatus = "done"
+	// CallApproval: the call waits for the application's approval.
+	CallApproval CallStatus = "approval"
+	// CallInterrupted: the tool interrupted the turn to ask something, or the tool is a sub-agent
+	// that stopped.
+	CallInterrupted CallStatus = "interrupted"
+	// CallWaiting: the call has not run and needs no decision; it runs when the round resumes,
+	// once the approval policy, asked again, lets it.
+	CallWaiting CallStatus = "waiting"
+	// CallRunning: the call was running when its turn's state was saved. The Manager never
+	// reports it; a saved turn does, for a round saved while it ran.
+	CallRunning CallStatus = "running"
 )
 
+// CallNeedsApproval is the former name of [CallApproval].
+//
+// Deprecated: use [CallApproval].
+const CallNeedsApproval = CallApproval
+
+// String returns the status's word, or "unknown" for the zero value.
 func (s CallStatus) String() string {
-	switch s {
-	case CallDone:
-		return "done"
-	case CallNeedsApproval:
-		return "approval"
-	case CallInterrupted:
-		return "interrupted"
-	case CallWaiting:
-		return "waiting"
+	if s == "" {
+		return "unknown"
 	}
-	return "unknown"
+	return string(s)
 }
 
 // CallOutcome is where one call of a round stands, in the model's order.

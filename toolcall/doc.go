@@ -21,7 +21,7 @@
 // there are many), arguments the tool rejects (tools built with [tool.Func], [tool.Methods] or
 // [tool.New] validate them against their schema and say what to fix), any other error from the
 // tool, a panic (recovered; the stack is logged) and a timeout all become a [chat.ToolResult] with
-// IsError set. An [ErrorProcessor] decides the text, or ends the turn instead ([AlwaysFail]).
+// IsError set. A [tool.ErrorProcessor] decides the text, or ends the turn instead ([AlwaysFail]).
 // Blank arguments are passed to the tool as {}: streamed calls of tools without parameters may
 // carry none.
 //

@@ -53,32 +53,27 @@ func (e *LimitError) modelText() string {
 	return fmt.Sprintf("Total tool call limit (%d) reached: no further tool calls are allowed in this turn.", e.Limit)
 }
 
-// ErrorProcessor decides what a failed tool call becomes, like Spring AI's
-// ToolExecutionExceptionProcessor: text the model reads as the call's error result, or an error
-// that ends the turn and is returned by [Manager.Execute].
+// ErrorProcessor is [tool.ErrorProcessor], one interface for the Manager and an MCP server.
+// In a Manager, like Spring AI's ToolExecutionExceptionProcessor, it decides the text the model
+// reads as a failed call's error result, or an error that ends the turn and is returned by
+// [Manager.Execute].
 //
 // It sees every failure that can go back to the model: unknown tools ([ErrUnknownTool]), arguments
 // the tool rejects (*[tool.ArgumentError] from tools built by the tool package), other tool errors,
-// panics (*[tool.PanicError]) and timeouts ([tool.ErrTimeout]). Errors marked with [tool.Fatal] and the cancellation of the caller's
-// context end the turn without consulting it. It is called from several goroutines at once and
-// must not panic.
-type ErrorProcessor interface {
-	// Process returns the text sent to the model for the failed call, or an error ending the turn.
-	// ctx is the call's context.
-	Process(ctx context.Context, err *tool.ExecutionError) (string, error)
-}
+// panics (*[tool.PanicError]) and timeouts ([tool.ErrTimeout]). Errors marked with [tool.Fatal]
+// and the cancellation of the caller's context end the turn without consulting it.
+//
+// Deprecated: use [tool.ErrorProcessor].
+type ErrorProcessor = tool.ErrorProcessor
 
-// ErrorProcessorFunc adapts a function to [ErrorProcessor].
-type ErrorProcessorFunc func(ctx context.Context, err *tool.ExecutionError) (string, error)
-
-// Process calls f.
-func (f ErrorProcessorFunc) Process(ctx context.Context, err *tool.ExecutionError) (string, error) {
-	return f(ctx, err)
-}
+// ErrorProcessorFunc is [tool.ErrorProcessorFunc].
+//
+// Deprecated: use [tool.ErrorProcessorFunc].
+type ErrorProcessorFunc = tool.ErrorProcessorFunc
 
 // DefaultErrorProcessor sends the failure back to the model: the text is the cause's message (the
 // tool's own error text, which should tell the model what to fix). It never ends the turn.
-func DefaultErrorProcessor() ErrorProcessor { return ErrorProcessorFunc(defaultProcess) }
+func DefaultErrorProcessor() tool.ErrorProcessor { return tool.ErrorProcessorFunc(defaultProcess) }
 
 func defaultProcess(_ context.Context, err *tool.ExecutionError) (string, error) {
 	if err.Err == nil {
@@ -117,8 +112,8 @@ func panicText(pe *tool.PanicError) string {
 // AlwaysFail ends the turn on any failed call, returning the *[tool.ExecutionError] from Execute
 // (Spring AI's alwaysThrow). Use it when a failure must never reach the model, for instance
 // because error texts could reveal internals.
-func AlwaysFail() ErrorProcessor {
-	return ErrorProcessorFunc(func(_ context.Context, err *tool.ExecutionError) (string, error) {
+func AlwaysFail() tool.ErrorProcessor {
+	return tool.ErrorProcessorFunc(func(_ context.Context, err *tool.ExecutionError) (string, error) {
 		return "", err
 	})
 }

@@ -320,7 +320,7 @@ func outcomes(states []callState) []CallOutcome {
 		case st.given() != nil:
 			o.Status, o.Result = CallDone, givenResult(st)
 		case st.asks:
-			o.Status = CallNeedsApproval
+			o.Status = CallApproval
 		default:
 			o.Status = CallWaiting
 		}
@@ -426,7 +426,7 @@ func (m *Manager) runCall(t *round, base context.Context, st *callState) {
 		var resume *Resumption
 		if st.plan != nil && st.plan.Resume != nil {
 			resume = st.plan.Resume
-			ctx = context.WithValue(ctx, resumptionKey{}, resume)
+			ctx = WithResumption(ctx, resume)
 		}
 		var out tool.Result
 		var err error

@@ -26,7 +26,7 @@ type Config struct {
 	Concurrency int
 	// ErrorProcessor decides what failed calls become; nil means [DefaultErrorProcessor]: tool
 	// failures go back to the model.
-	ErrorProcessor ErrorProcessor
+	ErrorProcessor tool.ErrorProcessor
 	// Limits cap the calls of one turn (defaults: 40 per tool, 150 in total; see [Limits]).
 	Limits Limits
 	// TracerProvider makes the execute_tool spans; nil means otel.GetTracerProvider().
@@ -54,7 +54,7 @@ func DefaultConcurrency() int {
 type Manager struct {
 	cfg         Config
 	concurrency int
-	processor   ErrorProcessor
+	processor   tool.ErrorProcessor
 	tracer      trace.Tracer
 	spans       *tracegate.Gate
 	duration    metric.Float64Histogram

@@ -5,5 +5,6 @@
 // unchanged.
 //
 // It also resolves local $ref pointers, over its own values and over those encoding/json decodes
-// into any, and keeps a [Budget] for the rewriters that inline them.
+// into any, and keeps a [Budget] for the rewriters that inline them. [Check] holds a
+// configuration file to [Bounds] and refuses a key given twice, for the command and mcp.
 package jsonobj

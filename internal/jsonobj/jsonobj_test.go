@@ -276,13 +276,33 @@ func TestMarshalDeep(t *testing.T) {
 	}
 }
 
-func TestCheckDuplicates(t *testing.T) {
-	if err := CheckDuplicates([]byte(`{"a":1,"b":{"a":2},"c":[{"a":1},{"a":2}]}`)); err != nil {
+func TestCheck(t *testing.T) {
+	if err := Check([]byte(`{"a":1,"b":{"a":2},"c":[{"a":1},{"a":2}]}`), ConfigBounds); err != nil {
 		t.Fatalf("distinct members refused: %v", err)
 	}
-	for _, bad := range []string{`{"model":"a","model":"b"}`, `{"x":{"y":1,"y":2}}`, `[{"a":1,"a":1}]`} {
-		if err := CheckDuplicates([]byte(bad)); err == nil {
-			t.Errorf("%s accepted", bad)
+	for bad, want := range map[string]string{
+		`{"model":"a","model":"b"}`:              `model: key "model" is given twice`,
+		`{"x":{"y":1,"y":2}}`:                    `x.y: key "y" is given twice`,
+		`[{"a":1,"a":1}]`:                        `the document[0].a: key "a" is given twice`,
+		`{"x":{"\u0061":1,"a":2}}`:               `x.a: key "a" is given twice`,
+		`{"a.b":{"c":1,"c":2}}`:                  `"a.b".c: key "c" is given twice`,
+		`{"k":{"\u202e":1,"\u202e":2}}`:          `k."\u202e": key`,
+		`{"s":"` + strings.Repeat("x", 9) + `"}`: "s: a string of 9 B is over the limit of 8 B",
+		`{"` + strings.Repeat("x", 9) + `":1}`:   "the document: a key of 9 B is over the limit of 8 B",
+		`{"l":[1,2,3,4,5]}`:                      "l has more than 4 elements",
+		`{"a":1,"b":2,"c":3,"d":4,"e":5}`:        "the document has more than 4 members",
+		`{"d":[[[{"e":1}]]]}`:                    "d[0][0]: nested more than 3 deep",
+	} {
+		err := Check([]byte(bad), Bounds{MaxString: 8, MaxList: 4, MaxDepth: 3})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", bad, err, want)
 		}
+	}
+	// The zero Bounds limit nothing but duplicates; a syntax error is the decoder's to report.
+	if err := Check([]byte(`{"l":[`+strings.Repeat("[", 100)+strings.Repeat("]", 100)+`]}`), Bounds{}); err != nil {
+		t.Errorf("no bounds: %v", err)
+	}
+	if err := Check([]byte(`{"a":`), ConfigBounds); err != nil {
+		t.Errorf("a syntax error: %v", err)
 	}
 }

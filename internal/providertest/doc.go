@@ -1,5 +1,6 @@
 // Package providertest is the test scaffolding the chat.Model implementations and embedders
-// under provider/ share: reading recordings, the checks every model must pass on cancellation,
+// under provider/ share: reading recordings, the public model kit (chat/modeltest) run on them
+// (Conformance), the checks every model must pass on cancellation,
 // early stops, cut streams, panics in the caller's loop and requests for native tool search it
 // lacks, the fault tables of retries and error answers, the fault checks every embedder must
 // pass (retries, error answers, cancellation, answers that are not one vector per text), the

@@ -237,6 +237,13 @@ func Recorded(file, contentType string) *httptest.Server {
 // answer is a stream.
 func Variant(t testing.TB, file string) (url string, stream bool) {
 	t.Helper()
+	ex, stream := VariantAnswer(t, file)
+	return replay.NewServer(t, ex).URL, stream
+}
+
+// VariantAnswer is the answer [Variant] serves, and whether it is a stream.
+func VariantAnswer(t testing.TB, file string) (ex replay.Exchange, stream bool) {
+	t.Helper()
 	body, err := os.ReadFile(filepath.Join("testdata", "variants", file))
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +255,7 @@ func Variant(t testing.TB, file string) (url string, stream bool) {
 	case ".ndjson":
 		ct, stream = "application/x-ndjson", true
 	}
-	return replay.NewServer(t, replay.Exchange{Header: http.Header{"Content-Type": {ct}}, Body: body}).URL, stream
+	return replay.Exchange{Header: http.Header{"Content-Type": {ct}}, Body: body}, stream
 }
 
 // OneGeneration returns the one generation of got, failing t at once if it has another number.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/internal/partwire"
+	"github.com/wield-ai/wield/provider/internal/partwire"
 )
 
 // The image types the Messages API takes.

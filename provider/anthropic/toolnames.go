@@ -4,7 +4,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/toolname"
 )
 
 // wireNames gives the request's tools, its tool choice and the tool_use blocks of its history

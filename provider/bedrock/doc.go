@@ -27,7 +27,7 @@
 //     15.0).
 //   - Tool names outside what Converse accepts ([a-zA-Z0-9_-], at most 64) are sent under legal,
 //     deterministic, distinct names and mapped back in answers and streams, so tools and callers
-//     only see their own names (internal/toolname).
+//     only see their own names (provider/internal/toolname).
 //   - ToolChoice "" sends none (the model decides), "auto" → {auto}, "required" or "any" →
 //     {any}, a tool's name → {tool}; ParallelToolCalls is not expressible and ignored.
 //   - Tool calls become toolUse blocks, results toolResult blocks (status "error" for failed

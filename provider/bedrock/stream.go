@@ -11,7 +11,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/toolname"
 )
 
 // maxAnswerImageBytes bounds an image streamed in an answer, so a corrupt stream cannot grow one

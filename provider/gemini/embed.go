@@ -11,7 +11,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/wield-ai/wield/internal/embedding"
+	"github.com/wield-ai/wield/provider/internal/embedding"
 )
 
 // DefaultEmbeddingModel is the model an [Embedder] uses when [EmbedderConfig.Model] is empty.

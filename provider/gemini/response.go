@@ -15,7 +15,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/toolname"
 )
 
 // decoder turns responses (a whole one, or the chunks of a stream) into chat.Responses. It keeps

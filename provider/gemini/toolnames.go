@@ -1,6 +1,6 @@
 package gemini
 
-import "github.com/wield-ai/wield/internal/toolname"
+import "github.com/wield-ai/wield/provider/internal/toolname"
 
 // wireNames gives the request's function declarations, its allowed function names and the
 // function calls and responses of its history names the API accepts, as names maps them.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/wield-ai/wield/internal/embedding"
+	"github.com/wield-ai/wield/provider/internal/embedding"
 )
 
 // DefaultEmbedBatchSize is how many texts an [Embedder] sends in one request unless

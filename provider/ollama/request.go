@@ -11,7 +11,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/internal/partwire"
+	"github.com/wield-ai/wield/provider/internal/partwire"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/toolname"
 )
 
 // decoder turns the lines of an answer into chat.Responses, keeping what spans lines: the

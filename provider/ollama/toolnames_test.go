@@ -12,7 +12,7 @@ import (
 )
 
 // nameAPI fakes /api/chat for the tool-name loops. Ollama documents no rule for tool names; the
-// one wield keeps to (OpenAI's, see internal/toolname) is enforced here, so the test shows that
+// one wield keeps to (OpenAI's, see provider/internal/toolname) is enforced here, so the test shows that
 // every name sent obeys it.
 var nameAPI = providertest.NameAPI{
 	Rule: regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`),

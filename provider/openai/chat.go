@@ -16,8 +16,8 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/jsonobj"
-	"github.com/wield-ai/wield/internal/partwire"
-	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/partwire"
+	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 

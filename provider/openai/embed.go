@@ -14,7 +14,7 @@ import (
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
-	"github.com/wield-ai/wield/internal/embedding"
+	"github.com/wield-ai/wield/provider/internal/embedding"
 )
 
 // DefaultEmbeddingModel is the model an [Embedder] uses when [EmbedderConfig.Model] is empty.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/internal/partwire"
+	"github.com/wield-ai/wield/provider/internal/partwire"
 )
 
 // The image types both APIs take.

@@ -3,7 +3,7 @@ package openai
 import (
 	"fmt"
 
-	"github.com/wield-ai/wield/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/tool"
 )
 

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wield-ai/wield/internal/httptimeout"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider/internal/httptimeout"
 )
 
 type answer struct {
