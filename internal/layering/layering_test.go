@@ -59,6 +59,11 @@ var allowed = map[string][]string{
 	"internal/gen":         {"tool"},
 	"internal/fit":         {"chat"},
 	"internal/inspector":   {},
+	// HTTP transports (retries, timeouts, body bounds) of clients of remote services: the
+	// providers and a2a.
+	"internal/httpretry":   {"chat"},
+	"internal/httptimeout": {},
+	"internal/bodywatch":   {},
 	// Test kits and test-only packages. What the kits reach (client, toolsearch) sits above most
 	// packages, so a package's own code importing one breaks that package's rule; tests may.
 	"internal/testenv":              {},

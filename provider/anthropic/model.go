@@ -13,7 +13,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/provider/internal/httptimeout"
+	"github.com/wield-ai/wield/internal/httptimeout"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )

@@ -17,7 +17,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/provider/internal/awsconf"
-	"github.com/wield-ai/wield/provider/internal/httptimeout"
+	"github.com/wield-ai/wield/internal/httptimeout"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 

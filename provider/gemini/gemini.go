@@ -14,9 +14,9 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/provider/internal/bodywatch"
-	"github.com/wield-ai/wield/provider/internal/httpretry"
-	"github.com/wield-ai/wield/provider/internal/httptimeout"
+	"github.com/wield-ai/wield/internal/bodywatch"
+	"github.com/wield-ai/wield/internal/httpretry"
+	"github.com/wield-ai/wield/internal/httptimeout"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )

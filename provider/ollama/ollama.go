@@ -15,9 +15,9 @@ import (
 	"github.com/ollama/ollama/envconfig"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/provider/internal/bodywatch"
-	"github.com/wield-ai/wield/provider/internal/httpretry"
-	"github.com/wield-ai/wield/provider/internal/httptimeout"
+	"github.com/wield-ai/wield/internal/bodywatch"
+	"github.com/wield-ai/wield/internal/httpretry"
+	"github.com/wield-ai/wield/internal/httptimeout"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"

@@ -14,7 +14,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/provider/internal/httptimeout"
+	"github.com/wield-ai/wield/internal/httptimeout"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/internal/providertest"
-	"github.com/wield-ai/wield/provider/internal/httptimeout"
+	"github.com/wield-ai/wield/internal/httptimeout"
 )
 
 type answer struct {

@@ -15,7 +15,7 @@
 // a negative value turns a timeout off. It needs a base transport that honours the request's
 // context, as net/http's does: the timeouts cancel the attempt's context.
 //
-// [httpretry]: github.com/wield-ai/wield/provider/internal/httpretry
+// [httpretry]: github.com/wield-ai/wield/internal/httpretry
 package httptimeout
 
 import (

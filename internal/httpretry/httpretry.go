@@ -8,7 +8,7 @@
 // Only the exchange up to the response headers is retried: once a response is handed to the
 // caller, a failure while reading its body (a stream cut in the middle) is the caller's to report.
 //
-// [httptimeout]: github.com/wield-ai/wield/provider/internal/httptimeout
+// [httptimeout]: github.com/wield-ai/wield/internal/httptimeout
 package httpretry
 
 import (
@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/provider/internal/httptimeout"
+	"github.com/wield-ai/wield/internal/httptimeout"
 )
 
 // Defaults used when a [Transport] field is zero.
