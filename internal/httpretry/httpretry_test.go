@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/internal/providertest"
 )
 
 type answer struct {

@@ -16,8 +16,8 @@ import (
 	"github.com/aws/smithy-go/auth/bearer"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/provider/internal/awsconf"
 	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider/internal/awsconf"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
