@@ -224,7 +224,8 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 		for i := range msgs {
 			for j := range msgs[i].ToolResults {
 				r := &msgs[i].ToolResults[j]
-				if len(r.Content) <= rc || c.est.Text(r.Content) <= rc { // a token holds at least a byte
+				// A fetch's chunk is sized by the compactor already; capping it would loop.
+				if r.Name == FetchToolName || len(r.Content) <= rc || c.est.Text(r.Content) <= rc { // a token holds at least a byte
 					continue
 				}
 				own()
@@ -249,10 +250,12 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 	if b <= 0 {
 		return finish(c, req, cur, ev)
 	}
-	if ev.Before = c.est.Prompt(&req.Prompt); ev.Before <= b && len(ev.Capped) == 0 {
+	// Measured with the fetch tool, which the request carries once anything was cut.
+	n := c.est.Prompt(&cur.Prompt)
+	if n <= b && len(ev.Capped) == 0 {
 		return cur, nil, nil
 	}
-	n := c.est.Prompt(&cur.Prompt)
+	ev.Before = c.est.Prompt(&req.Prompt)
 	if n > b && c.cfg.KeepResults > 0 {
 		// Oldest first, leaving the newest KeepResults results whole.
 		var where [][2]int
@@ -270,8 +273,7 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 			r := &msgs[i].ToolResults[j]
 			st.keep(r.ID, r.Content) // a capped result's original is kept already
 			before := c.est.Result(r)
-			r.Content = fmt.Sprintf("%s the result of %s (call %s, %d tokens) was cleared to save context; %s reads it by id]",
-				clearedMark, r.Name, r.ID, before, FetchToolName)
+			r.Content = fmt.Sprintf("%s %s result, id %s, %d tokens; %s reads it]", clearedMark, r.Name, r.ID, before, FetchToolName)
 			r.Parts = nil
 			n += c.est.Result(r) - before
 			ev.Cleared = append(ev.Cleared, r.ID)
@@ -436,7 +438,7 @@ func (c *Compactor) summarise(ctx context.Context, msgs []chat.Message, st *turn
 // writeMessage renders m for the summariser, with cut results' full text where it is short
 // enough to matter (the summariser has a window too: each result is bounded).
 func writeMessage(b *strings.Builder, m *chat.Message, st *turnState) {
-	const perResult = 8 << 10
+	const perResult = 32 << 10
 	b.WriteString(string(m.Role))
 	b.WriteString(": ")
 	b.WriteString(m.Text())
