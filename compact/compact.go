@@ -17,7 +17,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/wield-ai/wield/budget"
@@ -75,6 +77,13 @@ type Compactor struct {
 	cfg    Config
 	limits budget.Table
 	est    budget.Estimator
+	last   atomic.Pointer[modelBudget] // the last model's budget: a table lookup scans prefixes
+}
+
+type modelBudget struct {
+	model     string
+	maxTokens int
+	budget    int
 }
 
 // New returns a compactor configured by cfg.
@@ -144,6 +153,15 @@ func stateOf(t *client.Turn) *turnState {
 	return s
 }
 
+// peekState returns the turn's state without making one: an ordinary turn needs none.
+func peekState(t *client.Turn) *turnState {
+	if t == nil {
+		return nil
+	}
+	s, _ := t.Value(stateKey{}).(*turnState)
+	return s
+}
+
 func (s *turnState) keep(id, text string) {
 	if _, ok := s.originals[id]; ok {
 		return
@@ -164,11 +182,15 @@ func (c *Compactor) Budget(p *chat.Prompt) int {
 	if p.Options == nil {
 		return 0
 	}
-	l, ok := c.limits.Lookup(p.Options.Model)
-	if !ok {
-		return 0
+	if mb := c.last.Load(); mb != nil && mb.model == p.Options.Model && mb.maxTokens == p.Options.MaxTokens {
+		return mb.budget
 	}
-	return l.Budget(p.Options.MaxTokens)
+	mb := &modelBudget{model: p.Options.Model, maxTokens: p.Options.MaxTokens}
+	if l, ok := c.limits.Lookup(p.Options.Model); ok {
+		mb.budget = l.Budget(p.Options.MaxTokens)
+	}
+	c.last.Store(mb)
+	return mb.budget
 }
 
 func (c *Compactor) resultCap(b int) int {
@@ -189,28 +211,78 @@ func (c *Compactor) Hooks() client.ToolLoopHooks {
 }
 
 func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Request, error) {
-	st := stateOf(req.Turn)
 	b := c.Budget(&req.Prompt)
-	if st.budget > 0 && (b == 0 || st.budget < b) {
+	st := peekState(req.Turn)
+	if st != nil && st.budget > 0 && (b == 0 || st.budget < b) {
 		b = st.budget
 	}
-	out, ev, err := c.compact(ctx, req, st, b)
+	if st == nil && c.fits(req, b) {
+		return req, nil // the ordinary case: nothing cut so far, nothing to cut now
+	}
+	if st == nil {
+		st = stateOf(req.Turn)
+	}
+	out, ev, n, err := c.compact(ctx, req, st, b)
 	if err != nil {
 		return nil, err
 	}
 	if ev != nil && !out.Emit(&client.Event{Compaction: ev}) {
 		return nil, context.Canceled
 	}
-	if b > 0 {
-		if n := c.est.Prompt(&out.Prompt); n > b {
-			return nil, &OverflowError{Requested: n, Limit: b}
-		}
+	if b > 0 && n > b {
+		return nil, &OverflowError{Requested: n, Limit: b}
 	}
 	return out, nil
 }
 
+// fits reports whether req needs no compaction: no result over the cap and, with a budget, the
+// whole within it. It reads each result's length first, so an ordinary turn is cheap.
+func (c *Compactor) fits(req *client.Request, b int) bool {
+	if rc := c.resultCap(b); rc > 0 {
+		for i := range req.Prompt.Messages {
+			for j := range req.Prompt.Messages[i].ToolResults {
+				r := &req.Prompt.Messages[i].ToolResults[j]
+				if len(r.Content) > rc && r.Name != FetchToolName && c.est.Text(r.Content) > rc {
+					return false
+				}
+			}
+		}
+	}
+	return b <= 0 || c.bound(&req.Prompt) <= b || c.est.Prompt(&req.Prompt) <= b
+}
+
+// bound is a cheap upper bound of p's tokens, or a huge number when p has media: no family
+// counts more than one token a byte, nor more than 16 of framing an item.
+func (c *Compactor) bound(p *chat.Prompt) int {
+	n := 0
+	for i := range p.Messages {
+		m := &p.Messages[i]
+		if len(m.Parts) > 0 || len(m.Reasoning) > 0 || len(m.ServerTools) > 0 {
+			return math.MaxInt
+		}
+		n += 16 + len(m.Content)
+		for j := range m.ToolCalls {
+			n += 16 + len(m.ToolCalls[j].Name) + len(m.ToolCalls[j].Arguments)
+		}
+		for j := range m.ToolResults {
+			if len(m.ToolResults[j].Parts) > 0 {
+				return math.MaxInt
+			}
+			n += 16 + len(m.ToolResults[j].Content)
+		}
+	}
+	if p.Options != nil {
+		for _, t := range p.Options.Tools {
+			d := t.Definition()
+			n += 16 + len(d.Name) + len(d.Description) + len(d.InputSchema)
+		}
+	}
+	return int(int64(n) * int64(c.est.Scale()) / 1000)
+}
+
 // compact applies the policies to req against budget b; ev is nil when nothing changed.
-func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnState, b int) (*client.Request, *client.Compaction, error) {
+// n is the estimate of the request returned (0 without a budget).
+func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnState, b int) (_ *client.Request, _ *client.Compaction, n int, _ error) {
 	msgs := req.Prompt.Messages
 	ev := &client.Compaction{Budget: b}
 	copied := false
@@ -248,12 +320,13 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 	}
 	cur := withTool(msgs)
 	if b <= 0 {
-		return finish(c, req, cur, ev)
+		out, e := finish(c, req, cur, ev)
+		return out, e, 0, nil
 	}
 	// Measured with the fetch tool, which the request carries once anything was cut.
-	n := c.est.Prompt(&cur.Prompt)
+	n = c.est.Prompt(&cur.Prompt)
 	if n <= b && len(ev.Capped) == 0 {
-		return cur, nil, nil
+		return cur, nil, n, nil
 	}
 	ev.Before = c.est.Prompt(&req.Prompt)
 	if n > b && c.cfg.KeepResults > 0 {
@@ -291,20 +364,22 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 			copied = true
 			ev.Summarized = cut
 			cur = withTool(msgs)
+			n = c.est.Prompt(&cur.Prompt)
 		}
 	}
-	return finish(c, req, cur, ev)
+	out, e := finish(c, req, cur, ev)
+	return out, e, n, nil
 }
 
-func finish(c *Compactor, req, cur *client.Request, ev *client.Compaction) (*client.Request, *client.Compaction, error) {
+func finish(c *Compactor, req, cur *client.Request, ev *client.Compaction) (*client.Request, *client.Compaction) {
 	if len(ev.Capped) == 0 && len(ev.Cleared) == 0 && ev.Summarized == 0 && ev.SummaryError == "" {
-		return cur, nil, nil
+		return cur, nil
 	}
 	if ev.Before == 0 {
 		ev.Before = c.est.Prompt(&req.Prompt)
 	}
 	ev.After = c.est.Prompt(&cur.Prompt)
-	return cur, ev, nil
+	return cur, ev
 }
 
 const (

@@ -32,7 +32,7 @@ func (c *Compactor) Advise(ctx context.Context, req *client.Request, next client
 	}
 	st := stateOf(req.Turn)
 	st.budget = target
-	out, ev, cerr := c.compact(ctx, req, st, target)
+	out, ev, _, cerr := c.compact(ctx, req, st, target)
 	if cerr != nil {
 		return nil, cerr
 	}
