@@ -4,7 +4,8 @@
 // until the request fits its budget. Cut text stays retrievable by id through a tool the loop
 // offers only once something was cut. A provider's context-length refusal is answered by
 // compacting once more and retrying; a request that still does not fit ends with an
-// [*OverflowError].
+// [*OverflowError]. Above a number of tool definitions, [Compactor.Loop] runs the turn through
+// tool search instead of sending every definition.
 //
 // The compaction runs as a [client.ToolLoopHooks] BeforeCall hook, so the loop's own history
 // becomes the compacted form (a summary is made once, not on every call), while the turn's

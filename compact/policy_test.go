@@ -14,6 +14,7 @@ import (
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/compact"
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolsearch"
 )
 
 // summariser keeps the facts of what it reads, the way the summary prompt asks.
@@ -265,5 +266,50 @@ func TestHostileTwentyThousandTools(t *testing.T) {
 	}
 	if m.Requests() != 0 {
 		t.Fatal("the request was sent")
+	}
+}
+
+// Above 100 tool definitions the turn runs through tool search: 20,000 tools, and every request
+// fits a 28k budget; the tool found is called.
+func TestManyToolsThroughSearch(t *testing.T) {
+	tools := make([]any, 20000)
+	for i := range tools {
+		tools[i] = newTextTool(fmt.Sprintf("tool_%d", i), fmt.Sprintf("result of tool %d", i))
+	}
+	var sizes []int
+	probe := func(reply func(p *chat.Prompt) *chat.Response) chattest.Reply {
+		return chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+			sizes = append(sizes, len(p.Options.Tools))
+			return reply(p), nil
+		})
+	}
+	m := chattest.New(
+		probe(func(*chat.Prompt) *chat.Response {
+			return resp(chat.ToolCall{ID: "s1", Name: toolsearch.SearchToolName, Arguments: `{"queries":["tool_12345"]}`})
+		}),
+		probe(func(*chat.Prompt) *chat.Response {
+			return resp(chat.ToolCall{ID: "t1", Name: "tool_12345", Arguments: `{}`})
+		}),
+		probe(func(p *chat.Prompt) *chat.Response {
+			last := p.Messages[len(p.Messages)-1].ToolResults[0].Content
+			return &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("got: " + last)}}}
+		}),
+	)
+	c := compact.New(compact.Config{Budget: 28000})
+	cl, err := client.New(m, client.WithTools(tools...), client.WithAdvisors(c, c.Loop(client.ToolLoopConfig{}, 100, toolsearch.Config{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cl.Prompt("use tool 12345").Call(context.Background()).Response()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Text() != "got: result of tool 12345" {
+		t.Fatalf("answer %q; tools sent per request %v", r.Text(), sizes)
+	}
+	for _, n := range sizes {
+		if n > 10 {
+			t.Fatalf("tools sent per request: %v", sizes)
+		}
 	}
 }
