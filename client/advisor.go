@@ -288,8 +288,8 @@ func (r *Response) Text() string {
 	return r.Chat.Text()
 }
 
-// Event is one element of a streamed turn. Exactly one of Chunk, ToolDelta, Tool and Done is
-// set.
+// Event is one element of a streamed turn. Exactly one of Chunk, ToolDelta, Tool, Compaction
+// and Done is set.
 type Event struct {
 	// Chunk is a piece of the model's answer as the provider sent it. Out of the tool loop, chunks
 	// carry only text and reasoning: tool-call fragments come as ToolDelta events.
@@ -299,6 +299,9 @@ type Event struct {
 	ToolDelta *ToolCallDelta
 	// Tool reports a tool call starting or finishing.
 	Tool *ToolEvent
+	// Compaction reports that the conversation was shortened to fit the model's context window
+	// before a model call (the compact package sends it).
+	Compaction *Compaction
 	// Done is the whole response of the turn, the last event of a stream that did not fail. It is
 	// never emitted inside the chain: there the response is what next returns.
 	Done *Response
@@ -338,6 +341,23 @@ func chunkText(c *chat.Response) string {
 		b.WriteString(g.Message.Text())
 	}
 	return b.String()
+}
+
+// Compaction says how a conversation was shortened before a model call: which tool results were
+// capped or cleared (by call id), how many messages a summary replaced, and the estimated input
+// tokens before and after, against the budget.
+type Compaction struct {
+	// Before and After are the estimated input tokens of the request; Budget is its limit.
+	Before, After, Budget int
+	// Capped and Cleared name the tool results (by call id) cut to an excerpt or to a stub;
+	// their full text stays retrievable by id.
+	Capped, Cleared []string
+	// Summarized is the number of messages a summary replaced (0 when none).
+	Summarized int
+	// SummaryError is why summarising failed, when it did; the turn went on without a summary.
+	SummaryError string `json:",omitempty"`
+	// Retry is true when the compaction followed the provider's context-length refusal.
+	Retry bool
 }
 
 // ToolEventKind says what happened to a tool call.

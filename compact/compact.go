@@ -1,0 +1,579 @@
+// Package compact keeps a tool loop's turn inside its model's context window. Before each model
+// call it measures the request ([budget]) and, in this order, caps each tool result to a marked
+// excerpt, clears the oldest tool results to stubs, and summarises older rounds with a model,
+// until the request fits its budget. Cut text stays retrievable by id through a tool the loop
+// offers only once something was cut. A provider's context-length refusal is answered by
+// compacting once more and retrying; a request that still does not fit ends with an
+// [*OverflowError]. Above a number of tool definitions, [Compactor.Loop] runs the turn through
+// tool search instead of sending every definition.
+//
+// The compaction runs as a [client.ToolLoopHooks] BeforeCall hook, so the loop's own history
+// becomes the compacted form (a summary is made once, not on every call), while the turn's
+// [client.Response.Messages] keep the originals. The summariser's call goes through
+// [engine.Effect], so a durable turn records it and replays it.
+package compact
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/wield-ai/wield/budget"
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/engine"
+	"github.com/wield-ai/wield/tool"
+)
+
+// FetchToolName is the name of the tool that reads cut results back.
+const FetchToolName = "context_fetch"
+
+// DefaultResultCap is the tool-result cap, in tokens, when the budget is not known.
+const DefaultResultCap = 8192
+
+// DefaultKeepResults is how many of the newest tool results clearing leaves whole.
+const DefaultKeepResults = 4
+
+// DefaultKeepRounds is how many of the newest tool rounds a summary leaves whole.
+const DefaultKeepRounds = 2
+
+// Config configures a [Compactor]. The zero value caps results and clears old ones against the
+// model's window minus its output reserve; it summarises only with a Summarizer.
+type Config struct {
+	// Budget is the input tokens a request may hold; 0 takes the model's window minus its output
+	// reserve from Limits (or [budget.Models]). A request whose model is not known and has no
+	// Budget is only capped.
+	Budget int
+	// Limits overrides the model table ([budget.Models] when nil).
+	Limits budget.Table
+	// Family selects the token estimate; empty is [budget.FamilyGeneric], which errs high.
+	Family budget.Family
+
+	// ResultCap caps each tool result, in tokens: 0 is an eighth of the budget (at least 1024),
+	// or [DefaultResultCap] without a budget; negative turns capping off.
+	ResultCap int
+	// KeepResults is how many of the newest results clearing leaves whole: 0 is
+	// [DefaultKeepResults]; negative turns clearing off.
+	KeepResults int
+	// Summarizer summarises older rounds; nil turns summarising off. It may be the turn's model.
+	Summarizer chat.Model
+	// SummaryModel names the model in the summariser's options (empty: its default).
+	SummaryModel string
+	// KeepRounds is how many of the newest tool rounds a summary leaves whole: 0 is
+	// [DefaultKeepRounds].
+	KeepRounds int
+	// DisableRetry turns off compacting again after a context-length refusal.
+	DisableRetry bool
+}
+
+// Compactor compacts a tool loop's requests. Install its [Compactor.Hooks] on the tool loop
+// (chained with others by [client.ChainHooks]) and add it as an advisor: the advisor sits just
+// inside the loop and recovers from context-length refusals.
+type Compactor struct {
+	cfg    Config
+	limits budget.Table
+	est    budget.Estimator
+	last   atomic.Pointer[modelBudget] // the last model's budget: a table lookup scans prefixes
+}
+
+type modelBudget struct {
+	model     string
+	maxTokens int
+	budget    int
+}
+
+// New returns a compactor configured by cfg.
+func New(cfg Config) *Compactor {
+	c := &Compactor{cfg: cfg, limits: cfg.Limits, est: budget.For(cfg.Family)}
+	if c.limits == nil {
+		c.limits = budget.Models()
+	} else {
+		c.limits = budget.Models().Merge(cfg.Limits)
+	}
+	if c.cfg.Family == "" {
+		c.est = budget.For(budget.FamilyGeneric)
+	}
+	if c.cfg.KeepResults == 0 {
+		c.cfg.KeepResults = DefaultKeepResults
+	}
+	if c.cfg.KeepRounds <= 0 {
+		c.cfg.KeepRounds = DefaultKeepRounds
+	}
+	return c
+}
+
+// OverflowError ends a turn whose request does not fit the model's window even compacted.
+type OverflowError struct {
+	// Requested is the request's tokens (the provider's count when it gave one, else the
+	// estimate) and Limit the most it may hold.
+	Requested, Limit int
+	// Err is the provider's refusal, nil when the compactor refused to send the request.
+	Err error
+}
+
+func (e *OverflowError) Error() string {
+	s := fmt.Sprintf("compact: the request holds %d tokens, %d over the limit of %d, even compacted", e.Requested, e.Requested-e.Limit, e.Limit)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *OverflowError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, chat.ErrContextLength) true for an overflow the compactor found itself.
+func (e *OverflowError) Is(target error) bool { return target == chat.ErrContextLength }
+
+// Over returns how many tokens too many the request held.
+func (e *OverflowError) Over() int { return e.Requested - e.Limit }
+
+// turnState is what a turn keeps: the originals of cut results and a tighter budget after a
+// refusal. It is rebuilt as the loop runs again, so a durable replay gets the same state.
+type turnState struct {
+	originals map[string]string // call id → the result's full text
+	order     []string          // ids in the order they were cut, for a stable listing
+	budget    int               // after a refusal: the budget that replaces the configured one
+}
+
+type stateKey struct{}
+
+func stateOf(t *client.Turn) *turnState {
+	if t == nil {
+		return &turnState{}
+	}
+	if s, ok := t.Value(stateKey{}).(*turnState); ok {
+		return s
+	}
+	s := &turnState{}
+	t.SetValue(stateKey{}, s)
+	return s
+}
+
+// peekState returns the turn's state without making one: an ordinary turn needs none.
+func peekState(t *client.Turn) *turnState {
+	if t == nil {
+		return nil
+	}
+	s, _ := t.Value(stateKey{}).(*turnState)
+	return s
+}
+
+func (s *turnState) keep(id, text string) {
+	if _, ok := s.originals[id]; ok {
+		return
+	}
+	if s.originals == nil {
+		s.originals = make(map[string]string)
+	}
+	s.originals[id] = text
+	s.order = append(s.order, id)
+}
+
+// Budget returns the input budget of p: the configured one, else the model's window minus
+// its output reserve; 0 when not known.
+func (c *Compactor) Budget(p *chat.Prompt) int {
+	if c.cfg.Budget > 0 {
+		return c.cfg.Budget
+	}
+	if p.Options == nil {
+		return 0
+	}
+	if mb := c.last.Load(); mb != nil && mb.model == p.Options.Model && mb.maxTokens == p.Options.MaxTokens {
+		return mb.budget
+	}
+	mb := &modelBudget{model: p.Options.Model, maxTokens: p.Options.MaxTokens}
+	if l, ok := c.limits.Lookup(p.Options.Model); ok {
+		mb.budget = l.Budget(p.Options.MaxTokens)
+	}
+	c.last.Store(mb)
+	return mb.budget
+}
+
+func (c *Compactor) resultCap(b int) int {
+	switch {
+	case c.cfg.ResultCap < 0:
+		return 0
+	case c.cfg.ResultCap > 0:
+		return c.cfg.ResultCap
+	case b > 0:
+		return max(b/8, 1024)
+	}
+	return DefaultResultCap
+}
+
+// Hooks returns the loop hooks that compact each request before its model call.
+func (c *Compactor) Hooks() client.ToolLoopHooks {
+	return client.ToolLoopHooks{BeforeCall: c.before}
+}
+
+func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Request, error) {
+	b := c.Budget(&req.Prompt)
+	st := peekState(req.Turn)
+	if st != nil && st.budget > 0 && (b == 0 || st.budget < b) {
+		b = st.budget
+	}
+	if st == nil && c.fits(req, b) {
+		return req, nil // the ordinary case: nothing cut so far, nothing to cut now
+	}
+	if st == nil {
+		st = stateOf(req.Turn)
+	}
+	out, ev, n, err := c.compact(ctx, req, st, b)
+	if err != nil {
+		return nil, err
+	}
+	if ev != nil && !out.Emit(&client.Event{Compaction: ev}) {
+		return nil, context.Canceled
+	}
+	if b > 0 && n > b {
+		return nil, &OverflowError{Requested: n, Limit: b}
+	}
+	return out, nil
+}
+
+// fits reports whether req needs no compaction: no result over the cap and, with a budget, the
+// whole within it. It reads each result's length first, so an ordinary turn is cheap.
+func (c *Compactor) fits(req *client.Request, b int) bool {
+	if rc := c.resultCap(b); rc > 0 {
+		for i := range req.Prompt.Messages {
+			for j := range req.Prompt.Messages[i].ToolResults {
+				r := &req.Prompt.Messages[i].ToolResults[j]
+				if len(r.Content) > rc && r.Name != FetchToolName && c.est.Text(r.Content) > rc {
+					return false
+				}
+			}
+		}
+	}
+	return b <= 0 || c.bound(&req.Prompt) <= b || c.est.Prompt(&req.Prompt) <= b
+}
+
+// bound is a cheap upper bound of p's tokens, or a huge number when p has media: no family
+// counts more than one token a byte, nor more than 16 of framing an item.
+func (c *Compactor) bound(p *chat.Prompt) int {
+	n := 0
+	for i := range p.Messages {
+		m := &p.Messages[i]
+		if len(m.Parts) > 0 || len(m.Reasoning) > 0 || len(m.ServerTools) > 0 {
+			return math.MaxInt
+		}
+		n += 16 + len(m.Content)
+		for j := range m.ToolCalls {
+			n += 16 + len(m.ToolCalls[j].Name) + len(m.ToolCalls[j].Arguments)
+		}
+		for j := range m.ToolResults {
+			if len(m.ToolResults[j].Parts) > 0 {
+				return math.MaxInt
+			}
+			n += 16 + len(m.ToolResults[j].Content)
+		}
+	}
+	if p.Options != nil {
+		for _, t := range p.Options.Tools {
+			d := t.Definition()
+			n += 16 + len(d.Name) + len(d.Description) + len(d.InputSchema)
+		}
+	}
+	return int(int64(n) * int64(c.est.Scale()) / 1000)
+}
+
+// compact applies the policies to req against budget b; ev is nil when nothing changed.
+// n is the estimate of the request returned (0 without a budget).
+func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnState, b int) (_ *client.Request, _ *client.Compaction, n int, _ error) {
+	msgs := req.Prompt.Messages
+	ev := &client.Compaction{Budget: b}
+	copied := false
+	own := func() {
+		if !copied {
+			msgs = append([]chat.Message(nil), msgs...)
+			copied = true
+		}
+	}
+	if rc := c.resultCap(b); rc > 0 {
+		for i := range msgs {
+			for j := range msgs[i].ToolResults {
+				r := &msgs[i].ToolResults[j]
+				// A fetch's chunk is sized by the compactor already; capping it would loop.
+				if r.Name == FetchToolName || len(r.Content) <= rc || c.est.Text(r.Content) <= rc { // a token holds at least a byte
+					continue
+				}
+				own()
+				msgs[i] = cloneResults(msgs[i])
+				r = &msgs[i].ToolResults[j]
+				st.keep(r.ID, r.Content)
+				r.Content = c.excerpt(r, rc)
+				ev.Capped = append(ev.Capped, r.ID)
+			}
+		}
+	}
+	withTool := func(ms []chat.Message) *client.Request {
+		out := req.WithMessages(ms)
+		if len(st.originals) > 0 && !hasTool(out.Prompt.Options, FetchToolName) {
+			o := out.Prompt.Options.Clone()
+			o.Tools = append(o.Tools, &fetchTool{st: st, chunk: max(c.resultCap(b), 1024) * 3})
+			out = out.WithOptions(o)
+		}
+		return out
+	}
+	cur := withTool(msgs)
+	if b <= 0 {
+		out, e := finish(c, req, cur, ev)
+		return out, e, 0, nil
+	}
+	// Measured with the fetch tool, which the request carries once anything was cut.
+	n = c.est.Prompt(&cur.Prompt)
+	if n <= b && len(ev.Capped) == 0 {
+		return cur, nil, n, nil
+	}
+	ev.Before = c.est.Prompt(&req.Prompt)
+	if n > b && c.cfg.KeepResults > 0 {
+		// Oldest first, leaving the newest KeepResults results whole.
+		var where [][2]int
+		for i := range msgs {
+			for j := range msgs[i].ToolResults {
+				if !strings.HasPrefix(msgs[i].ToolResults[j].Content, clearedMark) {
+					where = append(where, [2]int{i, j})
+				}
+			}
+		}
+		for k := 0; k < len(where)-c.cfg.KeepResults && n > b; k++ {
+			i, j := where[k][0], where[k][1]
+			own()
+			msgs[i] = cloneResults(msgs[i])
+			r := &msgs[i].ToolResults[j]
+			st.keep(r.ID, r.Content) // a capped result's original is kept already
+			before := c.est.Result(r)
+			r.Content = fmt.Sprintf("%s %s result, id %s, %d tokens; %s reads it]", clearedMark, r.Name, r.ID, before, FetchToolName)
+			r.Parts = nil
+			n += c.est.Result(r) - before
+			ev.Cleared = append(ev.Cleared, r.ID)
+		}
+		cur = withTool(msgs)
+		n = c.est.Prompt(&cur.Prompt)
+	}
+	if n > b && c.cfg.Summarizer != nil {
+		s, cut, err := c.summarise(ctx, msgs, st)
+		switch {
+		case err != nil:
+			ev.SummaryError = err.Error()
+		case cut > 0:
+			msgs = s
+			copied = true
+			ev.Summarized = cut
+			cur = withTool(msgs)
+			n = c.est.Prompt(&cur.Prompt)
+		}
+	}
+	out, e := finish(c, req, cur, ev)
+	return out, e, n, nil
+}
+
+func finish(c *Compactor, req, cur *client.Request, ev *client.Compaction) (*client.Request, *client.Compaction) {
+	if len(ev.Capped) == 0 && len(ev.Cleared) == 0 && ev.Summarized == 0 && ev.SummaryError == "" {
+		return cur, nil
+	}
+	if ev.Before == 0 {
+		ev.Before = c.est.Prompt(&req.Prompt)
+	}
+	ev.After = c.est.Prompt(&cur.Prompt)
+	return cur, ev
+}
+
+const (
+	cutMark     = "[excerpt:"
+	clearedMark = "[cleared:"
+)
+
+// excerpt returns the head and tail of r's text within about rc tokens, marked with what was
+// cut and how to read the rest.
+func (c *Compactor) excerpt(r *chat.ToolResult, rc int) string {
+	s := r.Content
+	total := c.est.Text(s)
+	keep := rc * 3 // characters; checked against the estimate below
+	for {
+		head := cutAt(s, keep*2/3)
+		tail := reverseBound(s, keep/3)
+		out := fmt.Sprintf("%s %d of %d bytes shown (about %d tokens in all); call %s with id %q and an offset to read the rest]\n%s\n[… %d bytes cut …]\n%s",
+			cutMark, len(head)+len(tail), len(s), total, FetchToolName, r.ID, head, len(s)-len(head)-len(tail), tail)
+		if c.est.Text(out) <= rc || keep < 64 {
+			return out
+		}
+		keep /= 2
+	}
+}
+
+// cutAt returns the longest prefix of s of at most n bytes that ends on a rune boundary.
+func cutAt(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// reverseBound returns the suffix of s of at most n bytes that starts on a rune boundary.
+func reverseBound(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
+}
+
+func cloneResults(m chat.Message) chat.Message {
+	m.ToolResults = append([]chat.ToolResult(nil), m.ToolResults...)
+	return m
+}
+
+func hasTool(o *chat.Options, name string) bool {
+	if o == nil {
+		return false
+	}
+	for _, t := range o.Tools {
+		if t.Definition().Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// summaryPrompt asks for what the rest of the turn needs.
+const summaryPrompt = `Summarise the conversation below for an assistant that will continue it without seeing it again. Keep, verbatim where short: what the user asked, every decision taken, and every named fact (names, numbers, ids, paths, dates, values) found in tool results. Note which tool calls were made and what each found. Write plain text, no preamble.`
+
+// summaryMark begins a summary message, so that a later summary folds it in.
+const summaryMark = "[summary of the earlier conversation]\n"
+
+// summarise replaces the messages before the newest KeepRounds rounds (after the leading system
+// messages) by one summary message; it never splits a call from its result. cut is the number
+// of messages replaced.
+func (c *Compactor) summarise(ctx context.Context, msgs []chat.Message, st *turnState) ([]chat.Message, int, error) {
+	start := 0
+	for start < len(msgs) && msgs[start].Role == chat.RoleSystem {
+		start++
+	}
+	// The split is at an assistant message with calls, counted back from the end.
+	end, rounds := len(msgs), 0
+	for i := len(msgs) - 1; i > start; i-- {
+		if msgs[i].Role == chat.RoleAssistant && len(msgs[i].ToolCalls) > 0 {
+			rounds++
+			if rounds == c.cfg.KeepRounds {
+				end = i
+				break
+			}
+		}
+	}
+	if rounds < c.cfg.KeepRounds || end-start < 2 {
+		return msgs, 0, nil
+	}
+	old := msgs[start:end]
+	var b strings.Builder
+	for i := range old {
+		writeMessage(&b, &old[i], st)
+	}
+	text, err := engine.Effect(ctx, "compact.summarise", func(ctx context.Context) (string, error) {
+		p := &chat.Prompt{
+			Messages: []chat.Message{chat.System(summaryPrompt), chat.User(b.String())},
+			Options:  &chat.Options{Model: c.cfg.SummaryModel},
+		}
+		resp, err := c.cfg.Summarizer.Call(ctx, p)
+		if err != nil {
+			return "", err
+		}
+		return resp.Text(), nil
+	})
+	if err != nil {
+		return msgs, 0, fmt.Errorf("compact: summariser: %w", err)
+	}
+	if strings.TrimSpace(text) == "" {
+		return msgs, 0, errors.New("compact: summariser returned nothing")
+	}
+	// Results summarised away stay readable by id.
+	for i := range old {
+		for _, r := range old[i].ToolResults {
+			if !strings.HasPrefix(r.Content, clearedMark) && !strings.HasPrefix(r.Content, cutMark) {
+				st.keep(r.ID, r.Content)
+			}
+		}
+	}
+	out := make([]chat.Message, 0, len(msgs)-(end-start)+1)
+	out = append(out, msgs[:start]...)
+	out = append(out, chat.User(summaryMark+text))
+	out = append(out, msgs[end:]...)
+	return out, end - start, nil
+}
+
+// writeMessage renders m for the summariser, with cut results' full text where it is short
+// enough to matter (the summariser has a window too: each result is bounded).
+func writeMessage(b *strings.Builder, m *chat.Message, st *turnState) {
+	const perResult = 32 << 10
+	b.WriteString(string(m.Role))
+	b.WriteString(": ")
+	b.WriteString(m.Text())
+	for _, tc := range m.ToolCalls {
+		fmt.Fprintf(b, "\n  call %s %s(%s)", tc.ID, tc.Name, cutAt(tc.Arguments, 1024))
+	}
+	for _, r := range m.ToolResults {
+		text := r.Content
+		if o, ok := st.originals[r.ID]; ok {
+			text = o
+		}
+		fmt.Fprintf(b, "\n  result of %s (call %s): %s", r.Name, r.ID, cutAt(text, perResult))
+	}
+	b.WriteByte('\n')
+}
+
+// fetchTool reads a cut result back by id, a chunk at a time.
+type fetchTool struct {
+	st    *turnState
+	chunk int // bytes per call
+}
+
+var fetchSchema = json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"the call id the excerpt or stub names"},"offset":{"type":"integer","minimum":0,"description":"byte offset to read from (0 for the start)"}},"required":["id"]}`)
+
+func (f *fetchTool) Definition() tool.Definition {
+	return tool.Definition{
+		Name:        FetchToolName,
+		Description: "Reads the full text of a tool result that was cut or cleared to save context, by the call id its excerpt or stub names, a chunk at a time from offset.",
+		InputSchema: fetchSchema,
+	}
+}
+
+func (f *fetchTool) Metadata() tool.Metadata {
+	closed := false
+	return tool.Metadata{ReadOnly: true, Idempotent: true, OpenWorld: &closed}
+}
+
+func (f *fetchTool) Call(_ context.Context, args string) (string, error) {
+	var in struct {
+		ID     string `json:"id"`
+		Offset int    `json:"offset"`
+	}
+	if err := json.Unmarshal([]byte(args), &in); err != nil {
+		return "", fmt.Errorf("arguments: %w", err)
+	}
+	text, ok := f.st.originals[in.ID]
+	if !ok {
+		return "", fmt.Errorf("no cut result has id %q; cut results: %s", in.ID, strings.Join(f.st.order, ", "))
+	}
+	if in.Offset < 0 || in.Offset > len(text) {
+		return "", fmt.Errorf("offset %d is outside the result's %d bytes", in.Offset, len(text))
+	}
+	for in.Offset < len(text) && !utf8.RuneStart(text[in.Offset]) {
+		in.Offset++
+	}
+	part := cutAt(text[in.Offset:], f.chunk)
+	next := in.Offset + len(part)
+	if next >= len(text) {
+		return fmt.Sprintf("[bytes %d–%d of %d, the end]\n%s", in.Offset, next, len(text), part), nil
+	}
+	return fmt.Sprintf("[bytes %d–%d of %d; call again with offset %d for more]\n%s", in.Offset, next, len(text), next, part), nil
+}
