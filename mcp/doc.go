@@ -44,6 +44,10 @@
 // held. A [Server] serves [Resource] and [ResourceTemplate] values: fixed text or bytes, or
 // contents made on each read.
 //
+// [Client.Prompts] lists a server's prompts and [Client.GetPrompt] gets one with its arguments as
+// chat messages that can start a conversation; a [Server] serves [Prompt] values, fixed messages
+// or messages made from the arguments. A prompt holds at most [MaxPromptMessages] messages.
+//
 // # Serving wield tools
 //
 // [NewServer] returns a [Server] that puts any [tool.Tool] on an MCP server: typed tools with
