@@ -48,6 +48,10 @@
 // chat messages that can start a conversation; a [Server] serves [Prompt] values, fixed messages
 // or messages made from the arguments. A prompt holds at most [MaxPromptMessages] messages.
 //
+// With [ServerConfig.InterruptOnElicitation], a server's elicitation request during a tool call
+// stops the turn as a tool's interrupt does ([Elicitation] in the interrupt's data); the answer
+// ([ElicitationAnswer]) reaches the server when the call is made again on resume.
+//
 // # Serving wield tools
 //
 // [NewServer] returns a [Server] that puts any [tool.Tool] on an MCP server: typed tools with
