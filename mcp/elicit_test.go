@@ -10,6 +10,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/mcp"
 	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
@@ -131,5 +134,35 @@ func TestEverythingElicitation(t *testing.T) {
 	out, err := elicit.Call(toolcall.WithResumption(ctx, &toolcall.Resumption{Interrupt: in, Data: json.RawMessage(`{"action":"decline"}`)}), `{}`)
 	if err != nil || !strings.Contains(strings.ToLower(out), "decline") {
 		t.Errorf("declined: %q %v", out, err)
+	}
+}
+
+// TestElicitationThroughTurn: through the client's turn, a server's question stops the turn as
+// an interrupted call; resuming it with an answer restarts the call, the server gets the answer,
+// and the model reads the server's result.
+func TestElicitationThroughTurn(t *testing.T) {
+	runs := 0
+	cfg := mcptest.InMemory("booking", elicitingServer(&runs))
+	cfg.InterruptOnElicitation = true
+	book := bookTool(t, cfg)
+	m := chattest.New(chattest.Calls(chattest.Call("book", `{}`)), chattest.Text("Booked."))
+	c := clienttest.New(t, m, client.WithTools(book))
+	resp, err := c.Prompt("book me in").Call(context.Background()).Response()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Outcome != client.OutcomeInterrupted {
+		t.Fatalf("outcome %v", resp.Outcome)
+	}
+	p := resp.Pending.Pending()
+	if len(p) != 1 || p[0].Interrupt == nil || p[0].Interrupt.Message != "How many seats?" {
+		t.Fatalf("pending %+v", p)
+	}
+	resp, err = c.Resume(resp.Pending, p[0].Restart("", json.RawMessage(`{"action":"accept","content":{"seats":2}}`))).Call(context.Background()).Response()
+	if err != nil || resp.Text() != "Booked." {
+		t.Fatalf("resume: %v %v", resp, err)
+	}
+	if r := m.ToolResults(t, 1); len(r) != 1 || r[0].Content != `accept {"seats":2}` {
+		t.Fatalf("the model read %+v", r)
 	}
 }
