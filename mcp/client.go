@@ -127,6 +127,13 @@ type ServerConfig struct {
 	// Implementation is what the client calls itself when connecting; nil means wield and its
 	// module version.
 	Implementation *sdk.Implementation
+	// InterruptOnElicitation makes a server's elicitation request during a tool call stop the
+	// turn like a tool's interrupt ([toolcall.InterruptError], its Data an [Elicitation]); the
+	// application answers with an [ElicitationAnswer] as the call's resumption data, and the call
+	// is made again, the answer going to the server when it asks the same again. Elicitations
+	// that belong to no call are declined. Off, and with no ElicitationHandler in Options, the
+	// client does not offer elicitation, so servers do not ask.
+	InterruptOnElicitation bool
 	// Options are passed to the MCP client for features beyond tools: sampling, elicitation,
 	// roots, logging. Its ToolListChangedHandler and ProgressNotificationHandler are called after
 	// wield's own handling.
@@ -153,6 +160,8 @@ type Client struct {
 	tools   []tool.Tool // cached list of the current session; nil when stale
 	version uint64      // bumped whenever the cached list becomes stale
 	closed  bool
+
+	elicitable map[*elicitCall]bool // tool calls in flight an elicitation may stop; under mu
 
 	progress  sync.Map // progress token (string) -> func(tool.Progress)
 	nextToken atomic.Uint64
@@ -196,6 +205,16 @@ func NewClient(cfg ServerConfig) (*Client, error) {
 		if userProgress != nil {
 			userProgress(ctx, req)
 		}
+	}
+	if cfg.InterruptOnElicitation && opts.ElicitationHandler == nil {
+		opts.ElicitationHandler = c.elicit
+		caps := &sdk.ClientCapabilities{}
+		if opts.Capabilities != nil {
+			cp := *opts.Capabilities
+			caps = &cp
+		}
+		caps.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
+		opts.Capabilities = caps
 	}
 	impl := cfg.Implementation
 	if impl == nil {
@@ -705,6 +724,15 @@ func (c *Client) callTool(ctx context.Context, name string, args any) (*sdk.Call
 		defer c.progress.Delete(token)
 		params.SetProgressToken(token)
 	}
+	var elicited *elicitCall
+	if c.cfg.InterruptOnElicitation {
+		var end func()
+		var err error
+		if ctx, elicited, end, err = c.startElicitable(ctx, cancel); err != nil {
+			return nil, err
+		}
+		defer end()
+	}
 	for attempt := 0; ; attempt++ {
 		s, err := c.Session(ctx)
 		if err != nil {
@@ -714,6 +742,11 @@ func (c *Client) callTool(ctx context.Context, name string, args any) (*sdk.Call
 			timer.Reset(timeout)
 		}
 		res, err := s.CallTool(ctx, params)
+		// The server asked something: the call is abandoned and the turn stops to ask it; it
+		// is made again on resume.
+		if in := elicited.interrupted(); in != nil && parent.Err() == nil {
+			return nil, in
+		}
 		if err == nil {
 			return res, nil
 		}

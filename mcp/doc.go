@@ -34,6 +34,24 @@
 // valid, with a warning ([ValidToolName]). Names that two servers of a [Toolset] share are an
 // error naming both servers ([*CollisionError]); a prefix on one of them resolves it.
 //
+// # Resources and prompts
+//
+// [Client.Resources] and [Client.ResourceTemplates] list a server's resources; [Client.ReadResource]
+// reads one as content parts a chat message carries (text, images, audio, documents such as a
+// PDF), and [Client.ReadTemplate] fills a template's arguments first. A resource is bounded by the
+// transport's message limit ([DefaultMaxMessageBytes] over stdio, [MaxResponseBytes] over HTTP),
+// skipped as it is read, so a resource of a gigabyte fails with [ErrResourceTooLarge] without being
+// held. A [Server] serves [Resource] and [ResourceTemplate] values: fixed text or bytes, or
+// contents made on each read.
+//
+// [Client.Prompts] lists a server's prompts and [Client.GetPrompt] gets one with its arguments as
+// chat messages that can start a conversation; a [Server] serves [Prompt] values, fixed messages
+// or messages made from the arguments. A prompt holds at most [MaxPromptMessages] messages.
+//
+// With [ServerConfig.InterruptOnElicitation], a server's elicitation request during a tool call
+// stops the turn as a tool's interrupt does ([Elicitation] in the interrupt's data); the answer
+// ([ElicitationAnswer]) reaches the server when the call is made again on resume.
+//
 // # Serving wield tools
 //
 // [NewServer] returns a [Server] that puts any [tool.Tool] on an MCP server: typed tools with
