@@ -109,6 +109,9 @@ func (a *app) takeInterrupts(fn func()) (release func()) {
 
 func (a *app) run(ctx context.Context, args []string) int {
 	root := a.rootCommand()
+	if c, _, err := root.Find(args); err == nil && c.Name() == "chat" {
+		args = joinOptionPairs(args)
+	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -34,6 +34,7 @@ type chatFlags struct {
 	attach       []string
 	lines        bool
 	showResults  bool
+	options      []string // -o KEY=VALUE
 }
 
 func (a *app) chatCommand() *cobra.Command {
@@ -83,7 +84,11 @@ with the same NAME, --continue resumes the last chat; see wield sessions.
 
 The model is --model PROVIDER/NAME (openai, anthropic, gemini, ollama), or $WIELD_MODEL, or the
 configuration file's, or picked from the API keys in the environment (OPENAI_API_KEY,
-ANTHROPIC_API_KEY, GEMINI_API_KEY), or $OLLAMA_HOST, or a local Ollama. --base-url URL talks to
+ANTHROPIC_API_KEY, GEMINI_API_KEY), or $OLLAMA_HOST, or a local Ollama. A model's name alone
+finds its provider (-m gpt-4.1, -m claude-sonnet-4-5), and the configuration file's aliases name
+models. -o KEY VALUE sets a model option (temperature, top_p, top_k, seed, max_tokens, stop,
+reasoning_effort, thinking_budget, tool_choice, parallel_tool_calls); a value out of range,
+or an option the provider does not have, is refused before anything is sent. --base-url URL talks to
 an OpenAI-compatible server, with --api-key or $WIELD_API_KEY as its key: the providers' own keys
 are only ever sent to the providers' own hosts.`,
 		Example: `  wield chat What day is tomorrow?
@@ -91,6 +96,7 @@ are only ever sent to the providers' own hosts.`,
   cat notes.txt | wield chat "Summarise these notes"
   cat question.txt | wield chat
   wield chat --attach receipt.png --attach invoice.pdf "Do these amounts match?"
+  wield chat -m gpt-4.1 -o temperature 0.2 -o max_tokens 500 "Name three rivers"
   wield chat --model ollama/qwen3 --session planning
   wield chat --continue "And the day after?"
   wield chat --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B "What time is it?"
@@ -115,6 +121,10 @@ are only ever sent to the providers' own hosts.`,
 	fl.BoolVar(&f.showResults, "show-results", false, "print each tool's result, shortened, under its call on standard error (also --td)")
 	fl.BoolVar(&f.showResults, "td", false, "the same as --show-results (llm's name)")
 	fl.MarkHidden("td")
+	fl.StringArrayVarP(&f.options, "option", "o", nil, "set a model option: -o KEY VALUE (or KEY=VALUE; repeatable), KEY one of "+strings.Join(modelOptionKeys(), ", "))
+	cmd.RegisterFlagCompletionFunc("option", cobra.CompletionFunc(func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return modelOptionKeys(), cobra.ShellCompDirectiveNoFileComp
+	}))
 	fl.BoolVar(&f.lines, "lines", false, "without PROMPT, ask one question per line of standard input (else what is piped is one prompt)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show tool calls and token usage on standard error also when it is not a terminal")
 	cmd.RegisterFlagCompletionFunc("session", cobra.CompletionFunc(func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -159,6 +169,10 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	options, err := buildOptions(spec.provider, f.options)
+	if err != nil {
+		return err
+	}
 	model, err := a.newModel(ctx, spec)
 	if err != nil {
 		return err
@@ -200,7 +214,7 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	defer approver.close()
 	setup := chatSetup{model: model, tools: cat.tools, system: f.system, maxToolCalls: f.maxToolCalls, toolSearch: f.toolSearch,
 		repo: conv.repo, conversation: conv.id, interruptible: editor != nil, approver: approver,
-		log: conv.log, modelName: spec.String()}
+		log: conv.log, modelName: spec.String(), options: options}
 	c, err := a.newChatClient(setup)
 	if err != nil {
 		return err

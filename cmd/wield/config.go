@@ -22,6 +22,7 @@ const configFileHint = "$XDG_CONFIG_HOME/wield/config.json (~/.config/wield/conf
 //
 //	{
 //	  "model": "anthropic/claude-sonnet-4-5",
+//	  "aliases": {"fast": "openai/gpt-4.1-mini", "local": "ollama/qwen3"},
 //	  "providers": {
 //	    "openai": {"baseURL": "http://127.0.0.1:8000/v1", "apiKeyEnv": "VLLM_API_KEY"},
 //	    "ollama": {"baseURL": "http://gpu-box:11434"}
@@ -32,6 +33,9 @@ const configFileHint = "$XDG_CONFIG_HOME/wield/config.json (~/.config/wield/conf
 type fileConfig struct {
 	// Model is the default model, as --model takes it.
 	Model string `json:"model,omitempty"`
+	// Aliases name models: -m NAME means the model an alias gives, in any form --model takes
+	// but another alias.
+	Aliases map[string]string `json:"aliases,omitempty"`
 	// Providers holds per-provider settings, by provider name.
 	Providers map[string]providerConfig `json:"providers,omitempty"`
 	// MCPServers are MCP servers whose tools every command offers, in the mcpServers format.
@@ -149,6 +153,19 @@ func (c *loadedConfig) parse(data []byte) error {
 			return fmt.Errorf("providers.%s.apiKeyEnv is %q: give the name of an environment variable, such as MY_API_KEY", name, p.APIKeyEnv)
 		}
 	}
+	for name, target := range c.Aliases {
+		switch {
+		case name == "" || strings.ContainsAny(name, "/ \t"):
+			return fmt.Errorf("aliases: %q is not a name for a model (no slash or space)", name)
+		case providerNamed(name) != nil:
+			return fmt.Errorf("aliases: %q is a provider's name", name)
+		case target == "":
+			return fmt.Errorf("aliases.%s names no model", name)
+		}
+		if _, ok := c.Aliases[target]; ok {
+			return fmt.Errorf("aliases.%s is %q, another alias: give the model itself", name, target)
+		}
+	}
 	if c.Approval != nil {
 		switch c.Approval.Policy {
 		case "", approvalAsk, approvalYes:
@@ -172,6 +189,15 @@ func (c *loadedConfig) provider(name string) providerConfig {
 		return providerConfig{}
 	}
 	return c.Providers[name]
+}
+
+// alias returns the model the alias name stands for.
+func (c *loadedConfig) alias(name string) (string, bool) {
+	if c == nil {
+		return "", false
+	}
+	target, ok := c.Aliases[name]
+	return target, ok
 }
 
 // approval returns the approval policy and the tools approved in advance.

@@ -52,6 +52,7 @@ The configuration file is ` + configFileHint + `. Every key is optional:
 
   {
     "model": "anthropic/claude-sonnet-4-5",
+    "aliases": {"fast": "gpt-4.1-mini", "local": "ollama/qwen3"},
     "providers": {
       "openai": {"baseURL": "http://127.0.0.1:8000/v1", "apiKeyEnv": "VLLM_API_KEY"},
       "anthropic": {"apiKeyEnv": "WORK_ANTHROPIC_KEY"},
@@ -63,7 +64,9 @@ The configuration file is ` + configFileHint + `. Every key is optional:
     "approval": {"policy": "ask", "approve": ["write_file"]}
   }
 
-model is the default model (--model and $WIELD_MODEL win over it). providers set a provider's
+model is the default model (--model and $WIELD_MODEL win over it). aliases name models, so that
+--model fast means gpt-4.1-mini; a model name of OpenAI, Anthropic or Gemini (gpt-4.1, o3,
+claude-sonnet-4-5, gemini-2.5-pro) finds its provider without one. providers set a provider's
 address and the environment variable holding its key; the file never holds keys themselves.
 mcpServers are the MCP servers whose tools chat, tools and mcp serve offer when no --mcp-config
 is given, in the mcpServers format of Claude Desktop and Cursor. approval is the policy for tools

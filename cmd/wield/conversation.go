@@ -37,6 +37,8 @@ type chatSetup struct {
 	// log records each turn, by modelName, when the chat is kept.
 	log       *turnLog
 	modelName string
+	// options are the model options of every request (-o), nil for none.
+	options *chat.Options
 }
 
 // newChatClient builds the client of a chat: the tools, the tool-call limits (a call beyond them
@@ -52,6 +54,9 @@ func (a *app) newChatClient(s chatSetup) (*client.Client, error) {
 	}
 	if turns, ok := s.repo.(memory.TurnRepository); ok {
 		opts = append(opts, client.WithTurnStore(memory.Turns(turns)))
+	}
+	if s.options != nil {
+		opts = append(opts, client.WithOptions(s.options))
 	}
 	if s.system != "" {
 		opts = append(opts, client.WithSystem(s.system))

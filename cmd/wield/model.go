@@ -30,7 +30,7 @@ type modelFlags struct {
 
 func (a *app) registerModelFlags(cmd *cobra.Command, f *modelFlags) {
 	fl := cmd.Flags()
-	fl.StringVarP(&f.model, "model", "m", "", "the model, as `PROVIDER/NAME` (default: $WIELD_MODEL, the configuration file, or from the API keys in the environment)")
+	fl.StringVarP(&f.model, "model", "m", "", "the model, as `PROVIDER/NAME`, a model name such as gpt-4.1 or claude-sonnet-4-5, or an alias of the configuration file (default: $WIELD_MODEL, the configuration file, or from the API keys in the environment)")
 	fl.StringVar(&f.baseURL, "base-url", "", "`URL` of an OpenAI-compatible server, version path included (e.g. http://127.0.0.1:8000/v1)")
 	fl.StringVar(&f.apiKey, "api-key", "", "API `KEY` for --base-url's server (default: $WIELD_API_KEY; keys of the providers' own variables go only to their own hosts)")
 	cmd.RegisterFlagCompletionFunc("model", cobra.CompletionFunc(func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -85,6 +85,25 @@ var providers = []*provider{
 	{name: "gemini", defaultModel: "gemini-2.5-flash", keyVars: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, baseVar: "GOOGLE_GEMINI_BASE_URL",
 		defaultURL: "https://generativelanguage.googleapis.com", hosts: []string{"generativelanguage.googleapis.com"}},
 	{name: "ollama", defaultModel: "llama3.2", baseVar: "OLLAMA_HOST", defaultURL: defaultOllama},
+}
+
+// modelPrefixes tell a provider's models by their names, so that a bare -m gpt-4.1 finds OpenAI.
+// Ollama's names (llama3.2, qwen3) are any local file's, so they always need ollama/.
+var modelPrefixes = []struct{ prefix, provider string }{
+	{"gpt-", "openai"}, {"chatgpt-", "openai"}, {"o1-", "openai"}, {"o3-", "openai"}, {"o4-", "openai"},
+	{"claude-", "anthropic"},
+	{"gemini-", "gemini"},
+}
+
+// providerOf is the provider whose models are named like name, or nil.
+func providerOf(name string) *provider {
+	lower := strings.ToLower(name)
+	for _, m := range modelPrefixes {
+		if strings.HasPrefix(lower, m.prefix) || lower == strings.TrimSuffix(m.prefix, "-") {
+			return providerNamed(m.provider)
+		}
+	}
+	return nil
 }
 
 func providerNamed(name string) *provider {
@@ -216,14 +235,20 @@ func (a *app) resolveModel(ctx context.Context, f modelFlags) (modelSpec, error)
 // parseModel reads provider/name, or a bare provider (its default model), or, with a base URL,
 // any name an OpenAI-compatible server knows.
 func (a *app) parseModel(cfg *loadedConfig, model string, f modelFlags, why string) (modelSpec, error) {
+	if target, ok := cfg.alias(model); ok {
+		why = fmt.Sprintf("%s (%s, an alias of the configuration file)", why, model)
+		model = target
+	}
 	prefix, name, hasSlash := strings.Cut(model, "/")
 	p := providerNamed(prefix)
 	compatible := f.baseURL != "" || cfg.provider("openai").BaseURL != ""
 	switch {
 	case p == nil && compatible:
 		p, name = providerNamed("openai"), model
+	case p == nil && !hasSlash && providerOf(model) != nil:
+		p, name = providerOf(model), model
 	case p == nil:
-		return modelSpec{}, usagef("%s %q: use PROVIDER/NAME with a provider of %s (or --base-url for an OpenAI-compatible server)", why, model, strings.Join(providerNames(), ", "))
+		return modelSpec{}, usagef("%s %q: use PROVIDER/NAME with a provider of %s, a model name of theirs (gpt-…, o3…, claude-…, gemini-…), an alias of the configuration file's \"aliases\", or --base-url for an OpenAI-compatible server", why, model, strings.Join(providerNames(), ", "))
 	case hasSlash && name == "":
 		return modelSpec{}, usagef("%s %q names no model after the provider", why, model)
 	case !hasSlash:

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -43,7 +45,14 @@ func TestResolveModel(t *testing.T) {
 		{"missing key", map[string]string{"OPENAI_API_KEY": "o"}, modelFlags{model: "anthropic/claude-haiku-4-5"}, "", "", "", "needs an API key: set ANTHROPIC_API_KEY"},
 		{"gemini missing key", map[string]string{}, modelFlags{model: "gemini/x"}, "", "", "", "set GEMINI_API_KEY or GOOGLE_API_KEY"},
 		{"unknown provider", map[string]string{}, modelFlags{model: "mistral/large"}, "", "", "", "with a provider of openai, anthropic, gemini, ollama"},
-		{"bad WIELD_MODEL", map[string]string{"WIELD_MODEL": "gpt-4o"}, modelFlags{}, "", "", "", `$WIELD_MODEL "gpt-4o"`},
+		{"bad WIELD_MODEL", map[string]string{"WIELD_MODEL": "mistral-large"}, modelFlags{}, "", "", "", `$WIELD_MODEL "mistral-large"`},
+		{"bare OpenAI name", map[string]string{"OPENAI_API_KEY": "o"}, modelFlags{model: "gpt-4.1"}, "openai/gpt-4.1", "o", "", ""},
+		{"bare o3", map[string]string{"OPENAI_API_KEY": "o"}, modelFlags{model: "o3"}, "openai/o3", "o", "", ""},
+		{"bare Anthropic name", map[string]string{"ANTHROPIC_API_KEY": "a"}, modelFlags{model: "claude-sonnet-4-5"}, "anthropic/claude-sonnet-4-5", "a", "", ""},
+		{"bare Gemini name", map[string]string{"GEMINI_API_KEY": "g"}, modelFlags{model: "gemini-2.5-pro"}, "gemini/gemini-2.5-pro", "g", "", ""},
+		{"bare name without its key", map[string]string{"GEMINI_API_KEY": "g"}, modelFlags{model: "gpt-4.1"}, "", "", "", "openai/gpt-4.1 needs an API key: set OPENAI_API_KEY"},
+		{"bare name on a compatible server", map[string]string{"OPENAI_API_KEY": "o"}, modelFlags{model: "claude-x", baseURL: "http://h/v1"}, "openai/claude-x", "", "http://h/v1", ""},
+		{"ollama name needs its prefix", map[string]string{}, modelFlags{model: "llama3.2"}, "", "", "", "ollama"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,5 +140,46 @@ func TestNewModel(t *testing.T) {
 	}
 	if _, err := a.newModel(t.Context(), modelSpec{provider: "mistral", name: "x"}); err == nil {
 		t.Error("an unknown provider built a model")
+	}
+}
+
+// TestModelAliases: the configuration file's aliases stand for models, and bad ones are refused
+// with the file's name.
+func TestModelAliases(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.json", `{"model": "fast", "aliases": {"fast": "gpt-4.1-mini", "smart": "anthropic/claude-opus-4-5", "local": "ollama/qwen3"}}`)
+	env := map[string]string{"WIELD_CONFIG": good, "OPENAI_API_KEY": "o", "ANTHROPIC_API_KEY": "a"}
+	for _, tt := range []struct{ flag, want string }{
+		{"", "openai/gpt-4.1-mini"}, {"smart", "anthropic/claude-opus-4-5"}, {"local", "ollama/qwen3"}, {"gpt-5", "openai/gpt-5"},
+	} {
+		a := newApp(strings.NewReader(""), io.Discard, io.Discard, func(k string) string { return env[k] })
+		s, err := a.resolveModel(t.Context(), modelFlags{model: tt.flag})
+		if err != nil || s.String() != tt.want {
+			t.Errorf("-m %q: %v %v, want %s", tt.flag, s, err, tt.want)
+		}
+		if tt.flag == "smart" && !strings.Contains(s.why, "alias") {
+			t.Errorf("why %q does not say it was an alias", s.why)
+		}
+	}
+	for body, want := range map[string]string{
+		`{"aliases": {"a/b": "gpt-5"}}`:              `"a/b" is not a name`,
+		`{"aliases": {"openai": "gpt-5"}}`:           `"openai" is a provider's name`,
+		`{"aliases": {"x": ""}}`:                     "aliases.x names no model",
+		`{"aliases": {"x": "y", "y": "gpt-5"}}`:      "another alias",
+		`{"aliases": {"x": "gpt-5"}, "aliasez": {}}`: "unknown field",
+	} {
+		p := write("bad.json", body)
+		a := newApp(strings.NewReader(""), io.Discard, io.Discard, func(k string) string { return map[string]string{"WIELD_CONFIG": p}[k] })
+		_, err := a.resolveModel(t.Context(), modelFlags{model: "x"})
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: error %v, want %q and the file's name", body, err, want)
+		}
 	}
 }

@@ -103,13 +103,19 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 			fail("%s", safeLine(err.Error()))
 			break
 		}
+		// The chat's -o options go on with the new model, so they must suit its provider.
+		options, err := buildOptions(spec.provider, l.flags.options)
+		if err != nil {
+			fail("%s: %s", safeLine(spec.String()), safeLine(err.Error()))
+			break
+		}
 		m, err := l.a.newModel(ctx, spec)
 		if err != nil {
 			fail("%s", safeLine(err.Error()))
 			break
 		}
 		setup := l.setup
-		setup.model, setup.modelName = m, spec.String()
+		setup.model, setup.modelName, setup.options = m, spec.String(), options
 		if err := l.rebuild(setup); err != nil {
 			fail("%s", safeLine(err.Error()))
 			break
