@@ -45,7 +45,7 @@ func newFixture(t *testing.T, extra []tool.Tool, replies ...chattest.Reply) *fix
 	write.Def.InputSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
 	f.tools["delete_file"], f.tools["write_note"] = del, write
 	tools := append([]tool.Tool{del, write}, extra...)
-	c := clienttest.New(t, f.model, client.WithTools(tools), client.WithApproval(toolcall.AskDestructive()),
+	c := clienttest.New(t, f.model, client.WithTools(tools), client.WithApproval(toolcall.AskDestructive()), client.WithTurnStore(memory.Turns(f.repo)),
 		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(f.repo, 100), memory.AdvisorConfig{})))
 	s, err := web.New(web.Config{Client: c, Turns: memory.Turns(f.repo), Sessions: f.repo, Tools: tools,
 		Sources: map[string]string{"delete_file": "files", "write_note": "notes"}, Title: "scripted", MaxFormBytes: 64 << 10})

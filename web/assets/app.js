@@ -421,3 +421,4 @@ showThread();
 api("api/info").then((i) => { if (i.title) { $("title").textContent = "· " + i.title; document.title = "wield · " + i.title; } }).catch(() => {});
 loadSessions();
 loadTools();
+document.body.dataset.ready = "1";
