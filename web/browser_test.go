@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,7 +40,17 @@ func browser(t *testing.T, width, height int) context.Context {
 
 func must(t *testing.T, ctx context.Context, actions ...chromedp.Action) {
 	t.Helper()
-	if err := chromedp.Run(ctx, actions...); err != nil {
+	for i, a := range actions {
+		if err := chromedp.Run(ctx, a); err != nil {
+			fail(t, ctx, fmt.Errorf("step %d (%T): %w", i, a, err))
+		}
+	}
+}
+
+// fail ends t with err and what the page shows.
+func fail(t *testing.T, ctx context.Context, err error) {
+	t.Helper()
+	{
 		var state string
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
