@@ -206,6 +206,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The page's own requests carry the cookie; the URL's token is not kept in its history.
 		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.Token(), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	}
+	// Names in paths are read from the escaped path, unescaped once: a session may be named "a/b".
+	raw := r.URL.EscapedPath()
 	switch p := r.URL.Path; {
 	case p == "/agui":
 		s.agui.ServeHTTP(w, r)
@@ -216,11 +218,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case p == "/api/sessions":
 		s.getOnly(w, r, func() (any, int, error) { return s.sessions(r.Context()) })
 	case strings.HasPrefix(p, "/api/sessions/"):
-		s.getOnly(w, r, func() (any, int, error) { return s.session(r.Context(), strings.TrimPrefix(p, "/api/sessions/")) })
+		s.getOnly(w, r, func() (any, int, error) { return s.session(r.Context(), strings.TrimPrefix(raw, "/api/sessions/")) })
 	case p == "/api/tools":
 		s.getOnly(w, r, func() (any, int, error) { return s.catalog(), 0, nil })
 	case strings.HasPrefix(p, "/api/tools/") && strings.HasSuffix(p, "/call"):
-		s.call(w, r, strings.TrimSuffix(strings.TrimPrefix(p, "/api/tools/"), "/call"))
+		s.call(w, r, strings.TrimSuffix(strings.TrimPrefix(raw, "/api/tools/"), "/call"))
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
 		s.files.ServeHTTP(w, r)
 	default:

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -173,5 +174,24 @@ func TestServeRefusesNonLoopback(t *testing.T) {
 	err := f.srv.Serve(context.Background(), fakeListener{})
 	if err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Fatalf("Serve on a public address: %v", err)
+	}
+}
+
+// A session's name is unescaped once: names with a slash or a percent sign open.
+func TestSessionNames(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, id := range []string{"work/plans", "100%", "chat-20250101-000000-abcd"} {
+		if err := f.repo.Append(context.Background(), id, chat.User("q of "+id)); err != nil {
+			t.Fatal(err)
+		}
+		status, body := do(t, "GET", f.http.URL+"/api/sessions/"+url.PathEscape(id)+"?token="+f.srv.Token(), "")
+		if status != 200 || !strings.Contains(body, "q of "+id) {
+			t.Errorf("session %q: %d %q", id, status, body)
+		}
+	}
+	status, body := do(t, "GET", f.http.URL+"/api/sessions?token="+f.srv.Token(), "")
+	var ids []string
+	if status != 200 || json.Unmarshal([]byte(body), &ids) != nil || len(ids) != 3 || ids[0] != "work/plans" {
+		t.Fatalf("sessions: %d %q", status, body)
 	}
 }
