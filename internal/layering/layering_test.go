@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"toolsearch":         {"chat", "client", "tool", "content", "engine"},
 	"mcp":                {"tool", "chat", "content"},
 	"agui":               {"client", "chat", "content"},
+	"web":                {"agui", "client", "chat", "memory", "tool", "content"},
 	"a2a":                {"chat", "client", "tool", "toolcall", "content"},
 	"chattest":           {"chat", "tool", "content"},
 	"provider/openai":    {"chat", "tool", "content"},
