@@ -83,7 +83,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 		t.Fatal(err)
 	}
 	var png []byte
-	must(t, ctx, chromedp.FullScreenshot(&png, 90))
+	must(t, ctx, chromedp.FullScreenshot(&png, 100))
 	p := filepath.Join(dir, name+".png")
 	if err := os.WriteFile(p, png, 0o644); err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestPageApprove(t *testing.T) {
 		chattest.Text("Deleted it."))
 	ctx := browser(t, 1280, 800)
 	must(t, ctx, chromedp.Navigate(f.url()), ask("Delete /tmp/x"),
-		waitText(".approval", "Run delete_file?"))
+		waitText(".approval", "Run delete_file?"), waitText(`.call[data-tool="delete_file"] .state`, "waiting for approval"))
 	if n := len(f.tools["delete_file"].Args()); n != 0 {
 		t.Fatalf("ran %d times before approval", n)
 	}

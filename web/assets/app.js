@@ -171,6 +171,8 @@ function askApprovals(interrupts) {
   let first = null;
   for (const i of interrupts) {
     const md = i.metadata || {};
+    const call = calls.get(i.toolCallId);
+    if (call && call.state) call.state.textContent = i.reason === "tool_interrupt" ? "asks a question" : "waiting for approval";
     const card = el("div", { class: "approval", role: "group", "aria-label": "Decision on " + md.tool, "data-interrupt": i.id });
     const decided = (payload, note) => {
       answers.set(i.id, payload);
