@@ -166,7 +166,7 @@ Exit codes: 0 success, 1 an error, 2 a usage error, 3 nothing configured, 130 in
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().BoolVar(&a.debug, "debug", false, "show the HTTP exchanges with model providers on standard error, keys redacted")
 	root.AddCommand(a.chatCommand(), a.toolsCommand(), a.mcpCommand(), a.a2aCommand(), a.sessionsCommand(), a.genCommand(),
-		a.modelsCommand(), a.configCommand(), a.versionCommand())
+		a.modelsCommand(), a.configCommand(), a.versionCommand(), a.webCommand())
 	root.Version = version.Get().String()
 	root.SetVersionTemplate("wield {{.Version}}\n")
 	return root

@@ -1,0 +1,426 @@
+// The page of wield web: an AG-UI client of /agui, plus the server's small API for sessions and
+// tools. Everything the server sends is shown as text (never parsed as HTML).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, attrs = {}, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const k of kids) if (k !== null && k !== undefined) e.append(k);
+  return e;
+};
+
+// The URL's token is kept in a cookie by the server; take it off the address bar.
+if (location.search.includes("token=")) history.replaceState(null, "", location.pathname);
+
+let thread = newThread();
+let running = false;
+let tools = [];
+const calls = new Map(); // toolCallId → {card, args, body, name, started}
+
+function newThread() {
+  const d = new Date(), p = (n) => String(n).padStart(2, "0");
+  const r = Array.from(crypto.getRandomValues(new Uint8Array(2)), (b) => b.toString(16).padStart(2, "0")).join("");
+  return `chat-${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}-${r}`;
+}
+const newID = () => Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+
+function status(text, error) {
+  $("status").textContent = text;
+  $("status").className = error ? "err" : "dim";
+}
+function showThread() { $("thread").textContent = "Session " + thread; }
+
+async function api(path, opts) {
+  const r = await fetch(path, opts);
+  if (!r.ok) throw new Error(`${r.status}: ${(await r.text()).trim()}`);
+  return r.json();
+}
+
+// ---- runs ----
+
+async function run(input) {
+  running = true;
+  $("send").disabled = true;
+  status("Working…");
+  const body = { threadId: thread, runId: newID(), messages: [], tools: [], context: [], state: {}, forwardedProps: {}, ...input };
+  let finished = false;
+  try {
+    const r = await fetch("agui", { method: "POST", headers: { "Content-Type": "application/json", Accept: "text/event-stream" }, body: JSON.stringify(body) });
+    if (!r.ok) throw new Error(`${r.status}: ${(await r.text()).trim()}`);
+    const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += value;
+      let i;
+      while ((i = buf.indexOf("\n\n")) >= 0) {
+        const frame = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const data = frame.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
+        if (data) finished = onEvent(JSON.parse(data)) || finished;
+      }
+    }
+    if (!finished) status("The connection ended before the run did.", true);
+  } catch (e) {
+    status("Error: " + e.message, true);
+  } finally {
+    running = false;
+    $("send").disabled = false;
+  }
+}
+
+const texts = new Map(); // messageId → element
+
+// container is where an event of a sub-agent goes: inside its call's card.
+function container(ev) {
+  const agent = ev.metadata && ev.metadata.agent;
+  if (!agent) return $("log");
+  let parent = null;
+  for (const c of calls.values()) if (c.name === agent && !c.agent) parent = c; // the latest
+  if (!parent) parent = { card: $("log") };
+  let box = parent.card.querySelector(":scope > .agent");
+  if (!box) {
+    box = el("div", { class: "agent" }, el("div", { class: "label" }, "sub-agent " + agent));
+    parent.card.append(box);
+  }
+  return box;
+}
+
+function onEvent(ev) {
+  switch (ev.type) {
+    case "TEXT_MESSAGE_START": {
+      const m = el("div", { class: "msg assistant", "data-message": ev.messageId });
+      texts.set(ev.messageId, m);
+      container(ev).append(m);
+      break;
+    }
+    case "TEXT_MESSAGE_CONTENT": {
+      const m = texts.get(ev.messageId);
+      if (m) m.textContent += ev.delta;
+      break;
+    }
+    case "TOOL_CALL_START": {
+      const args = el("pre", { class: "args" });
+      const state = el("span", { class: "state" }, "writing arguments…");
+      const card = el("div", { class: "call", "data-call": ev.toolCallId, "data-tool": ev.toolCallName },
+        el("header", {}, el("span", { class: "name" }, ev.toolCallName), " ", state), args);
+      container(ev).append(card);
+      calls.set(ev.toolCallId, { card, args, state, name: ev.toolCallName, agent: ev.metadata && ev.metadata.agent, text: "" });
+      break;
+    }
+    case "TOOL_CALL_ARGS": {
+      const c = calls.get(ev.toolCallId);
+      if (c) { c.text += ev.delta; c.args.textContent = c.text; }
+      break;
+    }
+    case "TOOL_CALL_END": {
+      const c = calls.get(ev.toolCallId);
+      if (c) { c.state.textContent = "running"; c.args.textContent = pretty(c.text); }
+      break;
+    }
+    case "TOOL_CALL_RESULT": {
+      const c = calls.get(ev.toolCallId);
+      if (!c) break;
+      const md = ev.metadata || {};
+      if (md.error) c.card.classList.add("error");
+      c.state.textContent = (md.error ? "failed" : "done") + (md.elapsedMs !== undefined ? ` in ${md.elapsedMs} ms` : "");
+      c.card.append(el("pre", { class: "result" }, ev.content));
+      break;
+    }
+    case "RUN_ERROR":
+      status("Error: " + ev.message, true);
+      return true;
+    case "RUN_FINISHED": {
+      const out = ev.outcome || { type: "success" };
+      if (out.type === "interrupt") {
+        askApprovals(out.interrupts || []);
+        status("Waiting for your decision.");
+      } else {
+        const u = (ev.usage && ev.usage[0]) || {};
+        status(u.totalTokens ? `Done · ${u.inputTokens} in, ${u.outputTokens} out tokens` : "Done");
+        loadSessions();
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+function pretty(s) {
+  try { return JSON.stringify(JSON.parse(s), null, 2); } catch { return s; }
+}
+
+// ---- approvals ----
+
+// askApprovals shows one card per interrupt; once each is answered the turn resumes with all.
+function askApprovals(interrupts) {
+  const box = $("approvals");
+  box.replaceChildren();
+  const answers = new Map();
+  const send = () => {
+    if (answers.size < interrupts.length) return;
+    box.replaceChildren();
+    run({ resume: interrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: answers.get(i.id) })) });
+  };
+  let first = null;
+  for (const i of interrupts) {
+    const md = i.metadata || {};
+    const call = calls.get(i.toolCallId);
+    if (call && call.state) call.state.textContent = i.reason === "tool_interrupt" ? "asks a question" : "waiting for approval";
+    const card = el("div", { class: "approval", role: "group", "aria-label": "Decision on " + md.tool, "data-interrupt": i.id });
+    const decided = (payload, note) => {
+      answers.set(i.id, payload);
+      card.replaceChildren(el("p", { class: "dim" }, note));
+      send();
+    };
+    card.append(el("p", {}, (md.agent ? `sub-agent ${md.agent}: ` : "") + (i.message || "Decide")),
+      el("pre", {}, pretty(JSON.stringify(md.arguments ?? {}))));
+    if (i.reason === "tool_interrupt") {
+      const answer = el("input", { type: "text", "aria-label": "Answer", class: "answer" });
+      card.append(answer, el("div", { class: "actions" },
+        el("button", { type: "button", class: "primary", onclick: () => decided({ answer: answer.value }, "Answered.") }, "Answer")));
+      first = first || answer;
+    } else {
+      const reason = el("input", { type: "text", "aria-label": "Reason for rejecting", placeholder: "Reason (optional)", class: "reason" });
+      const approve = el("button", { type: "button", class: "primary approve", onclick: () => decided({ approved: true }, `Approved ${md.tool}.`) }, "Approve");
+      const reject = el("button", { type: "button", class: "danger reject", onclick: () => decided({ approved: false, reason: reason.value }, `Rejected ${md.tool}.`) }, "Reject");
+      const edit = el("button", { type: "button", class: "edit", onclick: () => {
+        const t = tools.find((t) => t.name === md.tool);
+        const form = schemaForm(t ? t.inputSchema : {}, md.arguments || {}, "Approve with these arguments", (args) => decided({ approved: true, arguments: args }, `Approved ${md.tool} with edited arguments.`));
+        edit.disabled = true;
+        card.append(form);
+        const f = form.querySelector("input, textarea, select");
+        if (f) f.focus();
+      } }, "Edit arguments");
+      card.append(el("div", { class: "actions" }, approve, reject, reason, edit));
+      first = first || approve;
+    }
+    box.append(card);
+  }
+  if (first) first.focus();
+}
+
+// ---- forms from JSON schemas ----
+
+// schemaForm builds a form for an object schema, filled with value; submit gets the arguments
+// once every field passes the schema's checks, which the page makes before anything is sent.
+function schemaForm(schema, value, label, submit) {
+  schema = schema || {};
+  const props = schema.properties || {};
+  const required = new Set(schema.required || []);
+  const fields = [];
+  const form = el("form", { class: "schema-form", novalidate: true });
+  for (const [name, s] of Object.entries(props)) {
+    const id = "f-" + newID();
+    const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
+    let input;
+    const v = value[name];
+    if (Array.isArray(s.enum)) {
+      input = el("select", { id, name });
+      if (!required.has(name)) input.append(el("option", { value: "" }, "—"));
+      for (const o of s.enum) input.append(el("option", { value: JSON.stringify(o), selected: JSON.stringify(o) === JSON.stringify(v) }, String(o)));
+    } else if (type === "boolean") {
+      input = el("input", { id, name, type: "checkbox", checked: v === true });
+    } else if (type === "number" || type === "integer") {
+      input = el("input", { id, name, type: "text", inputmode: type === "integer" ? "numeric" : "decimal", value: v ?? "" });
+    } else if (type === "string") {
+      const long = typeof v === "string" && (v.length > 60 || v.includes("\n"));
+      input = long ? el("textarea", { id, name, rows: 4 }) : el("input", { id, name, type: "text" });
+      input.value = v ?? "";
+    } else {
+      input = el("textarea", { id, name, rows: 3 });
+      input.value = v === undefined ? "" : JSON.stringify(v, null, 2);
+    }
+    const problem = el("div", { class: "problem", id: id + "-problem", "aria-live": "polite" });
+    input.setAttribute("aria-describedby", id + "-problem");
+    form.append(el("div", { class: "field" },
+      el("label", { for: id }, name + (required.has(name) ? " *" : "")),
+      s.description ? el("div", { class: "hint" }, s.description) : null, input, problem));
+    fields.push({ name, s, type, input, problem, required: required.has(name) });
+  }
+  const extra = Object.keys(value).filter((k) => !(k in props));
+  form.append(el("button", { type: "submit", class: "primary" }, label));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const args = {};
+    for (const k of extra) args[k] = value[k];
+    let bad = null;
+    for (const f of fields) {
+      const [val, err] = readField(f);
+      f.problem.textContent = err || "";
+      f.input.setAttribute("aria-invalid", err ? "true" : "false");
+      if (err) bad = bad || f.input;
+      else if (val !== undefined) args[f.name] = val;
+    }
+    if (bad) { bad.focus(); return; }
+    submit(args);
+  });
+  return form;
+}
+
+// readField returns a field's value, or what is wrong with it.
+function readField(f) {
+  const { s, type, input } = f;
+  if (type === "boolean" && !s.enum) return [input.checked, null];
+  const raw = input.value;
+  if (raw === "") return f.required ? [undefined, "Required."] : [undefined, null];
+  let v;
+  if (Array.isArray(s.enum)) v = JSON.parse(raw);
+  else if (type === "string") v = raw;
+  else if (type === "number" || type === "integer") {
+    if (!/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(raw.trim())) return [undefined, "Not a number."];
+    v = Number(raw);
+    if (type === "integer" && !Number.isInteger(v)) return [undefined, "Not a whole number."];
+  } else {
+    try { v = JSON.parse(raw); } catch { return [undefined, "Not valid JSON."]; }
+    if (type === "object" && (typeof v !== "object" || v === null || Array.isArray(v))) return [undefined, "Not a JSON object."];
+    if (type === "array" && !Array.isArray(v)) return [undefined, "Not a JSON array."];
+  }
+  if (typeof v === "number") {
+    if (s.minimum !== undefined && v < s.minimum) return [undefined, `At least ${s.minimum}.`];
+    if (s.maximum !== undefined && v > s.maximum) return [undefined, `At most ${s.maximum}.`];
+    if (s.exclusiveMinimum !== undefined && v <= s.exclusiveMinimum) return [undefined, `More than ${s.exclusiveMinimum}.`];
+    if (s.exclusiveMaximum !== undefined && v >= s.exclusiveMaximum) return [undefined, `Less than ${s.exclusiveMaximum}.`];
+  }
+  if (typeof v === "string") {
+    const n = [...v].length;
+    if (s.minLength !== undefined && n < s.minLength) return [undefined, `At least ${s.minLength} characters.`];
+    if (s.maxLength !== undefined && n > s.maxLength) return [undefined, `At most ${s.maxLength} characters.`];
+    if (s.pattern) {
+      let re = null;
+      try { re = new RegExp(s.pattern, "u"); } catch { /* a pattern JavaScript cannot read: the tool checks it */ }
+      if (re && !re.test(v)) return [undefined, `Does not match ${s.pattern}.`];
+    }
+  }
+  return [v, null];
+}
+
+// ---- sessions ----
+
+async function loadSessions() {
+  try {
+    const ids = await api("api/sessions");
+    const list = $("session-list");
+    list.replaceChildren(...ids.map((id) => el("li", {}, el("button", { type: "button", "data-session": id, "aria-current": id === thread ? "true" : null, onclick: () => openSession(id) }, id))));
+    if (!ids.length) list.append(el("li", { class: "dim" }, "No sessions yet."));
+  } catch (e) {
+    status("Cannot list the sessions: " + e.message, true);
+  }
+}
+
+async function openSession(id) {
+  if (running) { status("Wait for the turn to end before opening another session.", true); return; }
+  try {
+    const msgs = await api("api/sessions/" + encodeURIComponent(id));
+    thread = id;
+    showThread();
+    const log = $("log");
+    log.replaceChildren();
+    $("approvals").replaceChildren();
+    calls.clear();
+    for (const m of msgs) {
+      if (m.role === "user") log.append(el("div", { class: "msg user" }, m.content || ""));
+      else if (m.role === "assistant") {
+        if (m.content) log.append(el("div", { class: "msg assistant" }, m.content));
+        for (const c of m.toolCalls || []) {
+          const card = el("div", { class: "call", "data-call": c.id, "data-tool": c.name }, el("header", {}, el("span", { class: "name" }, c.name)), el("pre", { class: "args" }, pretty(c.arguments || "")));
+          calls.set(c.id, { card, name: c.name });
+          log.append(card);
+        }
+      } else if (m.role === "tool") {
+        for (const r of m.toolResults || []) {
+          const c = calls.get(r.id);
+          const pre = el("pre", { class: "result" }, r.content);
+          if (c) { c.card.append(pre); if (r.isError) c.card.classList.add("error"); } else log.append(pre);
+        }
+      }
+    }
+    status(`Opened ${id}: ${msgs.length} messages. Ask to continue it.`);
+    loadSessions();
+    $("question").focus();
+  } catch (e) {
+    status("Cannot open the session: " + e.message, true);
+  }
+}
+
+// ---- tools ----
+
+async function loadTools() {
+  try { tools = await api("api/tools"); } catch (e) { status("Cannot list the tools: " + e.message, true); }
+  showTools();
+}
+
+function showTools() {
+  const q = $("tool-search").value.trim().toLowerCase();
+  const hits = tools.filter((t) => !q || t.name.toLowerCase().includes(q) || (t.description || "").toLowerCase().includes(q) || (t.source || "").toLowerCase().includes(q));
+  $("tool-list").replaceChildren(...hits.map((t) => el("li", {}, el("button", { type: "button", "data-tool": t.name, title: t.description || "", onclick: () => toolForm(t) },
+    t.name, el("span", { class: "src" }, (t.source || "") + (t.asks ? " · asks" : ""))))));
+  if (!hits.length) $("tool-list").append(el("li", { class: "dim" }, "No tool matches."));
+}
+
+function toolForm(t) {
+  const box = $("tool-call");
+  const out = el("pre", { class: "result", "aria-live": "polite" });
+  const form = schemaForm(t.inputSchema, {}, "Call " + t.name, async (args) => {
+    out.textContent = "Calling…";
+    try {
+      const r = await api("api/tools/" + encodeURIComponent(t.name) + "/call", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(args) });
+      out.className = "result" + (r.error ? " err" : "");
+      out.textContent = `${r.error ? "failed" : "done"} in ${r.elapsedMs} ms\n${r.content}`;
+    } catch (e) {
+      out.className = "result err";
+      out.textContent = e.message;
+    }
+  });
+  box.replaceChildren(el("h2", {}, t.name), el("p", { class: "dim" }, t.description || ""), form, out);
+  const f = form.querySelector("input, textarea, select, button");
+  if (f) f.focus();
+}
+
+// ---- wiring ----
+
+function toggle(panel, cls) {
+  const p = $(panel), b = $("tab-" + panel);
+  p.hidden = !p.hidden;
+  b.setAttribute("aria-expanded", String(!p.hidden));
+  $("layout").classList.toggle(cls, !p.hidden);
+  if (!p.hidden) (p.querySelector("input, button") || p).focus();
+}
+
+$("tab-sessions").addEventListener("click", () => toggle("sessions", "with-sessions"));
+$("tab-tools").addEventListener("click", () => toggle("tools", "with-tools"));
+$("tool-search").addEventListener("input", showTools);
+$("new-chat").addEventListener("click", () => {
+  if (running) return;
+  thread = newThread();
+  showThread();
+  $("log").replaceChildren();
+  $("approvals").replaceChildren();
+  calls.clear();
+  status("");
+  $("question").focus();
+});
+$("ask").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const q = $("question").value.trim();
+  if (!q || running) return;
+  if ($("approvals").children.length) { status("Decide the pending calls first.", true); return; }
+  $("question").value = "";
+  $("log").append(el("div", { class: "msg user" }, q));
+  run({ messages: [{ id: newID(), role: "user", content: q }] });
+});
+$("question").addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); $("ask").requestSubmit(); }
+});
+
+showThread();
+api("api/info").then((i) => { if (i.title) { $("title").textContent = "· " + i.title; document.title = "wield · " + i.title; } }).catch(() => {});
+loadSessions();
+loadTools();
+document.body.dataset.ready = "1";

@@ -1,0 +1,197 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
+	"github.com/wield-ai/wield/memory"
+	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolcall"
+	"github.com/wield-ai/wield/web"
+)
+
+// fixture is a page server over a scripted model, a memory store and a few tools.
+type fixture struct {
+	srv    *web.Server
+	http   *httptest.Server
+	model  *gatedModel
+	script *chattest.Model
+	repo   *memory.InMemory
+	tools  map[string]*chattest.Tool
+}
+
+func newFixture(t *testing.T, extra []tool.Tool, replies ...chattest.Reply) *fixture {
+	t.Helper()
+	destructive := true
+	f := &fixture{script: chattest.New(replies...).WithChunkSize(6), repo: memory.NewInMemory(), tools: map[string]*chattest.Tool{}}
+	f.model = &gatedModel{Model: f.script}
+	// A destructive tool, as an MCP server would mark one: it waits for approval.
+	del := chattest.NewTool("delete_file", func(_ context.Context, args string) (string, error) { return "deleted", nil }).
+		WithMetadata(tool.Metadata{Destructive: &destructive})
+	del.Def.InputSchema = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","minLength":1},"copies":{"type":"integer","minimum":1,"maximum":10}},"required":["path"]}`)
+	write := chattest.NewTool("write_note", func(_ context.Context, args string) (string, error) { return "written", nil }).
+		WithMetadata(tool.Metadata{ReadOnly: true})
+	write.Def.InputSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
+	f.tools["delete_file"], f.tools["write_note"] = del, write
+	tools := append([]tool.Tool{del, write}, extra...)
+	c := clienttest.New(t, f.model, client.WithTools(tools), client.WithApproval(toolcall.AskDestructive()), client.WithTurnStore(memory.Turns(f.repo)),
+		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(f.repo, 100), memory.AdvisorConfig{})))
+	s, err := web.New(web.Config{Client: c, Turns: memory.Turns(f.repo), Sessions: f.repo, Tools: tools,
+		Sources: map[string]string{"delete_file": "files", "write_note": "notes"}, Title: "scripted", MaxFormBytes: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv = s
+	f.http = httptest.NewServer(s)
+	t.Cleanup(func() { f.http.Close(); s.Wait() })
+	return f
+}
+
+// url is the page's address with its token.
+func (f *fixture) url() string { return f.http.URL + "/?token=" + f.srv.Token() }
+
+// gatedModel streams the scripted model's replies, holding the first stream after hold chunks
+// until release is closed, so that a test sees a reply part way.
+type gatedModel struct {
+	*chattest.Model
+	hold    int
+	release chan struct{}
+	once    sync.Once
+}
+
+func (g *gatedModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
+	gate := false
+	if g.release != nil {
+		g.once.Do(func() { gate = true })
+	}
+	inner := g.Model.Stream(ctx, p)
+	return func(yield func(*chat.Response, error) bool) {
+		n := 0
+		for r, err := range inner {
+			if gate && n == g.hold {
+				select {
+				case <-g.release:
+				case <-ctx.Done():
+					yield(nil, ctx.Err())
+					return
+				}
+			}
+			n++
+			if !yield(r, err) {
+				return
+			}
+		}
+	}
+}
+
+func do(t *testing.T, method, url, body string, header ...string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+			continue
+		}
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Every request needs the token; other origins and other host names are refused; a form over
+// the limit is refused before its tool runs.
+func TestBadInput(t *testing.T) {
+	f := newFixture(t, nil)
+	base, tok := f.http.URL, f.srv.Token()
+	run := `{"threadId":"t1","runId":"r1","messages":[{"id":"m","role":"user","content":"hi"}]}`
+	wrong := strings.Repeat("0", len(tok))
+	for _, c := range []struct {
+		name, method, path, body string
+		header                   []string
+		want                     int
+	}{
+		{"page without token", "GET", "/", "", nil, 401},
+		{"page with a wrong token", "GET", "/?token=" + wrong, "", nil, 401},
+		{"page with a short token", "GET", "/?token=" + tok[:8], "", nil, 401},
+		{"run without token", "POST", "/agui", run, nil, 401},
+		{"run with a wrong bearer", "POST", "/agui", run, []string{"Authorization", "Bearer " + wrong}, 401},
+		{"run with a wrong cookie", "POST", "/agui", run, []string{"Cookie", "wield_token=" + wrong}, 401},
+		{"tools without token", "GET", "/api/tools", "", nil, 401},
+		{"call without token", "POST", "/api/tools/write_note/call", `{"text":"x"}`, nil, 401},
+		{"sessions without token", "GET", "/api/sessions", "", nil, 401},
+		{"another origin", "POST", "/agui?token=" + tok, run, []string{"Origin", "https://evil.example"}, 403},
+		{"another origin's call", "POST", "/api/tools/write_note/call?token=" + tok, `{"text":"x"}`, []string{"Origin", "http://evil.example"}, 403},
+		{"another host name (DNS rebinding)", "GET", "/?token=" + tok, "", []string{"Host", "evil.example:80"}, 403},
+		{"oversized form", "POST", "/api/tools/write_note/call?token=" + tok, `{"text":"` + strings.Repeat("x", 70<<10) + `"}`, nil, 413},
+		{"oversized run", "POST", "/agui?token=" + tok, `{"threadId":"t","runId":"r","messages":[{"role":"user","content":"` + strings.Repeat("x", 70<<10) + `"}]}`, nil, 413},
+		{"arguments not an object", "POST", "/api/tools/write_note/call?token=" + tok, `[1]`, nil, 400},
+		{"unknown tool", "POST", "/api/tools/nope/call?token=" + tok, `{}`, nil, 404},
+		{"call by GET", "GET", "/api/tools/write_note/call?token=" + tok, "", nil, 405},
+		{"bad session name", "GET", "/api/sessions/%00?token=" + tok, "", nil, 400},
+	} {
+		if status, body := do(t, c.method, base+c.path, c.body, c.header...); status != c.want {
+			t.Errorf("%s: %d %q, want %d", c.name, status, body, c.want)
+		}
+	}
+	if n := len(f.tools["write_note"].Args()); n != 0 || f.script.Requests() != 0 {
+		t.Fatalf("refused requests ran %d calls and %d model requests", n, f.script.Requests())
+	}
+	// The token works in each place it may be; the URL's sets the cookie the page then uses.
+	status, body := do(t, "GET", base+"/?token="+tok, "")
+	if status != 200 || !strings.Contains(body, "app.js") {
+		t.Fatalf("page: %d %q", status, body)
+	}
+	if status, body := do(t, "POST", base+"/api/tools/write_note/call", `{"text":"x"}`, "Authorization", "Bearer "+tok, "Origin", base); status != 200 || !strings.Contains(body, "written") {
+		t.Fatalf("call by hand: %d %q", status, body)
+	}
+	if status, _ := do(t, "GET", base+"/api/tools", "", "Cookie", "wield_token="+tok); status != 200 {
+		t.Fatalf("cookie: %d", status)
+	}
+}
+
+func TestServeRefusesNonLoopback(t *testing.T) {
+	f := newFixture(t, nil)
+	err := f.srv.Serve(context.Background(), fakeListener{})
+	if err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("Serve on a public address: %v", err)
+	}
+}
+
+// A session's name is unescaped once: names with a slash or a percent sign open.
+func TestSessionNames(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, id := range []string{"work/plans", "100%", "chat-20250101-000000-abcd"} {
+		if err := f.repo.Append(context.Background(), id, chat.User("q of "+id)); err != nil {
+			t.Fatal(err)
+		}
+		status, body := do(t, "GET", f.http.URL+"/api/sessions/"+url.PathEscape(id)+"?token="+f.srv.Token(), "")
+		if status != 200 || !strings.Contains(body, "q of "+id) {
+			t.Errorf("session %q: %d %q", id, status, body)
+		}
+	}
+	status, body := do(t, "GET", f.http.URL+"/api/sessions?token="+f.srv.Token(), "")
+	var ids []string
+	if status != 200 || json.Unmarshal([]byte(body), &ids) != nil || len(ids) != 3 || ids[0] != "work/plans" {
+		t.Fatalf("sessions: %d %q", status, body)
+	}
+}
