@@ -15,16 +15,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/httpguard"
 )
 
 // Defaults of [Config].
@@ -33,6 +31,9 @@ const (
 	DefaultReadTimeout     = 30 * time.Second
 	DefaultWriteTimeout    = 30 * time.Second
 	DefaultRunTimeout      = 10 * time.Minute
+	// Runs go on after their clients leave, so runs, not connections, are what a client holds.
+	DefaultMaxRuns          = 256
+	DefaultMaxRunsPerClient = 16
 )
 
 // ErrUnauthenticatedRemote is returned by [Handler.Serve] for a listener on an address other than
@@ -67,6 +68,17 @@ type Config struct {
 	// finishes, or stops for approval, so that nothing it did is lost. Zero means
 	// DefaultRunTimeout.
 	RunTimeout time.Duration
+	// MaxRuns caps the runs going on at once, MaxRunsPerClient those of one client (its
+	// Principal when set, else its remote IP address unless loopback), so that one client cannot
+	// lock the others out: another run is refused with 503, or 429 for the client over its share,
+	// and Retry-After. Zero means the defaults; negative means no cap.
+	MaxRuns, MaxRunsPerClient int
+	// Principal, when set, names the authenticated client of a request for MaxRunsPerClient.
+	Principal func(*http.Request) string
+	// MaxConns and MaxConnsPerClient cap the connections [Handler.Serve] holds open; a
+	// connection over them is answered 503 and closed. Zero means httpguard's defaults (1024 and
+	// 64); negative means no cap.
+	MaxConns, MaxConnsPerClient int
 	// Logger receives the errors of runs, which front ends see only as a short message; nil is
 	// slog.Default().
 	Logger *slog.Logger
@@ -76,8 +88,8 @@ type Config struct {
 // read the events as server-sent events.
 type Handler struct {
 	cfg     Config
-	origins map[string]bool
-	anyOrig bool
+	origins httpguard.Origins
+	runs    *httpguard.Limiter
 	pending sync.Map // threadId → *client.TurnState, when cfg.Turns is nil
 	wg      sync.WaitGroup
 }
@@ -102,19 +114,17 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	h := &Handler{cfg: cfg, origins: map[string]bool{}}
-	for _, o := range cfg.AllowedOrigins {
-		if o == "*" {
-			h.anyOrig = true
-			continue
-		}
-		u, err := url.Parse(o)
-		if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") {
-			return nil, fmt.Errorf("agui: allowed origin %q is not scheme://host[:port]", o)
-		}
-		h.origins[strings.ToLower(u.Scheme+"://"+u.Host)] = true
+	if cfg.MaxRuns == 0 {
+		cfg.MaxRuns = DefaultMaxRuns
 	}
-	return h, nil
+	if cfg.MaxRunsPerClient == 0 {
+		cfg.MaxRunsPerClient = DefaultMaxRunsPerClient
+	}
+	origins, err := httpguard.ParseOrigins(cfg.AllowedOrigins)
+	if err != nil {
+		return nil, fmt.Errorf("agui: %w", err)
+	}
+	return &Handler{cfg: cfg, origins: origins, runs: httpguard.NewLimiter(cfg.MaxRuns, cfg.MaxRunsPerClient)}, nil
 }
 
 // Wait waits for the turns still running after their clients went away.
@@ -123,68 +133,15 @@ func (h *Handler) Wait() { h.wg.Wait() }
 // Serve serves h on ln until ctx ends, then shuts down, waiting for running turns. A listener on
 // an address other than loopback needs an Authorize hook (or AllowUnauthenticatedRemote).
 func (h *Handler) Serve(ctx context.Context, ln net.Listener) error {
-	if h.cfg.Authorize == nil && !h.cfg.AllowUnauthenticatedRemote && !isLoopback(ln.Addr()) {
+	if h.cfg.Authorize == nil && !h.cfg.AllowUnauthenticatedRemote && !httpguard.IsLoopback(ln.Addr()) {
 		ln.Close()
 		return fmt.Errorf("%w (%s)", ErrUnauthenticatedRemote, ln.Addr())
 	}
-	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(h.cfg.Logger.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := hs.Shutdown(shutdown); err != nil {
-			hs.Close()
-		}
-		<-done
-		h.Wait()
-		return nil
-	}
-}
-
-func isLoopback(addr net.Addr) bool {
-	switch a := addr.(type) {
-	case *net.TCPAddr:
-		return a.IP.IsLoopback()
-	case *net.UnixAddr:
-		return true
-	}
-	host, _, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// originAllowed reports whether a browser on the request's Origin may call the handler: its own
-// host, a listed origin, or no Origin at all.
-func (h *Handler) originAllowed(r *http.Request) bool {
-	o := r.Header.Get("Origin")
-	if o == "" {
-		return true
-	}
-	if h.anyOrig {
-		return true
-	}
-	u, err := url.Parse(o)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	if strings.EqualFold(u.Host, r.Host) {
-		return true
-	}
-	return h.origins[strings.ToLower(u.Scheme+"://"+u.Host)]
+	return httpguard.Serve(ctx, ln, h, httpguard.ServerOptions{
+		Logger:  h.cfg.Logger,
+		Conns:   &httpguard.ConnLimits{Total: h.cfg.MaxConns, PerClient: h.cfg.MaxConnsPerClient},
+		Stopped: h.Wait,
+	})
 }
 
 func (h *Handler) cors(w http.ResponseWriter, r *http.Request) {
@@ -200,7 +157,7 @@ func (h *Handler) cors(w http.ResponseWriter, r *http.Request) {
 
 // ServeHTTP runs one AG-UI run.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.originAllowed(r) {
+	if ok, _ := h.origins.Check(r); !ok {
 		http.Error(w, "origin not allowed", http.StatusForbidden)
 		return
 	}
@@ -225,8 +182,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), status)
 		return
 	}
+	var principal string
+	if h.cfg.Principal != nil {
+		principal = h.cfg.Principal(r)
+	}
+	release, status := h.runs.Acquire(httpguard.ClientID(r, principal))
+	if status != 0 {
+		msg := "too many runs"
+		if status == http.StatusTooManyRequests {
+			msg = "too many runs for this client"
+		}
+		httpguard.Refuse(w, status, msg)
+		return
+	}
 	spec, prior, err := h.spec(r.Context(), in)
 	if err != nil {
+		release()
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -239,6 +210,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	done := make(chan struct{})
 	go func() {
 		defer h.wg.Done()
+		defer release()
 		defer close(done)
 		defer cancel()
 		t := &translator{out: out, threadID: in.ThreadID, runID: in.RunID, open: map[string]bool{}, started: map[string]bool{}}
@@ -275,16 +247,14 @@ type resumeEntry struct {
 const maxIDLength = 256
 
 func (h *Handler) readInput(w http.ResponseWriter, r *http.Request) (*runInput, int, error) {
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(h.cfg.ReadTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxRequestBytes))
-	_ = rc.SetReadDeadline(time.Time{})
+	body, err := httpguard.ReadBody(w, r, h.cfg.MaxRequestBytes, h.cfg.ReadTimeout)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("the run input is over %d bytes", h.cfg.MaxRequestBytes)
+		var be *httpguard.BodyError
+		errors.As(err, &be)
+		if be.Status == http.StatusRequestEntityTooLarge {
+			return nil, be.Status, fmt.Errorf("the run input is over %d bytes", h.cfg.MaxRequestBytes)
 		}
-		return nil, http.StatusRequestTimeout, errors.New("cannot read the run input")
+		return nil, be.Status, errors.New("cannot read the run input")
 	}
 	var in runInput
 	if err := json.Unmarshal(body, &in); err != nil {

@@ -8,26 +8,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wield-ai/wield/internal/httpguard"
 )
 
 // Defaults of [HTTPOptions].
 const (
-	DefaultSessionTimeout  = 30 * time.Minute
-	DefaultMaxSessions     = 100
-	DefaultMaxRequestBytes = 4 << 20 // as the Go SDK's
-	DefaultReadTimeout     = 30 * time.Second
-	DefaultWriteTimeout    = 30 * time.Second
-	DefaultIdleTimeout     = 2 * time.Minute
+	DefaultSessionTimeout = 30 * time.Minute
+	DefaultMaxSessions    = 100
+	// A quarter of the default cap: four clients at their share leave room for others.
+	DefaultMaxSessionsPerClient = 25
+	DefaultMaxRequestBytes      = 4 << 20 // as the Go SDK's
+	DefaultReadTimeout          = 30 * time.Second
+	DefaultWriteTimeout         = 30 * time.Second
+	DefaultIdleTimeout          = 2 * time.Minute
 )
 
 // ErrUnauthenticatedRemote is returned by [Server.Serve] for a listener on an address other than
@@ -45,6 +46,16 @@ type HTTPOptions struct {
 	// MaxSessions caps the sessions open at once: a request for another is refused with 503
 	// Service Unavailable. Zero means DefaultMaxSessions; negative means no cap.
 	MaxSessions int
+	// MaxSessionsPerClient caps the sessions one client holds, so that one client cannot take
+	// every place for the session timeout: another is refused with 429 Too Many Requests. A
+	// client is its token's principal (auth.TokenInfo.UserID) when there is one, else its remote
+	// IP address, unless loopback (every local program shares it). Zero means
+	// DefaultMaxSessionsPerClient; negative means no cap.
+	MaxSessionsPerClient int
+	// MaxConns and MaxConnsPerClient cap the connections [Server.Serve] holds open, in all and
+	// from one remote IP address; a connection over them is answered 503 and closed. Zero means
+	// httpguard's defaults (1024 and 64); negative means no cap.
+	MaxConns, MaxConnsPerClient int
 	// MaxRequestBytes caps a request body: a larger one is refused with 413. Zero means
 	// DefaultMaxRequestBytes; negative means no cap (do not use on a server others can reach).
 	MaxRequestBytes int64
@@ -106,6 +117,9 @@ func (o *HTTPOptions) withDefaults() HTTPOptions {
 	if out.MaxSessions == 0 {
 		out.MaxSessions = DefaultMaxSessions
 	}
+	if out.MaxSessionsPerClient == 0 {
+		out.MaxSessionsPerClient = DefaultMaxSessionsPerClient
+	}
 	if out.MaxRequestBytes == 0 {
 		out.MaxRequestBytes = DefaultMaxRequestBytes
 	}
@@ -141,9 +155,9 @@ func (s *Server) Handler(opts *HTTPOptions) (http.Handler, error) {
 // handler is Handler, also returning the sessions it makes, for Serve to close.
 func (s *Server) handler(opts *HTTPOptions) (http.Handler, *sessionSet, error) {
 	o := opts.withDefaults()
-	origins, err := parseOrigins(o.AllowedOrigins)
+	origins, err := httpguard.ParseOrigins(o.AllowedOrigins)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("mcp: %w", err)
 	}
 	var so sdk.StreamableHTTPOptions
 	if o.Options != nil {
@@ -162,7 +176,7 @@ func (s *Server) handler(opts *HTTPOptions) (http.Handler, *sessionSet, error) {
 		opts:     o,
 		origins:  origins,
 		stateful: !so.Stateless,
-		sessions: &sessionSet{max: o.MaxSessions, live: map[*sdk.ServerSession]bool{}},
+		sessions: &sessionSet{max: o.MaxSessions, lim: httpguard.NewLimiter(o.MaxSessions, o.MaxSessionsPerClient), live: map[*sdk.ServerSession]func(){}},
 	}
 	h.sdk = sdk.NewStreamableHTTPHandler(h.server, &so)
 	var next http.Handler = http.HandlerFunc(h.serveMCP)
@@ -179,7 +193,7 @@ func (s *Server) handler(opts *HTTPOptions) (http.Handler, *sessionSet, error) {
 // Serve closes ln and returns [ErrUnauthenticatedRemote].
 func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) error {
 	o := opts.withDefaults()
-	if o.TokenVerifier == nil && !o.AllowUnauthenticatedRemote && !isLoopback(ln.Addr()) {
+	if o.TokenVerifier == nil && !o.AllowUnauthenticatedRemote && !httpguard.IsLoopback(ln.Addr()) {
 		ln.Close()
 		return fmt.Errorf("%w (%s)", ErrUnauthenticatedRemote, ln.Addr())
 	}
@@ -188,55 +202,27 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) 
 		ln.Close()
 		return err
 	}
-	hs := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
+	return httpguard.Serve(ctx, ln, handler, httpguard.ServerOptions{
+		ReadHeaderTimeout: readHeaderTimeout(o.ReadTimeout),
 		IdleTimeout:       o.IdleTimeout,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
-	if o.ReadTimeout > 0 && o.ReadTimeout < hs.ReadHeaderTimeout {
-		hs.ReadHeaderTimeout = o.ReadTimeout
-	}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := hs.Shutdown(shutdown); err != nil {
-			hs.Close()
-		}
-		<-done
-		sessions.closeAll()
-		return nil
-	}
+		Logger:            s.logger,
+		Conns:             &httpguard.ConnLimits{Total: o.MaxConns, PerClient: o.MaxConnsPerClient},
+		Stopped:           sessions.closeAll,
+	})
 }
 
-// isLoopback reports whether addr, a listener's address, is reachable only from this machine: a
-// loopback IP address or a Unix socket.
-func isLoopback(addr net.Addr) bool {
-	switch a := addr.(type) {
-	case *net.TCPAddr:
-		return a.IP.IsLoopback()
-	case *net.UnixAddr:
-		return true
+// readHeaderTimeout is the header's share of a request's read timeout.
+func readHeaderTimeout(read time.Duration) time.Duration {
+	if read > 0 && read < 10*time.Second {
+		return read
 	}
-	host, _, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return 10 * time.Second
 }
 
 type httpHandler struct {
 	srv      *Server
 	opts     HTTPOptions
-	origins  originSet
+	origins  httpguard.Origins
 	stateful bool
 	sessions *sessionSet
 	sdk      *sdk.StreamableHTTPHandler
@@ -290,10 +276,19 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A request without a session id: the SDK makes a session for it.
-	if !h.sessions.reserve() {
-		w.Header().Set("Retry-After", "60")
-		http.Error(w, "too many sessions", http.StatusServiceUnavailable)
-		h.srv.logger.WarnContext(r.Context(), "mcp: refused a session: too many sessions", "max", h.sessions.max)
+	var principal string
+	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+		principal = ti.UserID
+	}
+	client := httpguard.ClientID(r, principal)
+	release, status := h.sessions.lim.Acquire(client)
+	if status != 0 {
+		msg := "too many sessions"
+		if status == http.StatusTooManyRequests {
+			msg = "too many sessions for this client"
+		}
+		httpguard.Refuse(w, status, msg)
+		h.srv.logger.WarnContext(r.Context(), "mcp: refused a session: "+msg, "max", h.sessions.max, "client", client)
 		return
 	}
 	ns := &newSession{}
@@ -306,7 +301,7 @@ func (h *httpHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		srv = ns.srv
 	}
 	ss := findSession(srv, w.Header().Get(sessionIDHeader))
-	h.sessions.made(ss)
+	h.sessions.made(ss, release)
 }
 
 func findSession(s *Server, id string) *sdk.ServerSession {
@@ -324,31 +319,14 @@ func findSession(s *Server, id string) *sdk.ServerSession {
 // readBody reads the whole body, within the size cap and the read timeout, and puts it back for
 // the SDK. It answers the request itself and returns false when the body is refused.
 func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) bool {
-	rc := http.NewResponseController(w)
-	if h.opts.ReadTimeout > 0 {
-		_ = rc.SetReadDeadline(time.Now().Add(h.opts.ReadTimeout))
-	}
-	body := r.Body
-	if h.opts.MaxRequestBytes > 0 {
-		body = http.MaxBytesReader(w, body, h.opts.MaxRequestBytes)
-	}
-	data, err := io.ReadAll(body)
-	r.Body.Close()
-	// Long-lived responses (event streams) must not inherit the body's deadline.
-	_ = rc.SetReadDeadline(time.Time{})
+	data, err := httpguard.ReadBody(w, r, h.opts.MaxRequestBytes, h.opts.ReadTimeout)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		var ne net.Error
-		switch {
-		case errors.As(err, &mbe):
-			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
-		case errors.As(err, &ne) && ne.Timeout():
+		var be *httpguard.BodyError
+		errors.As(err, &be)
+		if be.Status != http.StatusRequestEntityTooLarge {
 			w.Header().Set("Connection", "close")
-			http.Error(w, "request body not received in time", http.StatusRequestTimeout)
-		default:
-			w.Header().Set("Connection", "close")
-			http.Error(w, "cannot read the request body", http.StatusBadRequest)
 		}
+		http.Error(w, be.Error(), be.Status)
 		h.srv.logger.WarnContext(r.Context(), "mcp: refused a request body", "remote", r.RemoteAddr, "error", err)
 		return false
 	}
@@ -357,41 +335,32 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// sessionSet keeps the sessions a handler made, and places for those being made, within max
-// (none if max is negative).
+// sessionSet keeps the sessions a handler made, each holding a place in lim (a reservation while
+// it is being made) until it ends.
 type sessionSet struct {
-	max      int
-	mu       sync.Mutex
-	reserved int
-	live     map[*sdk.ServerSession]bool
+	max  int
+	lim  *httpguard.Limiter
+	mu   sync.Mutex
+	live map[*sdk.ServerSession]func()
 }
 
-func (l *sessionSet) reserve() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.max >= 0 && l.reserved+len(l.live) >= l.max {
-		return false
+// made turns a reservation into ss, a live session (nil: none was made, the place is given
+// back), kept until it ends.
+func (l *sessionSet) made(ss *sdk.ServerSession, release func()) {
+	if ss == nil {
+		release()
+		return
 	}
-	l.reserved++
-	return true
-}
-
-// made turns a reservation into ss, a live session (nil: none was made), kept until it ends.
-func (l *sessionSet) made(ss *sdk.ServerSession) {
 	l.mu.Lock()
-	l.reserved--
-	if ss != nil {
-		l.live[ss] = true
-	}
+	l.live[ss] = release
 	l.mu.Unlock()
-	if ss != nil {
-		go func() {
-			ss.Wait()
-			l.mu.Lock()
-			delete(l.live, ss)
-			l.mu.Unlock()
-		}()
-	}
+	go func() {
+		ss.Wait()
+		l.mu.Lock()
+		delete(l.live, ss)
+		l.mu.Unlock()
+		release()
+	}()
 }
 
 // closeAll closes the live sessions.
@@ -434,45 +403,6 @@ func (w *deadlineWriter) Flush() {
 
 func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// originSet is the parsed AllowedOrigins.
-type originSet struct {
-	any     bool
-	origins map[string]bool // "scheme://host[:port]", lower case
-}
-
-func parseOrigins(list []string) (originSet, error) {
-	set := originSet{origins: map[string]bool{}}
-	for _, o := range list {
-		if o == "*" {
-			set.any = true
-			continue
-		}
-		norm, ok := normalizeOrigin(o)
-		if !ok {
-			return set, fmt.Errorf("mcp: allowed origin %q is not an origin (scheme://host[:port])", o)
-		}
-		set.origins[norm] = true
-	}
-	return set, nil
-}
-
-// normalizeOrigin returns an origin's serialisation in lower case, without a default port.
-func normalizeOrigin(o string) (string, bool) {
-	u, err := url.Parse(o)
-	if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
-		return "", false
-	}
-	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
-	if h, port, err := net.SplitHostPort(host); err == nil &&
-		(scheme == "http" && port == "80" || scheme == "https" && port == "443") {
-		host = h
-		if strings.Contains(h, ":") {
-			host = "[" + h + "]"
-		}
-	}
-	return scheme + "://" + host, true
-}
-
 // checkOrigin refuses requests whose Origin is neither the server's own nor allowed, and answers
 // CORS for the allowed ones.
 func (h *httpHandler) checkOrigin(next http.Handler) http.Handler {
@@ -482,15 +412,13 @@ func (h *httpHandler) checkOrigin(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		norm, ok := normalizeOrigin(origin)
-		sameOrigin := ok && strings.TrimPrefix(strings.TrimPrefix(norm, "http://"), "https://") == strings.ToLower(stripDefaultPort(r.Host))
-		listed := ok && (h.origins.any || h.origins.origins[norm])
-		if !sameOrigin && !listed {
+		allowed, sameOrigin := h.origins.Check(r)
+		if !allowed {
 			h.srv.logger.WarnContext(r.Context(), "mcp: refused a request from another origin", "origin", origin, "remote", r.RemoteAddr)
 			http.Error(w, "Forbidden: origin not allowed", http.StatusForbidden)
 			return
 		}
-		if listed && !sameOrigin {
+		if !sameOrigin {
 			hd := w.Header()
 			hd.Set("Access-Control-Allow-Origin", origin)
 			hd.Add("Vary", "Origin")
@@ -505,15 +433,4 @@ func (h *httpHandler) checkOrigin(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// stripDefaultPort removes :80 and :443 from a Host header, as origins omit them.
-func stripDefaultPort(host string) string {
-	if h, port, err := net.SplitHostPort(host); err == nil && (port == "80" || port == "443") {
-		if strings.Contains(h, ":") {
-			return "[" + h + "]"
-		}
-		return h
-	}
-	return host
 }
