@@ -66,6 +66,9 @@ var allowed = map[string][]string{
 	"internal/httpretry":   {"chat"},
 	"internal/httptimeout": {},
 	"internal/bodywatch":   {},
+	// The guards of wield's HTTP servers (mcp, agui): loopback, origins, bodies, per-client
+	// limits and a connection cap.
+	"internal/httpguard": {},
 	// Test kits and test-only packages. What the kits reach (client, toolsearch) sits above most
 	// packages, so a package's own code importing one breaks that package's rule; tests may.
 	"internal/testenv":              {},
