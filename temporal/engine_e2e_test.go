@@ -3,6 +3,7 @@ package temporal_test
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,7 +108,7 @@ func TestWorkerKilledMidClientLoopTurn(t *testing.T) {
 	t.Cleanup(closeMem)
 	cfg := engineCrashConfig(queue, mem)
 	conv := "order-" + queue
-	ctx, turn := startTurn(t, tc, cfg, 3*time.Minute, temporal.Request{ConversationID: conv, Messages: []chat.Message{chat.User("charge and look up")}})
+	ctx, turn := startTurn(t, tc, cfg, 5*time.Minute, temporal.Request{ConversationID: conv, Messages: []chat.Message{chat.User("charge and look up")}})
 	eventually(t, time.Minute, "the charge to finish and the lookup to start", func() bool {
 		ls := lines(t, runs)
 		return count(ls, "charge_card-4242") == 1 && count(ls, "lookup_started") == 1
@@ -120,7 +121,7 @@ func TestWorkerKilledMidClientLoopTurn(t *testing.T) {
 	startWorker(t, tc, engineCrashClient(runs, false), cfg)
 	resp, err := turn.Result(ctx)
 	if err != nil {
-		t.Fatalf("%v\nchild output:\n%s", err, a.out.String())
+		t.Fatalf("%v\nchild output:\n%s\nruns: %v\n%s", err, a.out.String(), lines(t, runs), turnDiagnosis(t, tc, turn.ID()))
 	}
 	ls := lines(t, runs)
 	if count(ls, "charge_card-4242") != 1 || count(ls, "reason_the-order-is-due") != 1 || count(ls, "lookup_started") != 2 || count(ls, "lookup_finished") != 1 {
@@ -322,4 +323,24 @@ func TestScheduledTurns(t *testing.T) {
 	if _, err := c.Schedule(ctx, "bad-"+queue, sdkclient.ScheduleSpec{}, temporal.Request{ID: "x", Messages: []chat.Message{chat.User("x")}}); err == nil {
 		t.Fatal("a scheduled request with an id was accepted")
 	}
+}
+
+// turnDiagnosis describes where a turn stands, for a test that waited for it in vain: its
+// pending activities and the last events of its history.
+func turnDiagnosis(t *testing.T, tc sdkclient.Client, id string) string {
+	t.Helper()
+	var b strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if desc, err := tc.DescribeWorkflowExecution(ctx, id, ""); err == nil {
+		for _, a := range desc.GetPendingActivities() {
+			fmt.Fprintf(&b, "pending %s %s: state %v, attempt %d, last failure %v\n", a.GetActivityId(), a.GetActivityType().GetName(), a.GetState(), a.GetAttempt(), a.GetLastFailure().GetMessage())
+		}
+		fmt.Fprintf(&b, "status %v, pending workflow task %v\n", desc.GetWorkflowExecutionInfo().GetStatus(), desc.GetPendingWorkflowTask())
+	}
+	h := fetchHistory(t, tc, id)
+	for _, ev := range h.Events[max(0, len(h.Events)-30):] {
+		fmt.Fprintf(&b, "%d %v %s\n", ev.GetEventId(), ev.GetEventType(), ev.GetEventTime().AsTime().Format("15:04:05.000"))
+	}
+	return b.String()
 }
