@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2asrv"
 
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/httpguard"
 	"github.com/wield-ai/wield/memory"
 )
 
@@ -97,7 +97,7 @@ type Server struct {
 	tasks   *taskStore
 	rpc     http.Handler
 	card    sdk.AgentCard
-	origins map[string]bool
+	origins httpguard.Origins
 }
 
 // NewServer returns a server for cfg.
@@ -123,14 +123,11 @@ func NewServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, tasks: newTaskStore(cfg.Tasks), origins: map[string]bool{}}
-	for _, o := range cfg.AllowedOrigins {
-		u, err := url.Parse(o)
-		if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") {
-			return nil, fmt.Errorf("a2a: allowed origin %q is not scheme://host[:port]", o)
-		}
-		s.origins[strings.ToLower(u.Scheme+"://"+u.Host)] = true
+	origins, err := httpguard.ParseOrigins(cfg.AllowedOrigins)
+	if err != nil {
+		return nil, fmt.Errorf("a2a: %w", err)
 	}
+	s := &Server{cfg: cfg, tasks: newTaskStore(cfg.Tasks), origins: origins}
 	card, err := s.makeCard(ctx)
 	if err != nil {
 		return nil, err
@@ -211,7 +208,7 @@ func (s *Server) Card() *sdk.AgentCard {
 
 // ServeHTTP serves the card (GET [CardPath]) and the JSON-RPC endpoint (POST /).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !s.originAllowed(r) {
+	if ok, _ := s.origins.Check(r); !ok {
 		http.Error(w, "origin not allowed", http.StatusForbidden)
 		return
 	}
@@ -285,62 +282,14 @@ func (s *Server) serveCard(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(card)
 }
 
-func (s *Server) originAllowed(r *http.Request) bool {
-	o := r.Header.Get("Origin")
-	if o == "" {
-		return true
-	}
-	u, err := url.Parse(o)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	return strings.EqualFold(u.Host, r.Host) || s.origins[strings.ToLower(u.Scheme+"://"+u.Host)]
-}
-
 // Serve serves s on ln until ctx ends, then shuts down. A listener on an address other than
 // loopback needs an Authorize hook (or AllowUnauthenticatedRemote).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	if s.cfg.Authorize == nil && !s.cfg.AllowUnauthenticatedRemote && !isLoopback(ln.Addr()) {
+	if s.cfg.Authorize == nil && !s.cfg.AllowUnauthenticatedRemote && !httpguard.IsLoopback(ln.Addr()) {
 		ln.Close()
 		return fmt.Errorf("%w (%s)", ErrUnauthenticatedRemote, ln.Addr())
 	}
-	hs := &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := hs.Shutdown(shutdown); err != nil {
-			hs.Close()
-		}
-		<-done
-		return nil
-	}
-}
-
-func isLoopback(addr net.Addr) bool {
-	switch a := addr.(type) {
-	case *net.TCPAddr:
-		return a.IP.IsLoopback()
-	case *net.UnixAddr:
-		return true
-	}
-	host, _, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return httpguard.Serve(ctx, ln, s, httpguard.ServerOptions{Logger: s.cfg.Logger})
 }
 
 // deadlineWriter sets a write deadline before each write, so that a stream's reader that stops

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -17,25 +14,11 @@ import (
 // startA2AServe runs wield a2a serve on a free loopback port and returns its URL.
 func startA2AServe(t *testing.T, env []string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(wieldBin, append([]string{"a2a", "serve", "--http", "127.0.0.1:0"}, args...)...)
-	cmd.Env = env
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
+	first, _ := startServer(t, env, append([]string{"a2a", "serve", "--http", "127.0.0.1:0"}, args...)...)
+	_, url, ok := strings.Cut(first, " on ")
+	if !ok || !strings.HasPrefix(first, "wield: serving the A2A agent") || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("first line %q", first)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	sc := bufio.NewScanner(stderr)
-	if !sc.Scan() {
-		t.Fatalf("no output from a2a serve: %v", sc.Err())
-	}
-	_, url, ok := strings.Cut(sc.Text(), " on ")
-	if !ok || !strings.HasPrefix(sc.Text(), "wield: serving the A2A agent") || !strings.HasPrefix(url, "http://127.0.0.1:") {
-		t.Fatalf("first line %q", sc.Text())
-	}
-	go io.Copy(io.Discard, stderr)
 	return strings.TrimSuffix(url, "/")
 }
 

@@ -273,7 +273,19 @@ func startServe(t *testing.T, env []string, args ...string) string {
 // startServeCmd is startServe that returns the process too.
 func startServeCmd(t *testing.T, env []string, args ...string) (string, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(wieldBin, append([]string{"mcp", "serve", "--http", "127.0.0.1:0"}, args...)...)
+	first, cmd := startServer(t, env, append([]string{"mcp", "serve", "--http", "127.0.0.1:0"}, args...)...)
+	url, ok := strings.CutPrefix(first, "wield: serving MCP on ")
+	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("first line %q", first)
+	}
+	return url, cmd
+}
+
+// startServer runs the command with args in the background until the test ends and returns the
+// first line it writes to standard error (where a server says where it listens).
+func startServer(t *testing.T, env []string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(wieldBin, args...)
 	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -285,14 +297,10 @@ func startServeCmd(t *testing.T, env []string, args ...string) (string, *exec.Cm
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	sc := bufio.NewScanner(stderr)
 	if !sc.Scan() {
-		t.Fatalf("no output from mcp serve: %v", sc.Err())
-	}
-	url, ok := strings.CutPrefix(sc.Text(), "wield: serving MCP on ")
-	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
-		t.Fatalf("first line %q", sc.Text())
+		t.Fatalf("no output from wield %s: %v", strings.Join(args, " "), sc.Err())
 	}
 	go io.Copy(io.Discard, stderr)
-	return url, cmd
+	return sc.Text(), cmd
 }
 
 // TestBinaryMCPServeAuth: with a token, only clients sending it are served.
