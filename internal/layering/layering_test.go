@@ -66,7 +66,7 @@ var allowed = map[string][]string{
 	"internal/httpretry":   {"chat"},
 	"internal/httptimeout": {},
 	"internal/bodywatch":   {},
-	// The guards of wield's HTTP servers (mcp, agui): loopback, origins, bodies, per-client
+	// The guards of wield's HTTP servers (mcp, agui, a2a): loopback, origins, bodies, per-client
 	// limits and a connection cap.
 	"internal/httpguard": {},
 	// Test kits and test-only packages. What the kits reach (client, toolsearch) sits above most
