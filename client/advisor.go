@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -316,6 +317,34 @@ func (e *Event) Agent() string {
 		return ""
 	}
 	return *e.agent
+}
+
+// eventFields is Event without its methods, for its JSON.
+type eventFields Event
+
+// MarshalJSON encodes the event with its attribution (Agent), which a runtime that carries
+// events elsewhere (a durable turn's) keeps.
+func (e Event) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		eventFields
+		Agent string `json:",omitempty"`
+	}{eventFields(e), e.Agent()})
+}
+
+// UnmarshalJSON decodes an event MarshalJSON encoded.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var v struct {
+		eventFields
+		Agent string
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*e = Event(v.eventFields)
+	if v.Agent != "" {
+		e.agent = &v.Agent
+	}
+	return nil
 }
 
 // Text returns the text the event carries: the text of every generation of its chunk, a

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/wield-ai/wield/engine"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -75,19 +76,23 @@ func (a *agentTool) call(ctx context.Context, in AgentInput) (string, error) {
 	if depth >= MaxAgentDepth {
 		return "", tool.Fatal(fmt.Errorf("%w: agent %q", ErrAgentDepth, a.name))
 	}
-	ctx = context.WithValue(ctx, agentDepthKey{}, depth+1)
-	var spec *Spec
+	call := AgentCall{Name: a.name, Depth: depth + 1, Input: in.Input}
 	if r, ok := toolcall.Resumed(ctx); ok && len(r.Data) > 0 {
 		var ar agentResume
 		if err := json.Unmarshal(r.Data, &ar); err != nil || ar.State == nil {
 			return "", tool.Fatal(fmt.Errorf("client: agent %q: resuming: not a sub-agent's state: %v", a.name, err))
 		}
-		spec = a.c.Resume(ar.State, ar.Decisions...)
-	} else {
-		spec = a.c.Prompt(in.Input)
+		call.Input, call.State, call.Decisions = "", ar.State, ar.Decisions
 	}
-	spec.nested = true
-	resp, err := a.run(ctx, spec)
+	var resp *Response
+	var err error
+	ran := false
+	if r, ok := engine.From(ctx).(AgentRunner); ok {
+		resp, ran, err = r.RunAgent(ctx, a.c, call)
+	}
+	if !ran {
+		resp, err = a.run(call.Context(ctx), call.Spec(a.c))
+	}
 	if err != nil {
 		return "", err
 	}
@@ -107,7 +112,7 @@ func (a *agentTool) call(ctx context.Context, in AgentInput) (string, error) {
 // run runs the sub-agent's turn: streamed, with its events sent on to the caller's stream, when
 // the caller streams.
 func (a *agentTool) run(ctx context.Context, spec *Spec) (*Response, error) {
-	parent, ok := ctx.Value(eventsKey{}).(*eventObserver)
+	parent, ok := ctx.Value(eventsKey{}).(eventSink)
 	if !ok {
 		return spec.Call(ctx).Response()
 	}
@@ -161,7 +166,7 @@ func (a *agentTool) checkDecisions(ctx context.Context, state *TurnState, decisi
 // false when the calling turn is not streamed. ctx is the tool call's; ev must not be used after
 // send, and a Done event is not sent.
 func AgentEvents(ctx context.Context, name string) (send func(ev *Event, inner string) bool, ok bool) {
-	parent, ok := ctx.Value(eventsKey{}).(*eventObserver)
+	parent, ok := ctx.Value(eventsKey{}).(eventSink)
 	if !ok {
 		return nil, false
 	}
@@ -174,3 +179,20 @@ func AgentEvents(ctx context.Context, name string) (send func(ev *Event, inner s
 		return parent.send(ev)
 	}, true
 }
+
+// WithAgentEvents returns ctx for a tool call that runs away from its turn's stream (a durable
+// turn's activity, say): the agents the call runs ([AgentTool], and tools that use
+// [AgentEvents]) stream their turns under it, and each of their events goes to send, attributed
+// ([Event.Agent]), until send returns false. send is called from the agents' goroutines, and ev
+// is send's to keep.
+func WithAgentEvents(ctx context.Context, send func(ev *Event) bool) context.Context {
+	return context.WithValue(ctx, eventsKey{}, funcSink(send))
+}
+
+// eventSink takes the events of the agents a tool call runs.
+type eventSink interface{ send(*Event) bool }
+
+// funcSink is the eventSink of WithAgentEvents.
+type funcSink func(*Event) bool
+
+func (f funcSink) send(ev *Event) bool { return f(ev) }

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
@@ -52,5 +53,60 @@ func TestAgentEvents(t *testing.T) {
 	}
 	if len(streamed) != 2 || !streamed[0] || streamed[1] {
 		t.Fatalf("streamed %v", streamed)
+	}
+}
+
+// A tool call run away from its turn's stream gets its agents' events through WithAgentEvents,
+// attributed, and their attribution survives JSON.
+func TestWithAgentEvents(t *testing.T) {
+	inner := tool.Must(tool.Func("lookup", "looks up", func(context.Context, struct{}) (string, error) { return "found", nil }))
+	sub := clienttest.New(t, chattest.New(chattest.Calls(chattest.Call("lookup", `{}`)), chattest.Text("sub answer")).Repeat(), client.WithTools(inner))
+	at, err := client.AgentTool(sub, "researcher", "researches")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []*client.Event
+	ctx := client.WithAgentEvents(context.Background(), func(ev *client.Event) bool {
+		got = append(got, ev)
+		return true
+	})
+	res, err := tool.Invoke(ctx, at, `{"input":"go"}`)
+	if err != nil || res.Text != "sub answer" {
+		t.Fatalf("result %q, %v", res.Text, err)
+	}
+	var tools, text int
+	for _, ev := range got {
+		if ev.Agent() != "researcher" {
+			t.Fatalf("event of %q", ev.Agent())
+		}
+		if ev.Done != nil {
+			t.Fatal("a Done event was sent")
+		}
+		if ev.Tool != nil {
+			tools++
+		}
+		text += len(ev.Text())
+	}
+	if tools != 2 || text == 0 {
+		t.Fatalf("%d tool events, %d bytes of text", tools, text)
+	}
+
+	// Without it the call runs unstreamed, as before.
+	if res, err := tool.Invoke(context.Background(), at, `{"input":"go"}`); err != nil || res.Text != "sub answer" {
+		t.Fatalf("result %q, %v", res.Text, err)
+	}
+
+	for _, ev := range []*client.Event{got[0], {Chunk: &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("own")}}}}} {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back client.Event
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back.Agent() != ev.Agent() || back.Text() != ev.Text() || (back.Tool == nil) != (ev.Tool == nil) {
+			t.Fatalf("%s came back as agent %q text %q", b, back.Agent(), back.Text())
+		}
 	}
 }

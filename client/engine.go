@@ -37,6 +37,70 @@ type Checkpointer interface {
 	Checkpoint(ctx context.Context) error
 }
 
+// AgentRunner is implemented by a [engine.Runtime] that runs a sub-agent's turn ([AgentTool])
+// as a turn of its own elsewhere, such as a Temporal child workflow with its own history. The
+// agent's tool calls RunAgent in place of running the turn in the caller's; the runtime runs
+// call's turn with the agent's client ([AgentCall.Spec] under [AgentCall.Context]), found
+// elsewhere by the path of agent names from its own client ([Client.Agent]). A response with Pending stops the caller's turn as a sub-agent's stop
+// does in a process: the caller's resume calls RunAgent again with the state and decisions.
+type AgentRunner interface {
+	// RunAgent runs call's turn with c, the agent's client, and returns its response; ok false
+	// leaves the turn to the caller's, as in a process.
+	RunAgent(ctx context.Context, c *Client, call AgentCall) (resp *Response, ok bool, err error)
+}
+
+// Agent returns the client of the agent tool ([AgentTool]) named name among c's own tools
+// ([WithTools]; a provider's are not looked at), and whether there is one: a runtime that runs
+// sub-agents elsewhere finds a sub-agent's client by the path of names from its own.
+func (c *Client) Agent(name string) (*Client, bool) {
+	for _, t := range c.tools.tools {
+		if a, ok := t.(*agentTool); ok && a.name == name {
+			return a.c, true
+		}
+	}
+	return nil, false
+}
+
+// AgentCall is one turn of a sub-agent, as an [AgentRunner] runs it.
+type AgentCall struct {
+	// Name is the agent's tool name.
+	Name string `json:"name"`
+	// Depth is how many agents the turn runs inside, itself included (see [MaxAgentDepth]).
+	Depth int `json:"depth"`
+	// Input is the model's task for the agent, for a turn that starts.
+	Input string `json:"input,omitempty"`
+	// State, with Decisions, is the agent's stopped turn to resume.
+	State     *TurnState `json:"state,omitempty"`
+	Decisions []Decision `json:"decisions,omitempty"`
+}
+
+// Spec returns the agent's turn on c, its client: a nested turn, whose state lives in its
+// caller's.
+func (call AgentCall) Spec(c *Client) *Spec {
+	var spec *Spec
+	if call.State != nil {
+		spec = c.Resume(call.State, call.Decisions...)
+	} else {
+		spec = c.Prompt(call.Input)
+	}
+	spec.nested = true
+	return spec
+}
+
+// Context returns ctx for the agent's turn: agents it runs count their depth from its.
+func (call AgentCall) Context(ctx context.Context) context.Context {
+	return context.WithValue(ctx, agentDepthKey{}, call.Depth)
+}
+
+// AgentClient returns the client of an agent's tool ([AgentTool]), and whether t is one.
+func AgentClient(t tool.Tool) (*Client, bool) {
+	a, ok := t.(*agentTool)
+	if !ok {
+		return nil, false
+	}
+	return a.c, true
+}
+
 // RoundFitter is implemented by a [engine.Runtime] whose steps carry bounded payloads (a
 // Temporal workflow's): after a round's calls ran, the loop gives it the conversation the model
 // saw and the round (the assistant message with the calls and the tool message with their

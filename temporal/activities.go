@@ -47,13 +47,39 @@ func newActivities(c *client.Client, cfg Config) *activities {
 	})}
 }
 
+// client returns the client whose turn in is: the worker's, or a sub-agent's.
+func (a *activities) client(in *Request) (*client.Client, error) {
+	if in == nil || in.Agent == nil {
+		return a.c, nil
+	}
+	return agentClient(a.c, in.Agent.Path)
+}
+
+// agentClient finds the sub-agent's client at path from c: each name an agent tool of the
+// client before.
+func agentClient(c *client.Client, path []string) (*client.Client, error) {
+	for i, name := range path {
+		sub, ok := c.Agent(name)
+		if !ok {
+			return nil, sdktemporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"temporal: the worker's client has no agent %q (path %q): run workers of the build that started the turn", cut(name, maxCallIDInActivityID), strings.Join(path[:i+1], "/")), errTypeConfig, nil)
+		}
+		c = sub
+	}
+	return c, nil
+}
+
 // request builds the turn's request with the worker's client: its system message, options and
 // tools, with the turn's over them, and msgs as the conversation.
 func (a *activities) request(ctx context.Context, in *Request, msgs []chat.Message) (*client.Request, error) {
 	if in == nil {
 		in = &Request{}
 	}
-	spec := a.c.Prompt().Messages(msgs...).ToolNames(in.ToolNames...)
+	c, err := a.client(in)
+	if err != nil {
+		return nil, err
+	}
+	spec := c.Prompt().Messages(msgs...).ToolNames(in.ToolNames...)
 	if in.System != nil {
 		spec.System(*in.System)
 	}
@@ -87,12 +113,12 @@ func (a *activities) Model(ctx context.Context, in modelInput) (*chat.Response, 
 		o.ToolChoice = "none"
 		req = req.WithOptions(o)
 	}
-	return a.callModel(ctx, &req.Prompt, in.MaxBytes, false)
+	return a.callModel(ctx, a.c.Model(), &req.Prompt, in.MaxBytes, false)
 }
 
 // callModel calls the client's model with p; the response is bounded by maxBytes as JSON
 // (0: no bound).
-func (a *activities) callModel(ctx context.Context, p *chat.Prompt, maxBytes int, stream bool) (*chat.Response, error) {
+func (a *activities) callModel(ctx context.Context, m chat.Model, p *chat.Prompt, maxBytes int, stream bool) (*chat.Response, error) {
 	// Temporal retries the activity: the provider's own retries would multiply its attempts.
 	ctx = chat.WithoutRetries(ctx)
 	ctx, hb := heartbeat(ctx)
@@ -100,9 +126,9 @@ func (a *activities) callModel(ctx context.Context, p *chat.Prompt, maxBytes int
 	var resp *chat.Response
 	var err error
 	if stream {
-		resp, err = streamModel(ctx, a.c.Model(), p, hb, a.cfg.StreamInterval)
+		resp, err = streamModel(ctx, m, p, hb, a.cfg.StreamInterval)
 	} else {
-		resp, err = a.c.Model().Call(ctx, p)
+		resp, err = m.Call(ctx, p)
 	}
 	if err != nil {
 		var pe *chat.ProviderError
@@ -555,11 +581,12 @@ func heartbeat(ctx context.Context) (context.Context, *beater) {
 
 // beater heartbeats an activity with its last details.
 type beater struct {
-	ctx  context.Context
-	mu   sync.Mutex
-	last any
-	done chan struct{}
-	wg   sync.WaitGroup
+	ctx    context.Context
+	mu     sync.Mutex
+	last   any       // a model's text so far (modelProgress), or a tool's progress (tool.Progress)
+	agents *agentLog // a tool call's agents' events, sent beside its progress (toolBeat)
+	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
 // set makes d the details of the activity's heartbeats and sends them.
@@ -572,8 +599,16 @@ func (b *beater) set(d any) {
 
 func (b *beater) send() {
 	b.mu.Lock()
-	d := b.last
+	d, agents := b.last, b.agents
 	b.mu.Unlock()
+	if agents != nil {
+		tb := &toolBeat{NoProgress: true}
+		if p, ok := d.(tool.Progress); ok {
+			tb.Progress, tb.NoProgress = p, false
+		}
+		agents.beat(tb)
+		d = tb
+	}
 	if d != nil {
 		activity.RecordHeartbeat(b.ctx, d)
 	} else {

@@ -263,6 +263,9 @@ func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
 	return func(yield func(*client.Event, error) bool) {
 		next := 0
 		var streamed string // the text of the running model call shown so far
+		agents := map[string]shownAgents{}
+		var children []*childTurn // sub-agents' turns whose events are still to be read
+		agentsSeen := 0
 		for {
 			page, err := t.page(ctx, next)
 			if err != nil {
@@ -273,6 +276,15 @@ func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
 					return
 				}
 				yield(nil, err)
+				return
+			}
+			for i, a := range page.Agents {
+				if page.AgentsFrom+i >= agentsSeen {
+					children = append(children, &childTurn{turn: &Turn{c: t.c, id: a.ID}, name: a.Name})
+				}
+			}
+			agentsSeen = max(agentsSeen, page.AgentsFrom+len(page.Agents))
+			if !t.childEvents(ctx, &children, yield) {
 				return
 			}
 			for i := range page.Events {
@@ -306,6 +318,13 @@ func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
 					piece := &client.Event{Chunk: &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant(text[len(streamed):])}}}}
 					streamed = text
 					if !yield(piece, nil) {
+						return
+					}
+				}
+			}
+			if page.Calling && t.c.cfg.StreamInterval > 0 {
+				for _, ev := range t.agentEvents(ctx, agents) {
+					if !yield(ev, nil) {
 						return
 					}
 				}
@@ -368,6 +387,113 @@ func (t *Turn) modelText(ctx context.Context) string {
 		}
 	}
 	return ""
+}
+
+// childTurn is a sub-agent's turn in a child workflow, read by a reader of its caller's events:
+// name is its agent's path from the caller ("payer", "payer/clerk").
+type childTurn struct {
+	turn       *Turn
+	name       string
+	next       int // its next event to read
+	agentsSeen int // how many of its own sub-agents' turns were found
+}
+
+// childEvents yields what the sub-agents' turns did since last read, attributed to them, adds
+// their own sub-agents' turns to children, and forgets those that finished; false when yield
+// stopped. A child whose events cannot be read (no worker replays it once it ended) is left
+// out, as is an event over a page alone.
+func (t *Turn) childEvents(ctx context.Context, children *[]*childTurn, yield func(*client.Event, error) bool) bool {
+	sctx := client.WithAgentEvents(ctx, func(ev *client.Event) bool { return yield(ev, nil) })
+	var keep []*childTurn
+	for i := 0; i < len(*children); i++ { // grows as grandchildren are found
+		ch := (*children)[i]
+		done := false
+		for {
+			page, err := ch.turn.page(ctx, ch.next)
+			if err != nil {
+				done = true
+				break
+			}
+			send, _ := client.AgentEvents(sctx, ch.name)
+			for k := range page.Events {
+				ev := page.Events[k]
+				if ev.Done != nil {
+					continue
+				}
+				if !send(&ev, ev.Agent()) {
+					return false
+				}
+			}
+			ch.next = page.Next
+			for k, a := range page.Agents {
+				if page.AgentsFrom+k >= ch.agentsSeen {
+					*children = append(*children, &childTurn{turn: &Turn{c: t.c, id: a.ID}, name: ch.name + "/" + a.Name})
+				}
+			}
+			ch.agentsSeen = max(ch.agentsSeen, page.AgentsFrom+len(page.Agents))
+			if page.Large {
+				ch.next++
+				continue
+			}
+			if page.More {
+				continue
+			}
+			done = page.Finished
+			break
+		}
+		if !done {
+			keep = append(keep, ch)
+		}
+	}
+	*children = keep
+	return true
+}
+
+// shownAgents is how many of a running call's agents' events a reader of the turn's events was
+// shown, in the call's attempt.
+type shownAgents struct{ attempt, next int32 }
+
+// agentEvents returns what the agents of the turn's running tool calls did since the reader was
+// last shown (shown, by activity), from the calls' heartbeat details. They are a courtesy, like
+// a model's text so far: what an agent did in a call's last moments may not show before the
+// call ends, and an attempt that runs again shows its agents again.
+func (t *Turn) agentEvents(ctx context.Context, shown map[string]shownAgents) []*client.Event {
+	desc, err := t.c.tc.DescribeWorkflowExecution(ctx, t.id, "")
+	if err != nil {
+		return nil
+	}
+	var out []*client.Event
+	running := make(map[string]bool)
+	for _, a := range desc.GetPendingActivities() {
+		if a.GetActivityType().GetName() != t.c.cfg.activity(actInvokeTool) {
+			continue
+		}
+		id := a.GetActivityId()
+		running[id] = true
+		d := a.GetHeartbeatDetails()
+		if d == nil || len(d.GetPayloads()) == 0 {
+			continue
+		}
+		var b toolBeat
+		if t.c.cfg.DataConverter.FromPayloads(d, &b) != nil || len(b.Events) == 0 || b.First < 0 {
+			continue
+		}
+		s := shown[id]
+		if s.attempt != a.GetAttempt() {
+			s = shownAgents{attempt: a.GetAttempt()}
+		}
+		for i := max(int(s.next)-b.First, 0); i < len(b.Events); i++ {
+			out = append(out, &b.Events[i])
+		}
+		s.next = int32(min(b.First+len(b.Events), math.MaxInt32))
+		shown[id] = s
+	}
+	for id := range shown {
+		if !running[id] {
+			delete(shown, id)
+		}
+	}
+	return out
 }
 
 // Decide sends the application's decisions for the calls the turn waits on (every call of
@@ -464,9 +590,9 @@ func (t *Turn) Progress(ctx context.Context) ([]ToolProgress, error) {
 			p.Heartbeat = hb.AsTime()
 		}
 		if d := a.GetHeartbeatDetails(); d != nil && len(d.GetPayloads()) > 0 {
-			var tp tool.Progress
-			if err := t.c.cfg.DataConverter.FromPayloads(d, &tp); err == nil {
-				p.Progress = &tp
+			var b toolBeat
+			if err := t.c.cfg.DataConverter.FromPayloads(d, &b); err == nil {
+				p.Progress = b.progress()
 			}
 		}
 		out = append(out, p)

@@ -20,7 +20,9 @@
 //   - The tool calls of one response are parallel activities (on [Config.ToolTaskQueue], which
 //     may be served by other machines: [NewToolWorker]); their results go back to the model in
 //     the model's order. Long calls heartbeat, carrying the tool's progress
-//     ([tool.ReportProgress]) as heartbeat details ([Turn.Progress]). Calls of idempotent tools
+//     ([tool.ReportProgress]) as heartbeat details ([Turn.Progress]), and the events of the
+//     agents a call runs ([client.AgentTool], a remote agent), which [Turn.Events] shows,
+//     attributed, while the call runs. Calls of idempotent tools
 //     (read-only or idempotent by their metadata) are retried when a worker is lost; any other
 //     call runs at most once, and a call whose worker was lost waits for the application's
 //     decision, as [client.CallRunning] does in a stored turn.
@@ -36,6 +38,10 @@
 //     arguments could not fit the model's next input, end the turn with [ErrPayloadTooLarge]
 //     rather than leaving it stuck; the calls of a round whose inputs together are large start
 //     in batches.
+//
+// A sub-agent among the client's own tools ([client.AgentTool]) runs its turn as a child
+// workflow, with a history, limits and continue-as-new of its own; its stop stops the calling
+// turn, whose resume runs the sub-agent's next turn, and [Turn.Events] reads its events from it.
 //
 // Turns started before the client's loop ran the workflow's own loop, which runs no advisor or
 // hook; they replay on it, and [Config.WorkflowLoop] (deprecated) still starts turns on it.

@@ -25,13 +25,18 @@ import (
 // (turn.loop), kept so that those turns replay as they ran.
 const engineLoop = 1
 
+// engineAgents is the turnSettings.Engine of a client-loop turn whose sub-agents (the worker's
+// client's agent tools) run as child workflows (wfRuntime.RunAgent); an engineLoop turn runs
+// them inside a tool activity, as it did when it started.
+const engineAgents = 2
+
 // knownEngine is the newest turnSettings.Engine this worker runs and records: this build's,
 // unless a test plays a newer build or an older one (Config.engine).
 func (c Config) knownEngine() int {
 	if c.engine != 0 {
 		return c.engine
 	}
-	return engineLoop
+	return engineAgents
 }
 
 // runEngine runs the turn with the worker's client: its advisor chain and tool loop, as in a
@@ -42,6 +47,9 @@ func (c Config) knownEngine() int {
 func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
 	rt := &wfRuntime{t: t, root: ctx}
 	bctx := engine.With(context.WithValue(context.Background(), wfKey{}, ctx), rt)
+	if t.in.Agent != nil {
+		bctx = t.in.Agent.Call.Context(bctx)
+	}
 	var err error
 	if rt.served, err = rt.workerTools(bctx); err != nil {
 		return nil, err
@@ -84,6 +92,11 @@ func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
 			}
 			return resp, nil
 		}
+		if t.in.Agent != nil {
+			// A sub-agent's stop is its caller's: the caller's turn stops with it, and its resume
+			// runs the sub-agent's next turn with the decisions (RunAgent).
+			return resp, nil
+		}
 		st := resp.Pending
 		st.ID = workflow.GetInfo(ctx).WorkflowExecution.ID
 		t.pending, t.decided, t.decisions = st, nil, nil
@@ -123,6 +136,13 @@ func (t *turn) responseFits(resp *client.Response) error {
 // state is set.
 func (t *turn) spec(state *client.TurnState, decisions []client.Decision) *client.Spec {
 	in := t.in
+	if in.Agent != nil {
+		call := in.Agent.Call
+		if state != nil { // a run continued as new
+			call.Input, call.State, call.Decisions = "", state, decisions
+		}
+		return call.Spec(t.c)
+	}
 	spec := t.c.Prompt().ToolNames(in.ToolNames...)
 	if state != nil {
 		spec.Resume(state, decisions...)
@@ -180,6 +200,7 @@ var (
 	_ client.ToolLister   = (*wfRuntime)(nil)
 	_ toolcall.ToolRunner = (*wfRuntime)(nil)
 	_ client.RoundFitter  = (*wfRuntime)(nil)
+	_ client.AgentRunner  = (*wfRuntime)(nil)
 	_ tool.Tool           = (*proxy)(nil)
 )
 
@@ -237,8 +258,14 @@ func (r *wfRuntime) Replaying(ctx context.Context) bool { return workflow.IsRepl
 // workerTools records the names of the tools the worker's client gathers for the turn.
 func (r *wfRuntime) workerTools(ctx context.Context) (map[string]bool, error) {
 	a := newActivities(r.t.c, r.t.cfg)
+	in := r.t.act
+	if in.Agent != nil { // t.c is the sub-agent's client already
+		lean := *in
+		lean.Agent = nil
+		in = &lean
+	}
 	names, err := engine.Effect(ctx, "tools.names", func(actx context.Context) ([]string, error) {
-		req, err := a.request(actx, r.t.act, nil)
+		req, err := a.request(actx, in, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -299,6 +326,9 @@ func (p *proxy) Call(context.Context, string) (string, error) {
 // CallModel calls the model as an activity with the prompt as the chain made it.
 func (r *wfRuntime) CallModel(ctx context.Context, p *chat.Prompt, chunk func(*chat.Response) bool) (*chat.Response, error) {
 	in := invokeModelInput{Messages: p.Messages, MaxBytes: max(r.t.maxPayload, 0)}
+	if r.t.in.Agent != nil {
+		in.Agent = r.t.in.Agent.Path
+	}
 	if p.Options != nil {
 		o := *p.Options
 		o.Tools = nil
@@ -351,6 +381,13 @@ func (r *wfRuntime) RunTool(ctx context.Context, tl tool.Tool, call chat.ToolCal
 	wctx := r.wf(ctx)
 	var out invokeOutput
 	var err error
+	if sub, ok := client.AgentClient(tl); ok && r.t.engine >= engineAgents {
+		if own, ok := r.t.c.Agent(call.Name); ok && own == sub {
+			// The agent's tool runs here, and its turn in a child workflow (RunAgent).
+			ictx := tool.WithCall(ctx, tool.Call{ID: call.ID, Name: call.Name})
+			return tool.Invoke(toolcall.WithResumption(ictx, resume), tl, call.Arguments)
+		}
+	}
 	if _, ok := tl.(*proxy); ok || r.served[call.Name] {
 		size := 0
 		if bound := r.t.maxPayload; bound > 0 {
@@ -375,6 +412,8 @@ func (r *wfRuntime) RunTool(ctx context.Context, tl tool.Tool, call chat.ToolCal
 		id := fmt.Sprintf("tool/%d/%s", r.t.steps, cut(call.ID, maxCallIDInActivityID)) // as Turn.Progress reads it
 		info := callInfo{Known: true, Retry: meta.ReadOnly || meta.Idempotent, Timeout: meta.Timeout}
 		actx, cancel := workflow.WithCancel(wctx)
+		r.t.calling++
+		defer func() { r.t.calling-- }()
 		f := workflow.ExecuteActivity(r.t.tool(actx, id, info), r.t.cfg.activity(actInvokeTool), in)
 		// The round's context ends when another call ends the turn (a fatal error): Await
 		// sees it, since the condition is checked again whenever a coroutine has run, and the
@@ -402,6 +441,69 @@ func (r *wfRuntime) RunTool(ctx context.Context, tl tool.Tool, call chat.ToolCal
 		return tool.Result{}, err
 	}
 	return out.result()
+}
+
+// maxAgentRefs bounds the sub-agents' turns an events page names: a reader polls more often
+// than a turn starts that many.
+const maxAgentRefs = 16
+
+// RunAgent implements client.AgentRunner: a sub-agent of the turn's client runs its turn as a
+// child workflow on the turn's queue, with its own history, limits and events; its stop ends
+// the child with its state, which stops this turn as a sub-agent's stop does in a process. An
+// agent tool that is not the client's own (an advisor's) runs its turn here.
+func (r *wfRuntime) RunAgent(ctx context.Context, c *client.Client, call client.AgentCall) (*client.Response, bool, error) {
+	if own, ok := r.t.c.Agent(call.Name); !ok || own != c {
+		return nil, false, nil
+	}
+	var path []string
+	if r.t.in.Agent != nil {
+		path = r.t.in.Agent.Path
+	}
+	in := &Request{Agent: &AgentTurn{Path: append(path[:len(path):len(path)], call.Name), Call: call}}
+	if bound := r.t.maxPayload; bound > 0 {
+		n := 256 + len(call.Input) // estimated, not encoded, in workflow code
+		if call.State != nil {
+			n += approxSize(call.State.Messages)
+			if rd := call.State.Round; rd != nil {
+				n += approxSize([]chat.Message{rd.Message})
+			}
+		}
+		if n > bound {
+			return nil, true, fmt.Errorf("the agent's turn did not start: its input is about %d bytes, over the %d bytes one may have in this turn", n, bound)
+		}
+	}
+	wctx := r.wf(ctx)
+	r.t.steps++
+	// Named after the run, not the turn's id: a replay knows the run's id from its history (as
+	// the SDK's own child ids do), while a replayer not told the turn's id uses one of its own.
+	id := fmt.Sprintf("%s/agent/%d/%s", workflow.GetInfo(wctx).WorkflowExecution.RunID, r.t.steps, cut(call.Name, 64))
+	cctx, cancel := workflow.WithCancel(wctx)
+	cctx = workflow.WithChildOptions(cctx, workflow.ChildWorkflowOptions{WorkflowID: id, TaskQueue: r.t.cfg.TaskQueue})
+	r.t.calling++
+	defer func() { r.t.calling-- }()
+	f := workflow.ExecuteChildWorkflow(cctx, r.t.cfg.workflowName(), in)
+	r.t.agents = append(r.t.agents, agentRef{ID: id, Name: call.Name})
+	if err := workflow.Await(wctx, func() bool { return f.IsReady() || ctx.Err() != nil }); err != nil {
+		cancel()
+		return nil, true, err
+	}
+	if !f.IsReady() {
+		cancel()
+		return nil, true, context.Cause(ctx)
+	}
+	var resp client.Response
+	if err := f.Get(wctx, &resp); err != nil {
+		var ae *sdktemporal.ApplicationError
+		if errors.As(err, &ae) {
+			msg := fmt.Errorf("the agent %q failed: %s", call.Name, ae.Error())
+			if ae.Type() == errTypeTurnEnded {
+				return nil, true, tool.Fatal(msg)
+			}
+			return nil, true, msg
+		}
+		return nil, true, err
+	}
+	return &resp, true, nil
 }
 
 // FitRound implements client.RoundFitter: a round whose results would take the model's next
@@ -502,6 +604,7 @@ func lost(err error) bool {
 
 // invokeModelInput is a model call of a durable turn: the prompt as the chain made it.
 type invokeModelInput struct {
+	Agent    []string          `json:"agent,omitempty"` // a sub-agent's turn: the path to its client
 	Messages []chat.Message    `json:"messages"`
 	Options  *chat.Options     `json:"options,omitempty"` // without Tools
 	Tools    []tool.Definition `json:"tools,omitempty"`
@@ -640,6 +743,13 @@ func (a *activities) InvokeTool(ctx context.Context, in invokeInput) (*invokeOut
 	}
 	ctx, hb := heartbeat(ctx)
 	defer hb.stop()
+	if a.cfg.StreamInterval > 0 {
+		// The agents the call runs stream their turns, and their events travel with the
+		// heartbeats for Turn.Events to show while the call runs.
+		log, stop := streamAgents(hb, a.cfg.StreamInterval)
+		defer stop()
+		ctx = client.WithAgentEvents(ctx, log.add)
+	}
 	out := invoke(ctx, t, in, a.cfg.MaxToolResultBytes)
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // the attempt was cancelled or timed out: Temporal decides what next
@@ -649,6 +759,10 @@ func (a *activities) InvokeTool(ctx context.Context, in invokeInput) (*invokeOut
 
 // InvokeModel calls the worker's client's model with a prompt the turn's chain made.
 func (a *activities) InvokeModel(ctx context.Context, in invokeModelInput) (*chat.Response, error) {
+	c, err := agentClient(a.c, in.Agent)
+	if err != nil {
+		return nil, err
+	}
 	p := &chat.Prompt{Messages: in.Messages, Options: in.Options}
 	if len(in.Tools) > 0 {
 		if p.Options == nil {
@@ -659,7 +773,7 @@ func (a *activities) InvokeModel(ctx context.Context, in invokeModelInput) (*cha
 			p.Options.Tools[i] = &proxy{info: toolInfo{Definition: d}}
 		}
 	}
-	return a.callModel(ctx, p, in.MaxBytes, a.cfg.StreamInterval > 0)
+	return a.callModel(ctx, c.Model(), p, in.MaxBytes, a.cfg.StreamInterval > 0)
 }
 
 // approxSize estimates, without encoding them, the JSON size of messages: the length of their

@@ -257,7 +257,7 @@ func TestRollbackCannotCorruptATurn(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	cfg := approvalConfig(queue)
 
-	newer, err := temporal.NewWorker(tc, approvalClient(runs), atLoad(temporal.PlayBuild(cfg, 2))) // the new build
+	newer, err := temporal.NewWorker(tc, approvalClient(runs), atLoad(temporal.NewerBuild(cfg))) // the new build
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestRollbackCannotCorruptATurn(t *testing.T) {
 	}
 
 	old.Stop()
-	startWorker(t, tc, approvalClient(runs), temporal.PlayBuild(cfg, 2)) // the new build is back
+	startWorker(t, tc, approvalClient(runs), temporal.NewerBuild(cfg)) // the new build is back
 	if err := turn.Decide(ctx, st.Seq, client.Approve(st.Pending()[0].Call.ID)); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
 package temporal
 
-// PlayBuild returns cfg for a worker of a build that knows engines up to engine: for the test
-// of a rollback, whose workers of two builds share one process.
-func PlayBuild(cfg Config, engine int) Config {
-	cfg.engine = engine
+// NewerBuild returns cfg for a worker of a build newer than this one, which knows an engine
+// this one does not: for the test of a rollback, whose workers of two builds share one process.
+func NewerBuild(cfg Config) Config {
+	cfg.engine = engineAgents + 1
 	return cfg
 }

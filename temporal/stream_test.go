@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/temporal"
+	"github.com/wield-ai/wield/tool"
 )
 
 // gatedModel streams the first part of its answer, then waits until the test has seen it (or
@@ -98,6 +100,88 @@ func TestModelTextStreams(t *testing.T) {
 		}
 		if !streaming && len(pieces) != 1 {
 			t.Fatalf("without streaming: pieces %q", pieces)
+		}
+	}
+}
+
+// TestAgentEventsStream: the events of an agent a durable turn's tool call runs itself (a
+// remote agent, through client.AgentEvents) reach Turn.Events while the call runs, attributed to
+// the agent: its text joins to its answer, and the first half shows before the agent goes on.
+// With streaming off, the call's result alone says what the agent answered.
+func TestAgentEventsStream(t *testing.T) {
+	tc := dial(t)
+	for _, streaming := range []bool{true, false} {
+		cfg := temporal.Config{TaskQueue: "agents-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond, StreamInterval: 50 * time.Millisecond}
+		if !streaming {
+			cfg.StreamInterval = -1
+		}
+		first, rest := "The researcher's first half, ", "and its second."
+		seen := make(chan struct{})
+		var released atomic.Bool
+		if !streaming {
+			close(seen)
+		}
+		researcher := tool.Must(tool.Func("researcher", "A remote agent", func(ctx context.Context, _ struct{}) (string, error) {
+			send, ok := client.AgentEvents(ctx, "researcher")
+			text := func(s string) *client.Event {
+				return &client.Event{Chunk: &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant(s)}}}}
+			}
+			for _, w := range strings.SplitAfter(first, " ") {
+				if ok {
+					send(text(w), "")
+				}
+			}
+			select {
+			case <-seen:
+			case <-time.After(30 * time.Second):
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+			released.Store(true)
+			if ok {
+				send(text(rest), "")
+			}
+			return first + rest, nil
+		}))
+		parent := newClient(script(chat.ToolCall{ID: "c1", Name: "researcher", Arguments: `{}`}), client.WithTools(researcher))
+		startWorker(t, tc, parent, cfg)
+		ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("go")}})
+		var agentText strings.Builder
+		var early bool // the agent's text came while it waited
+		var answer string
+		for ev, err := range turn.Events(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Done != nil {
+				answer = ev.Done.Text()
+				continue
+			}
+			if ev.Agent() == "" {
+				continue
+			}
+			if ev.Agent() != "researcher" {
+				t.Fatalf("an event of agent %q", ev.Agent())
+			}
+			agentText.WriteString(ev.Text())
+			if !released.Load() && strings.Contains(agentText.String(), first) {
+				early = true
+				select {
+				case <-seen:
+				default:
+					close(seen)
+				}
+			}
+		}
+		want := first + rest
+		if answer != "Done: "+want {
+			t.Fatalf("streaming %v: answer %q", streaming, answer)
+		}
+		if streaming && (!early || !strings.HasPrefix(want, agentText.String())) {
+			t.Fatalf("the agent's events did not stream while its call ran: early %v, text %q", early, agentText.String())
+		}
+		if !streaming && agentText.Len() != 0 {
+			t.Fatalf("without streaming, the agent's text came: %q", agentText.String())
 		}
 	}
 }

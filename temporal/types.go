@@ -32,6 +32,16 @@ type Request struct {
 	// Continued is set by the workflow when a turn continues as new ([Config.MaxHistoryEvents]):
 	// what the turn carries into its next run. Leave it nil.
 	Continued *Continuation `json:"continued,omitempty"`
+	// Agent is set by the workflow on the turn of a sub-agent ([client.AgentTool]) it runs as a
+	// child workflow. Leave it nil.
+	Agent *AgentTurn `json:"agent,omitempty"`
+}
+
+// AgentTurn is a sub-agent's turn run as a child workflow: the path of agent names from the
+// worker's client to the sub-agent's ([client.Client.Agent]), and its call.
+type AgentTurn struct {
+	Path []string         `json:"path"`
+	Call client.AgentCall `json:"call"`
 }
 
 // Continuation is what a turn that runs the client's loop carries into the next run of its
@@ -172,6 +182,18 @@ type eventsPage struct {
 	Large bool `json:"large,omitempty"`
 	// Modeling says that a model call runs, whose text so far its heartbeats may carry.
 	Modeling bool `json:"modeling,omitempty"`
+	// Calling says that tool calls run, whose agents' events their heartbeats may carry.
+	Calling bool `json:"calling,omitempty"`
+	// Agents are the latest sub-agents' turns the turn started as child workflows, whose events
+	// a reader reads from them; AgentsFrom is the index of Agents[0] among all it started.
+	Agents     []agentRef `json:"agents,omitempty"`
+	AgentsFrom int        `json:"agentsFrom,omitempty"`
+}
+
+// agentRef is a sub-agent's turn in a child workflow: its workflow id and agent name.
+type agentRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
 }
 
 // partAnswer is the answer of the part query: a part of a value's JSON encoding, from the

@@ -71,7 +71,8 @@ const bounds = 2
 // handlers.
 type turn struct {
 	cfg           Config
-	c             *client.Client // the worker's client, whose loop runs an engine turn
+	c             *client.Client // the worker's client (or the sub-agent's), whose loop runs an engine turn
+	engine        int            // turnSettings.Engine
 	historyEvents int            // a client-loop turn continues as new past these; 0: never
 	historyBytes  int
 	in            *Request
@@ -107,6 +108,8 @@ type turn struct {
 	decided        *decideOutput     // the plans of the accepted decision
 	decisions      []client.Decision // the accepted decisions, for a turn that runs the client's loop
 	modeling       bool              // a model call runs, whose text its heartbeats may stream
+	calling        int               // tool calls run, whose agents' events their heartbeats may carry
+	agents         []agentRef        // the sub-agents' turns started as child workflows
 }
 
 // run is the workflow function.
@@ -124,7 +127,8 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 	err := workflow.SideEffect(ctx, func(workflow.Context) any {
 		s := turnSettings{Memory: w.cfg.Memory != nil, MaxIterations: w.cfg.MaxIterations,
 			MaxPayload: w.cfg.MaxPayloadBytes, MaxResult: w.cfg.MaxToolResultBytes, Bounds: bounds}
-		if !w.cfg.WorkflowLoop || in.Continued != nil { // a continued turn runs the loop it ran
+		// A continued turn runs the loop it ran; a sub-agent's, the loop that started it.
+		if !w.cfg.WorkflowLoop || in.Continued != nil || in.Agent != nil {
 			s.Engine, s.HistoryEvents, s.HistoryBytes = w.cfg.knownEngine(), w.cfg.MaxHistoryEvents, w.cfg.MaxHistoryBytes
 		}
 		return s
@@ -138,6 +142,12 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 		// worker of a build that knows the turn takes it.
 		panic(fmt.Sprintf("temporal: turn %s was started by a newer build (bounds %d, engine %d); this worker knows bounds up to %d and engines up to %d: run the newer build's workers",
 			workflow.GetInfo(ctx).WorkflowExecution.ID, settings.Bounds, settings.Engine, bounds, w.cfg.knownEngine()))
+	}
+	t.engine = settings.Engine
+	if in.Agent != nil && t.c != nil {
+		if t.c, err = agentClient(t.c, in.Agent.Path); err != nil {
+			return nil, err
+		}
 	}
 	t.memory, t.maxIterations = settings.Memory && in.ConversationID != "", settings.MaxIterations
 	t.maxPayload, t.maxResult, t.bounds = settings.MaxPayload, settings.MaxResult, settings.Bounds
@@ -195,7 +205,11 @@ func (t *turn) page(after, version int) (*eventsPage, error) {
 	if t.pending != nil && t.pending != t.sized {
 		t.sized, t.pendingSize = t.pending, encodedSize(t.pending)
 	}
-	page := &eventsPage{Pending: t.pending, Finished: t.finished, Modeling: t.modeling}
+	page := &eventsPage{Pending: t.pending, Finished: t.finished, Modeling: t.modeling, Calling: t.calling > 0}
+	if n := len(t.agents); n > 0 {
+		page.AgentsFrom = max(0, n-maxAgentRefs)
+		page.Agents = t.agents[page.AgentsFrom:]
+	}
 	bound := t.answerBound()
 	next, size := after, 0
 	if version < 1 && t.pending != nil {
