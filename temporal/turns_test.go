@@ -587,7 +587,7 @@ func fetchHistory(t *testing.T, tc sdkclient.Client, id string) *historypb.Histo
 func checkReplay(t *testing.T, tc sdkclient.Client, c *client.Client, cfg temporal.Config, id, name string) {
 	t.Helper()
 	h := fetchHistory(t, tc, id)
-	r, err := temporal.NewClientReplayer(c, cfg)
+	r, err := temporal.NewClientReplayer(c, atLoad(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

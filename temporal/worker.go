@@ -3,6 +3,7 @@ package temporal
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	sdkclient "go.temporal.io/sdk/client"
@@ -107,7 +108,7 @@ func NewReplayer(cfg Config) (worker.WorkflowReplayer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: cfg.DataConverter})
+	r, err := worker.NewWorkflowReplayerWithOptions(cfg.replayerOptions())
 	if err != nil {
 		return nil, fmt.Errorf("temporal: %w", err)
 	}
@@ -128,10 +129,17 @@ func NewClientReplayer(c *client.Client, cfg Config) (worker.WorkflowReplayer, e
 	if err != nil {
 		return nil, err
 	}
-	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: cfg.DataConverter})
+	r, err := worker.NewWorkflowReplayerWithOptions(cfg.replayerOptions())
 	if err != nil {
 		return nil, fmt.Errorf("temporal: %w", err)
 	}
 	r.RegisterWorkflowWithOptions((&turnWorkflow{cfg: cfg, c: c}).run, workflow.RegisterOptions{Name: cfg.workflowName()})
 	return r, nil
+}
+
+// replayerOptions are the options of a replayer of cfg's turns: its codecs, and no deadlock
+// detector when cfg's workers raise the detector's timeout, which a replayer cannot (it has the
+// SDK's 1 s or none), so that a replay on a loaded machine fails only where the workers would.
+func (c Config) replayerOptions() worker.WorkflowReplayerOptions {
+	return worker.WorkflowReplayerOptions{DataConverter: c.DataConverter, DisableDeadlockDetection: c.Worker.DeadlockDetectionTimeout > time.Second}
 }

@@ -117,6 +117,15 @@ func (w *turnWorkflow) run(ctx workflow.Context, in *Request) (*client.Response,
 	if in == nil {
 		in = &Request{}
 	}
+	// What the workflow carries from one of its own runs to another is refused from anyone else:
+	// a forged continuation or sub-agent call could hand a tool decisions no one made.
+	info := workflow.GetInfo(ctx)
+	if in.Continued != nil && info.ContinuedExecutionRunID == "" {
+		return nil, sdktemporal.NewNonRetryableApplicationError("temporal: a turn's request carries a continuation only from the turn's own earlier run", errTypeConfig, nil)
+	}
+	if in.Agent != nil && info.ParentWorkflowExecution == nil {
+		return nil, sdktemporal.NewNonRetryableApplicationError("temporal: a sub-agent's turn is started by its caller's turn only", errTypeConfig, nil)
+	}
 	t := &turn{cfg: w.cfg, c: w.c, in: in}
 	if err := t.handlers(ctx); err != nil {
 		return nil, err
