@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/pprof"
@@ -232,10 +233,11 @@ type Turn struct {
 
 	system   []chat.Message
 	values   map[any]any
-	messages []chat.Message // what the turn added to the conversation
-	exec     toolcall.Turn  // the turn's tool context, limit counts and observer
-	calls    int            // model calls made
-	dur      *durable       // nil until the turn has a store, resumes, stops or fails
+	carried  map[string]json.RawMessage // see SetCarried
+	messages []chat.Message             // what the turn added to the conversation
+	exec     toolcall.Turn              // the turn's tool context, limit counts and observer
+	calls    int                        // model calls made
+	dur      *durable                   // nil until the turn has a store, resumes, stops or fails
 }
 
 // durable is what a turn keeps to stop, be stored and resume.
@@ -254,6 +256,25 @@ func (t *Turn) Resumed() bool { return t.dur != nil && t.dur.resumed != nil }
 
 // Value returns the per-turn value stored under key, or nil.
 func (t *Turn) Value(key any) any { return t.values[key] }
+
+// SetCarried keeps data, a hook's per-turn state as JSON, under name (the hook's package, say)
+// in the turn's saved and stopped states ([TurnState.Carried]), so that the hook finds it with
+// [Turn.Carried] wherever the turn resumes; nil removes it. Keep it small: it travels with every
+// state the turn saves.
+func (t *Turn) SetCarried(name string, data json.RawMessage) {
+	if data == nil {
+		delete(t.carried, name)
+		return
+	}
+	if t.carried == nil {
+		t.carried = make(map[string]json.RawMessage)
+	}
+	t.carried[name] = data
+}
+
+// Carried returns what the turn carries under name ([Turn.SetCarried]): set in this run, or in
+// the state it resumed.
+func (t *Turn) Carried(name string) json.RawMessage { return t.carried[name] }
 
 // SetValue stores a per-turn value, for hooks that keep state across iterations. Use a key of
 // an unexported type, as with context values.

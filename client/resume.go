@@ -87,6 +87,10 @@ type TurnState struct {
 	// call limits count them.
 	CallCounts map[string]int `json:"callCounts,omitempty"`
 	TotalCalls int            `json:"totalCalls,omitempty"`
+	// Carried is what the turn's hooks keep that its messages do not show, by name
+	// ([Turn.SetCarried]): it goes on with the turn wherever it resumes (a store, another
+	// process, a durable turn's next run).
+	Carried map[string]json.RawMessage `json:"carried,omitempty"`
 	// MAC authenticates the rest of the state when the client that wrote it has a turn key
 	// ([WithTurnKey]): hex HMAC-SHA256 of the state's JSON without it.
 	MAC string `json:"mac,omitempty"`

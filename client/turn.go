@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/wield-ai/wield/chat"
@@ -52,6 +53,7 @@ func (t *Turn) setUp(req, r *Request) error {
 	t.resumable = st.Status == TurnReady
 	t.Iteration = st.Iteration
 	t.exec.SetCounts(st.CallCounts, st.TotalCalls)
+	t.carried = maps.Clone(st.Carried)
 	r.Prompt.Messages = slices.Clip(st.Messages)
 	return nil
 }
@@ -87,6 +89,7 @@ func (t *Turn) state(r *Request, status TurnStatus) *TurnState {
 		Messages:       slices.Clip(r.Prompt.Messages),
 		CallCounts:     counts,
 		TotalCalls:     total,
+		Carried:        maps.Clone(t.carried),
 	}
 }
 

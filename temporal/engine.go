@@ -910,7 +910,11 @@ func (t *turn) continueAsNew(ctx workflow.Context, err error) error {
 	}
 	c.Messages = append(c.Messages, te.Messages...)
 	next.Continued = c
-	if n := approxSize(c.State.Messages) + approxSize(c.Messages); t.maxPayload > 0 && n > t.maxPayload {
+	n := approxSize(c.State.Messages) + approxSize(c.Messages)
+	for _, v := range c.State.Carried { // what the client's hooks carry (compaction's state)
+		n += len(v)
+	}
+	if t.maxPayload > 0 && n > t.maxPayload {
 		return payloadError(fmt.Sprintf("temporal: the turn's history is long, and what it would carry into a new run is about %d bytes, over the turn's bound of %d (MaxPayloadBytes)", n, t.maxPayload))
 	}
 	return workflow.NewContinueAsNewError(ctx, t.cfg.workflowName(), &next)
