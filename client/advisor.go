@@ -352,8 +352,10 @@ type Compaction struct {
 	// Capped and Cleared name the tool results (by call id) cut to an excerpt or to a stub;
 	// their full text stays retrievable by id.
 	Capped, Cleared []string
-	// Summarized is the number of messages a summary replaced (0 when none).
+	// Summarized is the number of messages a summary replaced (0 when none), and SummaryID the
+	// id the summary names, by which what it replaced stays retrievable.
 	Summarized int
+	SummaryID  string `json:",omitempty"`
 	// SummaryError is why summarising failed, when it did; the turn went on without a summary.
 	SummaryError string `json:",omitempty"`
 	// Retry is true when the compaction followed the provider's context-length refusal.

@@ -11,14 +11,25 @@
 // becomes the compacted form (a summary is made once, not on every call), while the turn's
 // [client.Response.Messages] keep the originals. The summariser's call goes through
 // [engine.Effect], so a durable turn records it and replays it.
+//
+// What compaction replaces stays recoverable beyond the turn: with a [Config.Store] (the memory
+// repositories are stores) each cut result's original and each summary's originals are kept
+// under the id the compacted form names, so that a turn resumed in another process, or a later
+// turn whose history holds the compacted form, fetches them. A durable runtime that continues a
+// turn in a new run carries the rest of the compaction's state with [Compactor.State] and
+// [WithState]. A stopped or saved turn's state ([client.TurnState]) holds the history as
+// compacted before its last model call, and that round's results as the tools returned them.
 package compact
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -69,6 +80,22 @@ type Config struct {
 	KeepRounds int
 	// DisableRetry turns off compacting again after a context-length refusal.
 	DisableRetry bool
+	// Store keeps what compaction replaces beyond the turn, for requests that name a
+	// conversation ([client.ParamConversationID]): each cut result's original and each
+	// summary's originals, under the id the compacted form names. A turn resumed in another
+	// process, or a later turn whose history holds the compacted form, then reads them back
+	// through [FetchToolName]. The memory repositories ([memory.CompactionRepository]) are
+	// stores. Nil keeps them in the turn only ([Compactor.State] carries them).
+	Store Store
+}
+
+// Store keeps what compaction replaced, by conversation and id. In a durable turn its writes are
+// recorded steps ([engine.Do]); its reads happen in the fetch tool's calls.
+type Store interface {
+	// KeepReplaced records that replacement took the place of originals under id.
+	KeepReplaced(ctx context.Context, conversationID, id string, replacement chat.Message, originals []chat.Message) error
+	// Replaced returns what KeepReplaced recorded under id; ok is false when nothing was.
+	Replaced(ctx context.Context, conversationID, id string) (replacement chat.Message, originals []chat.Message, ok bool, err error)
 }
 
 // Compactor compacts a tool loop's requests. Install its [Compactor.Hooks] on the tool loop
@@ -138,19 +165,32 @@ type turnState struct {
 	originals map[string]string // call id → the result's full text
 	order     []string          // ids in the order they were cut, for a stable listing
 	budget    int               // after a refusal: the budget that replaces the configured one
+	// carried is set when the turn's messages hold a compacted form made before the turn
+	// started (a resumed turn, a stored history, a carried State): the fetch tool is offered
+	// though this turn cut nothing yet.
+	carried bool
+	conv    string // the request's conversation, for the Store
+	store   Store
 }
+
+// cut reports whether the turn holds compacted messages, so the fetch tool must be offered.
+func (s *turnState) cut() bool { return len(s.originals) > 0 || s.carried }
 
 type stateKey struct{}
 
-func stateOf(t *client.Turn) *turnState {
-	if t == nil {
-		return &turnState{}
+// stateOf returns the state of req's turn, made on first use.
+func (c *Compactor) stateOf(req *client.Request) *turnState {
+	t := req.Turn
+	if t != nil {
+		if s, ok := t.Value(stateKey{}).(*turnState); ok {
+			return s
+		}
 	}
-	if s, ok := t.Value(stateKey{}).(*turnState); ok {
-		return s
+	s := &turnState{store: c.cfg.Store}
+	s.conv, _ = req.StringParam(client.ParamConversationID)
+	if t != nil {
+		t.SetValue(stateKey{}, s)
 	}
-	s := &turnState{}
-	t.SetValue(stateKey{}, s)
 	return s
 }
 
@@ -163,15 +203,49 @@ func peekState(t *client.Turn) *turnState {
 	return s
 }
 
-func (s *turnState) keep(id, text string) {
+// keepText keeps text as the original of id for the turn's fetch tool; the first kept wins.
+func (s *turnState) keepText(id, text string) bool {
 	if _, ok := s.originals[id]; ok {
-		return
+		return false
 	}
 	if s.originals == nil {
 		s.originals = make(map[string]string)
 	}
 	s.originals[id] = text
 	s.order = append(s.order, id)
+	return true
+}
+
+// keep keeps orig, the result r replaces, for the turn and in the Store.
+func (c *Compactor) keep(ctx context.Context, st *turnState, orig, r *chat.ToolResult) error {
+	if !st.keepText(orig.ID, orig.Content) {
+		return nil // kept already, when it was first cut
+	}
+	o := *orig
+	o.Parts = slices.Clone(o.Parts)
+	return c.store(ctx, st, orig.ID, chat.ToolMessage(*r), []chat.Message{chat.ToolMessage(o)})
+}
+
+// storeError is a Store's failure: the turn ends with it rather than go on with an original
+// that would not be found again.
+type storeError struct{ err error }
+
+func (e *storeError) Error() string { return "compact: keeping what was replaced: " + e.err.Error() }
+func (e *storeError) Unwrap() error { return e.err }
+
+// store keeps replacement and originals under id in the Store, as a recorded step of a durable
+// turn.
+func (c *Compactor) store(ctx context.Context, st *turnState, id string, replacement chat.Message, originals []chat.Message) error {
+	if st.store == nil || st.conv == "" {
+		return nil
+	}
+	err := engine.Do(ctx, "compact.keep", func(ctx context.Context) error {
+		return st.store.KeepReplaced(ctx, st.conv, id, replacement, originals)
+	})
+	if err != nil {
+		return &storeError{err}
+	}
+	return nil
 }
 
 // Budget returns the input budget of p: the configured one, else the model's window minus
@@ -206,9 +280,10 @@ func (c *Compactor) resultCap(b int) int {
 	return DefaultResultCap
 }
 
-// Hooks returns the loop hooks that compact each request before its model call.
+// Hooks returns the loop hooks that compact each request before its model call, and that
+// continue a turn from the compacted state it carries ([WithState], or a Store).
 func (c *Compactor) Hooks() client.ToolLoopHooks {
-	return client.ToolLoopHooks{BeforeCall: c.before}
+	return client.ToolLoopHooks{InitializeLoop: c.init, BeforeCall: c.before}
 }
 
 func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Request, error) {
@@ -221,7 +296,7 @@ func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Re
 		return req, nil // the ordinary case: nothing cut so far, nothing to cut now
 	}
 	if st == nil {
-		st = stateOf(req.Turn)
+		st = c.stateOf(req)
 	}
 	out, ev, n, err := c.compact(ctx, req, st, b)
 	if err != nil {
@@ -304,15 +379,18 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 				own()
 				msgs[i] = cloneResults(msgs[i])
 				r = &msgs[i].ToolResults[j]
-				st.keep(r.ID, r.Content)
+				orig := *r
 				r.Content = c.excerpt(r, rc)
+				if err := c.keep(ctx, st, &orig, r); err != nil {
+					return nil, nil, 0, err
+				}
 				ev.Capped = append(ev.Capped, r.ID)
 			}
 		}
 	}
 	withTool := func(ms []chat.Message) *client.Request {
 		out := req.WithMessages(ms)
-		if len(st.originals) > 0 && !hasTool(out.Prompt.Options, FetchToolName) {
+		if st.cut() && !hasTool(out.Prompt.Options, FetchToolName) {
 			o := out.Prompt.Options.Clone()
 			o.Tools = append(o.Tools, &fetchTool{st: st, chunk: max(c.resultCap(b), 1024) * 3})
 			out = out.WithOptions(o)
@@ -345,10 +423,13 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 			own()
 			msgs[i] = cloneResults(msgs[i])
 			r := &msgs[i].ToolResults[j]
-			st.keep(r.ID, r.Content) // a capped result's original is kept already
+			orig := *r
 			before := c.est.Result(r)
-			r.Content = fmt.Sprintf("%s %s result, id %s, %d tokens; %s reads it]", clearedMark, r.Name, r.ID, before, FetchToolName)
+			r.Content = fmt.Sprintf("%s %s result, id %q, %d tokens; %s reads it]", clearedMark, r.Name, r.ID, before, FetchToolName)
 			r.Parts = nil
+			if err := c.keep(ctx, st, &orig, r); err != nil { // a capped result's original is kept already
+				return nil, nil, 0, err
+			}
 			n += c.est.Result(r) - before
 			ev.Cleared = append(ev.Cleared, r.ID)
 		}
@@ -356,14 +437,17 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 		n = c.est.Prompt(&cur.Prompt)
 	}
 	if n > b && c.cfg.Summarizer != nil {
-		s, cut, err := c.summarise(ctx, msgs, st)
+		s, cut, sid, err := c.summarise(ctx, msgs, st)
+		var se *storeError
 		switch {
+		case errors.As(err, &se):
+			return nil, nil, 0, err
 		case err != nil:
 			ev.SummaryError = err.Error()
 		case cut > 0:
 			msgs = s
 			copied = true
-			ev.Summarized = cut
+			ev.Summarized, ev.SummaryID = cut, sid
 			cur = withTool(msgs)
 			n = c.est.Prompt(&cur.Prompt)
 		}
@@ -449,13 +533,14 @@ func hasTool(o *chat.Options, name string) bool {
 // summaryPrompt asks for what the rest of the turn needs.
 const summaryPrompt = `Summarise the conversation below for an assistant that will continue it without seeing it again. Keep, verbatim where short: what the user asked, every decision taken, and every named fact (names, numbers, ids, paths, dates, values) found in tool results. Note which tool calls were made and what each found. Write plain text, no preamble.`
 
-// summaryMark begins a summary message, so that a later summary folds it in.
-const summaryMark = "[summary of the earlier conversation]\n"
+// summaryMark begins a summary message, so that a later summary folds it in; the rest of its
+// first line names its id.
+const summaryMark = "[summary of the earlier conversation"
 
 // summarise replaces the messages before the newest KeepRounds rounds (after the leading system
 // messages) by one summary message; it never splits a call from its result. cut is the number
 // of messages replaced.
-func (c *Compactor) summarise(ctx context.Context, msgs []chat.Message, st *turnState) ([]chat.Message, int, error) {
+func (c *Compactor) summarise(ctx context.Context, msgs []chat.Message, st *turnState) (_ []chat.Message, cut int, id string, _ error) {
 	start := 0
 	for start < len(msgs) && msgs[start].Role == chat.RoleSystem {
 		start++
@@ -472,7 +557,7 @@ func (c *Compactor) summarise(ctx context.Context, msgs []chat.Message, st *turn
 		}
 	}
 	if rounds < c.cfg.KeepRounds || end-start < 2 {
-		return msgs, 0, nil
+		return msgs, 0, "", nil
 	}
 	old := msgs[start:end]
 	var b strings.Builder
@@ -491,24 +576,36 @@ func (c *Compactor) summarise(ctx context.Context, msgs []chat.Message, st *turn
 		return resp.Text(), nil
 	})
 	if err != nil {
-		return msgs, 0, fmt.Errorf("compact: summariser: %w", err)
+		return msgs, 0, "", fmt.Errorf("compact: summariser: %w", err)
 	}
 	if strings.TrimSpace(text) == "" {
-		return msgs, 0, errors.New("compact: summariser returned nothing")
+		return msgs, 0, "", errors.New("compact: summariser returned nothing")
 	}
-	// Results summarised away stay readable by id.
+	// Results summarised away stay readable by id, and so does the whole of what the summary
+	// replaced, by the summary's id: a digest of it, the same in a replay.
 	for i := range old {
-		for _, r := range old[i].ToolResults {
+		for j, r := range old[i].ToolResults {
 			if !strings.HasPrefix(r.Content, clearedMark) && !strings.HasPrefix(r.Content, cutMark) {
-				st.keep(r.ID, r.Content)
+				stub := r
+				stub.Content, stub.Parts = fmt.Sprintf("%s %s result, id %q, in the summary]", clearedMark, r.Name, r.ID), nil
+				if err := c.keep(ctx, st, &old[i].ToolResults[j], &stub); err != nil {
+					return msgs, 0, "", err
+				}
 			}
 		}
 	}
+	sum := sha256.Sum256([]byte(b.String()))
+	id = "summary-" + hex.EncodeToString(sum[:8])
+	summary := chat.User(fmt.Sprintf("%s, id %q; %s reads what it replaced]\n%s", summaryMark, id, FetchToolName, text))
+	st.keepText(id, b.String())
+	if err := c.store(ctx, st, id, summary, slices.Clone(old)); err != nil {
+		return msgs, 0, "", err
+	}
 	out := make([]chat.Message, 0, len(msgs)-(end-start)+1)
 	out = append(out, msgs[:start]...)
-	out = append(out, chat.User(summaryMark+text))
+	out = append(out, summary)
 	out = append(out, msgs[end:]...)
-	return out, end - start, nil
+	return out, end - start, id, nil
 }
 
 // writeMessage renders m for the summariser, with cut results' full text where it is short
@@ -523,8 +620,10 @@ func writeMessage(b *strings.Builder, m *chat.Message, st *turnState) {
 	}
 	for _, r := range m.ToolResults {
 		text := r.Content
-		if o, ok := st.originals[r.ID]; ok {
-			text = o
+		if st != nil {
+			if o, ok := st.originals[r.ID]; ok {
+				text = o
+			}
 		}
 		fmt.Fprintf(b, "\n  result of %s (call %s): %s", r.Name, r.ID, cutAt(text, perResult))
 	}
@@ -552,7 +651,7 @@ func (f *fetchTool) Metadata() tool.Metadata {
 	return tool.Metadata{ReadOnly: true, Idempotent: true, OpenWorld: &closed}
 }
 
-func (f *fetchTool) Call(_ context.Context, args string) (string, error) {
+func (f *fetchTool) Call(ctx context.Context, args string) (string, error) {
 	var in struct {
 		ID     string `json:"id"`
 		Offset int    `json:"offset"`
@@ -561,6 +660,12 @@ func (f *fetchTool) Call(_ context.Context, args string) (string, error) {
 		return "", fmt.Errorf("arguments: %w", err)
 	}
 	text, ok := f.st.originals[in.ID]
+	if !ok {
+		var err error
+		if text, ok, err = f.st.stored(ctx, in.ID); err != nil {
+			return "", err
+		}
+	}
 	if !ok {
 		return "", fmt.Errorf("no cut result has id %q; cut results: %s", in.ID, strings.Join(f.st.order, ", "))
 	}

@@ -30,7 +30,7 @@ func (c *Compactor) Advise(ctx context.Context, req *client.Request, next client
 	if b := c.Budget(&req.Prompt); b > 0 && b < target {
 		target = b * 9 / 10
 	}
-	st := stateOf(req.Turn)
+	st := c.stateOf(req)
 	st.budget = target
 	out, ev, _, cerr := c.compact(ctx, req, st, target)
 	if cerr != nil {
