@@ -80,6 +80,9 @@ type Config struct {
 	KeepRounds int
 	// DisableRetry turns off compacting again after a context-length refusal.
 	DisableRetry bool
+	// DisableCalibration keeps the estimate as the family's heuristic gives it. By default it is
+	// corrected by the input tokens each response reports ([Compactor.Calibration]).
+	DisableCalibration bool
 	// Store keeps what compaction replaces beyond the turn, for requests that name a
 	// conversation ([client.ParamConversationID]): each cut result's original and each
 	// summary's originals, under the id the compacted form names. A turn resumed in another
@@ -106,12 +109,16 @@ type Compactor struct {
 	limits budget.Table
 	est    budget.Estimator
 	last   atomic.Pointer[modelBudget] // the last model's budget: a table lookup scans prefixes
+	// learned holds, per provider family, the correction of the estimate (thousandths) the
+	// latest calibrated response gave; 0 when none yet.
+	learned map[budget.Family]*atomic.Int32
 }
 
 type modelBudget struct {
 	model     string
 	maxTokens int
 	budget    int
+	learned   *atomic.Int32 // the correction of the model's family
 }
 
 // New returns a compactor configured by cfg.
@@ -130,6 +137,10 @@ func New(cfg Config) *Compactor {
 	}
 	if c.cfg.KeepRounds <= 0 {
 		c.cfg.KeepRounds = DefaultKeepRounds
+	}
+	c.learned = make(map[budget.Family]*atomic.Int32)
+	for _, f := range []budget.Family{budget.FamilyGeneric, budget.FamilyOpenAI, budget.FamilyAnthropic, budget.FamilyGemini, budget.FamilyBedrock, budget.FamilyOllama} {
+		c.learned[f] = new(atomic.Int32)
 	}
 	return c
 }
@@ -171,6 +182,10 @@ type turnState struct {
 	carried bool
 	conv    string // the request's conversation, for the Store
 	store   Store
+	// scale is the turn's correction of the estimate, in thousandths (0: none yet); retried
+	// marks a call whose response answered a retried, compacted request.
+	scale   int
+	retried bool
 }
 
 // cut reports whether the turn holds compacted messages, so the fetch tool must be offered.
@@ -254,18 +269,25 @@ func (c *Compactor) Budget(p *chat.Prompt) int {
 	if c.cfg.Budget > 0 {
 		return c.cfg.Budget
 	}
-	if p.Options == nil {
-		return 0
+	return c.model(p).budget
+}
+
+// model returns what the compactor knows of p's model, cached for the last model asked about.
+func (c *Compactor) model(p *chat.Prompt) *modelBudget {
+	var name string
+	var maxTokens int
+	if p.Options != nil {
+		name, maxTokens = p.Options.Model, p.Options.MaxTokens
 	}
-	if mb := c.last.Load(); mb != nil && mb.model == p.Options.Model && mb.maxTokens == p.Options.MaxTokens {
-		return mb.budget
+	if mb := c.last.Load(); mb != nil && mb.model == name && mb.maxTokens == maxTokens {
+		return mb
 	}
-	mb := &modelBudget{model: p.Options.Model, maxTokens: p.Options.MaxTokens}
-	if l, ok := c.limits.Lookup(p.Options.Model); ok {
-		mb.budget = l.Budget(p.Options.MaxTokens)
+	mb := &modelBudget{model: name, maxTokens: maxTokens, learned: c.learned[familyOfModel(c.cfg.Family, name)]}
+	if l, ok := c.limits.Lookup(name); ok {
+		mb.budget = l.Budget(maxTokens)
 	}
 	c.last.Store(mb)
-	return mb.budget
+	return mb
 }
 
 func (c *Compactor) resultCap(b int) int {
@@ -283,7 +305,7 @@ func (c *Compactor) resultCap(b int) int {
 // Hooks returns the loop hooks that compact each request before its model call, and that
 // continue a turn from the compacted state it carries ([WithState], or a Store).
 func (c *Compactor) Hooks() client.ToolLoopHooks {
-	return client.ToolLoopHooks{InitializeLoop: c.init, BeforeCall: c.before}
+	return client.ToolLoopHooks{InitializeLoop: c.init, BeforeCall: c.before, AfterCall: c.after}
 }
 
 func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Request, error) {
@@ -292,13 +314,14 @@ func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Re
 	if st != nil && st.budget > 0 && (b == 0 || st.budget < b) {
 		b = st.budget
 	}
-	if st == nil && c.fits(req, b) {
+	e := c.estimator(ctx, req, st)
+	if (st == nil || !st.cut()) && c.fits(e, req, b) {
 		return req, nil // the ordinary case: nothing cut so far, nothing to cut now
 	}
 	if st == nil {
 		st = c.stateOf(req)
 	}
-	out, ev, n, err := c.compact(ctx, req, st, b)
+	out, ev, n, err := c.compact(ctx, req, st, b, e)
 	if err != nil {
 		return nil, err
 	}
@@ -313,23 +336,23 @@ func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Re
 
 // fits reports whether req needs no compaction: no result over the cap and, with a budget, the
 // whole within it. It reads each result's length first, so an ordinary turn is cheap.
-func (c *Compactor) fits(req *client.Request, b int) bool {
+func (c *Compactor) fits(e budget.Estimator, req *client.Request, b int) bool {
 	if rc := c.resultCap(b); rc > 0 {
 		for i := range req.Prompt.Messages {
 			for j := range req.Prompt.Messages[i].ToolResults {
 				r := &req.Prompt.Messages[i].ToolResults[j]
-				if len(r.Content) > rc && r.Name != FetchToolName && c.est.Text(r.Content) > rc {
+				if len(r.Content) > rc && r.Name != FetchToolName && e.Text(r.Content) > rc {
 					return false
 				}
 			}
 		}
 	}
-	return b <= 0 || c.bound(&req.Prompt) <= b || c.est.Prompt(&req.Prompt) <= b
+	return b <= 0 || bound(e, &req.Prompt) <= b || e.Prompt(&req.Prompt) <= b
 }
 
 // bound is a cheap upper bound of p's tokens, or a huge number when p has media: no family
 // counts more than one token a byte, nor more than 16 of framing an item.
-func (c *Compactor) bound(p *chat.Prompt) int {
+func bound(e budget.Estimator, p *chat.Prompt) int {
 	n := 0
 	for i := range p.Messages {
 		m := &p.Messages[i]
@@ -353,12 +376,12 @@ func (c *Compactor) bound(p *chat.Prompt) int {
 			n += 16 + len(d.Name) + len(d.Description) + len(d.InputSchema)
 		}
 	}
-	return int(int64(n) * int64(c.est.Scale()) / 1000)
+	return int(int64(n) * int64(e.Scale()) / 1000)
 }
 
 // compact applies the policies to req against budget b; ev is nil when nothing changed.
 // n is the estimate of the request returned (0 without a budget).
-func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnState, b int) (_ *client.Request, _ *client.Compaction, n int, _ error) {
+func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnState, b int, e budget.Estimator) (_ *client.Request, _ *client.Compaction, n int, _ error) {
 	msgs := req.Prompt.Messages
 	ev := &client.Compaction{Budget: b}
 	copied := false
@@ -373,14 +396,14 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 			for j := range msgs[i].ToolResults {
 				r := &msgs[i].ToolResults[j]
 				// A fetch's chunk is sized by the compactor already; capping it would loop.
-				if r.Name == FetchToolName || len(r.Content) <= rc || c.est.Text(r.Content) <= rc { // a token holds at least a byte
+				if r.Name == FetchToolName || len(r.Content) <= rc || e.Text(r.Content) <= rc { // a token holds at least a byte
 					continue
 				}
 				own()
 				msgs[i] = cloneResults(msgs[i])
 				r = &msgs[i].ToolResults[j]
 				orig := *r
-				r.Content = c.excerpt(r, rc)
+				r.Content = c.excerpt(e, r, rc)
 				if err := c.keep(ctx, st, &orig, r); err != nil {
 					return nil, nil, 0, err
 				}
@@ -399,15 +422,15 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 	}
 	cur := withTool(msgs)
 	if b <= 0 {
-		out, e := finish(c, req, cur, ev)
-		return out, e, 0, nil
+		out, done := finish(e, req, cur, ev)
+		return out, done, 0, nil
 	}
 	// Measured with the fetch tool, which the request carries once anything was cut.
-	n = c.est.Prompt(&cur.Prompt)
+	n = e.Prompt(&cur.Prompt)
 	if n <= b && len(ev.Capped) == 0 {
 		return cur, nil, n, nil
 	}
-	ev.Before = c.est.Prompt(&req.Prompt)
+	ev.Before = e.Prompt(&req.Prompt)
 	if n > b && c.cfg.KeepResults > 0 {
 		// Oldest first, leaving the newest KeepResults results whole.
 		var where [][2]int
@@ -424,17 +447,17 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 			msgs[i] = cloneResults(msgs[i])
 			r := &msgs[i].ToolResults[j]
 			orig := *r
-			before := c.est.Result(r)
+			before := e.Result(r)
 			r.Content = fmt.Sprintf("%s %s result, id %q, %d tokens; %s reads it]", clearedMark, r.Name, r.ID, before, FetchToolName)
 			r.Parts = nil
 			if err := c.keep(ctx, st, &orig, r); err != nil { // a capped result's original is kept already
 				return nil, nil, 0, err
 			}
-			n += c.est.Result(r) - before
+			n += e.Result(r) - before
 			ev.Cleared = append(ev.Cleared, r.ID)
 		}
 		cur = withTool(msgs)
-		n = c.est.Prompt(&cur.Prompt)
+		n = e.Prompt(&cur.Prompt)
 	}
 	if n > b && c.cfg.Summarizer != nil {
 		s, cut, sid, err := c.summarise(ctx, msgs, st)
@@ -449,21 +472,21 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 			copied = true
 			ev.Summarized, ev.SummaryID = cut, sid
 			cur = withTool(msgs)
-			n = c.est.Prompt(&cur.Prompt)
+			n = e.Prompt(&cur.Prompt)
 		}
 	}
-	out, e := finish(c, req, cur, ev)
-	return out, e, n, nil
+	out, done := finish(e, req, cur, ev)
+	return out, done, n, nil
 }
 
-func finish(c *Compactor, req, cur *client.Request, ev *client.Compaction) (*client.Request, *client.Compaction) {
+func finish(e budget.Estimator, req, cur *client.Request, ev *client.Compaction) (*client.Request, *client.Compaction) {
 	if len(ev.Capped) == 0 && len(ev.Cleared) == 0 && ev.Summarized == 0 && ev.SummaryError == "" {
 		return cur, nil
 	}
 	if ev.Before == 0 {
-		ev.Before = c.est.Prompt(&req.Prompt)
+		ev.Before = e.Prompt(&req.Prompt)
 	}
-	ev.After = c.est.Prompt(&cur.Prompt)
+	ev.After = e.Prompt(&cur.Prompt)
 	return cur, ev
 }
 
@@ -474,16 +497,16 @@ const (
 
 // excerpt returns the head and tail of r's text within about rc tokens, marked with what was
 // cut and how to read the rest.
-func (c *Compactor) excerpt(r *chat.ToolResult, rc int) string {
+func (c *Compactor) excerpt(e budget.Estimator, r *chat.ToolResult, rc int) string {
 	s := r.Content
-	total := c.est.Text(s)
+	total := e.Text(s)
 	keep := rc * 3 // characters; checked against the estimate below
 	for {
 		head := cutAt(s, keep*2/3)
 		tail := reverseBound(s, keep/3)
 		out := fmt.Sprintf("%s %d of %d bytes shown (about %d tokens in all); call %s with id %q and an offset to read the rest]\n%s\n[… %d bytes cut …]\n%s",
 			cutMark, len(head)+len(tail), len(s), total, FetchToolName, r.ID, head, len(s)-len(head)-len(tail), tail)
-		if c.est.Text(out) <= rc || keep < 64 {
+		if e.Text(out) <= rc || keep < 64 {
 			return out
 		}
 		keep /= 2

@@ -12,13 +12,16 @@ import (
 )
 
 // State is what a turn's compaction has done that its messages do not show: the originals of what
-// was cut, a budget tightened after a refusal. A durable runtime carries it where a turn goes on
+// was cut, a budget tightened after a refusal, the estimate's calibration. A durable runtime carries it where a turn goes on
 // in a new run (Temporal's continue-as-new): take it with [Compactor.State] and start the next
 // run under [WithState]. It is plain JSON. With a [Config.Store] the originals live there and the
 // State holds only their ids, so it stays small whatever was cut.
 type State struct {
 	// Budget is the input budget after a context-length refusal; 0 when none.
 	Budget int `json:"budget,omitempty"`
+	// Scale is the turn's correction of the estimate by the usage its responses reported, in
+	// thousandths; 0 when none.
+	Scale int `json:"scale,omitempty"`
 	// Cut lists the ids of what was cut or summarised, in order.
 	Cut []string `json:"cut,omitempty"`
 	// Originals holds, without a Store, the full text of each cut id.
@@ -33,10 +36,10 @@ func (c *Compactor) State(t *client.Turn) *State {
 		return nil
 	}
 	st, _ := t.Value(stateKey{}).(*turnState)
-	if st == nil || !st.cut() && st.budget == 0 {
+	if st == nil || !st.cut() && st.budget == 0 && st.scale == 0 {
 		return nil
 	}
-	out := &State{Budget: st.budget, Cut: slices.Clone(st.order)}
+	out := &State{Budget: st.budget, Scale: st.scale, Cut: slices.Clone(st.order)}
 	if st.store == nil || st.conv == "" {
 		out.Originals = maps.Clone(st.originals)
 	}
@@ -60,6 +63,9 @@ func (c *Compactor) init(ctx context.Context, req *client.Request) (*client.Requ
 		st := c.stateOf(req)
 		if s.Budget > 0 {
 			st.budget = s.Budget
+		}
+		if s.Scale > 0 {
+			st.scale = min(max(s.Scale, 250), 4000)
 		}
 		for _, id := range s.Cut {
 			if text, ok := s.Originals[id]; ok {
