@@ -349,6 +349,9 @@ func chunkText(c *chat.Response) string {
 type Compaction struct {
 	// Before and After are the estimated input tokens of the request; Budget is its limit.
 	Before, After, Budget int
+	// Scale is the correction the estimate applied, in thousandths of the heuristic's count, as
+	// the usage of earlier responses calibrated it (1000: none).
+	Scale int `json:",omitempty"`
 	// Capped and Cleared name the tool results (by call id) cut to an excerpt or to a stub;
 	// their full text stays retrievable by id.
 	Capped, Cleared []string

@@ -383,7 +383,7 @@ func bound(e budget.Estimator, p *chat.Prompt) int {
 // n is the estimate of the request returned (0 without a budget).
 func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnState, b int, e budget.Estimator) (_ *client.Request, _ *client.Compaction, n int, _ error) {
 	msgs := req.Prompt.Messages
-	ev := &client.Compaction{Budget: b}
+	ev := &client.Compaction{Budget: b, Scale: e.Scale()}
 	copied := false
 	own := func() {
 		if !copied {

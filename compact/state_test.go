@@ -236,3 +236,40 @@ func TestSummaryStoredWithWhatItReplaced(t *testing.T) {
 		t.Fatal("round 3's result, summarised away, is not kept by its id")
 	}
 }
+
+// Each compaction event says what was cut, by id, and the estimate before and after against the
+// budget: capped results are named once, cleared ones are older than the results kept whole, and
+// the request after fits.
+func TestCompactionEventSaysWhatWasCut(t *testing.T) {
+	m := &longModel{}
+	c := compact.New(scripted(compact.Config{Summarizer: summariser(nil, false)}))
+	_, events, err := runLong(t, m, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped := map[string]int{}
+	var cleared, summaries int
+	for _, e := range events {
+		for _, id := range e.Capped {
+			capped[id]++
+		}
+		cleared += len(e.Cleared)
+		if e.Summarized > 0 {
+			summaries++
+			if !strings.HasPrefix(e.SummaryID, "summary-") {
+				t.Fatalf("summary of %d messages without an id: %+v", e.Summarized, e)
+			}
+		}
+		if e.Budget == 0 || e.After > e.Budget || e.Before <= e.After && !e.Retry || e.Scale != 1000 {
+			t.Fatalf("event %+v", e)
+		}
+	}
+	for id, n := range capped {
+		if n != 1 || !strings.HasPrefix(id, "call-") {
+			t.Fatalf("capped %s %d times", id, n)
+		}
+	}
+	if len(capped) != 200 || cleared == 0 {
+		t.Fatalf("%d results capped, %d cleared, %d summaries in %d events", len(capped), cleared, summaries, len(events))
+	}
+}
