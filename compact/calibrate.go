@@ -18,13 +18,17 @@ const minCalibrationTokens = 1024
 // the turn has one and outside a durable turn (whose decisions must replay the same), by what the
 // compactor learned last of the model's provider family.
 func (c *Compactor) estimator(ctx context.Context, req *client.Request, st *turnState) budget.Estimator {
+	return c.estimatorOf(ctx, c.model(&req.Prompt), st)
+}
+
+func (c *Compactor) estimatorOf(ctx context.Context, mb *modelBudget, st *turnState) budget.Estimator {
 	if st != nil && st.scale > 0 {
 		return scaled(c.est, st.scale)
 	}
 	if c.cfg.DisableCalibration {
 		return c.est
 	}
-	if s := c.model(&req.Prompt).learned.Load(); s > 0 && engine.From(ctx) == nil {
+	if s := mb.learned.Load(); s > 0 && engine.From(ctx) == nil {
 		return scaled(c.est, int(s))
 	}
 	return c.est
@@ -52,10 +56,11 @@ func (c *Compactor) after(ctx context.Context, req *client.Request, resp *client
 	if used <= 0 {
 		return resp, nil
 	}
-	e := c.estimator(ctx, req, st)
-	if b := c.Budget(&req.Prompt); b > 0 && bound(e, &req.Prompt) < b/4 {
+	// The provider's own count says whether the request was large enough to matter.
+	if b := c.Budget(&req.Prompt); b > 0 && used < b/4 {
 		return resp, nil
 	}
+	e := c.estimator(ctx, req, st)
 	raw := c.est.Prompt(&req.Prompt)
 	if raw < minCalibrationTokens {
 		return resp, nil

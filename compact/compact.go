@@ -309,12 +309,16 @@ func (c *Compactor) Hooks() client.ToolLoopHooks {
 }
 
 func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Request, error) {
-	b := c.Budget(&req.Prompt)
+	mb := c.model(&req.Prompt)
+	b := c.cfg.Budget
+	if b <= 0 {
+		b = mb.budget
+	}
 	st := peekState(req.Turn)
 	if st != nil && st.budget > 0 && (b == 0 || st.budget < b) {
 		b = st.budget
 	}
-	e := c.estimator(ctx, req, st)
+	e := c.estimatorOf(ctx, mb, st)
 	if (st == nil || !st.cut()) && c.fits(e, req, b) {
 		return req, nil // the ordinary case: nothing cut so far, nothing to cut now
 	}
