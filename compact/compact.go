@@ -29,7 +29,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -231,14 +233,39 @@ func (s *turnState) keepText(id, text string) bool {
 	return true
 }
 
-// keep keeps orig, the result r replaces, for the turn and in the Store.
-func (c *Compactor) keep(ctx context.Context, st *turnState, orig, r *chat.ToolResult) error {
-	if !st.keepText(orig.ID, orig.Content) {
+// fetchID returns the id under which the original text of the result with call id id is
+// kept: the call id, unless the turn kept another text under it already (a model that numbers
+// its calls per response reuses ids across turns), then the call id with a suffix.
+func (s *turnState) fetchID(id, text string) string {
+	fid := id
+	for n := 2; ; n++ {
+		if kept, ok := s.originals[fid]; !ok || kept == text {
+			return fid
+		}
+		fid = id + "~" + strconv.Itoa(n)
+	}
+}
+
+var markedIDRe = regexp.MustCompile(`^[^\n]*?\bid ("(?:[^"\\\n]|\\.)*")`)
+
+// markedID returns the fetch id an excerpt or a stub names.
+func markedID(content string) (string, bool) {
+	m := markedIDRe.FindStringSubmatch(content)
+	if m == nil {
+		return "", false
+	}
+	id, err := strconv.Unquote(m[1])
+	return id, err == nil
+}
+
+// keep keeps orig under fid, for the turn and in the Store; r is what replaces it.
+func (c *Compactor) keep(ctx context.Context, st *turnState, fid string, orig, r *chat.ToolResult) error {
+	if !st.keepText(fid, orig.Content) {
 		return nil // kept already, when it was first cut
 	}
 	o := *orig
 	o.Parts = slices.Clone(o.Parts)
-	return c.store(ctx, st, orig.ID, chat.ToolMessage(*r), []chat.Message{chat.ToolMessage(o)})
+	return c.store(ctx, st, fid, chat.ToolMessage(*r), []chat.Message{chat.ToolMessage(o)})
 }
 
 // storeError is a Store's failure: the turn ends with it rather than go on with an original
@@ -407,8 +434,9 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 				msgs[i] = cloneResults(msgs[i])
 				r = &msgs[i].ToolResults[j]
 				orig := *r
-				r.Content = c.excerpt(e, r, rc)
-				if err := c.keep(ctx, st, &orig, r); err != nil {
+				fid := st.fetchID(r.ID, r.Content)
+				r.Content = c.excerpt(e, r, fid, rc)
+				if err := c.keep(ctx, st, fid, &orig, r); err != nil {
 					return nil, nil, 0, err
 				}
 				ev.Capped = append(ev.Capped, r.ID)
@@ -452,10 +480,19 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 			r := &msgs[i].ToolResults[j]
 			orig := *r
 			before := e.Result(r)
-			r.Content = fmt.Sprintf("%s %s result, id %q, %d tokens; %s reads it]", clearedMark, r.Name, r.ID, before, FetchToolName)
+			fid, capped := "", strings.HasPrefix(r.Content, cutMark)
+			if capped {
+				fid, capped = markedID(r.Content) // its original is kept already, under this id
+			}
+			if !capped {
+				fid = st.fetchID(r.ID, r.Content)
+			}
+			r.Content = fmt.Sprintf("%s %s result, id %q, %d tokens; %s reads it]", clearedMark, r.Name, fid, before, FetchToolName)
 			r.Parts = nil
-			if err := c.keep(ctx, st, &orig, r); err != nil { // a capped result's original is kept already
-				return nil, nil, 0, err
+			if !capped {
+				if err := c.keep(ctx, st, fid, &orig, r); err != nil {
+					return nil, nil, 0, err
+				}
 			}
 			n += e.Result(r) - before
 			ev.Cleared = append(ev.Cleared, r.ID)
@@ -501,7 +538,7 @@ const (
 
 // excerpt returns the head and tail of r's text within about rc tokens, marked with what was
 // cut and how to read the rest.
-func (c *Compactor) excerpt(e budget.Estimator, r *chat.ToolResult, rc int) string {
+func (c *Compactor) excerpt(e budget.Estimator, r *chat.ToolResult, fid string, rc int) string {
 	s := r.Content
 	total := e.Text(s)
 	keep := rc * 3 // characters; checked against the estimate below
@@ -509,7 +546,7 @@ func (c *Compactor) excerpt(e budget.Estimator, r *chat.ToolResult, rc int) stri
 		head := cutAt(s, keep*2/3)
 		tail := reverseBound(s, keep/3)
 		out := fmt.Sprintf("%s %d of %d bytes shown (about %d tokens in all); call %s with id %q and an offset to read the rest]\n%s\n[… %d bytes cut …]\n%s",
-			cutMark, len(head)+len(tail), len(s), total, FetchToolName, r.ID, head, len(s)-len(head)-len(tail), tail)
+			cutMark, len(head)+len(tail), len(s), total, FetchToolName, fid, head, len(s)-len(head)-len(tail), tail)
 		if e.Text(out) <= rc || keep < 64 {
 			return out
 		}
@@ -613,9 +650,10 @@ func (c *Compactor) summarise(ctx context.Context, msgs []chat.Message, st *turn
 	for i := range old {
 		for j, r := range old[i].ToolResults {
 			if !strings.HasPrefix(r.Content, clearedMark) && !strings.HasPrefix(r.Content, cutMark) {
+				fid := st.fetchID(r.ID, r.Content)
 				stub := r
-				stub.Content, stub.Parts = fmt.Sprintf("%s %s result, id %q, in the summary]", clearedMark, r.Name, r.ID), nil
-				if err := c.keep(ctx, st, &old[i].ToolResults[j], &stub); err != nil {
+				stub.Content, stub.Parts = fmt.Sprintf("%s %s result, id %q, in the summary]", clearedMark, r.Name, fid), nil
+				if err := c.keep(ctx, st, fid, &old[i].ToolResults[j], &stub); err != nil {
 					return msgs, 0, "", err
 				}
 			}
@@ -647,9 +685,11 @@ func writeMessage(b *strings.Builder, m *chat.Message, st *turnState) {
 	}
 	for _, r := range m.ToolResults {
 		text := r.Content
-		if st != nil {
-			if o, ok := st.originals[r.ID]; ok {
-				text = o
+		if st != nil && (strings.HasPrefix(text, cutMark) || strings.HasPrefix(text, clearedMark)) {
+			if fid, ok := markedID(text); ok {
+				if o, ok := st.originals[fid]; ok {
+					text = o
+				}
 			}
 		}
 		fmt.Fprintf(b, "\n  result of %s (call %s): %s", r.Name, r.ID, cutAt(text, perResult))

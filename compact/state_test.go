@@ -3,6 +3,7 @@ package compact_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -271,5 +272,84 @@ func TestCompactionEventSaysWhatWasCut(t *testing.T) {
 	}
 	if len(capped) != 200 || cleared == 0 {
 		t.Fatalf("%d results capped, %d cleared, %d summaries in %d events", len(capped), cleared, summaries, len(events))
+	}
+}
+
+// A model that numbers its calls per response reuses ids: two results cut under one call id
+// are kept apart, the second under a suffixed id its excerpt names, and each fetches its own text.
+func TestReusedCallIDsKeptApart(t *testing.T) {
+	var ids []string
+	var fetched []string
+	step := 0
+	m := chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+		step++
+		last := p.Messages[len(p.Messages)-1]
+		switch step {
+		case 1:
+			return resp(chat.ToolCall{ID: "call_0", Name: "read", Arguments: `{"page":1}`}), nil
+		case 2:
+			return resp(chat.ToolCall{ID: "call_0", Name: "read", Arguments: `{"page":3}`}), nil
+		case 3:
+			for _, msg := range p.Messages {
+				for _, r := range msg.ToolResults {
+					if mm := excerptID.FindStringSubmatch(r.Content); mm != nil {
+						id, _ := strconv.Unquote(mm[1])
+						ids = append(ids, id)
+					}
+				}
+			}
+			return resp(chat.ToolCall{ID: "f1", Name: compact.FetchToolName, Arguments: `{"id":"call_0"}`},
+				chat.ToolCall{ID: "f2", Name: compact.FetchToolName, Arguments: `{"id":"call_0~2"}`}), nil
+		}
+		for _, r := range last.ToolResults {
+			fetched = append(fetched, r.Content)
+		}
+		return &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("done")}}}, nil
+	})
+	repo := memory.NewInMemory()
+	c := compact.New(compact.Config{ResultCap: 1024, Store: repo})
+	cl, err := client.New(chattest.New(m, m, m, m), client.WithTools(readTool),
+		client.WithAdvisors(c, client.NewToolLoop(client.ToolLoopConfig{Hooks: c.Hooks()})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Prompt("read").Param(client.ParamConversationID, "ids").Call(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 2 || ids[0] != "call_0" || ids[1] != "call_0~2" {
+		t.Fatalf("excerpts name %q", ids)
+	}
+	if len(fetched) != 2 || strings.Contains(fetched[0], fact) || !strings.Contains(fetched[0], "page 1 line") || !strings.Contains(fetched[1], "page 3 line") {
+		t.Fatalf("fetched %d results", len(fetched))
+	}
+	for id, want := range map[string]string{"call_0": page(1), "call_0~2": page(3)} {
+		if _, orig, ok, _ := repo.Replaced(context.Background(), "ids", id); !ok || orig[0].ToolResults[0].Content != want {
+			t.Fatalf("stored %s: %v", id, ok)
+		}
+	}
+}
+
+// failingStore refuses every write, as a database that is down.
+type failingStore struct{ *memory.InMemory }
+
+func (failingStore) KeepReplaced(context.Context, string, string, chat.Message, []chat.Message) error {
+	return errors.New("database is down")
+}
+
+// A Store that cannot keep an original ends the turn with its error before the model is sent a
+// request naming an id that would not be found; the turn's completed rounds are kept in the
+// error's state, so it can go on once the store is back.
+func TestStoreFailureEndsTheTurn(t *testing.T) {
+	c := compact.New(compact.Config{ResultCap: 1024, Store: failingStore{memory.NewInMemory()}})
+	m := chattest.New(chattest.Respond(resumedModel), chattest.Respond(resumedModel))
+	cl, err := client.New(m, client.WithTools(readTool, noteTool, confirmTool),
+		client.WithAdvisors(c, client.NewToolLoop(client.ToolLoopConfig{Hooks: c.Hooks()})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cl.Prompt("read").Param(client.ParamConversationID, "down").Call(context.Background()).Err()
+	var te *client.TurnError
+	if err == nil || !strings.Contains(err.Error(), "database is down") || !errors.As(err, &te) || te.State == nil {
+		t.Fatalf("err = %v", err)
 	}
 }
