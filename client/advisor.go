@@ -378,11 +378,16 @@ func chunkText(c *chat.Response) string {
 type Compaction struct {
 	// Before and After are the estimated input tokens of the request; Budget is its limit.
 	Before, After, Budget int
+	// Scale is the correction the estimate applied, in thousandths of the heuristic's count, as
+	// the usage of earlier responses calibrated it (1000: none).
+	Scale int `json:",omitempty"`
 	// Capped and Cleared name the tool results (by call id) cut to an excerpt or to a stub;
 	// their full text stays retrievable by id.
 	Capped, Cleared []string
-	// Summarized is the number of messages a summary replaced (0 when none).
+	// Summarized is the number of messages a summary replaced (0 when none), and SummaryID the
+	// id the summary names, by which what it replaced stays retrievable.
 	Summarized int
+	SummaryID  string `json:",omitempty"`
 	// SummaryError is why summarising failed, when it did; the turn went on without a summary.
 	SummaryError string `json:",omitempty"`
 	// Retry is true when the compaction followed the provider's context-length refusal.

@@ -45,7 +45,8 @@ func BenchmarkBudgetCheck(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// check is the hook alone on the turn's second request (a call and its result), for a
+	// check is the hooks alone (the budget check before the call, the calibration after it) on
+	// the turn's second request (a call and its result), for a
 	// steadier figure than the ratio on a loaded machine: divide by the turn's cpu-ns.
 	b.Run("check", func(b *testing.B) {
 		req := &client.Request{Prompt: chat.Prompt{
@@ -53,11 +54,15 @@ func BenchmarkBudgetCheck(b *testing.B) {
 				chat.Assistant("", chat.ToolCall{ID: "c1", Name: "weather", Arguments: `{"city":"Paris"}`}),
 				chat.ToolMessage(chat.ToolResult{ID: "c1", Name: "weather", Content: `{"temp":25,"unit":"C"}`})},
 			Options: &chat.Options{Model: "gpt-4o", Tools: []tool.Tool{weather}}}}
-		before := cp.Hooks().BeforeCall
+		before, after := cp.Hooks().BeforeCall, cp.Hooks().AfterCall
+		resp := &client.Response{Chat: &chat.Response{Usage: chat.Usage{InputTokens: 40, OutputTokens: 8}}}
 		ctx := context.Background()
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := before(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := after(ctx, req, resp); err != nil {
 				b.Fatal(err)
 			}
 		}

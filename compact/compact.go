@@ -11,14 +11,27 @@
 // becomes the compacted form (a summary is made once, not on every call), while the turn's
 // [client.Response.Messages] keep the originals. The summariser's call goes through
 // [engine.Effect], so a durable turn records it and replays it.
+//
+// What compaction replaces stays recoverable beyond the turn: with a [Config.Store] (the memory
+// repositories are stores) each cut result's original and each summary's originals are kept
+// under the id the compacted form names, so that a turn resumed in another process, or a later
+// turn whose history holds the compacted form, fetches them. A durable runtime that continues a
+// turn in a new run carries the rest of the compaction's state with [Compactor.State] and
+// [WithState]. A stopped or saved turn's state ([client.TurnState]) holds the history as
+// compacted before its last model call, and that round's results as the tools returned them.
 package compact
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -69,6 +82,25 @@ type Config struct {
 	KeepRounds int
 	// DisableRetry turns off compacting again after a context-length refusal.
 	DisableRetry bool
+	// DisableCalibration keeps the estimate as the family's heuristic gives it. By default it is
+	// corrected by the input tokens each response reports ([Compactor.Calibration]).
+	DisableCalibration bool
+	// Store keeps what compaction replaces beyond the turn, for requests that name a
+	// conversation ([client.ParamConversationID]): each cut result's original and each
+	// summary's originals, under the id the compacted form names. A turn resumed in another
+	// process, or a later turn whose history holds the compacted form, then reads them back
+	// through [FetchToolName]. The memory repositories ([memory.CompactionRepository]) are
+	// stores. Nil keeps them in the turn only ([Compactor.State] carries them).
+	Store Store
+}
+
+// Store keeps what compaction replaced, by conversation and id. In a durable turn its writes are
+// recorded steps ([engine.Do]); its reads happen in the fetch tool's calls.
+type Store interface {
+	// KeepReplaced records that replacement took the place of originals under id.
+	KeepReplaced(ctx context.Context, conversationID, id string, replacement chat.Message, originals []chat.Message) error
+	// Replaced returns what KeepReplaced recorded under id; ok is false when nothing was.
+	Replaced(ctx context.Context, conversationID, id string) (replacement chat.Message, originals []chat.Message, ok bool, err error)
 }
 
 // Compactor compacts a tool loop's requests. Install its [Compactor.Hooks] on the tool loop
@@ -79,12 +111,16 @@ type Compactor struct {
 	limits budget.Table
 	est    budget.Estimator
 	last   atomic.Pointer[modelBudget] // the last model's budget: a table lookup scans prefixes
+	// learned holds, per provider family, the correction of the estimate (thousandths) the
+	// latest calibrated response gave; 0 when none yet.
+	learned map[budget.Family]*atomic.Int32
 }
 
 type modelBudget struct {
 	model     string
 	maxTokens int
 	budget    int
+	learned   *atomic.Int32 // the correction of the model's family
 }
 
 // New returns a compactor configured by cfg.
@@ -103,6 +139,10 @@ func New(cfg Config) *Compactor {
 	}
 	if c.cfg.KeepRounds <= 0 {
 		c.cfg.KeepRounds = DefaultKeepRounds
+	}
+	c.learned = make(map[budget.Family]*atomic.Int32)
+	for _, f := range []budget.Family{budget.FamilyGeneric, budget.FamilyOpenAI, budget.FamilyAnthropic, budget.FamilyGemini, budget.FamilyBedrock, budget.FamilyOllama} {
+		c.learned[f] = new(atomic.Int32)
 	}
 	return c
 }
@@ -138,19 +178,36 @@ type turnState struct {
 	originals map[string]string // call id → the result's full text
 	order     []string          // ids in the order they were cut, for a stable listing
 	budget    int               // after a refusal: the budget that replaces the configured one
+	// carried is set when the turn's messages hold a compacted form made before the turn
+	// started (a resumed turn, a stored history, a carried State): the fetch tool is offered
+	// though this turn cut nothing yet.
+	carried bool
+	conv    string // the request's conversation, for the Store
+	store   Store
+	// scale is the turn's correction of the estimate, in thousandths (0: none yet); retried
+	// marks a call whose response answered a retried, compacted request.
+	scale   int
+	retried bool
 }
+
+// cut reports whether the turn holds compacted messages, so the fetch tool must be offered.
+func (s *turnState) cut() bool { return len(s.originals) > 0 || s.carried }
 
 type stateKey struct{}
 
-func stateOf(t *client.Turn) *turnState {
-	if t == nil {
-		return &turnState{}
+// stateOf returns the state of req's turn, made on first use.
+func (c *Compactor) stateOf(req *client.Request) *turnState {
+	t := req.Turn
+	if t != nil {
+		if s, ok := t.Value(stateKey{}).(*turnState); ok {
+			return s
+		}
 	}
-	if s, ok := t.Value(stateKey{}).(*turnState); ok {
-		return s
+	s := &turnState{store: c.cfg.Store}
+	s.conv, _ = req.StringParam(client.ParamConversationID)
+	if t != nil {
+		t.SetValue(stateKey{}, s)
 	}
-	s := &turnState{}
-	t.SetValue(stateKey{}, s)
 	return s
 }
 
@@ -163,15 +220,74 @@ func peekState(t *client.Turn) *turnState {
 	return s
 }
 
-func (s *turnState) keep(id, text string) {
+// keepText keeps text as the original of id for the turn's fetch tool; the first kept wins.
+func (s *turnState) keepText(id, text string) bool {
 	if _, ok := s.originals[id]; ok {
-		return
+		return false
 	}
 	if s.originals == nil {
 		s.originals = make(map[string]string)
 	}
 	s.originals[id] = text
 	s.order = append(s.order, id)
+	return true
+}
+
+// fetchID returns the id under which the original text of the result with call id id is
+// kept: the call id, unless the turn kept another text under it already (a model that numbers
+// its calls per response reuses ids across turns), then the call id with a suffix.
+func (s *turnState) fetchID(id, text string) string {
+	fid := id
+	for n := 2; ; n++ {
+		if kept, ok := s.originals[fid]; !ok || kept == text {
+			return fid
+		}
+		fid = id + "~" + strconv.Itoa(n)
+	}
+}
+
+var markedIDRe = regexp.MustCompile(`^[^\n]*?\bid ("(?:[^"\\\n]|\\.)*")`)
+
+// markedID returns the fetch id an excerpt or a stub names.
+func markedID(content string) (string, bool) {
+	m := markedIDRe.FindStringSubmatch(content)
+	if m == nil {
+		return "", false
+	}
+	id, err := strconv.Unquote(m[1])
+	return id, err == nil
+}
+
+// keep keeps orig under fid, for the turn and in the Store; r is what replaces it.
+func (c *Compactor) keep(ctx context.Context, st *turnState, fid string, orig, r *chat.ToolResult) error {
+	if !st.keepText(fid, orig.Content) {
+		return nil // kept already, when it was first cut
+	}
+	o := *orig
+	o.Parts = slices.Clone(o.Parts)
+	return c.store(ctx, st, fid, chat.ToolMessage(*r), []chat.Message{chat.ToolMessage(o)})
+}
+
+// storeError is a Store's failure: the turn ends with it rather than go on with an original
+// that would not be found again.
+type storeError struct{ err error }
+
+func (e *storeError) Error() string { return "compact: keeping what was replaced: " + e.err.Error() }
+func (e *storeError) Unwrap() error { return e.err }
+
+// store keeps replacement and originals under id in the Store, as a recorded step of a durable
+// turn.
+func (c *Compactor) store(ctx context.Context, st *turnState, id string, replacement chat.Message, originals []chat.Message) error {
+	if st.store == nil || st.conv == "" {
+		return nil
+	}
+	err := engine.Do(ctx, "compact.keep", func(ctx context.Context) error {
+		return st.store.KeepReplaced(ctx, st.conv, id, replacement, originals)
+	})
+	if err != nil {
+		return &storeError{err}
+	}
+	return nil
 }
 
 // Budget returns the input budget of p: the configured one, else the model's window minus
@@ -180,18 +296,25 @@ func (c *Compactor) Budget(p *chat.Prompt) int {
 	if c.cfg.Budget > 0 {
 		return c.cfg.Budget
 	}
-	if p.Options == nil {
-		return 0
+	return c.model(p).budget
+}
+
+// model returns what the compactor knows of p's model, cached for the last model asked about.
+func (c *Compactor) model(p *chat.Prompt) *modelBudget {
+	var name string
+	var maxTokens int
+	if p.Options != nil {
+		name, maxTokens = p.Options.Model, p.Options.MaxTokens
 	}
-	if mb := c.last.Load(); mb != nil && mb.model == p.Options.Model && mb.maxTokens == p.Options.MaxTokens {
-		return mb.budget
+	if mb := c.last.Load(); mb != nil && mb.model == name && mb.maxTokens == maxTokens {
+		return mb
 	}
-	mb := &modelBudget{model: p.Options.Model, maxTokens: p.Options.MaxTokens}
-	if l, ok := c.limits.Lookup(p.Options.Model); ok {
-		mb.budget = l.Budget(p.Options.MaxTokens)
+	mb := &modelBudget{model: name, maxTokens: maxTokens, learned: c.learned[familyOfModel(c.cfg.Family, name)]}
+	if l, ok := c.limits.Lookup(name); ok {
+		mb.budget = l.Budget(maxTokens)
 	}
 	c.last.Store(mb)
-	return mb.budget
+	return mb
 }
 
 func (c *Compactor) resultCap(b int) int {
@@ -206,24 +329,30 @@ func (c *Compactor) resultCap(b int) int {
 	return DefaultResultCap
 }
 
-// Hooks returns the loop hooks that compact each request before its model call.
+// Hooks returns the loop hooks that compact each request before its model call, and that
+// continue a turn from the compacted state it carries ([WithState], or a Store).
 func (c *Compactor) Hooks() client.ToolLoopHooks {
-	return client.ToolLoopHooks{BeforeCall: c.before}
+	return client.ToolLoopHooks{InitializeLoop: c.init, BeforeCall: c.before, AfterCall: c.after}
 }
 
 func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Request, error) {
-	b := c.Budget(&req.Prompt)
+	mb := c.model(&req.Prompt)
+	b := c.cfg.Budget
+	if b <= 0 {
+		b = mb.budget
+	}
 	st := peekState(req.Turn)
 	if st != nil && st.budget > 0 && (b == 0 || st.budget < b) {
 		b = st.budget
 	}
-	if st == nil && c.fits(req, b) {
+	e := c.estimatorOf(ctx, mb, st)
+	if (st == nil || !st.cut()) && c.fits(e, req, b) {
 		return req, nil // the ordinary case: nothing cut so far, nothing to cut now
 	}
 	if st == nil {
-		st = stateOf(req.Turn)
+		st = c.stateOf(req)
 	}
-	out, ev, n, err := c.compact(ctx, req, st, b)
+	out, ev, n, err := c.compact(ctx, req, st, b, e)
 	if err != nil {
 		return nil, err
 	}
@@ -238,23 +367,23 @@ func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Re
 
 // fits reports whether req needs no compaction: no result over the cap and, with a budget, the
 // whole within it. It reads each result's length first, so an ordinary turn is cheap.
-func (c *Compactor) fits(req *client.Request, b int) bool {
+func (c *Compactor) fits(e budget.Estimator, req *client.Request, b int) bool {
 	if rc := c.resultCap(b); rc > 0 {
 		for i := range req.Prompt.Messages {
 			for j := range req.Prompt.Messages[i].ToolResults {
 				r := &req.Prompt.Messages[i].ToolResults[j]
-				if len(r.Content) > rc && r.Name != FetchToolName && c.est.Text(r.Content) > rc {
+				if len(r.Content) > rc && r.Name != FetchToolName && e.Text(r.Content) > rc {
 					return false
 				}
 			}
 		}
 	}
-	return b <= 0 || c.bound(&req.Prompt) <= b || c.est.Prompt(&req.Prompt) <= b
+	return b <= 0 || bound(e, &req.Prompt) <= b || e.Prompt(&req.Prompt) <= b
 }
 
 // bound is a cheap upper bound of p's tokens, or a huge number when p has media: no family
 // counts more than one token a byte, nor more than 16 of framing an item.
-func (c *Compactor) bound(p *chat.Prompt) int {
+func bound(e budget.Estimator, p *chat.Prompt) int {
 	n := 0
 	for i := range p.Messages {
 		m := &p.Messages[i]
@@ -278,14 +407,14 @@ func (c *Compactor) bound(p *chat.Prompt) int {
 			n += 16 + len(d.Name) + len(d.Description) + len(d.InputSchema)
 		}
 	}
-	return int(int64(n) * int64(c.est.Scale()) / 1000)
+	return int(int64(n) * int64(e.Scale()) / 1000)
 }
 
 // compact applies the policies to req against budget b; ev is nil when nothing changed.
 // n is the estimate of the request returned (0 without a budget).
-func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnState, b int) (_ *client.Request, _ *client.Compaction, n int, _ error) {
+func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnState, b int, e budget.Estimator) (_ *client.Request, _ *client.Compaction, n int, _ error) {
 	msgs := req.Prompt.Messages
-	ev := &client.Compaction{Budget: b}
+	ev := &client.Compaction{Budget: b, Scale: e.Scale()}
 	copied := false
 	own := func() {
 		if !copied {
@@ -298,21 +427,25 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 			for j := range msgs[i].ToolResults {
 				r := &msgs[i].ToolResults[j]
 				// A fetch's chunk is sized by the compactor already; capping it would loop.
-				if r.Name == FetchToolName || len(r.Content) <= rc || c.est.Text(r.Content) <= rc { // a token holds at least a byte
+				if r.Name == FetchToolName || len(r.Content) <= rc || e.Text(r.Content) <= rc { // a token holds at least a byte
 					continue
 				}
 				own()
 				msgs[i] = cloneResults(msgs[i])
 				r = &msgs[i].ToolResults[j]
-				st.keep(r.ID, r.Content)
-				r.Content = c.excerpt(r, rc)
+				orig := *r
+				fid := st.fetchID(r.ID, r.Content)
+				r.Content = c.excerpt(e, r, fid, rc)
+				if err := c.keep(ctx, st, fid, &orig, r); err != nil {
+					return nil, nil, 0, err
+				}
 				ev.Capped = append(ev.Capped, r.ID)
 			}
 		}
 	}
 	withTool := func(ms []chat.Message) *client.Request {
 		out := req.WithMessages(ms)
-		if len(st.originals) > 0 && !hasTool(out.Prompt.Options, FetchToolName) {
+		if st.cut() && !hasTool(out.Prompt.Options, FetchToolName) {
 			o := out.Prompt.Options.Clone()
 			o.Tools = append(o.Tools, &fetchTool{st: st, chunk: max(c.resultCap(b), 1024) * 3})
 			out = out.WithOptions(o)
@@ -321,15 +454,15 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 	}
 	cur := withTool(msgs)
 	if b <= 0 {
-		out, e := finish(c, req, cur, ev)
-		return out, e, 0, nil
+		out, done := finish(e, req, cur, ev)
+		return out, done, 0, nil
 	}
 	// Measured with the fetch tool, which the request carries once anything was cut.
-	n = c.est.Prompt(&cur.Prompt)
+	n = e.Prompt(&cur.Prompt)
 	if n <= b && len(ev.Capped) == 0 {
 		return cur, nil, n, nil
 	}
-	ev.Before = c.est.Prompt(&req.Prompt)
+	ev.Before = e.Prompt(&req.Prompt)
 	if n > b && c.cfg.KeepResults > 0 {
 		// Oldest first, leaving the newest KeepResults results whole.
 		var where [][2]int
@@ -345,41 +478,56 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 			own()
 			msgs[i] = cloneResults(msgs[i])
 			r := &msgs[i].ToolResults[j]
-			st.keep(r.ID, r.Content) // a capped result's original is kept already
-			before := c.est.Result(r)
-			r.Content = fmt.Sprintf("%s %s result, id %s, %d tokens; %s reads it]", clearedMark, r.Name, r.ID, before, FetchToolName)
+			orig := *r
+			before := e.Result(r)
+			fid, capped := "", strings.HasPrefix(r.Content, cutMark)
+			if capped {
+				fid, capped = markedID(r.Content) // its original is kept already, under this id
+			}
+			if !capped {
+				fid = st.fetchID(r.ID, r.Content)
+			}
+			r.Content = fmt.Sprintf("%s %s result, id %q, %d tokens; %s reads it]", clearedMark, r.Name, fid, before, FetchToolName)
 			r.Parts = nil
-			n += c.est.Result(r) - before
+			if !capped {
+				if err := c.keep(ctx, st, fid, &orig, r); err != nil {
+					return nil, nil, 0, err
+				}
+			}
+			n += e.Result(r) - before
 			ev.Cleared = append(ev.Cleared, r.ID)
 		}
 		cur = withTool(msgs)
-		n = c.est.Prompt(&cur.Prompt)
+		n = e.Prompt(&cur.Prompt)
 	}
 	if n > b && c.cfg.Summarizer != nil {
-		s, cut, err := c.summarise(ctx, msgs, st)
+		s, cut, sid, err := c.summarise(ctx, msgs, st)
+		var se *storeError
 		switch {
+		case errors.As(err, &se):
+			return nil, nil, 0, err
 		case err != nil:
 			ev.SummaryError = err.Error()
 		case cut > 0:
 			msgs = s
 			copied = true
-			ev.Summarized = cut
+			ev.Summarized, ev.SummaryID = cut, sid
 			cur = withTool(msgs)
-			n = c.est.Prompt(&cur.Prompt)
+			n = e.Prompt(&cur.Prompt)
 		}
 	}
-	out, e := finish(c, req, cur, ev)
-	return out, e, n, nil
+	out, done := finish(e, req, cur, ev)
+	return out, done, n, nil
 }
 
-func finish(c *Compactor, req, cur *client.Request, ev *client.Compaction) (*client.Request, *client.Compaction) {
+func finish(e budget.Estimator, req, cur *client.Request, ev *client.Compaction) (*client.Request, *client.Compaction) {
 	if len(ev.Capped) == 0 && len(ev.Cleared) == 0 && ev.Summarized == 0 && ev.SummaryError == "" {
 		return cur, nil
 	}
 	if ev.Before == 0 {
-		ev.Before = c.est.Prompt(&req.Prompt)
+		ev.Before = e.Prompt(&req.Prompt)
 	}
-	ev.After = c.est.Prompt(&cur.Prompt)
+	ev.After = e.Prompt(&cur.Prompt)
 	return cur, ev
 }
 
@@ -390,16 +538,16 @@ const (
 
 // excerpt returns the head and tail of r's text within about rc tokens, marked with what was
 // cut and how to read the rest.
-func (c *Compactor) excerpt(r *chat.ToolResult, rc int) string {
+func (c *Compactor) excerpt(e budget.Estimator, r *chat.ToolResult, fid string, rc int) string {
 	s := r.Content
-	total := c.est.Text(s)
+	total := e.Text(s)
 	keep := rc * 3 // characters; checked against the estimate below
 	for {
 		head := cutAt(s, keep*2/3)
 		tail := reverseBound(s, keep/3)
 		out := fmt.Sprintf("%s %d of %d bytes shown (about %d tokens in all); call %s with id %q and an offset to read the rest]\n%s\n[… %d bytes cut …]\n%s",
-			cutMark, len(head)+len(tail), len(s), total, FetchToolName, r.ID, head, len(s)-len(head)-len(tail), tail)
-		if c.est.Text(out) <= rc || keep < 64 {
+			cutMark, len(head)+len(tail), len(s), total, FetchToolName, fid, head, len(s)-len(head)-len(tail), tail)
+		if e.Text(out) <= rc || keep < 64 {
 			return out
 		}
 		keep /= 2
@@ -449,13 +597,14 @@ func hasTool(o *chat.Options, name string) bool {
 // summaryPrompt asks for what the rest of the turn needs.
 const summaryPrompt = `Summarise the conversation below for an assistant that will continue it without seeing it again. Keep, verbatim where short: what the user asked, every decision taken, and every named fact (names, numbers, ids, paths, dates, values) found in tool results. Note which tool calls were made and what each found. Write plain text, no preamble.`
 
-// summaryMark begins a summary message, so that a later summary folds it in.
-const summaryMark = "[summary of the earlier conversation]\n"
+// summaryMark begins a summary message, so that a later summary folds it in; the rest of its
+// first line names its id.
+const summaryMark = "[summary of the earlier conversation"
 
 // summarise replaces the messages before the newest KeepRounds rounds (after the leading system
 // messages) by one summary message; it never splits a call from its result. cut is the number
 // of messages replaced.
-func (c *Compactor) summarise(ctx context.Context, msgs []chat.Message, st *turnState) ([]chat.Message, int, error) {
+func (c *Compactor) summarise(ctx context.Context, msgs []chat.Message, st *turnState) (_ []chat.Message, cut int, id string, _ error) {
 	start := 0
 	for start < len(msgs) && msgs[start].Role == chat.RoleSystem {
 		start++
@@ -472,7 +621,7 @@ func (c *Compactor) summarise(ctx context.Context, msgs []chat.Message, st *turn
 		}
 	}
 	if rounds < c.cfg.KeepRounds || end-start < 2 {
-		return msgs, 0, nil
+		return msgs, 0, "", nil
 	}
 	old := msgs[start:end]
 	var b strings.Builder
@@ -491,24 +640,37 @@ func (c *Compactor) summarise(ctx context.Context, msgs []chat.Message, st *turn
 		return resp.Text(), nil
 	})
 	if err != nil {
-		return msgs, 0, fmt.Errorf("compact: summariser: %w", err)
+		return msgs, 0, "", fmt.Errorf("compact: summariser: %w", err)
 	}
 	if strings.TrimSpace(text) == "" {
-		return msgs, 0, errors.New("compact: summariser returned nothing")
+		return msgs, 0, "", errors.New("compact: summariser returned nothing")
 	}
-	// Results summarised away stay readable by id.
+	// Results summarised away stay readable by id, and so does the whole of what the summary
+	// replaced, by the summary's id: a digest of it, the same in a replay.
 	for i := range old {
-		for _, r := range old[i].ToolResults {
+		for j, r := range old[i].ToolResults {
 			if !strings.HasPrefix(r.Content, clearedMark) && !strings.HasPrefix(r.Content, cutMark) {
-				st.keep(r.ID, r.Content)
+				fid := st.fetchID(r.ID, r.Content)
+				stub := r
+				stub.Content, stub.Parts = fmt.Sprintf("%s %s result, id %q, in the summary]", clearedMark, r.Name, fid), nil
+				if err := c.keep(ctx, st, fid, &old[i].ToolResults[j], &stub); err != nil {
+					return msgs, 0, "", err
+				}
 			}
 		}
 	}
+	sum := sha256.Sum256([]byte(b.String()))
+	id = "summary-" + hex.EncodeToString(sum[:8])
+	summary := chat.User(fmt.Sprintf("%s, id %q; %s reads what it replaced]\n%s", summaryMark, id, FetchToolName, text))
+	st.keepText(id, b.String())
+	if err := c.store(ctx, st, id, summary, slices.Clone(old)); err != nil {
+		return msgs, 0, "", err
+	}
 	out := make([]chat.Message, 0, len(msgs)-(end-start)+1)
 	out = append(out, msgs[:start]...)
-	out = append(out, chat.User(summaryMark+text))
+	out = append(out, summary)
 	out = append(out, msgs[end:]...)
-	return out, end - start, nil
+	return out, end - start, id, nil
 }
 
 // writeMessage renders m for the summariser, with cut results' full text where it is short
@@ -523,8 +685,12 @@ func writeMessage(b *strings.Builder, m *chat.Message, st *turnState) {
 	}
 	for _, r := range m.ToolResults {
 		text := r.Content
-		if o, ok := st.originals[r.ID]; ok {
-			text = o
+		if st != nil && (strings.HasPrefix(text, cutMark) || strings.HasPrefix(text, clearedMark)) {
+			if fid, ok := markedID(text); ok {
+				if o, ok := st.originals[fid]; ok {
+					text = o
+				}
+			}
 		}
 		fmt.Fprintf(b, "\n  result of %s (call %s): %s", r.Name, r.ID, cutAt(text, perResult))
 	}
@@ -552,7 +718,7 @@ func (f *fetchTool) Metadata() tool.Metadata {
 	return tool.Metadata{ReadOnly: true, Idempotent: true, OpenWorld: &closed}
 }
 
-func (f *fetchTool) Call(_ context.Context, args string) (string, error) {
+func (f *fetchTool) Call(ctx context.Context, args string) (string, error) {
 	var in struct {
 		ID     string `json:"id"`
 		Offset int    `json:"offset"`
@@ -561,6 +727,12 @@ func (f *fetchTool) Call(_ context.Context, args string) (string, error) {
 		return "", fmt.Errorf("arguments: %w", err)
 	}
 	text, ok := f.st.originals[in.ID]
+	if !ok {
+		var err error
+		if text, ok, err = f.st.stored(ctx, in.ID); err != nil {
+			return "", err
+		}
+	}
 	if !ok {
 		return "", fmt.Errorf("no cut result has id %q; cut results: %s", in.ID, strings.Join(f.st.order, ", "))
 	}

@@ -119,8 +119,8 @@ func (m *longModel) respond(_ context.Context, p *chat.Prompt) (*chat.Response, 
 		Arguments: fmt.Sprintf(`{"id":"call-%d","offset":%d}`, factRound, offset)}), nil
 }
 
-func resp(c chat.ToolCall) *chat.Response {
-	return &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("", c)}}}
+func resp(c ...chat.ToolCall) *chat.Response {
+	return &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("", c...)}}}
 }
 
 func (m *longModel) model() *chattest.Model {

@@ -20,7 +20,8 @@ func (c *Compactor) Advise(ctx context.Context, req *client.Request, next client
 	if err == nil || c.cfg.DisableRetry || !errors.Is(err, chat.ErrContextLength) {
 		return resp, err
 	}
-	est := c.est.Prompt(&req.Prompt)
+	e := c.estimator(ctx, req, peekState(req.Turn))
+	est := e.Prompt(&req.Prompt)
 	requested, limit, ok := chat.ContextOverflow(err)
 	target := est * 3 / 4
 	if ok && requested > 0 && limit > 0 && limit < requested {
@@ -30,9 +31,9 @@ func (c *Compactor) Advise(ctx context.Context, req *client.Request, next client
 	if b := c.Budget(&req.Prompt); b > 0 && b < target {
 		target = b * 9 / 10
 	}
-	st := stateOf(req.Turn)
+	st := c.stateOf(req)
 	st.budget = target
-	out, ev, _, cerr := c.compact(ctx, req, st, target)
+	out, ev, _, cerr := c.compact(ctx, req, st, target, e)
 	if cerr != nil {
 		return nil, cerr
 	}
@@ -43,9 +44,10 @@ func (c *Compactor) Advise(ctx context.Context, req *client.Request, next client
 	if !out.Emit(&client.Event{Compaction: ev}) {
 		return nil, context.Canceled
 	}
+	st.retried = true // this call's usage is of out, not of the request the loop sent
 	resp, err2 := next(ctx, out)
 	if err2 != nil && errors.Is(err2, chat.ErrContextLength) {
-		return nil, overflow(err2, c.est.Prompt(&out.Prompt), target)
+		return nil, overflow(err2, e.Prompt(&out.Prompt), target)
 	}
 	return resp, err2
 }

@@ -19,3 +19,8 @@ func TestInMemoryTurnsConformance(t *testing.T) {
 	memorytest.RunTurns(t, func(*testing.T) memory.TurnRepository { return memory.NewInMemory() })
 	memorytest.RunTurns(t, func(*testing.T) memory.TurnRepository { return new(memory.InMemory) })
 }
+
+func TestInMemoryCompactionConformance(t *testing.T) {
+	memorytest.RunCompaction(t, func(*testing.T) memory.CompactionRepository { return memory.NewInMemory() })
+	memorytest.RunCompaction(t, func(*testing.T) memory.CompactionRepository { return new(memory.InMemory) })
+}

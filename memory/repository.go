@@ -34,7 +34,8 @@ type Repository interface {
 	// Replace makes msgs the whole conversation.
 	Replace(ctx context.Context, conversationID string, msgs []chat.Message) error
 	// Delete removes the conversation: its messages and, in a repository that also keeps turns
-	// ([TurnRepository]), its open turn, whose state holds the turn's messages too.
+	// ([TurnRepository]), its open turn, whose state holds the turn's messages too, and in a
+	// [CompactionRepository] what compaction replaced in it.
 	Delete(ctx context.Context, conversationID string) error
 	// Conversations lists the ids of stored conversations.
 	Conversations(ctx context.Context) ([]string, error)
@@ -76,6 +77,8 @@ type InMemory struct {
 	mu    sync.RWMutex
 	convs map[string]*conversation
 	turns map[string]TurnRecord // see TurnRepository
+	// replaced holds, by conversation and id, what compaction replaced (CompactionRepository).
+	replaced map[string]map[string]replaced
 }
 
 // conversation is what InMemory keeps of one conversation.
@@ -169,7 +172,7 @@ func (r *InMemory) Replace(_ context.Context, id string, msgs []chat.Message) er
 	return nil
 }
 
-// Delete removes the conversation and its open turn.
+// Delete removes the conversation, its open turn and what compaction replaced in it.
 func (r *InMemory) Delete(_ context.Context, id string) error {
 	if err := ValidateConversationID(id); err != nil {
 		return err
@@ -178,6 +181,7 @@ func (r *InMemory) Delete(_ context.Context, id string) error {
 	defer r.mu.Unlock()
 	delete(r.convs, id)
 	delete(r.turns, id)
+	delete(r.replaced, id)
 	return nil
 }
 

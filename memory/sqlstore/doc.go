@@ -23,4 +23,8 @@
 // state of a turn stopped for approval or an interrupt, or recorded after a tool round) in one
 // row whose steps are compared and swapped in a single statement, so a turn stopped in one
 // process is resumed in another exactly once (memory.Turns makes the client's turn store of it).
+// It is a [memory.CompactionRepository] too: what compaction replaced in a conversation (a cut
+// tool result's full text, the messages a summary replaced) is kept in a table of its own, one
+// row per id, so that the compacted form is what is sent and stored while the originals stay
+// readable after a restart.
 package sqlstore

@@ -87,13 +87,38 @@ var migrations = []migration{
 			)`,
 		},
 	},
+	{
+		// What compaction replaced in a conversation (memory.CompactionRepository), by the id
+		// the replacement names: the replacement and the originals, each as JSON.
+		version: 4,
+		sqlite: []string{
+			`CREATE TABLE wield_replaced (
+				conversation_id TEXT NOT NULL,
+				id              TEXT NOT NULL,
+				replacement     TEXT NOT NULL,
+				originals       TEXT NOT NULL,
+				created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+				PRIMARY KEY (conversation_id, id)
+			) WITHOUT ROWID`,
+		},
+		postgres: []string{
+			`CREATE TABLE wield_replaced (
+				conversation_id TEXT COLLATE "C" NOT NULL,
+				id              TEXT COLLATE "C" NOT NULL,
+				replacement     TEXT NOT NULL,
+				originals       TEXT NOT NULL,
+				created_at      TIMESTAMPTZ NOT NULL DEFAULT CURRENT_TIMESTAMP,
+				PRIMARY KEY (conversation_id, id)
+			)`,
+		},
+	},
 }
 
 // SchemaVersion is the schema version this package creates and understands: the version of the
 // last migration. Migrations only add indexes, columns the queries can do without, and tables
 // whose absence reads as empty, so that a store opened [ReadOnly] also reads databases at older
 // versions.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // ErrNoSchema reports a database opened [ReadOnly] that holds no conversations' schema: it
 // was never opened for writing.

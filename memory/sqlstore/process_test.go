@@ -40,6 +40,9 @@ func child(mode string) error {
 	if strings.HasPrefix(mode, "turn-") {
 		return turnChild(mode)
 	}
+	if strings.HasPrefix(mode, "compact-") {
+		return compactChild(mode)
+	}
 	ctx := context.Background()
 	if mode == "list" || mode == "list-ro" {
 		return list(ctx, os.Getenv("WIELD_SQLSTORE_DSN"), mode == "list-ro")

@@ -96,7 +96,7 @@ func TestReadOnlyOlderSchema(t *testing.T) {
 		if err := s.Append(t.Context(), "c", conv...); err != nil {
 			t.Fatal(err)
 		}
-		for _, q := range []string{"DROP INDEX wield_messages_system", "DROP TABLE wield_turns", "DELETE FROM wield_schema_migrations WHERE version >= 2"} {
+		for _, q := range []string{"DROP INDEX wield_messages_system", "DROP TABLE wield_turns", "DROP TABLE wield_replaced", "DELETE FROM wield_schema_migrations WHERE version >= 2"} {
 			if _, err := s.db.ExecContext(t.Context(), q); err != nil {
 				t.Fatal(err)
 			}
@@ -114,6 +114,10 @@ func TestReadOnlyOlderSchema(t *testing.T) {
 		// A database from before turns were kept has none.
 		if _, ok, err := ro.LoadTurn(t.Context(), "c"); ok || err != nil {
 			t.Fatalf("LoadTurn at version 1: %v, %v", ok, err)
+		}
+		// Nor anything compaction replaced.
+		if _, _, ok, err := ro.Replaced(t.Context(), "c", "call_1"); ok || err != nil {
+			t.Fatalf("Replaced at version 1: %v, %v", ok, err)
 		}
 		// A writable open migrates it again.
 		open(t, dsn).Close()

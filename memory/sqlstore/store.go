@@ -54,7 +54,7 @@ type Store struct {
 
 	readOnly bool
 
-	qAppend, qReplaceConv, qDeleteConv, qDeleteMsgs, qMessages, qLast, qConversations string
+	qAppend, qReplaceConv, qDeleteConv, qDeleteMsgs, qDeleteReplaced, qMessages, qLast, qConversations string
 
 	inserts sync.Map // number of rows → INSERT statement
 
@@ -220,6 +220,7 @@ func New(ctx context.Context, db *sql.DB, dialect Dialect, opts ...Option) (*Sto
 		ON CONFLICT (id) DO UPDATE SET next_seq = excluded.next_seq, updated_at = ` + now)
 	s.qDeleteConv = s.rebind(`DELETE FROM wield_conversations WHERE id = ?`)
 	s.qDeleteMsgs = s.rebind(`DELETE FROM wield_messages WHERE conversation_id = ?`)
+	s.qDeleteReplaced = s.rebind(`DELETE FROM wield_replaced WHERE conversation_id = ?`)
 	s.qMessages = s.rebind(`SELECT message FROM wield_messages WHERE conversation_id = ? ORDER BY seq`)
 	s.qConversations = `SELECT id FROM wield_conversations ORDER BY id`
 	version := SchemaVersion
@@ -396,7 +397,8 @@ func (s *Store) Replace(ctx context.Context, id string, msgs []chat.Message) err
 	return nil
 }
 
-// Delete removes the conversation, its messages and its open turn; an unknown id is not an error.
+// Delete removes the conversation, its messages, its open turn and what compaction replaced in
+// it; an unknown id is not an error.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := s.writable(id); err != nil {
 		return err
@@ -407,8 +409,8 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
-// delete removes the conversation's row and messages, and with turn its open turn, in one
-// transaction.
+// delete removes the conversation's row and messages, and with turn its open turn and what
+// compaction replaced, in one transaction.
 func (s *Store) delete(ctx context.Context, id string, turn bool) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		// The conversation's row goes first, so its lock keeps appends out until commit.
@@ -420,6 +422,9 @@ func (s *Store) delete(ctx context.Context, id string, turn bool) error {
 		}
 		if !turn {
 			return nil
+		}
+		if _, err := tx.ExecContext(ctx, s.qDeleteReplaced, id); err != nil {
+			return err
 		}
 		_, err := tx.ExecContext(ctx, turnSQL[s.dialect].deleteAll, id)
 		return err

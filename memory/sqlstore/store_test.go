@@ -269,3 +269,9 @@ func TestRebind(t *testing.T) {
 		t.Fatalf("rebind for SQLite = %q", got)
 	}
 }
+
+func TestCompactionConformance(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		memorytest.RunCompaction(t, func(t *testing.T) memory.CompactionRepository { return open(t, b.dsn(t)) })
+	})
+}
