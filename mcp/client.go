@@ -170,9 +170,46 @@ type Client struct {
 	logger *slog.Logger
 }
 
-// NewClient checks cfg and returns a client for it. It does not connect: the first call that needs
-// the server does. Use [Connect] to connect at once.
-func NewClient(cfg ServerConfig) (*Client, error) {
+// ConnectOption configures [Connect].
+type ConnectOption func(*connectOptions)
+
+type connectOptions struct {
+	deferred bool
+}
+
+// Deferred makes [Connect] check the configuration and return without connecting: the first call
+// that needs the server connects, and an unreachable server is that call's error.
+func Deferred() ConnectOption { return func(o *connectOptions) { o.deferred = true } }
+
+// Connect returns a client for cfg, connected: an unreachable server is an error here rather than
+// on first use, a [*StartError] carrying the end of a stdio server's standard error. With
+// [Deferred] it connects on first use instead. A configuration that cannot work is an error either
+// way.
+func Connect(ctx context.Context, cfg ServerConfig, opts ...ConnectOption) (*Client, error) {
+	var o connectOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	c, err := newClient(cfg)
+	if err != nil || o.deferred {
+		return c, err
+	}
+	if _, err := c.Session(ctx); err != nil {
+		se := &StartError{Server: c.Name(), Err: err, Stderr: c.stderrTail()}
+		c.Close()
+		return nil, se
+	}
+	return c, nil
+}
+
+// NewClient checks cfg and returns a client for it that connects on first use.
+//
+// Deprecated: use Connect(ctx, cfg, Deferred()).
+func NewClient(cfg ServerConfig) (*Client, error) { return newClient(cfg) }
+
+func newClient(cfg ServerConfig) (*Client, error) {
 	if cfg.Name == "" {
 		cfg.Name = cfg.defaultName()
 	}
@@ -221,21 +258,6 @@ func NewClient(cfg ServerConfig) (*Client, error) {
 		impl = &sdk.Implementation{Name: "wield", Version: moduleVersion()}
 	}
 	c.client = sdk.NewClient(impl, &opts)
-	return c, nil
-}
-
-// Connect returns a client for cfg, connected: an unreachable server is an error here rather than
-// on first use, a [*StartError] carrying the end of a stdio server's standard error.
-func Connect(ctx context.Context, cfg ServerConfig) (*Client, error) {
-	c, err := NewClient(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Session(ctx); err != nil {
-		se := &StartError{Server: c.Name(), Err: err, Stderr: c.stderrTail()}
-		c.Close()
-		return nil, se
-	}
 	return c, nil
 }
 

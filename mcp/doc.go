@@ -6,12 +6,15 @@
 // A [Client] is a connection to one server, described by a [ServerConfig]: a command run over
 // stdio, a streamable HTTP URL, or a legacy SSE URL. It is a [tool.Provider]: its Tools method
 // returns the server's tools as [tool.Tool] values, with their input schemas exactly as the server
-// sent them. [Tools] combines several clients into a [Toolset]; [Start] builds one from
-// configurations, going on without the servers that fail (each reported with the end of its
-// standard error, and followed as it starts through [StartOptions.OnStatus]); [Open] builds one
-// from the configuration file Claude Desktop, Claude Code, Cursor and VS Code use.
+// sent them. [Connect] returns one ([Deferred]: connected on first use). [Tools] combines several
+// clients into a [Toolset]; [Start] builds one from configurations, going on without the servers
+// that fail (each reported with the end of its standard error, and followed as it starts through
+// [StartOptions.OnStatus]); [LoadConfig] reads the configuration file Claude Desktop, Claude Code,
+// Cursor and VS Code use.
 //
-//	set, err := mcp.Open(ctx, "mcp.json")
+//	cfgs, err := mcp.LoadConfig("mcp.json")
+//	...
+//	set, err := mcp.Start(ctx, nil, cfgs...)
 //	...
 //	defer set.Close()
 //	tools, err := set.Tools(ctx) // for chat.Options.Tools
