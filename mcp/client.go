@@ -161,7 +161,8 @@ type Client struct {
 	version uint64      // bumped whenever the cached list becomes stale
 	closed  bool
 
-	elicitable map[*elicitCall]bool // tool calls in flight an elicitation may stop; under mu
+	elicitable map[*elicitCall]bool       // tool calls in flight an elicitation may stop; under mu
+	subs       map[*Subscription]struct{} // live resource subscriptions; under mu
 
 	progress  sync.Map // progress token (string) -> func(tool.Progress)
 	nextToken atomic.Uint64
@@ -230,7 +231,13 @@ func newClient(cfg ServerConfig) (*Client, error) {
 	if cfg.Options != nil {
 		opts = *cfg.Options
 	}
-	userToolsChanged, userProgress := opts.ToolListChangedHandler, opts.ProgressNotificationHandler
+	userToolsChanged, userProgress, userUpdated := opts.ToolListChangedHandler, opts.ProgressNotificationHandler, opts.ResourceUpdatedHandler
+	opts.ResourceUpdatedHandler = func(ctx context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+		c.resourceUpdated(req)
+		if userUpdated != nil {
+			userUpdated(ctx, req)
+		}
+	}
 	opts.ToolListChangedHandler = func(ctx context.Context, req *sdk.ToolListChangedRequest) {
 		c.invalidate(req.Session)
 		if userToolsChanged != nil {
@@ -310,8 +317,13 @@ func (c *Client) Session(ctx context.Context) (*sdk.ClientSession, error) {
 	// A server that exits or drops the connection ends Wait; the next use reconnects.
 	tail := c.stderr.Load() // this process's; a reconnection replaces it
 	go func() {
-		s.Wait()
+		err := s.Wait()
 		c.drop(s)
+		if err == nil || errors.Is(err, sdk.ErrConnectionClosed) {
+			c.endSubscriptions(s, ErrSubscriptionEnded)
+		} else {
+			c.endSubscriptions(s, fmt.Errorf("%w: %w", ErrSubscriptionEnded, err))
+		}
 		if cmd != nil {
 			c.logExit(cmd, tail)
 		}
@@ -545,6 +557,7 @@ func (c *Client) Close() error {
 	s := c.session
 	c.session, c.tools, c.closed = nil, nil, true
 	c.mu.Unlock()
+	c.endSubscriptions(nil, ErrClosed)
 	if s == nil {
 		return nil
 	}
