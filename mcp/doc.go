@@ -44,8 +44,10 @@
 // PDF), and [Client.ReadTemplate] fills a template's arguments first. A resource is bounded by the
 // transport's message limit ([DefaultMaxMessageBytes] over stdio, [MaxResponseBytes] over HTTP),
 // skipped as it is read, so a resource of a gigabyte fails with [ErrResourceTooLarge] without being
-// held. A [Server] serves [Resource] and [ResourceTemplate] values: fixed text or bytes, or
-// contents made on each read.
+// held. [Client.Subscribe] follows a resource's updates on a channel that holds at most one
+// waiting update and closes when the subscription, the client or the server's connection ends. A
+// [Server] serves [Resource] and [ResourceTemplate] values: fixed text or bytes, or contents made
+// on each read.
 //
 // [Client.Prompts] lists a server's prompts and [Client.GetPrompt] gets one with its arguments as
 // chat messages that can start a conversation; a [Server] serves [Prompt] values, fixed messages
@@ -65,8 +67,9 @@
 // to the server's log only. Cancellation by the client cancels the tool's context; progress a tool
 // reports with [tool.ReportProgress] becomes notifications/progress. The tools of a [Client] can
 // be served too, which makes a proxy: their servers' results (images included) pass through
-// whole. [RequestFrom] gives a served tool the MCP request it answers, for logging to the
-// client, sampling or elicitation.
+// whole. [Elicit] and [Sample] let a served tool ask its client for input from its user or for a
+// model's answer (the call runs again with the answer), with [ErrUnsupported] when the client
+// declared neither; [RequestFrom] gives a served tool the MCP request it answers.
 //
 // Over stdio, [Server.Run] with a [StdioTransport] serves one session and survives frames the
 // SDK's own transport would end it on. Over streamable HTTP, [Server.Serve] and [Server.Handler]
