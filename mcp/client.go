@@ -161,7 +161,8 @@ type Client struct {
 	version uint64      // bumped whenever the cached list becomes stale
 	closed  bool
 
-	elicitable map[*elicitCall]bool // tool calls in flight an elicitation may stop; under mu
+	elicitable map[*elicitCall]bool       // tool calls in flight an elicitation may stop; under mu
+	subs       map[*Subscription]struct{} // live resource subscriptions; under mu
 
 	progress  sync.Map // progress token (string) -> func(tool.Progress)
 	nextToken atomic.Uint64
@@ -170,9 +171,46 @@ type Client struct {
 	logger *slog.Logger
 }
 
-// NewClient checks cfg and returns a client for it. It does not connect: the first call that needs
-// the server does. Use [Connect] to connect at once.
-func NewClient(cfg ServerConfig) (*Client, error) {
+// ConnectOption configures [Connect].
+type ConnectOption func(*connectOptions)
+
+type connectOptions struct {
+	deferred bool
+}
+
+// Deferred makes [Connect] check the configuration and return without connecting: the first call
+// that needs the server connects, and an unreachable server is that call's error.
+func Deferred() ConnectOption { return func(o *connectOptions) { o.deferred = true } }
+
+// Connect returns a client for cfg, connected: an unreachable server is an error here rather than
+// on first use, a [*StartError] carrying the end of a stdio server's standard error. With
+// [Deferred] it connects on first use instead. A configuration that cannot work is an error either
+// way.
+func Connect(ctx context.Context, cfg ServerConfig, opts ...ConnectOption) (*Client, error) {
+	var o connectOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	c, err := newClient(cfg)
+	if err != nil || o.deferred {
+		return c, err
+	}
+	if _, err := c.Session(ctx); err != nil {
+		se := &StartError{Server: c.Name(), Err: err, Stderr: c.stderrTail()}
+		c.Close()
+		return nil, se
+	}
+	return c, nil
+}
+
+// NewClient checks cfg and returns a client for it that connects on first use.
+//
+// Deprecated: use Connect(ctx, cfg, Deferred()).
+func NewClient(cfg ServerConfig) (*Client, error) { return newClient(cfg) }
+
+func newClient(cfg ServerConfig) (*Client, error) {
 	if cfg.Name == "" {
 		cfg.Name = cfg.defaultName()
 	}
@@ -193,7 +231,13 @@ func NewClient(cfg ServerConfig) (*Client, error) {
 	if cfg.Options != nil {
 		opts = *cfg.Options
 	}
-	userToolsChanged, userProgress := opts.ToolListChangedHandler, opts.ProgressNotificationHandler
+	userToolsChanged, userProgress, userUpdated := opts.ToolListChangedHandler, opts.ProgressNotificationHandler, opts.ResourceUpdatedHandler
+	opts.ResourceUpdatedHandler = func(ctx context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+		c.resourceUpdated(req)
+		if userUpdated != nil {
+			userUpdated(ctx, req)
+		}
+	}
 	opts.ToolListChangedHandler = func(ctx context.Context, req *sdk.ToolListChangedRequest) {
 		c.invalidate(req.Session)
 		if userToolsChanged != nil {
@@ -221,21 +265,6 @@ func NewClient(cfg ServerConfig) (*Client, error) {
 		impl = &sdk.Implementation{Name: "wield", Version: moduleVersion()}
 	}
 	c.client = sdk.NewClient(impl, &opts)
-	return c, nil
-}
-
-// Connect returns a client for cfg, connected: an unreachable server is an error here rather than
-// on first use, a [*StartError] carrying the end of a stdio server's standard error.
-func Connect(ctx context.Context, cfg ServerConfig) (*Client, error) {
-	c, err := NewClient(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Session(ctx); err != nil {
-		se := &StartError{Server: c.Name(), Err: err, Stderr: c.stderrTail()}
-		c.Close()
-		return nil, se
-	}
 	return c, nil
 }
 
@@ -288,8 +317,13 @@ func (c *Client) Session(ctx context.Context) (*sdk.ClientSession, error) {
 	// A server that exits or drops the connection ends Wait; the next use reconnects.
 	tail := c.stderr.Load() // this process's; a reconnection replaces it
 	go func() {
-		s.Wait()
+		err := s.Wait()
 		c.drop(s)
+		if err == nil || errors.Is(err, sdk.ErrConnectionClosed) {
+			c.endSubscriptions(s, ErrSubscriptionEnded)
+		} else {
+			c.endSubscriptions(s, fmt.Errorf("%w: %w", ErrSubscriptionEnded, err))
+		}
 		if cmd != nil {
 			c.logExit(cmd, tail)
 		}
@@ -523,6 +557,7 @@ func (c *Client) Close() error {
 	s := c.session
 	c.session, c.tools, c.closed = nil, nil, true
 	c.mu.Unlock()
+	c.endSubscriptions(nil, ErrClosed)
 	if s == nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -302,7 +303,7 @@ func TestToolNames(t *testing.T) {
 		t.Error("a raw escape character reached the log")
 	}
 
-	if _, err := mcp.NewClient(mcp.ServerConfig{Name: "p", Command: "x", Prefix: "my server/"}); err == nil {
+	if _, err := mcp.Connect(testContext(t), mcp.ServerConfig{Name: "p", Command: "x", Prefix: "my server/"}, mcp.Deferred()); err == nil {
 		t.Error("a prefix outside the naming rules was accepted")
 	}
 	if err := mustServer(t).AddTools(echoTool("get weather")); err == nil || !strings.Contains(err.Error(), "naming rules") {
@@ -379,5 +380,35 @@ func TestDeadServer(t *testing.T) {
 	}
 	if l := logs.String(); !strings.Contains(l, "exit status 1") || !strings.Contains(l, "out of memory at /srv/app.js:12") {
 		t.Errorf("the warning lacks the exit status or standard error:\n%s", l)
+	}
+}
+
+// TestConnectDeferred: Connect reaches the server before it returns, unless Deferred, which only
+// checks the configuration and leaves the first call to find the server unreachable.
+func TestConnectDeferred(t *testing.T) {
+	ctx := testContext(t)
+	gone := mcp.ServerConfig{Name: "gone", Command: filepath.Join(t.TempDir(), "no-such-server")}
+	var se *mcp.StartError
+	if _, err := mcp.Connect(ctx, gone); !errors.As(err, &se) || se.Server != "gone" {
+		t.Fatalf("Connect to a missing command: %v", err)
+	}
+	c, err := mcp.Connect(ctx, gone, mcp.Deferred())
+	if err != nil {
+		t.Fatalf("Connect with Deferred: %v", err)
+	}
+	defer c.Close()
+	if _, err := c.Tools(ctx); err == nil {
+		t.Fatal("the first call reached a missing command")
+	}
+	if _, err := mcp.Connect(ctx, mcp.ServerConfig{Name: "bad", Command: "x", Include: []string{"[a"}}, mcp.Deferred()); err == nil {
+		t.Fatal("Deferred let a bad pattern through")
+	}
+	live, err := mcp.Connect(ctx, inMemory("good", mustServer(t, echoTool("echo"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	if tools, err := live.Tools(ctx); err != nil || len(tools) != 1 {
+		t.Fatalf("tools %v, %v", tools, err)
 	}
 }

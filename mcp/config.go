@@ -162,8 +162,10 @@ func LoadConfig(path string) ([]ServerConfig, error) {
 }
 
 // Open loads the configuration file at path and connects to all its servers: a [Toolset] over
-// every server's tools, to be closed when done. Any server failing to start fails Open; to go on
-// without it, or to follow the servers as they start, use [LoadConfig] and [Start].
+// every server's tools, to be closed when done. Any server failing to start fails Open.
+//
+// Deprecated: use [LoadConfig] and [Start], which goes on without a server that fails and reports
+// it in [Toolset.Failed].
 func Open(ctx context.Context, path string) (*Toolset, error) {
 	cfgs, err := LoadConfig(path)
 	if err != nil {
@@ -175,6 +177,9 @@ func Open(ctx context.Context, path string) (*Toolset, error) {
 // ConnectAll connects to every server concurrently and returns a [Toolset] over them. If any
 // server cannot be reached, the others are closed and the error joins a [*StartError] for each
 // failed server.
+//
+// Deprecated: use [Start], which goes on without a server that fails and reports it in
+// [Toolset.Failed]; closing the set when Failed is not empty gives this all-or-nothing contract.
 func ConnectAll(ctx context.Context, cfgs ...ServerConfig) (*Toolset, error) {
 	set, err := Start(ctx, nil, cfgs...)
 	if err != nil {
@@ -307,7 +312,7 @@ func start(ctx context.Context, cfg ServerConfig, onStatus func(Status)) (*Clien
 			onStatus(s)
 		}
 	}
-	c, err := NewClient(cfg)
+	c, err := newClient(cfg)
 	if err != nil {
 		name := cfg.Name
 		if name == "" {

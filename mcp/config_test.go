@@ -171,7 +171,7 @@ func TestSSE(t *testing.T) {
 	}
 
 	// The event stream outlives the call that happened to open it.
-	c, err := mcp.NewClient(mcp.ServerConfig{Name: "everything", Type: mcp.TypeSSE, URL: "http://" + srv.Addr + "/sse"})
+	c, err := mcp.Connect(testContext(t), mcp.ServerConfig{Name: "everything", Type: mcp.TypeSSE, URL: "http://" + srv.Addr + "/sse"}, mcp.Deferred())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func ExampleLoadConfig() {
 		cfgs[i].Prefix = cfgs[i].Name + "_" // keep the servers' tool names apart
 		fmt.Println(cfgs[i].Name, cfgs[i].Command, cfgs[i].URL)
 	}
-	// set, err := mcp.ConnectAll(ctx, cfgs...)
+	// set, err := mcp.Start(ctx, nil, cfgs...)
 	// Output:
 	// files npx
 	// github  https://api.githubcopilot.com/mcp/

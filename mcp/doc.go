@@ -6,12 +6,15 @@
 // A [Client] is a connection to one server, described by a [ServerConfig]: a command run over
 // stdio, a streamable HTTP URL, or a legacy SSE URL. It is a [tool.Provider]: its Tools method
 // returns the server's tools as [tool.Tool] values, with their input schemas exactly as the server
-// sent them. [Tools] combines several clients into a [Toolset]; [Start] builds one from
-// configurations, going on without the servers that fail (each reported with the end of its
-// standard error, and followed as it starts through [StartOptions.OnStatus]); [Open] builds one
-// from the configuration file Claude Desktop, Claude Code, Cursor and VS Code use.
+// sent them. [Connect] returns one ([Deferred]: connected on first use). [Tools] combines several
+// clients into a [Toolset]; [Start] builds one from configurations, going on without the servers
+// that fail (each reported with the end of its standard error, and followed as it starts through
+// [StartOptions.OnStatus]); [LoadConfig] reads the configuration file Claude Desktop, Claude Code,
+// Cursor and VS Code use.
 //
-//	set, err := mcp.Open(ctx, "mcp.json")
+//	cfgs, err := mcp.LoadConfig("mcp.json")
+//	...
+//	set, err := mcp.Start(ctx, nil, cfgs...)
 //	...
 //	defer set.Close()
 //	tools, err := set.Tools(ctx) // for chat.Options.Tools
@@ -41,8 +44,10 @@
 // PDF), and [Client.ReadTemplate] fills a template's arguments first. A resource is bounded by the
 // transport's message limit ([DefaultMaxMessageBytes] over stdio, [MaxResponseBytes] over HTTP),
 // skipped as it is read, so a resource of a gigabyte fails with [ErrResourceTooLarge] without being
-// held. A [Server] serves [Resource] and [ResourceTemplate] values: fixed text or bytes, or
-// contents made on each read.
+// held. [Client.Subscribe] follows a resource's updates on a channel that holds at most one
+// waiting update and closes when the subscription, the client or the server's connection ends. A
+// [Server] serves [Resource] and [ResourceTemplate] values: fixed text or bytes, or contents made
+// on each read.
 //
 // [Client.Prompts] lists a server's prompts and [Client.GetPrompt] gets one with its arguments as
 // chat messages that can start a conversation; a [Server] serves [Prompt] values, fixed messages
@@ -62,8 +67,9 @@
 // to the server's log only. Cancellation by the client cancels the tool's context; progress a tool
 // reports with [tool.ReportProgress] becomes notifications/progress. The tools of a [Client] can
 // be served too, which makes a proxy: their servers' results (images included) pass through
-// whole. [RequestFrom] gives a served tool the MCP request it answers, for logging to the
-// client, sampling or elicitation.
+// whole. [Elicit] and [Sample] let a served tool ask its client for input from its user or for a
+// model's answer (the call runs again with the answer), with [ErrUnsupported] when the client
+// declared neither; [RequestFrom] gives a served tool the MCP request it answers.
 //
 // Over stdio, [Server.Run] with a [StdioTransport] serves one session and survives frames the
 // SDK's own transport would end it on. Over streamable HTTP, [Server.Serve] and [Server.Handler]

@@ -14,7 +14,7 @@ import (
 // question with no call to stop; a storm of questions during one call stops it once and answers
 // every request at once.
 func TestElicitationHostile(t *testing.T) {
-	c, err := NewClient(ServerConfig{Name: "s", URL: "http://127.0.0.1:1/mcp", InterruptOnElicitation: true})
+	c, err := Connect(t.Context(), ServerConfig{Name: "s", URL: "http://127.0.0.1:1/mcp", InterruptOnElicitation: true}, Deferred())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -328,6 +328,7 @@ func (h *handler) serve(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 
 	ctx = tool.WithCall(ctx, tool.Call{Name: h.name})
 	ctx = context.WithValue(ctx, requestKey{}, req)
+	ctx = context.WithValue(ctx, askKey{}, &askState{})
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 		session := req.Session
 		ctx = tool.WithProgress(ctx, func(p tool.Progress) {
@@ -460,6 +461,9 @@ func issues(err error) string {
 // back to the SDK, which sends nothing for cancelled requests). Internal failures are logged
 // with their details.
 func (h *handler) fail(ctx context.Context, err error) (*sdk.CallToolResult, error) {
+	if ni := (*needInput)(nil); errors.As(err, &ni) && ctx.Err() == nil {
+		return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{ni.id: ni.request}}, nil
+	}
 	if ctx.Err() != nil {
 		// The request's context ends only when the client cancels it or goes away; the tool's
 		// own timeout ends an inner context.

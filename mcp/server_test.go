@@ -442,7 +442,7 @@ func TestPrefixFiltersCollisions(t *testing.T) {
 		t.Errorf("Tools after Close: %v, want ErrClosed", err)
 	}
 
-	if _, err := mcp.NewClient(mcp.ServerConfig{Name: "bad", Command: "x", Include: []string{"[a"}}); err == nil {
+	if _, err := mcp.Connect(testContext(t), mcp.ServerConfig{Name: "bad", Command: "x", Include: []string{"[a"}}, mcp.Deferred()); err == nil {
 		t.Error("bad filter pattern accepted")
 	}
 }
@@ -564,7 +564,7 @@ func TestClientDefaultName(t *testing.T) {
 		{mcp.ServerConfig{URL: "https://mcp.example.com:8443/mcp"}, "mcp.example.com:8443"},
 		{mcp.ServerConfig{Name: "named", URL: "https://mcp.example.com/mcp"}, "named"},
 	} {
-		c, err := mcp.NewClient(tc.cfg)
+		c, err := mcp.Connect(testContext(t), tc.cfg, mcp.Deferred())
 		if err != nil {
 			t.Fatal(err)
 		}
