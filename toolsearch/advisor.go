@@ -26,7 +26,7 @@ const ParamCatalog = "toolsearch.catalog"
 // Config configures an [Advisor]. The zero value gives a keyword index, five results a query,
 // LRU eviction of 1,000 sessions and the default system prompt.
 type Config struct {
-	// Index holds the tool sets searched; nil means NewKeywordIndex(nil).
+	// Index holds the tool sets searched; nil means a [KeywordIndex] with the defaults.
 	Index Index
 	// Catalog, when set, is what turns search, and the request's own tools are sent to the model
 	// as they are, beside the search tool. Without a catalog (here or as [ParamCatalog]) a turn
@@ -114,7 +114,7 @@ type Advisor struct {
 func New(cfg Config) *Advisor {
 	a := &Advisor{cfg: cfg, index: cfg.Index}
 	if a.index == nil {
-		a.index = NewKeywordIndex(nil)
+		a.index = newKeyword(&KeywordConfig{})
 	}
 	if a.cfg.MaxResults <= 0 {
 		a.cfg.MaxResults = DefaultMaxResults

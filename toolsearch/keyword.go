@@ -2,6 +2,8 @@ package toolsearch
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -41,8 +43,8 @@ var (
 	DefaultOutputDescriptionsField = FieldParams{Weight: 0.5, B: DefaultB}
 )
 
-// KeywordOptions configure a [KeywordIndex]. The zero value gives the defaults.
-type KeywordOptions struct {
+// KeywordConfig configures a [KeywordIndex]. The zero value gives the defaults.
+type KeywordConfig struct {
 	// K1 is BM25's term-frequency saturation; zero means DefaultK1.
 	K1 float64
 	// Name, Description, ParamNames, ParamDescriptions, OutputNames and OutputDescriptions
@@ -79,11 +81,46 @@ type keywordSet struct {
 	ix   *bm25f.Index
 }
 
+// KeywordOptions is the former name of [KeywordConfig].
+//
+// Deprecated: use KeywordConfig with [NewKeyword].
+type KeywordOptions = KeywordConfig
+
+// NewKeyword returns an empty keyword index, or an error naming a setting no search could use:
+// a negative K1 or field weight, a B outside 0 to 1.
+func NewKeyword(cfg KeywordConfig) (*KeywordIndex, error) {
+	if cfg.K1 < 0 || math.IsNaN(cfg.K1) {
+		return nil, fmt.Errorf("toolsearch: KeywordConfig.K1 is %v, want 0 or more", cfg.K1)
+	}
+	for _, f := range []struct {
+		name string
+		p    *FieldParams
+	}{{"Name", cfg.Name}, {"Description", cfg.Description}, {"ParamNames", cfg.ParamNames},
+		{"ParamDescriptions", cfg.ParamDescriptions}, {"OutputNames", cfg.OutputNames}, {"OutputDescriptions", cfg.OutputDescriptions}} {
+		if f.p == nil {
+			continue
+		}
+		if f.p.Weight < 0 || math.IsNaN(f.p.Weight) {
+			return nil, fmt.Errorf("toolsearch: KeywordConfig.%s.Weight is %v, want 0 or more", f.name, f.p.Weight)
+		}
+		if !(f.p.B >= 0 && f.p.B <= 1) {
+			return nil, fmt.Errorf("toolsearch: KeywordConfig.%s.B is %v, want 0 to 1", f.name, f.p.B)
+		}
+	}
+	return newKeyword(&cfg), nil
+}
+
 // NewKeywordIndex returns an empty keyword index. opts may be nil.
+//
+// Deprecated: use [NewKeyword], which reports settings no search could use.
 func NewKeywordIndex(opts *KeywordOptions) *KeywordIndex {
 	if opts == nil {
 		opts = &KeywordOptions{}
 	}
+	return newKeyword(opts)
+}
+
+func newKeyword(opts *KeywordConfig) *KeywordIndex {
 	field := func(p *FieldParams, def FieldParams) bm25f.Field {
 		if p == nil {
 			p = &def

@@ -24,8 +24,8 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// VectorOptions configure a [VectorIndex]. The zero value gives the defaults.
-type VectorOptions struct {
+// VectorConfig configures a [VectorIndex]. The zero value gives the defaults.
+type VectorConfig struct {
 	// MinScore drops results whose cosine similarity to the query is not above it. Zero (the
 	// default) drops only tools unrelated to the query or pointing away from it.
 	MinScore float64
@@ -51,7 +51,7 @@ type VectorOptions struct {
 // scores are those of an exact scan.
 type VectorIndex struct {
 	embedder Embedder
-	opts     VectorOptions
+	opts     VectorConfig
 	store    store[*vectorSet]
 }
 
@@ -69,12 +69,38 @@ type vectorSet struct {
 	slack []float64
 }
 
-// NewVectorIndex returns an empty vector index over e. opts may be nil.
-func NewVectorIndex(e Embedder, opts *VectorOptions) *VectorIndex {
-	v := &VectorIndex{embedder: e}
-	if opts != nil {
-		v.opts = *opts
+// VectorOptions is the former name of [VectorConfig].
+//
+// Deprecated: use VectorConfig with [NewVector].
+type VectorOptions = VectorConfig
+
+// NewVector returns an empty vector index over e, or an error for a nil e, a negative
+// BatchSize or a MinScore outside -1 to 1.
+func NewVector(e Embedder, cfg VectorConfig) (*VectorIndex, error) {
+	switch {
+	case e == nil:
+		return nil, errNoEmbedder
+	case cfg.BatchSize < 0:
+		return nil, fmt.Errorf("toolsearch: VectorConfig.BatchSize is %d, want 0 or more", cfg.BatchSize)
+	case !(cfg.MinScore >= -1 && cfg.MinScore <= 1):
+		return nil, fmt.Errorf("toolsearch: VectorConfig.MinScore is %v, want -1 to 1", cfg.MinScore)
 	}
+	return newVector(e, cfg), nil
+}
+
+// NewVectorIndex returns an empty vector index over e. opts may be nil.
+//
+// Deprecated: use [NewVector], which reports a nil Embedder and settings no search could use.
+func NewVectorIndex(e Embedder, opts *VectorOptions) *VectorIndex {
+	var cfg VectorConfig
+	if opts != nil {
+		cfg = *opts
+	}
+	return newVector(e, cfg)
+}
+
+func newVector(e Embedder, cfg VectorConfig) *VectorIndex {
+	v := &VectorIndex{embedder: e, opts: cfg}
 	if v.opts.Text == nil {
 		v.opts.Text = ToolText
 	}

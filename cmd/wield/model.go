@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wield-ai/wield/chat"
+	transport "github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/anthropic"
 	"github.com/wield-ai/wield/provider/gemini"
 	"github.com/wield-ai/wield/provider/ollama"
@@ -367,18 +368,18 @@ func (a *app) newModel(ctx context.Context, s modelSpec) (chat.Model, error) {
 	switch s.provider {
 	case "openai":
 		// Chat Completions, which OpenAI-compatible servers implement too.
-		cfg := openai.Config{Model: s.name, APIKey: s.apiKey, BaseURL: s.baseURL, HTTPClient: hc}
+		cfg := openai.Config{Model: s.name, APIKey: s.apiKey, BaseURL: s.baseURL, Transport: transport.Transport{HTTPClient: hc}}
 		if s.apiKey == "" {
 			// The SDK would read $OPENAI_API_KEY: send no key rather than one meant for OpenAI.
 			cfg.RequestOptions = []oaioption.RequestOption{oaioption.WithAPIKey(""), oaioption.WithAdminAPIKey("")}
 		}
 		m, err = openai.New(cfg)
 	case "anthropic":
-		m, err = anthropic.New(anthropic.Config{Model: s.name, APIKey: s.apiKey, BaseURL: s.baseURL, HTTPClient: hc})
+		m, err = anthropic.New(anthropic.Config{Model: s.name, APIKey: s.apiKey, BaseURL: s.baseURL, Transport: transport.Transport{HTTPClient: hc}})
 	case "gemini":
-		m, err = gemini.New(ctx, gemini.Config{Model: s.name, APIKey: s.apiKey, BaseURL: s.baseURL, HTTPClient: hc})
+		m, err = gemini.New(ctx, gemini.Config{Model: s.name, APIKey: s.apiKey, BaseURL: s.baseURL, Transport: transport.Transport{HTTPClient: hc}})
 	case "ollama":
-		m, err = ollama.New(ollama.Config{Model: s.name, BaseURL: s.baseURL, HTTPClient: hc})
+		m, err = ollama.New(ollama.Config{Model: s.name, BaseURL: s.baseURL, Transport: transport.Transport{HTTPClient: hc}})
 	default:
 		return nil, fmt.Errorf("unknown provider %q", s.provider)
 	}

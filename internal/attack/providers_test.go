@@ -16,6 +16,7 @@ import (
 	"golang.org/x/oauth2/google"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/anthropic"
 	"github.com/wield-ai/wield/provider/bedrock"
 	"github.com/wield-ai/wield/provider/gemini"
@@ -56,43 +57,42 @@ func TestProviderRedirectToForeignHost(t *testing.T) {
 	defer origin.Close()
 
 	ctx := context.Background()
-	noRetry := 0
 	awsCfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", sessionToken)}
 	vertexCreds := &google.Credentials{ProjectID: "p", TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: oauthToken})}
 	build := map[string]func() (chat.Model, error){
 		"openai": func() (chat.Model, error) {
-			return openai.New(openai.Config{BaseURL: origin.URL, APIKey: apiKey, Model: "m", MaxRetries: &noRetry})
+			return openai.New(openai.Config{BaseURL: origin.URL, APIKey: apiKey, Model: "m", Transport: provider.Transport{MaxRetries: -1}})
 		},
 		"azure": func() (chat.Model, error) {
-			return openai.New(openai.Config{Azure: &openai.Azure{Endpoint: origin.URL, Deployment: "d", APIKey: apiKey}, MaxRetries: &noRetry})
+			return openai.New(openai.Config{Azure: &openai.Azure{Endpoint: origin.URL, Deployment: "d", APIKey: apiKey}, Transport: provider.Transport{MaxRetries: -1}})
 		},
 		"anthropic": func() (chat.Model, error) {
-			return anthropic.New(anthropic.Config{BaseURL: origin.URL, APIKey: apiKey, Model: "m", MaxRetries: &noRetry})
+			return anthropic.New(anthropic.Config{BaseURL: origin.URL, APIKey: apiKey, Model: "m", Transport: provider.Transport{MaxRetries: -1}})
 		},
 		"anthropic-bedrock": func() (chat.Model, error) {
-			return anthropic.NewBedrock(ctx, anthropic.BedrockConfig{Config: anthropic.Config{BaseURL: origin.URL, Model: "m", MaxRetries: &noRetry}, AWS: &awsCfg})
+			return anthropic.NewBedrock(ctx, anthropic.BedrockConfig{Config: anthropic.Config{BaseURL: origin.URL, Model: "m", Transport: provider.Transport{MaxRetries: -1}}, AWS: &awsCfg})
 		},
 		"anthropic-vertex": func() (chat.Model, error) {
-			return anthropic.NewVertex(ctx, anthropic.VertexConfig{Config: anthropic.Config{BaseURL: origin.URL, Model: "m@1", MaxRetries: &noRetry}, Region: "us-east5", Credentials: vertexCreds})
+			return anthropic.NewVertex(ctx, anthropic.VertexConfig{Config: anthropic.Config{BaseURL: origin.URL, Model: "m@1", Transport: provider.Transport{MaxRetries: -1}}, Region: "us-east5", Credentials: vertexCreds})
 		},
 		// The caller's own client gets the same policy.
 		"anthropic-own-client": func() (chat.Model, error) {
-			return anthropic.New(anthropic.Config{BaseURL: origin.URL, APIKey: apiKey, Model: "m", MaxRetries: &noRetry, HTTPClient: &http.Client{}})
+			return anthropic.New(anthropic.Config{BaseURL: origin.URL, APIKey: apiKey, Model: "m", Transport: provider.Transport{MaxRetries: -1, HTTPClient: &http.Client{}}})
 		},
 		"anthropic-vertex-own-client": func() (chat.Model, error) {
-			return anthropic.NewVertex(ctx, anthropic.VertexConfig{Config: anthropic.Config{BaseURL: origin.URL, Model: "m@1", MaxRetries: &noRetry, HTTPClient: &http.Client{}}, Region: "us-east5", Credentials: vertexCreds})
+			return anthropic.NewVertex(ctx, anthropic.VertexConfig{Config: anthropic.Config{BaseURL: origin.URL, Model: "m@1", Transport: provider.Transport{MaxRetries: -1, HTTPClient: &http.Client{}}}, Region: "us-east5", Credentials: vertexCreds})
 		},
 		"bedrock-own-client": func() (chat.Model, error) {
-			return bedrock.New(ctx, bedrock.Config{BaseURL: origin.URL, Model: "m", AWS: &awsCfg, MaxAttempts: 1, HTTPClient: &http.Client{}})
+			return bedrock.New(ctx, bedrock.Config{BaseURL: origin.URL, Model: "m", AWS: &awsCfg, MaxAttempts: 1, Transport: provider.Transport{HTTPClient: &http.Client{}}})
 		},
 		"gemini-own-client": func() (chat.Model, error) {
-			return gemini.New(ctx, gemini.Config{BaseURL: origin.URL, APIKey: apiKey, Model: "m", MaxRetries: -1, HTTPClient: &http.Client{}})
+			return gemini.New(ctx, gemini.Config{BaseURL: origin.URL, APIKey: apiKey, Model: "m", Transport: provider.Transport{MaxRetries: -1, HTTPClient: &http.Client{}}})
 		},
 		"gemini": func() (chat.Model, error) {
-			return gemini.New(ctx, gemini.Config{BaseURL: origin.URL, APIKey: apiKey, Model: "m", MaxRetries: -1})
+			return gemini.New(ctx, gemini.Config{BaseURL: origin.URL, APIKey: apiKey, Model: "m", Transport: provider.Transport{MaxRetries: -1}})
 		},
 		"ollama": func() (chat.Model, error) {
-			return ollama.New(ollama.Config{BaseURL: origin.URL, Model: "m", MaxRetries: -1})
+			return ollama.New(ollama.Config{BaseURL: origin.URL, Model: "m", Transport: provider.Transport{MaxRetries: -1}})
 		},
 		"bedrock": func() (chat.Model, error) {
 			return bedrock.New(ctx, bedrock.Config{BaseURL: origin.URL, Model: "m", AWS: &awsCfg, MaxAttempts: 1})
@@ -163,22 +163,21 @@ func TestProviderHugeResponse(t *testing.T) {
 	defer srv.Close()
 	ctx := context.Background()
 	const limit = 1 << 20
-	noRetry := 0
 	build := map[string]func() (chat.Model, error){
 		"openai": func() (chat.Model, error) {
-			return openai.New(openai.Config{BaseURL: srv.URL, APIKey: apiKey, Model: "m", MaxRetries: &noRetry, MaxResponseBytes: limit})
+			return openai.New(openai.Config{BaseURL: srv.URL, APIKey: apiKey, Model: "m", Transport: provider.Transport{MaxRetries: -1, MaxResponseBytes: limit}})
 		},
 		"openai-responses": func() (chat.Model, error) {
-			return openai.NewResponses(openai.Config{BaseURL: srv.URL, APIKey: apiKey, Model: "m", MaxRetries: &noRetry, MaxResponseBytes: limit})
+			return openai.NewResponses(openai.Config{BaseURL: srv.URL, APIKey: apiKey, Model: "m", Transport: provider.Transport{MaxRetries: -1, MaxResponseBytes: limit}})
 		},
 		"anthropic": func() (chat.Model, error) {
-			return anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: apiKey, Model: "m", MaxRetries: &noRetry, MaxResponseBytes: limit})
+			return anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: apiKey, Model: "m", Transport: provider.Transport{MaxRetries: -1, MaxResponseBytes: limit}})
 		},
 		"gemini": func() (chat.Model, error) {
-			return gemini.New(ctx, gemini.Config{BaseURL: srv.URL, APIKey: apiKey, Model: "m", MaxRetries: -1, MaxResponseBytes: limit})
+			return gemini.New(ctx, gemini.Config{BaseURL: srv.URL, APIKey: apiKey, Model: "m", Transport: provider.Transport{MaxRetries: -1, MaxResponseBytes: limit}})
 		},
 		"ollama": func() (chat.Model, error) {
-			return ollama.New(ollama.Config{BaseURL: srv.URL, Model: "m", MaxRetries: -1, MaxResponseBytes: limit})
+			return ollama.New(ollama.Config{BaseURL: srv.URL, Model: "m", Transport: provider.Transport{MaxRetries: -1, MaxResponseBytes: limit}})
 		},
 	}
 	p := &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}

@@ -34,11 +34,12 @@ var allowed = map[string][]string{
 	"web":                {"agui", "client", "chat", "memory", "tool", "content"},
 	"a2a":                {"chat", "client", "memory", "tool", "toolcall", "content"},
 	"chattest":           {"chat", "tool", "content"},
-	"provider/openai":    {"chat", "tool", "content"},
-	"provider/gemini":    {"chat", "tool", "content"},
-	"provider/ollama":    {"chat", "tool", "content"},
-	"provider/bedrock":   {"chat", "tool", "content"},
-	"provider/anthropic": {"chat", "tool", "content"},
+	"provider":           {}, // the configuration every provider shares
+	"provider/openai":    {"chat", "tool", "content", "provider"},
+	"provider/gemini":    {"chat", "tool", "content", "provider"},
+	"provider/ollama":    {"chat", "tool", "content", "provider"},
+	"provider/bedrock":   {"chat", "tool", "content", "provider"},
+	"provider/anthropic": {"chat", "tool", "content", "provider"},
 
 	// The kits that check an implementation of one's own.
 	"chat/modeltest":               {"chat", "tool", "content"},
@@ -48,7 +49,7 @@ var allowed = map[string][]string{
 	"mcp/mcptest":                  {"mcp", "tool", "chat", "content"},
 
 	// What only providers may import (Go's internal rule keeps the rest of the module out).
-	"provider/internal/...": {"chat", "tool", "content"},
+	"provider/internal/...": {"chat", "tool", "content", "provider"},
 
 	// Helpers: each reaches no higher than the lowest package that imports it.
 	"internal/schema":      {},

@@ -81,11 +81,10 @@ func searchTool(name, description, param, paramDescription string) tool.Definiti
 // vectors reach the index whole and in the order of their texts.
 func EmbedderSearch(t testing.TB, docs, queries toolsearch.Embedder) {
 	t.Helper()
-	var opts *toolsearch.VectorOptions
-	if queries != nil {
-		opts = &toolsearch.VectorOptions{QueryEmbedder: queries}
+	ix, err := toolsearch.NewVector(docs, toolsearch.VectorConfig{QueryEmbedder: queries})
+	if err != nil {
+		t.Fatal(err)
 	}
-	ix := toolsearch.NewVectorIndex(docs, opts)
 	ctx := context.Background()
 	if err := ix.IndexTools(ctx, "s", SearchCatalog); err != nil {
 		t.Fatal(err)

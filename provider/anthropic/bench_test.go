@@ -14,6 +14,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 )
 
 // BenchmarkStreamAggregate streams a recorded answer (text, ping, a tool call in fragments, padded
@@ -25,7 +26,7 @@ func BenchmarkStreamAggregate(b *testing.B) {
 	prompt := weatherPrompt()
 
 	b.Run("wield", func(b *testing.B) {
-		m := newTestModel(b, "http://anthropic.invalid", Config{HTTPClient: providertest.MemoryClient("text/event-stream", body)})
+		m := newTestModel(b, "http://anthropic.invalid", Config{Transport: provider.Transport{HTTPClient: providertest.MemoryClient("text/event-stream", body)}})
 		providertest.BenchStream(b, body, m, prompt, func(resp *chat.Response) error {
 			if len(resp.ToolCalls()) != 1 {
 				return fmt.Errorf("tool calls %+v", resp.ToolCalls())

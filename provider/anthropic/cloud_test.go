@@ -20,6 +20,7 @@ import (
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/providertest/awstest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -231,7 +232,7 @@ func TestBedrockThrottling(t *testing.T) {
 	providertest.SameRequests(t, srv)
 
 	srv = replay.NewServer(t, throttled)
-	m = newBedrockModel(t, srv.URL, BedrockConfig{Config: Config{Model: "anthropic.claude-3-haiku-20240307-v1:0", MaxRetries: chat.Ptr(0)}})
+	m = newBedrockModel(t, srv.URL, BedrockConfig{Config: Config{Model: "anthropic.claude-3-haiku-20240307-v1:0", Transport: provider.Transport{MaxRetries: -1}}})
 	_, err = m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}})
 	var pe *chat.ProviderError
 	if !errors.As(err, &pe) || pe.StatusCode != 429 || pe.Type != "ThrottlingException" || !pe.Temporary() {
@@ -304,7 +305,7 @@ func TestBedrockAuth(t *testing.T) {
 	ok := providertest.Load(t, "bedrock", "openllmetry-anthropic-python-sdk-invoke-claude-3-haiku")[0]
 	prompt := &chat.Prompt{Messages: []chat.Message{chat.User("Tell me a joke about OpenTelemetry")}}
 	call := func(t *testing.T, url string, cfg BedrockConfig) error {
-		cfg.BaseURL, cfg.Model, cfg.MaxRetries = url, "anthropic.claude-3-haiku-20240307-v1:0", chat.Ptr(0)
+		cfg.BaseURL, cfg.Model, cfg.MaxRetries = url, "anthropic.claude-3-haiku-20240307-v1:0", -1
 		m, err := NewBedrock(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -65,7 +65,7 @@
 //
 // The SDK makes its own OpenTelemetry span per request (anthropic.messages.create, without
 // message content unless asked), which nests under the client's chat span;
-// option.WithoutOpenTelemetry() in [Config.RequestOptions] turns it off.
+// option.WithoutOpenTelemetry() in [Config.SDKOptions] turns it off.
 //
 // The Messages API requires max_tokens on every request. When neither the call's
 // [chat.Options.MaxTokens] nor [Config.MaxTokens] sets it, [DefaultMaxTokens] (4096) is sent:

@@ -12,6 +12,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -32,7 +33,7 @@ func weatherPrompt() *chat.Prompt {
 var faults = providertest.FaultTarget{
 	Provider: "anthropic",
 	New: func(t testing.TB, url string, retries *int) (chat.Model, *providertest.Waits) {
-		return newTestModel(t, url, Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512, MaxRetries: retries}), nil
+		return newTestModel(t, url, Config{Model: "claude-3-7-sonnet-latest", MaxTokens: 512, Transport: provider.Transport{MaxRetries: providertest.MaxRetries(retries)}}), nil
 	},
 	Prompt: weatherPrompt(),
 	Wraps:  true,
@@ -117,7 +118,7 @@ func TestCallCut(t *testing.T) {
 	cut := ex
 	cut.CutAfter = len(ex.Body) / 2
 	srv := replay.NewServer(t, cut, cut)
-	m := newTestModel(t, srv.URL, Config{MaxRetries: chat.Ptr(1)})
+	m := newTestModel(t, srv.URL, Config{Transport: provider.Transport{MaxRetries: 1}})
 	if _, err := m.Call(context.Background(), weatherPrompt()); err == nil {
 		t.Fatal("no error for a cut body")
 	}
@@ -148,7 +149,7 @@ func TestCancel(t *testing.T) {
 	target.TestCancel(t)
 	t.Run("deadline", func(t *testing.T) {
 		srv := providertest.NewHangingServer(t, "", "")
-		m := newTestModel(t, srv.URL, Config{MaxRetries: chat.Ptr(0)})
+		m := newTestModel(t, srv.URL, Config{Transport: provider.Transport{MaxRetries: -1}})
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
 		if _, err := m.Call(ctx, weatherPrompt()); !errors.Is(err, context.DeadlineExceeded) {

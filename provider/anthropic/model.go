@@ -7,13 +7,12 @@ import (
 	"iter"
 	"net/http"
 	"slices"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
@@ -54,27 +53,15 @@ type Config struct {
 	// Cache places prompt-caching breakpoints on every request; the zero value places none, and
 	// [CacheAuto] suits tool loops. [ExtraCache] overrides it per call.
 	Cache Cache
-	// MaxRetries is how often a failed request (429, 5xx, connection error) is retried; nil means
-	// the SDK's default of 2, and 0 turns retries off.
-	MaxRetries *int
-	// HTTPClient sends the requests; nil means the SDK's default client.
-	HTTPClient *http.Client
-	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
-	// per attempt (a timed-out attempt is retried like a dropped connection): a server that takes
-	// the request and says nothing fails the call with an error naming this timeout. A
-	// non-streamed answer begins only once it is complete, so allow for the longest generation.
-	// Zero means 10 minutes; a negative value waits forever.
-	FirstByteTimeout time.Duration
-	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
-	// streamed events (Anthropic sends pings while a long answer is prepared). Zero means 5
-	// minutes; a negative value waits forever.
-	IdleTimeout time.Duration
-	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
-	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
-	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
-	// value sets no bound.
-	MaxResponseBytes int64
-	// RequestOptions are passed to the SDK on every request, after wield's own.
+	// Transport says how requests reach the API: HTTP client, retries, timeouts, size bound,
+	// headers.
+	provider.Transport
+	// SDKOptions are passed to the SDK on every request, after wield's own: the escape hatch to
+	// the SDK.
+	SDKOptions []option.RequestOption
+	// RequestOptions are passed after SDKOptions.
+	//
+	// Deprecated: use SDKOptions, the name every provider's Config gives its SDK's options.
 	RequestOptions []option.RequestOption
 }
 
@@ -116,9 +103,6 @@ func (cfg *Config) check() error {
 	if cfg.ThinkingBudget < 0 {
 		return fmt.Errorf("anthropic: ThinkingBudget %d is negative", cfg.ThinkingBudget)
 	}
-	if cfg.MaxRetries != nil && *cfg.MaxRetries < 0 {
-		return fmt.Errorf("anthropic: MaxRetries %d is negative", *cfg.MaxRetries)
-	}
 	return cfg.Cache.check()
 }
 
@@ -129,18 +113,23 @@ func newModel(cfg Config, platform string, opts []option.RequestOption) *Model {
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
-	if cfg.MaxRetries != nil {
-		opts = append(opts, option.WithMaxRetries(*cfg.MaxRetries))
+	if n := cfg.MaxRetries; n != 0 {
+		opts = append(opts, option.WithMaxRetries(max(n, 0)))
 	}
-	// As middleware, the timeouts hold whatever HTTP client the platform or the request options
-	// choose.
-	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes}
+	// As middleware, the transport's bounds hold whatever HTTP client the platform or the SDK
+	// options choose.
+	mw := wire.Middleware(cfg.Transport)
 	opts = append(opts, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		return timeouts.Do(r, next)
+		return mw(r, next)
 	}))
+	opts = append(opts, cfg.SDKOptions...)
 	opts = append(opts, cfg.RequestOptions...)
 	return &Model{client: sdk.NewClient(opts...), cfg: cfg, platform: platform}
 }
+
+// Client returns the SDK client, for the API features wield does not cover. It carries the
+// model's retries, timeouts and headers.
+func (m *Model) Client() *sdk.Client { return &m.client }
 
 // Info names the provider ("anthropic", "aws.bedrock" or "gcp.vertex_ai") and the configured
 // model.

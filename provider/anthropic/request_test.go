@@ -20,6 +20,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -357,7 +358,7 @@ func TestConstruction(t *testing.T) {
 		used.Add(1)
 		return http.DefaultTransport.RoundTrip(r)
 	})}
-	m = newTestModel(t, srv.URL, Config{APIKey: "cfg-key", HTTPClient: client, Model: "claude-x"})
+	m = newTestModel(t, srv.URL, Config{APIKey: "cfg-key", Transport: provider.Transport{HTTPClient: client}, Model: "claude-x"})
 	if _, err := m.Call(context.Background(), &chat.Prompt{Messages: []chat.Message{chat.User("hi")}}); err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +366,7 @@ func TestConstruction(t *testing.T) {
 		t.Errorf("http client used %d times, key %q", used.Load(), srv.Requests()[0].Header.Get("X-Api-Key"))
 	}
 
-	for _, cfg := range []Config{{MaxTokens: -1}, {ThinkingBudget: -1}, {MaxRetries: chat.Ptr(-1)}} {
+	for _, cfg := range []Config{{MaxTokens: -1}, {ThinkingBudget: -1}} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("New(%+v): no error", cfg)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 )
 
 // TestSpecVariants: answers shaped as the Messages API reference documents them but absent from
@@ -71,8 +72,7 @@ func TestSpecVariants(t *testing.T) {
 func runVariant(t *testing.T, file string) (*chat.Response, error) {
 	t.Helper()
 	url, stream := providertest.Variant(t, file)
-	none := 0
-	m, err := New(Config{BaseURL: url, APIKey: "test-key", Model: "claude-sonnet-4-5", MaxRetries: &none})
+	m, err := New(Config{BaseURL: url, APIKey: "test-key", Model: "claude-sonnet-4-5", Transport: provider.Transport{MaxRetries: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -16,7 +17,7 @@ import (
 	"github.com/aws/smithy-go/auth/bearer"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/awsconf"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
@@ -60,22 +61,9 @@ type Config struct {
 	// BaseURL, when set, replaces the regional endpoint https://bedrock-runtime.{region}.amazonaws.com
 	// (a VPC endpoint, a proxy).
 	BaseURL string
-	// HTTPClient sends the requests; nil means the AWS SDK's default client.
-	HTTPClient *http.Client
-	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
-	// per attempt (a timed-out attempt is retried like a dropped connection): a server that takes
-	// the request and says nothing fails the call with an error naming this timeout. A
-	// non-streamed answer begins only once it is complete, so allow for the longest generation.
-	// Zero means 10 minutes; a negative value waits forever.
-	FirstByteTimeout time.Duration
-	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
-	// streamed events. Zero means 5 minutes; a negative value waits forever.
-	IdleTimeout time.Duration
-	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
-	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
-	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
-	// value sets no bound.
-	MaxResponseBytes int64
+	// Transport says how requests reach the API: HTTP client, retries, timeouts, size bound,
+	// headers.
+	provider.Transport
 
 	// MaxTokens is the default inferenceConfig.maxTokens; zero leaves the model's default.
 	MaxTokens int
@@ -87,14 +75,22 @@ type Config struct {
 	// MaxAttempts is how many times a request is sent at most: throttling (429
 	// ThrottlingException), ModelNotReadyException, 5xx answers and connection errors are
 	// retried by the AWS SDK's standard retryer with exponential backoff and jitter. Zero means
-	// [DefaultMaxAttempts]; 1 turns retries off.
+	// [Transport.MaxRetries] + 1 when that is set, else [DefaultMaxAttempts]; 1 turns retries
+	// off.
+	//
+	// Deprecated: use MaxRetries, the retries every provider's Transport counts.
 	MaxAttempts int
 	// MaxBackoff caps the wait between attempts; zero means [DefaultMaxBackoff].
 	MaxBackoff time.Duration
 	// Retryer, when set, replaces the retryer built from MaxAttempts and MaxBackoff.
 	Retryer func() aws.Retryer
 
-	// ClientOptions edit the SDK client's options last, for settings this package does not map.
+	// SDKOptions edit the SDK client's options last, for settings this package does not map:
+	// the escape hatch to the SDK.
+	SDKOptions []func(*bedrockruntime.Options)
+	// ClientOptions run after SDKOptions.
+	//
+	// Deprecated: use SDKOptions, the name every provider's Config gives its SDK's options.
 	ClientOptions []func(*bedrockruntime.Options)
 }
 
@@ -119,6 +115,8 @@ func New(ctx context.Context, cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("bedrock: MaxTokens %d is negative", cfg.MaxTokens)
 	case cfg.MaxAttempts < 0:
 		return nil, fmt.Errorf("bedrock: MaxAttempts %d is negative", cfg.MaxAttempts)
+	case cfg.MaxAttempts != 0 && cfg.MaxRetries != 0 && cfg.MaxAttempts != max(cfg.MaxRetries, 0)+1:
+		return nil, fmt.Errorf("bedrock: MaxAttempts %d and MaxRetries %d disagree; set MaxRetries only", cfg.MaxAttempts, cfg.MaxRetries)
 	case cfg.MaxBackoff < 0:
 		return nil, fmt.Errorf("bedrock: MaxBackoff %v is negative", cfg.MaxBackoff)
 	}
@@ -144,23 +142,22 @@ func New(ctx context.Context, cfg Config) (*Model, error) {
 		}
 		o.Retryer = newRetryer(cfg)
 		o.RetryMaxAttempts = 0
-		for _, f := range cfg.ClientOptions {
+		for _, f := range slices.Concat(cfg.SDKOptions, cfg.ClientOptions) {
 			f(o)
 		}
 		// Outermost, so that the timeouts and the size bound apply to each attempt as sent.
-		o.HTTPClient = bounded{&httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes},
-			bodyGuard{o.HTTPClient}}
+		o.HTTPClient = bounded{wire.Middleware(cfg.Transport), bodyGuard{o.HTTPClient}}
 	})
 	return &Model{client: client, cfg: cfg}, nil
 }
 
-// bounded sends requests through the timeouts and the size bound.
+// bounded sends requests through the transport's headers, timeouts and size bound.
 type bounded struct {
-	t    *httptimeout.Transport
+	mw   func(*http.Request, wire.Next) (*http.Response, error)
 	next bedrockruntime.HTTPClient
 }
 
-func (b bounded) Do(r *http.Request) (*http.Response, error) { return b.t.Do(r, b.next.Do) }
+func (b bounded) Do(r *http.Request) (*http.Response, error) { return b.mw(r, b.next.Do) }
 
 // bodyGuard hides the WriteTo method of request bodies from net/http. The AWS SDK closes a
 // request's body as soon as the response headers arrive, after which the body's WriteTo fails
@@ -190,6 +187,9 @@ func newRetryer(cfg Config) aws.Retryer {
 	}
 	return retry.NewStandard(func(o *retry.StandardOptions) {
 		o.MaxAttempts = cfg.MaxAttempts
+		if o.MaxAttempts == 0 && cfg.MaxRetries != 0 {
+			o.MaxAttempts = max(cfg.MaxRetries, 0) + 1
+		}
 		if o.MaxAttempts == 0 {
 			o.MaxAttempts = DefaultMaxAttempts
 		}
@@ -200,6 +200,10 @@ func newRetryer(cfg Config) aws.Retryer {
 		o.Retryables = append(o.Retryables, retry.RetryableErrorCode{Codes: map[string]struct{}{"ModelNotReadyException": {}}})
 	})
 }
+
+// Client returns the SDK client, for the Bedrock features wield does not cover. It carries the
+// model's retries, timeouts and headers.
+func (m *Model) Client() *bedrockruntime.Client { return m.client }
 
 // Info names the platform and the configured model.
 func (m *Model) Info() chat.Info { return chat.Info{Provider: Platform, Model: m.cfg.Model} }

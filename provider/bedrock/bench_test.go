@@ -11,6 +11,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 )
 
 // BenchmarkStreamAggregate streams the recorded ConverseStream answer (text in 15 deltas, a tool
@@ -24,7 +25,7 @@ func BenchmarkStreamAggregate(b *testing.B) {
 	prompt := weatherPrompt()
 
 	b.Run("wield", func(b *testing.B) {
-		m := newTestModel(b, "http://bedrock.invalid", Config{HTTPClient: providertest.MemoryClient(contentType, body)})
+		m := newTestModel(b, "http://bedrock.invalid", Config{Transport: provider.Transport{HTTPClient: providertest.MemoryClient(contentType, body)}})
 		providertest.BenchStream(b, body, m, prompt, func(resp *chat.Response) error {
 			if len(resp.ToolCalls()) != 1 || resp.Text() == "" {
 				return fmt.Errorf("answer %+v", resp)
@@ -34,7 +35,7 @@ func BenchmarkStreamAggregate(b *testing.B) {
 	})
 
 	b.Run("sdk-decode", func(b *testing.B) {
-		m := newTestModel(b, "http://bedrock.invalid", Config{HTTPClient: providertest.MemoryClient(contentType, body)})
+		m := newTestModel(b, "http://bedrock.invalid", Config{Transport: provider.Transport{HTTPClient: providertest.MemoryClient(contentType, body)}})
 		req, err := m.request(prompt)
 		if err != nil {
 			b.Fatal(err)

@@ -99,7 +99,7 @@
 // modelStreamErrorException, …) and Bedrock's message. The AWS SDK's standard retryer retries
 // throttling, ModelNotReadyException, 5xx answers and connection errors with exponential backoff
 // and jitter: [DefaultMaxAttempts] attempts, waits up to [DefaultMaxBackoff], and the SDK's retry
-// quota that stops retry storms ([Config.MaxAttempts], [Config.MaxBackoff], [Config.Retryer]).
+// quota that stops retry storms (MaxRetries, [Config.MaxBackoff], [Config.Retryer]).
 // A stream is retried only until its first event.
 //
 // # How it was tested

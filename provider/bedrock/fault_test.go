@@ -19,6 +19,7 @@ import (
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/providertest/awstest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -284,7 +285,7 @@ func TestAuth(t *testing.T) {
 			awstest.Isolate(t)
 			t.Setenv("AWS_BEARER_TOKEN_BEDROCK", tc.env)
 			srv, auths := tlsServer(t)
-			m, err := New(context.Background(), Config{Model: "m", APIKey: tc.key, Region: "us-west-2", BaseURL: srv.URL, HTTPClient: srv.Client(), AWS: awstest.Config()})
+			m, err := New(context.Background(), Config{Model: "m", APIKey: tc.key, Region: "us-west-2", BaseURL: srv.URL, Transport: provider.Transport{HTTPClient: srv.Client()}, AWS: awstest.Config()})
 			if err != nil {
 				t.Fatal(err)
 			}

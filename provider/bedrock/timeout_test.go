@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider"
 )
 
 // TestTimeouts: a server that takes the request and says nothing, or stalls mid-answer, fails
 // the call with an error naming the timeout, instead of holding it forever.
 func TestTimeouts(t *testing.T) {
 	target(t).TestTimeouts(t, func(t testing.TB, url string, firstByte, idle time.Duration) chat.Model {
-		return newTestModel(t, url, Config{MaxAttempts: 1, FirstByteTimeout: firstByte, IdleTimeout: idle})
+		return newTestModel(t, url, Config{MaxAttempts: 1, Transport: provider.Transport{FirstByteTimeout: firstByte, IdleTimeout: idle}})
 	})
 }
 
@@ -30,7 +31,7 @@ func TestMaxResponseBytes(t *testing.T) {
 		_, _ = io.WriteString(w, big)
 	}))
 	defer srv.Close()
-	if _, err := newTestModel(t, srv.URL, Config{MaxAttempts: 1, MaxResponseBytes: 1 << 20}).Call(context.Background(), weatherPrompt()); err == nil || !strings.Contains(err.Error(), "MaxResponseBytes") {
+	if _, err := newTestModel(t, srv.URL, Config{MaxAttempts: 1, Transport: provider.Transport{MaxResponseBytes: 1 << 20}}).Call(context.Background(), weatherPrompt()); err == nil || !strings.Contains(err.Error(), "MaxResponseBytes") {
 		t.Fatalf("Call of an 8 MB answer with a 1 MB bound: %v, want an error naming MaxResponseBytes", err)
 	}
 	resp, err := newTestModel(t, srv.URL, Config{MaxAttempts: 1}).Call(context.Background(), weatherPrompt())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 )
 
 // BenchmarkStreamAggregate measures a whole recorded stream (19 events of thoughts and text,
@@ -17,7 +18,7 @@ func BenchmarkStreamAggregate(b *testing.B) {
 	body := providertest.Load(b, "adk-text-stream-gemini-2.5-flash")[0].Body
 	b.Run("baseline-scan", func(b *testing.B) { providertest.BenchScan(b, body, providertest.ScanSSE, 19) })
 	b.Run("gemini", func(b *testing.B) {
-		m, err := New(context.Background(), Config{APIKey: "k", HTTPClient: providertest.MemoryClient("text/event-stream", body)})
+		m, err := New(context.Background(), Config{APIKey: "k", Transport: provider.Transport{HTTPClient: providertest.MemoryClient("text/event-stream", body)}})
 		if err != nil {
 			b.Fatal(err)
 		}

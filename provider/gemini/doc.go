@@ -97,5 +97,5 @@
 // vector per text, and retries and reports errors as above. Gemini embeds a text for the use it
 // is put to ([EmbedderConfig.TaskType]): for tool search, embed the tools with
 // [TaskRetrievalDocument] and the searches with [TaskRetrievalQuery], two Embedders given to
-// toolsearch.NewVectorIndex as its embedder and its VectorOptions.QueryEmbedder.
+// toolsearch.NewVector as its embedder and its VectorConfig.QueryEmbedder.
 package gemini

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"strings"
 	"time"
 
 	"google.golang.org/genai"
 
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/embedding"
 )
 
@@ -48,7 +48,7 @@ type EmbedderConfig struct {
 	Model string
 	// TaskType tells the model what the vectors are for (the Task constants). A vector index
 	// needs two embedders of one model: [TaskRetrievalDocument] for the indexed texts and
-	// [TaskRetrievalQuery] for the searches (toolsearch.VectorOptions.QueryEmbedder). Empty
+	// [TaskRetrievalQuery] for the searches (toolsearch.VectorConfig.QueryEmbedder). Empty
 	// sends none, leaving the model's default.
 	TaskType string
 	// Dimensions asks for vectors of this length (outputDimensionality); zero leaves the
@@ -62,15 +62,12 @@ type EmbedderConfig struct {
 	// it (Title, Vertex AI's AutoTruncate, HTTPOptions, …).
 	Configure func(*genai.EmbedContentConfig)
 
-	// APIKey, BaseURL, HTTPClient, MaxRetries and ClientConfig reach the API as for [Config]:
-	// the key defaults to $GEMINI_API_KEY, then $GOOGLE_API_KEY; ClientConfig selects Vertex AI.
+	// APIKey, BaseURL, Transport and ClientConfig reach the API as for [Config]: the key
+	// defaults to $GEMINI_API_KEY, then $GOOGLE_API_KEY; ClientConfig selects Vertex AI.
 	APIKey       string
 	BaseURL      string
-	HTTPClient   *http.Client
-	MaxRetries   int
 	ClientConfig *genai.ClientConfig
-	// FirstByteTimeout and IdleTimeout bound the server's silences as for [Config].
-	FirstByteTimeout, IdleTimeout time.Duration
+	provider.Transport
 
 	sleep func(context.Context, time.Duration) error // replaces retry waits in tests
 }
@@ -86,9 +83,7 @@ type Embedder struct {
 
 // NewEmbedder returns an Embedder. ctx is used only while setting up credentials (Vertex AI).
 func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (*Embedder, error) {
-	m, err := New(ctx, Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, HTTPClient: cfg.HTTPClient,
-		MaxRetries: cfg.MaxRetries, ClientConfig: cfg.ClientConfig, FirstByteTimeout: cfg.FirstByteTimeout,
-		IdleTimeout: cfg.IdleTimeout, sleep: cfg.sleep})
+	m, err := New(ctx, Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Transport: cfg.Transport, ClientConfig: cfg.ClientConfig, sleep: cfg.sleep})
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/toolsearch"
 )
 
@@ -334,7 +335,7 @@ func TestEmbedderVertexBatches(t *testing.T) {
 var embedTarget = providertest.EmbedTarget{
 	Provider: providerName,
 	New: func(t testing.TB, url string, o providertest.EmbedOptions) toolsearch.Embedder {
-		return newTestEmbedder(t, url, EmbedderConfig{Dimensions: o.Dimensions, BatchSize: o.BatchSize, MaxRetries: o.MaxRetries(), sleep: o.Waits.Sleep})
+		return newTestEmbedder(t, url, EmbedderConfig{Dimensions: o.Dimensions, BatchSize: o.BatchSize, Transport: provider.Transport{MaxRetries: o.MaxRetries()}, sleep: o.Waits.Sleep})
 	},
 	Answer: func(vecs [][]float32) replay.Exchange {
 		embeddings := make([]map[string][]float32, len(vecs))

@@ -12,6 +12,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 )
 
 var weatherPrompt = &chat.Prompt{Messages: []chat.Message{chat.User("What is the weather in San Francisco?")}}
@@ -27,7 +28,7 @@ func jsonHeader() http.Header { return http.Header{"Content-Type": {"application
 var faults = providertest.FaultTarget{
 	Provider: "gemini",
 	New: func(t testing.TB, url string, retries *int) (chat.Model, *providertest.Waits) {
-		return newTestModel(t, url, Config{MaxRetries: providertest.MaxRetries(retries)})
+		return newTestModel(t, url, Config{Transport: provider.Transport{MaxRetries: providertest.MaxRetries(retries)}})
 	},
 	Prompt: weatherPrompt,
 	Wraps:  true,

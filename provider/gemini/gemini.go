@@ -16,7 +16,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/bodywatch"
 	"github.com/wield-ai/wield/internal/httpretry"
-	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
@@ -36,26 +36,9 @@ type Config struct {
 	// BaseURL replaces the API endpoint, e.g. for a proxy or a test server. Empty means the SDK's
 	// default, which honours $GOOGLE_GEMINI_BASE_URL.
 	BaseURL string
-	// HTTPClient sends the requests; nil means a client on http.DefaultTransport. Retries are
-	// layered on its transport.
-	HTTPClient *http.Client
-	// MaxRetries is how many times a request that failed with 408, 409, 429, 5xx or a broken
-	// connection is retried, with exponential backoff honouring Retry-After and Gemini's
-	// RetryInfo. Zero means 2; a negative value disables retries.
-	MaxRetries int
-	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
-	// per attempt: a server that takes the request and says nothing fails the call with an
-	// error naming this timeout. The answer to a Call begins only once it is complete, so allow
-	// for the longest generation. Zero means 10 minutes; a negative value waits forever.
-	FirstByteTimeout time.Duration
-	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
-	// streamed events. Zero means 5 minutes; a negative value waits forever.
-	IdleTimeout time.Duration
-	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
-	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
-	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
-	// value sets no bound.
-	MaxResponseBytes int64
+	// Transport says how requests reach the API: HTTP client, retries, timeouts, size bound,
+	// headers.
+	provider.Transport
 	// Temperature and MaxTokens are defaults for calls whose options leave them unset.
 	Temperature *float64
 	MaxTokens   int
@@ -65,6 +48,10 @@ type Config struct {
 	// (Backend, Project, Location, Credentials) and SDK HTTP options (headers, API version,
 	// extra body fields). APIKey, BaseURL and HTTPClient above override its fields when set.
 	ClientConfig *genai.ClientConfig
+	// SDKOptions edit the SDK client's configuration after wield has filled it from the fields
+	// above and before the client is built: the escape hatch to the SDK. Retries and timeouts
+	// are layered on whatever HTTP client they leave.
+	SDKOptions []func(*genai.ClientConfig)
 	// Configure, when set, may adjust every request's SDK configuration after wield has filled it
 	// (safety settings, cached content, media resolution, and so on). A per-call function under
 	// [ExtraConfigure] runs after it.
@@ -101,6 +88,12 @@ func New(ctx context.Context, cfg Config) (*Model, error) {
 	if cfg.BaseURL != "" {
 		cc.HTTPOptions.BaseURL = cfg.BaseURL
 	}
+	if cfg.HTTPClient != nil {
+		cc.HTTPClient = cfg.HTTPClient
+	}
+	for _, f := range cfg.SDKOptions {
+		f(&cc)
+	}
 	vertex := cc.Backend == genai.BackendVertexAI || cc.Backend == genai.BackendEnterprise ||
 		(cc.Backend == genai.BackendUnspecified && vertexFromEnv())
 	if cc.APIKey == "" && cc.Credentials == nil && !vertex {
@@ -108,9 +101,6 @@ func New(ctx context.Context, cfg Config) (*Model, error) {
 		if cc.APIKey == "" {
 			return nil, errors.New("gemini: no API key: set Config.APIKey, $GEMINI_API_KEY or $GOOGLE_API_KEY")
 		}
-	}
-	if cfg.HTTPClient != nil {
-		cc.HTTPClient = cfg.HTTPClient
 	}
 	// Vertex AI with Google credentials: let the SDK build its authenticated client first, then
 	// layer retries on it.
@@ -187,7 +177,7 @@ func retryingClient(base *http.Client, cfg *Config) *http.Client {
 	// net/http keeps the API key's header on them.
 	c.CheckRedirect = sameorigin.Check(c.CheckRedirect)
 	c.Transport = &bodywatch.Transport{Base: &httpretry.Transport{
-		Base:       &httptimeout.Transport{Base: c.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes},
+		Base:       wire.Timeouts(cfg.Transport, wire.Headers(cfg.Transport, c.Transport)),
 		MaxRetries: cfg.MaxRetries,
 		Hint:       retryInfoHint,
 		Sleep:      cfg.sleep,

@@ -15,6 +15,7 @@ import (
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -441,7 +442,7 @@ func TestClientErrorHidesKey(t *testing.T) {
 	t.Setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
 	t.Setenv("GEMINI_API_KEY", "")
 	t.Setenv("GOOGLE_API_KEY", "")
-	m, err := New(context.Background(), Config{BaseURL: "http://127.0.0.1:1", HTTPClient: http.DefaultClient})
+	m, err := New(context.Background(), Config{BaseURL: "http://127.0.0.1:1", Transport: provider.Transport{HTTPClient: http.DefaultClient}})
 	if err != nil || m.Info().Provider != "gcp.vertex_ai" {
 		t.Fatalf("vertex from the environment: %v", err)
 	}

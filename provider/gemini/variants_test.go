@@ -13,6 +13,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 )
 
 // TestSpecVariants: answers shaped as the Gemini API description allows but absent from the
@@ -92,7 +93,7 @@ func TestSpecVariants(t *testing.T) {
 func runVariant(t *testing.T, file string) (*chat.Response, error) {
 	t.Helper()
 	url, stream := providertest.Variant(t, file)
-	m, err := New(context.Background(), Config{BaseURL: url, APIKey: "test-key", Model: "gemini-2.5-flash", MaxRetries: -1})
+	m, err := New(context.Background(), Config{BaseURL: url, APIKey: "test-key", Model: "gemini-2.5-flash", Transport: provider.Transport{MaxRetries: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 )
 
 // BenchmarkStreamAggregate measures a recorded NDJSON stream (51 lines from a real Ollama
@@ -16,7 +17,7 @@ func BenchmarkStreamAggregate(b *testing.B) {
 	body := load(b, "lcgo-text-stream-default-gemma3-1b")[0].Body
 	b.Run("baseline-scan", func(b *testing.B) { providertest.BenchScan(b, body, providertest.ScanNDJSON, 51) })
 	b.Run("ollama", func(b *testing.B) {
-		m, err := New(Config{Model: "gemma3:1b", HTTPClient: providertest.MemoryClient("application/x-ndjson", body)})
+		m, err := New(Config{Model: "gemma3:1b", Transport: provider.Transport{HTTPClient: providertest.MemoryClient("application/x-ndjson", body)}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/embedding"
 )
 
@@ -26,15 +26,9 @@ type EmbedderConfig struct {
 	// BaseURL is the server's address; empty means $OLLAMA_HOST, defaulting to
 	// http://127.0.0.1:11434.
 	BaseURL string
-	// HTTPClient sends the requests; nil means a client on http.DefaultTransport. Retries are
-	// layered on its transport.
-	HTTPClient *http.Client
-	// MaxRetries is how many times a request that failed with 408, 409, 429, 5xx or a broken
-	// connection is retried, with exponential backoff honouring Retry-After. Zero means 2; a
-	// negative value disables retries.
-	MaxRetries int
-	// FirstByteTimeout and IdleTimeout bound the server's silences as for [Config].
-	FirstByteTimeout, IdleTimeout time.Duration
+	// Transport says how requests reach the API: HTTP client, retries, timeouts, size bound,
+	// headers.
+	provider.Transport
 	// Dimensions asks for vectors of this length, for models that can shorten theirs; zero
 	// leaves the model's own. A server that returns another length fails the call.
 	Dimensions int
@@ -72,8 +66,7 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 	if cfg.BatchSize == 0 {
 		cfg.BatchSize = DefaultEmbedBatchSize
 	}
-	m, err := New(Config{Model: cfg.Model, BaseURL: cfg.BaseURL, HTTPClient: cfg.HTTPClient, MaxRetries: cfg.MaxRetries,
-		FirstByteTimeout: cfg.FirstByteTimeout, IdleTimeout: cfg.IdleTimeout, sleep: cfg.sleep})
+	m, err := New(Config{Model: cfg.Model, BaseURL: cfg.BaseURL, Transport: cfg.Transport, sleep: cfg.sleep})
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/toolsearch"
 )
 
@@ -196,7 +197,7 @@ func TestEmbedderDocsExample(t *testing.T) {
 var embedTarget = providertest.EmbedTarget{
 	Provider: providerName,
 	New: func(t testing.TB, url string, o providertest.EmbedOptions) toolsearch.Embedder {
-		return newTestEmbedder(t, url, EmbedderConfig{Dimensions: o.Dimensions, BatchSize: o.BatchSize, MaxRetries: o.MaxRetries(), sleep: o.Waits.Sleep})
+		return newTestEmbedder(t, url, EmbedderConfig{Dimensions: o.Dimensions, BatchSize: o.BatchSize, Transport: provider.Transport{MaxRetries: o.MaxRetries()}, sleep: o.Waits.Sleep})
 	},
 	Answer: func(vecs [][]float32) replay.Exchange {
 		body, _ := json.Marshal(map[string]any{"model": "embeddinggemma", "embeddings": vecs})
@@ -227,7 +228,7 @@ func TestEmbedderFaults(t *testing.T) {
 	})
 	t.Run("500 without body", func(t *testing.T) {
 		srv := replay.NewServer(t, replay.Exchange{Status: 500})
-		e := newTestEmbedder(t, srv.URL, EmbedderConfig{MaxRetries: -1})
+		e := newTestEmbedder(t, srv.URL, EmbedderConfig{Transport: provider.Transport{MaxRetries: -1}})
 		_, err := e.Embed(context.Background(), []string{"a"})
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Message != "Internal Server Error" {

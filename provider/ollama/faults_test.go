@@ -13,6 +13,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -35,7 +36,7 @@ func faults(t testing.TB) providertest.FaultTarget {
 	return providertest.FaultTarget{
 		Provider: "ollama",
 		New: func(t testing.TB, url string, retries *int) (chat.Model, *providertest.Waits) {
-			return newTestModel(t, url, Config{MaxRetries: providertest.MaxRetries(retries)})
+			return newTestModel(t, url, Config{Transport: provider.Transport{MaxRetries: providertest.MaxRetries(retries)}})
 		},
 		Prompt: weatherPrompt(t),
 		Answer: func(t testing.TB, resp *chat.Response, _ replay.Exchange) {

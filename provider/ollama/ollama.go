@@ -18,6 +18,7 @@ import (
 	"github.com/wield-ai/wield/internal/bodywatch"
 	"github.com/wield-ai/wield/internal/httpretry"
 	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
@@ -34,27 +35,9 @@ type Config struct {
 	// BaseURL is the server's address; empty means $OLLAMA_HOST, read as the ollama command reads
 	// it, defaulting to http://127.0.0.1:11434.
 	BaseURL string
-	// HTTPClient sends the requests; nil means a client on http.DefaultTransport. Retries are
-	// layered on its transport.
-	HTTPClient *http.Client
-	// MaxRetries is how many times a request that failed with 408, 409, 429, 5xx or a broken
-	// connection is retried, with exponential backoff honouring Retry-After. Zero means 2; a
-	// negative value disables retries. (Ollama's client has no retry of its own.)
-	MaxRetries int
-	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
-	// per attempt: a server that takes the request and says nothing fails the call with an
-	// error naming this timeout. The answer to a Call begins only once it is complete, and the
-	// server may first load the model, so allow for both. Zero means 10 minutes; a negative
-	// value waits forever.
-	FirstByteTimeout time.Duration
-	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
-	// streamed chunks. Zero means 5 minutes; a negative value waits forever.
-	IdleTimeout time.Duration
-	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
-	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
-	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
-	// value sets no bound.
-	MaxResponseBytes int64
+	// Transport says how requests reach the API: HTTP client, retries, timeouts, size bound,
+	// headers.
+	provider.Transport
 	// Temperature and MaxTokens (num_predict) are defaults for calls whose options leave them unset.
 	Temperature *float64
 	MaxTokens   int
@@ -100,7 +83,7 @@ func New(cfg Config) (*Model, error) {
 	// A redirect would take the conversation, and whatever a custom transport adds, elsewhere.
 	hc.CheckRedirect = sameorigin.Check(hc.CheckRedirect)
 	hc.Transport = &bodywatch.Transport{Base: &httpretry.Transport{
-		Base:       &httptimeout.Transport{Base: hc.Transport, FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes},
+		Base:       wire.Timeouts(cfg.Transport, wire.Headers(cfg.Transport, hc.Transport)),
 		MaxRetries: cfg.MaxRetries,
 		Sleep:      cfg.sleep,
 	}}

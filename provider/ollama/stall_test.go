@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 )
 
 // A stalled answer fails with the timeout's own account, once: "ollama: timed out: …", not
@@ -24,7 +25,7 @@ func TestStallMessage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := providertest.NewHangingServer(t, tc.contentType, tc.head)
-			m, err := New(Config{BaseURL: srv.URL, Model: "llama3.2", FirstByteTimeout: time.Hour, IdleTimeout: idle})
+			m, err := New(Config{BaseURL: srv.URL, Model: "llama3.2", Transport: provider.Transport{FirstByteTimeout: time.Hour, IdleTimeout: idle}})
 			if err != nil {
 				t.Fatal(err)
 			}

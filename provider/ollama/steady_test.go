@@ -12,6 +12,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -31,7 +32,7 @@ func startSteady(t *testing.T) string {
 func TestSteadyAcceptsRequests(t *testing.T) {
 	base := startSteady(t)
 	v := &providertest.Verdicts{}
-	m, err := New(Config{BaseURL: base, Model: "llama3.2", MaxRetries: -1, HTTPClient: &http.Client{Transport: v}})
+	m, err := New(Config{BaseURL: base, Model: "llama3.2", Transport: provider.Transport{MaxRetries: -1, HTTPClient: &http.Client{Transport: v}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider"
 )
 
 // TestTimeouts: a server that takes the request and says nothing, or stalls mid-answer, fails
 // the call with an error naming the timeout, instead of holding it forever.
 func TestTimeouts(t *testing.T) {
 	target(t).TestTimeouts(t, func(t testing.TB, url string, firstByte, idle time.Duration) chat.Model {
-		m, err := New(Config{BaseURL: url, Model: "llama3.2", FirstByteTimeout: firstByte, IdleTimeout: idle,
+		m, err := New(Config{BaseURL: url, Model: "llama3.2", Transport: provider.Transport{FirstByteTimeout: firstByte, IdleTimeout: idle},
 			sleep: func(context.Context, time.Duration) error { return nil }})
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 )
 
 // TestSpecVariants: answers shaped as Ollama's API documentation allows but absent from the
@@ -71,7 +72,7 @@ func TestSpecVariants(t *testing.T) {
 func runVariant(t *testing.T, file string, stream bool) (*chat.Response, error) {
 	t.Helper()
 	url, _ := providertest.Variant(t, file) // served as a stream; called, Ollama reads its one line
-	m, err := New(Config{BaseURL: url, Model: "qwen3", MaxRetries: -1})
+	m, err := New(Config{BaseURL: url, Model: "qwen3", Transport: provider.Transport{MaxRetries: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

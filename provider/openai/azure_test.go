@@ -18,6 +18,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -180,7 +181,7 @@ func TestAzureEntraID(t *testing.T) {
 		}
 	}
 
-	m, err := New(Config{Azure: &Azure{Endpoint: "http://example.invalid", Deployment: "d", TokenCredential: &fakeCredential{}}, MaxRetries: ptr(0)})
+	m, err := New(Config{Azure: &Azure{Endpoint: "http://example.invalid", Deployment: "d", TokenCredential: &fakeCredential{}}, Transport: provider.Transport{MaxRetries: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 )
 
 // BenchmarkStreamAggregate measures a whole recorded stream going through Stream (request built,
@@ -27,7 +28,7 @@ func BenchmarkStreamAggregate(b *testing.B) {
 		body := providertest.Load(b, bc.api, bc.rec)[0].Body
 		b.Run(bc.name+"/baseline-scan", func(b *testing.B) { providertest.BenchScan(b, body, providertest.ScanSSE, 0) })
 		b.Run(bc.name+"/stream-aggregate", func(b *testing.B) {
-			m, err := bc.newM(Config{BaseURL: "http://127.0.0.1:1/v1", APIKey: "k", Model: "m", HTTPClient: providertest.MemoryClient("text/event-stream", body)})
+			m, err := bc.newM(Config{BaseURL: "http://127.0.0.1:1/v1", APIKey: "k", Model: "m", Transport: provider.Transport{HTTPClient: providertest.MemoryClient("text/event-stream", body)}})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -469,7 +469,7 @@ func TestChatOptionErrors(t *testing.T) {
 	if srv.Served() != 0 {
 		t.Errorf("%d requests were sent", srv.Served())
 	}
-	for _, cfg := range []Config{{BaseURL: "localhost:8000"}, {BaseURL: "ftp://x"}, {MaxRetries: ptr(-1)}, {MaxTokensField: "tokens"}} {
+	for _, cfg := range []Config{{BaseURL: "localhost:8000"}, {BaseURL: "ftp://x"}, {MaxTokensField: "tokens"}} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("New(%+v) accepted an invalid configuration", cfg)
 		}

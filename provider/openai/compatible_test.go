@@ -13,6 +13,7 @@ import (
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -533,7 +534,7 @@ func TestChatPromptCaching(t *testing.T) {
 func TestChatInvalidImageURL(t *testing.T) {
 	exs := providertest.Load(t, "chat", "openllmetry-image-url-download-error-gpt-4o-mini")
 	srv := replay.NewServer(t, exs...)
-	_, err := newTestModel(t, New, srv.URL, Config{Model: "gpt-4o-mini", MaxRetries: ptr(0)}).Call(context.Background(),
+	_, err := newTestModel(t, New, srv.URL, Config{Model: "gpt-4o-mini", Transport: provider.Transport{MaxRetries: -1}}).Call(context.Background(),
 		&chat.Prompt{Messages: []chat.Message{chat.User("What is in this image?", content.ImageURL("https://source.unsplash.com/8xznAGy4HcY/800x400"))}})
 	var pe *chat.ProviderError
 	if !errors.As(err, &pe) || pe.StatusCode != 400 || pe.Code != "invalid_image_url" || !strings.Contains(pe.Message, "Error while downloading") {

@@ -8,13 +8,12 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/internal/httptimeout"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
@@ -44,26 +43,9 @@ type Config struct {
 	Temperature *float64
 	// MaxTokens is the default cap on generated tokens; zero leaves the API's default.
 	MaxTokens int
-	// MaxRetries is how many times a request failing with 408, 409, 429, 5xx or a connection
-	// error is retried, with exponential backoff that honours Retry-After and Retry-After-Ms;
-	// nil keeps the SDK's default (2), and 0 disables retries.
-	MaxRetries *int
-	// HTTPClient sends the requests; nil uses the SDK's default client.
-	HTTPClient *http.Client
-	// FirstByteTimeout bounds the wait for the server's answer to begin after a request is sent,
-	// per attempt (a timed-out attempt is retried like a dropped connection): a server that takes
-	// the request and says nothing fails the call with an error naming this timeout. A
-	// non-streamed answer begins only once it is complete, so allow for the longest generation.
-	// Zero means 10 minutes; a negative value waits forever.
-	FirstByteTimeout time.Duration
-	// IdleTimeout bounds each wait for more of an answer that has begun: the time between two
-	// streamed events. Zero means 5 minutes; a negative value waits forever.
-	IdleTimeout time.Duration
-	// MaxResponseBytes bounds the size of each response body, counted after decompression, so
-	// that a broken or hostile server cannot make the program hold gigabytes: reading past it
-	// fails the call or stream with an error naming this field. Zero means 256 MiB; a negative
-	// value sets no bound.
-	MaxResponseBytes int64
+	// Transport says how requests reach the API: HTTP client, retries, timeouts, size bound,
+	// headers.
+	provider.Transport
 	// StrictTools sends tool definitions in strict mode, where the model's arguments always
 	// match the schema. Strict mode accepts only closed objects whose properties are all
 	// required, so schemas are rewritten: see the package documentation. The
@@ -99,8 +81,12 @@ type Config struct {
 	// Azure, when set, makes the model talk to Azure OpenAI; BaseURL and APIKey must then be
 	// empty. See [Azure].
 	Azure *Azure
-	// RequestOptions are passed to the SDK client after the options above, so they can add
-	// headers, middleware, or override anything.
+	// SDKOptions are passed to the SDK client after the options above, so they can add
+	// middleware or override anything: the escape hatch to the SDK.
+	SDKOptions []option.RequestOption
+	// RequestOptions are passed after SDKOptions.
+	//
+	// Deprecated: use SDKOptions, the name every provider's Config gives its SDK's options.
 	RequestOptions []option.RequestOption
 }
 
@@ -145,6 +131,10 @@ type base struct {
 	baseURL string
 }
 
+// Client returns the SDK client, for the API features wield does not cover. It carries the
+// model's retries, timeouts and headers.
+func (b *base) Client() *oai.Client { return &b.client }
+
 func newBase(cfg Config) (base, error) {
 	var opts []option.RequestOption
 	b := base{baseURL: cfg.BaseURL}
@@ -170,9 +160,6 @@ func newBase(cfg Config) (base, error) {
 		}
 	}
 	b.cfg = cfg
-	if cfg.MaxRetries != nil && *cfg.MaxRetries < 0 {
-		return base{}, fmt.Errorf("openai: MaxRetries is %d, want 0 or more", *cfg.MaxRetries)
-	}
 	switch cfg.MaxTokensField {
 	case "", "max_tokens", "max_completion_tokens":
 	default:
@@ -185,17 +172,18 @@ func newBase(cfg Config) (base, error) {
 			FieldReasoningContent, FieldReasoning, FieldReasoningDetails, FieldNone)
 	}
 	opts = append(opts, option.WithMiddleware(captureFailure))
-	if cfg.MaxRetries != nil {
-		opts = append(opts, option.WithMaxRetries(*cfg.MaxRetries))
+	if n := cfg.MaxRetries; n != 0 {
+		opts = append(opts, option.WithMaxRetries(max(n, 0)))
 	}
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
-	// As middleware, the timeouts hold whatever HTTP client the request options choose.
-	timeouts := &httptimeout.Transport{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout, MaxBody: cfg.MaxResponseBytes}
+	// As middleware, the transport's bounds hold whatever HTTP client the SDK options choose.
+	mw := wire.Middleware(cfg.Transport)
 	opts = append(opts, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		return timeouts.Do(r, next)
+		return mw(r, next)
 	}))
+	opts = append(opts, cfg.SDKOptions...)
 	opts = append(opts, cfg.RequestOptions...)
 	b.client = oai.NewClient(opts...)
 	return b, nil

@@ -8,12 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
-	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/embedding"
 )
 
@@ -50,18 +49,17 @@ type EmbedderConfig struct {
 	// BatchSize caps the texts sent in one request; zero, or more than the API allows, means
 	// 2048, the API's limit. Requests also stay under the API's 300,000 tokens per request.
 	BatchSize int
-	// MaxRetries is how many times a request failing with 408, 409, 429, 5xx or a connection
-	// error is retried, with exponential backoff that honours Retry-After and Retry-After-Ms;
-	// nil keeps the SDK's default (2), and 0 disables retries.
-	MaxRetries *int
-	// HTTPClient sends the requests; nil uses the SDK's default client.
-	HTTPClient *http.Client
-	// FirstByteTimeout and IdleTimeout bound the server's silences as for [Config].
-	FirstByteTimeout, IdleTimeout time.Duration
+	// Transport says how requests reach the API: HTTP client, retries, timeouts, size bound,
+	// headers.
+	provider.Transport
 	// Azure, when set, embeds with an embedding deployment on Azure OpenAI, [Azure.Deployment]
 	// (or Model) naming it; BaseURL and APIKey must then be empty.
 	Azure *Azure
-	// RequestOptions are passed to the SDK client after the options above.
+	// SDKOptions are passed to the SDK client after the options above.
+	SDKOptions []option.RequestOption
+	// RequestOptions are passed after SDKOptions.
+	//
+	// Deprecated: use SDKOptions.
 	RequestOptions []option.RequestOption
 }
 
@@ -84,9 +82,8 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 	if cfg.BatchSize < 0 {
 		return nil, fmt.Errorf("openai: BatchSize is %d, want 0 or more", cfg.BatchSize)
 	}
-	b, err := newBase(Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, MaxRetries: cfg.MaxRetries, Model: cfg.Model,
-		HTTPClient: cfg.HTTPClient, FirstByteTimeout: cfg.FirstByteTimeout, IdleTimeout: cfg.IdleTimeout,
-		RequestOptions: cfg.RequestOptions, Azure: cfg.Azure})
+	b, err := newBase(Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Transport: cfg.Transport, Model: cfg.Model,
+		SDKOptions: cfg.SDKOptions, RequestOptions: cfg.RequestOptions, Azure: cfg.Azure})
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +99,9 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 
 // Model returns the name of the embedding model.
 func (e *Embedder) Model() string { return e.model }
+
+// Client returns the SDK client, which carries the Embedder's retries, timeouts and headers.
+func (e *Embedder) Client() *oai.Client { return &e.b.client }
 
 // Embed returns one vector per text, in the order of texts, sending as few requests as the
 // API's limits allow, one after the other. Vectors are matched to texts by the index the API

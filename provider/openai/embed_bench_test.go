@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 )
 
 // BenchmarkEmbed measures one Embed call of 64 texts answered with 1536-dimension vectors by a
@@ -54,7 +55,7 @@ func BenchmarkEmbed(b *testing.B) {
 		cfg  EmbedderConfig
 	}{
 		{"Embedder/floats", EmbedderConfig{BaseURL: url}},
-		{"Embedder/base64", EmbedderConfig{BaseURL: DefaultBaseURL, HTTPClient: &http.Client{Transport: toServer{url: url}}}},
+		{"Embedder/base64", EmbedderConfig{BaseURL: DefaultBaseURL, Transport: provider.Transport{HTTPClient: &http.Client{Transport: toServer{url: url}}}}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			c.cfg.APIKey = "k"

@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 )
 
 // TestSteadyEmbeddings sends the Embedder's requests to steady, which checks them against
@@ -36,7 +37,7 @@ func TestSteadyEmbeddings(t *testing.T) {
 		// steady's mock answer to the first batch has made-up indexes, so Embed stops there.
 		{"a batch of 128", EmbedderConfig{BatchSize: 128}, many, 1},
 		// api.openai.com is asked for base64 vectors; the request goes to steady all the same.
-		{"base64 from api.openai.com", EmbedderConfig{BaseURL: DefaultBaseURL, HTTPClient: &http.Client{Transport: toServer{url: url, next: rec}}},
+		{"base64 from api.openai.com", EmbedderConfig{BaseURL: DefaultBaseURL, Transport: provider.Transport{HTTPClient: &http.Client{Transport: toServer{url: url, next: rec}}}},
 			[]string{"a"}, 1},
 	}
 	for _, s := range shapes {
@@ -45,7 +46,7 @@ func TestSteadyEmbeddings(t *testing.T) {
 			if cfg.BaseURL == "" {
 				cfg.BaseURL, cfg.HTTPClient = url, client
 			}
-			cfg.APIKey, cfg.MaxRetries = "sk-test", ptr(0)
+			cfg.APIKey, cfg.MaxRetries = "sk-test", -1
 			e, err := NewEmbedder(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -65,7 +66,7 @@ func TestSteadyEmbeddings(t *testing.T) {
 	}
 
 	t.Run("invalid request is reported", func(t *testing.T) {
-		e, err := NewEmbedder(EmbedderConfig{BaseURL: url, APIKey: "k", HTTPClient: client, MaxRetries: ptr(0),
+		e, err := NewEmbedder(EmbedderConfig{BaseURL: url, APIKey: "k", Transport: provider.Transport{HTTPClient: client, MaxRetries: -1},
 			RequestOptions: []option.RequestOption{option.WithJSONSet("encoding_format", "hex")}})
 		if err != nil {
 			t.Fatal(err)

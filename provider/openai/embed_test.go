@@ -22,6 +22,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/toolsearch"
 )
 
@@ -175,7 +176,7 @@ func (s toServer) RoundTrip(r *http.Request) (*http.Response, error) {
 // decimal ones and exact; other servers for their default, floats. Either answer is read.
 func TestEmbedderBase64(t *testing.T) {
 	srv := newFakeEmbeddings(t)
-	e := newTestEmbedder(t, EmbedderConfig{BaseURL: DefaultBaseURL, HTTPClient: &http.Client{Transport: toServer{url: srv.URL}}})
+	e := newTestEmbedder(t, EmbedderConfig{BaseURL: DefaultBaseURL, Transport: provider.Transport{HTTPClient: &http.Client{Transport: toServer{url: srv.URL}}}})
 	providertest.EmbedHashed(t, e, 0, "", "weather in a city", "stock price")
 	if r := srv.requests(); r[0].EncodingFormat != "base64" {
 		t.Errorf("encoding_format %q", r[0].EncodingFormat)
@@ -242,7 +243,7 @@ func TestEmbedderSettings(t *testing.T) {
 		t.Errorf("Authorization %q", auth)
 	}
 
-	for _, cfg := range []EmbedderConfig{{Dimensions: -1}, {BatchSize: -2}, {BaseURL: "ftp://example.com"}, {MaxRetries: ptr(-1)}} {
+	for _, cfg := range []EmbedderConfig{{Dimensions: -1}, {BatchSize: -2}, {BaseURL: "ftp://example.com"}} {
 		if _, err := NewEmbedder(cfg); err == nil {
 			t.Errorf("config %+v accepted", cfg)
 		}
@@ -262,7 +263,7 @@ var embedTarget = providertest.EmbedTarget{
 		cfg := EmbedderConfig{BaseURL: url, Dimensions: o.Dimensions, BatchSize: o.BatchSize,
 			RequestOptions: []option.RequestOption{option.WithMaxRetryDelay(5 * time.Millisecond)}}
 		if o.NoRetries {
-			cfg.MaxRetries = ptr(0)
+			cfg.MaxRetries = -1
 		}
 		return newTestEmbedder(t, cfg)
 	},

@@ -16,6 +16,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/provider"
 )
 
 // apiCase is one API under fault tests: its name, the folder of its recordings, how to build
@@ -92,7 +93,7 @@ func TestRetryAfter429(t *testing.T) {
 
 		// Without retries the 429 is returned, typed.
 		srv = replay.NewServer(t, limited)
-		m = api.newM(t, srv.URL, Config{Model: "gpt-4o", MaxRetries: ptr(0)})
+		m = api.newM(t, srv.URL, Config{Model: "gpt-4o", Transport: provider.Transport{MaxRetries: -1}})
 		_, err = providertest.Run(context.Background(), m, hi, stream)
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 429 || pe.Message != "Rate limit reached" || pe.Code != "rate_limit_exceeded" || !pe.Temporary() || pe.Provider != "openai" {
@@ -107,7 +108,7 @@ func (api apiCase) faults() providertest.FaultTarget {
 	return providertest.FaultTarget{
 		Provider: "openai",
 		New: func(t testing.TB, url string, retries *int) (chat.Model, *providertest.Waits) {
-			return api.newM(t, url, Config{Model: "gpt-4o", MaxRetries: retries,
+			return api.newM(t, url, Config{Model: "gpt-4o", Transport: provider.Transport{MaxRetries: providertest.MaxRetries(retries)},
 				RequestOptions: []option.RequestOption{option.WithMaxRetryDelay(5 * time.Millisecond)}}), nil
 		},
 		Prompt: hi,
@@ -188,7 +189,7 @@ func TestStreamCut(t *testing.T) {
 			ex.CutAfter = i + bytes.Index(ex.Body[i:], []byte("\n\n")) + 2
 			target := providertest.Target{
 				New: func(t testing.TB, url string) chat.Model {
-					return tc.newM(t, url, Config{Model: "m", MaxRetries: ptr(0)})
+					return tc.newM(t, url, Config{Model: "m", Transport: provider.Transport{MaxRetries: -1}})
 				},
 				Prompt: hi,
 			}
@@ -293,7 +294,7 @@ func TestStreamStopEarly(t *testing.T) {
 		t.Run(api.name, func(t *testing.T) {
 			srv := replay.NewServer(t, api.success(t, true))
 			rec := &closeRecorder{}
-			m := api.newM(t, srv.URL, Config{Model: "m", HTTPClient: &http.Client{Transport: rec}})
+			m := api.newM(t, srv.URL, Config{Model: "m", Transport: provider.Transport{HTTPClient: &http.Client{Transport: rec}}})
 			for r, err := range m.Stream(context.Background(), hi) {
 				if err != nil || r == nil {
 					t.Fatal(err)

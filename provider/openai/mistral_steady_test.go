@@ -79,7 +79,7 @@ func TestMistralSteady(t *testing.T) {
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			cfg := s.cfg
-			cfg.BaseURL, cfg.APIKey, cfg.Model, cfg.HTTPClient, cfg.MaxRetries = url, "k", "mistral-small-latest", client, ptr(0)
+			cfg.BaseURL, cfg.APIKey, cfg.Model, cfg.HTTPClient, cfg.MaxRetries = url, "k", "mistral-small-latest", client, -1
 			m, err := NewMistral(cfg)
 			if err != nil {
 				t.Fatal(err)

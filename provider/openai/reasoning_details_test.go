@@ -8,6 +8,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 )
 
 // TestEncryptedDetailsKeepThePlainSummary: an answer whose reasoning_details hold only an
@@ -16,8 +17,7 @@ import (
 // reasoning.text entry before the encrypted one, as plain text always is).
 func TestEncryptedDetailsKeepThePlainSummary(t *testing.T) {
 	url, _ := providertest.Variant(t, "chat-reasoning-encrypted-only.json")
-	none := 0
-	m, err := New(Config{BaseURL: url, APIKey: "test-key", Model: "google/gemini-3-pro-preview", MaxRetries: &none})
+	m, err := New(Config{BaseURL: url, APIKey: "test-key", Model: "google/gemini-3-pro-preview", Transport: provider.Transport{MaxRetries: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

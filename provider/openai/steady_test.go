@@ -17,6 +17,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -172,7 +173,7 @@ func TestSteadyValidation(t *testing.T) {
 		for _, s := range api.shapes {
 			t.Run(api.name+"/"+s.name, func(t *testing.T) {
 				cfg := s.cfg
-				cfg.BaseURL, cfg.APIKey, cfg.Model, cfg.HTTPClient, cfg.MaxRetries = url, "sk-test", "gpt-5", client, ptr(0)
+				cfg.BaseURL, cfg.APIKey, cfg.Model, cfg.HTTPClient, cfg.MaxRetries = url, "sk-test", "gpt-5", client, -1
 				m, err := api.newM(cfg)
 				if err != nil {
 					t.Fatal(err)
@@ -185,7 +186,7 @@ func TestSteadyValidation(t *testing.T) {
 
 	// The check itself: an invalid request is rejected with the rule it breaks.
 	t.Run("invalid request is reported", func(t *testing.T) {
-		m, err := New(Config{BaseURL: url, APIKey: "k", Model: "gpt-5", HTTPClient: client, MaxRetries: ptr(0)})
+		m, err := New(Config{BaseURL: url, APIKey: "k", Model: "gpt-5", Transport: provider.Transport{HTTPClient: client, MaxRetries: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider"
 )
 
 // TestTimeouts: a server that takes the request and says nothing, or stalls mid-answer, fails
@@ -13,7 +14,7 @@ func TestTimeouts(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api.name, func(t *testing.T) {
 			api.target().TestTimeouts(t, func(t testing.TB, url string, firstByte, idle time.Duration) chat.Model {
-				return api.newM(t, url, Config{Model: "m", MaxRetries: ptr(0), FirstByteTimeout: firstByte, IdleTimeout: idle})
+				return api.newM(t, url, Config{Model: "m", Transport: provider.Transport{MaxRetries: -1, FirstByteTimeout: firstByte, IdleTimeout: idle}})
 			})
 		})
 	}

@@ -57,7 +57,7 @@ func TestToolSearchSteady(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
-			cfg.BaseURL, cfg.APIKey, cfg.Model, cfg.HTTPClient, cfg.MaxRetries = url, "sk-test", "gpt-5.4", &http.Client{Transport: rec}, ptr(0)
+			cfg.BaseURL, cfg.APIKey, cfg.Model, cfg.HTTPClient, cfg.MaxRetries = url, "sk-test", "gpt-5.4", &http.Client{Transport: rec}, -1
 			m, err := NewResponses(cfg)
 			if err != nil {
 				t.Fatal(err)

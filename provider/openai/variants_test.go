@@ -7,6 +7,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -75,8 +76,7 @@ func TestSpecVariants(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			url, stream := providertest.Variant(t, tc.file)
-			none := 0
-			cfg := Config{BaseURL: url, APIKey: "test-key", Model: "gpt-4o", MaxRetries: &none, StrictTools: tc.strict}
+			cfg := Config{BaseURL: url, APIKey: "test-key", Model: "gpt-4o", Transport: provider.Transport{MaxRetries: -1}, StrictTools: tc.strict}
 			var m chat.Model
 			var err error
 			if tc.responses {

@@ -157,7 +157,7 @@ func systems() []System {
 		engine{analyzer: stemAnalyzer, k1: k1, fields: in}.system("+ stemming"),
 		engine{analyzer: fullAnalyzer, k1: k1, fields: in}.system("+ stop words"),
 		engine{analyzer: fullAnalyzer, k1: k1, fields: defaults()}.system("+ output schemas (= keyword index)"),
-		indexSystem("KeywordIndex defaults (public API)", func() toolsearch.Index { return toolsearch.NewKeywordIndex(nil) }),
+		indexSystem("KeywordIndex defaults (public API)", func() toolsearch.Index { return must(toolsearch.NewKeyword(toolsearch.KeywordConfig{})) }),
 		engine{analyzer: joinAnalyzer, k1: k1, fields: defaults()}.system("  with joined identifiers too"),
 		engine{analyzer: fullAnalyzer, single: true, outputs: true, k1: k1, b: b}.system("  without fields (one field)"),
 		engine{analyzer: fullAnalyzer, k1: k1, fields: equal}.system("  without field weights"),
@@ -165,7 +165,16 @@ func systems() []System {
 		engine{analyzer: noStem, k1: k1, fields: defaults()}.system("  without stemming"),
 		engine{analyzer: noStop, k1: k1, fields: defaults()}.system("  without stop words"),
 		indexSystem("VectorIndex, HashingEmbedder 512", func() toolsearch.Index {
-			return toolsearch.NewVectorIndex(&toolsearch.HashingEmbedder{}, nil)
+			return must(toolsearch.NewVector(&toolsearch.HashingEmbedder{}, toolsearch.VectorConfig{}))
 		}),
 	}
+}
+
+// must returns ix, failing the evaluation on a construction error: the settings are the
+// program's own.
+func must[T any](ix T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return ix
 }
