@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -31,6 +30,7 @@ import (
 	"github.com/wield-ai/wield/agui"
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/httpguard"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 )
@@ -78,11 +78,12 @@ type Config struct {
 
 // Server is the page's http.Handler.
 type Server struct {
-	cfg   Config
-	token []byte
-	agui  *agui.Handler
-	tools map[string]tool.Tool
-	files http.Handler
+	cfg     Config
+	token   []byte
+	origins httpguard.Origins // none listed: only the page's own origin
+	agui    *agui.Handler
+	tools   map[string]tool.Tool
+	files   http.Handler
 }
 
 // New returns the server of cfg.
@@ -127,30 +128,14 @@ func (s *Server) URL(addr net.Addr) string {
 func (s *Server) Wait() { s.agui.Wait() }
 
 // Serve serves the page on ln, which must be on loopback, until ctx ends, then waits for the
-// running turns.
+// running turns. The server is httpguard's: header and idle timeouts, a graceful shutdown and a
+// cap on open connections.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
+	if !httpguard.IsLoopback(ln.Addr()) {
 		ln.Close()
 		return fmt.Errorf("web: serve on a loopback address, not %s", ln.Addr())
 	}
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if hs.Shutdown(shutdown) != nil {
-			hs.Close()
-		}
-		<-done
-		s.Wait()
-		return nil
-	}
+	return httpguard.Serve(ctx, ln, s, httpguard.ServerOptions{Logger: s.cfg.Logger, Stopped: s.Wait})
 }
 
 const cookieName = "wield_token"
@@ -168,28 +153,21 @@ func (s *Server) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(given), s.token) == 1
 }
 
-// sameHost refuses DNS rebinding (a page of another site reaching 127.0.0.1 under its own
-// name) and other origins: the Host must be a loopback name, and an Origin that one.
-func sameHost(r *http.Request) bool {
+// loopbackHost refuses DNS rebinding (a page of another site reaching 127.0.0.1 under its own
+// name): the Host must be a loopback name.
+func loopbackHost(r *http.Request) bool {
 	host, _, err := net.SplitHostPort(r.Host)
 	if err != nil {
 		host = r.Host
 	}
-	if ip := net.ParseIP(strings.Trim(host, "[]")); !(host == "localhost" || ip != nil && ip.IsLoopback()) {
-		return false
-	}
-	if o := r.Header.Get("Origin"); o != "" {
-		u, err := url.Parse(o)
-		if err != nil || !strings.EqualFold(u.Host, r.Host) || u.Scheme != "http" {
-			return false
-		}
-	}
-	return true
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // ServeHTTP serves the page, its assets, the AG-UI endpoint and the page's small API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !sameHost(r) {
+	// No other origin is allowed: a browser's request from another page is refused.
+	if ok, _ := s.origins.Check(r); !ok || !loopbackHost(r) {
 		http.Error(w, "another origin or host", http.StatusForbidden)
 		return
 	}
@@ -342,14 +320,15 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request, raw string) {
 		http.Error(w, "no such tool", http.StatusNotFound)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxFormBytes))
+	body, err := httpguard.ReadBody(w, r, s.cfg.MaxFormBytes, agui.DefaultReadTimeout)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, fmt.Sprintf("the arguments are over %d bytes", s.cfg.MaxFormBytes), http.StatusRequestEntityTooLarge)
-			return
+		var be *httpguard.BodyError
+		errors.As(err, &be)
+		msg := "cannot read the arguments"
+		if be.Status == http.StatusRequestEntityTooLarge {
+			msg = fmt.Sprintf("the arguments are over %d bytes", s.cfg.MaxFormBytes)
 		}
-		http.Error(w, "cannot read the arguments", http.StatusBadRequest)
+		http.Error(w, msg, be.Status)
 		return
 	}
 	var obj map[string]json.RawMessage

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"iter"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -193,5 +194,37 @@ func TestSessionNames(t *testing.T) {
 	var ids []string
 	if status != 200 || json.Unmarshal([]byte(body), &ids) != nil || len(ids) != 3 || ids[0] != "work/plans" {
 		t.Fatalf("sessions: %d %q", status, body)
+	}
+}
+
+// Serve serves the page through httpguard's server on loopback: the page answers with its
+// guards, and the server stops when its context ends.
+func TestServeOnLoopback(t *testing.T) {
+	f := newFixture(t, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- f.srv.Serve(ctx, ln) }()
+	resp, err := http.Get(f.srv.URL(ln.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'self'") {
+		t.Fatalf("page: %d, CSP %q", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+	}
+	base := "http://" + ln.Addr().String()
+	if status, _ := do(t, "GET", base+"/api/tools?token="+f.srv.Token(), "", "Origin", "http://evil.example"); status != 403 {
+		t.Fatalf("another origin: %d", status)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if _, err := http.Get(base + "/"); err == nil {
+		t.Fatal("the server still answers after its context ended")
 	}
 }
