@@ -7,20 +7,27 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/tool"
 )
 
 // browser opens a headless Chromium tab of width×height; $WIELD_CHROMIUM (set by
-// scripts/setup/40-chromium.sh) names the browser.
+// scripts/setup/40-chromium.sh) names the browser. What the page logs and throws is kept for
+// a failure to show.
 func browser(t *testing.T, width, height int) context.Context {
 	t.Helper()
 	path := testenv.Env(t, "WIELD_CHROMIUM")
@@ -32,10 +39,63 @@ func browser(t *testing.T, width, height int) context.Context {
 	t.Cleanup(cancelTab)
 	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(cancelTime)
+	pl := &pageLog{}
+	ctx = context.WithValue(ctx, pageLogKey{}, pl)
+	chromedp.ListenTarget(ctx, pl.listen)
 	if err := chromedp.Run(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
 		t.Fatal(err)
 	}
 	return ctx
+}
+
+// pageLog keeps what the page said on its console, threw, and failed to load.
+type pageLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+type pageLogKey struct{}
+
+func (l *pageLog) add(format string, a ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, time.Now().Format("15:04:05.000 ")+fmt.Sprintf(format, a...))
+}
+
+func (l *pageLog) listen(ev any) {
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		var args []string
+		for _, a := range ev.Args {
+			args = append(args, string(a.Value)+a.Description)
+		}
+		l.add("console.%s %s", ev.Type, strings.Join(args, " "))
+	case *runtime.EventExceptionThrown:
+		d := ev.ExceptionDetails
+		msg := d.Text
+		if d.Exception != nil {
+			msg += " " + d.Exception.Description
+		}
+		l.add("exception %s", msg)
+	case *page.EventFrameNavigated:
+		if ev.Frame.ParentID == "" {
+			l.add("navigated %s", ev.Frame.URL)
+		}
+	case *page.EventLoadEventFired:
+		l.add("load event")
+	case *network.EventLoadingFailed:
+		l.add("loading failed %s %s", ev.ErrorText, ev.BlockedReason)
+	case *network.EventResponseReceived:
+		l.add("response %d %s", ev.Response.Status, ev.Response.URL)
+	case *inspector.EventTargetCrashed:
+		l.add("the page crashed")
+	}
+}
+
+func (l *pageLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
 }
 
 func must(t *testing.T, ctx context.Context, actions ...chromedp.Action) {
@@ -47,16 +107,26 @@ func must(t *testing.T, ctx context.Context, actions ...chromedp.Action) {
 	}
 }
 
-// fail ends t with err and what the page shows.
+// fail ends t with err, what the page shows and what it logged.
 func fail(t *testing.T, ctx context.Context, err error) {
 	t.Helper()
-	{
-		var state string
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		chromedp.Run(sctx, chromedp.Evaluate(`document.getElementById("status").textContent + " | " + document.getElementById("log").innerText`, &state))
-		t.Fatalf("%v; the page says: %s", err, state)
+	var state string
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if e := chromedp.Run(sctx, chromedp.Evaluate(`location.href + " · " + document.readyState + " · ready=" + document.body?.dataset.ready + " · status: " + document.getElementById("status")?.textContent + " · log: " + document.getElementById("log")?.innerText`, &state)); e != nil {
+		state = "(cannot read the page: " + e.Error() + ")"
 	}
+	var png []byte
+	if chromedp.Run(sctx, chromedp.CaptureScreenshot(&png)) == nil {
+		if dir := os.Getenv("WIELD_SCREENSHOTS"); dir != "" {
+			os.MkdirAll(dir, 0o755)
+			p := filepath.Join(dir, "failed-"+strings.ReplaceAll(t.Name(), "/", "_")+".png")
+			os.WriteFile(p, png, 0o644)
+			t.Logf("screenshot %s", p)
+		}
+	}
+	pl, _ := ctx.Value(pageLogKey{}).(*pageLog)
+	t.Fatalf("%v; the page says: %s\nthe page's log:\n%v", err, state, pl)
 }
 
 // waitText waits until the element's text contains want.
@@ -253,6 +323,43 @@ func TestPageOpenOldSession(t *testing.T) {
 	}
 	msgs, _ := f.repo.Messages(ctx0, "chat-20250101-120000-abcd")
 	if len(msgs) != 4 || msgs[3].Content != "Five, one more." {
+		t.Fatalf("the session holds %v", msgs)
+	}
+}
+
+// A session opened from the list whose turn stopped for approval (in an earlier page, or wield
+// chat) shows the buttons; approving runs the call once and the turn continues to its answer.
+func TestPageOldSessionApprove(t *testing.T) {
+	f := newFixture(t, nil,
+		chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete_file", Arguments: `{"path":"/tmp/old"}`}),
+		chattest.Text("Deleted the old file."))
+	const id = "chat-20250102-090000-beef"
+	resp, err := f.client.Prompt("Delete /tmp/old").Param(client.ParamConversationID, id).Call(context.Background()).Response()
+	if err != nil || resp.Pending == nil {
+		t.Fatalf("the turn did not stop for approval: %v %v", resp, err)
+	}
+	c := browser(t, 1280, 800)
+	must(t, c, chromedp.Navigate(f.url()),
+		chromedp.Click("#tab-sessions", chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-session="`+id+`"]`, chromedp.ByQuery),
+		chromedp.Click(`[data-session="`+id+`"]`, chromedp.ByQuery),
+		waitText(".approval", "Run delete_file?"), waitText("#status", "waits for your decision"))
+	if n := len(f.tools["delete_file"].Args()); n != 0 {
+		t.Fatalf("ran %d times before approval", n)
+	}
+	screenshot(t, c, "old-session-approval")
+	must(t, c, chromedp.Click(".approval .approve", chromedp.ByQuery),
+		waitText(".msg.assistant", "Deleted the old file."), waitText("#status", "Done"))
+	if got := f.tools["delete_file"].Args(); len(got) != 1 || got[0] != `{"path":"/tmp/old"}` {
+		t.Fatalf("the tool ran with %q", got)
+	}
+	var cards int
+	must(t, c, chromedp.Evaluate(`document.querySelectorAll('.call[data-call="c1"]').length`, &cards))
+	if cards > 1 {
+		t.Fatalf("the call shows in %d cards", cards)
+	}
+	msgs, _ := f.repo.Messages(context.Background(), id)
+	if len(msgs) == 0 || msgs[len(msgs)-1].Content != "Deleted the old file." {
 		t.Fatalf("the session holds %v", msgs)
 	}
 }

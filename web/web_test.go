@@ -31,6 +31,7 @@ type fixture struct {
 	script *chattest.Model
 	repo   *memory.InMemory
 	tools  map[string]*chattest.Tool
+	client *client.Client
 }
 
 func newFixture(t *testing.T, extra []tool.Tool, replies ...chattest.Reply) *fixture {
@@ -49,6 +50,7 @@ func newFixture(t *testing.T, extra []tool.Tool, replies ...chattest.Reply) *fix
 	tools := append([]tool.Tool{del, write}, extra...)
 	c := clienttest.New(t, f.model, client.WithTools(tools), client.WithApproval(toolcall.AskDestructive()), client.WithTurnStore(memory.Turns(f.repo)),
 		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(f.repo, 100), memory.AdvisorConfig{})))
+	f.client = c
 	s, err := web.New(web.Config{Client: c, Turns: memory.Turns(f.repo), Sessions: f.repo, Tools: tools,
 		Sources: map[string]string{"delete_file": "files", "write_note": "notes"}, Title: "scripted", MaxFormBytes: 64 << 10})
 	if err != nil {

@@ -106,6 +106,14 @@ function onEvent(ev) {
       break;
     }
     case "TOOL_CALL_START": {
+      const known = calls.get(ev.toolCallId);
+      if (known && known.card.isConnected && known.state) {
+        // A resumed run starts again a call the page shows already (one that waited for a
+        // decision): its card goes on.
+        known.text = "";
+        known.state.textContent = "running";
+        break;
+      }
       const args = el("pre", { class: "args" });
       const state = el("span", { class: "state" }, "writing arguments…");
       const card = el("div", { class: "call", "data-call": ev.toolCallId, "data-tool": ev.toolCallName },
@@ -317,7 +325,7 @@ async function loadSessions() {
 async function openSession(id) {
   if (running) { status("Wait for the turn to end before opening another session.", true); return; }
   try {
-    const msgs = await api("api/sessions/" + encodeURIComponent(id));
+    const { messages: msgs, pending } = await api("api/sessions/" + encodeURIComponent(id));
     thread = id;
     showThread();
     const log = $("log");
@@ -329,8 +337,10 @@ async function openSession(id) {
       else if (m.role === "assistant") {
         if (m.content) log.append(el("div", { class: "msg assistant" }, m.content));
         for (const c of m.toolCalls || []) {
-          const card = el("div", { class: "call", "data-call": c.id, "data-tool": c.name }, el("header", {}, el("span", { class: "name" }, c.name)), el("pre", { class: "args" }, pretty(c.arguments || "")));
-          calls.set(c.id, { card, name: c.name });
+          const state = el("span", { class: "state" });
+          const args = el("pre", { class: "args" }, pretty(c.arguments || ""));
+          const card = el("div", { class: "call", "data-call": c.id, "data-tool": c.name }, el("header", {}, el("span", { class: "name" }, c.name), " ", state), args);
+          calls.set(c.id, { card, args, state, name: c.name, text: c.arguments || "" });
           log.append(card);
         }
       } else if (m.role === "tool") {
@@ -341,9 +351,15 @@ async function openSession(id) {
         }
       }
     }
-    status(`Opened ${id}: ${msgs.length} messages. Ask to continue it.`);
+    if (pending.length) {
+      // The session's turn stopped for decisions: answering them resumes it.
+      askApprovals(pending);
+      status(`Opened ${id}: its turn waits for your decision.`);
+    } else {
+      status(`Opened ${id}: ${msgs.length} messages. Ask to continue it.`);
+    }
     loadSessions();
-    $("question").focus();
+    if (!pending.length) $("question").focus();
   } catch (e) {
     status("Cannot open the session: " + e.message, true);
   }
