@@ -364,6 +364,75 @@ func TestPageOldSessionApprove(t *testing.T) {
 	}
 }
 
+// The turn's timeline shows each model call and tool call on a time axis with its duration: two
+// calls the model asked for at once ran side by side, between the two model calls.
+func TestPageTimeline(t *testing.T) {
+	const delay = 150 * time.Millisecond
+	var started sync.WaitGroup
+	started.Add(2)
+	both := make(chan struct{})
+	go func() { started.Wait(); close(both) }()
+	parallel := func(name string) tool.Tool {
+		return chattest.NewTool(name, func(ctx context.Context, _ string) (string, error) {
+			started.Done()
+			select { // each waits for the other: they ran at once or not at all
+			case <-both:
+			case <-time.After(30 * time.Second):
+				return "", fmt.Errorf("%s ran alone", name)
+			}
+			time.Sleep(delay)
+			return name + " done", nil
+		}).WithMetadata(tool.Metadata{ReadOnly: true})
+	}
+	f := newFixture(t, []tool.Tool{parallel("fetch_a"), parallel("fetch_b")},
+		chattest.Calls(chat.ToolCall{ID: "a", Name: "fetch_a", Arguments: `{}`}, chat.ToolCall{ID: "b", Name: "fetch_b", Arguments: `{}`}).WithUsage(20, 5),
+		chattest.Text("Both fetched.").WithUsage(30, 4))
+	f.model.delay = delay
+	c := browser(t, 1280, 800)
+	must(t, c, chromedp.Navigate(f.url()), ask("Fetch both"),
+		waitText(".msg.assistant", "Both fetched."), waitText(".timeline summary", "2 model calls, 2 tool calls"))
+	screenshot(t, c, "timeline")
+	type span struct {
+		Kind, Label, Dur string
+		Start, End       float64
+	}
+	var spans []span
+	must(t, c, chromedp.Evaluate(`[...document.querySelectorAll(".timeline li")].map((li) => ({kind: li.dataset.kind, label: li.dataset.label,
+		start: +li.dataset.start, end: +li.dataset.end, dur: li.querySelector(".dur").textContent}))`, &spans))
+	if len(spans) != 4 || spans[0].Kind != "model" || spans[1].Kind != "tool" || spans[2].Kind != "tool" || spans[3].Kind != "model" {
+		t.Fatalf("the timeline shows %+v", spans)
+	}
+	a, b := spans[1], spans[2]
+	if !(a.Start < b.End && b.Start < a.End) {
+		t.Errorf("the calls that ran at once do not overlap: %+v %+v", a, b)
+	}
+	const ms = 2 // timestamps and durations are whole milliseconds
+	for _, m := range []span{spans[0], spans[3]} {
+		if m.End-m.Start < float64(delay.Milliseconds()) {
+			t.Errorf("a model call that took at least %v shows %+v", delay, m)
+		}
+	}
+	if first := min(a.Start, b.Start); spans[0].End > first+ms {
+		t.Errorf("the first model call ends at %v, after a tool started at %v", spans[0].End, first)
+	}
+	if last := max(a.End, b.End); spans[3].Start < last-ms {
+		t.Errorf("the second model call starts at %v, before the tools ended at %v", spans[3].Start, last)
+	}
+	// A tool's duration is the one its card shows, the call's own measure.
+	for _, s := range []span{a, b} {
+		var state string
+		must(t, c, chromedp.Text(`.call[data-tool="`+s.Label+`"] .state`, &state, chromedp.ByQuery))
+		if !strings.HasSuffix(state, "in "+s.Dur) {
+			t.Errorf("%s: the card says %q, the timeline %q", s.Label, state, s.Dur)
+		}
+	}
+	var summary string
+	must(t, c, chromedp.Text(".timeline summary", &summary, chromedp.ByQuery))
+	if !strings.Contains(summary, "50 in, 9 out tokens") {
+		t.Errorf("the summary says %q", summary)
+	}
+}
+
 // A tool found by search is called by hand through its form.
 func TestPageToolCatalog(t *testing.T) {
 	f := newFixture(t, nil)

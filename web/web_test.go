@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
@@ -72,6 +73,7 @@ type gatedModel struct {
 	hold    int
 	release chan struct{}
 	once    sync.Once
+	delay   time.Duration // before each reply, as a model takes time to answer
 }
 
 func (g *gatedModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
@@ -81,6 +83,14 @@ func (g *gatedModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat
 	}
 	inner := g.Model.Stream(ctx, p)
 	return func(yield func(*chat.Response, error) bool) {
+		if g.delay > 0 {
+			select {
+			case <-time.After(g.delay):
+			case <-ctx.Done():
+				yield(nil, ctx.Err())
+				return
+			}
+		}
 		n := 0
 		for r, err := range inner {
 			if gate && n == g.hold {
