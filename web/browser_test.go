@@ -182,6 +182,9 @@ func TestPageStreamsAnswer(t *testing.T) {
 		t.Fatalf("the model read %v", p)
 	}
 	screenshot(t, ctx, "answer-1280x800")
+	if got := f.records(); len(got) != 1 || got[0].InputTokens != 11 || got[0].OutputTokens != 7 || got[0].Question != 0 {
+		t.Fatalf("the turn log holds %+v", got)
+	}
 
 	must(t, ctx, chromedp.EmulateViewport(390, 844))
 	var overflow bool
@@ -478,8 +481,12 @@ func TestPageClosedTabMidTurn(t *testing.T) {
 	}
 	close(release)
 	f.srv.Wait()
-	msgs, err := f.repo.Messages(context.Background(), strings.TrimPrefix(thread, "Session "))
+	id := strings.TrimPrefix(thread, "Session ")
+	msgs, err := f.repo.Messages(context.Background(), id)
 	if err != nil || len(msgs) == 0 || msgs[len(msgs)-1].Content != "Finished anyway." {
 		t.Fatalf("the session holds %v (%v)", msgs, err)
+	}
+	if got := f.records(); len(got) != 1 || got[0].Conversation != id {
+		t.Fatalf("the turn log holds %+v", got)
 	}
 }

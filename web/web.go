@@ -25,6 +25,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wield-ai/wield/agui"
@@ -74,6 +75,25 @@ type Config struct {
 	// RunTimeout bounds a turn (agui.Config.RunTimeout).
 	RunTimeout time.Duration
 	Logger     *slog.Logger
+	// OnTurn, when set, learns of each turn of the page that ends with an answer, a turn whose
+	// tab was closed included, for a turn log such as wield chat's. It runs after the turn, on
+	// the goroutine of its run, with a context that is not cancelled when the page goes away.
+	OnTurn func(ctx context.Context, t TurnRecord)
+}
+
+// TurnRecord describes a turn of the page that ended with an answer.
+type TurnRecord struct {
+	// Conversation is the session: the run's thread.
+	Conversation string
+	// Question is the index of the turn's question among the session's user messages, -1 when
+	// unknown (no Sessions).
+	Question int
+	// At is when the turn started: for a turn that stopped for decisions, when its first run
+	// did. Elapsed runs from At to the answer, time spent waiting for decisions included.
+	At      time.Time
+	Elapsed time.Duration
+	// InputTokens and OutputTokens are the turn's usage, over every run of a turn that stopped.
+	InputTokens, OutputTokens int
 }
 
 // Server is the page's http.Handler.
@@ -81,9 +101,13 @@ type Server struct {
 	cfg     Config
 	token   []byte
 	origins httpguard.Origins // none listed: only the page's own origin
-	agui    *agui.Handler
-	tools   map[string]tool.Tool
-	files   http.Handler
+
+	watching sync.WaitGroup        // runs watched for OnTurn
+	mu       sync.Mutex            // guards stopped
+	stopped  map[string]*turnSoFar // by thread: the runs of a turn that stopped for decisions
+	agui     *agui.Handler
+	tools    map[string]tool.Tool
+	files    http.Handler
 }
 
 // New returns the server of cfg.
@@ -125,7 +149,10 @@ func (s *Server) URL(addr net.Addr) string {
 }
 
 // Wait waits for the turns still running after their pages went away.
-func (s *Server) Wait() { s.agui.Wait() }
+func (s *Server) Wait() {
+	s.agui.Wait()
+	s.watching.Wait()
+}
 
 // Serve serves the page on ln, which must be on loopback, until ctx ends, then waits for the
 // running turns. The server is httpguard's: header and idle timeouts, a graceful shutdown and a
@@ -187,6 +214,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Names in paths are read from the escaped path, unescaped once: a session may be named "a/b".
 	raw := r.URL.EscapedPath()
 	switch p := r.URL.Path; {
+	case p == "/agui" && s.cfg.OnTurn != nil && r.Method == http.MethodPost:
+		s.watchRun(w, r)
 	case p == "/agui":
 		s.agui.ServeHTTP(w, r)
 	case p == "/api/info":
