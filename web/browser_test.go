@@ -25,17 +25,43 @@ import (
 	"github.com/wield-ai/wield/tool"
 )
 
+// shared is the one Chromium of the test binary; each test opens a tab of its own. Starting a browser per test was what made the tests flaky
+// on a loaded machine: Chromium's start can take longer than chromedp's 20 s wait for its
+// DevTools address ("websocket url timeout reached"), and it came out of each test's budget.
+var shared struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel context.CancelFunc
+	err    error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cancel != nil {
+		shared.cancel()
+	}
+	os.Exit(code)
+}
+
 // browser opens a headless Chromium tab of width×height; $WIELD_CHROMIUM (set by
 // scripts/setup/40-chromium.sh) names the browser. What the page logs and throws is kept for
 // a failure to show.
 func browser(t *testing.T, width, height int) context.Context {
 	t.Helper()
 	path := testenv.Env(t, "WIELD_CHROMIUM")
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(width, height))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	ctx, cancelTab := chromedp.NewContext(actx)
+	shared.once.Do(func() {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+			chromedp.DisableGPU, chromedp.WindowSize(1280, 800), chromedp.WSURLReadTimeout(3*time.Minute))
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		bctx, cancelBrowser := chromedp.NewContext(actx)
+		shared.ctx, shared.cancel = bctx, func() { cancelBrowser(); cancelAlloc() }
+		shared.err = chromedp.Run(bctx) // starts the browser, with no test's deadline on it
+	})
+	if shared.err != nil {
+		t.Fatalf("starting Chromium: %v", shared.err)
+	}
+	// Tabs share the cookie jar; each test's page sets its own token's cookie as it opens.
+	ctx, cancelTab := chromedp.NewContext(shared.ctx)
 	t.Cleanup(cancelTab)
 	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(cancelTime)
