@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -263,6 +264,14 @@ func TestPageApprove(t *testing.T) {
 	must(t, ctx, chromedp.Evaluate(`document.activeElement.textContent`, &focused))
 	if focused != "Approve" {
 		t.Fatalf("focus is on %q, not Approve", focused)
+	}
+	// The keypress of the Enter that sent the question, arriving once the turn stopped, does not
+	// approve: a loaded run of this test once approved that way.
+	var status string
+	must(t, ctx, input.DispatchKeyEvent(input.KeyChar).WithText("\r").WithUnmodifiedText("\r"),
+		chromedp.Text("#status", &status, chromedp.ByQuery))
+	if status != "Waiting for your decision." || len(f.tools["delete_file"].Args()) != 0 {
+		t.Fatalf("a keypress without its keydown approved: status %q", status)
 	}
 	must(t, ctx, chromedp.KeyEvent(kb.Enter), waitText("#log", "Deleted it."),
 		waitText(`.call[data-tool="delete_file"] .result`, "deleted"))

@@ -284,6 +284,22 @@ function pretty(s) {
 
 // ---- approvals ----
 
+// decisionButton is a button that decides a call. A click from the keyboard counts only when its
+// key went down on the button: the Enter that sent the question, whose keypress can land on the
+// Approve button focused as the turn stops, must not approve what it led to.
+function decisionButton(attrs, label, act) {
+  let armed = false;
+  const b = el("button", { type: "button", ...attrs }, label);
+  b.addEventListener("keydown", () => { armed = true; });
+  b.addEventListener("blur", () => { armed = false; });
+  b.addEventListener("click", (e) => {
+    if (e.detail === 0 && !armed) return;
+    armed = false;
+    act();
+  });
+  return b;
+}
+
 // askApprovals shows one card per interrupt; once each is answered the turn resumes with all.
 function askApprovals(interrupts) {
   const box = $("approvals");
@@ -310,12 +326,12 @@ function askApprovals(interrupts) {
     if (i.reason === "tool_interrupt") {
       const answer = el("input", { type: "text", "aria-label": "Answer", class: "answer" });
       card.append(answer, el("div", { class: "actions" },
-        el("button", { type: "button", class: "primary", onclick: () => decided({ answer: answer.value }, "Answered.") }, "Answer")));
+        decisionButton({ class: "primary" }, "Answer", () => decided({ answer: answer.value }, "Answered."))));
       first = first || answer;
     } else {
       const reason = el("input", { type: "text", "aria-label": "Reason for rejecting", placeholder: "Reason (optional)", class: "reason" });
-      const approve = el("button", { type: "button", class: "primary approve", onclick: () => decided({ approved: true }, `Approved ${md.tool}.`) }, "Approve");
-      const reject = el("button", { type: "button", class: "danger reject", onclick: () => decided({ approved: false, reason: reason.value }, `Rejected ${md.tool}.`) }, "Reject");
+      const approve = decisionButton({ class: "primary approve" }, "Approve", () => decided({ approved: true }, `Approved ${md.tool}.`));
+      const reject = decisionButton({ class: "danger reject" }, "Reject", () => decided({ approved: false, reason: reason.value }, `Rejected ${md.tool}.`));
       const edit = el("button", { type: "button", class: "edit", onclick: () => {
         const t = tools.find((t) => t.name === md.tool);
         const form = schemaForm(t ? t.inputSchema : {}, md.arguments || {}, "Approve with these arguments", (args) => decided({ approved: true, arguments: args }, `Approved ${md.tool} with edited arguments.`));
