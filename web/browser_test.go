@@ -7,35 +7,122 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/tool"
 )
 
+// shared is the one Chromium of the test binary; each test opens a tab of its own. Starting a browser per test was what made the tests flaky
+// on a loaded machine: Chromium's start can take longer than chromedp's 20 s wait for its
+// DevTools address ("websocket url timeout reached"), and it came out of each test's budget.
+var shared struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel context.CancelFunc
+	err    error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cancel != nil {
+		shared.cancel()
+	}
+	os.Exit(code)
+}
+
 // browser opens a headless Chromium tab of width×height; $WIELD_CHROMIUM (set by
-// scripts/setup/40-chromium.sh) names the browser.
+// scripts/setup/40-chromium.sh) names the browser. What the page logs and throws is kept for
+// a failure to show.
 func browser(t *testing.T, width, height int) context.Context {
 	t.Helper()
 	path := testenv.Env(t, "WIELD_CHROMIUM")
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(width, height))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	ctx, cancelTab := chromedp.NewContext(actx)
+	shared.once.Do(func() {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+			chromedp.DisableGPU, chromedp.WindowSize(1280, 800), chromedp.WSURLReadTimeout(3*time.Minute))
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		bctx, cancelBrowser := chromedp.NewContext(actx)
+		shared.ctx, shared.cancel = bctx, func() { cancelBrowser(); cancelAlloc() }
+		shared.err = chromedp.Run(bctx) // starts the browser, with no test's deadline on it
+	})
+	if shared.err != nil {
+		t.Fatalf("starting Chromium: %v", shared.err)
+	}
+	// Tabs share the cookie jar; each test's page sets its own token's cookie as it opens.
+	ctx, cancelTab := chromedp.NewContext(shared.ctx)
 	t.Cleanup(cancelTab)
 	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(cancelTime)
+	pl := &pageLog{}
+	ctx = context.WithValue(ctx, pageLogKey{}, pl)
+	chromedp.ListenTarget(ctx, pl.listen)
 	if err := chromedp.Run(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
 		t.Fatal(err)
 	}
 	return ctx
+}
+
+// pageLog keeps what the page said on its console, threw, and failed to load.
+type pageLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+type pageLogKey struct{}
+
+func (l *pageLog) add(format string, a ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, time.Now().Format("15:04:05.000 ")+fmt.Sprintf(format, a...))
+}
+
+func (l *pageLog) listen(ev any) {
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		var args []string
+		for _, a := range ev.Args {
+			args = append(args, string(a.Value)+a.Description)
+		}
+		l.add("console.%s %s", ev.Type, strings.Join(args, " "))
+	case *runtime.EventExceptionThrown:
+		d := ev.ExceptionDetails
+		msg := d.Text
+		if d.Exception != nil {
+			msg += " " + d.Exception.Description
+		}
+		l.add("exception %s", msg)
+	case *page.EventFrameNavigated:
+		if ev.Frame.ParentID == "" {
+			l.add("navigated %s", ev.Frame.URL)
+		}
+	case *page.EventLoadEventFired:
+		l.add("load event")
+	case *network.EventLoadingFailed:
+		l.add("loading failed %s %s", ev.ErrorText, ev.BlockedReason)
+	case *network.EventResponseReceived:
+		l.add("response %d %s", ev.Response.Status, ev.Response.URL)
+	case *inspector.EventTargetCrashed:
+		l.add("the page crashed")
+	}
+}
+
+func (l *pageLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
 }
 
 func must(t *testing.T, ctx context.Context, actions ...chromedp.Action) {
@@ -47,16 +134,26 @@ func must(t *testing.T, ctx context.Context, actions ...chromedp.Action) {
 	}
 }
 
-// fail ends t with err and what the page shows.
+// fail ends t with err, what the page shows and what it logged.
 func fail(t *testing.T, ctx context.Context, err error) {
 	t.Helper()
-	{
-		var state string
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		chromedp.Run(sctx, chromedp.Evaluate(`document.getElementById("status").textContent + " | " + document.getElementById("log").innerText`, &state))
-		t.Fatalf("%v; the page says: %s", err, state)
+	var state string
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if e := chromedp.Run(sctx, chromedp.Evaluate(`location.href + " · " + document.readyState + " · ready=" + document.body?.dataset.ready + " · status: " + document.getElementById("status")?.textContent + " · log: " + document.getElementById("log")?.innerText`, &state)); e != nil {
+		state = "(cannot read the page: " + e.Error() + ")"
 	}
+	var png []byte
+	if chromedp.Run(sctx, chromedp.CaptureScreenshot(&png)) == nil {
+		if dir := os.Getenv("WIELD_SCREENSHOTS"); dir != "" {
+			os.MkdirAll(dir, 0o755)
+			p := filepath.Join(dir, "failed-"+strings.ReplaceAll(t.Name(), "/", "_")+".png")
+			os.WriteFile(p, png, 0o644)
+			t.Logf("screenshot %s", p)
+		}
+	}
+	pl, _ := ctx.Value(pageLogKey{}).(*pageLog)
+	t.Fatalf("%v; the page says: %s\nthe page's log:\n%v", err, state, pl)
 }
 
 // waitText waits until the element's text contains want.
@@ -112,6 +209,9 @@ func TestPageStreamsAnswer(t *testing.T) {
 		t.Fatalf("the model read %v", p)
 	}
 	screenshot(t, ctx, "answer-1280x800")
+	if got := f.records(); len(got) != 1 || got[0].InputTokens != 11 || got[0].OutputTokens != 7 || got[0].Question != 0 {
+		t.Fatalf("the turn log holds %+v", got)
+	}
 
 	must(t, ctx, chromedp.EmulateViewport(390, 844))
 	var overflow bool
@@ -164,6 +264,14 @@ func TestPageApprove(t *testing.T) {
 	must(t, ctx, chromedp.Evaluate(`document.activeElement.textContent`, &focused))
 	if focused != "Approve" {
 		t.Fatalf("focus is on %q, not Approve", focused)
+	}
+	// The keypress of the Enter that sent the question, arriving once the turn stopped, does not
+	// approve: a loaded run of this test once approved that way.
+	var status string
+	must(t, ctx, input.DispatchKeyEvent(input.KeyChar).WithText("\r").WithUnmodifiedText("\r"),
+		chromedp.Text("#status", &status, chromedp.ByQuery))
+	if status != "Waiting for your decision." || len(f.tools["delete_file"].Args()) != 0 {
+		t.Fatalf("a keypress without its keydown approved: status %q", status)
 	}
 	must(t, ctx, chromedp.KeyEvent(kb.Enter), waitText("#log", "Deleted it."),
 		waitText(`.call[data-tool="delete_file"] .result`, "deleted"))
@@ -257,6 +365,112 @@ func TestPageOpenOldSession(t *testing.T) {
 	}
 }
 
+// A session opened from the list whose turn stopped for approval (in an earlier page, or wield
+// chat) shows the buttons; approving runs the call once and the turn continues to its answer.
+func TestPageOldSessionApprove(t *testing.T) {
+	f := newFixture(t, nil,
+		chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete_file", Arguments: `{"path":"/tmp/old"}`}),
+		chattest.Text("Deleted the old file."))
+	const id = "chat-20250102-090000-beef"
+	resp, err := f.client.Prompt("Delete /tmp/old").Param(client.ParamConversationID, id).Call(context.Background()).Response()
+	if err != nil || resp.Pending == nil {
+		t.Fatalf("the turn did not stop for approval: %v %v", resp, err)
+	}
+	c := browser(t, 1280, 800)
+	must(t, c, chromedp.Navigate(f.url()),
+		chromedp.Click("#tab-sessions", chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-session="`+id+`"]`, chromedp.ByQuery),
+		chromedp.Click(`[data-session="`+id+`"]`, chromedp.ByQuery),
+		waitText(".approval", "Run delete_file?"), waitText("#status", "waits for your decision"))
+	if n := len(f.tools["delete_file"].Args()); n != 0 {
+		t.Fatalf("ran %d times before approval", n)
+	}
+	screenshot(t, c, "old-session-approval")
+	must(t, c, chromedp.Click(".approval .approve", chromedp.ByQuery),
+		waitText(".msg.assistant", "Deleted the old file."), waitText("#status", "Done"))
+	if got := f.tools["delete_file"].Args(); len(got) != 1 || got[0] != `{"path":"/tmp/old"}` {
+		t.Fatalf("the tool ran with %q", got)
+	}
+	var cards int
+	must(t, c, chromedp.Evaluate(`document.querySelectorAll('.call[data-call="c1"]').length`, &cards))
+	if cards > 1 {
+		t.Fatalf("the call shows in %d cards", cards)
+	}
+	msgs, _ := f.repo.Messages(context.Background(), id)
+	if len(msgs) == 0 || msgs[len(msgs)-1].Content != "Deleted the old file." {
+		t.Fatalf("the session holds %v", msgs)
+	}
+}
+
+// The turn's timeline shows each model call and tool call on a time axis with its duration: two
+// calls the model asked for at once ran side by side, between the two model calls.
+func TestPageTimeline(t *testing.T) {
+	const delay = 150 * time.Millisecond
+	var started sync.WaitGroup
+	started.Add(2)
+	both := make(chan struct{})
+	go func() { started.Wait(); close(both) }()
+	parallel := func(name string) tool.Tool {
+		return chattest.NewTool(name, func(ctx context.Context, _ string) (string, error) {
+			started.Done()
+			select { // each waits for the other: they ran at once or not at all
+			case <-both:
+			case <-time.After(30 * time.Second):
+				return "", fmt.Errorf("%s ran alone", name)
+			}
+			time.Sleep(delay)
+			return name + " done", nil
+		}).WithMetadata(tool.Metadata{ReadOnly: true})
+	}
+	f := newFixture(t, []tool.Tool{parallel("fetch_a"), parallel("fetch_b")},
+		chattest.Calls(chat.ToolCall{ID: "a", Name: "fetch_a", Arguments: `{}`}, chat.ToolCall{ID: "b", Name: "fetch_b", Arguments: `{}`}).WithUsage(20, 5),
+		chattest.Text("Both fetched.").WithUsage(30, 4))
+	f.model.delay = delay
+	c := browser(t, 1280, 800)
+	must(t, c, chromedp.Navigate(f.url()), ask("Fetch both"),
+		waitText(".msg.assistant", "Both fetched."), waitText(".timeline summary", "2 model calls, 2 tool calls"))
+	screenshot(t, c, "timeline")
+	type span struct {
+		Kind, Label, Dur string
+		Start, End       float64
+	}
+	var spans []span
+	must(t, c, chromedp.Evaluate(`[...document.querySelectorAll(".timeline li")].map((li) => ({kind: li.dataset.kind, label: li.dataset.label,
+		start: +li.dataset.start, end: +li.dataset.end, dur: li.querySelector(".dur").textContent}))`, &spans))
+	if len(spans) != 4 || spans[0].Kind != "model" || spans[1].Kind != "tool" || spans[2].Kind != "tool" || spans[3].Kind != "model" {
+		t.Fatalf("the timeline shows %+v", spans)
+	}
+	a, b := spans[1], spans[2]
+	if !(a.Start < b.End && b.Start < a.End) {
+		t.Errorf("the calls that ran at once do not overlap: %+v %+v", a, b)
+	}
+	const ms = 2 // timestamps and durations are whole milliseconds
+	for _, m := range []span{spans[0], spans[3]} {
+		if m.End-m.Start < float64(delay.Milliseconds()) {
+			t.Errorf("a model call that took at least %v shows %+v", delay, m)
+		}
+	}
+	if first := min(a.Start, b.Start); spans[0].End > first+ms {
+		t.Errorf("the first model call ends at %v, after a tool started at %v", spans[0].End, first)
+	}
+	if last := max(a.End, b.End); spans[3].Start < last-ms {
+		t.Errorf("the second model call starts at %v, before the tools ended at %v", spans[3].Start, last)
+	}
+	// A tool's duration is the one its card shows, the call's own measure.
+	for _, s := range []span{a, b} {
+		var state string
+		must(t, c, chromedp.Text(`.call[data-tool="`+s.Label+`"] .state`, &state, chromedp.ByQuery))
+		if !strings.HasSuffix(state, "in "+s.Dur) {
+			t.Errorf("%s: the card says %q, the timeline %q", s.Label, state, s.Dur)
+		}
+	}
+	var summary string
+	must(t, c, chromedp.Text(".timeline summary", &summary, chromedp.ByQuery))
+	if !strings.Contains(summary, "50 in, 9 out tokens") {
+		t.Errorf("the summary says %q", summary)
+	}
+}
+
 // A tool found by search is called by hand through its form.
 func TestPageToolCatalog(t *testing.T) {
 	f := newFixture(t, nil)
@@ -302,8 +516,12 @@ func TestPageClosedTabMidTurn(t *testing.T) {
 	}
 	close(release)
 	f.srv.Wait()
-	msgs, err := f.repo.Messages(context.Background(), strings.TrimPrefix(thread, "Session "))
+	id := strings.TrimPrefix(thread, "Session ")
+	msgs, err := f.repo.Messages(context.Background(), id)
 	if err != nil || len(msgs) == 0 || msgs[len(msgs)-1].Content != "Finished anyway." {
 		t.Fatalf("the session holds %v (%v)", msgs, err)
+	}
+	if got := f.records(); len(got) != 1 || got[0].Conversation != id {
+		t.Fatalf("the turn log holds %+v", got)
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -26,11 +25,13 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wield-ai/wield/agui"
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/httpguard"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 )
@@ -74,15 +75,39 @@ type Config struct {
 	// RunTimeout bounds a turn (agui.Config.RunTimeout).
 	RunTimeout time.Duration
 	Logger     *slog.Logger
+	// OnTurn, when set, learns of each turn of the page that ends with an answer, a turn whose
+	// tab was closed included, for a turn log such as wield chat's. It runs after the turn, on
+	// the goroutine of its run, with a context that is not cancelled when the page goes away.
+	OnTurn func(ctx context.Context, t TurnRecord)
+}
+
+// TurnRecord describes a turn of the page that ended with an answer.
+type TurnRecord struct {
+	// Conversation is the session: the run's thread.
+	Conversation string
+	// Question is the index of the turn's question among the session's user messages, -1 when
+	// unknown (no Sessions).
+	Question int
+	// At is when the turn started: for a turn that stopped for decisions, when its first run
+	// did. Elapsed runs from At to the answer, time spent waiting for decisions included.
+	At      time.Time
+	Elapsed time.Duration
+	// InputTokens and OutputTokens are the turn's usage, over every run of a turn that stopped.
+	InputTokens, OutputTokens int
 }
 
 // Server is the page's http.Handler.
 type Server struct {
-	cfg   Config
-	token []byte
-	agui  *agui.Handler
-	tools map[string]tool.Tool
-	files http.Handler
+	cfg     Config
+	token   []byte
+	origins httpguard.Origins // none listed: only the page's own origin
+
+	watching sync.WaitGroup        // runs watched for OnTurn
+	mu       sync.Mutex            // guards stopped
+	stopped  map[string]*turnSoFar // by thread: the runs of a turn that stopped for decisions
+	agui     *agui.Handler
+	tools    map[string]tool.Tool
+	files    http.Handler
 }
 
 // New returns the server of cfg.
@@ -124,33 +149,20 @@ func (s *Server) URL(addr net.Addr) string {
 }
 
 // Wait waits for the turns still running after their pages went away.
-func (s *Server) Wait() { s.agui.Wait() }
+func (s *Server) Wait() {
+	s.agui.Wait()
+	s.watching.Wait()
+}
 
 // Serve serves the page on ln, which must be on loopback, until ctx ends, then waits for the
-// running turns.
+// running turns. The server is httpguard's: header and idle timeouts, a graceful shutdown and a
+// cap on open connections.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
+	if !httpguard.IsLoopback(ln.Addr()) {
 		ln.Close()
 		return fmt.Errorf("web: serve on a loopback address, not %s", ln.Addr())
 	}
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if hs.Shutdown(shutdown) != nil {
-			hs.Close()
-		}
-		<-done
-		s.Wait()
-		return nil
-	}
+	return httpguard.Serve(ctx, ln, s, httpguard.ServerOptions{Logger: s.cfg.Logger, Stopped: s.Wait})
 }
 
 const cookieName = "wield_token"
@@ -168,28 +180,21 @@ func (s *Server) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(given), s.token) == 1
 }
 
-// sameHost refuses DNS rebinding (a page of another site reaching 127.0.0.1 under its own
-// name) and other origins: the Host must be a loopback name, and an Origin that one.
-func sameHost(r *http.Request) bool {
+// loopbackHost refuses DNS rebinding (a page of another site reaching 127.0.0.1 under its own
+// name): the Host must be a loopback name.
+func loopbackHost(r *http.Request) bool {
 	host, _, err := net.SplitHostPort(r.Host)
 	if err != nil {
 		host = r.Host
 	}
-	if ip := net.ParseIP(strings.Trim(host, "[]")); !(host == "localhost" || ip != nil && ip.IsLoopback()) {
-		return false
-	}
-	if o := r.Header.Get("Origin"); o != "" {
-		u, err := url.Parse(o)
-		if err != nil || !strings.EqualFold(u.Host, r.Host) || u.Scheme != "http" {
-			return false
-		}
-	}
-	return true
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // ServeHTTP serves the page, its assets, the AG-UI endpoint and the page's small API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !sameHost(r) {
+	// No other origin is allowed: a browser's request from another page is refused.
+	if ok, _ := s.origins.Check(r); !ok || !loopbackHost(r) {
 		http.Error(w, "another origin or host", http.StatusForbidden)
 		return
 	}
@@ -209,6 +214,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Names in paths are read from the escaped path, unescaped once: a session may be named "a/b".
 	raw := r.URL.EscapedPath()
 	switch p := r.URL.Path; {
+	case p == "/agui" && s.cfg.OnTurn != nil && r.Method == http.MethodPost:
+		s.watchRun(w, r)
 	case p == "/agui":
 		s.agui.ServeHTTP(w, r)
 	case p == "/api/info":
@@ -294,15 +301,73 @@ func (s *Server) session(ctx context.Context, raw string) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	out := []pastMessage{}
+	out := pastSession{Messages: []pastMessage{}, Pending: []interrupt{}}
 	for _, m := range msgs {
 		p := pastMessage{Role: string(m.Role), Content: m.Content, ToolCalls: m.ToolCalls}
 		for _, r := range m.ToolResults {
 			p.Results = append(p.Results, pastResult{ID: r.ID, Name: r.Name, Content: r.Content, IsError: r.IsError})
 		}
-		out = append(out, p)
+		out.Messages = append(out.Messages, p)
+	}
+	if s.cfg.Turns != nil {
+		st, err := s.cfg.Turns.LoadTurn(ctx, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		out.Pending = interrupts(st)
 	}
 	return out, 0, nil
+}
+
+// pastSession is a stored conversation as the page shows it: its messages, and the calls of its
+// stopped turn that wait for a decision, as the AG-UI interrupts a run that stopped would have
+// ended with, so that the page answers them in the next run's resume.
+type pastSession struct {
+	Messages []pastMessage `json:"messages"`
+	Pending  []interrupt   `json:"pending"`
+}
+
+type interrupt struct {
+	ID         string        `json:"id"`
+	Reason     string        `json:"reason"`
+	ToolCallID string        `json:"toolCallId"`
+	Message    string        `json:"message,omitempty"`
+	Metadata   interruptMeta `json:"metadata"`
+}
+
+type interruptMeta struct {
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Agent     string          `json:"agent,omitempty"`
+}
+
+// interrupts describes st's pending calls with the ids, reasons and call ids agui gives them
+// (agui.ReasonApproval, agui.ReasonInterrupt): its resume reads them back.
+func interrupts(st *client.TurnState) []interrupt {
+	out := []interrupt{}
+	for _, pc := range st.Pending() {
+		in := interrupt{
+			ID:         strings.Join(append(slices.Clone(pc.Path), pc.Call.ID), "/"),
+			Reason:     agui.ReasonApproval,
+			ToolCallID: pc.Call.ID,
+			Message:    fmt.Sprintf("Run %s?", pc.Call.Name),
+			Metadata:   interruptMeta{Tool: pc.Call.Name, Agent: pc.Agent},
+		}
+		if pc.Agent != "" {
+			in.ToolCallID = pc.Agent + ":" + pc.Call.ID
+		}
+		if json.Valid([]byte(pc.Call.Arguments)) {
+			in.Metadata.Arguments = json.RawMessage(pc.Call.Arguments)
+		}
+		if pc.Status != client.CallApproval {
+			in.Reason, in.Message = agui.ReasonInterrupt, ""
+			if pc.Interrupt != nil {
+				in.Message = pc.Interrupt.Message
+			}
+		}
+		out = append(out, in)
+	}
+	return out
 }
 
 // toolView is a catalog entry.
@@ -342,14 +407,15 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request, raw string) {
 		http.Error(w, "no such tool", http.StatusNotFound)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxFormBytes))
+	body, err := httpguard.ReadBody(w, r, s.cfg.MaxFormBytes, agui.DefaultReadTimeout)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, fmt.Sprintf("the arguments are over %d bytes", s.cfg.MaxFormBytes), http.StatusRequestEntityTooLarge)
-			return
+		var be *httpguard.BodyError
+		errors.As(err, &be)
+		msg := "cannot read the arguments"
+		if be.Status == http.StatusRequestEntityTooLarge {
+			msg = fmt.Sprintf("the arguments are over %d bytes", s.cfg.MaxFormBytes)
 		}
-		http.Error(w, "cannot read the arguments", http.StatusBadRequest)
+		http.Error(w, msg, be.Status)
 		return
 	}
 	var obj map[string]json.RawMessage

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"io"
 	"iter"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
@@ -30,6 +33,18 @@ type fixture struct {
 	script *chattest.Model
 	repo   *memory.InMemory
 	tools  map[string]*chattest.Tool
+	client *client.Client
+
+	mu    sync.Mutex
+	turns []web.TurnRecord // what OnTurn learnt
+}
+
+// records returns the turn records once the server's runs have ended.
+func (f *fixture) records() []web.TurnRecord {
+	f.srv.Wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.turns)
 }
 
 func newFixture(t *testing.T, extra []tool.Tool, replies ...chattest.Reply) *fixture {
@@ -48,8 +63,10 @@ func newFixture(t *testing.T, extra []tool.Tool, replies ...chattest.Reply) *fix
 	tools := append([]tool.Tool{del, write}, extra...)
 	c := clienttest.New(t, f.model, client.WithTools(tools), client.WithApproval(toolcall.AskDestructive()), client.WithTurnStore(memory.Turns(f.repo)),
 		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(f.repo, 100), memory.AdvisorConfig{})))
+	f.client = c
 	s, err := web.New(web.Config{Client: c, Turns: memory.Turns(f.repo), Sessions: f.repo, Tools: tools,
-		Sources: map[string]string{"delete_file": "files", "write_note": "notes"}, Title: "scripted", MaxFormBytes: 64 << 10})
+		Sources: map[string]string{"delete_file": "files", "write_note": "notes"}, Title: "scripted", MaxFormBytes: 64 << 10,
+		OnTurn: func(_ context.Context, r web.TurnRecord) { f.mu.Lock(); f.turns = append(f.turns, r); f.mu.Unlock() }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +86,7 @@ type gatedModel struct {
 	hold    int
 	release chan struct{}
 	once    sync.Once
+	delay   time.Duration // before each reply, as a model takes time to answer
 }
 
 func (g *gatedModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
@@ -78,6 +96,14 @@ func (g *gatedModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat
 	}
 	inner := g.Model.Stream(ctx, p)
 	return func(yield func(*chat.Response, error) bool) {
+		if g.delay > 0 {
+			select {
+			case <-time.After(g.delay):
+			case <-ctx.Done():
+				yield(nil, ctx.Err())
+				return
+			}
+		}
 		n := 0
 		for r, err := range inner {
 			if gate && n == g.hold {
@@ -193,5 +219,78 @@ func TestSessionNames(t *testing.T) {
 	var ids []string
 	if status != 200 || json.Unmarshal([]byte(body), &ids) != nil || len(ids) != 3 || ids[0] != "work/plans" {
 		t.Fatalf("sessions: %d %q", status, body)
+	}
+}
+
+// Serve serves the page through httpguard's server on loopback: the page answers with its
+// guards, and the server stops when its context ends.
+func TestServeOnLoopback(t *testing.T) {
+	f := newFixture(t, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- f.srv.Serve(ctx, ln) }()
+	resp, err := http.Get(f.srv.URL(ln.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'self'") {
+		t.Fatalf("page: %d, CSP %q", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+	}
+	base := "http://" + ln.Addr().String()
+	if status, _ := do(t, "GET", base+"/api/tools?token="+f.srv.Token(), "", "Origin", "http://evil.example"); status != 403 {
+		t.Fatalf("another origin: %d", status)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if _, err := http.Get(base + "/"); err == nil {
+		t.Fatal("the server still answers after its context ended")
+	}
+}
+
+// A turn that stopped for approval is recorded once, when its resume answers: from its first
+// run's start, with the usage of both runs, and the index of its question in the session.
+func TestTurnRecord(t *testing.T) {
+	f := newFixture(t, nil,
+		chattest.Text("Hello."),
+		chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete_file", Arguments: `{"path":"/tmp/x"}`}).WithUsage(5, 1),
+		chattest.Text("Deleted.").WithUsage(7, 2))
+	agui := f.http.URL + "/agui?token=" + f.srv.Token()
+	run := func(body string) string {
+		t.Helper()
+		status, out := do(t, "POST", agui, body)
+		if status != 200 {
+			t.Fatalf("run: %d %q", status, out)
+		}
+		return out
+	}
+	run(`{"threadId":"s1","runId":"r0","messages":[{"id":"m0","role":"user","content":"Hi"}]}`)
+	if got := f.records(); len(got) != 1 || got[0].Question != 0 || got[0].Conversation != "s1" {
+		t.Fatalf("after the first turn: %+v", got)
+	}
+	before := time.Now()
+	out := run(`{"threadId":"s1","runId":"r1","messages":[{"id":"m1","role":"user","content":"Delete /tmp/x"}]}`)
+	if !strings.Contains(out, `"interrupt"`) {
+		t.Fatalf("the run did not stop: %s", out)
+	}
+	if got := f.records(); len(got) != 1 {
+		t.Fatalf("a stopped turn was recorded: %+v", got)
+	}
+	time.Sleep(20 * time.Millisecond) // the decision takes a while
+	run(`{"threadId":"s1","runId":"r2","resume":[{"interruptId":"c1","status":"resolved","payload":{"approved":true}}]}`)
+	got := f.records()
+	if len(got) != 2 {
+		t.Fatalf("records: %+v", got)
+	}
+	r := got[1]
+	if r.Conversation != "s1" || r.Question != 1 || r.InputTokens != 12 || r.OutputTokens != 3 ||
+		r.At.Before(before) || r.At.After(before.Add(r.Elapsed)) || r.Elapsed < 20*time.Millisecond {
+		t.Fatalf("the record of the resumed turn: %+v (first run sent at %v)", r, before)
 	}
 }

@@ -44,6 +44,7 @@ async function api(path, opts) {
 // ---- runs ----
 
 async function run(input) {
+  const timeline = new Timeline(!!input.resume);
   running = true;
   $("send").disabled = true;
   status("Working…");
@@ -63,7 +64,11 @@ async function run(input) {
         const frame = buf.slice(0, i);
         buf = buf.slice(i + 2);
         const data = frame.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
-        if (data) finished = onEvent(JSON.parse(data)) || finished;
+        if (data) {
+          const ev = JSON.parse(data);
+          timeline.event(ev);
+          finished = onEvent(ev) || finished;
+        }
       }
     }
     if (!finished) status("The connection ended before the run did.", true);
@@ -72,6 +77,119 @@ async function run(input) {
   } finally {
     running = false;
     $("send").disabled = false;
+    const t = timeline.render();
+    if (t) $("log").append(t);
+  }
+}
+
+// ---- timeline ----
+
+// Timeline places a run's model and tool calls on a time axis, from the events' timestamps: a
+// tool call ran for its result's elapsedMs up to the result; a model call runs from the start of
+// the run, or the end of its round's last tool call, until the model's calls are written out
+// (their TOOL_CALL_END, sent as they start) or the run ends. A sub-agent's model calls start with
+// its own call. Calls whose arguments arrive whole and run one after another in a round cannot
+// be told from a round each: those show a model call between them.
+class Timeline {
+  constructor(resumed) {
+    this.resumed = resumed;
+    this.spans = [];
+    this.agents = new Map(); // agent ("" for the turn's own) → where its calls stand
+    this.names = new Map(); // toolCallId → tool name
+    this.callStarts = new Map(); // tool name → when its latest call started
+    this.t0 = null;
+    this.end = null;
+    this.usage = null;
+  }
+
+  agent(name, ts) {
+    let a = this.agents.get(name);
+    if (!a) {
+      // A resumed run starts with the decided calls; anything else starts with the model.
+      const from = name ? this.callStarts.get(name.split("/").pop()) ?? ts : ts;
+      a = { phase: name || !this.resumed ? "model" : "tools", from, written: new Set(), open: new Set() };
+      this.agents.set(name, a);
+    }
+    return a;
+  }
+
+  model(a, name, to, failed) {
+    this.spans.push({ kind: "model", agent: name, label: "model", start: a.from, end: to, failed });
+  }
+
+  event(ev) {
+    const ts = ev.timestamp;
+    if (typeof ts !== "number") return;
+    if (this.t0 === null) this.t0 = ts;
+    this.end = ts;
+    const name = (ev.metadata && ev.metadata.agent) || "";
+    const a = this.agent(name, ts);
+    switch (ev.type) {
+      case "TEXT_MESSAGE_CONTENT":
+      case "REASONING_MESSAGE_CONTENT":
+      case "TOOL_CALL_ARGS":
+        if (a.phase === "gap") a.phase = "model";
+        break;
+      case "TOOL_CALL_START":
+        this.names.set(ev.toolCallId, ev.toolCallName);
+        if (a.phase === "gap") a.phase = "model";
+        a.written.add(ev.toolCallId);
+        break;
+      case "TOOL_CALL_END":
+        this.callStarts.set(this.names.get(ev.toolCallId), ts);
+        if (a.phase === "model") this.model(a, name, ts, false);
+        a.phase = "tools";
+        a.open.add(ev.toolCallId);
+        break;
+      case "TOOL_CALL_RESULT": {
+        const md = ev.metadata || {};
+        const elapsed = md.elapsedMs || 0;
+        const tool = this.names.get(ev.toolCallId) || "tool";
+        this.spans.push({ kind: "tool", agent: name, label: tool, start: ts - elapsed, end: ts, failed: !!md.error });
+        // A sub-agent's last model call ends with its call.
+        for (const [sub, s] of this.agents) {
+          if (sub && sub.split("/").pop() === tool && s.phase !== "tools") {
+            this.model(s, sub, ts, false);
+            this.agents.delete(sub);
+          }
+        }
+        a.open.delete(ev.toolCallId);
+        if (a.open.size === 0) { a.phase = "gap"; a.from = ts; }
+        break;
+      }
+      case "RUN_FINISHED":
+      case "RUN_ERROR": {
+        if (ev.usage && ev.usage[0]) this.usage = ev.usage[0];
+        const top = this.agents.get("");
+        if (top && top.phase !== "tools") this.model(top, "", ts, ev.type === "RUN_ERROR");
+        break;
+      }
+    }
+  }
+
+  // render returns the timeline's element, or null for a run without calls.
+  render() {
+    if (!this.spans.length) return null;
+    const spans = this.spans.slice().sort((x, y) => x.start - y.start || (x.kind === "model" ? -1 : 1));
+    const total = Math.max(1, this.end - this.t0);
+    const models = spans.filter((s) => s.kind === "model").length;
+    const ms = (n) => (n >= 1000 ? (n / 1000).toFixed(2) + " s" : Math.round(n) + " ms");
+    let head = `Timeline · ${models} model call${models === 1 ? "" : "s"}, ${spans.length - models} tool call${spans.length - models === 1 ? "" : "s"} · ${ms(total)}`;
+    if (this.usage && this.usage.totalTokens) head += ` · ${this.usage.inputTokens} in, ${this.usage.outputTokens} out tokens`;
+    const list = el("ol", { "aria-label": "Calls in time order" });
+    for (const s of spans) {
+      const start = s.start - this.t0, dur = Math.max(0, s.end - s.start);
+      const bar = el("span", { class: "bar" });
+      bar.style.left = (100 * start / total).toFixed(2) + "%";
+      bar.style.width = Math.max(0.5, 100 * dur / total).toFixed(2) + "%";
+      const what = (s.agent ? s.agent + " › " : "") + s.label;
+      list.append(el("li", { class: "span " + s.kind + (s.failed ? " failed" : ""), "data-kind": s.kind, "data-label": what,
+        "data-start": String(start), "data-end": String(start + dur), title: `${what}: from ${ms(start)} for ${ms(dur)}` },
+      el("span", { class: "what" }, what), el("span", { class: "track", "aria-hidden": "true" }, bar),
+      el("span", { class: "dur" }, ms(dur))));
+    }
+    return el("details", { class: "timeline", open: true }, el("summary", {}, head), list,
+      el("div", { class: "axis dim", "aria-hidden": "true" }, el("span", {}, "0"), el("span", {}, ms(total))));
   }
 }
 
@@ -106,6 +224,14 @@ function onEvent(ev) {
       break;
     }
     case "TOOL_CALL_START": {
+      const known = calls.get(ev.toolCallId);
+      if (known && known.card.isConnected && known.state) {
+        // A resumed run starts again a call the page shows already (one that waited for a
+        // decision): its card goes on.
+        known.text = "";
+        known.state.textContent = "running";
+        break;
+      }
       const args = el("pre", { class: "args" });
       const state = el("span", { class: "state" }, "writing arguments…");
       const card = el("div", { class: "call", "data-call": ev.toolCallId, "data-tool": ev.toolCallName },
@@ -158,6 +284,22 @@ function pretty(s) {
 
 // ---- approvals ----
 
+// decisionButton is a button that decides a call. A click from the keyboard counts only when its
+// key went down on the button: the Enter that sent the question, whose keypress can land on the
+// Approve button focused as the turn stops, must not approve what it led to.
+function decisionButton(attrs, label, act) {
+  let armed = false;
+  const b = el("button", { type: "button", ...attrs }, label);
+  b.addEventListener("keydown", () => { armed = true; });
+  b.addEventListener("blur", () => { armed = false; });
+  b.addEventListener("click", (e) => {
+    if (e.detail === 0 && !armed) return;
+    armed = false;
+    act();
+  });
+  return b;
+}
+
 // askApprovals shows one card per interrupt; once each is answered the turn resumes with all.
 function askApprovals(interrupts) {
   const box = $("approvals");
@@ -184,12 +326,12 @@ function askApprovals(interrupts) {
     if (i.reason === "tool_interrupt") {
       const answer = el("input", { type: "text", "aria-label": "Answer", class: "answer" });
       card.append(answer, el("div", { class: "actions" },
-        el("button", { type: "button", class: "primary", onclick: () => decided({ answer: answer.value }, "Answered.") }, "Answer")));
+        decisionButton({ class: "primary" }, "Answer", () => decided({ answer: answer.value }, "Answered."))));
       first = first || answer;
     } else {
       const reason = el("input", { type: "text", "aria-label": "Reason for rejecting", placeholder: "Reason (optional)", class: "reason" });
-      const approve = el("button", { type: "button", class: "primary approve", onclick: () => decided({ approved: true }, `Approved ${md.tool}.`) }, "Approve");
-      const reject = el("button", { type: "button", class: "danger reject", onclick: () => decided({ approved: false, reason: reason.value }, `Rejected ${md.tool}.`) }, "Reject");
+      const approve = decisionButton({ class: "primary approve" }, "Approve", () => decided({ approved: true }, `Approved ${md.tool}.`));
+      const reject = decisionButton({ class: "danger reject" }, "Reject", () => decided({ approved: false, reason: reason.value }, `Rejected ${md.tool}.`));
       const edit = el("button", { type: "button", class: "edit", onclick: () => {
         const t = tools.find((t) => t.name === md.tool);
         const form = schemaForm(t ? t.inputSchema : {}, md.arguments || {}, "Approve with these arguments", (args) => decided({ approved: true, arguments: args }, `Approved ${md.tool} with edited arguments.`));
@@ -317,7 +459,7 @@ async function loadSessions() {
 async function openSession(id) {
   if (running) { status("Wait for the turn to end before opening another session.", true); return; }
   try {
-    const msgs = await api("api/sessions/" + encodeURIComponent(id));
+    const { messages: msgs, pending } = await api("api/sessions/" + encodeURIComponent(id));
     thread = id;
     showThread();
     const log = $("log");
@@ -329,8 +471,10 @@ async function openSession(id) {
       else if (m.role === "assistant") {
         if (m.content) log.append(el("div", { class: "msg assistant" }, m.content));
         for (const c of m.toolCalls || []) {
-          const card = el("div", { class: "call", "data-call": c.id, "data-tool": c.name }, el("header", {}, el("span", { class: "name" }, c.name)), el("pre", { class: "args" }, pretty(c.arguments || "")));
-          calls.set(c.id, { card, name: c.name });
+          const state = el("span", { class: "state" });
+          const args = el("pre", { class: "args" }, pretty(c.arguments || ""));
+          const card = el("div", { class: "call", "data-call": c.id, "data-tool": c.name }, el("header", {}, el("span", { class: "name" }, c.name), " ", state), args);
+          calls.set(c.id, { card, args, state, name: c.name, text: c.arguments || "" });
           log.append(card);
         }
       } else if (m.role === "tool") {
@@ -341,9 +485,15 @@ async function openSession(id) {
         }
       }
     }
-    status(`Opened ${id}: ${msgs.length} messages. Ask to continue it.`);
+    if (pending.length) {
+      // The session's turn stopped for decisions: answering them resumes it.
+      askApprovals(pending);
+      status(`Opened ${id}: its turn waits for your decision.`);
+    } else {
+      status(`Opened ${id}: ${msgs.length} messages. Ask to continue it.`);
+    }
     loadSessions();
-    $("question").focus();
+    if (!pending.length) $("question").focus();
   } catch (e) {
     status("Cannot open the session: " + e.message, true);
   }
