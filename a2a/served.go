@@ -104,6 +104,21 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		if err != nil {
 			return o.end(sdk.TaskStateRejected, err.Error())
 		}
+		conv := conversation(principal(ctx), rc.ContextID)
+		if err := s.tasks.admit(ctx, principal(ctx), rc.TaskID, rc.ContextID); err != nil {
+			if errors.Is(err, errTooManyTasks) {
+				return o.end(sdk.TaskStateRejected, "too many tasks of this caller are open: finish or cancel one first")
+			}
+			s.cfg.Logger.ErrorContext(ctx, "a2a: admitting a task", "task", rc.TaskID, "error", err)
+			return o.end(sdk.TaskStateFailed, "the agent could not store the task")
+		}
+		var run recordTimes
+		if s.cfg.TurnStore != nil {
+			if st, err := s.cfg.TurnStore.LoadTurn(ctx, conv); err == nil && st != nil {
+				run.PriorTurn = st.ID
+			}
+		}
+		s.tasks.setRun(rc.TaskID, run)
 		spec = s.cfg.Client.Prompt(text)
 	} else {
 		rec, _, ok, err := s.tasks.load(ctx, rc.TaskID)
@@ -118,18 +133,26 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 			// Nothing was claimed: the task still waits, and says what it waits for.
 			return o.status(sdk.TaskStateInputRequired, true, pendingParts(rec.Turn, err.Error()+". ")...)
 		}
+		s.tasks.setRun(rc.TaskID, recordTimes{TurnID: rec.Turn.ID})
 		spec = s.cfg.Client.Resume(rec.Turn, decisions...)
 	}
 	spec.Param(client.ParamConversationID, conversation(principal(ctx), rc.ContextID))
 	if err := o.status(sdk.TaskStateWorking, false); err != nil {
 		return err
 	}
-	turnCtx, cancel := context.WithTimeout(ctx, s.cfg.RunTimeout)
+	leased, lost := context.WithCancelCause(ctx)
+	defer lost(nil)
+	go s.holdLease(leased, lost, rc.TaskID)
+	turnCtx, cancel := context.WithTimeout(leased, s.cfg.RunTimeout)
 	defer cancel()
 	resp, err := o.turn(turnCtx, spec)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err() // the task was canceled; its canceled state is written
+		}
+		if errors.Is(context.Cause(leased), errLeaseLost) {
+			s.cfg.Logger.ErrorContext(ctx, "a2a: a task was taken over", "task", rc.TaskID)
+			return errLeaseLost
 		}
 		s.cfg.Logger.ErrorContext(ctx, "a2a: a task's turn failed", "task", rc.TaskID, "error", err)
 		why := "the agent's turn failed"
@@ -158,6 +181,31 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		}
 	}
 	return o.status(sdk.TaskStateCompleted, true)
+}
+
+// errLeaseLost ends a turn whose task another process took over, its lease having passed.
+var errLeaseLost = errors.New("a2a: the task's lease passed and another process took it over")
+
+// holdLease renews the lease of the task a turn runs, every third of it, until ctx ends; a task
+// taken over ends the turn with errLeaseLost.
+func (s *Server) holdLease(ctx context.Context, lost context.CancelCauseFunc, id sdk.TaskID) {
+	t := time.NewTicker(s.cfg.TaskLease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := s.tasks.renew(ctx, id)
+		switch {
+		case errors.Is(err, memory.ErrTurnConflict):
+			lost(errLeaseLost)
+			return
+		case err != nil && ctx.Err() == nil:
+			s.cfg.Logger.ErrorContext(ctx, "a2a: renewing a task's lease", "task", id, "error", err)
+		}
+	}
 }
 
 // Cancel cancels a task: a running turn's context ends when the SDK applies the event; a task

@@ -1,0 +1,168 @@
+package a2a
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2aclient"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/memory"
+)
+
+// fakeClock is the time a server's tasks live by, moved by the test.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *fakeClock { return &fakeClock{t: time.Now()} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func (s *served) clock(c *fakeClock) { s.srv.tasks.now = c.Now }
+
+func stored(t *testing.T, repo memory.TurnRepository, key string) bool {
+	t.Helper()
+	_, ok, err := repo.LoadTurn(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+// A finished task is kept KeepFinished and a waiting one KeepWaiting, then removed: a get or a
+// reply meets the protocol's task-not-found, and the repository keeps nothing of them (the
+// record, the index, the context's waiting mark, the stopped turn in the client's turn store).
+func TestServeTaskExpiry(t *testing.T) {
+	var runs atomic.Int32
+	repo := memory.NewInMemory()
+	c, _ := approvalAgentWith(t, &runs, repo,
+		chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{"path":"a"}`}), chattest.Text("Hello."), chattest.Text("Later."))
+	s := serve(t, c, ServerConfig{Tasks: repo, TurnStore: memory.Turns(repo), KeepWaiting: 24 * time.Hour, KeepFinished: time.Hour})
+	clk := newClock()
+	s.clock(clk)
+	ctx := context.Background()
+	waiting := sendTask(t, s.sdk, userMsg("delete a"))
+	finished := sendTask(t, s.sdk, userMsg("hello"))
+	if waiting.Status.State != sdk.TaskStateInputRequired || finished.Status.State != sdk.TaskStateCompleted {
+		t.Fatalf("states %s %s", waiting.Status.State, finished.Status.State)
+	}
+	conv := conversation("", waiting.ContextID)
+	if !stored(t, repo, conv) || !stored(t, repo, waitingKey(conv)) {
+		t.Fatal("the waiting task's turn or mark is not stored")
+	}
+
+	clk.Add(time.Hour - time.Second)
+	if got, err := s.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: finished.ID}); err != nil || got.Status.State != sdk.TaskStateCompleted {
+		t.Fatalf("a finished task before its time: %v %+v", err, got)
+	}
+	clk.Add(2 * time.Second)
+	if _, err := s.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: finished.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Fatalf("a finished task after its time: %v", err)
+	}
+	if stored(t, repo, taskKey(finished.ID)) {
+		t.Fatal("the expired task is still stored")
+	}
+	if got, err := s.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: waiting.ID}); err != nil || got.Status.State != sdk.TaskStateInputRequired {
+		t.Fatalf("a waiting task before its time: %v %+v", err, got)
+	}
+
+	// The sweep removes the waiting task without anyone asking for it.
+	clk.Add(24 * time.Hour)
+	if err := s.srv.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{taskKey(waiting.ID), conv, waitingKey(conv), indexKey(""), principalsKey} {
+		if stored(t, repo, key) {
+			t.Errorf("%s is still stored after the sweep", key)
+		}
+	}
+	if _, err := s.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: waiting.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Fatalf("an expired waiting task: %v", err)
+	}
+	if _, err := s.sdk.SendMessage(ctx, onTask(waiting, sdk.TextPart{Text: "yes"})); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Fatalf("a reply to an expired task: %v", err)
+	}
+	if _, err := s.sdk.CancelTask(ctx, &sdk.TaskIDParams{ID: waiting.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Fatalf("cancelling an expired task: %v", err)
+	}
+	if runs.Load() != 0 {
+		t.Fatal("the expired task's tool ran")
+	}
+	// Its context is free for a new task.
+	again := userMsg("delete b")
+	again.Message.ContextID = waiting.ContextID
+	if _, err := s.sdk.SendMessage(ctx, again); err != nil {
+		t.Fatalf("a new task in the expired task's context: %v", err)
+	}
+}
+
+// A principal has at most MaxOpenTasks tasks working or waiting; others' tasks do not count,
+// and a task that ends or expires frees its place.
+func TestServeMaxOpenTasks(t *testing.T) {
+	var runs atomic.Int32
+	c, m := approvalAgent(t, &runs, chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{}`}))
+	m.Repeat()
+	auth := func(r *http.Request) (string, error) {
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		return tok, nil
+	}
+	s := serve(t, c, ServerConfig{Authorize: auth, MaxOpenTasks: 2, KeepWaiting: time.Hour})
+	clk := newClock()
+	s.clock(clk)
+	as := func(who string) *a2aclient.Client {
+		cl, err := a2aclient.NewFromCard(context.Background(), s.card, a2aclient.WithJSONRPCTransport(s.http.Client()),
+			a2aclient.WithInterceptors(bearer(who)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl
+	}
+	alice, bob := as("alice"), as("bob")
+	ctx := context.Background()
+	first := sendTask(t, alice, userMsg("delete 1"))
+	sendTask(t, alice, userMsg("delete 2"))
+	if _, err := alice.SendMessage(ctx, userMsg("delete 3")); !errors.Is(err, sdk.ErrInvalidRequest) || !strings.Contains(err.Error(), "open") {
+		t.Fatalf("a third open task: %v", err)
+	}
+	if got := sendTask(t, bob, userMsg("delete 1")); got.Status.State != sdk.TaskStateInputRequired {
+		t.Fatalf("bob's task: %s", got.Status.State)
+	}
+	// What the first check cannot see (two new tasks at once) the admission refuses.
+	if err := s.srv.tasks.admit(ctx, "alice", "racing", "ctx"); !errors.Is(err, errTooManyTasks) {
+		t.Fatalf("admission over the bound: %v", err)
+	}
+	if _, err := alice.CancelTask(ctx, &sdk.TaskIDParams{ID: first.ID}); err != nil {
+		t.Fatal(err)
+	}
+	third := sendTask(t, alice, userMsg("delete 3"))
+	if third.Status.State != sdk.TaskStateInputRequired {
+		t.Fatalf("after a cancel: %s", third.Status.State)
+	}
+	clk.Add(time.Hour)
+	if got := sendTask(t, alice, userMsg("delete 4")); got.Status.State != sdk.TaskStateInputRequired {
+		t.Fatalf("after the waiting tasks expired: %s", got.Status.State)
+	}
+	if runs.Load() != 0 {
+		t.Fatal("a tool ran")
+	}
+}
