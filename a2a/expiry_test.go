@@ -15,6 +15,8 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
 	"github.com/wield-ai/wield/memory"
 )
 
@@ -164,5 +166,125 @@ func TestServeMaxOpenTasks(t *testing.T) {
 	}
 	if runs.Load() != 0 {
 		t.Fatal("a tool ran")
+	}
+}
+
+// A task left working by a process that ended (here: whose lease passed on a second server's
+// clock) is settled by the next look at it. With the client's turn store, it waits for a
+// decision on the call that was running, and the decision continues the turn elsewhere; the
+// first process, coming back, finds the task taken and changes nothing.
+func TestServeTaskOfAnEndedProcessResumes(t *testing.T) {
+	repo := memory.NewInMemory()
+	turns := memory.Turns(repo)
+	started, release := make(chan struct{}), make(chan struct{})
+	var runs1, runs2 atomic.Int32
+	slow1 := chattest.NewTool("slow", func(ctx context.Context, _ string) (string, error) {
+		runs1.Add(1)
+		close(started)
+		<-release
+		return "slow done", nil
+	})
+	m1 := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), chattest.Text("first process"))
+	s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow1), client.WithTurnStore(turns)), ServerConfig{Tasks: repo, TurnStore: turns})
+	clk1 := newClock()
+	s1.clock(clk1)
+	slow2 := chattest.NewTool("slow", func(context.Context, string) (string, error) {
+		runs2.Add(1)
+		return "slow done again", nil
+	})
+	m2 := chattest.New(chattest.Text("Recovered."))
+	s2 := serve(t, clienttest.New(t, m2, client.WithTools(slow2), client.WithTurnStore(turns)), ServerConfig{Tasks: repo, TurnStore: turns})
+	clk2 := &fakeClock{t: clk1.Now()}
+	s2.clock(clk2)
+	ctx := context.Background()
+
+	p := userMsg("go")
+	no := false
+	p.Config = &sdk.MessageSendConfig{Blocking: &no}
+	task := sendTask(t, s1.sdk, p)
+	<-started
+	get := func() *sdk.Task {
+		t.Helper()
+		got, err := s2.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	// The first process renews its lease; within it the task works.
+	clk1.Add(20 * time.Second)
+	if err := s1.srv.tasks.renew(ctx, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	clk2.Add(40 * time.Second)
+	if got := get(); got.Status.State != sdk.TaskStateWorking {
+		t.Fatalf("within the renewed lease: %s", got.Status.State)
+	}
+	clk2.Add(time.Hour)
+	got := get()
+	if got.Status.State != sdk.TaskStateInputRequired || !strings.Contains(partsText(got.Status.Message.Parts), "process ended") {
+		t.Fatalf("after the lease: %s %q", got.Status.State, partsText(got.Status.Message.Parts))
+	}
+	pending := pendingCalls(got.Status.Message)
+	if len(pending) != 1 || pending[0].ID != "c1" || pending[0].Reason != "running" {
+		t.Fatalf("pending %+v", pending)
+	}
+	if err := s1.srv.tasks.renew(ctx, task.ID); !errors.Is(err, memory.ErrTurnConflict) {
+		t.Fatalf("the first process renews a task taken over: %v", err)
+	}
+	done := sendTask(t, s2.sdk, onTask(task, sdk.DataPart{Data: map[string]any{"decisions": []any{CallDecision{ID: "c1", Restart: true}}}}))
+	if done.Status.State != sdk.TaskStateCompleted || answerOf(done) != "Recovered." || runs2.Load() != 1 {
+		t.Fatalf("resumed: %s %q runs %d", done.Status.State, answerOf(done), runs2.Load())
+	}
+	if res := m2.ToolResults(t, 0); len(res) != 1 || res[0].Content != "slow done again" {
+		t.Fatalf("the resumed turn's model read %+v", res)
+	}
+	close(release)
+	if got := get(); got.Status.State != sdk.TaskStateCompleted || runs1.Load() != 1 {
+		t.Fatalf("after the first process came back: %s, runs %d", got.Status.State, runs1.Load())
+	}
+}
+
+// Without the client's turn store, a task whose process ended fails; a sweep settles it
+// without anyone asking.
+func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
+	repo := memory.NewInMemory()
+	started, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	slow := chattest.NewTool("slow", func(ctx context.Context, _ string) (string, error) {
+		close(started)
+		<-release
+		return "slow done", nil
+	})
+	m1 := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), chattest.Text("first process"))
+	s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow)), ServerConfig{Tasks: repo})
+	s2 := serve(t, clienttest.New(t, chattest.New()), ServerConfig{Tasks: repo})
+	clk := newClock()
+	s2.clock(clk)
+	ctx := context.Background()
+	p := userMsg("go")
+	no := false
+	p.Config = &sdk.MessageSendConfig{Blocking: &no}
+	task := sendTask(t, s1.sdk, p)
+	<-started
+	if err := s2.srv.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rec, _, _, err := s2.srv.tasks.load(ctx, task.ID)
+	if err != nil || rec.Task.Status.State != sdk.TaskStateWorking {
+		t.Fatalf("within the lease: %v %+v", err, rec.Task)
+	}
+	clk.Add(DefaultTaskLease + time.Second)
+	if err := s2.srv.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rec, _, _, err = s2.srv.tasks.load(ctx, task.ID)
+	if err != nil || rec.Task.Status.State != sdk.TaskStateFailed || !strings.Contains(partsText(rec.Task.Status.Message.Parts), "process ended") {
+		t.Fatalf("after the lease: %v %+v", err, rec.Task.Status)
+	}
+	// Failed, it is kept KeepFinished, then removed like any other.
+	clk.Add(DefaultKeepFinished)
+	if _, err := s2.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Fatalf("an expired failed task: %v", err)
 	}
 }
