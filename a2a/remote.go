@@ -54,6 +54,9 @@ type Pending struct {
 type Answer struct {
 	Text      string         `json:"text,omitempty"`
 	Decisions []CallDecision `json:"decisions,omitempty"`
+	// Credentials answer a task in auth-required: the credentials its calls need, by name (a
+	// wield agent's Pending.Calls name them), sent in a data part {"credentials": {...}}.
+	Credentials map[string]string `json:"credentials,omitempty"`
 }
 
 // Auth holds the credentials a remote agent's tool sends. When the agent's card declares
@@ -264,6 +267,7 @@ func (r *remote) call(ctx context.Context, in Input) (string, error) {
 }
 
 func (a Answer) message() (*sdk.Message, error) {
+	data := map[string]any{}
 	if len(a.Decisions) > 0 {
 		raw, err := json.Marshal(a.Decisions)
 		if err != nil {
@@ -273,12 +277,26 @@ func (a Answer) message() (*sdk.Message, error) {
 		if err := json.Unmarshal(raw, &ds); err != nil {
 			return nil, err
 		}
-		return sdk.NewMessage(sdk.MessageRoleUser, sdk.DataPart{Data: map[string]any{"decisions": ds}}), nil
+		data["decisions"] = ds
 	}
-	if a.Text == "" {
-		return nil, errors.New("resumed without an answer (Answer.Text or Answer.Decisions)")
+	if len(a.Credentials) > 0 {
+		creds := make(map[string]any, len(a.Credentials))
+		for k, v := range a.Credentials {
+			creds[k] = v
+		}
+		data[CredentialsKey] = creds
 	}
-	return sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: a.Text}), nil
+	var parts []sdk.Part
+	if len(data) > 0 {
+		parts = append(parts, sdk.DataPart{Data: data})
+	}
+	if a.Text != "" && len(a.Decisions) == 0 {
+		parts = append(parts, sdk.TextPart{Text: a.Text})
+	}
+	if len(parts) == 0 {
+		return nil, errors.New("resumed without an answer (Answer.Text, Decisions or Credentials)")
+	}
+	return sdk.NewMessage(sdk.MessageRoleUser, parts...), nil
 }
 
 // send sends msg to the agent and follows its task to an answer, a stop, or the end of ctx,

@@ -468,14 +468,28 @@ func (g *guarded) checkSend(ctx context.Context, p *sdk.MessageSendParams) error
 	if err != nil {
 		return sdk.ErrInternalError
 	}
-	if st := rec.Task.Status.State; st != sdk.TaskStateInputRequired {
+	if st := rec.Task.Status.State; !waits(st) {
 		return fmt.Errorf("the task is %s, not waiting for input: %w", st, sdk.ErrInvalidParams)
 	}
 	return nil
 }
 
+// withCredentials takes the credentials out of the message, into the context its run reads
+// them from.
+func (g *guarded) withCredentials(ctx context.Context, p *sdk.MessageSendParams) (context.Context, error) {
+	creds, err := takeCredentials(p.Message)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", sdk.ErrInvalidParams, err.Error())
+	}
+	return withCredentials(ctx, creds), nil
+}
+
 func (g *guarded) OnSendMessage(ctx context.Context, p *sdk.MessageSendParams) (sdk.SendMessageResult, error) {
 	if err := g.checkSend(ctx, p); err != nil {
+		return nil, err
+	}
+	ctx, err := g.withCredentials(ctx, p)
+	if err != nil {
 		return nil, err
 	}
 	for wait := 5 * time.Millisecond; ; wait *= 2 {
@@ -492,6 +506,11 @@ func (g *guarded) OnSendMessage(ctx context.Context, p *sdk.MessageSendParams) (
 func (g *guarded) OnSendMessageStream(ctx context.Context, p *sdk.MessageSendParams) iter.Seq2[sdk.Event, error] {
 	return func(yield func(sdk.Event, error) bool) {
 		if err := g.checkSend(ctx, p); err != nil {
+			yield(nil, err)
+			return
+		}
+		ctx, err := g.withCredentials(ctx, p)
+		if err != nil {
 			yield(nil, err)
 			return
 		}

@@ -105,7 +105,7 @@ func (s *taskStore) waiting(ctx context.Context, conv string) (sdk.TaskID, error
 	}
 	id := sdk.TaskID(r.ID)
 	rec, _, ok, err := s.load(ctx, id)
-	if err != nil || !ok || rec.Task.Status.State != sdk.TaskStateInputRequired {
+	if err != nil || !ok || !waits(rec.Task.Status.State) {
 		return "", err
 	}
 	return id, nil
@@ -122,7 +122,7 @@ func (s *taskStore) markWaiting(ctx context.Context, owner string, task *sdk.Tas
 		return err
 	}
 	id := string(task.ID)
-	if task.Status.State == sdk.TaskStateInputRequired {
+	if waits(task.Status.State) {
 		seq := int64(1)
 		if ok {
 			seq = cur.Seq + 1
@@ -249,7 +249,7 @@ func (s *taskStore) Save(ctx context.Context, task *sdk.Task) error {
 		run = r
 		delete(s.runs, id)
 	}
-	if state != sdk.TaskStateInputRequired {
+	if !waits(state) {
 		turn = nil // claimed by the resume, or over
 	} else if st, ok := s.stopped[id]; ok {
 		turn = st
