@@ -69,6 +69,13 @@ type Auth struct {
 	APIKey      string
 	// APIKeyHeader is the API key's header when the card names none; "X-API-Key" when empty.
 	APIKeyHeader string
+	// ClientID and ClientSecret are OAuth 2 client credentials, for an agent whose card declares
+	// an oauth2 scheme with a client-credentials flow (and no BearerToken is given): a token is
+	// fetched from the flow's token URL (https, or on loopback) with
+	// golang.org/x/oauth2/clientcredentials, kept, and fetched again shortly before it expires.
+	ClientID, ClientSecret string
+	// Scopes are the scopes asked for; nil asks for those the card's security requirement lists.
+	Scopes []string
 }
 
 // Config configures a remote agent's tool. Either Card or CardURL is required.
@@ -155,7 +162,7 @@ func RemoteAgent(ctx context.Context, cfg Config) (tool.Tool, error) {
 	} else if err := checkCard(card); err != nil {
 		return nil, err
 	}
-	auth, err := newAuth(card, cfg.Auth)
+	auth, err := newAuth(card, cfg.Auth, cfg.HTTPClient)
 	if err != nil {
 		return nil, err
 	}
