@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -86,12 +87,18 @@ func updateRecord[T any](ctx context.Context, repo memory.TurnRepository, key, i
 	return fmt.Errorf("a2a: %s: %w: too many concurrent updates", key, memory.ErrTurnConflict)
 }
 
+// MaxFinishedTasks bounds the finished tasks a principal has kept: past it, the oldest are
+// removed before their KeepFinished is over, so that the index, written at each change of the
+// principal's tasks, stays small.
+const MaxFinishedTasks = 1000
+
 // updateIndex changes the owner's index; entries expired by now are taken out first and
-// returned, for their tasks to be removed once the index no longer names them.
-func (s *taskStore) updateIndex(ctx context.Context, owner string, change func(ix *taskIndex) error) (expired []sdk.TaskID, err error) {
+// returned, for their tasks to be removed once the index no longer names them, and, after the
+// change, the oldest finished entries past MaxFinishedTasks (evicted).
+func (s *taskStore) updateIndex(ctx context.Context, owner string, change func(ix *taskIndex) error) (expired, evicted []sdk.TaskID, err error) {
 	created := false
 	err = updateRecord(ctx, s.repo, indexKey(owner), "index", func(ix *taskIndex, exists bool) (bool, error) {
-		expired = expired[:0]
+		expired, evicted = expired[:0], evicted[:0]
 		created = !exists
 		if ix.Tasks == nil {
 			ix.Tasks = map[string]indexEntry{}
@@ -106,15 +113,28 @@ func (s *taskStore) updateIndex(ctx context.Context, owner string, change func(i
 		if err := change(ix); err != nil {
 			return false, err
 		}
+		var finished []string
+		for id, e := range ix.Tasks {
+			if e.State.Terminal() {
+				finished = append(finished, id)
+			}
+		}
+		if extra := len(finished) - s.maxFinished; extra > 0 {
+			slices.SortFunc(finished, func(a, b string) int { return cmp.Compare(ix.Tasks[a].Expires, ix.Tasks[b].Expires) })
+			for _, id := range finished[:extra] {
+				evicted = append(evicted, sdk.TaskID(id))
+				delete(ix.Tasks, id)
+			}
+		}
 		return len(ix.Tasks) > 0, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if created {
 		err = s.listPrincipal(ctx, owner, true)
 	}
-	return expired, err
+	return expired, evicted, err
 }
 
 // listPrincipal adds the owner to the principals with an index, or takes it out.
@@ -156,7 +176,7 @@ func (s *taskStore) openTasks(ctx context.Context, owner string) (int, error) {
 // admit lists a new task of the owner as working, unless the owner has MaxOpenTasks open
 // already (errTooManyTasks).
 func (s *taskStore) admit(ctx context.Context, owner string, id sdk.TaskID, contextID string) error {
-	expired, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
+	expired, evicted, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
 		if s.maxOpen > 0 {
 			n := 0
 			for _, e := range ix.Tasks {
@@ -173,27 +193,29 @@ func (s *taskStore) admit(ctx context.Context, owner string, id sdk.TaskID, cont
 		ix.Tasks[string(id)] = indexEntry{Context: contextID, State: sdk.TaskStateWorking, Expires: s.now().Add(s.lease).UnixMilli()}
 		return nil
 	})
-	s.remove(ctx, expired)
+	s.remove(ctx, expired, false)
+	s.remove(ctx, evicted, true)
 	return err
 }
 
 // indexTask records the task's state in its owner's index.
 func (s *taskStore) indexTask(ctx context.Context, owner string, t *sdk.Task, expires int64) error {
-	expired, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
+	expired, evicted, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
 		ix.Tasks[string(t.ID)] = indexEntry{Context: t.ContextID, State: t.Status.State, Expires: expires}
 		return nil
 	})
-	s.remove(ctx, expired)
+	s.remove(ctx, expired, false)
+	s.remove(ctx, evicted, true)
 	return err
 }
 
-// remove removes tasks whose time passed: the task, its conversation's mark that it waits, and
-// the stopped turn it held in the client's turn store. A task that changed since its index entry
-// expired (resumed, say) stays.
-func (s *taskStore) remove(ctx context.Context, ids []sdk.TaskID) {
+// remove removes tasks whose time passed, or finished tasks evicted: the task, its
+// conversation's mark that it waits, and the stopped turn it held in the client's turn store. A
+// task that changed since its index entry was taken out (resumed, say) stays.
+func (s *taskStore) remove(ctx context.Context, ids []sdk.TaskID, evicted bool) {
 	for _, id := range ids {
 		rec, seq, ok, err := s.loadStored(ctx, id)
-		if err != nil || !ok || !rec.expired(s.nowMs()) || s.running(id) {
+		if err != nil || !ok || s.running(id) || !rec.expired(s.nowMs()) && !(evicted && rec.Task.Status.State.Terminal()) {
 			continue
 		}
 		if err := s.repo.DeleteTurn(ctx, taskKey(id), string(id), seq); err != nil {
@@ -223,7 +245,7 @@ func (s *taskStore) check(ctx context.Context, id sdk.TaskID) error {
 	now := s.nowMs()
 	switch {
 	case rec.expired(now):
-		s.remove(ctx, []sdk.TaskID{id})
+		s.remove(ctx, []sdk.TaskID{id}, false)
 	case rec.abandoned(now) && !s.running(id):
 		return s.recover(ctx, id)
 	}
@@ -339,7 +361,7 @@ func (s *taskStore) sweep(ctx context.Context) error {
 	var errs []error
 	for _, owner := range l.Principals {
 		var working []sdk.TaskID
-		expired, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
+		expired, evicted, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
 			working = working[:0]
 			for id, e := range ix.Tasks {
 				if !e.State.Terminal() && !waits(e.State) {
@@ -352,7 +374,8 @@ func (s *taskStore) sweep(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
-		s.remove(ctx, expired)
+		s.remove(ctx, expired, false)
+		s.remove(ctx, evicted, true)
 		for _, id := range working {
 			if err := s.check(ctx, id); err != nil {
 				errs = append(errs, err)

@@ -288,3 +288,30 @@ func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
 		t.Fatalf("an expired failed task: %v", err)
 	}
 }
+
+// Past MaxFinishedTasks, a principal's oldest finished tasks are removed before their time, so
+// that the index stays small; open tasks are not.
+func TestServeFinishedTasksBounded(t *testing.T) {
+	var runs atomic.Int32
+	c, m := approvalAgent(t, &runs, chattest.Text("done"))
+	m.Repeat()
+	repo := memory.NewInMemory()
+	s := serve(t, c, ServerConfig{Tasks: repo})
+	clk := newClock()
+	s.clock(clk)
+	s.srv.tasks.maxFinished = 3
+	var ids []sdk.TaskID
+	for range 5 {
+		clk.Add(time.Second)
+		ids = append(ids, sendTask(t, s.sdk, userMsg("hi")).ID)
+	}
+	for i, id := range ids {
+		_, err := s.sdk.GetTask(context.Background(), &sdk.TaskQueryParams{ID: id})
+		if gone := errors.Is(err, sdk.ErrTaskNotFound); gone != (i < 2) || !gone && err != nil {
+			t.Errorf("task %d: %v", i, err)
+		}
+		if stored(t, repo, taskKey(id)) != (i >= 2) {
+			t.Errorf("task %d stored: %v", i, !(i >= 2))
+		}
+	}
+}

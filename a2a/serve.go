@@ -88,8 +88,9 @@ type ServerConfig struct {
 	RunTimeout time.Duration
 	// KeepWaiting is how long a task waiting for its caller (input-required, auth-required) is
 	// kept, from its last change, and KeepFinished a task that is over; then it is removed, with
-	// the stopped turn it holds, and the protocol's task-not-found answers for it.
-	// DefaultKeepWaiting and DefaultKeepFinished when zero.
+	// the stopped turn it holds, and the protocol's task-not-found answers for it (a principal's
+	// finished tasks past MaxFinishedTasks go sooner, oldest first). DefaultKeepWaiting and
+	// DefaultKeepFinished when zero.
 	KeepWaiting, KeepFinished time.Duration
 	// MaxOpenTasks bounds the tasks of one principal that are not over (working or waiting): a
 	// new one past it is refused. DefaultMaxOpenTasks when zero, no bound when negative. Without
@@ -176,6 +177,7 @@ func NewServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		keepFinished: cfg.KeepFinished,
 		lease:        cfg.TaskLease,
 		maxOpen:      cfg.MaxOpenTasks,
+		maxFinished:  MaxFinishedTasks,
 		turns:        cfg.TurnStore,
 	})
 	card, err := s.makeCard(ctx)

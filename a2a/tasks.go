@@ -63,6 +63,7 @@ type life struct {
 	keepFinished time.Duration
 	lease        time.Duration
 	maxOpen      int
+	maxFinished  int
 	turns        client.TurnStore
 }
 
