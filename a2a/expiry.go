@@ -286,6 +286,9 @@ func (s *taskStore) recover(ctx context.Context, id sdk.TaskID) error {
 		}
 	default:
 		t.Status.State, turn = sdk.TaskStateInputRequired, st
+		if needsCredentials(st) {
+			t.Status.State = sdk.TaskStateAuthRequired
+		}
 		parts = pendingParts(st, "The agent's process ended during the turn. ")
 	}
 	msg := sdk.NewMessage(sdk.MessageRoleAgent, parts...)

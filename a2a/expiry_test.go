@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -242,6 +243,16 @@ func TestServeTaskOfAnEndedProcessResumes(t *testing.T) {
 	close(release)
 	if got := get(); got.Status.State != sdk.TaskStateCompleted || runs1.Load() != 1 {
 		t.Fatalf("after the first process came back: %s, runs %d", got.Status.State, runs1.Load())
+	}
+	// The first process, its turn refused, drops its copy and reads the stored task.
+	for deadline := time.Now().Add(10 * time.Second); s1.srv.tasks.running(task.ID); runtime.Gosched() {
+		if time.Now().After(deadline) {
+			rec, _, _, err := s1.srv.tasks.load(ctx, task.ID)
+			t.Fatalf("the first process still runs the task: %v %+v", err, rec.Task.Status)
+		}
+	}
+	if got, err := s1.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); err != nil || got.Status.State != sdk.TaskStateCompleted {
+		t.Fatalf("the first process reads: %v %+v", err, got)
 	}
 }
 

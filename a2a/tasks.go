@@ -240,6 +240,10 @@ func (s *taskStore) Save(ctx context.Context, task *sdk.Task) error {
 		if ok {
 			owner, before, turn, seq, existed = rec.Owner, rec.Task.Status.State, rec.Turn, sq, true
 		}
+		if ok && before.Terminal() && task.Status.State != before {
+			// Over: a process that lost the task (its lease passed) may not change its end.
+			return fmt.Errorf("a2a: task %s is %s already", id, before)
+		}
 	}
 	if !existed {
 		owner = principal(ctx)
@@ -274,6 +278,7 @@ func (s *taskStore) Save(ctx context.Context, task *sdk.Task) error {
 		return fmt.Errorf("a2a: encoding task %s: %w", id, err)
 	}
 	if err := s.repo.SaveTurn(ctx, taskKey(id), memory.TurnRecord{ID: string(id), Seq: seq + 1, State: b}); err != nil {
+		s.forget(id, err)
 		return fmt.Errorf("a2a: storing task %s: %w", id, err)
 	}
 	if state != before || !existed {
@@ -313,12 +318,25 @@ func (s *taskStore) renew(ctx context.Context, id sdk.TaskID) error {
 		return err
 	}
 	if err := s.repo.SaveTurn(ctx, taskKey(id), memory.TurnRecord{ID: string(id), Seq: lt.seq + 1, State: b}); err != nil {
+		s.forget(id, err)
 		return err
 	}
 	s.mu.Lock()
 	s.live[id] = &liveTask{owner: lt.owner, state: lt.state, seq: lt.seq + 1, task: lt.task, times: times}
 	s.mu.Unlock()
 	return nil
+}
+
+// forget drops what this process kept of a task whose record another process changed (it took
+// the task over, its lease having passed): the stored task is the one to read from now on.
+func (s *taskStore) forget(id sdk.TaskID, err error) {
+	if !errors.Is(err, memory.ErrTurnConflict) {
+		return
+	}
+	s.mu.Lock()
+	delete(s.live, id)
+	delete(s.stopped, id)
+	s.mu.Unlock()
 }
 
 // setRun says which turn the task's run starting continues, for its first save.
