@@ -59,7 +59,7 @@ func newLoopback(b *testing.B, h http.Handler) string {
 func BenchmarkServedConcurrentTasks(b *testing.B) {
 	const concurrent = 200
 	sub := clienttest.New(b, chattest.New(chattest.Text("ok")).Repeat().DiscardPrompts())
-	s, err := NewServer(context.Background(), ServerConfig{Client: sub})
+	s, err := NewServer(context.Background(), ServerConfig{Client: sub, MaxOpenTasks: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func BenchmarkServedOpenTaskMemory(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		m := chattest.New(chattest.Calls(chattest.Call("delete", `{}`))).Repeat().DiscardPrompts()
-		s, err := NewServer(context.Background(), ServerConfig{Client: clienttest.New(b, m, client.WithTools(del))})
+		s, err := NewServer(context.Background(), ServerConfig{Client: clienttest.New(b, m, client.WithTools(del)), MaxOpenTasks: -1})
 		if err != nil {
 			b.Fatal(err)
 		}

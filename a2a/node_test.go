@@ -190,3 +190,30 @@ func TestRemoteAgentAgainstJavaScriptServer(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// The A2A JavaScript SDK's client meets a task in auth-required, reads the credential it needs,
+// and resumes it with the credential, which the task then does not hold.
+func TestJavaScriptClientAuthRequired(t *testing.T) {
+	needJSSDK(t)
+	var runs atomic.Int32
+	c, _ := reposAgent(t, &runs, chattest.Calls(chat.ToolCall{ID: "c1", Name: "repos", Arguments: `{}`}), chattest.Text("Here they are."))
+	s := serve(t, c, ServerConfig{Name: "Repos"})
+	out := node(t, "a2a_auth_client.cjs", s.http.URL, "ghp-from-javascript")
+	var got struct {
+		First, Final, Answer, After string
+		Pending                     []PendingView
+		Leaked                      bool
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got.First != "TASK_STATE_AUTH_REQUIRED" || len(got.Pending) != 1 || got.Pending[0].Credential != "github" {
+		t.Fatalf("first: %s", out)
+	}
+	if got.Final != "TASK_STATE_COMPLETED" || got.Answer != "Here they are." || got.After != "TASK_STATE_COMPLETED" || got.Leaked {
+		t.Fatalf("after the credential: %s", out)
+	}
+	if runs.Load() != 2 {
+		t.Fatalf("the tool ran %d times, want 2", runs.Load())
+	}
+}

@@ -54,6 +54,9 @@ type Pending struct {
 type Answer struct {
 	Text      string         `json:"text,omitempty"`
 	Decisions []CallDecision `json:"decisions,omitempty"`
+	// Credentials answer a task in auth-required: the credentials its calls need, by name (a
+	// wield agent's Pending.Calls name them), sent in a data part {"credentials": {...}}.
+	Credentials map[string]string `json:"credentials,omitempty"`
 }
 
 // Auth holds the credentials a remote agent's tool sends. When the agent's card declares
@@ -66,6 +69,13 @@ type Auth struct {
 	APIKey      string
 	// APIKeyHeader is the API key's header when the card names none; "X-API-Key" when empty.
 	APIKeyHeader string
+	// ClientID and ClientSecret are OAuth 2 client credentials, for an agent whose card declares
+	// an oauth2 scheme with a client-credentials flow (and no BearerToken is given): a token is
+	// fetched from the flow's token URL (https, or on loopback) with
+	// golang.org/x/oauth2/clientcredentials, kept, and fetched again shortly before it expires.
+	ClientID, ClientSecret string
+	// Scopes are the scopes asked for; nil asks for those the card's security requirement lists.
+	Scopes []string
 }
 
 // Config configures a remote agent's tool. Either Card or CardURL is required.
@@ -152,7 +162,7 @@ func RemoteAgent(ctx context.Context, cfg Config) (tool.Tool, error) {
 	} else if err := checkCard(card); err != nil {
 		return nil, err
 	}
-	auth, err := newAuth(card, cfg.Auth)
+	auth, err := newAuth(card, cfg.Auth, cfg.HTTPClient)
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +274,7 @@ func (r *remote) call(ctx context.Context, in Input) (string, error) {
 }
 
 func (a Answer) message() (*sdk.Message, error) {
+	data := map[string]any{}
 	if len(a.Decisions) > 0 {
 		raw, err := json.Marshal(a.Decisions)
 		if err != nil {
@@ -273,12 +284,26 @@ func (a Answer) message() (*sdk.Message, error) {
 		if err := json.Unmarshal(raw, &ds); err != nil {
 			return nil, err
 		}
-		return sdk.NewMessage(sdk.MessageRoleUser, sdk.DataPart{Data: map[string]any{"decisions": ds}}), nil
+		data["decisions"] = ds
 	}
-	if a.Text == "" {
-		return nil, errors.New("resumed without an answer (Answer.Text or Answer.Decisions)")
+	if len(a.Credentials) > 0 {
+		creds := make(map[string]any, len(a.Credentials))
+		for k, v := range a.Credentials {
+			creds[k] = v
+		}
+		data[CredentialsKey] = creds
 	}
-	return sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: a.Text}), nil
+	var parts []sdk.Part
+	if len(data) > 0 {
+		parts = append(parts, sdk.DataPart{Data: data})
+	}
+	if a.Text != "" && len(a.Decisions) == 0 {
+		parts = append(parts, sdk.TextPart{Text: a.Text})
+	}
+	if len(parts) == 0 {
+		return nil, errors.New("resumed without an answer (Answer.Text, Decisions or Credentials)")
+	}
+	return sdk.NewMessage(sdk.MessageRoleUser, parts...), nil
 }
 
 // send sends msg to the agent and follows its task to an answer, a stop, or the end of ctx,

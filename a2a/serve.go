@@ -28,6 +28,11 @@ const (
 	DefaultReadTimeout     = 30 * time.Second
 	DefaultWriteTimeout    = 30 * time.Second
 	DefaultRunTimeout      = 10 * time.Minute
+	DefaultKeepWaiting     = 24 * time.Hour
+	DefaultKeepFinished    = time.Hour
+	DefaultMaxOpenTasks    = 100
+	DefaultTaskLease       = 30 * time.Second
+	DefaultSweepInterval   = time.Minute
 )
 
 // CardPath is where a server serves its agent card, as A2A 0.3 clients look for it.
@@ -81,6 +86,29 @@ type ServerConfig struct {
 	// RunTimeout bounds one turn of a task. A turn does not end when its client goes away: it
 	// finishes, or stops for input, with everything it did stored. DefaultRunTimeout when zero.
 	RunTimeout time.Duration
+	// KeepWaiting is how long a task waiting for its caller (input-required, auth-required) is
+	// kept, from its last change, and KeepFinished a task that is over; then it is removed, with
+	// the stopped turn it holds, and the protocol's task-not-found answers for it (a principal's
+	// finished tasks past MaxFinishedTasks go sooner, oldest first). DefaultKeepWaiting and
+	// DefaultKeepFinished when zero.
+	KeepWaiting, KeepFinished time.Duration
+	// MaxOpenTasks bounds the tasks of one principal that are not over (working or waiting): a
+	// new one past it is refused. DefaultMaxOpenTasks when zero, no bound when negative. Without
+	// an Authorize hook every caller is the same principal.
+	MaxOpenTasks int
+	// TaskLease is how long a working task's process vouches for it before it renews the
+	// vouching (every third of it); a working task whose lease passed belongs to a process that
+	// ended, and the next look at it (a get, a sweep) settles it (see TurnStore).
+	// DefaultTaskLease when zero.
+	TaskLease time.Duration
+	// TurnStore is the client's turn store ([client.WithTurnStore]), when it has one. A task
+	// whose process ended mid-turn is then continued from the turn's last saved state: it waits
+	// for a decision on the calls that were running, or for a reply to go on after its last
+	// completed round. Without it such a task fails.
+	TurnStore client.TurnStore
+	// SweepInterval is how often [Server.Serve] removes expired tasks and settles abandoned ones
+	// ([Server.Sweep]); DefaultSweepInterval when zero.
+	SweepInterval time.Duration
 	// Push, when set, turns on push notifications (the card says so).
 	Push *PushConfig
 	// Logger receives what clients see only as a short message; nil is slog.Default().
@@ -123,11 +151,35 @@ func NewServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.KeepWaiting <= 0 {
+		cfg.KeepWaiting = DefaultKeepWaiting
+	}
+	if cfg.KeepFinished <= 0 {
+		cfg.KeepFinished = DefaultKeepFinished
+	}
+	if cfg.MaxOpenTasks == 0 {
+		cfg.MaxOpenTasks = DefaultMaxOpenTasks
+	}
+	if cfg.TaskLease <= 0 {
+		cfg.TaskLease = DefaultTaskLease
+	}
+	if cfg.SweepInterval <= 0 {
+		cfg.SweepInterval = DefaultSweepInterval
+	}
 	origins, err := httpguard.ParseOrigins(cfg.AllowedOrigins)
 	if err != nil {
 		return nil, fmt.Errorf("a2a: %w", err)
 	}
-	s := &Server{cfg: cfg, tasks: newTaskStore(cfg.Tasks), origins: origins}
+	s := &Server{cfg: cfg, origins: origins}
+	s.tasks = newTaskStore(cfg.Tasks, life{
+		now:          time.Now,
+		keepWaiting:  cfg.KeepWaiting,
+		keepFinished: cfg.KeepFinished,
+		lease:        cfg.TaskLease,
+		maxOpen:      cfg.MaxOpenTasks,
+		maxFinished:  MaxFinishedTasks,
+		turns:        cfg.TurnStore,
+	})
 	card, err := s.makeCard(ctx)
 	if err != nil {
 		return nil, err
@@ -289,7 +341,31 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ln.Close()
 		return fmt.Errorf("%w (%s)", ErrUnauthenticatedRemote, ln.Addr())
 	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go s.sweepEvery(sctx)
 	return httpguard.Serve(ctx, ln, s, httpguard.ServerOptions{Logger: s.cfg.Logger})
+}
+
+// Sweep removes the tasks whose time passed ([ServerConfig.KeepWaiting], KeepFinished) and
+// settles working tasks whose process ended ([ServerConfig.TaskLease]). [Server.Serve] sweeps
+// when it starts and then every SweepInterval; a server mounted otherwise may call it. Tasks are
+// also brought up to date whenever a caller asks for one.
+func (s *Server) Sweep(ctx context.Context) error { return s.tasks.sweep(ctx) }
+
+func (s *Server) sweepEvery(ctx context.Context) {
+	t := time.NewTicker(s.cfg.SweepInterval)
+	defer t.Stop()
+	for {
+		if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+			s.cfg.Logger.ErrorContext(ctx, "a2a: sweeping tasks", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // deadlineWriter sets a write deadline before each write, so that a stream's reader that stops
@@ -324,6 +400,10 @@ type guarded struct {
 }
 
 func (g *guarded) own(ctx context.Context, id sdk.TaskID) error {
+	if err := g.s.tasks.check(ctx, id); err != nil {
+		g.s.cfg.Logger.ErrorContext(ctx, "a2a: settling a task", "task", id, "error", err)
+		return sdk.ErrInternalError
+	}
 	rec, _, ok, err := g.s.tasks.load(ctx, id)
 	if err != nil {
 		g.s.cfg.Logger.ErrorContext(ctx, "a2a: loading a task", "task", id, "error", err)
@@ -360,6 +440,16 @@ func (g *guarded) checkSend(ctx context.Context, p *sdk.MessageSendParams) error
 		return sdk.ErrInvalidParams
 	}
 	if p.Message.TaskID == "" {
+		if g.s.cfg.MaxOpenTasks > 0 {
+			n, err := g.s.tasks.openTasks(ctx, principal(ctx))
+			if err != nil {
+				g.s.cfg.Logger.ErrorContext(ctx, "a2a: counting open tasks", "error", err)
+				return sdk.ErrInternalError
+			}
+			if n >= g.s.cfg.MaxOpenTasks {
+				return fmt.Errorf("%d tasks of this caller are open, the most this agent keeps: finish or cancel one first: %w", n, sdk.ErrInvalidRequest)
+			}
+		}
 		if p.Message.ContextID == "" {
 			return nil
 		}
@@ -380,14 +470,28 @@ func (g *guarded) checkSend(ctx context.Context, p *sdk.MessageSendParams) error
 	if err != nil {
 		return sdk.ErrInternalError
 	}
-	if st := rec.Task.Status.State; st != sdk.TaskStateInputRequired {
+	if st := rec.Task.Status.State; !waits(st) {
 		return fmt.Errorf("the task is %s, not waiting for input: %w", st, sdk.ErrInvalidParams)
 	}
 	return nil
 }
 
+// withCredentials takes the credentials out of the message, into the context its run reads
+// them from.
+func (g *guarded) withCredentials(ctx context.Context, p *sdk.MessageSendParams) (context.Context, error) {
+	creds, err := takeCredentials(p.Message)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", sdk.ErrInvalidParams, err.Error())
+	}
+	return withCredentials(ctx, creds), nil
+}
+
 func (g *guarded) OnSendMessage(ctx context.Context, p *sdk.MessageSendParams) (sdk.SendMessageResult, error) {
 	if err := g.checkSend(ctx, p); err != nil {
+		return nil, err
+	}
+	ctx, err := g.withCredentials(ctx, p)
+	if err != nil {
 		return nil, err
 	}
 	for wait := 5 * time.Millisecond; ; wait *= 2 {
@@ -404,6 +508,11 @@ func (g *guarded) OnSendMessage(ctx context.Context, p *sdk.MessageSendParams) (
 func (g *guarded) OnSendMessageStream(ctx context.Context, p *sdk.MessageSendParams) iter.Seq2[sdk.Event, error] {
 	return func(yield func(sdk.Event, error) bool) {
 		if err := g.checkSend(ctx, p); err != nil {
+			yield(nil, err)
+			return
+		}
+		ctx, err := g.withCredentials(ctx, p)
+		if err != nil {
 			yield(nil, err)
 			return
 		}

@@ -43,10 +43,13 @@ type PendingView struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Agent     string          `json:"agent,omitempty"`
 	// Reason is "approval" (the call waits for approval), "interrupt" (the tool asked
-	// something: Message) or "running" (the call was running when its process ended: it may or
-	// may not have had its effects).
-	Reason  string `json:"reason"`
-	Message string `json:"message,omitempty"`
+	// something: Message), "credentials" (the call needs the credential Credential, which the
+	// reply gives in a data part {"credentials": {NAME: VALUE}}; Message says what for) or
+	// "running" (the call was running when its process ended: it may or may not have had its
+	// effects).
+	Reason     string `json:"reason"`
+	Message    string `json:"message,omitempty"`
+	Credential string `json:"credential,omitempty"`
 }
 
 // CallDecision decides one pending call, in the data part of the message that resumes a task
@@ -104,32 +107,55 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		if err != nil {
 			return o.end(sdk.TaskStateRejected, err.Error())
 		}
+		conv := conversation(principal(ctx), rc.ContextID)
+		if err := s.tasks.admit(ctx, principal(ctx), rc.TaskID, rc.ContextID); err != nil {
+			if errors.Is(err, errTooManyTasks) {
+				return o.end(sdk.TaskStateRejected, "too many tasks of this caller are open: finish or cancel one first")
+			}
+			s.cfg.Logger.ErrorContext(ctx, "a2a: admitting a task", "task", rc.TaskID, "error", err)
+			return o.end(sdk.TaskStateFailed, "the agent could not store the task")
+		}
+		var run recordTimes
+		if s.cfg.TurnStore != nil {
+			if st, err := s.cfg.TurnStore.LoadTurn(ctx, conv); err == nil && st != nil {
+				run.PriorTurn = st.ID
+			}
+		}
+		s.tasks.setRun(rc.TaskID, run)
 		spec = s.cfg.Client.Prompt(text)
 	} else {
 		rec, _, ok, err := s.tasks.load(ctx, rc.TaskID)
-		if err != nil || !ok || rec.Turn == nil || rc.StoredTask.Status.State != sdk.TaskStateInputRequired {
+		if err != nil || !ok || rec.Turn == nil || !waits(rc.StoredTask.Status.State) {
 			if err != nil {
 				s.cfg.Logger.ErrorContext(ctx, "a2a: loading a task", "task", rc.TaskID, "error", err)
 			}
 			return o.end(sdk.TaskStateFailed, "the task has no stopped turn to continue")
 		}
-		decisions, err := decide(rec.Turn, rc.Message)
+		decisions, err := decide(rec.Turn, rc.Message, credentialsOf(ctx))
 		if err != nil {
 			// Nothing was claimed: the task still waits, and says what it waits for.
-			return o.status(sdk.TaskStateInputRequired, true, pendingParts(rec.Turn, err.Error()+". ")...)
+			return o.status(rc.StoredTask.Status.State, true, pendingParts(rec.Turn, err.Error()+". ")...)
 		}
+		s.tasks.setRun(rc.TaskID, recordTimes{TurnID: rec.Turn.ID})
 		spec = s.cfg.Client.Resume(rec.Turn, decisions...)
 	}
 	spec.Param(client.ParamConversationID, conversation(principal(ctx), rc.ContextID))
 	if err := o.status(sdk.TaskStateWorking, false); err != nil {
 		return err
 	}
-	turnCtx, cancel := context.WithTimeout(ctx, s.cfg.RunTimeout)
+	leased, lost := context.WithCancelCause(ctx)
+	defer lost(nil)
+	go s.holdLease(leased, lost, rc.TaskID)
+	turnCtx, cancel := context.WithTimeout(leased, s.cfg.RunTimeout)
 	defer cancel()
 	resp, err := o.turn(turnCtx, spec)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err() // the task was canceled; its canceled state is written
+		}
+		if errors.Is(context.Cause(leased), errLeaseLost) {
+			s.cfg.Logger.ErrorContext(ctx, "a2a: a task was taken over", "task", rc.TaskID)
+			return errLeaseLost
 		}
 		s.cfg.Logger.ErrorContext(ctx, "a2a: a task's turn failed", "task", rc.TaskID, "error", err)
 		why := "the agent's turn failed"
@@ -143,7 +169,11 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 	}
 	if resp.Pending != nil {
 		s.tasks.setTurn(rc.TaskID, resp.Pending)
-		return o.status(sdk.TaskStateInputRequired, true, pendingParts(resp.Pending, "")...)
+		state := sdk.TaskStateInputRequired
+		if needsCredentials(resp.Pending) {
+			state = sdk.TaskStateAuthRequired
+		}
+		return o.status(state, true, pendingParts(resp.Pending, "")...)
 	}
 	answer := resp.Text()
 	id := sdk.ArtifactID("answer")
@@ -158,6 +188,31 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		}
 	}
 	return o.status(sdk.TaskStateCompleted, true)
+}
+
+// errLeaseLost ends a turn whose task another process took over, its lease having passed.
+var errLeaseLost = errors.New("a2a: the task's lease passed and another process took it over")
+
+// holdLease renews the lease of the task a turn runs, every third of it, until ctx ends; a task
+// taken over ends the turn with errLeaseLost.
+func (s *Server) holdLease(ctx context.Context, lost context.CancelCauseFunc, id sdk.TaskID) {
+	t := time.NewTicker(s.cfg.TaskLease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := s.tasks.renew(ctx, id)
+		switch {
+		case errors.Is(err, memory.ErrTurnConflict):
+			lost(errLeaseLost)
+			return
+		case err != nil && ctx.Err() == nil:
+			s.cfg.Logger.ErrorContext(ctx, "a2a: renewing a task's lease", "task", id, "error", err)
+		}
+	}
 }
 
 // Cancel cancels a task: a running turn's context ends when the SDK applies the event; a task
@@ -278,7 +333,9 @@ func pendingViews(st *client.TurnState) []PendingView {
 			v.Reason = "running"
 		default:
 			v.Reason = "interrupt"
-			if pc.Interrupt != nil {
+			if name, desc := credentialNeeded(pc); name != "" {
+				v.Reason, v.Credential, v.Message = "credentials", cut(name, 200), cut(desc, maxShownBytes)
+			} else if pc.Interrupt != nil {
 				v.Message = cut(pc.Interrupt.Message, maxShownBytes)
 			}
 		}
@@ -301,11 +358,22 @@ func pendingParts(st *client.TurnState, prefix string) []sdk.Part {
 			b.WriteString(" needs approval")
 		case "running":
 			b.WriteString(" was running when its process ended")
+		case "credentials":
+			fmt.Fprintf(&b, " needs the credential %q", v.Credential)
+			if v.Message != "" {
+				b.WriteString(": " + cut(v.Message, 500))
+			}
 		default:
 			b.WriteString(" asks: " + cut(v.Message, 500))
 		}
 	}
 	b.WriteString("\nReply \"yes\" or \"no\" to approvals, the answer to a question, or a data part {\"decisions\": [{\"id\": ..., \"approved\": true}]}.")
+	for _, v := range vs {
+		if v.Reason == "credentials" {
+			b.WriteString(" Give credentials in a data part {\"credentials\": {\"NAME\": \"VALUE\"}}.")
+			break
+		}
+	}
 	raw, _ := json.Marshal(vs)
 	var data []any
 	_ = json.Unmarshal(raw, &data)
@@ -354,7 +422,7 @@ func inputText(m *sdk.Message) (string, error) {
 
 // decide reads the message that answers a stopped turn: a data part of decisions, or a text
 // that approves ("yes") or refuses ("no") every approval, or answers every question.
-func decide(st *client.TurnState, m *sdk.Message) ([]client.Decision, error) {
+func decide(st *client.TurnState, m *sdk.Message, creds map[string]string) ([]client.Decision, error) {
 	var ds []CallDecision
 	var text strings.Builder
 	found := false
@@ -378,18 +446,50 @@ func decide(st *client.TurnState, m *sdk.Message) ([]client.Decision, error) {
 			found = true
 		}
 	}
-	pending := st.Pending()
-	if found {
-		return byID(pending, ds)
+	// A call waiting for a credential the message gives runs again, unless decided otherwise.
+	var pending []client.PendingCall
+	given := map[string]client.Decision{}
+	for _, pc := range st.Pending() {
+		name, _ := credentialNeeded(pc)
+		switch {
+		case name == "":
+			pending = append(pending, pc)
+		case creds[name] != "":
+			given[pendingID(pc)] = pc.Restart("", nil)
+		case !found:
+			return nil, fmt.Errorf("call %q needs the credential %q: give it in a data part {%q: {%q: ...}}", pendingID(pc), name, CredentialsKey, name)
+		default:
+			pending = append(pending, pc) // decided by id, or missing
+		}
 	}
-	return byText(pending, strings.TrimSpace(text.String()))
+	var out []client.Decision
+	var err error
+	switch {
+	case found:
+		out, err = byID(pending, ds, given)
+	case len(pending) == 0 && len(given) > 0:
+	default:
+		out, err = byText(pending, strings.TrimSpace(text.String()))
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range given {
+		out = append(out, d)
+	}
+	return out, nil
 }
 
-func byID(pending []client.PendingCall, ds []CallDecision) ([]client.Decision, error) {
+// byID decides the pending calls by the decisions of a data part; a call in auto (given its
+// credential, so run again) may not be decided there too.
+func byID(pending []client.PendingCall, ds []CallDecision, auto map[string]client.Decision) ([]client.Decision, error) {
 	given := map[string]CallDecision{}
 	for _, d := range ds {
 		if _, dup := given[d.ID]; dup {
 			return nil, fmt.Errorf("call %q is decided twice", d.ID)
+		}
+		if _, ok := auto[d.ID]; ok {
+			return nil, fmt.Errorf("call %q is given its credential and a decision: give one of them", d.ID)
 		}
 		given[d.ID] = d
 	}

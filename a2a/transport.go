@@ -14,6 +14,8 @@ import (
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2aclient"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/wield-ai/wield/internal/httpretry"
 	"github.com/wield-ai/wield/internal/httptimeout"
@@ -111,20 +113,66 @@ func urlParse(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// authInterceptor puts the credentials in each request's headers.
+// authInterceptor puts the credentials in each request's headers: a fixed value, or a token of
+// an OAuth 2 token source.
 type authInterceptor struct {
 	a2aclient.PassthroughInterceptor
 	header, value string
+	tokens        oauth2.TokenSource // cached, fetched again before it expires
+	tokenURL      string
 }
 
 func (a *authInterceptor) Before(ctx context.Context, req *a2aclient.Request) (context.Context, error) {
+	if a.tokens != nil {
+		tok, err := a.tokens.Token()
+		if err != nil {
+			return ctx, fmt.Errorf("a2a: OAuth 2 token from %s: %w", a.tokenURL, err)
+		}
+		req.Meta["Authorization"] = []string{tok.Type() + " " + tok.AccessToken}
+		return ctx, nil
+	}
 	req.Meta[a.header] = []string{a.value}
 	return ctx, nil
 }
 
+// tokenTimeout bounds one request to an OAuth 2 token endpoint.
+const tokenTimeout = 30 * time.Second
+
+// clientCredentials returns the interceptor that authenticates with a token of the client
+// credentials flow, fetched from tokenURL with the client's transport. The URL must be https,
+// but on loopback: the client's secret goes there.
+func clientCredentials(a Auth, tokenURL string, scopes []string, hc *http.Client) (*authInterceptor, error) {
+	u, err := urlParse(tokenURL)
+	if err != nil {
+		return nil, fmt.Errorf("token URL %q: %w", tokenURL, err)
+	}
+	if u.Scheme != "https" && !loopbackHost(u.Hostname()) {
+		return nil, fmt.Errorf("token URL %q is not https: the client secret would travel in the clear", tokenURL)
+	}
+	if a.Scopes != nil {
+		scopes = a.Scopes
+	}
+	cfg := &clientcredentials.Config{ClientID: a.ClientID, ClientSecret: a.ClientSecret, TokenURL: tokenURL, Scopes: scopes}
+	th := &http.Client{Timeout: tokenTimeout}
+	if hc != nil {
+		th.Transport = hc.Transport
+	}
+	// The token source outlives any one call: its requests are bounded by th's timeout.
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, th)
+	return &authInterceptor{tokens: cfg.TokenSource(ctx), tokenURL: tokenURL}, nil
+}
+
+func loopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
 // newAuth decides where the credentials go: the first of the card's security requirements they
 // meet, or, for a card that declares none, the bearer token or the API key.
-func newAuth(card *sdk.AgentCard, auth *Auth) (*authInterceptor, error) {
+func newAuth(card *sdk.AgentCard, auth *Auth, hc *http.Client) (*authInterceptor, error) {
 	var a Auth
 	if auth != nil {
 		a = *auth
@@ -163,7 +211,23 @@ func newAuth(card *sdk.AgentCard, auth *Auth) (*authInterceptor, error) {
 				if a.BearerToken != "" && (v.Scheme == "bearer" || v.Scheme == "Bearer") {
 					return &authInterceptor{header: "Authorization", value: "Bearer " + a.BearerToken}, nil
 				}
-			case sdk.OAuth2SecurityScheme, sdk.OpenIDConnectSecurityScheme:
+			case sdk.OAuth2SecurityScheme:
+				if f := v.Flows.ClientCredentials; f != nil {
+					wanted = append(wanted, name+" (a bearer token, or OAuth 2 client credentials)")
+					if a.BearerToken == "" && a.ClientID != "" {
+						ai, err := clientCredentials(a, f.TokenURL, req[sdk.SecuritySchemeName(name)], hc)
+						if err != nil {
+							return nil, fmt.Errorf("a2a: agent %q: scheme %s: %w", card.Name, name, err)
+						}
+						return ai, nil
+					}
+				} else {
+					wanted = append(wanted, name+" (a bearer token)")
+				}
+				if a.BearerToken != "" {
+					return &authInterceptor{header: "Authorization", value: "Bearer " + a.BearerToken}, nil
+				}
+			case sdk.OpenIDConnectSecurityScheme:
 				wanted = append(wanted, name+" (a bearer token)")
 				if a.BearerToken != "" {
 					return &authInterceptor{header: "Authorization", value: "Bearer " + a.BearerToken}, nil

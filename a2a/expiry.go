@@ -1,0 +1,397 @@
+package a2a
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/memory"
+)
+
+// Each principal's tasks are listed in an index record of the repository, and the principals
+// with an index in one more, because a memory.TurnRepository cannot list its keys: the index is
+// what counts a principal's open tasks, and what a sweep walks to remove expired tasks and to
+// find tasks whose process ended.
+
+// indexEntry is what a principal's index says of one of its tasks.
+type indexEntry struct {
+	Context string        `json:"c"`
+	State   sdk.TaskState `json:"s"`
+	Expires int64         `json:"e,omitempty"` // Unix milliseconds; zero while the task works
+}
+
+type taskIndex struct {
+	Tasks map[string]indexEntry `json:"tasks"`
+}
+
+const principalsKey = "a2a-principals"
+
+type principalList struct {
+	Principals []string `json:"principals"`
+}
+
+func indexKey(owner string) string { return fmt.Sprintf("a2a-tasks:%d:%s", len(owner), owner) }
+
+// errTooManyTasks refuses a new task of a principal that has ServerConfig.MaxOpenTasks open.
+var errTooManyTasks = errors.New("too many open tasks")
+
+// casRetries bounds the attempts of a compare-and-swap update of a shared record.
+const casRetries = 64
+
+// record is a JSON value kept under a repository key with compare-and-swap: load, change, save.
+func updateRecord[T any](ctx context.Context, repo memory.TurnRepository, key, id string, change func(v *T, exists bool) (keep bool, err error)) error {
+	if err := memory.ValidateConversationID(key); err != nil {
+		return err
+	}
+	for range casRetries {
+		r, ok, err := repo.LoadTurn(ctx, key)
+		if err != nil {
+			return err
+		}
+		var v T
+		if ok {
+			if err := json.Unmarshal(r.State, &v); err != nil {
+				return fmt.Errorf("a2a: %s unreadable: %w", key, err)
+			}
+		}
+		keep, err := change(&v, ok)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !keep && !ok:
+			return nil
+		case !keep:
+			err = repo.DeleteTurn(ctx, key, r.ID, r.Seq)
+		default:
+			b, merr := json.Marshal(v)
+			if merr != nil {
+				return merr
+			}
+			seq := int64(1)
+			if ok {
+				seq = r.Seq + 1
+			}
+			err = repo.SaveTurn(ctx, key, memory.TurnRecord{ID: id, Seq: seq, State: b})
+		}
+		if !errors.Is(err, memory.ErrTurnConflict) {
+			return err
+		}
+	}
+	return fmt.Errorf("a2a: %s: %w: too many concurrent updates", key, memory.ErrTurnConflict)
+}
+
+// MaxFinishedTasks bounds the finished tasks a principal has kept: past it, the oldest are
+// removed before their KeepFinished is over, so that the index, written at each change of the
+// principal's tasks, stays small.
+const MaxFinishedTasks = 1000
+
+// updateIndex changes the owner's index; entries expired by now are taken out first and
+// returned, for their tasks to be removed once the index no longer names them, and, after the
+// change, the oldest finished entries past MaxFinishedTasks (evicted).
+func (s *taskStore) updateIndex(ctx context.Context, owner string, change func(ix *taskIndex) error) (expired, evicted []sdk.TaskID, err error) {
+	created := false
+	err = updateRecord(ctx, s.repo, indexKey(owner), "index", func(ix *taskIndex, exists bool) (bool, error) {
+		expired, evicted = expired[:0], evicted[:0]
+		created = !exists
+		if ix.Tasks == nil {
+			ix.Tasks = map[string]indexEntry{}
+		}
+		now := s.nowMs()
+		for id, e := range ix.Tasks {
+			if e.Expires > 0 && e.Expires <= now {
+				expired = append(expired, sdk.TaskID(id))
+				delete(ix.Tasks, id)
+			}
+		}
+		if err := change(ix); err != nil {
+			return false, err
+		}
+		var finished []string
+		for id, e := range ix.Tasks {
+			if e.State.Terminal() {
+				finished = append(finished, id)
+			}
+		}
+		if extra := len(finished) - s.maxFinished; extra > 0 {
+			slices.SortFunc(finished, func(a, b string) int { return cmp.Compare(ix.Tasks[a].Expires, ix.Tasks[b].Expires) })
+			for _, id := range finished[:extra] {
+				evicted = append(evicted, sdk.TaskID(id))
+				delete(ix.Tasks, id)
+			}
+		}
+		return len(ix.Tasks) > 0, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if created {
+		err = s.listPrincipal(ctx, owner, true)
+	}
+	return expired, evicted, err
+}
+
+// listPrincipal adds the owner to the principals with an index, or takes it out.
+func (s *taskStore) listPrincipal(ctx context.Context, owner string, add bool) error {
+	return updateRecord(ctx, s.repo, principalsKey, "principals", func(l *principalList, _ bool) (bool, error) {
+		i := slices.Index(l.Principals, owner)
+		switch {
+		case add && i < 0:
+			l.Principals = append(l.Principals, owner)
+		case !add && i >= 0:
+			l.Principals = slices.Delete(l.Principals, i, i+1)
+		}
+		return len(l.Principals) > 0, nil
+	})
+}
+
+// openTasks counts the owner's tasks that are not over (working or waiting), as its index says.
+func (s *taskStore) openTasks(ctx context.Context, owner string) (int, error) {
+	if memory.ValidateConversationID(indexKey(owner)) != nil {
+		return 0, nil
+	}
+	r, ok, err := s.repo.LoadTurn(ctx, indexKey(owner))
+	if err != nil || !ok {
+		return 0, err
+	}
+	var ix taskIndex
+	if err := json.Unmarshal(r.State, &ix); err != nil {
+		return 0, fmt.Errorf("a2a: the index of a principal's tasks is unreadable: %w", err)
+	}
+	n, now := 0, s.nowMs()
+	for _, e := range ix.Tasks {
+		if !e.State.Terminal() && (e.Expires == 0 || e.Expires > now) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// admit lists a new task of the owner as working, unless the owner has MaxOpenTasks open
+// already (errTooManyTasks).
+func (s *taskStore) admit(ctx context.Context, owner string, id sdk.TaskID, contextID string) error {
+	expired, evicted, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
+		if s.maxOpen > 0 {
+			n := 0
+			for _, e := range ix.Tasks {
+				if !e.State.Terminal() {
+					n++
+				}
+			}
+			if n >= s.maxOpen {
+				return errTooManyTasks
+			}
+		}
+		// Until its first save, which is at once, the entry expires with a lease: a process
+		// that ends before leaves no open task behind.
+		ix.Tasks[string(id)] = indexEntry{Context: contextID, State: sdk.TaskStateWorking, Expires: s.now().Add(s.lease).UnixMilli()}
+		return nil
+	})
+	s.remove(ctx, expired, false)
+	s.remove(ctx, evicted, true)
+	return err
+}
+
+// indexTask records the task's state in its owner's index.
+func (s *taskStore) indexTask(ctx context.Context, owner string, t *sdk.Task, expires int64) error {
+	expired, evicted, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
+		ix.Tasks[string(t.ID)] = indexEntry{Context: t.ContextID, State: t.Status.State, Expires: expires}
+		return nil
+	})
+	s.remove(ctx, expired, false)
+	s.remove(ctx, evicted, true)
+	return err
+}
+
+// remove removes tasks whose time passed, or finished tasks evicted: the task, its
+// conversation's mark that it waits, and the stopped turn it held in the client's turn store. A
+// task that changed since its index entry was taken out (resumed, say) stays.
+func (s *taskStore) remove(ctx context.Context, ids []sdk.TaskID, evicted bool) {
+	for _, id := range ids {
+		rec, seq, ok, err := s.loadStored(ctx, id)
+		if err != nil || !ok || s.running(id) || !rec.expired(s.nowMs()) && !(evicted && rec.Task.Status.State.Terminal()) {
+			continue
+		}
+		if err := s.repo.DeleteTurn(ctx, taskKey(id), string(id), seq); err != nil {
+			continue // changed meanwhile: what changed it keeps it
+		}
+		conv := conversation(rec.Owner, rec.Task.ContextID)
+		if wk := waitingKey(conv); memory.ValidateConversationID(wk) == nil {
+			if r, ok, err := s.repo.LoadTurn(ctx, wk); err == nil && ok && r.ID == string(id) {
+				_ = s.repo.DeleteTurn(ctx, wk, r.ID, r.Seq)
+			}
+		}
+		if s.turns != nil && rec.Turn != nil {
+			if st, err := s.turns.LoadTurn(ctx, conv); err == nil && st != nil && st.ID == rec.Turn.ID && st.Seq == rec.Turn.Seq {
+				_ = s.turns.EndTurn(ctx, conv, st.ID, st.Seq)
+			}
+		}
+	}
+}
+
+// check brings the task up to date before a caller sees it: an expired task is removed, and a
+// working task whose lease passed, with no process running it, is recovered.
+func (s *taskStore) check(ctx context.Context, id sdk.TaskID) error {
+	rec, _, ok, err := s.loadStored(ctx, id)
+	if err != nil || !ok {
+		return err
+	}
+	now := s.nowMs()
+	switch {
+	case rec.expired(now):
+		s.remove(ctx, []sdk.TaskID{id}, false)
+	case rec.abandoned(now) && !s.running(id):
+		return s.recover(ctx, id)
+	}
+	return nil
+}
+
+// abandoned reports whether the record is of a working task whose process ended: its lease
+// passed at now.
+func (r taskRecord) abandoned(now int64) bool {
+	st := r.Task.Status.State
+	return !st.Terminal() && !waits(st) && r.Lease <= now
+}
+
+// recover settles a task whose process ended while it worked. When the client's turn store holds
+// the turn the task ran, stopped where it can be continued, the task waits for input: for a
+// decision on the calls that were running (they may or may not have had their effects), or,
+// after a completed round, for a reply to go on. Otherwise it failed.
+func (s *taskStore) recover(ctx context.Context, id sdk.TaskID) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	rec, seq, ok, err := s.loadStored(ctx, id)
+	if err != nil || !ok || !rec.abandoned(s.nowMs()) || s.running(id) {
+		return err // settled meanwhile
+	}
+	t := rec.Task
+	st := s.leftTurn(ctx, id, rec)
+	var parts []sdk.Part
+	var turn *client.TurnState
+	switch {
+	case st == nil:
+		t.Status.State = sdk.TaskStateFailed
+		parts = []sdk.Part{sdk.TextPart{Text: "The agent's process ended during the turn, which did not finish."}}
+	case len(st.Pending()) == 0:
+		t.Status.State, turn = sdk.TaskStateInputRequired, st
+		parts = []sdk.Part{
+			sdk.TextPart{Text: "The agent's process ended during the turn, after its last completed tool round. Reply to continue the turn from there."},
+			sdk.DataPart{Data: map[string]any{"pending": []any{}}, Metadata: map[string]any{MetaKind: "pending"}},
+		}
+	default:
+		t.Status.State, turn = sdk.TaskStateInputRequired, st
+		if needsCredentials(st) {
+			t.Status.State = sdk.TaskStateAuthRequired
+		}
+		parts = pendingParts(st, "The agent's process ended during the turn. ")
+	}
+	msg := sdk.NewMessage(sdk.MessageRoleAgent, parts...)
+	msg.TaskID, msg.ContextID = t.ID, t.ContextID
+	now := s.now()
+	t.Status.Message, t.Status.Timestamp = msg, &now
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	times := s.timesFor(t.Status.State, recordTimes{})
+	b, err := json.Marshal(storedRecord{Owner: rec.Owner, Task: raw, Turn: turn, recordTimes: times})
+	if err != nil {
+		return err
+	}
+	if err := s.repo.SaveTurn(ctx, taskKey(id), memory.TurnRecord{ID: string(id), Seq: seq + 1, State: b}); err != nil {
+		if errors.Is(err, memory.ErrTurnConflict) {
+			return nil // its process renewed the lease, or another settled it
+		}
+		return err
+	}
+	if err := s.markWaiting(ctx, rec.Owner, t); err != nil {
+		return err
+	}
+	return s.indexTask(ctx, rec.Owner, t, times.Expires)
+}
+
+// leftTurn returns the turn the task's run left in the client's turn store, when it is that
+// run's (not a turn before it, nor one of another task of the context) and can be continued.
+func (s *taskStore) leftTurn(ctx context.Context, id sdk.TaskID, rec taskRecord) *client.TurnState {
+	if s.turns == nil {
+		return nil
+	}
+	conv := conversation(rec.Owner, rec.Task.ContextID)
+	st, err := s.turns.LoadTurn(ctx, conv)
+	if err != nil || st == nil {
+		return nil
+	}
+	if rec.TurnID != "" && st.ID != rec.TurnID || rec.TurnID == "" && st.ID == rec.PriorTurn {
+		return nil
+	}
+	if len(st.Pending()) == 0 && st.Status != client.TurnReady {
+		return nil
+	}
+	// Another task working in the context at the same time may have written it.
+	r, ok, err := s.repo.LoadTurn(ctx, indexKey(rec.Owner))
+	if err != nil || !ok {
+		return nil
+	}
+	var ix taskIndex
+	if json.Unmarshal(r.State, &ix) != nil {
+		return nil
+	}
+	for other, e := range ix.Tasks {
+		if other != string(id) && e.Context == rec.Task.ContextID && !e.State.Terminal() && !waits(e.State) {
+			return nil
+		}
+	}
+	return st
+}
+
+// sweep removes the expired tasks of every principal, recovers the abandoned ones, and forgets
+// principals without tasks.
+func (s *taskStore) sweep(ctx context.Context) error {
+	r, ok, err := s.repo.LoadTurn(ctx, principalsKey)
+	if err != nil || !ok {
+		return err
+	}
+	var l principalList
+	if err := json.Unmarshal(r.State, &l); err != nil {
+		return fmt.Errorf("a2a: the list of principals is unreadable: %w", err)
+	}
+	var errs []error
+	for _, owner := range l.Principals {
+		var working []sdk.TaskID
+		expired, evicted, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
+			working = working[:0]
+			for id, e := range ix.Tasks {
+				if !e.State.Terminal() && !waits(e.State) {
+					working = append(working, sdk.TaskID(id))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		s.remove(ctx, expired, false)
+		s.remove(ctx, evicted, true)
+		for _, id := range working {
+			if err := s.check(ctx, id); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if _, ok, err := s.repo.LoadTurn(ctx, indexKey(owner)); err == nil && !ok {
+			// Taken out, then looked at again: an index made meanwhile lists its owner anew.
+			if err := s.listPrincipal(ctx, owner, false); err != nil {
+				errs = append(errs, err)
+			} else if _, ok, err := s.repo.LoadTurn(ctx, indexKey(owner)); err == nil && ok {
+				errs = append(errs, s.listPrincipal(ctx, owner, true))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,328 @@
+package a2a
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2aclient"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/clienttest"
+	"github.com/wield-ai/wield/memory"
+)
+
+// fakeClock is the time a server's tasks live by, moved by the test.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *fakeClock { return &fakeClock{t: time.Now()} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func (s *served) clock(c *fakeClock) { s.srv.tasks.now = c.Now }
+
+func stored(t *testing.T, repo memory.TurnRepository, key string) bool {
+	t.Helper()
+	_, ok, err := repo.LoadTurn(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+// A finished task is kept KeepFinished and a waiting one KeepWaiting, then removed: a get or a
+// reply meets the protocol's task-not-found, and the repository keeps nothing of them (the
+// record, the index, the context's waiting mark, the stopped turn in the client's turn store).
+func TestServeTaskExpiry(t *testing.T) {
+	var runs atomic.Int32
+	repo := memory.NewInMemory()
+	c, _ := approvalAgentWith(t, &runs, repo,
+		chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{"path":"a"}`}), chattest.Text("Hello."), chattest.Text("Later."))
+	s := serve(t, c, ServerConfig{Tasks: repo, TurnStore: memory.Turns(repo), KeepWaiting: 24 * time.Hour, KeepFinished: time.Hour})
+	clk := newClock()
+	s.clock(clk)
+	ctx := context.Background()
+	waiting := sendTask(t, s.sdk, userMsg("delete a"))
+	finished := sendTask(t, s.sdk, userMsg("hello"))
+	if waiting.Status.State != sdk.TaskStateInputRequired || finished.Status.State != sdk.TaskStateCompleted {
+		t.Fatalf("states %s %s", waiting.Status.State, finished.Status.State)
+	}
+	conv := conversation("", waiting.ContextID)
+	if !stored(t, repo, conv) || !stored(t, repo, waitingKey(conv)) {
+		t.Fatal("the waiting task's turn or mark is not stored")
+	}
+
+	clk.Add(time.Hour - time.Second)
+	if got, err := s.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: finished.ID}); err != nil || got.Status.State != sdk.TaskStateCompleted {
+		t.Fatalf("a finished task before its time: %v %+v", err, got)
+	}
+	clk.Add(2 * time.Second)
+	if _, err := s.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: finished.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Fatalf("a finished task after its time: %v", err)
+	}
+	if stored(t, repo, taskKey(finished.ID)) {
+		t.Fatal("the expired task is still stored")
+	}
+	if got, err := s.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: waiting.ID}); err != nil || got.Status.State != sdk.TaskStateInputRequired {
+		t.Fatalf("a waiting task before its time: %v %+v", err, got)
+	}
+
+	// The sweep removes the waiting task without anyone asking for it.
+	clk.Add(24 * time.Hour)
+	if err := s.srv.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{taskKey(waiting.ID), conv, waitingKey(conv), indexKey(""), principalsKey} {
+		if stored(t, repo, key) {
+			t.Errorf("%s is still stored after the sweep", key)
+		}
+	}
+	if _, err := s.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: waiting.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Fatalf("an expired waiting task: %v", err)
+	}
+	if _, err := s.sdk.SendMessage(ctx, onTask(waiting, sdk.TextPart{Text: "yes"})); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Fatalf("a reply to an expired task: %v", err)
+	}
+	if _, err := s.sdk.CancelTask(ctx, &sdk.TaskIDParams{ID: waiting.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Fatalf("cancelling an expired task: %v", err)
+	}
+	if runs.Load() != 0 {
+		t.Fatal("the expired task's tool ran")
+	}
+	// Its context is free for a new task.
+	again := userMsg("delete b")
+	again.Message.ContextID = waiting.ContextID
+	if _, err := s.sdk.SendMessage(ctx, again); err != nil {
+		t.Fatalf("a new task in the expired task's context: %v", err)
+	}
+}
+
+// A principal has at most MaxOpenTasks tasks working or waiting; others' tasks do not count,
+// and a task that ends or expires frees its place.
+func TestServeMaxOpenTasks(t *testing.T) {
+	var runs atomic.Int32
+	c, m := approvalAgent(t, &runs, chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{}`}))
+	m.Repeat()
+	auth := func(r *http.Request) (string, error) {
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		return tok, nil
+	}
+	s := serve(t, c, ServerConfig{Authorize: auth, MaxOpenTasks: 2, KeepWaiting: time.Hour})
+	clk := newClock()
+	s.clock(clk)
+	as := func(who string) *a2aclient.Client {
+		cl, err := a2aclient.NewFromCard(context.Background(), s.card, a2aclient.WithJSONRPCTransport(s.http.Client()),
+			a2aclient.WithInterceptors(bearer(who)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl
+	}
+	alice, bob := as("alice"), as("bob")
+	ctx := context.Background()
+	first := sendTask(t, alice, userMsg("delete 1"))
+	sendTask(t, alice, userMsg("delete 2"))
+	if _, err := alice.SendMessage(ctx, userMsg("delete 3")); !errors.Is(err, sdk.ErrInvalidRequest) || !strings.Contains(err.Error(), "open") {
+		t.Fatalf("a third open task: %v", err)
+	}
+	if got := sendTask(t, bob, userMsg("delete 1")); got.Status.State != sdk.TaskStateInputRequired {
+		t.Fatalf("bob's task: %s", got.Status.State)
+	}
+	// What the first check cannot see (two new tasks at once) the admission refuses.
+	if err := s.srv.tasks.admit(ctx, "alice", "racing", "ctx"); !errors.Is(err, errTooManyTasks) {
+		t.Fatalf("admission over the bound: %v", err)
+	}
+	if _, err := alice.CancelTask(ctx, &sdk.TaskIDParams{ID: first.ID}); err != nil {
+		t.Fatal(err)
+	}
+	third := sendTask(t, alice, userMsg("delete 3"))
+	if third.Status.State != sdk.TaskStateInputRequired {
+		t.Fatalf("after a cancel: %s", third.Status.State)
+	}
+	clk.Add(time.Hour)
+	if got := sendTask(t, alice, userMsg("delete 4")); got.Status.State != sdk.TaskStateInputRequired {
+		t.Fatalf("after the waiting tasks expired: %s", got.Status.State)
+	}
+	if runs.Load() != 0 {
+		t.Fatal("a tool ran")
+	}
+}
+
+// A task left working by a process that ended (here: whose lease passed on a second server's
+// clock) is settled by the next look at it. With the client's turn store, it waits for a
+// decision on the call that was running, and the decision continues the turn elsewhere; the
+// first process, coming back, finds the task taken and changes nothing.
+func TestServeTaskOfAnEndedProcessResumes(t *testing.T) {
+	repo := memory.NewInMemory()
+	turns := memory.Turns(repo)
+	started, release := make(chan struct{}), make(chan struct{})
+	var runs1, runs2 atomic.Int32
+	slow1 := chattest.NewTool("slow", func(ctx context.Context, _ string) (string, error) {
+		runs1.Add(1)
+		close(started)
+		<-release
+		return "slow done", nil
+	})
+	m1 := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), chattest.Text("first process"))
+	s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow1), client.WithTurnStore(turns)), ServerConfig{Tasks: repo, TurnStore: turns})
+	clk1 := newClock()
+	s1.clock(clk1)
+	slow2 := chattest.NewTool("slow", func(context.Context, string) (string, error) {
+		runs2.Add(1)
+		return "slow done again", nil
+	})
+	m2 := chattest.New(chattest.Text("Recovered."))
+	s2 := serve(t, clienttest.New(t, m2, client.WithTools(slow2), client.WithTurnStore(turns)), ServerConfig{Tasks: repo, TurnStore: turns})
+	clk2 := &fakeClock{t: clk1.Now()}
+	s2.clock(clk2)
+	ctx := context.Background()
+
+	p := userMsg("go")
+	no := false
+	p.Config = &sdk.MessageSendConfig{Blocking: &no}
+	task := sendTask(t, s1.sdk, p)
+	<-started
+	get := func() *sdk.Task {
+		t.Helper()
+		got, err := s2.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	// The first process renews its lease; within it the task works.
+	clk1.Add(20 * time.Second)
+	if err := s1.srv.tasks.renew(ctx, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	clk2.Add(40 * time.Second)
+	if got := get(); got.Status.State != sdk.TaskStateWorking {
+		t.Fatalf("within the renewed lease: %s", got.Status.State)
+	}
+	clk2.Add(time.Hour)
+	got := get()
+	if got.Status.State != sdk.TaskStateInputRequired || !strings.Contains(partsText(got.Status.Message.Parts), "process ended") {
+		t.Fatalf("after the lease: %s %q", got.Status.State, partsText(got.Status.Message.Parts))
+	}
+	pending := pendingCalls(got.Status.Message)
+	if len(pending) != 1 || pending[0].ID != "c1" || pending[0].Reason != "running" {
+		t.Fatalf("pending %+v", pending)
+	}
+	if err := s1.srv.tasks.renew(ctx, task.ID); !errors.Is(err, memory.ErrTurnConflict) {
+		t.Fatalf("the first process renews a task taken over: %v", err)
+	}
+	done := sendTask(t, s2.sdk, onTask(task, sdk.DataPart{Data: map[string]any{"decisions": []any{CallDecision{ID: "c1", Restart: true}}}}))
+	if done.Status.State != sdk.TaskStateCompleted || answerOf(done) != "Recovered." || runs2.Load() != 1 {
+		t.Fatalf("resumed: %s %q runs %d", done.Status.State, answerOf(done), runs2.Load())
+	}
+	if res := m2.ToolResults(t, 0); len(res) != 1 || res[0].Content != "slow done again" {
+		t.Fatalf("the resumed turn's model read %+v", res)
+	}
+	close(release)
+	if got := get(); got.Status.State != sdk.TaskStateCompleted || runs1.Load() != 1 {
+		t.Fatalf("after the first process came back: %s, runs %d", got.Status.State, runs1.Load())
+	}
+	// The first process, its turn refused, drops its copy and reads the stored task.
+	for deadline := time.Now().Add(10 * time.Second); s1.srv.tasks.running(task.ID); runtime.Gosched() {
+		if time.Now().After(deadline) {
+			rec, _, _, err := s1.srv.tasks.load(ctx, task.ID)
+			t.Fatalf("the first process still runs the task: %v %+v", err, rec.Task.Status)
+		}
+	}
+	if got, err := s1.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); err != nil || got.Status.State != sdk.TaskStateCompleted {
+		t.Fatalf("the first process reads: %v %+v", err, got)
+	}
+}
+
+// Without the client's turn store, a task whose process ended fails; a sweep settles it
+// without anyone asking.
+func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
+	repo := memory.NewInMemory()
+	started, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	slow := chattest.NewTool("slow", func(ctx context.Context, _ string) (string, error) {
+		close(started)
+		<-release
+		return "slow done", nil
+	})
+	m1 := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), chattest.Text("first process"))
+	s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow)), ServerConfig{Tasks: repo})
+	s2 := serve(t, clienttest.New(t, chattest.New()), ServerConfig{Tasks: repo})
+	clk := newClock()
+	s2.clock(clk)
+	ctx := context.Background()
+	p := userMsg("go")
+	no := false
+	p.Config = &sdk.MessageSendConfig{Blocking: &no}
+	task := sendTask(t, s1.sdk, p)
+	<-started
+	if err := s2.srv.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rec, _, _, err := s2.srv.tasks.load(ctx, task.ID)
+	if err != nil || rec.Task.Status.State != sdk.TaskStateWorking {
+		t.Fatalf("within the lease: %v %+v", err, rec.Task)
+	}
+	clk.Add(DefaultTaskLease + time.Second)
+	if err := s2.srv.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rec, _, _, err = s2.srv.tasks.load(ctx, task.ID)
+	if err != nil || rec.Task.Status.State != sdk.TaskStateFailed || !strings.Contains(partsText(rec.Task.Status.Message.Parts), "process ended") {
+		t.Fatalf("after the lease: %v %+v", err, rec.Task.Status)
+	}
+	// Failed, it is kept KeepFinished, then removed like any other.
+	clk.Add(DefaultKeepFinished)
+	if _, err := s2.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
+		t.Fatalf("an expired failed task: %v", err)
+	}
+}
+
+// Past MaxFinishedTasks, a principal's oldest finished tasks are removed before their time, so
+// that the index stays small; open tasks are not.
+func TestServeFinishedTasksBounded(t *testing.T) {
+	var runs atomic.Int32
+	c, m := approvalAgent(t, &runs, chattest.Text("done"))
+	m.Repeat()
+	repo := memory.NewInMemory()
+	s := serve(t, c, ServerConfig{Tasks: repo})
+	clk := newClock()
+	s.clock(clk)
+	s.srv.tasks.maxFinished = 3
+	var ids []sdk.TaskID
+	for range 5 {
+		clk.Add(time.Second)
+		ids = append(ids, sendTask(t, s.sdk, userMsg("hi")).ID)
+	}
+	for i, id := range ids {
+		_, err := s.sdk.GetTask(context.Background(), &sdk.TaskQueryParams{ID: id})
+		if gone := errors.Is(err, sdk.ErrTaskNotFound); gone != (i < 2) || !gone && err != nil {
+			t.Errorf("task %d: %v", i, err)
+		}
+		if stored(t, repo, taskKey(id)) != (i >= 2) {
+			t.Errorf("task %d stored: %v", i, !(i >= 2))
+		}
+	}
+}

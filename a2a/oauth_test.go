@@ -1,0 +1,147 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/internal/clienttest"
+)
+
+// tokenEndpoint is an OAuth 2 token endpoint on 127.0.0.1 issuing tokens for the client
+// credentials flow; the agent it guards accepts only the newest token it issued.
+type tokenEndpoint struct {
+	*httptest.Server
+	mu        sync.Mutex
+	issued    int
+	newest    string
+	expiresIn int
+	scopes    []string
+}
+
+func newTokenEndpoint(t *testing.T, expiresIn int) *tokenEndpoint {
+	te := &tokenEndpoint{expiresIn: expiresIn}
+	te.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, secret, ok := r.BasicAuth()
+		if !ok {
+			id, secret = r.PostFormValue("client_id"), r.PostFormValue("client_secret")
+		}
+		if r.PostFormValue("grant_type") != "client_credentials" || id != "wield" || secret != "client-s3cret" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"error":"invalid_client"}`))
+			return
+		}
+		te.mu.Lock()
+		te.issued++
+		te.newest = fmt.Sprintf("token-%d", te.issued)
+		te.scopes = strings.Fields(r.PostFormValue("scope"))
+		body, _ := json.Marshal(map[string]any{"access_token": te.newest, "token_type": "bearer", "expires_in": te.expiresIn})
+		te.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(te.Close)
+	return te
+}
+
+func (te *tokenEndpoint) authorize(r *http.Request) (string, error) {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	if te.newest == "" || r.Header.Get("Authorization") != "Bearer "+te.newest {
+		return "", errors.New("not the newest token")
+	}
+	return "wield", nil
+}
+
+func (te *tokenEndpoint) count() int {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	return te.issued
+}
+
+// oauthAgent serves an agent whose card declares an OAuth 2 client-credentials flow at te.
+func oauthAgent(t *testing.T, te *tokenEndpoint, tokenURL string) *served {
+	m := chattest.New(chattest.Text("guarded answer")).Repeat()
+	return serve(t, clienttest.New(t, m), ServerConfig{
+		Authorize: te.authorize,
+		SecuritySchemes: sdk.NamedSecuritySchemes{"oauth": sdk.OAuth2SecurityScheme{Flows: sdk.OAuthFlows{
+			ClientCredentials: &sdk.ClientCredentialsOAuthFlow{TokenURL: tokenURL, Scopes: map[string]string{"agents:call": "call the agent"}},
+		}}},
+		Security: []sdk.SecurityRequirements{{"oauth": {"agents:call"}}},
+	})
+}
+
+// A card's client-credentials flow: the tool fetches a token with the client's credentials and
+// the requirement's scopes, keeps it while it is valid, and fetches a new one when it expires.
+func TestRemoteAgentOAuthClientCredentials(t *testing.T) {
+	ctx := context.Background()
+	creds := &Auth{ClientID: "wield", ClientSecret: "client-s3cret"}
+	t.Run("cached", func(t *testing.T) {
+		te := newTokenEndpoint(t, 3600)
+		s := oauthAgent(t, te, te.URL)
+		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
+				t.Fatalf("call %d: %q %v", i, out, err)
+			}
+		}
+		if n := te.count(); n != 1 {
+			t.Fatalf("%d tokens fetched for 3 calls, want 1", n)
+		}
+		if strings.Join(te.scopes, " ") != "agents:call" {
+			t.Fatalf("scopes asked %v", te.scopes)
+		}
+	})
+	t.Run("refreshed", func(t *testing.T) {
+		// A token that expires within the source's early margin (10 s) is fetched again at each
+		// call; the agent takes only the newest.
+		te := newTokenEndpoint(t, 5)
+		s := oauthAgent(t, te, te.URL)
+		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
+				t.Fatalf("call %d: %q %v", i, out, err)
+			}
+		}
+		if n := te.count(); n != 3 {
+			t.Fatalf("%d tokens fetched for 3 calls of expiring tokens, want 3", n)
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		te := newTokenEndpoint(t, 3600)
+		s := oauthAgent(t, te, te.URL)
+		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: &Auth{ClientID: "wield", ClientSecret: "wrong"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tl.Call(ctx, `{"input":"hi"}`); err == nil || !strings.Contains(err.Error(), "OAuth 2 token from "+te.URL) || !strings.Contains(err.Error(), "invalid_client") {
+			t.Fatalf("a refused client: %v", err)
+		}
+		if _, err := RemoteAgent(ctx, Config{CardURL: s.http.URL}); err == nil || !strings.Contains(err.Error(), "client credentials") {
+			t.Fatalf("no credentials: %v", err)
+		}
+	})
+	t.Run("cleartext", func(t *testing.T) {
+		te := newTokenEndpoint(t, 3600)
+		s := oauthAgent(t, te, "http://tokens.example.com/token")
+		if _, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds}); err == nil || !strings.Contains(err.Error(), "not https") {
+			t.Fatalf("a token URL in the clear: %v", err)
+		}
+	})
+}
