@@ -356,8 +356,11 @@ func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Re
 	if err != nil {
 		return nil, err
 	}
-	if ev != nil && !out.Emit(&client.Event{Compaction: ev}) {
-		return nil, context.Canceled
+	if ev != nil {
+		c.carry(req.Turn)
+		if !out.Emit(&client.Event{Compaction: ev}) {
+			return nil, context.Canceled
+		}
 	}
 	if b > 0 && n > b {
 		return nil, &OverflowError{Requested: n, Limit: b}

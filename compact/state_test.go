@@ -166,10 +166,21 @@ func TestStateCarriesTheOriginals(t *testing.T) {
 	if got := resume(t, compact.WithState(context.Background(), &carried), cfg, pending); !strings.Contains(got, "7391-ALPHA") {
 		t.Fatalf("resumed with the state: %q", got)
 	}
-	// A state resumes once in a process: the same turn again, stopped anew.
+	// The stopped state carries it too (client.TurnState.Carried): a resume with nothing else,
+	// as a stored turn's or a durable turn's next run, finds the original.
 	pending, _ = stopAtConfirm(t, cfg)
+	if pending.Carried["compact"] == nil {
+		t.Fatal("the stopped state carries no compaction state")
+	}
+	if got := resume(t, context.Background(), cfg, pending); !strings.Contains(got, "7391-ALPHA") {
+		t.Fatalf("resumed from the state alone: %q", got)
+	}
+	// Without either, the cut original is gone. (A state resumes once in a process: the same
+	// turn again, stopped anew.)
+	pending, _ = stopAtConfirm(t, cfg)
+	delete(pending.Carried, "compact")
 	if got := resume(t, context.Background(), cfg, pending); strings.Contains(got, "7391-ALPHA") {
-		t.Fatalf("resumed without the state, yet answered %q", got)
+		t.Fatalf("resumed with nothing carried, yet answered %q", got)
 	}
 }
 
