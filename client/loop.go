@@ -247,6 +247,9 @@ type durable struct {
 	resumed *TurnState // the state the turn continues
 	claimed bool       // the resumed state is this turn's now
 	key     []byte     // signs the states handed out and saved ([WithTurnKey])
+	lease   time.Duration
+	renewal *renewal   // renewing the lease of the round whose calls run
+	running *TurnState // the running round's state, when it is the one stored last
 }
 
 // Resumed reports whether the turn continues one that stopped ([Client.Resume]).
@@ -342,6 +345,11 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if turn.dur != nil {
+			turn.dur.release(ctx) // a round left running by an error
+		}
+	}()
 	var round *Round // a stopped round to finish first
 	rs := req.resumption()
 	if rs != nil {
@@ -450,7 +458,7 @@ func (l *ToolLoop) start(ctx context.Context, req *Request, span loopSpan, init 
 	if r.stream != nil && !r.text {
 		r.emit = streamEvents(r.sender()) // a text consumer gets no chunk events
 	}
-	if err := turn.setUp(req, r); err != nil {
+	if err := turn.setUp(ctx, req, r); err != nil {
 		return r, turn, err
 	}
 	if !turn.History {
@@ -510,17 +518,37 @@ func (l *ToolLoop) after(ctx context.Context, cur *Request, resp *Response, turn
 // execute runs a round's tool calls, or finishes a stopped round with plans. On a stream, each
 // call's start and finish reach the consumer as they happen, and so do the events of sub-agents;
 // if the consumer stops, the calls are cancelled.
-func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Turn, r, cur *Request, resp *chat.Response, plans []toolcall.Plan) (*toolcall.Result, error) {
+func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Turn, r, cur *Request, resp *chat.Response, plans []toolcall.Plan) (result *toolcall.Result, err error) {
 	turn.exec.ToolContext = cur.ToolContext
-	if turn.dur != nil && (turn.dur.store != nil || turn.claiming()) {
+	if d := turn.dur; d != nil && (d.store != nil || turn.claiming()) {
+		var lost context.CancelCauseFunc
+		if d.store != nil {
+			// The round holds a lease while its calls run; if another process takes it over, the
+			// calls are cancelled.
+			ctx, lost = context.WithCancelCause(ctx)
+			defer lost(nil)
+			defer func() {
+				if d.stopRenewal() && err == nil {
+					result, err = nil, fmt.Errorf("%w: turn %s", errLeaseLost, d.id)
+				}
+			}()
+		}
 		turn.exec.BeforeRun = func(ctx context.Context, calls []toolcall.CallOutcome) error {
-			return turn.save(ctx, turn.roundState(r, TurnRunning, resp, calls))
+			st := turn.roundState(r, TurnRunning, resp, calls)
+			if lost != nil {
+				st.Lease = &Lease{Owner: leaseOwner, Until: time.Now().Add(d.lease)}
+			}
+			if err := turn.save(ctx, st); err != nil {
+				return err
+			}
+			if lost != nil {
+				d.renew(ctx, st, lost)
+			}
+			return nil
 		}
 	} else {
 		turn.exec.BeforeRun = nil
 	}
-	var result *toolcall.Result
-	var err error
 	if cur.stream == nil || cur.text {
 		if plans == nil {
 			result, err = mgr.ExecuteTurn(ctx, &turn.exec, &cur.Prompt, resp)
