@@ -88,6 +88,9 @@ func (a *agentTool) call(ctx context.Context, in AgentInput) (string, error) {
 	}
 	spec.nested = true
 	resp, err := a.run(ctx, spec)
+	if errors.Is(err, ErrTreeBudget) {
+		return "", tool.Fatal(err) // the whole tree is out of budget, not this call
+	}
 	if err != nil {
 		return "", err
 	}

@@ -46,6 +46,7 @@ type runtime struct {
 	obs     *telemetry
 	turnKey []byte        // [WithTurnKey]
 	lease   time.Duration // [WithRoundLease]
+	tree    TreeBudget    // [WithTreeBudget]
 }
 
 // Option configures a [Client].
@@ -63,6 +64,7 @@ type config struct {
 	store          TurnStore
 	turnKey        []byte
 	lease          time.Duration
+	tree           TreeBudget
 	manager        *toolcall.Manager
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
@@ -196,7 +198,7 @@ func New(model chat.Model, opts ...Option) (*Client, error) {
 		noLoop:   cfg.noLoop,
 		approval: cfg.approval,
 		store:    cfg.store,
-		rt:       &runtime{model: model, manager: manager, obs: obs, turnKey: cfg.turnKey, lease: cfg.lease},
+		rt:       &runtime{model: model, manager: manager, obs: obs, turnKey: cfg.turnKey, lease: cfg.lease, tree: cfg.tree},
 	}
 	if err := c.tools.add(cfg.tools...); err != nil {
 		return nil, fmt.Errorf("client: default tools: %w", err)

@@ -329,6 +329,12 @@ func (l *ToolLoop) Advise(ctx context.Context, req *Request, next Next) (resp *R
 	ctx, span := obs.startLoop(ctx, req)
 	defer func() { span.end(resp, err) }()
 
+	var limit TreeBudget
+	if req.rt != nil {
+		limit = req.rt.tree
+	}
+	ctx, _ = treeOf(ctx, limit) // a sub-agent's turn spends its caller's tree
+
 	var r *Request // the loop's request, once there is a loop
 	returned := false
 	defer func() { endLoop(ctx, l.cfg.Hooks.EndLoop, r, resp, err, returned) }()
@@ -374,9 +380,16 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 					return nil, err
 				}
 			}
+			tr := ctx.Value(treeKey{}).(*tree)
+			if err := tr.modelCall(); err != nil {
+				return nil, turn.failed(r, err)
+			}
 			turn.calls++
 			if resp, err = next(ctx, cur); err != nil {
 				return nil, turn.failed(r, err)
+			}
+			if resp != nil {
+				tr.used(resp.Usage)
 			}
 			if resp, err = l.after(ctx, cur, resp, turn, h.AfterCall); err != nil {
 				return nil, turn.failed(r, err)
@@ -520,6 +533,11 @@ func (l *ToolLoop) after(ctx context.Context, cur *Request, resp *Response, turn
 // if the consumer stops, the calls are cancelled.
 func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Turn, r, cur *Request, resp *chat.Response, plans []toolcall.Plan) (result *toolcall.Result, err error) {
 	turn.exec.ToolContext = cur.ToolContext
+	if tr, ok := ctx.Value(treeKey{}).(*tree); ok && plans == nil {
+		if err := tr.toolCallsOf(countCalls(resp)); err != nil {
+			return nil, err
+		}
+	}
 	if d := turn.dur; d != nil && (d.store != nil || turn.claiming()) {
 		var lost context.CancelCauseFunc
 		if d.store != nil {

@@ -54,7 +54,7 @@ func TestAttackRunningRoundIsNotTakenWhileOwned(t *testing.T) {
 	})
 	store := memory.Turns(memory.NewInMemory())
 	m := chattest.New(chattest.Calls(chattest.Call("pay", `{"to":"alice"}`)), chattest.Text("Paid."))
-	owner := newClient(t, m, client.WithTools(pay), client.WithTurnStore(store), client.WithRoundLease(100*time.Millisecond))
+	owner := newClient(t, m, client.WithTools(pay), client.WithTurnStore(store), client.WithRoundLease(time.Second))
 	ctx := context.Background()
 	done := make(chan error, 1)
 	go func() { done <- owner.Prompt("pay alice").Param(client.ParamConversationID, "c").Call(ctx).Err() }()
@@ -65,7 +65,7 @@ func TestAttackRunningRoundIsNotTakenWhileOwned(t *testing.T) {
 		return "paid", nil
 	})), client.WithTurnStore(store))
 	// Across several renewals of the lease, every attempt is refused.
-	for end := time.Now().Add(400 * time.Millisecond); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	for end := time.Now().Add(2500 * time.Millisecond); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		st := waitRunning(t, store, "c")
 		if err := approveAll(ctx, other, st); !errors.Is(err, client.ErrRoundRunning) {
 			t.Fatalf("resume with the pending calls approved: %v, want ErrRoundRunning; pay ran %d times", err, len(r.list()))
