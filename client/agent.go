@@ -93,6 +93,9 @@ func (a *agentTool) call(ctx context.Context, in AgentInput) (string, error) {
 	if !ran {
 		resp, err = a.run(call.Context(ctx), call.Spec(a.c))
 	}
+	if errors.Is(err, ErrTreeBudget) {
+		return "", tool.Fatal(err) // the whole tree is out of budget, not this call
+	}
 	if err != nil {
 		return "", err
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -43,7 +44,9 @@ type runtime struct {
 	model   chat.Model
 	manager *toolcall.Manager
 	obs     *telemetry
-	turnKey []byte // [WithTurnKey]
+	turnKey []byte        // [WithTurnKey]
+	lease   time.Duration // [WithRoundLease]
+	tree    TreeBudget    // [WithTreeBudget]
 }
 
 // Option configures a [Client].
@@ -60,6 +63,8 @@ type config struct {
 	approval       toolcall.ApprovalPolicy
 	store          TurnStore
 	turnKey        []byte
+	lease          time.Duration
+	tree           TreeBudget
 	manager        *toolcall.Manager
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
@@ -116,6 +121,14 @@ func WithApproval(policy toolcall.ApprovalPolicy) Option {
 // call runs twice.
 func WithTurnStore(store TurnStore) Option { return func(c *config) { c.store = store } }
 
+// WithRoundLease sets how long a round's lease lasts ([DefaultRoundLease] by default): with a
+// turn store, the process running a round's calls holds the round for this long and renews it
+// every third of it while they run, so that no other process decides on them ([ErrRoundRunning])
+// until the lease has run out without renewal, as when the process died. Shorter leases take a
+// crashed round up sooner; the clocks of the processes sharing a store must agree to well within
+// it. Below [MinRoundLease], New refuses it.
+func WithRoundLease(d time.Duration) Option { return func(c *config) { c.lease = d } }
+
 // MinTurnKeyLen is the shortest key [WithTurnKey] accepts.
 const MinTurnKeyLen = 32
 
@@ -160,6 +173,12 @@ func New(model chat.Model, opts ...Option) (*Client, error) {
 	if cfg.turnKey != nil && len(cfg.turnKey) < MinTurnKeyLen {
 		return nil, fmt.Errorf("client: a turn key of %d bytes; it needs at least %d", len(cfg.turnKey), MinTurnKeyLen)
 	}
+	switch {
+	case cfg.lease == 0:
+		cfg.lease = DefaultRoundLease
+	case cfg.lease < MinRoundLease:
+		return nil, fmt.Errorf("client: a round lease of %v; it needs at least %v", cfg.lease, MinRoundLease)
+	}
 	obs := newTelemetry(model, cfg.tracerProvider, cfg.meterProvider, cfg.logger)
 	manager := cfg.manager
 	if manager == nil {
@@ -179,7 +198,7 @@ func New(model chat.Model, opts ...Option) (*Client, error) {
 		noLoop:   cfg.noLoop,
 		approval: cfg.approval,
 		store:    cfg.store,
-		rt:       &runtime{model: model, manager: manager, obs: obs, turnKey: cfg.turnKey},
+		rt:       &runtime{model: model, manager: manager, obs: obs, turnKey: cfg.turnKey, lease: cfg.lease, tree: cfg.tree},
 	}
 	if err := c.tools.add(cfg.tools...); err != nil {
 		return nil, fmt.Errorf("client: default tools: %w", err)

@@ -249,6 +249,9 @@ type durable struct {
 	resumed *TurnState // the state the turn continues
 	claimed bool       // the resumed state is this turn's now
 	key     []byte     // signs the states handed out and saved ([WithTurnKey])
+	lease   time.Duration
+	renewal *renewal   // renewing the lease of the round whose calls run
+	running *TurnState // the running round's state, when it is the one stored last
 }
 
 // Resumed reports whether the turn continues one that stopped ([Client.Resume]).
@@ -347,6 +350,12 @@ func (l *ToolLoop) Advise(ctx context.Context, req *Request, next Next) (resp *R
 	ctx, span := obs.startLoop(ctx, req)
 	defer func() { span.end(resp, err) }()
 
+	var limit TreeBudget
+	if req.rt != nil {
+		limit = req.rt.tree
+	}
+	ctx, _ = treeOf(ctx, limit) // a sub-agent's turn spends its caller's tree
+
 	var r *Request // the loop's request, once there is a loop
 	returned := false
 	defer func() { endLoop(ctx, l.cfg.Hooks.EndLoop, r, resp, err, returned) }()
@@ -363,6 +372,11 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if turn.dur != nil {
+			turn.dur.release(ctx) // a round left running by an error
+		}
+	}()
 	var round *Round // a stopped round to finish first
 	rs := req.resumption()
 	if rs != nil {
@@ -387,9 +401,16 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 					return nil, err
 				}
 			}
+			tr := ctx.Value(treeKey{}).(*tree)
+			if err := tr.modelCall(); err != nil {
+				return nil, turn.failed(r, err)
+			}
 			turn.calls++
 			if resp, err = next(ctx, cur); err != nil {
 				return nil, turn.failed(r, err)
+			}
+			if resp != nil {
+				tr.used(resp.Usage)
 			}
 			if resp, err = l.after(ctx, cur, resp, turn, h.AfterCall); err != nil {
 				return nil, turn.failed(r, err)
@@ -471,7 +492,7 @@ func (l *ToolLoop) start(ctx context.Context, req *Request, span loopSpan, init 
 	if r.stream != nil && !r.text {
 		r.emit = streamEvents(r.sender()) // a text consumer gets no chunk events
 	}
-	if err := turn.setUp(req, r); err != nil {
+	if err := turn.setUp(ctx, req, r); err != nil {
 		return r, turn, err
 	}
 	if !turn.History {
@@ -531,17 +552,43 @@ func (l *ToolLoop) after(ctx context.Context, cur *Request, resp *Response, turn
 // execute runs a round's tool calls, or finishes a stopped round with plans. On a stream, each
 // call's start and finish reach the consumer as they happen, and so do the events of sub-agents;
 // if the consumer stops, the calls are cancelled.
-func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Turn, r, cur *Request, resp *chat.Response, plans []toolcall.Plan) (*toolcall.Result, error) {
+func (l *ToolLoop) execute(ctx context.Context, mgr *toolcall.Manager, turn *Turn, r, cur *Request, resp *chat.Response, plans []toolcall.Plan) (result *toolcall.Result, err error) {
 	turn.exec.ToolContext = cur.ToolContext
-	if turn.dur != nil && (turn.dur.store != nil || turn.claiming()) {
+	if tr, ok := ctx.Value(treeKey{}).(*tree); ok && plans == nil {
+		if err := tr.toolCallsOf(countCalls(resp)); err != nil {
+			return nil, err
+		}
+	}
+	if d := turn.dur; d != nil && (d.store != nil || turn.claiming()) {
+		var lost context.CancelCauseFunc
+		if d.store != nil && engine.From(ctx) == nil {
+			// The round holds a lease while its calls run; if another process takes it over, the
+			// calls are cancelled. A durable engine owns its turn already, and runs no goroutine
+			// or clock of ours.
+			ctx, lost = context.WithCancelCause(ctx)
+			defer lost(nil)
+			defer func() {
+				if d.stopRenewal() && err == nil {
+					result, err = nil, fmt.Errorf("%w: turn %s", errLeaseLost, d.id)
+				}
+			}()
+		}
 		turn.exec.BeforeRun = func(ctx context.Context, calls []toolcall.CallOutcome) error {
-			return turn.save(ctx, turn.roundState(r, TurnRunning, resp, calls))
+			st := turn.roundState(r, TurnRunning, resp, calls)
+			if lost != nil {
+				st.Lease = &Lease{Owner: leaseOwner, Until: time.Now().Add(d.lease)}
+			}
+			if err := turn.save(ctx, st); err != nil {
+				return err
+			}
+			if lost != nil {
+				d.renew(ctx, st, lost)
+			}
+			return nil
 		}
 	} else {
 		turn.exec.BeforeRun = nil
 	}
-	var result *toolcall.Result
-	var err error
 	if cur.stream == nil || cur.text {
 		if plans == nil {
 			result, err = mgr.ExecuteTurn(ctx, &turn.exec, &cur.Prompt, resp)

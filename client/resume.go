@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/tool"
@@ -31,9 +32,12 @@ const (
 	TurnApproval TurnStatus = "approval"
 	// TurnInterrupted: a tool interrupted the turn to ask something.
 	TurnInterrupted TurnStatus = "interrupted"
-	// TurnRunning: the round's calls were running when the state was saved. A state found in
-	// this status belongs to a process that ended in the middle of the round: its unfinished
-	// calls may or may not have had their effects, so each needs a decision.
+	// TurnRunning: the round's calls were running when the state was saved. While the state's
+	// lease ([TurnState.Lease]) has not run out, its process is running them ([TurnState.Leased]):
+	// they need no decision, and a resume is refused with [ErrRoundRunning]. Once it has run
+	// out (or for a state saved without one), the state belongs to a process that ended in the
+	// middle of the round: its unfinished calls may or may not have had their effects, so each
+	// needs a decision.
 	TurnRunning TurnStatus = "running"
 	// TurnReady: the tool rounds so far are done and recorded; the next step is a model call.
 	// A turn whose model call failed after a tool round is left in this status, to be retried.
@@ -91,6 +95,9 @@ type TurnState struct {
 	// ([Turn.SetCarried]): it goes on with the turn wherever it resumes (a store, another
 	// process, a durable turn's next run).
 	Carried map[string]json.RawMessage `json:"carried,omitempty"`
+	// Lease is the hold of the process running the round, in status [TurnRunning] with a turn
+	// store; states saved by earlier versions have none.
+	Lease *Lease `json:"lease,omitempty"`
 	// MAC authenticates the rest of the state when the client that wrote it has a turn key
 	// ([WithTurnKey]): hex HMAC-SHA256 of the state's JSON without it.
 	MAC string `json:"mac,omitempty"`
@@ -146,9 +153,10 @@ func (c *PendingCall) NeedsDecision() bool {
 }
 
 // Pending returns the calls awaiting a decision, those of stopped sub-agents included (with
-// Agent and Path set), in order.
+// Agent and Path set), in order. The calls of a round running under a live lease
+// ([TurnState.Leased]) await their process, not a decision, and are not listed.
 func (s *TurnState) Pending() []PendingCall {
-	if s == nil || s.Round == nil {
+	if s == nil || s.Round == nil || s.Leased() {
 		return nil
 	}
 	var out []PendingCall
@@ -568,6 +576,9 @@ func (s *TurnState) Plans(ctx context.Context, decisions []Decision, tools []too
 	}
 	if s.Round == nil {
 		return nil, errors.New("client: resume: the turn state has no stopped round")
+	}
+	if err := s.refuseLeased(time.Now()); err != nil {
+		return nil, err
 	}
 	return plans(ctx, s, decisions, tools)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/engine"
@@ -16,7 +17,7 @@ import (
 
 // setUp prepares the turn's stopping and resuming: the store and conversation, and, for a
 // resumed turn, the state it continues (r gets the state's messages).
-func (t *Turn) setUp(req, r *Request) error {
+func (t *Turn) setUp(ctx context.Context, req, r *Request) error {
 	var key []byte
 	if req.rt != nil {
 		key = req.rt.turnKey
@@ -28,7 +29,10 @@ func (t *Turn) setUp(req, r *Request) error {
 		}
 		return nil
 	}
-	d := &durable{store: in.store, key: key}
+	d := &durable{store: in.store, key: key, lease: DefaultRoundLease}
+	if req.rt != nil && req.rt.lease > 0 {
+		d.lease = req.rt.lease
+	}
 	t.dur = d
 	if d.store != nil {
 		id, ok := req.StringParam(ParamConversationID)
@@ -45,8 +49,24 @@ func (t *Turn) setUp(req, r *Request) error {
 	if key != nil && !st.verify(key) {
 		return fmt.Errorf("%w: turn %s, step %d", ErrTurnTampered, st.ID, st.Seq)
 	}
+	if err := st.refuseLeased(time.Now()); err != nil {
+		return err
+	}
 	if id, ok := req.StringParam(ParamConversationID); ok && st.ConversationID != "" && id != st.ConversationID {
 		return fmt.Errorf("client: resume: the turn state belongs to conversation %q, the request names %q", st.ConversationID, id)
+	}
+	if d.store != nil && st.Status == TurnRunning {
+		// The caller's copy may be older than the stored round, whose owner renews its lease:
+		// the stored one says whether the round runs, before the decisions are checked.
+		stored, err := d.store.LoadTurn(ctx, d.conv)
+		if err != nil {
+			return fmt.Errorf("client: loading the turn's stored state: %w", err)
+		}
+		if stored != nil && stored.ID == st.ID {
+			if err := stored.refuseLeased(time.Now()); err != nil {
+				return err
+			}
+		}
 	}
 	d.resumed = st
 	d.id, d.seq = st.ID, st.Seq
@@ -177,6 +197,10 @@ func (t *Turn) save(ctx context.Context, st *TurnState) error {
 	}
 	d.seq = st.Seq
 	d.claimed = true
+	d.running = nil
+	if st.Status == TurnRunning && st.Lease != nil {
+		d.running = st
+	}
 	return nil
 }
 
@@ -188,6 +212,12 @@ func (d *durable) sameAsStored(ctx context.Context) error {
 	stored, err := d.store.LoadTurn(ctx, d.conv)
 	if err != nil {
 		return fmt.Errorf("client: loading the turn's stored state: %w", err)
+	}
+	if stored != nil && stored.ID == d.resumed.ID {
+		// The round is running in a live process, whichever step of it the caller holds.
+		if err := stored.refuseLeased(time.Now()); err != nil {
+			return err
+		}
 	}
 	if stored == nil || stored.ID != d.resumed.ID || stored.Seq != d.resumed.Seq {
 		return nil // not the stored step: the store's compare-and-swap refuses the claim
@@ -212,6 +242,7 @@ func (t *Turn) end(ctx context.Context) error {
 	if err := d.store.EndTurn(ctx, d.conv, d.id, d.seq); err != nil {
 		return fmt.Errorf("client: ending the turn's stored state: %w", err)
 	}
+	d.running = nil
 	return nil
 }
 

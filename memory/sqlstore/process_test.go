@@ -37,6 +37,9 @@ func TestMain(m *testing.M) {
 //   - list, list-ro: open the store (read-only for list-ro), print its conversations and the
 //     last message of each.
 func child(mode string) error {
+	if strings.HasPrefix(mode, "turn-race") {
+		return raceChild(mode)
+	}
 	if strings.HasPrefix(mode, "turn-") {
 		return turnChild(mode)
 	}
