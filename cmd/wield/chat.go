@@ -35,6 +35,7 @@ type chatFlags struct {
 	lines        bool
 	showResults  bool
 	options      []string // -o KEY=VALUE
+	role         string
 }
 
 func (a *app) chatCommand() *cobra.Command {
@@ -125,6 +126,14 @@ are only ever sent to the providers' own hosts.`,
 	cmd.RegisterFlagCompletionFunc("option", cobra.CompletionFunc(func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return modelOptionKeys(), cobra.ShellCompDirectiveNoFileComp
 	}))
+	fl.StringVarP(&f.role, "role", "r", "", "take the configuration file's role `NAME`: its system prompt, model, tools and options (flags given win)")
+	cmd.RegisterFlagCompletionFunc("role", cobra.CompletionFunc(func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		cfg, err := a.loadConfig()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return cfg.roleNames(), cobra.ShellCompDirectiveNoFileComp
+	}))
 	fl.BoolVar(&f.lines, "lines", false, "without PROMPT, ask one question per line of standard input (else what is piped is one prompt)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show tool calls and token usage on standard error also when it is not a terminal")
 	cmd.RegisterFlagCompletionFunc("session", cobra.CompletionFunc(func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -156,6 +165,19 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	}
 	if f.lines && len(args) > 0 {
 		return usagef("--lines reads the questions from standard input: give no PROMPT")
+	}
+	base := f
+	if f.role != "" {
+		cfg, err := a.loadConfig()
+		if err != nil {
+			return err
+		}
+		r, err := cfg.role(f.role)
+		if err != nil {
+			return err
+		}
+		base.role = ""
+		f = base.withRole(f.role, r)
 	}
 	prompt, err := a.promptFrom(args, f.lines)
 	if err != nil {
@@ -221,7 +243,7 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	}
 	talk := !f.json && a.stderrTTY
 	if talk && (editor != nil || spec.picked) {
-		fmt.Fprintln(errw, a.banner(spec, cat, conv, editor != nil))
+		fmt.Fprintln(errw, a.banner(spec, cat, conv, f.role, editor != nil))
 	}
 	if talk && conv.resumed > 0 {
 		fmt.Fprintf(errw, "resuming session %s (%d messages)\n", safeLine(conv.id), conv.resumed)
@@ -244,7 +266,7 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		a.pendingAlarms(cat)
 		return a.explain(err, spec)
 	}
-	loop := &chatLoop{a: a, c: c, disp: disp, cat: cat, setup: setup, spec: spec, conv: conv, flags: f, attached: attached, w: a.stderr, quiet: !a.stderrTTY}
+	loop := &chatLoop{a: a, c: c, disp: disp, cat: cat, setup: setup, spec: spec, conv: conv, flags: f, base: base, attached: attached, w: a.stderr, quiet: !a.stderrTTY}
 	if editor != nil {
 		loop.w, loop.quiet = editor, false
 		editor.complete = func(line string, pos int) (string, int, bool) { return loop.complete(ctx, editor, line, pos) }
@@ -278,13 +300,16 @@ func (a *app) newDisplay(f chatFlags, errw io.Writer) (display, error) {
 }
 
 // banner names the model the chat talks to, and how it was chosen when wield picked it.
-func (a *app) banner(s modelSpec, cat *catalog, conv *conversation, interactive bool) string {
+func (a *app) banner(s modelSpec, cat *catalog, conv *conversation, role string, interactive bool) string {
 	var b strings.Builder
 	b.WriteString("wield · " + safeLine(s.String()))
 	if s.baseURL != "" {
 		b.WriteString(" at " + safeLine(s.url()))
 	}
 	fmt.Fprintf(&b, " · %d tools", len(cat.tools))
+	if role != "" {
+		b.WriteString(" · role " + safeLine(role))
+	}
 	if conv.named {
 		b.WriteString(" · session " + safeLine(conv.id))
 	}

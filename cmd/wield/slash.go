@@ -17,14 +17,16 @@ import (
 // chatLoop is a chat of several questions, interactive or read line by line: what its slash
 // commands change (the model, the conversation) and what they show.
 type chatLoop struct {
-	a        *app
-	c        *client.Client
-	disp     display
-	cat      *catalog
-	setup    chatSetup
-	spec     modelSpec
-	conv     *conversation
+	a     *app
+	c     *client.Client
+	disp  display
+	cat   *catalog
+	setup chatSetup
+	spec  modelSpec
+	conv  *conversation
+	// flags are the chat's flags with its role's settings; base are those given, without a role.
 	flags    chatFlags
+	base     chatFlags
 	attached []content.Part // files for the next question
 	// w is where the commands answer; quiet keeps confirmations off it (no terminal).
 	w     io.Writer
@@ -38,6 +40,7 @@ var slashCommandHelp = []struct{ name, args, help string }{
 	{"/clear", "", "start a new conversation; the one before stays in wield sessions"},
 	{"/session", "[NAME]", "show this chat's session, or go on in session NAME (made if new)"},
 	{"/tools", "", "list the tools the model may call"},
+	{"/role", "[NAME]", "list the configuration file's roles, or take role NAME from now on"},
 	{"/attach", "FILE", "send FILE with your next question"},
 	{"/exit", "", "end the chat (also /quit, Ctrl-D)"},
 }
@@ -138,12 +141,22 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 		l.switchTo(ctx, rest, !unnamedID.MatchString(rest))
 		n, _ := l.setup.repo.Messages(ctx, rest)
 		say("session %s (%d messages)", safeLine(rest), len(n))
+	case "/role":
+		if rest == "" {
+			l.listRoles()
+			break
+		}
+		if err := l.takeRole(ctx, rest); err != nil {
+			fail("%s", safeLine(err.Error()))
+			break
+		}
+		say("role %s from now on: model %s, %d tools", safeLine(rest), safeLine(l.spec.String()), len(l.setup.tools))
 	case "/tools":
-		if len(l.cat.tools) == 0 {
+		if len(l.setup.tools) == 0 {
 			fmt.Fprintln(l.w, "no tools")
 			break
 		}
-		for _, t := range l.cat.tools {
+		for _, t := range l.setup.tools {
 			d := t.Definition()
 			fmt.Fprintf(l.w, "  %s  %s\n", safeLine(d.Name), safeLine(oneLine(d.Description, 100)))
 		}
@@ -151,6 +164,64 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 		fail("unknown command %s; the commands are %s (/help says what they do)", safeLine(oneLine(word, 40)), strings.Join(slashNames(), " "))
 	}
 	return true, false
+}
+
+// listRoles prints the configuration file's roles, the chat's marked.
+func (l *chatLoop) listRoles() {
+	cfg, err := l.a.loadConfig()
+	if err != nil || len(cfg.Roles) == 0 {
+		fmt.Fprintln(l.w, "no roles: the configuration file's \"roles\" names them (see wield chat --help)")
+		return
+	}
+	for _, name := range cfg.roleNames() {
+		mark := " "
+		if name == l.flags.role {
+			mark = "*"
+		}
+		r := cfg.Roles[name]
+		about := r.Description
+		if about == "" {
+			about = r.System
+		}
+		fmt.Fprintf(l.w, "%s %s  %s\n", mark, safeLine(name), safeLine(oneLine(firstLine(about), 80)))
+	}
+}
+
+// takeRole makes the chat go on with role name: its system prompt, model, tools and options,
+// where the chat's own flags set none. Nothing changes unless all of them suit.
+func (l *chatLoop) takeRole(ctx context.Context, name string) error {
+	cfg, err := l.a.loadConfig()
+	if err != nil {
+		return err
+	}
+	r, err := cfg.role(name)
+	if err != nil {
+		return err
+	}
+	f := l.base.withRole(name, r)
+	spec, err := l.a.resolveModel(ctx, f.model)
+	if err != nil {
+		return err
+	}
+	options, err := buildOptions(spec.provider, f.options)
+	if err != nil {
+		return fmt.Errorf("role %s, %s: %w", name, spec, err)
+	}
+	tools, err := l.cat.choose(f.tools.choose)
+	if err != nil {
+		return fmt.Errorf("role %s: %w", name, err)
+	}
+	m, err := l.a.newModel(ctx, spec)
+	if err != nil {
+		return err
+	}
+	setup := l.setup
+	setup.model, setup.modelName, setup.options, setup.tools, setup.system = m, spec.String(), options, tools, f.system
+	if err := l.rebuild(setup); err != nil {
+		return err
+	}
+	l.spec, l.flags = spec, f
+	return nil
 }
 
 // switchTo goes on in conversation id.
@@ -210,6 +281,14 @@ func (l *chatLoop) complete(ctx context.Context, w io.Writer, line string, pos i
 			}
 		}
 		space = false
+	case cmd == "/role":
+		word = arg
+		cfg, _ := l.a.loadConfig()
+		for _, name := range cfg.roleNames() {
+			if strings.HasPrefix(name, arg) {
+				cands = append(cands, name)
+			}
+		}
 	case cmd == "/session":
 		word = arg
 		out, _ := l.a.completeSessions(ctx)
