@@ -36,6 +36,7 @@ type chatFlags struct {
 	showResults  bool
 	options      []string // -o KEY=VALUE
 	role         string
+	context      int // --context: the input tokens a request may hold; 0 the model's window
 }
 
 func (a *app) chatCommand() *cobra.Command {
@@ -134,6 +135,7 @@ are only ever sent to the providers' own hosts.`,
 		}
 		return cfg.roleNames(), cobra.ShellCompDirectiveNoFileComp
 	}))
+	fl.IntVar(&f.context, "context", 0, "keep each request to the model within `TOKENS`, compacting the conversation when it would exceed them (default: the model's context window less its output reserve, when wield knows the model)")
 	fl.BoolVar(&f.lines, "lines", false, "without PROMPT, ask one question per line of standard input (else what is piped is one prompt)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show tool calls and token usage on standard error also when it is not a terminal")
 	cmd.RegisterFlagCompletionFunc("session", cobra.CompletionFunc(func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -151,6 +153,9 @@ are only ever sent to the providers' own hosts.`,
 func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	if f.maxToolCalls < 0 {
 		return usagef("--max-tool-calls must not be negative")
+	}
+	if f.context < 0 {
+		return usagef("--context must not be negative")
 	}
 	if f.session != "" && f.resume {
 		return usagef("--session and --continue: choose one (--continue resumes the last chat, --session NAME a named one)")
@@ -236,7 +241,8 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	defer approver.close()
 	setup := chatSetup{model: model, tools: cat.tools, system: f.system, maxToolCalls: f.maxToolCalls, toolSearch: f.toolSearch,
 		repo: conv.repo, conversation: conv.id, interruptible: editor != nil, approver: approver,
-		log: conv.log, modelName: spec.String(), options: options}
+		log: conv.log, modelName: spec.String(), options: options,
+		provider: spec.provider, contextBudget: contextBudget(f.context, spec, options)}
 	c, err := a.newChatClient(setup)
 	if err != nil {
 		return err

@@ -235,6 +235,16 @@ func (d *textDisplay) event(ev *client.Event) {
 			d.showParts(t.Result.Parts)
 			d.startSpinner(d.paint(ansiDim, "thinking"))
 		}
+	case ev.Compaction != nil:
+		if d.quiet() {
+			return
+		}
+		d.endLine()
+		d.stopSpinner()
+		fmt.Fprintln(d.err, d.paint(ansiDim, compactionLine(ev.Compaction)))
+		if d.terminal {
+			d.startSpinner(d.paint(ansiDim, "thinking"))
+		}
 	}
 }
 
@@ -461,7 +471,7 @@ func newJSONDisplay(out io.Writer) *jsonDisplay {
 type jsonEvent struct {
 	// Type is text, tool_start, progress, tool_end, approval_required (a call waits for a
 	// decision), approval (the decision), interrupted (a tool asks something), alarm, done,
-	// stopped or error.
+	// compaction (the conversation was shortened to fit the context), stopped or error.
 	Type       string          `json:"type"`
 	Text       string          `json:"text,omitempty"`
 	Tool       string          `json:"tool,omitempty"`
@@ -480,6 +490,8 @@ type jsonEvent struct {
 	// Parts describe the images, documents and audio of a tool's result (tool_end), not their
 	// bytes.
 	Parts []jsonPart `json:"parts,omitempty"`
+	// Compaction says what a compaction cut, and the tokens before and after.
+	Compaction *client.Compaction `json:"compaction,omitempty"`
 }
 
 // jsonPart describes a part of a tool result in a tool_end event.
@@ -560,6 +572,8 @@ func (d *jsonDisplay) event(ev *client.Event) {
 			return
 		}
 		d.emit(e)
+	case ev.Compaction != nil:
+		d.emit(jsonEvent{Type: "compaction", Text: compactionLine(ev.Compaction), Compaction: ev.Compaction})
 	}
 }
 

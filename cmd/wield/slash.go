@@ -42,6 +42,7 @@ var slashCommandHelp = []struct{ name, args, help string }{
 	{"/tools", "", "list the tools the model may call"},
 	{"/role", "[NAME]", "list the configuration file's roles, or take role NAME from now on"},
 	{"/attach", "FILE", "send FILE with your next question"},
+	{"/compact", "", "shorten the conversation now: cut long tool results, summarise earlier rounds"},
 	{"/exit", "", "end the chat (also /quit, Ctrl-D)"},
 }
 
@@ -119,6 +120,7 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 		}
 		setup := l.setup
 		setup.model, setup.modelName, setup.options = m, spec.String(), options
+		setup.provider, setup.contextBudget = spec.provider, contextBudget(l.flags.context, spec, options)
 		if err := l.rebuild(setup); err != nil {
 			fail("%s", safeLine(err.Error()))
 			break
@@ -151,6 +153,14 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 			break
 		}
 		say("role %s from now on: model %s, %d tools", safeLine(rest), safeLine(l.spec.String()), len(l.setup.tools))
+	case "/compact":
+		r, err := l.compactConversation(ctx)
+		if err != nil {
+			fail("%s", safeLine(err.Error()))
+			break
+		}
+		fmt.Fprintf(l.w, "compacted: %d messages → %d, about %d → %d tokens; the conversation before is kept as session %s\n",
+			r.messagesBefore, r.messagesAfter, r.tokensBefore, r.tokensAfter, r.kept)
 	case "/tools":
 		if len(l.setup.tools) == 0 {
 			fmt.Fprintln(l.w, "no tools")
@@ -217,6 +227,7 @@ func (l *chatLoop) takeRole(ctx context.Context, name string) error {
 	}
 	setup := l.setup
 	setup.model, setup.modelName, setup.options, setup.tools, setup.system = m, spec.String(), options, tools, f.system
+	setup.provider, setup.contextBudget = spec.provider, contextBudget(f.context, spec, options)
 	if err := l.rebuild(setup); err != nil {
 		return err
 	}
