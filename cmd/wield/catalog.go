@@ -68,6 +68,10 @@ func (a *app) loadCatalog(ctx context.Context, f toolFlags, onAlarm func(builtin
 			return nil, err
 		}
 	}
+	if err := a.addAgents(ctx, c); err != nil {
+		c.Close()
+		return nil, err
+	}
 	tools, err := c.choose(f.choose)
 	if err != nil {
 		c.Close()

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -44,9 +46,39 @@ type fileConfig struct {
 	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 	// Approval is the policy for tools that need approval before they run.
 	Approval *approvalConfig `json:"approval,omitempty"`
+	// Agents are remote A2A agents, by name, each offered as a tool of that name.
+	Agents map[string]agentConfig `json:"agents,omitempty"`
 	// Roles are named system prompts, each with its model, tools and options: chat --role NAME,
 	// or /role NAME in a chat.
 	Roles map[string]*roleConfig `json:"roles,omitempty"`
+}
+
+// agentConfig is a remote A2A agent.
+type agentConfig struct {
+	// URL is the agent's base URL; its card is served at /.well-known/agent-card.json.
+	URL string `json:"url"`
+	// TokenEnv names the environment variable holding the token the agent wants (a bearer
+	// token, or an API key where its card asks for one); the file never holds it.
+	TokenEnv string `json:"tokenEnv,omitempty"`
+	// Description replaces the card's as the tool's description.
+	Description string `json:"description,omitempty"`
+}
+
+// agentName is what a remote agent's name may be: a tool's name.
+var agentName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func (c agentConfig) check(name string) error {
+	if !agentName.MatchString(name) {
+		return fmt.Errorf("agents: %q is not a name for an agent's tool (letters, digits, _ and -, at most 64)", name)
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("agents.%s.url is %q: give the agent's http:// or https:// address", name, redactURL(c.URL))
+	}
+	if c.TokenEnv != "" && strings.ContainsAny(c.TokenEnv, "$={} ") {
+		return fmt.Errorf("agents.%s.tokenEnv is %q: give the name of an environment variable, such as MY_AGENT_TOKEN", name, c.TokenEnv)
+	}
+	return nil
 }
 
 // roleConfig is a role: what a chat that takes it is told and uses. Flags given on the command
@@ -187,6 +219,11 @@ func (c *loadedConfig) parse(data []byte) error {
 		}
 		if _, ok := c.Aliases[target]; ok {
 			return fmt.Errorf("aliases.%s is %q, another alias: give the model itself", name, target)
+		}
+	}
+	for name, ag := range c.Agents {
+		if err := ag.check(name); err != nil {
+			return err
 		}
 	}
 	for name, r := range c.Roles {

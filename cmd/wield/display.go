@@ -180,8 +180,8 @@ func (d *textDisplay) event(ev *client.Event) {
 	switch {
 	case ev.Chunk != nil:
 		text := ev.Text()
-		if text == "" {
-			return
+		if text == "" || ev.Agent() != "" {
+			return // a sub-agent's text (a remote agent's progress) is its tool's result, not the answer
 		}
 		d.stopSpinner()
 		if d.safe {
@@ -472,7 +472,9 @@ type jsonEvent struct {
 	// Type is text, tool_start, progress, tool_end, approval_required (a call waits for a
 	// decision), approval (the decision), interrupted (a tool asks something), alarm, done,
 	// compaction (the conversation was shortened to fit the context), stopped or error.
-	Type       string          `json:"type"`
+	Type string `json:"type"`
+	// Agent names the sub-agent (a remote agent's tool) whose event it is; empty for the chat's.
+	Agent      string          `json:"agent,omitempty"`
 	Text       string          `json:"text,omitempty"`
 	Tool       string          `json:"tool,omitempty"`
 	ID         string          `json:"id,omitempty"`
@@ -538,7 +540,7 @@ func (d *jsonDisplay) event(ev *client.Event) {
 	switch {
 	case ev.Chunk != nil:
 		if text := ev.Text(); text != "" {
-			d.emit(jsonEvent{Type: "text", Text: text})
+			d.emit(jsonEvent{Type: "text", Text: text, Agent: ev.Agent()})
 		}
 	case ev.Tool != nil:
 		t := ev.Tool
