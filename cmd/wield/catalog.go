@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wield-ai/wield/cmd/wield/internal/builtin"
+	"github.com/wield-ai/wield/mcp"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -36,6 +37,8 @@ type catalog struct {
 	all     []tool.Tool
 	sources map[string]string // tool name → "built-in", "mcp:SERVER" or "a2a:AGENT"
 	alarms  *builtin.DateTime
+	// mcp are the MCP servers' clients by name, for their resources and prompts.
+	mcp     map[string]*mcp.Client
 	closers []func() error
 }
 

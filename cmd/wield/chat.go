@@ -118,7 +118,7 @@ are only ever sent to the providers' own hosts.`,
 	fl.IntVar(&f.maxToolCalls, "max-tool-calls", 0, fmt.Sprintf("most tool calls per question, %d of any one tool (default %d); the model is told when it reaches the limit, and further calls are refused so it answers", toolcall.DefaultPerToolLimit, toolcall.DefaultTotalLimit))
 	fl.BoolVar(&f.json, "json", false, "print one JSON event per line on standard output instead of text")
 	fl.BoolVar(&f.raw, "raw", false, "print the answer as the model wrote it, without rendering Markdown")
-	fl.StringArrayVar(&f.attach, "attach", nil, "send `FILE` with the question: an image, audio, a PDF or a text file, up to "+content.FormatSize(maxAttachBytes)+" (repeatable; in an interactive chat, with the first question)")
+	fl.StringArrayVar(&f.attach, "attach", nil, "send `FILE` with the question: an image, audio, a PDF or a text file, up to "+content.FormatSize(maxAttachBytes)+", or an MCP server's resource, mcp:SERVER/URI (repeatable; in an interactive chat, with the first question)")
 	cmd.MarkFlagFilename("attach")
 	fl.BoolVar(&f.showResults, "show-results", false, "print each tool's result, shortened, under its call on standard error (also --td)")
 	fl.BoolVar(&f.showResults, "td", false, "the same as --show-results (llm's name)")
@@ -188,7 +188,8 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	attached, err := readAttachments(f.attach)
+	files, resources := splitAttachments(f.attach)
+	attached, err := readAttachments(files)
 	if err != nil {
 		return err
 	}
@@ -228,6 +229,13 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		return err
 	}
 	defer cat.Close()
+	for _, r := range resources {
+		parts, err := cat.readResource(ctx, r)
+		if err != nil {
+			return usageError{fmt.Errorf("--attach %w", err)}
+		}
+		attached = append(attached, parts...)
+	}
 
 	conv, err := a.openConversation(ctx, f)
 	if err != nil {

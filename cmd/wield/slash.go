@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/content"
 )
@@ -41,7 +43,8 @@ var slashCommandHelp = []struct{ name, args, help string }{
 	{"/session", "[NAME]", "show this chat's session, or go on in session NAME (made if new)"},
 	{"/tools", "", "list the tools the model may call"},
 	{"/role", "[NAME]", "list the configuration file's roles, or take role NAME from now on"},
-	{"/attach", "FILE", "send FILE with your next question"},
+	{"/attach", "FILE", "send FILE (or an MCP resource, mcp:SERVER/URI) with your next question"},
+	{"/prompt", "[SERVER/]NAME [K=V...]", "ask with an MCP server's prompt"},
 	{"/compact", "", "shorten the conversation now: cut long tool results, summarise earlier rounds"},
 	{"/exit", "", "end the chat (also /quit, Ctrl-D)"},
 }
@@ -88,13 +91,27 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 			fail("/attach FILE adds a file to your next question")
 			break
 		}
-		p, err := readAttachment(rest)
+		ps, err := l.attach(ctx, rest)
 		if err != nil {
 			fail("%s", safeLine(err.Error()))
 			break
 		}
-		l.attached = append(l.attached, p)
-		say("attached %s; it goes with your next question", partLine(p))
+		l.attached = append(l.attached, ps...)
+		for _, p := range ps {
+			say("attached %s; it goes with your next question", partLine(p))
+		}
+	case "/prompt":
+		msgs, err := l.cat.getPrompt(ctx, rest)
+		if err != nil {
+			fail("%s", safeLine(err.Error()))
+			break
+		}
+		if err := l.askPrompt(ctx, msgs); err != nil {
+			if ctx.Err() != nil {
+				return true, true
+			}
+			fail("%s", safeLine(l.a.explain(err, l.spec).Error()))
+		}
 	case "/model":
 		if rest == "" {
 			fmt.Fprintf(l.w, "model %s\n", safeLine(l.spec.String()))
@@ -174,6 +191,43 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 		fail("unknown command %s; the commands are %s (/help says what they do)", safeLine(oneLine(word, 40)), strings.Join(slashNames(), " "))
 	}
 	return true, false
+}
+
+// attach reads what /attach names: a file, or an MCP server's resource.
+func (l *chatLoop) attach(ctx context.Context, ref string) ([]content.Part, error) {
+	if strings.HasPrefix(ref, mcpAttachPrefix) {
+		return l.cat.readResource(ctx, ref)
+	}
+	p, err := readAttachment(ref)
+	if err != nil {
+		return nil, err
+	}
+	return []content.Part{p}, nil
+}
+
+// askPrompt puts a server prompt's messages in the conversation and, when the last is the
+// user's, asks it as the next question (with its parts and any files attached).
+func (l *chatLoop) askPrompt(ctx context.Context, msgs []chat.Message) error {
+	last := msgs[len(msgs)-1]
+	if last.Role != chat.RoleUser {
+		if err := l.setup.repo.Append(ctx, l.setup.conversation, msgs...); err != nil {
+			return err
+		}
+		fmt.Fprintf(l.w, "the prompt's %d messages are in the conversation; ask your question\n", len(msgs))
+		return nil
+	}
+	if len(msgs) > 1 {
+		if err := l.setup.repo.Append(ctx, l.setup.conversation, msgs[:len(msgs)-1]...); err != nil {
+			return err
+		}
+	}
+	attached := append(l.attached, last.Parts...)
+	l.attached = nil
+	err := l.a.turn(ctx, l.c, l.disp, l.setup, last.Content, attached)
+	if errors.Is(err, errStopped) {
+		return nil
+	}
+	return err
 }
 
 // listRoles prints the configuration file's roles, the chat's marked.
