@@ -106,6 +106,9 @@ func (c *catalog) add(source string, tools []tool.Tool) error {
 		}
 		c.sources[name] = source
 		c.all = append(c.all, t)
+		// Offered too: loadCatalog makes its choice from all once everything is added, and a
+		// tool added later is offered as it comes.
+		c.tools = append(c.tools, t)
 	}
 	return nil
 }
