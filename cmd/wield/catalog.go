@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wield-ai/wield/cmd/wield/internal/builtin"
+	"github.com/wield-ai/wield/mcp"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -18,19 +19,26 @@ import (
 type toolFlags struct {
 	builtin   bool
 	mcpConfig string
+	// choose are the -T patterns (toolchoice.go); none offers every tool.
+	choose []string
 }
 
 func (f *toolFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.builtin, "builtin", true, "offer the built-in tools (date and time, alarms); --builtin=false turns them off")
 	cmd.Flags().StringVar(&f.mcpConfig, "mcp-config", "", "offer the tools of the MCP servers in `FILE` (the common mcpServers JSON format) instead of the configuration file's")
 	cmd.MarkFlagFilename("mcp-config", "json")
+	cmd.Flags().StringSliceVarP(&f.choose, "tools", "T", nil, "offer only the tools `PATTERN` chooses: a name, a glob ('read_*'), or a source (built-in, mcp:SERVER, a2a:AGENT); -PATTERN takes tools away (-T -built-in); repeatable, or comma-separated")
 }
 
 // catalog is the set of tools a command works with, and where each comes from.
 type catalog struct {
+	// tools are the tools offered: those of all that -T chooses.
 	tools   []tool.Tool
-	sources map[string]string // tool name → "built-in" or the MCP server's name
+	all     []tool.Tool
+	sources map[string]string // tool name → "built-in", "mcp:SERVER" or "a2a:AGENT"
 	alarms  *builtin.DateTime
+	// mcp are the MCP servers' clients by name, for their resources and prompts.
+	mcp     map[string]*mcp.Client
 	closers []func() error
 }
 
@@ -39,6 +47,9 @@ const sourceBuiltin = "built-in"
 
 // loadCatalog gathers the tools that f selects. onAlarm, when set, rings the built-in alarms.
 func (a *app) loadCatalog(ctx context.Context, f toolFlags, onAlarm func(builtin.Alarm)) (*catalog, error) {
+	if err := checkToolPatterns(f.choose); err != nil {
+		return nil, usageError{err}
+	}
 	c := &catalog{sources: map[string]string{}}
 	if f.builtin {
 		c.alarms = &builtin.DateTime{OnAlarm: onAlarm, Location: a.location()}
@@ -60,6 +71,16 @@ func (a *app) loadCatalog(ctx context.Context, f toolFlags, onAlarm func(builtin
 			return nil, err
 		}
 	}
+	if err := a.addAgents(ctx, c); err != nil {
+		c.Close()
+		return nil, err
+	}
+	tools, err := c.choose(f.choose)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.tools = tools
 	return c, nil
 }
 
@@ -84,6 +105,9 @@ func (c *catalog) add(source string, tools []tool.Tool) error {
 			return fmt.Errorf("two tools are named %q: one from %s, one from %s (give one of the MCP servers a \"prefix\" in its configuration)", name, safeLine(other), safeLine(source))
 		}
 		c.sources[name] = source
+		c.all = append(c.all, t)
+		// Offered too: loadCatalog makes its choice from all once everything is added, and a
+		// tool added later is offered as it comes.
 		c.tools = append(c.tools, t)
 	}
 	return nil

@@ -35,6 +35,8 @@ type chatFlags struct {
 	lines        bool
 	showResults  bool
 	options      []string // -o KEY=VALUE
+	role         string
+	context      int // --context: the input tokens a request may hold; 0 the model's window
 }
 
 func (a *app) chatCommand() *cobra.Command {
@@ -116,7 +118,7 @@ are only ever sent to the providers' own hosts.`,
 	fl.IntVar(&f.maxToolCalls, "max-tool-calls", 0, fmt.Sprintf("most tool calls per question, %d of any one tool (default %d); the model is told when it reaches the limit, and further calls are refused so it answers", toolcall.DefaultPerToolLimit, toolcall.DefaultTotalLimit))
 	fl.BoolVar(&f.json, "json", false, "print one JSON event per line on standard output instead of text")
 	fl.BoolVar(&f.raw, "raw", false, "print the answer as the model wrote it, without rendering Markdown")
-	fl.StringArrayVar(&f.attach, "attach", nil, "send `FILE` with the question: an image, audio, a PDF or a text file, up to "+content.FormatSize(maxAttachBytes)+" (repeatable; in an interactive chat, with the first question)")
+	fl.StringArrayVar(&f.attach, "attach", nil, "send `FILE` with the question: an image, audio, a PDF or a text file, up to "+content.FormatSize(maxAttachBytes)+", or an MCP server's resource, mcp:SERVER/URI (repeatable; in an interactive chat, with the first question)")
 	cmd.MarkFlagFilename("attach")
 	fl.BoolVar(&f.showResults, "show-results", false, "print each tool's result, shortened, under its call on standard error (also --td)")
 	fl.BoolVar(&f.showResults, "td", false, "the same as --show-results (llm's name)")
@@ -125,6 +127,15 @@ are only ever sent to the providers' own hosts.`,
 	cmd.RegisterFlagCompletionFunc("option", cobra.CompletionFunc(func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return modelOptionKeys(), cobra.ShellCompDirectiveNoFileComp
 	}))
+	fl.StringVarP(&f.role, "role", "r", "", "take the configuration file's role `NAME`: its system prompt, model, tools and options (flags given win)")
+	cmd.RegisterFlagCompletionFunc("role", cobra.CompletionFunc(func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		cfg, err := a.loadConfig()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return cfg.roleNames(), cobra.ShellCompDirectiveNoFileComp
+	}))
+	fl.IntVar(&f.context, "context", 0, "keep each request to the model within `TOKENS`, compacting the conversation when it would exceed them (default: the model's context window less its output reserve, when wield knows the model)")
 	fl.BoolVar(&f.lines, "lines", false, "without PROMPT, ask one question per line of standard input (else what is piped is one prompt)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show tool calls and token usage on standard error also when it is not a terminal")
 	cmd.RegisterFlagCompletionFunc("session", cobra.CompletionFunc(func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -143,6 +154,9 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	if f.maxToolCalls < 0 {
 		return usagef("--max-tool-calls must not be negative")
 	}
+	if f.context < 0 {
+		return usagef("--context must not be negative")
+	}
 	if f.session != "" && f.resume {
 		return usagef("--session and --continue: choose one (--continue resumes the last chat, --session NAME a named one)")
 	}
@@ -157,11 +171,25 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	if f.lines && len(args) > 0 {
 		return usagef("--lines reads the questions from standard input: give no PROMPT")
 	}
+	base := f
+	if f.role != "" {
+		cfg, err := a.loadConfig()
+		if err != nil {
+			return err
+		}
+		r, err := cfg.role(f.role)
+		if err != nil {
+			return err
+		}
+		base.role = ""
+		f = base.withRole(f.role, r)
+	}
 	prompt, err := a.promptFrom(args, f.lines)
 	if err != nil {
 		return err
 	}
-	attached, err := readAttachments(f.attach)
+	files, resources := splitAttachments(f.attach)
+	attached, err := readAttachments(files)
 	if err != nil {
 		return err
 	}
@@ -201,6 +229,13 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		return err
 	}
 	defer cat.Close()
+	for _, r := range resources {
+		parts, err := cat.readResource(ctx, r)
+		if err != nil {
+			return usageError{fmt.Errorf("--attach %w", err)}
+		}
+		attached = append(attached, parts...)
+	}
 
 	conv, err := a.openConversation(ctx, f)
 	if err != nil {
@@ -214,14 +249,15 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	defer approver.close()
 	setup := chatSetup{model: model, tools: cat.tools, system: f.system, maxToolCalls: f.maxToolCalls, toolSearch: f.toolSearch,
 		repo: conv.repo, conversation: conv.id, interruptible: editor != nil, approver: approver,
-		log: conv.log, modelName: spec.String(), options: options}
+		log: conv.log, modelName: spec.String(), options: options,
+		provider: spec.provider, contextBudget: contextBudget(f.context, spec, options)}
 	c, err := a.newChatClient(setup)
 	if err != nil {
 		return err
 	}
 	talk := !f.json && a.stderrTTY
 	if talk && (editor != nil || spec.picked) {
-		fmt.Fprintln(errw, a.banner(spec, cat, conv, editor != nil))
+		fmt.Fprintln(errw, a.banner(spec, cat, conv, f.role, editor != nil))
 	}
 	if talk && conv.resumed > 0 {
 		fmt.Fprintf(errw, "resuming session %s (%d messages)\n", safeLine(conv.id), conv.resumed)
@@ -244,7 +280,7 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		a.pendingAlarms(cat)
 		return a.explain(err, spec)
 	}
-	loop := &chatLoop{a: a, c: c, disp: disp, cat: cat, setup: setup, spec: spec, conv: conv, flags: f, attached: attached, w: a.stderr, quiet: !a.stderrTTY}
+	loop := &chatLoop{a: a, c: c, disp: disp, cat: cat, setup: setup, spec: spec, conv: conv, flags: f, base: base, attached: attached, w: a.stderr, quiet: !a.stderrTTY}
 	if editor != nil {
 		loop.w, loop.quiet = editor, false
 		editor.complete = func(line string, pos int) (string, int, bool) { return loop.complete(ctx, editor, line, pos) }
@@ -278,13 +314,16 @@ func (a *app) newDisplay(f chatFlags, errw io.Writer) (display, error) {
 }
 
 // banner names the model the chat talks to, and how it was chosen when wield picked it.
-func (a *app) banner(s modelSpec, cat *catalog, conv *conversation, interactive bool) string {
+func (a *app) banner(s modelSpec, cat *catalog, conv *conversation, role string, interactive bool) string {
 	var b strings.Builder
 	b.WriteString("wield · " + safeLine(s.String()))
 	if s.baseURL != "" {
 		b.WriteString(" at " + safeLine(s.url()))
 	}
 	fmt.Fprintf(&b, " · %d tools", len(cat.tools))
+	if role != "" {
+		b.WriteString(" · role " + safeLine(role))
+	}
 	if conv.named {
 		b.WriteString(" · session " + safeLine(conv.id))
 	}

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -28,7 +31,8 @@ const configFileHint = "$XDG_CONFIG_HOME/wield/config.json (~/.config/wield/conf
 //	    "ollama": {"baseURL": "http://gpu-box:11434"}
 //	  },
 //	  "mcpServers": {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}},
-//	  "approval": {"policy": "ask", "approve": ["write_file"]}
+//	  "approval": {"policy": "ask", "approve": ["write_file"]},
+//	  "roles": {"reviewer": {"system": "You review Go code.", "model": "fast", "tools": ["mcp:files"], "options": {"temperature": 0.2}}}
 //	}
 type fileConfig struct {
 	// Model is the default model, as --model takes it.
@@ -42,6 +46,57 @@ type fileConfig struct {
 	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 	// Approval is the policy for tools that need approval before they run.
 	Approval *approvalConfig `json:"approval,omitempty"`
+	// Agents are remote A2A agents, by name, each offered as a tool of that name.
+	Agents map[string]agentConfig `json:"agents,omitempty"`
+	// Roles are named system prompts, each with its model, tools and options: chat --role NAME,
+	// or /role NAME in a chat.
+	Roles map[string]*roleConfig `json:"roles,omitempty"`
+}
+
+// agentConfig is a remote A2A agent.
+type agentConfig struct {
+	// URL is the agent's base URL; its card is served at /.well-known/agent-card.json.
+	URL string `json:"url"`
+	// TokenEnv names the environment variable holding the token the agent wants (a bearer
+	// token, or an API key where its card asks for one); the file never holds it.
+	TokenEnv string `json:"tokenEnv,omitempty"`
+	// Description replaces the card's as the tool's description.
+	Description string `json:"description,omitempty"`
+}
+
+// agentName is what a remote agent's name may be: a tool's name.
+var agentName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func (c agentConfig) check(name string) error {
+	if !agentName.MatchString(name) {
+		return fmt.Errorf("agents: %q is not a name for an agent's tool (letters, digits, _ and -, at most 64)", name)
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("agents.%s.url is %q: give the agent's http:// or https:// address", name, redactURL(c.URL))
+	}
+	if c.TokenEnv != "" && strings.ContainsAny(c.TokenEnv, "$={} ") {
+		return fmt.Errorf("agents.%s.tokenEnv is %q: give the name of an environment variable, such as MY_AGENT_TOKEN", name, c.TokenEnv)
+	}
+	return nil
+}
+
+// roleConfig is a role: what a chat that takes it is told and uses. Flags given on the command
+// line win over it.
+type roleConfig struct {
+	// Description says what the role is for, in /role's list.
+	Description string `json:"description,omitempty"`
+	// System is the system prompt, as --system.
+	System string `json:"system,omitempty"`
+	// Model is the model, as --model takes it (an alias too).
+	Model string `json:"model,omitempty"`
+	// Tools are tool patterns, as -T takes them.
+	Tools []string `json:"tools,omitempty"`
+	// Options are model options, as -o takes them: {"temperature": 0.2, "stop": "END"}.
+	Options map[string]any `json:"options,omitempty"`
+
+	// options are Options as -o KEY=VALUE settings, in key order.
+	options []string
 }
 
 // providerConfig is one provider's settings.
@@ -166,6 +221,16 @@ func (c *loadedConfig) parse(data []byte) error {
 			return fmt.Errorf("aliases.%s is %q, another alias: give the model itself", name, target)
 		}
 	}
+	for name, ag := range c.Agents {
+		if err := ag.check(name); err != nil {
+			return err
+		}
+	}
+	for name, r := range c.Roles {
+		if err := r.check(name); err != nil {
+			return err
+		}
+	}
 	if c.Approval != nil {
 		switch c.Approval.Policy {
 		case "", approvalAsk, approvalYes:
@@ -181,6 +246,73 @@ func (c *loadedConfig) parse(data []byte) error {
 		c.mcp = servers
 	}
 	return nil
+}
+
+// check refuses a role that names nothing or holds what no chat could use; the options' values
+// are checked against the model's provider when the role is taken.
+func (r *roleConfig) check(name string) error {
+	switch {
+	case name == "" || strings.ContainsAny(name, "/ \t") || safeLine(name) != name:
+		return fmt.Errorf("roles: %q is not a name for a role (no slash, space or control character)", name)
+	case r == nil || r.System == "" && r.Model == "" && len(r.Tools) == 0 && len(r.Options) == 0:
+		return fmt.Errorf("roles.%s sets nothing: give it a system prompt, a model, tools or options", name)
+	}
+	if err := checkToolPatterns(r.Tools); err != nil {
+		return fmt.Errorf("roles.%s.tools: %w", name, err)
+	}
+	r.options = nil
+	for _, key := range slices.Sorted(maps.Keys(r.Options)) {
+		if !slices.Contains(modelOptionKeys(), key) {
+			return fmt.Errorf("roles.%s.options: no option %q; the options are %s", name, key, strings.Join(modelOptionKeys(), ", "))
+		}
+		var value string
+		switch v := r.Options[key].(type) {
+		case string:
+			value = v
+		case float64, bool:
+			value = fmt.Sprint(v)
+		default:
+			return fmt.Errorf("roles.%s.options.%s: give a string, a number or true/false", name, key)
+		}
+		r.options = append(r.options, key+"="+value)
+	}
+	return nil
+}
+
+// role returns the role named, or an error listing the roles there are.
+func (c *loadedConfig) role(name string) (*roleConfig, error) {
+	if r, ok := c.Roles[name]; ok {
+		return r, nil
+	}
+	if len(c.Roles) == 0 {
+		return nil, usagef("no role %q: the configuration file (%s) has no \"roles\"", safeLine(name), c.path)
+	}
+	return nil, usagef("no role %q; the roles are %s", safeLine(name), strings.Join(c.roleNames(), ", "))
+}
+
+// roleNames are the roles' names, sorted.
+func (c *loadedConfig) roleNames() []string {
+	if c == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(c.Roles))
+}
+
+// withRole returns f with what role sets where f sets nothing; its options come before f's, so
+// that -o wins.
+func (f chatFlags) withRole(name string, r *roleConfig) chatFlags {
+	f.role = name
+	if f.model.model == "" {
+		f.model.model = r.Model
+	}
+	if f.system == "" {
+		f.system = r.System
+	}
+	if len(f.tools.choose) == 0 {
+		f.tools.choose = r.Tools
+	}
+	f.options = append(slices.Clone(r.options), f.options...)
+	return f
 }
 
 // provider returns the file's settings for the provider named.

@@ -61,7 +61,11 @@ The configuration file is ` + configFileHint + `. Every key is optional:
     "mcpServers": {
       "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}
     },
-    "approval": {"policy": "ask", "approve": ["write_file"]}
+    "approval": {"policy": "ask", "approve": ["write_file"]},
+    "roles": {
+      "reviewer": {"description": "reviews Go code", "system": "You review Go code.", "model": "fast",
+                   "tools": ["mcp:files", "-write_file"], "options": {"temperature": 0.2}}
+    }
   }
 
 model is the default model (--model and $WIELD_MODEL win over it). aliases name models, so that
@@ -72,7 +76,11 @@ mcpServers are the MCP servers whose tools chat, tools and mcp serve offer when 
 is given, in the mcpServers format of Claude Desktop and Cursor. approval is the policy for tools
 that need approval before they run (those that may modify or destroy data): "ask" asks on a
 terminal and refuses without one, "yes" runs every call (as chat --yes); approve lists tools that
-never ask (as chat --approve).`,
+never ask (as chat --approve). agents are remote A2A agents, each a tool of its name:
+{"records": {"url": "http://127.0.0.1:9000", "tokenEnv": "RECORDS_TOKEN"}}, the token read from the
+variable tokenEnv names. roles are named system prompts, each with its model, tools (as -T
+takes them) and options (as -o): chat --role reviewer, or /role reviewer in a chat; flags given
+win over a role.`,
 		Example: `  wield config
   wield config --model ollama/qwen3
   wield config --json`,

@@ -39,6 +39,10 @@ type chatSetup struct {
 	modelName string
 	// options are the model options of every request (-o), nil for none.
 	options *chat.Options
+	// provider is the model's provider, for token estimates; contextBudget the input tokens a
+	// request may hold (0: results are only capped).
+	provider      string
+	contextBudget int
 }
 
 // newChatClient builds the client of a chat: the tools, the tool-call limits (a call beyond them
@@ -61,9 +65,23 @@ func (a *app) newChatClient(s chatSetup) (*client.Client, error) {
 	if s.system != "" {
 		opts = append(opts, client.WithSystem(s.system))
 	}
+	// Compaction keeps each request within the context budget, so a long chat goes on.
+	cp := newCompactor(s)
+	loop := client.ToolLoopConfig{Manager: mgr, Hooks: cp.Hooks()}
 	if s.toolSearch {
-		opts = append(opts, client.WithAdvisors(a.toolSearchAdvisor(mgr)))
+		opts = append(opts, client.WithAdvisors(a.toolSearchAdvisor(loop)))
+	} else {
+		opts = append(opts, client.WithAdvisors(client.NewToolLoop(loop)))
 	}
+	// The conversation's history joins the request inside the loop (the memory advisor), so the
+	// compaction runs once more innermost, on the whole request the model is sent.
+	opts = append(opts, client.WithAdvisors(cp, client.NewAdvisor(client.OrderToolCalling+200, func(ctx context.Context, req *client.Request, next client.Next) (*client.Response, error) {
+		r, err := cp.Hooks().BeforeCall(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return next(ctx, r)
+	})))
 	opts = append(opts, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(s.repo, historyWindow), memory.AdvisorConfig{ConversationID: s.conversation, Order: client.OrderToolCalling + 100})))
 	return client.New(s.model, opts...)
 }

@@ -180,8 +180,8 @@ func (d *textDisplay) event(ev *client.Event) {
 	switch {
 	case ev.Chunk != nil:
 		text := ev.Text()
-		if text == "" {
-			return
+		if text == "" || ev.Agent() != "" {
+			return // a sub-agent's text (a remote agent's progress) is its tool's result, not the answer
 		}
 		d.stopSpinner()
 		if d.safe {
@@ -233,6 +233,16 @@ func (d *textDisplay) event(ev *client.Event) {
 			}
 			d.showResult(t.Result)
 			d.showParts(t.Result.Parts)
+			d.startSpinner(d.paint(ansiDim, "thinking"))
+		}
+	case ev.Compaction != nil:
+		if d.quiet() {
+			return
+		}
+		d.endLine()
+		d.stopSpinner()
+		fmt.Fprintln(d.err, d.paint(ansiDim, compactionLine(ev.Compaction)))
+		if d.terminal {
 			d.startSpinner(d.paint(ansiDim, "thinking"))
 		}
 	}
@@ -461,8 +471,10 @@ func newJSONDisplay(out io.Writer) *jsonDisplay {
 type jsonEvent struct {
 	// Type is text, tool_start, progress, tool_end, approval_required (a call waits for a
 	// decision), approval (the decision), interrupted (a tool asks something), alarm, done,
-	// stopped or error.
-	Type       string          `json:"type"`
+	// compaction (the conversation was shortened to fit the context), stopped or error.
+	Type string `json:"type"`
+	// Agent names the sub-agent (a remote agent's tool) whose event it is; empty for the chat's.
+	Agent      string          `json:"agent,omitempty"`
 	Text       string          `json:"text,omitempty"`
 	Tool       string          `json:"tool,omitempty"`
 	ID         string          `json:"id,omitempty"`
@@ -480,6 +492,8 @@ type jsonEvent struct {
 	// Parts describe the images, documents and audio of a tool's result (tool_end), not their
 	// bytes.
 	Parts []jsonPart `json:"parts,omitempty"`
+	// Compaction says what a compaction cut, and the tokens before and after.
+	Compaction *client.Compaction `json:"compaction,omitempty"`
 }
 
 // jsonPart describes a part of a tool result in a tool_end event.
@@ -526,7 +540,7 @@ func (d *jsonDisplay) event(ev *client.Event) {
 	switch {
 	case ev.Chunk != nil:
 		if text := ev.Text(); text != "" {
-			d.emit(jsonEvent{Type: "text", Text: text})
+			d.emit(jsonEvent{Type: "text", Text: text, Agent: ev.Agent()})
 		}
 	case ev.Tool != nil:
 		t := ev.Tool
@@ -560,6 +574,8 @@ func (d *jsonDisplay) event(ev *client.Event) {
 			return
 		}
 		d.emit(e)
+	case ev.Compaction != nil:
+		d.emit(jsonEvent{Type: "compaction", Text: compactionLine(ev.Compaction), Compaction: ev.Compaction})
 	}
 }
 

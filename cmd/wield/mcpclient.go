@@ -60,6 +60,10 @@ func (a *app) startMCP(ctx context.Context, c *catalog, servers []mcp.ServerConf
 		}
 	}
 	for _, cl := range set.Clients() {
+		if c.mcp == nil {
+			c.mcp = map[string]*mcp.Client{}
+		}
+		c.mcp[cl.Name()] = cl
 		tools, err := cl.Tools(ctx)
 		if err != nil {
 			return fmt.Errorf("%s: MCP server %s: %w", from, safeLine(cl.Name()), err)

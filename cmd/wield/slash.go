@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/content"
 )
@@ -17,14 +19,16 @@ import (
 // chatLoop is a chat of several questions, interactive or read line by line: what its slash
 // commands change (the model, the conversation) and what they show.
 type chatLoop struct {
-	a        *app
-	c        *client.Client
-	disp     display
-	cat      *catalog
-	setup    chatSetup
-	spec     modelSpec
-	conv     *conversation
+	a     *app
+	c     *client.Client
+	disp  display
+	cat   *catalog
+	setup chatSetup
+	spec  modelSpec
+	conv  *conversation
+	// flags are the chat's flags with its role's settings; base are those given, without a role.
 	flags    chatFlags
+	base     chatFlags
 	attached []content.Part // files for the next question
 	// w is where the commands answer; quiet keeps confirmations off it (no terminal).
 	w     io.Writer
@@ -38,7 +42,10 @@ var slashCommandHelp = []struct{ name, args, help string }{
 	{"/clear", "", "start a new conversation; the one before stays in wield sessions"},
 	{"/session", "[NAME]", "show this chat's session, or go on in session NAME (made if new)"},
 	{"/tools", "", "list the tools the model may call"},
-	{"/attach", "FILE", "send FILE with your next question"},
+	{"/role", "[NAME]", "list the configuration file's roles, or take role NAME from now on"},
+	{"/attach", "FILE", "send FILE (or an MCP resource, mcp:SERVER/URI) with your next question"},
+	{"/prompt", "[SERVER/]NAME [K=V...]", "ask with an MCP server's prompt"},
+	{"/compact", "", "shorten the conversation now: cut long tool results, summarise earlier rounds"},
 	{"/exit", "", "end the chat (also /quit, Ctrl-D)"},
 }
 
@@ -84,13 +91,27 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 			fail("/attach FILE adds a file to your next question")
 			break
 		}
-		p, err := readAttachment(rest)
+		ps, err := l.attach(ctx, rest)
 		if err != nil {
 			fail("%s", safeLine(err.Error()))
 			break
 		}
-		l.attached = append(l.attached, p)
-		say("attached %s; it goes with your next question", partLine(p))
+		l.attached = append(l.attached, ps...)
+		for _, p := range ps {
+			say("attached %s; it goes with your next question", partLine(p))
+		}
+	case "/prompt":
+		msgs, err := l.cat.getPrompt(ctx, rest)
+		if err != nil {
+			fail("%s", safeLine(err.Error()))
+			break
+		}
+		if err := l.askPrompt(ctx, msgs); err != nil {
+			if ctx.Err() != nil {
+				return true, true
+			}
+			fail("%s", safeLine(l.a.explain(err, l.spec).Error()))
+		}
 	case "/model":
 		if rest == "" {
 			fmt.Fprintf(l.w, "model %s\n", safeLine(l.spec.String()))
@@ -116,6 +137,7 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 		}
 		setup := l.setup
 		setup.model, setup.modelName, setup.options = m, spec.String(), options
+		setup.provider, setup.contextBudget = spec.provider, contextBudget(l.flags.context, spec, options)
 		if err := l.rebuild(setup); err != nil {
 			fail("%s", safeLine(err.Error()))
 			break
@@ -138,12 +160,30 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 		l.switchTo(ctx, rest, !unnamedID.MatchString(rest))
 		n, _ := l.setup.repo.Messages(ctx, rest)
 		say("session %s (%d messages)", safeLine(rest), len(n))
+	case "/role":
+		if rest == "" {
+			l.listRoles()
+			break
+		}
+		if err := l.takeRole(ctx, rest); err != nil {
+			fail("%s", safeLine(err.Error()))
+			break
+		}
+		say("role %s from now on: model %s, %d tools", safeLine(rest), safeLine(l.spec.String()), len(l.setup.tools))
+	case "/compact":
+		r, err := l.compactConversation(ctx)
+		if err != nil {
+			fail("%s", safeLine(err.Error()))
+			break
+		}
+		fmt.Fprintf(l.w, "compacted: %d messages → %d, about %d → %d tokens; the conversation before is kept as session %s\n",
+			r.messagesBefore, r.messagesAfter, r.tokensBefore, r.tokensAfter, r.kept)
 	case "/tools":
-		if len(l.cat.tools) == 0 {
+		if len(l.setup.tools) == 0 {
 			fmt.Fprintln(l.w, "no tools")
 			break
 		}
-		for _, t := range l.cat.tools {
+		for _, t := range l.setup.tools {
 			d := t.Definition()
 			fmt.Fprintf(l.w, "  %s  %s\n", safeLine(d.Name), safeLine(oneLine(d.Description, 100)))
 		}
@@ -151,6 +191,102 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 		fail("unknown command %s; the commands are %s (/help says what they do)", safeLine(oneLine(word, 40)), strings.Join(slashNames(), " "))
 	}
 	return true, false
+}
+
+// attach reads what /attach names: a file, or an MCP server's resource.
+func (l *chatLoop) attach(ctx context.Context, ref string) ([]content.Part, error) {
+	if strings.HasPrefix(ref, mcpAttachPrefix) {
+		return l.cat.readResource(ctx, ref)
+	}
+	p, err := readAttachment(ref)
+	if err != nil {
+		return nil, err
+	}
+	return []content.Part{p}, nil
+}
+
+// askPrompt puts a server prompt's messages in the conversation and, when the last is the
+// user's, asks it as the next question (with its parts and any files attached).
+func (l *chatLoop) askPrompt(ctx context.Context, msgs []chat.Message) error {
+	last := msgs[len(msgs)-1]
+	if last.Role != chat.RoleUser {
+		if err := l.setup.repo.Append(ctx, l.setup.conversation, msgs...); err != nil {
+			return err
+		}
+		fmt.Fprintf(l.w, "the prompt's %d messages are in the conversation; ask your question\n", len(msgs))
+		return nil
+	}
+	if len(msgs) > 1 {
+		if err := l.setup.repo.Append(ctx, l.setup.conversation, msgs[:len(msgs)-1]...); err != nil {
+			return err
+		}
+	}
+	attached := append(l.attached, last.Parts...)
+	l.attached = nil
+	err := l.a.turn(ctx, l.c, l.disp, l.setup, last.Content, attached)
+	if errors.Is(err, errStopped) {
+		return nil
+	}
+	return err
+}
+
+// listRoles prints the configuration file's roles, the chat's marked.
+func (l *chatLoop) listRoles() {
+	cfg, err := l.a.loadConfig()
+	if err != nil || len(cfg.Roles) == 0 {
+		fmt.Fprintln(l.w, "no roles: the configuration file's \"roles\" names them (see wield chat --help)")
+		return
+	}
+	for _, name := range cfg.roleNames() {
+		mark := " "
+		if name == l.flags.role {
+			mark = "*"
+		}
+		r := cfg.Roles[name]
+		about := r.Description
+		if about == "" {
+			about = r.System
+		}
+		fmt.Fprintf(l.w, "%s %s  %s\n", mark, safeLine(name), safeLine(oneLine(firstLine(about), 80)))
+	}
+}
+
+// takeRole makes the chat go on with role name: its system prompt, model, tools and options,
+// where the chat's own flags set none. Nothing changes unless all of them suit.
+func (l *chatLoop) takeRole(ctx context.Context, name string) error {
+	cfg, err := l.a.loadConfig()
+	if err != nil {
+		return err
+	}
+	r, err := cfg.role(name)
+	if err != nil {
+		return err
+	}
+	f := l.base.withRole(name, r)
+	spec, err := l.a.resolveModel(ctx, f.model)
+	if err != nil {
+		return err
+	}
+	options, err := buildOptions(spec.provider, f.options)
+	if err != nil {
+		return fmt.Errorf("role %s, %s: %w", name, spec, err)
+	}
+	tools, err := l.cat.choose(f.tools.choose)
+	if err != nil {
+		return fmt.Errorf("role %s: %w", name, err)
+	}
+	m, err := l.a.newModel(ctx, spec)
+	if err != nil {
+		return err
+	}
+	setup := l.setup
+	setup.model, setup.modelName, setup.options, setup.tools, setup.system = m, spec.String(), options, tools, f.system
+	setup.provider, setup.contextBudget = spec.provider, contextBudget(f.context, spec, options)
+	if err := l.rebuild(setup); err != nil {
+		return err
+	}
+	l.spec, l.flags = spec, f
+	return nil
 }
 
 // switchTo goes on in conversation id.
@@ -210,6 +346,14 @@ func (l *chatLoop) complete(ctx context.Context, w io.Writer, line string, pos i
 			}
 		}
 		space = false
+	case cmd == "/role":
+		word = arg
+		cfg, _ := l.a.loadConfig()
+		for _, name := range cfg.roleNames() {
+			if strings.HasPrefix(name, arg) {
+				cands = append(cands, name)
+			}
+		}
 	case cmd == "/session":
 		word = arg
 		out, _ := l.a.completeSessions(ctx)

@@ -27,7 +27,7 @@ func TestPTYSlashCommands(t *testing.T) {
 	m = s.typed(m, "/he"+keyTab, "/help ")
 	m = s.typed(m, "\r", "/model [NAME]", "/session [NAME]", "/attach FILE", "> ")
 	// Several candidates are listed.
-	m = s.typed(m, "/"+keyTab, "/help  /model  /clear  /session  /tools  /attach  /exit")
+	m = s.typed(m, "/"+keyTab, "/help  /model  /clear  /session  /tools  /role  /attach  /prompt  /compact  /exit")
 	s.send("\x15") // Ctrl-U: the line is emptied
 	m = s.typed(m, "/nope\r", "wield: unknown command /nope; the commands are /help /model", "> ")
 	m = s.typed(m, "/to"+keyTab+"\r", "getCurrentDateTime", "> ")

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wield-ai/wield/client"
-	"github.com/wield-ai/wield/toolcall"
 	"github.com/wield-ai/wield/toolsearch"
 )
 
@@ -17,8 +16,8 @@ func (a *app) registerToolSearchFlag(cmd *cobra.Command, on *bool) {
 
 // toolSearchAdvisor puts the catalog behind the Tool Search Tool: it replaces the client's tool
 // loop with one that offers the model the search tool and adds the tools it finds.
-func (a *app) toolSearchAdvisor(mgr *toolcall.Manager) client.Advisor {
-	return toolsearch.New(toolsearch.Config{Loop: client.ToolLoopConfig{Manager: mgr}})
+func (a *app) toolSearchAdvisor(loop client.ToolLoopConfig) client.Advisor {
+	return toolsearch.New(toolsearch.Config{Loop: loop})
 }
 
 func (a *app) toolsSearchCommand() *cobra.Command {
