@@ -104,10 +104,11 @@ func (a *app) a2aServe(ctx context.Context, f a2aServeFlags) error {
 	defer cat.Close()
 	// The tasks, their stopped turns and their contexts' conversations share one repository.
 	repo := memory.NewInMemory()
+	turns := memory.Turns(repo)
 	opts := []client.Option{
 		client.WithTools(cat.tools),
 		client.WithApproval(toolcall.AskDestructive()),
-		client.WithTurnStore(memory.Turns(repo)),
+		client.WithTurnStore(turns),
 		client.WithLogger(a.logger()),
 		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, historyWindow), memory.AdvisorConfig{Order: client.OrderToolCalling + 100})),
 	}
@@ -118,7 +119,7 @@ func (a *app) a2aServe(ctx context.Context, f a2aServeFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg := a2a.ServerConfig{Client: c, Tasks: repo, Name: f.name, Logger: a.logger(), AllowUnauthenticatedRemote: f.allowNoAuth}
+	cfg := a2a.ServerConfig{Client: c, Tasks: repo, TurnStore: turns, Name: f.name, Logger: a.logger(), AllowUnauthenticatedRemote: f.allowNoAuth}
 	if f.authToken != "" {
 		token := []byte(f.authToken)
 		cfg.Authorize = func(r *http.Request) (string, error) {

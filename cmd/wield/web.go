@@ -88,8 +88,18 @@ func (a *app) web(ctx context.Context, f webFlags) error {
 	if err != nil {
 		return err
 	}
+	// The page's turns go in the turn log as chat's do, so `wield sessions` shows their times.
+	var tlog *turnLog
+	if path, err := a.sessionsPath(); err == nil {
+		tlog, _ = openTurnLog(ctx, path)
+	}
+	defer tlog.close()
 	srv, err := web.New(web.Config{Client: c, Turns: memory.Turns(store), Sessions: store, Tools: cat.tools,
-		Sources: cat.sources, Asks: func(name string, m tool.Metadata) bool { return approver.asks(name, m) }, Title: spec.String()})
+		Sources: cat.sources, Asks: func(name string, m tool.Metadata) bool { return approver.asks(name, m) }, Title: spec.String(),
+		OnTurn: func(ctx context.Context, t web.TurnRecord) {
+			tlog.add(ctx, t.Conversation, turnInfo{Question: t.Question, At: t.At, Millis: t.Elapsed.Milliseconds(),
+				Model: spec.String(), InputTokens: t.InputTokens, OutputTokens: t.OutputTokens})
+		}})
 	if err != nil {
 		return err
 	}

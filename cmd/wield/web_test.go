@@ -77,4 +77,11 @@ func TestBinaryWeb(t *testing.T) {
 	if code, body := get(base + "/api/sessions/chat-20250102-030405-beef?token=" + token); code != 200 || !strings.Contains(body, "Hello from the page.") {
 		t.Fatalf("the session: %d %q", code, body)
 	}
+	// The page's turn is in the turn log, as a chat's is: sessions show gives its model and time.
+	show := exec.Command(wieldBin, "sessions", "show", "chat-20250102-030405-beef")
+	show.Env = cmd.Env
+	shown, err := show.CombinedOutput()
+	if err != nil || !strings.Contains(string(shown), "gpt-4o ·") {
+		t.Fatalf("sessions show: %v\n%s", err, shown)
+	}
 }
