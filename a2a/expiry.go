@@ -271,7 +271,10 @@ func (s *taskStore) recover(ctx context.Context, id sdk.TaskID) error {
 		return err // settled meanwhile
 	}
 	t := rec.Task
-	st := s.leftTurn(ctx, id, rec)
+	st, owned := s.leftTurn(ctx, id, rec)
+	if owned {
+		return nil // its round's owner still holds the client's lease: a look after it ends settles it
+	}
 	var parts []sdk.Part
 	var turn *client.TurnState
 	switch {
@@ -317,37 +320,41 @@ func (s *taskStore) recover(ctx context.Context, id sdk.TaskID) error {
 }
 
 // leftTurn returns the turn the task's run left in the client's turn store, when it is that
-// run's (not a turn before it, nor one of another task of the context) and can be continued.
-func (s *taskStore) leftTurn(ctx context.Context, id sdk.TaskID, rec taskRecord) *client.TurnState {
+// run's (not a turn before it, nor one of another task of the context) and can be continued;
+// owned reports that its round is still leased by the process running it ([client.TurnState.Leased]).
+func (s *taskStore) leftTurn(ctx context.Context, id sdk.TaskID, rec taskRecord) (_ *client.TurnState, owned bool) {
 	if s.turns == nil {
-		return nil
+		return nil, false
 	}
 	conv := conversation(rec.Owner, rec.Task.ContextID)
 	st, err := s.turns.LoadTurn(ctx, conv)
 	if err != nil || st == nil {
-		return nil
+		return nil, false
 	}
 	if rec.TurnID != "" && st.ID != rec.TurnID || rec.TurnID == "" && st.ID == rec.PriorTurn {
-		return nil
+		return nil, false
+	}
+	if st.Leased() {
+		return nil, true
 	}
 	if len(st.Pending()) == 0 && st.Status != client.TurnReady {
-		return nil
+		return nil, false
 	}
 	// Another task working in the context at the same time may have written it.
 	r, ok, err := s.repo.LoadTurn(ctx, indexKey(rec.Owner))
 	if err != nil || !ok {
-		return nil
+		return nil, false
 	}
 	var ix taskIndex
 	if json.Unmarshal(r.State, &ix) != nil {
-		return nil
+		return nil, false
 	}
 	for other, e := range ix.Tasks {
 		if other != string(id) && e.Context == rec.Task.ContextID && !e.State.Terminal() && !waits(e.State) {
-			return nil
+			return nil, false
 		}
 	}
-	return st
+	return st, false
 }
 
 // sweep removes the expired tasks of every principal, recovers the abandoned ones, and forgets

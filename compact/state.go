@@ -64,6 +64,9 @@ const maxCarriedOriginals = 256 << 10
 // carry puts the turn's State in its saved states, so that it goes on wherever the turn resumes
 // (another process, a durable turn's next run) without the runtime knowing of compaction.
 func (c *Compactor) carry(t *client.Turn) {
+	if t == nil { // a request compacted outside a turn (the command's /compact)
+		return
+	}
 	st, _ := t.Value(stateKey{}).(*turnState)
 	if st == nil {
 		return
