@@ -189,8 +189,9 @@ func TestServeTaskOfAnEndedProcessResumes(t *testing.T) {
 	// The first process's client holds its round with a short lease, which it renews through a
 	// store that dies with the process.
 	dying := &dyingStore{TurnStore: turns}
+	dyingTasks := &dyingRepo{TurnRepository: repo, dead: &dying.dead}
 	s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow1), client.WithTurnStore(dying), client.WithRoundLease(client.MinRoundLease)),
-		ServerConfig{Tasks: repo, TurnStore: turns})
+		ServerConfig{Tasks: dyingTasks, TurnStore: turns})
 	clk1 := newClock()
 	s1.clock(clk1)
 	slow2 := chattest.NewTool("slow", func(context.Context, string) (string, error) {
@@ -253,11 +254,17 @@ func TestServeTaskOfAnEndedProcessResumes(t *testing.T) {
 	if len(pending) != 1 || pending[0].ID != "c1" || pending[0].Reason != "running" {
 		t.Fatalf("pending %+v", pending)
 	}
-	// What the first process does once it finds its round's lease lost is not settled here: it
-	// ends its turn and may still write its failure over the settled task, a defect of the
-	// task store's ownership that the round leases (issue 31) exposed. Until it is mended, the
-	// resume on the second process after that is not tested here.
+	done := sendTask(t, s2.sdk, onTask(task, sdk.DataPart{Data: map[string]any{"decisions": []any{CallDecision{ID: "c1", Restart: true}}}}))
+	if done.Status.State != sdk.TaskStateCompleted || answerOf(done) != "Recovered." || runs2.Load() != 1 {
+		t.Fatalf("resumed: %s %q runs %d", done.Status.State, answerOf(done), runs2.Load())
+	}
+	if res := m2.ToolResults(t, 0); len(res) != 1 || res[0].Content != "slow done again" {
+		t.Fatalf("the resumed turn's model read %+v", res)
+	}
 	close(release)
+	if got := get(); got.Status.State != sdk.TaskStateCompleted || runs1.Load() != 1 {
+		t.Fatalf("after the first process's call returned: %s, runs %d", got.Status.State, runs1.Load())
+	}
 }
 
 // Without the client's turn store, a task whose process ended fails; a sweep settles it
@@ -329,6 +336,26 @@ func TestServeFinishedTasksBounded(t *testing.T) {
 			t.Errorf("task %d stored: %v", i, !(i >= 2))
 		}
 	}
+}
+
+// dyingRepo is a process's task repository that fails every write once the process is dead.
+type dyingRepo struct {
+	memory.TurnRepository
+	dead *atomic.Bool
+}
+
+func (d *dyingRepo) SaveTurn(ctx context.Context, conv string, rec memory.TurnRecord) error {
+	if d.dead.Load() {
+		return errors.New("the process is dead")
+	}
+	return d.TurnRepository.SaveTurn(ctx, conv, rec)
+}
+
+func (d *dyingRepo) DeleteTurn(ctx context.Context, conv, id string, seq int64) error {
+	if d.dead.Load() {
+		return errors.New("the process is dead")
+	}
+	return d.TurnRepository.DeleteTurn(ctx, conv, id, seq)
 }
 
 // dyingStore is a process's turn store that fails every save once the process is dead.
