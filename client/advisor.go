@@ -279,6 +279,9 @@ type Response struct {
 	// Pending is the state of a turn that stopped ([OutcomeApproval], [OutcomeInterrupted]):
 	// the calls awaiting a decision ([TurnState.Pending]) and everything needed to continue.
 	Pending *TurnState
+	// Tree is what a top-level turn's agent tree spent ([TreeBudget]): its own calls and its
+	// sub-agents', counted on across resumes; zero for a sub-agent's turn run in its caller's.
+	Tree TreeSpent
 }
 
 // Text returns the text of the final response's first generation.

@@ -72,6 +72,10 @@ type AgentCall struct {
 	// State, with Decisions, is the agent's stopped turn to resume.
 	State     *TurnState `json:"state,omitempty"`
 	Decisions []Decision `json:"decisions,omitempty"`
+	// Tree is the share of the caller's agent tree the turn may spend ([ShareTree]), for a
+	// runner that runs it apart from its caller's; its turn reports what it spent in
+	// [Response.Tree].
+	Tree *TreeAccount `json:"tree,omitempty"`
 }
 
 // Spec returns the agent's turn on c, its client: a nested turn, whose state lives in its
@@ -87,8 +91,12 @@ func (call AgentCall) Spec(c *Client) *Spec {
 	return spec
 }
 
-// Context returns ctx for the agent's turn: agents it runs count their depth from its.
+// Context returns ctx for the agent's turn: agents it runs count their depth from its, and it
+// spends the share of its caller's tree the call carries.
 func (call AgentCall) Context(ctx context.Context) context.Context {
+	if call.Tree != nil {
+		ctx = WithTreeAccount(ctx, *call.Tree)
+	}
 	return context.WithValue(ctx, agentDepthKey{}, call.Depth)
 }
 

@@ -88,6 +88,7 @@ func (s *TurnState) renewed(seq int64, until time.Time) *TurnState {
 		CallCounts:     s.CallCounts,
 		TotalCalls:     s.TotalCalls,
 		Carried:        s.Carried,
+		Tree:           s.Tree,
 		Lease:          &Lease{Owner: s.Lease.Owner, Until: until},
 	}
 }

@@ -234,6 +234,7 @@ type Turn struct {
 	system   []chat.Message
 	values   map[any]any
 	carried  map[string]json.RawMessage // see SetCarried
+	tree     *tree                      // the agent tree the turn started; nil for a sub-agent's
 	messages []chat.Message             // what the turn added to the conversation
 	exec     toolcall.Turn              // the turn's tool context, limit counts and observer
 	calls    int                        // model calls made
@@ -252,6 +253,9 @@ type durable struct {
 	lease   time.Duration
 	renewal *renewal   // renewing the lease of the round whose calls run
 	running *TurnState // the running round's state, when it is the one stored last
+	// savedTree is the tree account of the state saved last: a failure returns the stored state,
+	// and the failed step may have spent since.
+	savedTree *TreeAccount
 }
 
 // Resumed reports whether the turn continues one that stopped ([Client.Resume]).
@@ -354,24 +358,36 @@ func (l *ToolLoop) Advise(ctx context.Context, req *Request, next Next) (resp *R
 	if req.rt != nil {
 		limit = req.rt.tree
 	}
-	ctx, _ = treeOf(ctx, limit) // a sub-agent's turn spends its caller's tree
+	var resumed *TreeAccount
+	if rs := req.resumption(); rs != nil {
+		resumed = rs.state.Tree
+	}
+	ctx, tr, own := treeOf(ctx, limit, resumed) // a sub-agent's turn spends its caller's tree
+	if !own {
+		tr = nil
+	}
 
 	var r *Request // the loop's request, once there is a loop
 	returned := false
 	defer func() { endLoop(ctx, l.cfg.Hooks.EndLoop, r, resp, err, returned) }()
-	resp, err = l.run(ctx, req, next, mgr, obs, span, &r)
+	resp, err = l.run(ctx, req, next, mgr, obs, span, &r, tr)
 	returned = true
+	if tr != nil && resp != nil {
+		resp.Tree = tr.spent()
+	}
 	return resp, err
 }
 
-// run is the loop of [ToolLoop.Advise]; it keeps *loopReq at the loop's current request.
-func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolcall.Manager, obs *telemetry, span loopSpan, loopReq **Request) (*Response, error) {
+// run is the loop of [ToolLoop.Advise]; it keeps *loopReq at the loop's current request. own is
+// the agent tree the turn started, whose account its states carry; nil for a sub-agent's turn.
+func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolcall.Manager, obs *telemetry, span loopSpan, loopReq **Request, own *tree) (*Response, error) {
 	h := &l.cfg.Hooks
 	r, turn, err := l.start(ctx, req, span, h.InitializeLoop)
 	*loopReq = r
 	if err != nil {
 		return nil, err
 	}
+	turn.tree = own
 	defer func() {
 		if turn.dur != nil {
 			turn.dur.release(ctx) // a round left running by an error

@@ -95,6 +95,9 @@ type TurnState struct {
 	// ([Turn.SetCarried]): it goes on with the turn wherever it resumes (a store, another
 	// process, a durable turn's next run).
 	Carried map[string]json.RawMessage `json:"carried,omitempty"`
+	// Tree is the account of a top-level turn's agent tree ([TreeBudget]), so that the turn's
+	// resume goes on counting; a sub-agent's state, which spends its caller's, has none.
+	Tree *TreeAccount `json:"tree,omitempty"`
 	// Lease is the hold of the process running the round, in status [TurnRunning] with a turn
 	// store; states saved by earlier versions have none.
 	Lease *Lease `json:"lease,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/tool"
 )
 
 // TreeBudget bounds what one top-level turn may spend across its whole agent tree: its own
@@ -16,12 +17,12 @@ import (
 // limit.
 type TreeBudget struct {
 	// ModelCalls caps the model calls of the tree.
-	ModelCalls int64
+	ModelCalls int64 `json:"modelCalls,omitempty"`
 	// ToolCalls caps the tool calls the tree's rounds ask for.
-	ToolCalls int64
+	ToolCalls int64 `json:"toolCalls,omitempty"`
 	// Tokens caps the tokens the tree's model calls report (chat.Usage.TotalTokens, or input
 	// plus output); the call that goes over it is the last.
-	Tokens int64
+	Tokens int64 `json:"tokens,omitempty"`
 }
 
 // DefaultTreeBudget is the budget of a client without [WithTreeBudget]: far above what an
@@ -70,13 +71,126 @@ func (e *TreeBudgetError) Is(target error) bool { return target == ErrTreeBudget
 
 // TreeSpent is what an agent tree has spent so far.
 type TreeSpent struct {
-	ModelCalls, ToolCalls, Tokens int64
+	ModelCalls int64 `json:"modelCalls,omitempty"`
+	ToolCalls  int64 `json:"toolCalls,omitempty"`
+	Tokens     int64 `json:"tokens,omitempty"`
+}
+
+// TreeAccount is an agent tree's budget and what it has spent: what a top-level turn's stopped
+// state carries so that its resume goes on counting ([TurnState.Tree]), and what a turn that
+// runs part of another's tree starts from ([WithTreeAccount]).
+type TreeAccount struct {
+	Budget TreeBudget `json:"budget"`
+	Spent  TreeSpent  `json:"spent"`
 }
 
 // tree is the shared account of one agent tree, found by its turns in the context.
 type tree struct {
 	limit                         TreeBudget
 	modelCalls, toolCalls, tokens atomic.Int64
+	// shared is what the shares not yet settled hold of the counts above ([ShareTree]).
+	shared [3]atomic.Int64
+}
+
+type accountKey struct{}
+
+// WithTreeAccount returns ctx whose top-level turns start their agent tree from acct: what it
+// has spent counts already, and its budget applies where it is below the client's
+// ([WithTreeBudget]). A process running a turn for part of another's tree uses it with the share
+// it was given ([ShareTree]): a Temporal child workflow, an agent served to remote callers. It
+// takes precedence over the account a resumed state carries; turns inside a turn (sub-agents)
+// spend their caller's tree and do not read it.
+func WithTreeAccount(ctx context.Context, acct TreeAccount) context.Context {
+	return context.WithValue(ctx, accountKey{}, acct)
+}
+
+// TreeShare is a part of an agent tree's budget reserved for work that runs in another run or
+// process, such as a Temporal child workflow or a remote agent ([ShareTree]).
+type TreeShare struct {
+	// Budget is what the work may spend: each resource's share, or negative where the tree has
+	// no limit. Pass it on with [WithTreeAccount] (or the protocol's equivalent).
+	Budget TreeBudget
+
+	t        *tree
+	reserved TreeSpent
+	settled  atomic.Bool
+}
+
+// ShareTree reserves, for work that the tool call running with ctx hands to another run or
+// process, a share of what remains of the call's agent tree: the remainder divided by the calls
+// of the round that may run at once ([tool.Call.Parallel]), so that the first of them does not
+// starve the others. The share counts as spent at once, so the tree never spends over its
+// budget whatever the other side does; [TreeShare.Settle] puts what the other side spent in its
+// place. It returns nil outside a turn, and a *[TreeBudgetError] when a resource has nothing
+// left.
+func ShareTree(ctx context.Context) (*TreeShare, error) {
+	t, ok := ctx.Value(treeKey{}).(*tree)
+	if !ok {
+		return nil, nil
+	}
+	parts := int64(1)
+	if c, ok := tool.CallFrom(ctx); ok && c.Parallel > 1 {
+		parts = int64(c.Parallel)
+	}
+	s := &TreeShare{t: t}
+	rs := s.resources()
+	for i, r := range rs {
+		if r.limit < 0 {
+			*r.share = -1
+			continue
+		}
+		for {
+			cur := r.count.Load()
+			left := r.limit - cur
+			if left <= 0 {
+				for _, done := range rs[:i] {
+					done.count.Add(-*done.held)
+					done.shared.Add(-*done.held)
+				}
+				return nil, t.refuse(r.name, r.limit)
+			}
+			// A part of what remained before the round's other shares, so that the calls that
+			// ask later get as much as the first.
+			n := max(min((r.limit-(cur-r.shared.Load()))/parts, left), 1)
+			if r.count.CompareAndSwap(cur, cur+n) {
+				r.shared.Add(n)
+				*r.share, *r.held = n, n
+				break
+			}
+		}
+	}
+	return s, nil
+}
+
+// shareOf is one resource of a tree as a share reserves it.
+type shareOf struct {
+	name          string
+	limit         int64
+	count, shared *atomic.Int64
+	share, held   *int64
+}
+
+func (s *TreeShare) resources() [3]shareOf {
+	t := s.t
+	return [...]shareOf{
+		{"model calls", t.limit.ModelCalls, &t.modelCalls, &t.shared[0], &s.Budget.ModelCalls, &s.reserved.ModelCalls},
+		{"tool calls", t.limit.ToolCalls, &t.toolCalls, &t.shared[1], &s.Budget.ToolCalls, &s.reserved.ToolCalls},
+		{"tokens", t.limit.Tokens, &t.tokens, &t.shared[2], &s.Budget.Tokens, &s.reserved.Tokens},
+	}
+}
+
+// Settle puts spent, what the work reported it spent, in the place of the share: what is over
+// the share counts in full, so the tree's next step is refused. Work that failed without saying
+// what it spent is settled with nothing. Only the first call counts.
+func (s *TreeShare) Settle(spent TreeSpent) {
+	if s == nil || !s.settled.CompareAndSwap(false, true) {
+		return
+	}
+	spentOf := [...]int64{max(spent.ModelCalls, 0), max(spent.ToolCalls, 0), max(spent.Tokens, 0)}
+	for i, r := range s.resources() {
+		r.shared.Add(-*r.held)
+		r.count.Add(spentOf[i] - *r.held)
+	}
 }
 
 type treeKey struct{}
@@ -91,13 +205,47 @@ func TreeSpentFrom(ctx context.Context) (TreeSpent, bool) {
 	return t.spent(), true
 }
 
-// treeOf returns the context's tree, or starts one with limit for a top-level turn.
-func treeOf(ctx context.Context, limit TreeBudget) (context.Context, *tree) {
+// treeOf returns the context's tree, or starts one for a top-level turn (own is true): with
+// the client's limit, from the context's account ([WithTreeAccount]) or else the resumed
+// state's.
+func treeOf(ctx context.Context, limit TreeBudget, resumed *TreeAccount) (_ context.Context, _ *tree, own bool) {
 	if t, ok := ctx.Value(treeKey{}).(*tree); ok {
-		return ctx, t
+		return ctx, t, false
 	}
 	t := &tree{limit: limit.withDefaults()}
-	return context.WithValue(ctx, treeKey{}, t), t
+	acct, ok := ctx.Value(accountKey{}).(TreeAccount)
+	if !ok && resumed != nil {
+		acct, ok = *resumed, true
+	}
+	if ok {
+		t.limit = t.limit.within(acct.Budget.withDefaults())
+		t.modelCalls.Store(max(acct.Spent.ModelCalls, 0)) // a state from outside may lie
+		t.toolCalls.Store(max(acct.Spent.ToolCalls, 0))
+		t.tokens.Store(max(acct.Spent.Tokens, 0))
+	}
+	return context.WithValue(ctx, treeKey{}, t), t, true
+}
+
+// within returns the smaller of b and o in each resource, a negative one having no limit.
+func (b TreeBudget) within(o TreeBudget) TreeBudget {
+	least := func(x, y int64) int64 {
+		switch {
+		case x < 0:
+			return y
+		case y < 0:
+			return x
+		}
+		return min(x, y)
+	}
+	return TreeBudget{ModelCalls: least(b.ModelCalls, o.ModelCalls), ToolCalls: least(b.ToolCalls, o.ToolCalls), Tokens: least(b.Tokens, o.Tokens)}
+}
+
+// account returns the tree's budget and spending; nil for no tree.
+func (t *tree) account() *TreeAccount {
+	if t == nil {
+		return nil
+	}
+	return &TreeAccount{Budget: t.limit, Spent: t.spent()}
 }
 
 func (t *tree) spent() TreeSpent {
@@ -113,9 +261,9 @@ func (t *tree) modelCall() error {
 	if l := t.limit.Tokens; l >= 0 && t.tokens.Load() >= l {
 		return t.refuse("tokens", l)
 	}
-	if l := t.limit.ModelCalls; l >= 0 && t.modelCalls.Add(1) > l {
+	if n := t.modelCalls.Add(1); t.limit.ModelCalls >= 0 && n > t.limit.ModelCalls {
 		t.modelCalls.Add(-1)
-		return t.refuse("model calls", l)
+		return t.refuse("model calls", t.limit.ModelCalls)
 	}
 	return nil
 }
@@ -131,9 +279,9 @@ func (t *tree) used(u chat.Usage) {
 
 // toolCalls accounts for the n calls of a round about to run, or refuses them all.
 func (t *tree) toolCallsOf(n int) error {
-	if l := t.limit.ToolCalls; l >= 0 && t.toolCalls.Add(int64(n)) > l {
+	if k := t.toolCalls.Add(int64(n)); t.limit.ToolCalls >= 0 && k > t.limit.ToolCalls {
 		t.toolCalls.Add(int64(-n))
-		return t.refuse("tool calls", l)
+		return t.refuse("tool calls", t.limit.ToolCalls)
 	}
 	return nil
 }

@@ -110,6 +110,7 @@ func (t *Turn) state(r *Request, status TurnStatus) *TurnState {
 		CallCounts:     counts,
 		TotalCalls:     total,
 		Carried:        maps.Clone(t.carried),
+		Tree:           t.tree.account(),
 	}
 }
 
@@ -195,7 +196,7 @@ func (t *Turn) save(ctx context.Context, st *TurnState) error {
 			return fmt.Errorf("client: saving the turn's state: %w", err)
 		}
 	}
-	d.seq = st.Seq
+	d.seq, d.savedTree = st.Seq, st.Tree
 	d.claimed = true
 	d.running = nil
 	if st.Status == TurnRunning && st.Lease != nil {
@@ -254,7 +255,7 @@ func (t *Turn) failed(r *Request, err error) error {
 	}
 	st := t.readyState(r)
 	if t.dur.store != nil {
-		st.Seq = t.dur.seq // what the store holds
+		st.Seq, st.Tree = t.dur.seq, t.dur.savedTree // what the store holds
 	}
 	if t.dur.key != nil {
 		st.sign(t.dur.key)

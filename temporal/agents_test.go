@@ -3,6 +3,9 @@ package temporal_test
 import (
 	"context"
 	"crypto/rand"
+	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,6 +14,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/temporal"
 	"github.com/wield-ai/wield/tool"
@@ -103,4 +107,76 @@ func TestSubAgentChildWorkflows(t *testing.T) {
 	}
 	checkReplay(t, tc, parent, cfg, turn.ID(), "agents")
 	checkReplay(t, tc, parent, cfg, children[1], "agents-child")
+}
+
+// fanOut is a model that, asked at "level N" below depth, calls the agent tool fan times at level
+// N+1 and answers once their results are in; at depth it answers. Each call counts in calls.
+func fanOut(fan, depth int, calls *atomic.Int64) chat.Model {
+	return chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+		calls.Add(1)
+		level := 0
+		for _, m := range p.Messages {
+			if m.Role == chat.RoleUser {
+				level, _ = strconv.Atoi(strings.TrimPrefix(m.Content, "level "))
+			}
+		}
+		msg, finish := chat.Assistant("done"), chat.FinishStop
+		if last := p.Messages[len(p.Messages)-1]; last.Role == chat.RoleUser && level < depth {
+			for i := range fan {
+				msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: "agent",
+					Arguments: fmt.Sprintf(`{"input":"level %d"}`, level+1)})
+			}
+			msg.Content, finish = "", chat.FinishToolCalls
+		}
+		return &chat.Response{Model: "script", Generations: []chat.Generation{{Message: msg, FinishReason: finish}},
+			Usage: chat.Usage{InputTokens: 10, OutputTokens: 2, TotalTokens: 12}}, nil
+	})).Repeat().DiscardPrompts()
+}
+
+// TestTreeBudgetAcrossChildWorkflows: sub-agents run as child workflows spend shares of the
+// top-level turn's tree budget, and report what they spent: a runaway tree ends with the tree's
+// error within the budget, and an ordinary tree's response counts every call of every child.
+func TestTreeBudgetAcrossChildWorkflows(t *testing.T) {
+	tc := dial(t)
+	run := func(t *testing.T, fan, depth int, opts ...client.Option) (*client.Response, error, int64) {
+		var calls atomic.Int64
+		// A client per level, each offering the next as its agent: a worker finds a child's
+		// client by the path of agent names among its clients' own tools.
+		c := newClient(fanOut(fan, depth, &calls))
+		for range depth {
+			agent := tool.Must(client.AgentTool(c, "agent", "a helper"))
+			c = newClient(fanOut(fan, depth, &calls), client.WithTools(agent))
+		}
+		if len(opts) > 0 {
+			agent, _ := c.Agent("agent")
+			c = newClient(fanOut(fan, depth, &calls), append(opts, client.WithTools(tool.Must(client.AgentTool(agent, "agent", "a helper"))))...)
+		}
+		cfg := temporal.Config{TaskQueue: "tree-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond}
+		startWorker(t, tc, c, cfg)
+		ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("level 0")}})
+		resp, err := turn.Result(ctx)
+		return resp, err, calls.Load()
+	}
+	t.Run("runaway", func(t *testing.T) {
+		// In one process each child would start a tree of its own: 53 model calls, and done.
+		_, err, calls := run(t, 3, 3, client.WithTreeBudget(client.TreeBudget{ModelCalls: 20}))
+		var be *client.TreeBudgetError
+		if !errors.Is(err, client.ErrTreeBudget) || !errors.As(err, &be) {
+			t.Fatalf("error %v, want the tree's budget spent", err)
+		}
+		if calls > 20 {
+			t.Fatalf("%d model calls under a budget of 20", calls)
+		}
+		t.Logf("%d model calls; %v", calls, err)
+	})
+	t.Run("ordinary", func(t *testing.T) {
+		resp, err, calls := run(t, 2, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := client.TreeSpent{ModelCalls: 2*(1+2) + 4, ToolCalls: 2 + 4, Tokens: 12 * 10}
+		if calls != want.ModelCalls || resp.Tree != want {
+			t.Fatalf("%d model calls, the response's tree %+v, want %+v", calls, resp.Tree, want)
+		}
+	})
 }

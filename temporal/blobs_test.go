@@ -25,7 +25,7 @@ import (
 
 // bulkyClient asks for rounds rounds of one call, each of whose results is size bytes, then
 // answers with how many results it read.
-func bulkyClient(rounds, size int) *client.Client {
+func bulkyClient(rounds, size int, opts ...client.Option) *client.Client {
 	big := tool.Must(tool.Func("dump", "Dumps a file", func(_ context.Context, in pathIn) (string, error) {
 		return in.Path + ":" + strings.Repeat("x", size), nil
 	}, tool.ReadOnly()))
@@ -45,7 +45,7 @@ func bulkyClient(rounds, size int) *client.Client {
 		}
 		return &chat.Response{Model: "bulky", Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
 	})).Repeat().DiscardPrompts()
-	return newClient(m, client.WithTools(big), client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{MaxIterations: rounds + 1})))
+	return newClient(m, append(opts, client.WithTools(big), client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{MaxIterations: rounds + 1})))...)
 }
 
 // historyBytes returns the size of a turn's history.
@@ -184,6 +184,17 @@ func TestTurnContinuesAsNew(t *testing.T) {
 	}
 	if n := historyLength(t, tc, turn.ID()); n > 60 {
 		t.Fatalf("the last run's history has %d events", n)
+	}
+	// The agent tree's account goes on across the runs: it counts every run's calls, and a
+	// budget one model call short ends the turn however many runs it took.
+	if done.Tree.ModelCalls != rounds+1 || done.Tree.ToolCalls != rounds {
+		t.Fatalf("the tree spent %+v, want %d model and %d tool calls", done.Tree, rounds+1, rounds)
+	}
+	cfg.TaskQueue = "can-budget-" + rand.Text()[:8]
+	startWorker(t, tc, bulkyClient(rounds, 1<<10, client.WithTreeBudget(client.TreeBudget{ModelCalls: rounds})), cfg)
+	ctx, turn = startTurn(t, tc, cfg, 5*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read them all")}})
+	if _, err := turn.Result(ctx); !errors.Is(err, client.ErrTreeBudget) {
+		t.Fatalf("a budget of %d model calls: %v, want the tree's budget spent", rounds, err)
 	}
 }
 

@@ -693,6 +693,13 @@ func (t *Turn) err(doing string, err error) error {
 		is = ErrPayloadTooLarge
 	case errTypeNotWaiting:
 		is = client.ErrAlreadyResumed
+	case errTypeTreeBudget:
+		var be client.TreeBudgetError
+		if ae.HasDetails() && ae.Details(&be) == nil {
+			is = &be
+		} else {
+			is = client.ErrTreeBudget
+		}
 	case errTypeLimit:
 		var le toolcall.LimitError
 		if ae.HasDetails() && ae.Details(&le) == nil {

@@ -269,6 +269,7 @@ const (
 	errTypeProvider        = "wield.ProviderError"
 	errTypeConfig          = "wield.Config"
 	errTypePayload         = "wield.PayloadTooLarge"
+	errTypeTreeBudget      = "wield.TreeBudget"
 )
 
 // ErrPayloadTooLarge is matched by the error of a turn that ended because something it had to

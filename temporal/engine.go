@@ -48,7 +48,11 @@ func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
 	rt := &wfRuntime{t: t, root: ctx}
 	bctx := engine.With(context.WithValue(context.Background(), wfKey{}, ctx), rt)
 	if t.in.Agent != nil {
-		bctx = t.in.Agent.Call.Context(bctx)
+		call := t.in.Agent.Call
+		if t.in.Continued != nil {
+			call.Tree = nil // the continued state carries the account, with what it spent
+		}
+		bctx = call.Context(bctx)
 	}
 	var err error
 	if rt.served, err = rt.workerTools(bctx); err != nil {
@@ -384,7 +388,8 @@ func (r *wfRuntime) RunTool(ctx context.Context, tl tool.Tool, call chat.ToolCal
 	if sub, ok := client.AgentClient(tl); ok && r.t.engine >= engineAgents {
 		if own, ok := r.t.c.Agent(call.Name); ok && own == sub {
 			// The agent's tool runs here, and its turn in a child workflow (RunAgent).
-			ictx := tool.WithCall(ctx, tool.Call{ID: call.ID, Name: call.Name})
+			c, _ := tool.CallFrom(ctx)
+			ictx := tool.WithCall(ctx, tool.Call{ID: call.ID, Name: call.Name, Parallel: c.Parallel})
 			return tool.Invoke(toolcall.WithResumption(ictx, resume), tl, call.Arguments)
 		}
 	}
@@ -472,6 +477,14 @@ func (r *wfRuntime) RunAgent(ctx context.Context, c *client.Client, call client.
 			return nil, true, fmt.Errorf("the agent's turn did not start: its input is about %d bytes, over the %d bytes one may have in this turn", n, bound)
 		}
 	}
+	// The child spends a share of this turn's tree, and reports what it spent.
+	share, err := client.ShareTree(ctx)
+	if err != nil {
+		return nil, true, err
+	}
+	if share != nil {
+		in.Agent.Call.Tree = &client.TreeAccount{Budget: share.Budget}
+	}
 	wctx := r.wf(ctx)
 	r.t.steps++
 	// Named after the run, not the turn's id: a replay knows the run's id from its history (as
@@ -485,24 +498,34 @@ func (r *wfRuntime) RunAgent(ctx context.Context, c *client.Client, call client.
 	r.t.agents = append(r.t.agents, agentRef{ID: id, Name: call.Name})
 	if err := workflow.Await(wctx, func() bool { return f.IsReady() || ctx.Err() != nil }); err != nil {
 		cancel()
+		share.Settle(client.TreeSpent{})
 		return nil, true, err
 	}
 	if !f.IsReady() {
 		cancel()
+		share.Settle(client.TreeSpent{})
 		return nil, true, context.Cause(ctx)
 	}
 	var resp client.Response
 	if err := f.Get(wctx, &resp); err != nil {
 		var ae *sdktemporal.ApplicationError
 		if errors.As(err, &ae) {
+			var be client.TreeBudgetError
+			if ae.Type() == errTypeTreeBudget && ae.HasDetails() && ae.Details(&be) == nil {
+				share.Settle(be.Spent)
+				return nil, true, tool.Fatal(fmt.Errorf("the agent %q spent its share of the tree: %w", call.Name, &be))
+			}
+			share.Settle(client.TreeSpent{})
 			msg := fmt.Errorf("the agent %q failed: %s", call.Name, ae.Error())
 			if ae.Type() == errTypeTurnEnded {
 				return nil, true, tool.Fatal(msg)
 			}
 			return nil, true, msg
 		}
+		share.Settle(client.TreeSpent{})
 		return nil, true, err
 	}
+	share.Settle(resp.Tree)
 	return &resp, true, nil
 }
 
@@ -867,6 +890,10 @@ func engineError(err error) error {
 	var le *toolcall.LimitError
 	if errors.As(err, &le) {
 		return sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeLimit, err, *le)
+	}
+	var be *client.TreeBudgetError
+	if errors.As(err, &be) {
+		return sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeTreeBudget, err, *be)
 	}
 	var ae *sdktemporal.ApplicationError
 	if errors.As(err, &ae) {

@@ -449,6 +449,6 @@ func (t *turn) local(ctx workflow.Context) workflow.Context {
 func retryPolicy(p *sdktemporal.RetryPolicy) *sdktemporal.RetryPolicy {
 	out := *p
 	out.NonRetryableErrorTypes = append(out.NonRetryableErrorTypes[:len(out.NonRetryableErrorTypes):len(out.NonRetryableErrorTypes)],
-		errTypeConfig, errTypeProvider, errTypeTurnEnded, errTypeLimit, errTypeInvalidDecision, errTypePayload)
+		errTypeConfig, errTypeProvider, errTypeTurnEnded, errTypeLimit, errTypeInvalidDecision, errTypePayload, errTypeTreeBudget)
 	return &out
 }

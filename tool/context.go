@@ -39,6 +39,10 @@ type Call struct {
 	ID string
 	// Name is the tool name the model used.
 	Name string
+	// Parallel is how many calls of the round may run at once with this one, itself included: 1
+	// when it runs alone, 0 when not known. Work that takes a share of something the calls
+	// share (the agent tree's budget, client.ShareTree) divides it by this.
+	Parallel int
 }
 
 type callKey struct{}

@@ -364,10 +364,11 @@ func (m *Manager) runGroup(t *round, group []callState) {
 			if t.ctx.Err() != nil {
 				return
 			}
-			m.runCall(t, t.ctx, &group[i])
+			m.runCall(t, t.ctx, &group[i], 1)
 		}
 		return
 	}
+	workers := min(len(group), m.concurrency)
 	var next atomic.Int64
 	work := func(ctx context.Context) {
 		for {
@@ -375,10 +376,9 @@ func (m *Manager) runGroup(t *round, group []callState) {
 			if i >= len(group) || t.ctx.Err() != nil {
 				return
 			}
-			m.runCall(t, ctx, &group[i])
+			m.runCall(t, ctx, &group[i], workers)
 		}
 	}
-	workers := min(len(group), m.concurrency)
 	if t.runner != nil {
 		// A durable engine's concurrency: its coroutines, each with a context of its own.
 		tasks := make([]func(context.Context), workers)
@@ -397,10 +397,11 @@ func (m *Manager) runGroup(t *round, group []callState) {
 }
 
 // runCall executes one call and records its outcome in st. base is the round's context, or one
-// derived from it for the engine coroutine that runs the call.
-func (m *Manager) runCall(t *round, base context.Context, st *callState) {
+// derived from it for the engine coroutine that runs the call; parallel is how many calls may
+// run at once with it.
+func (m *Manager) runCall(t *round, base context.Context, st *callState, parallel int) {
 	start := time.Now()
-	ctx := tool.WithCall(base, tool.Call{ID: st.call.ID, Name: st.call.Name})
+	ctx := tool.WithCall(base, tool.Call{ID: st.call.ID, Name: st.call.Name, Parallel: parallel})
 	ctx, span := m.startSpan(ctx, st)
 	if t.observer != nil {
 		t.observer.ToolStarted(ctx, st.call)

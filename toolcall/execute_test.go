@@ -256,7 +256,7 @@ func TestExecuteContext(t *testing.T) {
 	wantTC := tool.Context{"tenant": "acme", "user": "per-call", "region": "eu"}
 	for _, id := range []string{"x1", "x2"} {
 		s := got[id]
-		if s.call != (tool.Call{ID: id, Name: "probe"}) {
+		if s.call != (tool.Call{ID: id, Name: "probe", Parallel: 2}) {
 			t.Errorf("call %s saw tool.Call %+v", id, s.call)
 		}
 		if !reflect.DeepEqual(s.tc, wantTC) {
