@@ -109,9 +109,11 @@ func TestWorkerKilledMidClientLoopTurn(t *testing.T) {
 	cfg := engineCrashConfig(queue, mem)
 	conv := "order-" + queue
 	ctx, turn := startTurn(t, tc, cfg, 5*time.Minute, temporal.Request{ConversationID: conv, Messages: []chat.Message{chat.User("charge and look up")}})
+	// The charge's completion must have reached the server: a charge that ran but whose worker
+	// died before saying so stops the turn for a decision instead (it is not retried).
 	eventually(t, time.Minute, "the charge to finish and the lookup to start", func() bool {
 		ls := lines(t, runs)
-		return count(ls, "charge_card-4242") == 1 && count(ls, "lookup_started") == 1
+		return count(ls, "charge_card-4242") == 1 && count(ls, "lookup_started") == 1 && activityCompleted(t, tc, turn.ID(), "/c1")
 	})
 	if err := a.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -343,4 +345,22 @@ func turnDiagnosis(t *testing.T, tc sdkclient.Client, id string) string {
 		fmt.Fprintf(&b, "%d %v %s\n", ev.GetEventId(), ev.GetEventType(), ev.GetEventTime().AsTime().Format("15:04:05.000"))
 	}
 	return b.String()
+}
+
+// activityCompleted reports whether the history of workflow id holds the completion of an
+// activity whose id ends in suffix.
+func activityCompleted(t *testing.T, tc sdkclient.Client, id, suffix string) bool {
+	t.Helper()
+	scheduled := map[int64]string{}
+	for _, ev := range fetchHistory(t, tc, id).Events {
+		switch ev.EventType {
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			scheduled[ev.EventId] = ev.GetActivityTaskScheduledEventAttributes().ActivityId
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+			if strings.HasSuffix(scheduled[ev.GetActivityTaskCompletedEventAttributes().ScheduledEventId], suffix) {
+				return true
+			}
+		}
+	}
+	return false
 }
