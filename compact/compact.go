@@ -5,7 +5,10 @@
 // offers only once something was cut. A provider's context-length refusal is answered by
 // compacting once more and retrying; a request that still does not fit ends with an
 // [*OverflowError]. Above a number of tool definitions, [Compactor.Loop] runs the turn through
-// tool search instead of sending every definition.
+// tool search instead of sending every definition. With [Config.Native] the provider's own
+// context management (Anthropic's context editing, the Responses API's compaction) acts first;
+// what it reports doing, the history shows from the next call as the compactor's own stubs and
+// summaries.
 //
 // The compaction runs as a [client.ToolLoopHooks] BeforeCall hook, so the loop's own history
 // becomes the compacted form (a summary is made once, not on every call), while the turn's
@@ -80,6 +83,15 @@ type Config struct {
 	// KeepRounds is how many of the newest tool rounds a summary leaves whole: 0 is
 	// [DefaultKeepRounds].
 	KeepRounds int
+	// Native asks the provider for its own context management where it offers it (the policy
+	// "native where the provider offers it", through [ExtraNative]): Anthropic clears the oldest
+	// tool results on its side (context editing), OpenAI's Responses API compacts the
+	// conversation into an item of its own. It is asked to act at three quarters of the budget,
+	// before the compactor's own policies would; these stay on for providers that offer none.
+	// What a provider reports it did, the next call's history shows as the compactor's own stubs
+	// and summaries (with or without Native, so also when the provider's option is set
+	// directly), with the originals readable through [FetchToolName].
+	Native bool
 	// DisableRetry turns off compacting again after a context-length refusal.
 	DisableRetry bool
 	// DisableCalibration keeps the estimate as the family's heuristic gives it. By default it is
@@ -346,8 +358,8 @@ func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Re
 		b = st.budget
 	}
 	e := c.estimatorOf(ctx, mb, st)
-	if (st == nil || !st.cut()) && c.fits(e, req, b) {
-		return req, nil // the ordinary case: nothing cut so far, nothing to cut now
+	if (st == nil || !st.cut()) && !hasNative(req.Prompt.Messages) && c.fits(e, req, b) {
+		return c.native(req, b), nil // the ordinary case: nothing cut so far, nothing to cut now
 	}
 	if st == nil {
 		st = c.stateOf(req)
@@ -365,7 +377,7 @@ func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Re
 	if b > 0 && n > b {
 		return nil, &OverflowError{Requested: n, Limit: b}
 	}
-	return out, nil
+	return c.native(out, b), nil
 }
 
 // fits reports whether req needs no compaction: no result over the cap and, with a budget, the
@@ -419,6 +431,16 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 	msgs := req.Prompt.Messages
 	ev := &client.Compaction{Budget: b, Scale: e.Scale()}
 	copied := false
+	if hasNative(msgs) {
+		// What the provider's own context management did to the last request, the history shows
+		// from now on.
+		var err error
+		if msgs, err = c.mirror(ctx, msgs, st, e, ev); err != nil {
+			return nil, nil, 0, err
+		}
+		copied = true
+	}
+	mirrored := len(ev.Cleared) > 0 || ev.Summarized > 0
 	own := func() {
 		if !copied {
 			msgs = append([]chat.Message(nil), msgs...)
@@ -462,7 +484,7 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 	}
 	// Measured with the fetch tool, which the request carries once anything was cut.
 	n = e.Prompt(&cur.Prompt)
-	if n <= b && len(ev.Capped) == 0 {
+	if n <= b && len(ev.Capped) == 0 && !mirrored {
 		return cur, nil, n, nil
 	}
 	ev.Before = e.Prompt(&req.Prompt)
