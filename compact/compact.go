@@ -21,7 +21,8 @@
 // turn whose history holds the compacted form, fetches them. A durable runtime that continues a
 // turn in a new run carries the rest of the compaction's state with [Compactor.State] and
 // [WithState]. A stopped or saved turn's state ([client.TurnState]) holds the history as
-// compacted before its last model call, and that round's results as the tools returned them.
+// compacted before its last model call ([client.Turn.KeepMessages]), and the results of the round
+// that call asked for as the tools returned them (they are compacted before the next call).
 package compact
 
 import (
@@ -370,6 +371,11 @@ func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Re
 	}
 	if ev != nil {
 		c.carry(req.Turn)
+		if req.Turn != nil {
+			// The loop's own messages become the compacted form now, not from the next call:
+			// a state saved or stopped before then holds it.
+			req.Turn.KeepMessages(out.Prompt.Messages)
+		}
 		if !out.Emit(&client.Event{Compaction: ev}) {
 			return nil, context.Canceled
 		}
