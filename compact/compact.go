@@ -127,6 +127,7 @@ type Compactor struct {
 	// learned holds, per provider family, the correction of the estimate (thousandths) the
 	// latest calibrated response gave; 0 when none yet.
 	learned map[budget.Family]*atomic.Int32
+	inner   atomic.Bool // an Innermost advisor compacts the whole request
 }
 
 type modelBudget struct {
@@ -349,15 +350,40 @@ func (c *Compactor) Hooks() client.ToolLoopHooks {
 }
 
 func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Request, error) {
-	mb := c.model(&req.Prompt)
+	out, err := c.compactCall(ctx, req, true)
+	if err != nil || !c.inner.Load() || hasTool(out.Prompt.Options, FetchToolName) {
+		return out, err
+	}
+	// The innermost compaction may offer the fetch tool in this very call; the loop runs only
+	// the tools of its own request, so that request carries it always ([Compactor.Innermost]).
+	st := c.stateOf(out)
+	o := out.Prompt.Options.Clone()
+	o.Tools = append(o.Tools, c.fetchTool(st, c.requestBudget(&out.Prompt, st)))
+	return out.WithOptions(o), nil
+}
+
+// requestBudget returns the budget of a request of p in the turn of st (nil: none yet).
+func (c *Compactor) requestBudget(p *chat.Prompt, st *turnState) int {
 	b := c.cfg.Budget
 	if b <= 0 {
-		b = mb.budget
+		b = c.model(p).budget
 	}
-	st := peekState(req.Turn)
 	if st != nil && st.budget > 0 && (b == 0 || st.budget < b) {
 		b = st.budget
 	}
+	return b
+}
+
+func (c *Compactor) fetchTool(st *turnState, b int) *fetchTool {
+	return &fetchTool{st: st, chunk: max(c.resultCap(b), 1024) * 3}
+}
+
+// compactCall compacts req before its model call; loop says req is the tool loop's own request,
+// whose compacted messages the loop then keeps ([client.Turn.KeepMessages]).
+func (c *Compactor) compactCall(ctx context.Context, req *client.Request, loop bool) (*client.Request, error) {
+	mb := c.model(&req.Prompt)
+	st := peekState(req.Turn)
+	b := c.requestBudget(&req.Prompt, st)
 	e := c.estimatorOf(ctx, mb, st)
 	if (st == nil || !st.cut()) && !hasNative(req.Prompt.Messages) && c.fits(e, req, b) {
 		return c.native(req, b), nil // the ordinary case: nothing cut so far, nothing to cut now
@@ -371,7 +397,7 @@ func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Re
 	}
 	if ev != nil {
 		c.carry(req.Turn)
-		if req.Turn != nil {
+		if loop && req.Turn != nil {
 			// The loop's own messages become the compacted form now, not from the next call:
 			// a state saved or stopped before then holds it.
 			req.Turn.KeepMessages(out.Prompt.Messages)
@@ -478,7 +504,7 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 		out := req.WithMessages(ms)
 		if st.cut() && !hasTool(out.Prompt.Options, FetchToolName) {
 			o := out.Prompt.Options.Clone()
-			o.Tools = append(o.Tools, &fetchTool{st: st, chunk: max(c.resultCap(b), 1024) * 3})
+			o.Tools = append(o.Tools, c.fetchTool(st, b))
 			out = out.WithOptions(o)
 		}
 		return out
