@@ -239,6 +239,7 @@ type Turn struct {
 	exec     toolcall.Turn              // the turn's tool context, limit counts and observer
 	calls    int                        // model calls made
 	dur      *durable                   // nil until the turn has a store, resumes, stops or fails
+	kept     []chat.Message             // a before-call hook's rewrite of the history (KeepMessages)
 }
 
 // durable is what a turn keeps to stop, be stored and resume.
@@ -278,6 +279,13 @@ func (t *Turn) SetCarried(name string, data json.RawMessage) {
 	}
 	t.carried[name] = data
 }
+
+// KeepMessages makes msgs, a BeforeCall hook's rewrite of the request's history, the loop's own
+// messages from this call on: what the states the turn saves and stops with hold, and what the
+// next iteration starts from. Compaction calls it, so that a turn that stops or fails before its
+// next model call keeps the compacted form rather than the originals. A hook that adds messages
+// for one call only does not call it.
+func (t *Turn) KeepMessages(msgs []chat.Message) { t.kept = msgs }
 
 // Carried returns what the turn carries under name ([Turn.SetCarried]): set in this run, or in
 // the state it resumed.
@@ -402,6 +410,10 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 		base, cur, err := l.prepare(ctx, r, turn, h.BeforeCall)
 		if err != nil {
 			return nil, turn.failed(r, err)
+		}
+		if turn.kept != nil {
+			r, turn.kept = r.WithMessages(turn.kept), nil
+			*loopReq = r
 		}
 		var resp *Response
 		var plans []toolcall.Plan

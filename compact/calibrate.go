@@ -53,9 +53,12 @@ func (c *Compactor) after(ctx context.Context, req *client.Request, resp *client
 		st.retried = false
 		return resp, nil
 	}
-	if used <= 0 {
-		return resp, nil
+	cleared, compacted := nativeSaved(resp.Chat)
+	if used <= 0 || compacted {
+		return resp, nil // a compacted request's usage says nothing of the request sent
 	}
+	used += cleared // the provider counted the request after clearing
+
 	// The provider's own count says whether the request was large enough to matter.
 	if b := c.Budget(&req.Prompt); b > 0 && used < b/4 {
 		return resp, nil

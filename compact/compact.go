@@ -5,7 +5,10 @@
 // offers only once something was cut. A provider's context-length refusal is answered by
 // compacting once more and retrying; a request that still does not fit ends with an
 // [*OverflowError]. Above a number of tool definitions, [Compactor.Loop] runs the turn through
-// tool search instead of sending every definition.
+// tool search instead of sending every definition. With [Config.Native] the provider's own
+// context management (Anthropic's context editing, the Responses API's compaction) acts first;
+// what it reports doing, the history shows from the next call as the compactor's own stubs and
+// summaries.
 //
 // The compaction runs as a [client.ToolLoopHooks] BeforeCall hook, so the loop's own history
 // becomes the compacted form (a summary is made once, not on every call), while the turn's
@@ -18,7 +21,8 @@
 // turn whose history holds the compacted form, fetches them. A durable runtime that continues a
 // turn in a new run carries the rest of the compaction's state with [Compactor.State] and
 // [WithState]. A stopped or saved turn's state ([client.TurnState]) holds the history as
-// compacted before its last model call, and that round's results as the tools returned them.
+// compacted before its last model call ([client.Turn.KeepMessages]), and the results of the round
+// that call asked for as the tools returned them (they are compacted before the next call).
 package compact
 
 import (
@@ -80,6 +84,15 @@ type Config struct {
 	// KeepRounds is how many of the newest tool rounds a summary leaves whole: 0 is
 	// [DefaultKeepRounds].
 	KeepRounds int
+	// Native asks the provider for its own context management where it offers it (the policy
+	// "native where the provider offers it", through [ExtraNative]): Anthropic clears the oldest
+	// tool results on its side (context editing), OpenAI's Responses API compacts the
+	// conversation into an item of its own. It is asked to act at three quarters of the budget,
+	// before the compactor's own policies would; these stay on for providers that offer none.
+	// What a provider reports it did, the next call's history shows as the compactor's own stubs
+	// and summaries (with or without Native, so also when the provider's option is set
+	// directly), with the originals readable through [FetchToolName].
+	Native bool
 	// DisableRetry turns off compacting again after a context-length refusal.
 	DisableRetry bool
 	// DisableCalibration keeps the estimate as the family's heuristic gives it. By default it is
@@ -114,6 +127,7 @@ type Compactor struct {
 	// learned holds, per provider family, the correction of the estimate (thousandths) the
 	// latest calibrated response gave; 0 when none yet.
 	learned map[budget.Family]*atomic.Int32
+	inner   atomic.Bool // an Innermost advisor compacts the whole request
 }
 
 type modelBudget struct {
@@ -336,18 +350,43 @@ func (c *Compactor) Hooks() client.ToolLoopHooks {
 }
 
 func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Request, error) {
-	mb := c.model(&req.Prompt)
+	out, err := c.compactCall(ctx, req, true)
+	if err != nil || !c.inner.Load() || hasTool(out.Prompt.Options, FetchToolName) {
+		return out, err
+	}
+	// The innermost compaction may offer the fetch tool in this very call; the loop runs only
+	// the tools of its own request, so that request carries it always ([Compactor.Innermost]).
+	st := c.stateOf(out)
+	o := out.Prompt.Options.Clone()
+	o.Tools = append(o.Tools, c.fetchTool(st, c.requestBudget(&out.Prompt, st)))
+	return out.WithOptions(o), nil
+}
+
+// requestBudget returns the budget of a request of p in the turn of st (nil: none yet).
+func (c *Compactor) requestBudget(p *chat.Prompt, st *turnState) int {
 	b := c.cfg.Budget
 	if b <= 0 {
-		b = mb.budget
+		b = c.model(p).budget
 	}
-	st := peekState(req.Turn)
 	if st != nil && st.budget > 0 && (b == 0 || st.budget < b) {
 		b = st.budget
 	}
+	return b
+}
+
+func (c *Compactor) fetchTool(st *turnState, b int) *fetchTool {
+	return &fetchTool{st: st, chunk: max(c.resultCap(b), 1024) * 3}
+}
+
+// compactCall compacts req before its model call; loop says req is the tool loop's own request,
+// whose compacted messages the loop then keeps ([client.Turn.KeepMessages]).
+func (c *Compactor) compactCall(ctx context.Context, req *client.Request, loop bool) (*client.Request, error) {
+	mb := c.model(&req.Prompt)
+	st := peekState(req.Turn)
+	b := c.requestBudget(&req.Prompt, st)
 	e := c.estimatorOf(ctx, mb, st)
-	if (st == nil || !st.cut()) && c.fits(e, req, b) {
-		return req, nil // the ordinary case: nothing cut so far, nothing to cut now
+	if (st == nil || !st.cut()) && !hasNative(req.Prompt.Messages) && c.fits(e, req, b) {
+		return c.native(req, b), nil // the ordinary case: nothing cut so far, nothing to cut now
 	}
 	if st == nil {
 		st = c.stateOf(req)
@@ -358,6 +397,11 @@ func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Re
 	}
 	if ev != nil {
 		c.carry(req.Turn)
+		if loop && req.Turn != nil {
+			// The loop's own messages become the compacted form now, not from the next call:
+			// a state saved or stopped before then holds it.
+			req.Turn.KeepMessages(out.Prompt.Messages)
+		}
 		if !out.Emit(&client.Event{Compaction: ev}) {
 			return nil, context.Canceled
 		}
@@ -365,7 +409,7 @@ func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Re
 	if b > 0 && n > b {
 		return nil, &OverflowError{Requested: n, Limit: b}
 	}
-	return out, nil
+	return c.native(out, b), nil
 }
 
 // fits reports whether req needs no compaction: no result over the cap and, with a budget, the
@@ -419,6 +463,16 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 	msgs := req.Prompt.Messages
 	ev := &client.Compaction{Budget: b, Scale: e.Scale()}
 	copied := false
+	if hasNative(msgs) {
+		// What the provider's own context management did to the last request, the history shows
+		// from now on.
+		var err error
+		if msgs, err = c.mirror(ctx, msgs, st, e, ev); err != nil {
+			return nil, nil, 0, err
+		}
+		copied = true
+	}
+	mirrored := len(ev.Cleared) > 0 || ev.Summarized > 0
 	own := func() {
 		if !copied {
 			msgs = append([]chat.Message(nil), msgs...)
@@ -450,7 +504,7 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 		out := req.WithMessages(ms)
 		if st.cut() && !hasTool(out.Prompt.Options, FetchToolName) {
 			o := out.Prompt.Options.Clone()
-			o.Tools = append(o.Tools, &fetchTool{st: st, chunk: max(c.resultCap(b), 1024) * 3})
+			o.Tools = append(o.Tools, c.fetchTool(st, b))
 			out = out.WithOptions(o)
 		}
 		return out
@@ -462,7 +516,7 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 	}
 	// Measured with the fetch tool, which the request carries once anything was cut.
 	n = e.Prompt(&cur.Prompt)
-	if n <= b && len(ev.Capped) == 0 {
+	if n <= b && len(ev.Capped) == 0 && !mirrored {
 		return cur, nil, n, nil
 	}
 	ev.Before = e.Prompt(&req.Prompt)

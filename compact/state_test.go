@@ -364,3 +364,61 @@ func TestStoreFailureEndsTheTurn(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A turn that stops on the round right after the one whose result was cut: its stopped state
+// holds the result as compacted before the stopping call, not the original (the loop keeps the
+// compactor's rewrite as its own messages, client.Turn.KeepMessages), and so does the state it
+// saves while the round's calls run.
+func TestStoppedStateHoldsTheCompactedForm(t *testing.T) {
+	c := compact.New(compact.Config{ResultCap: 1000, KeepResults: -1})
+	store := memory.NewInMemory()
+	var running []*client.TurnState
+	m := chattest.New(
+		chattest.Calls(chat.ToolCall{ID: "call-3", Name: "read", Arguments: `{"page":3}`}),
+		chattest.Calls(chat.ToolCall{ID: "call-confirm", Name: "confirm", Arguments: `{}`}))
+	cl, err := client.New(m, client.WithTools(readTool, confirmTool), client.WithTurnStore(savedStates{memory.Turns(store), &running}),
+		client.WithAdvisors(c, client.NewToolLoop(client.ToolLoopConfig{Hooks: c.Hooks()})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cl.Prompt("Read page 3, then confirm.").Param(client.ParamConversationID, "conv").Call(context.Background()).Response()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Pending == nil {
+		t.Fatalf("the turn did not stop: %q", r.Text())
+	}
+	states := append([]*client.TurnState{r.Pending}, running...)
+	checked := 0
+	for _, st := range states {
+		if st.Round == nil || st.Round.Calls[0].Call.Name != "confirm" {
+			continue
+		}
+		checked++
+		for _, msg := range st.Messages {
+			for _, res := range msg.ToolResults {
+				if res.Name == "read" && !strings.HasPrefix(res.Content, "[excerpt:") {
+					t.Fatalf("a %s state of the confirm round holds the read result uncut: %.60q", st.Status, res.Content)
+				}
+			}
+		}
+	}
+	if checked < 2 {
+		t.Fatalf("%d states of the confirm round checked, want the running one and the stopped one", checked)
+	}
+	// The original stays recoverable: the state carries it.
+	if r.Pending.Carried == nil {
+		t.Fatal("the stopped state carries no compaction state")
+	}
+}
+
+// savedStates records every state the loop saves.
+type savedStates struct {
+	client.TurnStore
+	saved *[]*client.TurnState
+}
+
+func (s savedStates) SaveTurn(ctx context.Context, conv string, st *client.TurnState) error {
+	*s.saved = append(*s.saved, st)
+	return s.TurnStore.SaveTurn(ctx, conv, st)
+}

@@ -36,7 +36,8 @@ type chatFlags struct {
 	showResults  bool
 	options      []string // -o KEY=VALUE
 	role         string
-	context      int // --context: the input tokens a request may hold; 0 the model's window
+	context      int  // --context: the input tokens a request may hold; 0 the model's window
+	nativeCtx    bool // --native-context: the provider's own context management first
 }
 
 func (a *app) chatCommand() *cobra.Command {
@@ -136,6 +137,7 @@ are only ever sent to the providers' own hosts.`,
 		return cfg.roleNames(), cobra.ShellCompDirectiveNoFileComp
 	}))
 	fl.IntVar(&f.context, "context", 0, "keep each request to the model within `TOKENS`, compacting the conversation when it would exceed them (default: the model's context window less its output reserve, when wield knows the model)")
+	fl.BoolVar(&f.nativeCtx, "native-context", false, "let the provider manage the context itself where it can (Anthropic's context editing, the OpenAI Responses API's compaction) before wield compacts; what it cuts stays readable through context_fetch")
 	fl.BoolVar(&f.lines, "lines", false, "without PROMPT, ask one question per line of standard input (else what is piped is one prompt)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show tool calls and token usage on standard error also when it is not a terminal")
 	cmd.RegisterFlagCompletionFunc("session", cobra.CompletionFunc(func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -250,7 +252,7 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	setup := chatSetup{model: model, tools: cat.tools, system: f.system, maxToolCalls: f.maxToolCalls, toolSearch: f.toolSearch,
 		repo: conv.repo, conversation: conv.id, interruptible: editor != nil, approver: approver,
 		log: conv.log, modelName: spec.String(), options: options,
-		provider: spec.provider, contextBudget: contextBudget(f.context, spec, options)}
+		provider: spec.provider, contextBudget: contextBudget(f.context, spec, options), nativeContext: f.nativeCtx}
 	c, err := a.newChatClient(setup)
 	if err != nil {
 		return err

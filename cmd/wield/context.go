@@ -31,9 +31,14 @@ func contextBudget(flag int, s modelSpec, options *chat.Options) int {
 }
 
 // newCompactor is the compaction of a chat's turns: results capped, old ones cleared, older
-// rounds summarised by the chat's own model, within budget.
+// rounds summarised by the chat's own model, within budget. The conversation's store keeps what
+// was cut, so that a later question, whose history holds the compacted form, fetches it.
 func newCompactor(s chatSetup) *compact.Compactor {
-	return compact.New(compact.Config{Budget: s.contextBudget, Family: budget.FamilyOf(s.provider), Summarizer: s.model})
+	cfg := compact.Config{Budget: s.contextBudget, Family: budget.FamilyOf(s.provider), Summarizer: s.model, Native: s.nativeContext}
+	if st, ok := s.repo.(compact.Store); ok {
+		cfg.Store = st
+	}
+	return compact.New(cfg)
 }
 
 // compactionLine is the one-line note of a compaction.

@@ -43,6 +43,8 @@ type chatSetup struct {
 	// request may hold (0: results are only capped).
 	provider      string
 	contextBudget int
+	// nativeContext asks the provider for its own context management (--native-context).
+	nativeContext bool
 }
 
 // newChatClient builds the client of a chat: the tools, the tool-call limits (a call beyond them
@@ -75,13 +77,7 @@ func (a *app) newChatClient(s chatSetup) (*client.Client, error) {
 	}
 	// The conversation's history joins the request inside the loop (the memory advisor), so the
 	// compaction runs once more innermost, on the whole request the model is sent.
-	opts = append(opts, client.WithAdvisors(cp, client.NewAdvisor(client.OrderToolCalling+200, func(ctx context.Context, req *client.Request, next client.Next) (*client.Response, error) {
-		r, err := cp.Hooks().BeforeCall(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		return next(ctx, r)
-	})))
+	opts = append(opts, client.WithAdvisors(cp, cp.Innermost(client.OrderToolCalling+200)))
 	opts = append(opts, client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(s.repo, historyWindow), memory.AdvisorConfig{ConversationID: s.conversation, Order: client.OrderToolCalling + 100})))
 	return client.New(s.model, opts...)
 }

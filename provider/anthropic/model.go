@@ -53,6 +53,9 @@ type Config struct {
 	// Cache places prompt-caching breakpoints on every request; the zero value places none, and
 	// [CacheAuto] suits tool loops. [ExtraCache] overrides it per call.
 	Cache Cache
+	// ContextEditing, when set, has the API clear old tool results from requests that grow past
+	// its trigger ([ContextEditing]); [ExtraContextEditing] overrides it per call.
+	ContextEditing *ContextEditing
 	// Transport says how requests reach the API: HTTP client, retries, timeouts, size bound,
 	// headers.
 	provider.Transport
@@ -102,6 +105,9 @@ func (cfg *Config) check() error {
 	}
 	if cfg.ThinkingBudget < 0 {
 		return fmt.Errorf("anthropic: ThinkingBudget %d is negative", cfg.ThinkingBudget)
+	}
+	if err := cfg.ContextEditing.check(); err != nil {
+		return err
 	}
 	return cfg.Cache.check()
 }
@@ -154,7 +160,11 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 	if err != nil {
 		return nil, wrapError(ctx, err)
 	}
-	return req.restore(fromMessage(msg))
+	resp, err := fromMessage(msg)
+	if err == nil {
+		resp, err = req.reportEdits(resp, msg.RawJSON())
+	}
+	return req.restore(resp, err)
 }
 
 // callStreaming gets the whole answer through the streaming endpoint.
@@ -163,10 +173,14 @@ func (m *Model) callStreaming(ctx context.Context, req *request) (*chat.Response
 	defer stream.Close()
 	var msg sdk.Message
 	var st streamState
+	var delta string // the message_delta event, which reports context editing
 	for stream.Next() {
 		ev := stream.Current()
 		if err := msg.Accumulate(ev); err != nil {
 			return nil, fmt.Errorf("anthropic: malformed stream: %w", err)
+		}
+		if ev.Type == "message_delta" {
+			delta = ev.RawJSON()
 		}
 		if _, err := st.event(&ev); err != nil {
 			return nil, err
@@ -175,7 +189,11 @@ func (m *Model) callStreaming(ctx context.Context, req *request) (*chat.Response
 	if err := st.finish(ctx, stream.Err()); err != nil {
 		return nil, err
 	}
-	return req.restore(fromMessage(&msg))
+	resp, err := fromMessage(&msg)
+	if err == nil && delta != "" {
+		resp, err = req.reportEdits(resp, delta)
+	}
+	return req.restore(resp, err)
 }
 
 // Stream sends the prompt and yields the answer as it arrives, one chat.Response per event that
@@ -200,6 +218,12 @@ func (m *Model) stream(ctx context.Context, req *request, yield func(*chat.Respo
 		}
 		if chunk == nil {
 			continue
+		}
+		if ev.Type == "message_delta" {
+			if chunk, err = req.reportEdits(chunk, ev.RawJSON()); err != nil {
+				yield(nil, err)
+				return
+			}
 		}
 		raw := new(sdk.MessageStreamEventUnion)
 		*raw = ev

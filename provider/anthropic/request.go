@@ -53,6 +53,10 @@ type request struct {
 	opts   []option.RequestOption
 	// names maps tool names to the wire names sent and back.
 	names *toolname.Map
+	// editing: the API may clear tool results of the request ([ContextEditing]); clearable
+	// lists the call ids of those it may clear, oldest first.
+	editing   bool
+	clearable []string
 }
 
 // request builds the SDK request for a prompt, applying the call's options over the Model's
@@ -79,58 +83,8 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 		params.Model = o.Model
 	}
 
-	maxTokens, explicitMax := o.MaxTokens, true
-	if maxTokens == 0 {
-		maxTokens = m.cfg.MaxTokens
-	}
-	if maxTokens == 0 {
-		maxTokens, explicitMax = DefaultMaxTokens, false
-	}
-
-	if t := o.Temperature; t != nil {
-		params.Temperature = sdk.Float(*t)
-	} else if t := m.cfg.Temperature; t != nil {
-		params.Temperature = sdk.Float(*t)
-	}
-	if o.TopP != nil {
-		params.TopP = sdk.Float(*o.TopP)
-	}
-	if len(o.Stop) > 0 {
-		params.StopSequences = slices.Clone(o.Stop)
-	}
-
-	budget, adaptive := m.cfg.ThinkingBudget, m.cfg.AdaptiveThinking
-	if v, ok, err := extraInt(o.Extra, ExtraThinkingBudget); err != nil {
+	if err := m.sampling(params, o); err != nil {
 		return nil, err
-	} else if ok {
-		if v < 0 {
-			return nil, fmt.Errorf("anthropic: %s %d is negative", ExtraThinkingBudget, v)
-		}
-		budget = v
-	}
-	if v, ok, err := extraBool(o.Extra, ExtraAdaptiveThinking); err != nil {
-		return nil, err
-	} else if ok {
-		adaptive = v
-	}
-	switch {
-	case budget > 0:
-		if maxTokens <= budget {
-			if explicitMax {
-				return nil, fmt.Errorf("anthropic: max tokens %d must exceed the thinking budget %d", maxTokens, budget)
-			}
-			maxTokens = budget + DefaultMaxTokens
-		}
-		params.Thinking = sdk.ThinkingConfigParamOfEnabled(int64(budget))
-	case adaptive:
-		params.Thinking = sdk.ThinkingConfigParamUnion{OfAdaptive: &sdk.ThinkingConfigAdaptiveParam{}}
-	}
-	params.MaxTokens = int64(maxTokens)
-
-	if v, ok, err := extraInt(o.Extra, ExtraTopK); err != nil {
-		return nil, err
-	} else if ok {
-		params.TopK = sdk.Int(int64(v))
 	}
 
 	system, msgs, err := messages(p.Messages, o.ToolSearch.Server())
@@ -157,6 +111,12 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	}
 	cache.apply(params)
 
+	ce, err := contextEditing(o.Extra, m.cfg.ContextEditing)
+	if err != nil {
+		return nil, err
+	}
+	r.contextEditing(ce, p.Messages)
+
 	if rf := o.ResponseFormat; rf != nil {
 		var schema map[string]any
 		if err := json.Unmarshal(rf.Schema, &schema); err != nil || schema == nil {
@@ -165,33 +125,101 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 		params.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
 	}
 
-	if v, ok := o.Extra[ExtraBody]; ok {
+	if err := r.extras(o.Extra); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// sampling sets the request's temperature, top_p, top_k, stop sequences, thinking and max_tokens: the
+// call's options over the Model's defaults.
+func (m *Model) sampling(params *sdk.MessageNewParams, o *chat.Options) error {
+	maxTokens, explicitMax := o.MaxTokens, true
+	if maxTokens == 0 {
+		maxTokens = m.cfg.MaxTokens
+	}
+	if maxTokens == 0 {
+		maxTokens, explicitMax = DefaultMaxTokens, false
+	}
+
+	if t := o.Temperature; t != nil {
+		params.Temperature = sdk.Float(*t)
+	} else if t := m.cfg.Temperature; t != nil {
+		params.Temperature = sdk.Float(*t)
+	}
+	if o.TopP != nil {
+		params.TopP = sdk.Float(*o.TopP)
+	}
+	if len(o.Stop) > 0 {
+		params.StopSequences = slices.Clone(o.Stop)
+	}
+
+	budget, adaptive := m.cfg.ThinkingBudget, m.cfg.AdaptiveThinking
+	if v, ok, err := extraInt(o.Extra, ExtraThinkingBudget); err != nil {
+		return err
+	} else if ok {
+		if v < 0 {
+			return fmt.Errorf("anthropic: %s %d is negative", ExtraThinkingBudget, v)
+		}
+		budget = v
+	}
+	if v, ok, err := extraBool(o.Extra, ExtraAdaptiveThinking); err != nil {
+		return err
+	} else if ok {
+		adaptive = v
+	}
+	switch {
+	case budget > 0:
+		if maxTokens <= budget {
+			if explicitMax {
+				return fmt.Errorf("anthropic: max tokens %d must exceed the thinking budget %d", maxTokens, budget)
+			}
+			maxTokens = budget + DefaultMaxTokens
+		}
+		params.Thinking = sdk.ThinkingConfigParamOfEnabled(int64(budget))
+	case adaptive:
+		params.Thinking = sdk.ThinkingConfigParamUnion{OfAdaptive: &sdk.ThinkingConfigAdaptiveParam{}}
+	}
+	params.MaxTokens = int64(maxTokens)
+
+	if v, ok, err := extraInt(o.Extra, ExtraTopK); err != nil {
+		return err
+	} else if ok {
+		params.TopK = sdk.Int(int64(v))
+	}
+	return nil
+}
+
+// extras applies the call's escape hatches: body fields, SDK request options and a hook on the
+// SDK's parameters, in that order, after wield built the request.
+func (r *request) extras(extra map[string]any) error {
+	if v, ok := extra[ExtraBody]; ok {
 		body, ok := v.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("anthropic: %s is a %T, want map[string]any", ExtraBody, v)
+			return fmt.Errorf("anthropic: %s is a %T, want map[string]any", ExtraBody, v)
 		}
 		for _, k := range slices.Sorted(maps.Keys(body)) {
 			r.opts = append(r.opts, option.WithJSONSet(k, body[k]))
 		}
 	}
-	if v, ok := o.Extra[ExtraRequestOptions]; ok {
+	if v, ok := extra[ExtraRequestOptions]; ok {
 		switch v := v.(type) {
 		case []option.RequestOption:
 			r.opts = append(r.opts, v...)
 		case option.RequestOption:
 			r.opts = append(r.opts, v)
 		default:
-			return nil, fmt.Errorf("anthropic: %s is a %T, want []option.RequestOption", ExtraRequestOptions, v)
+			return fmt.Errorf("anthropic: %s is a %T, want []option.RequestOption", ExtraRequestOptions, v)
 		}
 	}
-	if v, ok := o.Extra[ExtraParams]; ok {
+	if v, ok := extra[ExtraParams]; ok {
 		f, ok := v.(func(*sdk.MessageNewParams))
 		if !ok {
-			return nil, fmt.Errorf("anthropic: %s is a %T, want func(*anthropic.MessageNewParams)", ExtraParams, v)
+			return fmt.Errorf("anthropic: %s is a %T, want func(*anthropic.MessageNewParams)", ExtraParams, v)
 		}
-		f(params)
+		f(&r.params)
 	}
-	return &r, nil
+	return nil
 }
 
 // messages maps a conversation onto the system prompt and the user/assistant turns, merging

@@ -191,6 +191,9 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 	if err := responsesToolSearch(&params, p, o, &req.tools); err != nil {
 		return nil, err
 	}
+	if err := compaction(&params, o); err != nil {
+		return nil, err
+	}
 	if rf := o.ResponseFormat; rf != nil {
 		if len(rf.Schema) == 0 {
 			params.Text.Format = responses.ResponseFormatTextConfigUnionParam{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
@@ -234,6 +237,14 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 		if m.Role != chat.RoleTool && len(media) > 0 {
 			out = append(out, responses.ResponseInputItemParamOfMessage(media, responses.EasyInputMessageRoleUser))
 			media = nil
+		}
+		compacted, m, err := compactionItems(m)
+		if err != nil {
+			return nil, partwire.MessageError(Provider, i, err)
+		}
+		out = append(out, compacted...)
+		if len(compacted) > 0 && m.Role == chat.RoleUser {
+			continue // the compactor's note of the item, which stands in its place
 		}
 		switch m.Role {
 		case chat.RoleSystem:
@@ -426,6 +437,8 @@ func responsesResponse(r *responses.Response, tools toolSet) *chat.Response {
 			if p, ok := generatedImage(item.ID, item.Result, item.OutputFormat); ok {
 				msg.Parts = append(msg.Parts, p)
 			}
+		case "compaction":
+			msg.ServerTools = append(msg.ServerTools, compactionOutput(item.ID, item.RawJSON()))
 		case "tool_search_call", "tool_search_output":
 			call, step := searchStep(item.RawJSON(), tools, len(msg.ToolCalls))
 			if call != nil {
@@ -552,6 +565,8 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 			if p, ok := generatedImage(ev.Item.ID, ev.Item.Result, ev.Item.OutputFormat); ok {
 				st.images = append(st.images, p)
 			}
+		case "compaction":
+			return delta(chat.Message{ServerTools: []chat.ServerTool{compactionOutput(ev.Item.ID, ev.Item.RawJSON())}}), nil
 		case "tool_search_call", "tool_search_output":
 			call, step := searchStep(ev.Item.RawJSON(), st.tools, st.ncalls)
 			if call != nil {

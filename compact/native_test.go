@@ -1,0 +1,396 @@
+package compact_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/compact"
+	"github.com/wield-ai/wield/provider/anthropic"
+	"github.com/wield-ai/wield/provider/openai"
+	"github.com/wield-ai/wield/tool"
+)
+
+// The providers' native context management, end to end: a tool loop on each provider's real
+// client against a server that behaves as the provider's reference says (Anthropic's context
+// editing; the Responses API's compaction in OpenAI's OpenAPI description), written from the
+// references, since no recording of either exists. The server acts only when the request's
+// context management asks it to, at the threshold asked; the test checks that the loop's next
+// request shows what the server did, as the compactor's own stubs or summary, that the compactor
+// did not clear anything itself, and that the fact the server took out is fetched back by id.
+
+const (
+	nativeFact  = "The vault code is 7391-ALPHA."
+	nativePages = 12
+	nativeB     = 8000 // the compactor's budget; the provider is asked to act at 6000
+)
+
+func nativePage(i int) string {
+	var b strings.Builder
+	if i == 1 {
+		b.WriteString(nativeFact + " ")
+	}
+	for b.Len() < 3000 {
+		fmt.Fprintf(&b, "page %d line %d: lorem ipsum dolor sit amet. ", i, b.Len())
+	}
+	return b.String()
+}
+
+var pageTool = func() tool.Tool {
+	t, err := tool.Func("page", "reads a page", func(_ context.Context, in struct {
+		Page int `json:"page"`
+	}) (string, error) {
+		return nativePage(in.Page), nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	return t
+}()
+
+// nativeServer holds what both providers' scripted servers share: the rounds, and what each
+// request held.
+type nativeServer struct {
+	t        *testing.T
+	mu       sync.Mutex
+	rounds   int
+	acted    []int // the requests (0-based) after which the server cleared or compacted
+	requests []nativeRequest
+	fetched  string
+}
+
+type nativeRequest struct {
+	tokens    int               // the server's own count: a token per three bytes of body
+	threshold int               // the threshold the request's context management asked for
+	keep      int               // Anthropic's keep
+	results   map[string]string // tool results by call id, as sent
+	order     []string          // their ids, oldest first
+	tools     []string
+	first     string // the first input item's type (Responses)
+}
+
+// next returns the reply of this round: a page read, a fetch of what the server took out, or the
+// answer from what the fetch gave.
+func (s *nativeServer) next(fetchID string) (name, args, answer string) {
+	s.rounds++
+	switch {
+	case s.rounds <= nativePages:
+		return "page", fmt.Sprintf(`{"page":%d}`, s.rounds), ""
+	case s.rounds == nativePages+1:
+		return compact.FetchToolName, fmt.Sprintf(`{"id":%q}`, fetchID), ""
+	}
+	r := s.requests[len(s.requests)-1]
+	s.fetched = r.results[r.order[len(r.order)-1]]
+	return "", "", "From the fetched text: " + s.fetched
+}
+
+func nativeLoop(t *testing.T, m chat.Model, cfg compact.Config) (*client.Response, []*client.Compaction) {
+	t.Helper()
+	c := compact.New(cfg)
+	cl, err := client.New(m, client.WithTools(pageTool),
+		client.WithAdvisors(c, client.NewToolLoop(client.ToolLoopConfig{MaxIterations: 40, Hooks: c.Hooks()})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []*client.Compaction
+	var final *client.Response
+	for ev, err := range cl.Prompt(fmt.Sprintf("Read pages 1 to %d, then tell me the vault code.", nativePages)).Stream(context.Background()).Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Compaction != nil {
+			events = append(events, ev.Compaction)
+		}
+		if ev.Done != nil {
+			final = ev.Done
+		}
+	}
+	return final, events
+}
+
+func TestAnthropicContextEditing(t *testing.T) {
+	s := &nativeServer{t: t}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			ContextManagement struct {
+				Edits []struct {
+					Type    string `json:"type"`
+					Trigger struct {
+						Type  string `json:"type"`
+						Value int    `json:"value"`
+					} `json:"trigger"`
+					Keep struct {
+						Type  string `json:"type"`
+						Value int    `json:"value"`
+					} `json:"keep"`
+				} `json:"edits"`
+			} `json:"context_management"`
+			Messages []struct {
+				Content []struct {
+					Type      string          `json:"type"`
+					ToolUseID string          `json:"tool_use_id"`
+					Content   json.RawMessage `json:"content"`
+				} `json:"content"`
+			} `json:"messages"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Errorf("request: %v", err)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		nr := nativeRequest{tokens: len(body) / 3, results: map[string]string{}}
+		if e := req.ContextManagement.Edits; len(e) == 1 && e[0].Type == "clear_tool_uses_20250919" && e[0].Trigger.Type == "input_tokens" && e[0].Keep.Type == "tool_uses" {
+			nr.threshold, nr.keep = e[0].Trigger.Value, e[0].Keep.Value
+		}
+		if !slices.Contains(r.Header.Values("anthropic-beta"), "context-management-2025-06-27") {
+			t.Errorf("request %d without the context management beta", len(s.requests))
+		}
+		for _, m := range req.Messages {
+			for _, b := range m.Content {
+				if b.Type == "tool_result" {
+					nr.results[b.ToolUseID] = resultText(b.Content)
+					nr.order = append(nr.order, b.ToolUseID)
+				}
+			}
+		}
+		for _, tl := range req.Tools {
+			nr.tools = append(nr.tools, tl.Name)
+		}
+		s.requests = append(s.requests, nr)
+		// Over the trigger, the oldest results but the newest keep are cleared, as the reference
+		// says; results the server cleared before count again, since the request holds them.
+		edits := `{"applied_edits":[]}`
+		if nr.threshold > 0 && nr.tokens > nr.threshold && len(nr.order) > nr.keep {
+			n, saved := len(nr.order)-nr.keep, 0
+			for _, id := range nr.order[:n] {
+				saved += len(nr.results[id]) / 3
+			}
+			edits = fmt.Sprintf(`{"applied_edits":[{"type":"clear_tool_uses_20250919","cleared_tool_uses":%d,"cleared_input_tokens":%d}]}`, n, saved)
+			s.acted = append(s.acted, len(s.requests)-1)
+		}
+		name, args, answer := s.next("toolu_1")
+		stop := "tool_use"
+		if answer != "" {
+			stop = "end_turn"
+		}
+		// The loop streams: the answer goes as the reference's events, the edits applied on
+		// message_delta.
+		w.Header().Set("Content-Type", "text/event-stream")
+		sse(w, "message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":1}}}`, s.rounds, nr.tokens))
+		if answer != "" {
+			text, _ := json.Marshal(answer)
+			sse(w, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+			sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%s}}`, text))
+		} else {
+			sse(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_%d","name":%q,"input":{}}}`, s.rounds, name))
+			sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":%q}}`, args))
+		}
+		sse(w, "content_block_stop", `{"type":"content_block_stop","index":0}`)
+		sse(w, "message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":20},"context_management":%s}`, stop, edits))
+		sse(w, "message_stop", `{"type":"message_stop"}`)
+	}))
+	defer srv.Close()
+	m, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k", Model: "claude-sonnet-4-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, events := nativeLoop(t, m, compact.Config{Native: true, Budget: nativeB, ResultCap: -1, KeepResults: 2})
+	if !strings.Contains(resp.Text(), nativeFact) {
+		t.Fatalf("answer %q", resp.Text())
+	}
+	if len(s.acted) == 0 {
+		t.Fatal("the server never cleared: the test proves nothing")
+	}
+	for i, r := range s.requests {
+		if r.threshold != nativeB*3/4 || r.keep != 2 {
+			t.Fatalf("request %d asked for clearing at %d keeping %d", i, r.threshold, r.keep)
+		}
+		stubs := 0
+		for _, text := range r.results {
+			if strings.HasPrefix(text, "[cleared:") {
+				stubs++
+				if !strings.Contains(text, "cleared by the provider") {
+					t.Fatalf("request %d: the compactor cleared a result itself: %s", i, text)
+				}
+			}
+		}
+		if i <= s.acted[0] && stubs > 0 {
+			t.Fatalf("request %d holds stubs before the server cleared anything", i)
+		}
+		if slices.Contains(s.acted, i-1) {
+			// The history shows what the server cleared: all but the newest two results before it.
+			prev := s.requests[i-1]
+			for _, id := range prev.order[:len(prev.order)-prev.keep] {
+				if !strings.HasPrefix(r.results[id], "[cleared:") {
+					t.Fatalf("request %d: %s, cleared by the server, went back whole", i, id)
+				}
+			}
+			if !slices.Contains(r.tools, compact.FetchToolName) {
+				t.Fatalf("request %d does not offer %s", i, compact.FetchToolName)
+			}
+		}
+	}
+	cleared := 0
+	for _, e := range events {
+		cleared += len(e.Cleared)
+	}
+	if cleared == 0 {
+		t.Fatal("no compaction event named the cleared results")
+	}
+}
+
+func sse(w io.Writer, event, data string) {
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data)
+}
+
+// resultText reads a tool_result's content: a string or text blocks.
+func resultText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &blocks)
+	var b strings.Builder
+	for _, bl := range blocks {
+		b.WriteString(bl.Text)
+	}
+	return b.String()
+}
+
+func TestResponsesCompaction(t *testing.T) {
+	s := &nativeServer{t: t}
+	compactions := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			ContextManagement []struct {
+				Type             string `json:"type"`
+				CompactThreshold int    `json:"compact_threshold"`
+			} `json:"context_management"`
+			Input []struct {
+				Type             string          `json:"type"`
+				ID               string          `json:"id"`
+				CallID           string          `json:"call_id"`
+				Output           json.RawMessage `json:"output"`
+				EncryptedContent string          `json:"encrypted_content"`
+			} `json:"input"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Errorf("request: %v", err)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		nr := nativeRequest{tokens: len(body) / 3, results: map[string]string{}}
+		if cm := req.ContextManagement; len(cm) == 1 && cm[0].Type == "compaction" {
+			nr.threshold = cm[0].CompactThreshold
+		}
+		for i, it := range req.Input {
+			typ := it.Type
+			if typ == "" {
+				typ = "message"
+			}
+			if i == 0 {
+				nr.first = typ
+			}
+			switch typ {
+			case "function_call_output":
+				var out string
+				_ = json.Unmarshal(it.Output, &out)
+				nr.results[it.CallID], nr.order = out, append(nr.order, it.CallID)
+			case "compaction":
+				if it.EncryptedContent != fmt.Sprintf("enc-%s", it.ID) {
+					t.Errorf("compaction item %s went back as %q", it.ID, it.EncryptedContent)
+				}
+			}
+		}
+		for _, tl := range req.Tools {
+			nr.tools = append(nr.tools, tl.Name)
+		}
+		s.requests = append(s.requests, nr)
+		var output []string
+		if nr.threshold > 0 && nr.tokens > nr.threshold {
+			compactions++
+			id := fmt.Sprintf("cmp_%d", compactions)
+			output = append(output, fmt.Sprintf(`{"id":%q,"type":"compaction","encrypted_content":"enc-%s"}`, id, id))
+			s.acted = append(s.acted, len(s.requests)-1)
+		}
+		name, args, answer := s.next("cmp_1")
+		if answer != "" {
+			text, _ := json.Marshal(answer)
+			output = append(output, fmt.Sprintf(`{"id":"msg_%d","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":%s,"annotations":[]}]}`, s.rounds, text))
+		} else {
+			output = append(output, fmt.Sprintf(`{"id":"fc_%d","type":"function_call","status":"completed","call_id":"call_%d","name":%q,"arguments":%q}`, s.rounds, s.rounds, name, args))
+		}
+		// The loop streams: each output item goes as the reference's added and done events.
+		w.Header().Set("Content-Type", "text/event-stream")
+		seq := 0
+		event := func(typ, rest string) {
+			sse(w, typ, fmt.Sprintf(`{"type":%q,"sequence_number":%d,%s}`, typ, seq, rest))
+			seq++
+		}
+		event("response.created", fmt.Sprintf(`"response":{"id":"resp_%d","object":"response","status":"in_progress","model":"gpt-5.1-codex-max","output":[]}`, s.rounds))
+		for i, item := range output {
+			event("response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":%s`, i, item))
+			event("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":%s`, i, item))
+		}
+		event("response.completed", fmt.Sprintf(`"response":{"id":"resp_%d","object":"response","created_at":1764967971,"status":"completed","model":"gpt-5.1-codex-max","output":[%s],"usage":{"input_tokens":%d,"input_tokens_details":{"cached_tokens":0},"output_tokens":20,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":%d}}`,
+			s.rounds, strings.Join(output, ","), nr.tokens, nr.tokens+20))
+	}))
+	defer srv.Close()
+	m, err := openai.NewResponses(openai.Config{BaseURL: srv.URL, APIKey: "k", Model: "gpt-5.1-codex-max"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, events := nativeLoop(t, m, compact.Config{Native: true, Budget: nativeB, ResultCap: -1, KeepResults: 2})
+	if !strings.Contains(resp.Text(), nativeFact) {
+		t.Fatalf("answer %q", resp.Text())
+	}
+	if len(s.acted) == 0 {
+		t.Fatal("the server never compacted: the test proves nothing")
+	}
+	for i, r := range s.requests {
+		if r.threshold != nativeB*3/4 {
+			t.Fatalf("request %d asked for compaction at %d", i, r.threshold)
+		}
+		for _, text := range r.results {
+			if strings.HasPrefix(text, "[cleared:") {
+				t.Fatalf("request %d: the compactor cleared a result itself", i)
+			}
+		}
+		if slices.Contains(s.acted, i-1) {
+			// The compaction item takes the place of all that came before it.
+			if r.first != "compaction" || len(r.order) != 1 {
+				t.Fatalf("request %d starts with %s and holds %d results, want the compaction item and this round's result", i, r.first, len(r.order))
+			}
+			if !slices.Contains(r.tools, compact.FetchToolName) {
+				t.Fatalf("request %d does not offer %s", i, compact.FetchToolName)
+			}
+		}
+	}
+	summarised := 0
+	for _, e := range events {
+		summarised += e.Summarized
+	}
+	if summarised == 0 {
+		t.Fatal("no compaction event said what the provider's compaction replaced")
+	}
+}
