@@ -558,28 +558,36 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 			n.w().minItems, n.w().maxItems = t.Len(), t.Len()
 		}
 	case reflect.Map:
-		if !validMapKey(t.Key()) {
-			return nil, fmt.Errorf("map key type %v is not a string, an integer or a text marshaler", t.Key())
-		}
-		vals, err := inf.schema(t.Elem())
-		if err != nil {
+		if err := inf.mapSchema(n, t); err != nil {
 			return nil, err
-		}
-		n.typ, n.additional = "object", vals
-		if k := t.Key(); !isLeafType(k) {
-			// The v2 codec reads an integer key as a JSON number without sign or space
-			// around it; the schema says so, so that "a" is refused where it is checked.
-			switch k.Kind() {
-			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-				n.w().keyPattern = intStringPattern
-			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-				n.w().keyPattern = uintStringPattern
-			}
 		}
 	default:
 		return nil, fmt.Errorf("type %v cannot be described in JSON Schema", t)
 	}
 	return n, nil
+}
+
+// mapSchema fills in n, the schema of the map type t.
+func (inf *inferrer) mapSchema(n *node, t reflect.Type) error {
+	if !validMapKey(t.Key()) {
+		return fmt.Errorf("map key type %v is not a string, an integer or a text marshaler", t.Key())
+	}
+	vals, err := inf.schema(t.Elem())
+	if err != nil {
+		return err
+	}
+	n.typ, n.additional = "object", vals
+	if k := t.Key(); !isLeafType(k) {
+		// The v2 codec reads an integer key as a JSON number without sign or space
+		// around it; the schema says so, so that "a" is refused where it is checked.
+		switch k.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			n.w().keyPattern = intStringPattern
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			n.w().keyPattern = uintStringPattern
+		}
+	}
+	return nil
 }
 
 // Patterns of the numbers a field with the json option string holds, as the v2 codec reads
@@ -1230,19 +1238,7 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 	}
 	if n.x().enum != nil {
 		key("enum")
-		b = append(b, '[')
-		for i, e := range n.x().enum {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			switch v := e.(type) {
-			case float64:
-				b = appendFloatGeneric(b, v, 64)
-			case bool:
-				b = strconv.AppendBool(b, v)
-			}
-		}
-		b = append(b, ']')
+		b = appendScalars(b, n.x().enum)
 	}
 	if n.x().hasMin {
 		key("minimum")
@@ -1295,6 +1291,23 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 		return append(b[:len(b)-1], "true"...), nil
 	}
 	return append(b, '}'), nil
+}
+
+// appendScalars writes an inferred enum of numbers or booleans.
+func appendScalars(b []byte, values []any) []byte {
+	b = append(b, '[')
+	for i, e := range values {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		switch v := e.(type) {
+		case float64:
+			b = appendFloatGeneric(b, v, 64)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		}
+	}
+	return append(b, ']')
 }
 
 // appendNodes writes named schemas as a JSON object, in their order.
