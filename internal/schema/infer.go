@@ -1234,11 +1234,11 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 	}
 	if n.x().enumStrings != nil {
 		key("enum")
-		b = appendStrings(b, n.x().enumStrings)
+		b = appendList(b, n.x().enumStrings, appendString)
 	}
 	if n.x().enum != nil {
 		key("enum")
-		b = appendScalars(b, n.x().enum)
+		b = appendList(b, n.x().enum, appendScalar)
 	}
 	if n.x().hasMin {
 		key("minimum")
@@ -1262,7 +1262,7 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 	}
 	if len(n.required) > 0 {
 		key("required")
-		b = appendStrings(b, n.required)
+		b = appendList(b, n.required, appendString)
 	}
 	if n.closed {
 		key("additionalProperties")
@@ -1293,21 +1293,15 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendScalars writes an inferred enum of numbers or booleans.
-func appendScalars(b []byte, values []any) []byte {
-	b = append(b, '[')
-	for i, e := range values {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		switch v := e.(type) {
-		case float64:
-			b = appendFloatGeneric(b, v, 64)
-		case bool:
-			b = strconv.AppendBool(b, v)
-		}
+// appendScalar writes a number or boolean of an inferred enum.
+func appendScalar(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case float64:
+		return appendFloatGeneric(b, v, 64)
+	case bool:
+		return strconv.AppendBool(b, v)
 	}
-	return append(b, ']')
+	return b
 }
 
 // appendNodes writes named schemas as a JSON object, in their order.
@@ -1327,14 +1321,14 @@ func appendNodes(b []byte, nodes []namedNode) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendStrings writes ss as a JSON array of strings.
-func appendStrings(b []byte, ss []string) []byte {
+// appendList writes vs as a JSON array, each value with appendValue.
+func appendList[T any](b []byte, vs []T, appendValue func([]byte, T) []byte) []byte {
 	b = append(b, '[')
-	for i, s := range ss {
+	for i, v := range vs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = appendValue(b, v)
 	}
 	return append(b, ']')
 }

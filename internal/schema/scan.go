@@ -947,18 +947,29 @@ func (st *vstate) pop() {
 	}
 }
 
-func (st *vstate) array(n *vnode, pos int) int {
-	d := st.data
+// enter starts the array or object (typ) at pos: it takes the decoding target and checks the
+// type. done reports that the value needs no further reading, having failed (end -1) or been
+// skipped (end past it).
+func (st *vstate) enter(n *vnode, typ uint8, pos int) (dec *dnode, dst reflect.Value, check bool, end int, done bool) {
 	if st.depth++; st.depth > maxDepth {
-		return st.syntaxError(pos, "nesting too deep")
+		return nil, dst, false, st.syntaxError(pos, "nesting too deep"), true
 	}
-	dec, dst := derefTarget(st.dec, st.dst)
+	dec, dst = derefTarget(st.dec, st.dst)
 	st.dec = nil
-	check := n != anyNode && st.typeOK(n, tArray, pos, pos+1)
+	check = n != anyNode && st.typeOK(n, typ, pos, pos+1)
 	if n != anyNode && st.indexed && (!check || !n.inside) {
 		// Nothing inside the value is checked, and the first scan checked its syntax.
 		st.depth--
-		return st.skip(pos)
+		return nil, dst, false, st.skip(pos), true
+	}
+	return dec, dst, check, 0, false
+}
+
+func (st *vstate) array(n *vnode, pos int) int {
+	d := st.data
+	dec, dst, check, end, done := st.enter(n, tArray, pos)
+	if done {
+		return end
 	}
 	if dec != nil && (!check || dec.kind != dSlice) {
 		dec = nil
@@ -1030,16 +1041,9 @@ func plural(n int, what string) string {
 
 func (st *vstate) object(n *vnode, pos int) int {
 	d := st.data
-	if st.depth++; st.depth > maxDepth {
-		return st.syntaxError(pos, "nesting too deep")
-	}
-	dec, dst := derefTarget(st.dec, st.dst)
-	st.dec = nil
-	check := n != anyNode && st.typeOK(n, tObject, pos, pos+1)
-	if n != anyNode && st.indexed && (!check || !n.inside) {
-		// Nothing inside the value is checked, and the first scan checked its syntax.
-		st.depth--
-		return st.skip(pos)
+	dec, dst, check, end, done := st.enter(n, tObject, pos)
+	if done {
+		return end
 	}
 	if dec != nil && (!check || (dec.kind != dStruct && dec.kind != dMap)) {
 		dec = nil
