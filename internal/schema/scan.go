@@ -983,7 +983,7 @@ func (st *vstate) array(n *vnode, pos int) int {
 	if i < len(d) && d[i] == ']' {
 		i++
 	} else {
-		for more := true; more; {
+		for {
 			item := anyNode
 			if check {
 				if count < len(n.prefix) {
@@ -1014,9 +1014,14 @@ func (st *vstate) array(n *vnode, pos int) int {
 				return st.skip(pos)
 			}
 			count++
-			if i, more = st.separator(i, ']', "array", "array element"); i < 0 {
+			if i = skipWS(d, i); i < len(d) && d[i] == ',' {
+				i = skipWS(d, i+1)
+				continue
+			}
+			if i = st.closing(i, ']', "array", "array element"); i < 0 {
 				return -1
 			}
+			break
 		}
 	}
 	if check {
@@ -1058,7 +1063,7 @@ func (st *vstate) object(n *vnode, pos int) int {
 	if i < len(d) && d[i] == '}' {
 		i++
 	} else {
-		for more := true; more; {
+		for {
 			if i >= len(d) || d[i] != '"' {
 				return st.unexpected(i, "looking for the beginning of an object key")
 			}
@@ -1086,9 +1091,14 @@ func (st *vstate) object(n *vnode, pos int) int {
 				return st.skip(pos)
 			}
 			count++
-			if i, more = st.separator(i, '}', "object", "object member"); i < 0 {
+			if i = skipWS(d, i); i < len(d) && d[i] == ',' {
+				i = skipWS(d, i+1)
+				continue
+			}
+			if i = st.closing(i, '}', "object", "object member"); i < 0 {
 				return -1
 			}
+			break
 		}
 	}
 	st.depth-- // not on syntax errors, which end the scan
@@ -1231,21 +1241,21 @@ func (st *vstate) checkCount(min, max, count int, what, keyword string) {
 	}
 }
 
-// separator reads what follows an array element or object member ending at i: it returns the
-// next one's start (more), or the position past the closing bracket, or -1 on a syntax error.
-func (st *vstate) separator(i int, closing byte, in, after string) (int, bool) {
-	d := st.data
-	i = skipWS(d, i)
-	if i >= len(d) {
-		return st.syntaxError(i, "unexpected end of input in "+in), false
+// closing reads the closing bracket expected at i, once no ',' follows an array element or object
+// member: it returns the position past it, or -1 on a syntax error. (The ',' is read in the
+// loops themselves: a call per element costs the validator's hot path.)
+func (st *vstate) closing(i int, closing byte, in, after string) int {
+	if i < len(st.data) && st.data[i] == closing {
+		return i + 1
 	}
-	if d[i] == closing {
-		return i + 1, false
+	return st.badSeparator(i, closing, in, after)
+}
+
+func (st *vstate) badSeparator(i int, closing byte, in, after string) int {
+	if i >= len(st.data) {
+		return st.syntaxError(i, "unexpected end of input in "+in)
 	}
-	if d[i] != ',' {
-		return st.unexpected(i, "after "+after+" (expected ',' or '"+string(closing)+"')"), false
-	}
-	return skipWS(d, i+1), true
+	return st.unexpected(i, "after "+after+" (expected ',' or '"+string(closing)+"')")
 }
 
 // checkName validates the member name at pos (at its opening quote) against propertyNames'
