@@ -151,38 +151,12 @@ are only ever sent to the providers' own hosts.`,
 }
 
 func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
-	if f.maxToolCalls < 0 {
-		return usagef("--max-tool-calls must not be negative")
+	if err := f.check(args); err != nil {
+		return err
 	}
-	if f.context < 0 {
-		return usagef("--context must not be negative")
-	}
-	if f.session != "" && f.resume {
-		return usagef("--session and --continue: choose one (--continue resumes the last chat, --session NAME a named one)")
-	}
-	if f.json && f.raw {
-		return usagef("--json and --raw: choose one")
-	}
-	if f.session != "" {
-		if err := checkSessionName(f.session); err != nil {
-			return err
-		}
-	}
-	if f.lines && len(args) > 0 {
-		return usagef("--lines reads the questions from standard input: give no PROMPT")
-	}
-	base := f
-	if f.role != "" {
-		cfg, err := a.loadConfig()
-		if err != nil {
-			return err
-		}
-		r, err := cfg.role(f.role)
-		if err != nil {
-			return err
-		}
-		base.role = ""
-		f = base.withRole(f.role, r)
+	f, base, err := a.applyRole(f)
+	if err != nil {
+		return err
 	}
 	prompt, err := a.promptFrom(args, f.lines)
 	if err != nil {
@@ -287,6 +261,50 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		return a.interactive(ctx, loop, editor)
 	}
 	return a.readQuestions(ctx, loop)
+}
+
+// check refuses flags that contradict each other or the arguments.
+func (f chatFlags) check(args []string) error {
+	if f.maxToolCalls < 0 {
+		return usagef("--max-tool-calls must not be negative")
+	}
+	if f.context < 0 {
+		return usagef("--context must not be negative")
+	}
+	if f.session != "" && f.resume {
+		return usagef("--session and --continue: choose one (--continue resumes the last chat, --session NAME a named one)")
+	}
+	if f.json && f.raw {
+		return usagef("--json and --raw: choose one")
+	}
+	if f.session != "" {
+		if err := checkSessionName(f.session); err != nil {
+			return err
+		}
+	}
+	if f.lines && len(args) > 0 {
+		return usagef("--lines reads the questions from standard input: give no PROMPT")
+	}
+	return nil
+}
+
+// applyRole returns f with its role's settings under the flags given, and base, f without them
+// (what /role starts again from).
+func (a *app) applyRole(f chatFlags) (chatFlags, chatFlags, error) {
+	base := f
+	if f.role != "" {
+		cfg, err := a.loadConfig()
+		if err != nil {
+			return f, f, err
+		}
+		r, err := cfg.role(f.role)
+		if err != nil {
+			return f, f, err
+		}
+		base.role = ""
+		f = base.withRole(f.role, r)
+	}
+	return f, base, nil
 }
 
 // newDisplay makes the display f asks for, writing progress to errw.
