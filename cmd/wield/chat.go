@@ -463,19 +463,10 @@ func (a *app) interactive(ctx context.Context, l *chatLoop, ed *lineEditor) erro
 		case err != nil:
 			return err
 		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		if handled, end := l.slashCommand(ctx, line); end {
-			a.pendingAlarms(l.cat)
+		end, err := l.answer(ctx, line)
+		if end {
 			return nil
-		} else if handled {
-			continue
 		}
-		line = strings.TrimPrefix(line, "/") // a question starting with / came with it doubled
-		err = a.turn(ctx, l.c, l.disp, l.setup, line, l.attached)
-		l.attached = nil
 		switch {
 		case err == nil || errors.Is(err, errStopped):
 		case ctx.Err() != nil:
@@ -484,6 +475,25 @@ func (a *app) interactive(ctx context.Context, l *chatLoop, ed *lineEditor) erro
 			fmt.Fprintf(ed, "wield: %s\n", safeText(a.explain(err, l.spec).Error()))
 		}
 	}
+}
+
+// answer takes one line of input: a slash command, or a question, whose turn's error it
+// returns. end reports that the chat ends (/exit).
+func (l *chatLoop) answer(ctx context.Context, line string) (end bool, err error) {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return false, nil
+	}
+	if handled, end := l.slashCommand(ctx, line); end {
+		l.a.pendingAlarms(l.cat)
+		return true, nil
+	} else if handled {
+		return false, nil
+	}
+	line = strings.TrimPrefix(line, "/") // a question starting with / came with it doubled
+	err = l.a.turn(ctx, l.c, l.disp, l.setup, line, l.attached)
+	l.attached = nil
+	return false, err
 }
 
 // readQuestions reads one question per line of standard input until its end or /exit.
@@ -515,19 +525,10 @@ func (a *app) readQuestions(ctx context.Context, l *chatLoop) error {
 			a.pendingAlarms(l.cat)
 			return <-readErr
 		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		if handled, end := l.slashCommand(ctx, line); end {
-			a.pendingAlarms(l.cat)
+		end, err := l.answer(ctx, line)
+		if end {
 			return nil
-		} else if handled {
-			continue
 		}
-		line = strings.TrimPrefix(line, "/") // a question starting with / came with it doubled
-		err := a.turn(ctx, l.c, l.disp, l.setup, line, l.attached)
-		l.attached = nil
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
