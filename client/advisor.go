@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/wield-ai/wield/chat"
@@ -350,8 +349,9 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Text returns the text the event carries: the text of every generation of its chunk, a
-// sub-agent's included.
+// Text returns the text the event carries, a sub-agent's included: that of the first generation
+// (Index 0), the rule of [chat.Response.Text], so a stream's texts join to the response's text.
+// Other generations are alternatives (Options.N), read from Chunk.
 func (e *Event) Text() string {
 	if e == nil {
 		return ""
@@ -359,20 +359,17 @@ func (e *Event) Text() string {
 	return chunkText(e.Chunk)
 }
 
-// chunkText is the text of a stream chunk, its generations' texts joined.
+// chunkText is the text of a stream chunk's first generation.
 func chunkText(c *chat.Response) string {
 	if c == nil {
 		return ""
 	}
-	gens := c.Generations
-	if len(gens) == 1 {
-		return gens[0].Message.Text()
+	for i := range c.Generations {
+		if c.Generations[i].Index == 0 {
+			return c.Generations[i].Message.Text()
+		}
 	}
-	var b strings.Builder
-	for _, g := range gens {
-		b.WriteString(g.Message.Text())
-	}
-	return b.String()
+	return ""
 }
 
 // Compaction says how a conversation was shortened before a model call: which tool results were

@@ -423,26 +423,8 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 			}
 			resp = &Response{Chat: round.response()}
 			round = nil
-		} else {
-			if turn.claiming() {
-				if err := turn.save(ctx, turn.readyState(r)); err != nil {
-					return nil, err
-				}
-			}
-			tr := ctx.Value(treeKey{}).(*tree)
-			if err := tr.modelCall(); err != nil {
-				return nil, turn.failed(r, err)
-			}
-			turn.calls++
-			if resp, err = next(ctx, cur); err != nil {
-				return nil, turn.failed(r, err)
-			}
-			if resp != nil {
-				tr.used(resp.Usage)
-			}
-			if resp, err = l.after(ctx, cur, resp, turn, h.AfterCall); err != nil {
-				return nil, turn.failed(r, err)
-			}
+		} else if resp, err = l.callModel(ctx, r, cur, turn, next); err != nil {
+			return nil, err
 		}
 		var final *Response
 		if turn.Final || !l.eligible(resp) {
@@ -497,6 +479,32 @@ func (l *ToolLoop) run(ctx context.Context, req *Request, next Next, mgr *toolca
 			return final, nil
 		}
 	}
+}
+
+// callModel makes a round's model call, cur, of the loop's request r, counted against the
+// agent tree's budget, and runs the after-call hook.
+func (l *ToolLoop) callModel(ctx context.Context, r, cur *Request, turn *Turn, next Next) (*Response, error) {
+	if turn.claiming() {
+		if err := turn.save(ctx, turn.readyState(r)); err != nil {
+			return nil, err
+		}
+	}
+	tr := ctx.Value(treeKey{}).(*tree)
+	if err := tr.modelCall(); err != nil {
+		return nil, turn.failed(r, err)
+	}
+	turn.calls++
+	resp, err := next(ctx, cur)
+	if err != nil {
+		return nil, turn.failed(r, err)
+	}
+	if resp != nil {
+		tr.used(resp.Usage)
+	}
+	if resp, err = l.after(ctx, cur, resp, turn, l.cfg.Hooks.AfterCall); err != nil {
+		return nil, turn.failed(r, err)
+	}
+	return resp, nil
 }
 
 // start sets up a turn's state and runs the initialize hook. If the hook fails, the request it

@@ -199,55 +199,12 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 	} else {
 		opts = chat.Merge(c.opts, s.opts)
 	}
-	if !c.tools.empty() || !s.tools.empty() {
-		var err error
-		if opts.Tools, err = c.tools.appendTo(ctx, opts.Tools, false); err == nil {
-			opts.Tools, err = s.tools.appendTo(ctx, opts.Tools, true)
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("client: %w", err)
-		}
+	if err := s.resolveTools(ctx, opts); err != nil {
+		return nil, nil, err
 	}
-	names := c.names
-	if len(s.toolNames) > 0 {
-		names = append(names[:len(names):len(names)], s.toolNames...)
-	}
-	if len(names) > 0 && engine.From(ctx) != nil {
-		// A durable turn resolves names as one recorded step: resolvers may do I/O.
-		named, err := listTools(ctx, func(ctx context.Context) ([]tool.Tool, error) {
-			return c.rt.manager.Resolve(ctx, nil, unoffered(opts.Tools, names))
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("client: tools: %w", err)
-		}
-		opts.Tools, names = append(opts.Tools, named...), nil
-	}
-	if len(opts.Tools) > 0 || len(names) > 0 {
-		tools, err := c.rt.manager.Resolve(ctx, opts.Tools, names)
-		if err != nil {
-			return nil, nil, fmt.Errorf("client: tools: %w", err)
-		}
-		opts.Tools = tools
-	}
-	params := s.params
-	if s.resume != nil {
-		if err := s.resume.state.check(); err != nil {
-			return nil, nil, err
-		}
-		for _, m := range s.msgs {
-			if m.Role != chat.RoleSystem {
-				return nil, nil, errors.New("client: a resumed turn takes no new messages")
-			}
-		}
-		if id := s.resume.state.ConversationID; id != "" {
-			if _, ok := params[ParamConversationID]; !ok {
-				params = maps.Clone(params)
-				if params == nil {
-					params = make(map[string]any, 1)
-				}
-				params[ParamConversationID] = id
-			}
-		}
+	params, err := s.resumeParams()
+	if err != nil {
+		return nil, nil, err
 	}
 	var in *turnInputs
 	if c.approval != nil || s.approval != nil || (c.store != nil && !s.nested) || s.resume != nil {
@@ -274,6 +231,67 @@ func (s *Spec) request(ctx context.Context) (*Request, *chain, error) {
 		turnIn:       in,
 	}
 	return &box.Request, ch, nil
+}
+
+// resolveTools adds to opts the client's and the spec's tools, and those their names resolve to.
+func (s *Spec) resolveTools(ctx context.Context, opts *chat.Options) error {
+	c := s.c
+	if !c.tools.empty() || !s.tools.empty() {
+		var err error
+		if opts.Tools, err = c.tools.appendTo(ctx, opts.Tools, false); err == nil {
+			opts.Tools, err = s.tools.appendTo(ctx, opts.Tools, true)
+		}
+		if err != nil {
+			return fmt.Errorf("client: %w", err)
+		}
+	}
+	names := c.names
+	if len(s.toolNames) > 0 {
+		names = append(names[:len(names):len(names)], s.toolNames...)
+	}
+	if len(names) > 0 && engine.From(ctx) != nil {
+		// A durable turn resolves names as one recorded step: resolvers may do I/O.
+		named, err := listTools(ctx, func(ctx context.Context) ([]tool.Tool, error) {
+			return c.rt.manager.Resolve(ctx, nil, unoffered(opts.Tools, names))
+		})
+		if err != nil {
+			return fmt.Errorf("client: tools: %w", err)
+		}
+		opts.Tools, names = append(opts.Tools, named...), nil
+	}
+	if len(opts.Tools) > 0 || len(names) > 0 {
+		tools, err := c.rt.manager.Resolve(ctx, opts.Tools, names)
+		if err != nil {
+			return fmt.Errorf("client: tools: %w", err)
+		}
+		opts.Tools = tools
+	}
+	return nil
+}
+
+// resumeParams returns the spec's params, with the conversation of the turn it resumes.
+func (s *Spec) resumeParams() (map[string]any, error) {
+	params := s.params
+	if s.resume != nil {
+		if err := s.resume.state.check(); err != nil {
+			return nil, err
+		}
+		for _, m := range s.msgs {
+			if m.Role != chat.RoleSystem {
+				return nil, errors.New("client: a resumed turn takes no new messages")
+			}
+		}
+		if id := s.resume.state.ConversationID; id != "" {
+			if _, ok := params[ParamConversationID]; !ok {
+				params = maps.Clone(params)
+				if params == nil {
+					params = make(map[string]any, 1)
+				}
+				params[ParamConversationID] = id
+			}
+		}
+	}
+	return params, nil
 }
 
 // requestBox holds a spec's request and the options it points to.

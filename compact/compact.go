@@ -460,45 +460,20 @@ func bound(e budget.Estimator, p *chat.Prompt) int {
 // compact applies the policies to req against budget b; ev is nil when nothing changed.
 // n is the estimate of the request returned (0 without a budget).
 func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnState, b int, e budget.Estimator) (_ *client.Request, _ *client.Compaction, n int, _ error) {
-	msgs := req.Prompt.Messages
+	h := &history{msgs: req.Prompt.Messages}
 	ev := &client.Compaction{Budget: b, Scale: e.Scale()}
-	copied := false
-	if hasNative(msgs) {
+	if hasNative(h.msgs) {
 		// What the provider's own context management did to the last request, the history shows
 		// from now on.
 		var err error
-		if msgs, err = c.mirror(ctx, msgs, st, e, ev); err != nil {
+		if h.msgs, err = c.mirror(ctx, h.msgs, st, e, ev); err != nil {
 			return nil, nil, 0, err
 		}
-		copied = true
+		h.copied = true
 	}
 	mirrored := len(ev.Cleared) > 0 || ev.Summarized > 0
-	own := func() {
-		if !copied {
-			msgs = append([]chat.Message(nil), msgs...)
-			copied = true
-		}
-	}
-	if rc := c.resultCap(b); rc > 0 {
-		for i := range msgs {
-			for j := range msgs[i].ToolResults {
-				r := &msgs[i].ToolResults[j]
-				// A fetch's chunk is sized by the compactor already; capping it would loop.
-				if r.Name == FetchToolName || len(r.Content) <= rc || e.Text(r.Content) <= rc { // a token holds at least a byte
-					continue
-				}
-				own()
-				msgs[i] = cloneResults(msgs[i])
-				r = &msgs[i].ToolResults[j]
-				orig := *r
-				fid := st.fetchID(r.ID, r.Content)
-				r.Content = c.excerpt(e, r, fid, rc)
-				if err := c.keep(ctx, st, fid, &orig, r); err != nil {
-					return nil, nil, 0, err
-				}
-				ev.Capped = append(ev.Capped, r.ID)
-			}
-		}
+	if err := c.capResults(ctx, h, st, b, e, ev); err != nil {
+		return nil, nil, 0, err
 	}
 	withTool := func(ms []chat.Message) *client.Request {
 		out := req.WithMessages(ms)
@@ -509,7 +484,7 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 		}
 		return out
 	}
-	cur := withTool(msgs)
+	cur := withTool(h.msgs)
 	if b <= 0 {
 		out, done := finish(e, req, cur, ev)
 		return out, done, 0, nil
@@ -521,44 +496,14 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 	}
 	ev.Before = e.Prompt(&req.Prompt)
 	if n > b && c.cfg.KeepResults > 0 {
-		// Oldest first, leaving the newest KeepResults results whole.
-		var where [][2]int
-		for i := range msgs {
-			for j := range msgs[i].ToolResults {
-				if !strings.HasPrefix(msgs[i].ToolResults[j].Content, clearedMark) {
-					where = append(where, [2]int{i, j})
-				}
-			}
+		if err := c.clearOldest(ctx, h, st, b, n, e, ev); err != nil {
+			return nil, nil, 0, err
 		}
-		for k := 0; k < len(where)-c.cfg.KeepResults && n > b; k++ {
-			i, j := where[k][0], where[k][1]
-			own()
-			msgs[i] = cloneResults(msgs[i])
-			r := &msgs[i].ToolResults[j]
-			orig := *r
-			before := e.Result(r)
-			fid, capped := "", strings.HasPrefix(r.Content, cutMark)
-			if capped {
-				fid, capped = markedID(r.Content) // its original is kept already, under this id
-			}
-			if !capped {
-				fid = st.fetchID(r.ID, r.Content)
-			}
-			r.Content = fmt.Sprintf("%s %s result, id %q, %d tokens; %s reads it]", clearedMark, r.Name, fid, before, FetchToolName)
-			r.Parts = nil
-			if !capped {
-				if err := c.keep(ctx, st, fid, &orig, r); err != nil {
-					return nil, nil, 0, err
-				}
-			}
-			n += e.Result(r) - before
-			ev.Cleared = append(ev.Cleared, r.ID)
-		}
-		cur = withTool(msgs)
+		cur = withTool(h.msgs)
 		n = e.Prompt(&cur.Prompt)
 	}
 	if n > b && c.cfg.Summarizer != nil {
-		s, cut, sid, err := c.summarise(ctx, msgs, st)
+		s, cut, sid, err := c.summarise(ctx, h.msgs, st)
 		var se *storeError
 		switch {
 		case errors.As(err, &se):
@@ -566,15 +511,92 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 		case err != nil:
 			ev.SummaryError = err.Error()
 		case cut > 0:
-			msgs = s
-			copied = true
+			h.msgs = s
 			ev.Summarized, ev.SummaryID = cut, sid
-			cur = withTool(msgs)
+			cur = withTool(h.msgs)
 			n = e.Prompt(&cur.Prompt)
 		}
 	}
 	out, done := finish(e, req, cur, ev)
 	return out, done, n, nil
+}
+
+// history is the request's messages as compaction rewrites them: shared with the request until
+// the first change copies them.
+type history struct {
+	msgs   []chat.Message
+	copied bool
+}
+
+// result returns the j-th result of message i, in a copy of the message the history owns.
+func (h *history) result(i, j int) *chat.ToolResult {
+	if !h.copied {
+		h.msgs = append([]chat.Message(nil), h.msgs...)
+		h.copied = true
+	}
+	h.msgs[i] = cloneResults(h.msgs[i])
+	return &h.msgs[i].ToolResults[j]
+}
+
+// capResults replaces each result over the result cap with a marked excerpt, its original kept.
+func (c *Compactor) capResults(ctx context.Context, h *history, st *turnState, b int, e budget.Estimator, ev *client.Compaction) error {
+	rc := c.resultCap(b)
+	if rc <= 0 {
+		return nil
+	}
+	for i := range h.msgs {
+		for j := range h.msgs[i].ToolResults {
+			r := &h.msgs[i].ToolResults[j]
+			// A fetch's chunk is sized by the compactor already; capping it would loop.
+			if r.Name == FetchToolName || len(r.Content) <= rc || e.Text(r.Content) <= rc { // a token holds at least a byte
+				continue
+			}
+			r = h.result(i, j)
+			orig := *r
+			fid := st.fetchID(r.ID, r.Content)
+			r.Content = c.excerpt(e, r, fid, rc)
+			if err := c.keep(ctx, st, fid, &orig, r); err != nil {
+				return err
+			}
+			ev.Capped = append(ev.Capped, r.ID)
+		}
+	}
+	return nil
+}
+
+// clearOldest replaces results with stubs, oldest first, until the n tokens are within b,
+// leaving the newest KeepResults results whole.
+func (c *Compactor) clearOldest(ctx context.Context, h *history, st *turnState, b, n int, e budget.Estimator, ev *client.Compaction) error {
+	var where [][2]int
+	for i := range h.msgs {
+		for j := range h.msgs[i].ToolResults {
+			if !strings.HasPrefix(h.msgs[i].ToolResults[j].Content, clearedMark) {
+				where = append(where, [2]int{i, j})
+			}
+		}
+	}
+	for k := 0; k < len(where)-c.cfg.KeepResults && n > b; k++ {
+		r := h.result(where[k][0], where[k][1])
+		orig := *r
+		before := e.Result(r)
+		fid, capped := "", strings.HasPrefix(r.Content, cutMark)
+		if capped {
+			fid, capped = markedID(r.Content) // its original is kept already, under this id
+		}
+		if !capped {
+			fid = st.fetchID(r.ID, r.Content)
+		}
+		r.Content = fmt.Sprintf("%s %s result, id %q, %d tokens; %s reads it]", clearedMark, r.Name, fid, before, FetchToolName)
+		r.Parts = nil
+		if !capped {
+			if err := c.keep(ctx, st, fid, &orig, r); err != nil {
+				return err
+			}
+		}
+		n += e.Result(r) - before
+		ev.Cleared = append(ev.Cleared, r.ID)
+	}
+	return nil
 }
 
 func finish(e budget.Estimator, req, cur *client.Request, ev *client.Compaction) (*client.Request, *client.Compaction) {

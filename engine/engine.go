@@ -69,30 +69,24 @@ func Go(ctx context.Context, tasks ...func(context.Context)) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var panicked any
+	// keep, deferred by each task, keeps the first panic to raise once every task returned.
+	keep := func() {
+		if v := recover(); v != nil {
+			mu.Lock()
+			if panicked == nil {
+				panicked = v
+			}
+			mu.Unlock()
+		}
+	}
 	for _, t := range tasks[1:] {
 		wg.Go(func() {
-			defer func() {
-				if v := recover(); v != nil {
-					mu.Lock()
-					if panicked == nil {
-						panicked = v
-					}
-					mu.Unlock()
-				}
-			}()
+			defer keep()
 			t(ctx)
 		})
 	}
 	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				mu.Lock()
-				if panicked == nil {
-					panicked = v
-				}
-				mu.Unlock()
-			}
-		}()
+		defer keep()
 		tasks[0](ctx)
 	}()
 	wg.Wait()

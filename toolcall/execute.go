@@ -171,33 +171,9 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 		}
 	}
 
-	states := make([]callState, len(calls))
-	find := toolFinder(defs)
-	asks := false
-	for i := range calls {
-		st := &states[i]
-		if plans != nil {
-			pl := &plans[i]
-			if pl.Arguments != "" {
-				calls[i].Arguments = pl.Arguments
-			}
-			st.plan = pl
-		}
-		st.call = calls[i]
-		if breaches != nil {
-			st.refused = breaches[i]
-		}
-		if j := find(st.call.Name); j >= 0 {
-			st.tool, st.description, st.meta = tools[j], defs[j].Description, tools[j].Metadata()
-			if st.refused == nil && (st.plan == nil || st.plan.Result == nil && !st.plan.Approved) {
-				if policy == nil {
-					st.asks = st.meta.RequiresApproval
-				} else if st.asks, err = m.ask(ctx, policy, ApprovalRequest{Call: st.call, Definition: defs[j], Metadata: st.meta}); err != nil {
-					return nil, err
-				}
-				asks = asks || st.asks
-			}
-		}
+	states, asks, err := m.callStates(ctx, calls, plans, breaches, policy, tools, defs)
+	if err != nil {
+		return nil, err
 	}
 	if asks {
 		if t.debug {
@@ -222,8 +198,28 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 		t.cancel = cancel
 	}
 
-	// Sequential tools split the calls into groups run one after the other; the calls within a
-	// group run in parallel. After an interrupt, later groups wait for the resume.
+	m.runGroups(t, states)
+	if err := m.roundError(ctx, t); err != nil {
+		return nil, err
+	}
+	if t.stopped.Load() {
+		if t.debug {
+			log.DebugContext(ctx, "toolcall: a tool interrupted the turn", "calls", len(calls))
+		}
+		return &Result{Stopped: true, Calls: outcomes(states)}, nil
+	}
+
+	res := roundResult(p, resp, calls, states)
+	if t.debug {
+		log.DebugContext(ctx, "toolcall: tool calls executed", "calls", len(calls), "return_direct", res.ReturnDirect)
+	}
+	return res, nil
+}
+
+// runGroups runs a round's calls. Sequential tools split the calls into groups run one after
+// the other; the calls within a group run in parallel. After an interrupt, later groups wait for
+// the resume.
+func (m *Manager) runGroups(t *round, states []callState) {
 	for lo := 0; lo < len(states) && t.ctx.Err() == nil && !t.stopped.Load(); {
 		hi := lo + 1
 		if !states[lo].alone() {
@@ -234,32 +230,67 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 		m.runGroup(t, states[lo:hi])
 		lo = hi
 	}
+}
 
+// callStates pairs each call of a round with its tool, its plan (when resumed), its limit
+// breach, and whether it asks for approval; asks reports that one does.
+func (m *Manager) callStates(ctx context.Context, calls []chat.ToolCall, plans []Plan, breaches []*LimitError, policy ApprovalPolicy, tools []tool.Tool, defs []tool.Definition) (states []callState, asks bool, err error) {
+	states = make([]callState, len(calls))
+	find := toolFinder(defs)
+	for i := range calls {
+		st := &states[i]
+		if plans != nil {
+			pl := &plans[i]
+			if pl.Arguments != "" {
+				calls[i].Arguments = pl.Arguments
+			}
+			st.plan = pl
+		}
+		st.call = calls[i]
+		if breaches != nil {
+			st.refused = breaches[i]
+		}
+		if j := find(st.call.Name); j >= 0 {
+			st.tool, st.description, st.meta = tools[j], defs[j].Description, tools[j].Metadata()
+			if st.refused == nil && (st.plan == nil || st.plan.Result == nil && !st.plan.Approved) {
+				if policy == nil {
+					st.asks = st.meta.RequiresApproval
+				} else if st.asks, err = m.ask(ctx, policy, ApprovalRequest{Call: st.call, Definition: defs[j], Metadata: st.meta}); err != nil {
+					return nil, false, err
+				}
+				asks = asks || st.asks
+			}
+		}
+	}
+	return states, asks, nil
+}
+
+// roundError returns the error that ended the round t once its calls ran, if any: a tool's or
+// processor's error, or the context's.
+func (m *Manager) roundError(ctx context.Context, t *round) error {
 	if t.ended != nil {
 		if t.debug {
-			log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", m.errorText(t.ended))
+			m.logger().DebugContext(ctx, "toolcall: the turn ends with an error", "error", m.errorText(t.ended))
 		}
-		return nil, t.ended
+		return t.ended
 	}
 	if cause := context.Cause(t.ctx); cause != nil {
 		if end, ok := cause.(*turnEnd); ok && end.round == t {
 			if t.debug {
-				log.DebugContext(ctx, "toolcall: the turn ends with an error", "error", m.errorText(end.err))
+				m.logger().DebugContext(ctx, "toolcall: the turn ends with an error", "error", m.errorText(end.err))
 			}
-			return nil, end.err
+			return end.err
 		}
 		if t.debug {
-			log.DebugContext(ctx, "toolcall: interrupted", "error", m.errorText(cause))
+			m.logger().DebugContext(ctx, "toolcall: interrupted", "error", m.errorText(cause))
 		}
-		return nil, contextError(ctx)
+		return contextError(ctx)
 	}
-	if t.stopped.Load() {
-		if t.debug {
-			log.DebugContext(ctx, "toolcall: a tool interrupted the turn", "calls", len(calls))
-		}
-		return &Result{Stopped: true, Calls: outcomes(states)}, nil
-	}
+	return nil
+}
 
+// roundResult is a finished round's history: the prompt's, the assistant message and the results.
+func roundResult(p *chat.Prompt, resp *chat.Response, calls []chat.ToolCall, states []callState) *Result {
 	results := make([]chat.ToolResult, len(states))
 	direct := true
 	for i := range states {
@@ -269,10 +300,7 @@ func (m *Manager) execute(ctx context.Context, turn *Turn, p *chat.Prompt, resp 
 	history := make([]chat.Message, 0, len(p.Messages)+2)
 	history = append(history, p.Messages...)
 	history = append(history, assistantMessage(resp, calls), chat.ToolMessage(results...))
-	if t.debug {
-		log.DebugContext(ctx, "toolcall: tool calls executed", "calls", len(calls), "return_direct", direct)
-	}
-	return &Result{History: history, ReturnDirect: direct}, nil
+	return &Result{History: history, ReturnDirect: direct}
 }
 
 // roundCalls returns the tool calls of resp. Those of a response of one generation are its own

@@ -93,88 +93,21 @@ func (x *RegexIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, erro
 	if err != nil {
 		return nil, err
 	}
-	if len(req.Query) > MaxRegexLength {
-		return nil, fmt.Errorf("%w: pattern longer than %d bytes", ErrInvalidQuery, MaxRegexLength)
-	}
-	if strings.TrimSpace(req.Query) == "" {
-		return nil, fmt.Errorf("%w: empty pattern", ErrInvalidQuery)
-	}
-	pattern := "(?i)" + req.Query
-	re, err := regexp.Compile(pattern)
+	q, err := compileRegexQuery(req.Query)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidQuery, err)
-	}
-	var lits []string // one of them is in every match, lower-cased
-	exact := false    // lits are the pattern's matches, in the order RE2 prefers them
-	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
-		a := analyze(tree)
-		lits, exact = a.required(), a.exact != nil
-		if exact {
-			lits = a.exact
-		}
+		return nil, err
 	}
 	// The literals' trigrams rule out most texts before any search runs in them: inName and
 	// inDesc hold the tools whose name or description may contain one of the literals, and
 	// nameLit and descLit the tools each literal may be in.
 	inName, inDesc := set.nameSig.all(), set.descSig.all()
 	var nameLit, descLit [][]uint64
-	if lits != nil {
-		inName, nameLit = set.nameSig.candidates(lits)
-		inDesc, descLit = set.descSig.candidates(lits)
+	if q.lits != nil {
+		inName, nameLit = set.nameSig.candidates(q.lits)
+		inDesc, descLit = set.descSig.candidates(q.lits)
 	}
-	// find returns where re matches text, the name or description of tool i whose literal sets
-	// are in. lower is text lower-cased if it is ASCII, else "". A text that contains none of the
-	// literals every match needs cannot match; when the literals are the pattern's matches, the
-	// leftmost one found is the match. Only ASCII texts take these shortcuts, since only for
-	// them is lower-casing the same as Go's case folding.
-	find := func(text, lower string, i int, in [][]uint64) (start, end int, ok bool) {
-		if lits == nil || lower == "" {
-			return regexIndex(re, text)
-		}
-		w, bit := i/64, uint64(1)<<(i%64)
-		if exact {
-			start = -1
-			for j, l := range lits {
-				// Leftmost match; at one position the first in order, as RE2 picks.
-				if in[j][w]&bit == 0 {
-					continue
-				}
-				if at := strings.Index(lower, l); at >= 0 && (start < 0 || at < start) {
-					start, end = at, at+len(l)
-				}
-			}
-			return start, end, start >= 0
-		}
-		for j, l := range lits {
-			if in[j][w]&bit != 0 && strings.Contains(lower, l) {
-				return regexIndex(re, text)
-			}
-		}
-		return 0, 0, false
-	}
-
-	type match struct {
-		def  int
-		rank int // 0 whole name, 1 part of name, 2 description
-		pos  int
-	}
-	compare := func(a, b match) int {
-		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.pos, b.pos), cmp.Compare(a.def, b.def))
-	}
-	// ms keeps the best matches, sorted, at most the limit: a search for a common word matches
-	// thousands of tools, which need not all be sorted.
-	k := req.limit()
-	ms := make([]match, 0, min(k, 64))
-	offer := func(m match) {
-		if len(ms) == k && compare(m, ms[k-1]) >= 0 {
-			return
-		}
-		at, _ := slices.BinarySearchFunc(ms, m, compare)
-		if len(ms) == k {
-			ms = ms[:k-1]
-		}
-		ms = slices.Insert(ms, at, m)
-	}
+	top := regexMatches{k: req.limit()}
+	top.ms = make([]regexMatch, 0, min(top.k, 64))
 	for w := range inName {
 		for either := inName[w] | inDesc[w]; either != 0; either &= either - 1 {
 			bit := uint64(1) << bits.TrailingZeros64(either)
@@ -184,28 +117,118 @@ func (x *RegexIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, erro
 				continue
 			}
 			if inName[w]&bit != 0 {
-				if start, end, ok := find(d.Name, set.name[i], i, nameLit); ok {
+				if start, end, ok := q.find(d.Name, set.name[i], i, nameLit); ok {
 					rank := 1
 					if start == 0 && end == len(d.Name) {
 						rank = 0
 					}
-					offer(match{i, rank, start})
+					top.offer(regexMatch{i, rank, start})
 					continue
 				}
 			}
 			if inDesc[w]&bit != 0 {
-				if start, _, ok := find(d.Description, set.desc[i], i, descLit); ok {
-					offer(match{i, 2, start})
+				if start, _, ok := q.find(d.Description, set.desc[i], i, descLit); ok {
+					top.offer(regexMatch{i, 2, start})
 				}
 			}
 		}
 	}
-	hits := make([]Hit, len(ms))
-	for i, m := range ms {
+	hits := make([]Hit, len(top.ms))
+	for i, m := range top.ms {
 		// 3, 2 or 1 by rank, less a little for a later match: the order above as a number.
 		hits[i] = Hit{Name: set.defs[m.def].Name, Score: float64(3-m.rank) + 0.5/float64(1+m.pos)}
 	}
 	return hits, nil
+}
+
+// regexQuery is a compiled search pattern with the literals that narrow where it can match.
+type regexQuery struct {
+	re    *regexp.Regexp
+	lits  []string // one of them is in every match, lower-cased
+	exact bool     // lits are the pattern's matches, in the order RE2 prefers them
+}
+
+func compileRegexQuery(query string) (regexQuery, error) {
+	if len(query) > MaxRegexLength {
+		return regexQuery{}, fmt.Errorf("%w: pattern longer than %d bytes", ErrInvalidQuery, MaxRegexLength)
+	}
+	if strings.TrimSpace(query) == "" {
+		return regexQuery{}, fmt.Errorf("%w: empty pattern", ErrInvalidQuery)
+	}
+	pattern := "(?i)" + query
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return regexQuery{}, fmt.Errorf("%w: %w", ErrInvalidQuery, err)
+	}
+	q := regexQuery{re: re}
+	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
+		a := analyze(tree)
+		q.lits, q.exact = a.required(), a.exact != nil
+		if q.exact {
+			q.lits = a.exact
+		}
+	}
+	return q, nil
+}
+
+// find returns where the query matches text, the name or description of tool i, where in holds
+// for each literal the tools whose text may contain it. lower is text lower-cased if it is
+// ASCII, else "". A text that contains none of the literals every match needs cannot match;
+// when the literals are the pattern's matches, the leftmost one found is the match. Only ASCII
+// texts take these shortcuts, since only for them is lower-casing the same as Go's case folding.
+func (q *regexQuery) find(text, lower string, i int, in [][]uint64) (start, end int, ok bool) {
+	if q.lits == nil || lower == "" {
+		return regexIndex(q.re, text)
+	}
+	w, bit := i/64, uint64(1)<<(i%64)
+	if q.exact {
+		start = -1
+		for j, l := range q.lits {
+			// Leftmost match; at one position the first in order, as RE2 picks.
+			if in[j][w]&bit == 0 {
+				continue
+			}
+			if at := strings.Index(lower, l); at >= 0 && (start < 0 || at < start) {
+				start, end = at, at+len(l)
+			}
+		}
+		return start, end, start >= 0
+	}
+	for j, l := range q.lits {
+		if in[j][w]&bit != 0 && strings.Contains(lower, l) {
+			return regexIndex(q.re, text)
+		}
+	}
+	return 0, 0, false
+}
+
+type regexMatch struct {
+	def  int
+	rank int // 0 whole name, 1 part of name, 2 description
+	pos  int
+}
+
+func (a regexMatch) compare(b regexMatch) int {
+	return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.pos, b.pos), cmp.Compare(a.def, b.def))
+}
+
+// regexMatches keeps the best matches, sorted, at most k: a search for a common word matches
+// thousands of tools, which need not all be sorted.
+type regexMatches struct {
+	k  int
+	ms []regexMatch
+}
+
+func (t *regexMatches) offer(m regexMatch) {
+	k := t.k
+	if len(t.ms) == k && m.compare(t.ms[k-1]) >= 0 {
+		return
+	}
+	at, _ := slices.BinarySearchFunc(t.ms, m, regexMatch.compare)
+	if len(t.ms) == k {
+		t.ms = t.ms[:k-1]
+	}
+	t.ms = slices.Insert(t.ms, at, m)
 }
 
 func regexIndex(re *regexp.Regexp, text string) (start, end int, ok bool) {

@@ -153,38 +153,12 @@ are only ever sent to the providers' own hosts.`,
 }
 
 func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
-	if f.maxToolCalls < 0 {
-		return usagef("--max-tool-calls must not be negative")
+	if err := f.check(args); err != nil {
+		return err
 	}
-	if f.context < 0 {
-		return usagef("--context must not be negative")
-	}
-	if f.session != "" && f.resume {
-		return usagef("--session and --continue: choose one (--continue resumes the last chat, --session NAME a named one)")
-	}
-	if f.json && f.raw {
-		return usagef("--json and --raw: choose one")
-	}
-	if f.session != "" {
-		if err := checkSessionName(f.session); err != nil {
-			return err
-		}
-	}
-	if f.lines && len(args) > 0 {
-		return usagef("--lines reads the questions from standard input: give no PROMPT")
-	}
-	base := f
-	if f.role != "" {
-		cfg, err := a.loadConfig()
-		if err != nil {
-			return err
-		}
-		r, err := cfg.role(f.role)
-		if err != nil {
-			return err
-		}
-		base.role = ""
-		f = base.withRole(f.role, r)
+	f, base, err := a.applyRole(f)
+	if err != nil {
+		return err
 	}
 	prompt, err := a.promptFrom(args, f.lines)
 	if err != nil {
@@ -289,6 +263,50 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		return a.interactive(ctx, loop, editor)
 	}
 	return a.readQuestions(ctx, loop)
+}
+
+// check refuses flags that contradict each other or the arguments.
+func (f chatFlags) check(args []string) error {
+	if f.maxToolCalls < 0 {
+		return usagef("--max-tool-calls must not be negative")
+	}
+	if f.context < 0 {
+		return usagef("--context must not be negative")
+	}
+	if f.session != "" && f.resume {
+		return usagef("--session and --continue: choose one (--continue resumes the last chat, --session NAME a named one)")
+	}
+	if f.json && f.raw {
+		return usagef("--json and --raw: choose one")
+	}
+	if f.session != "" {
+		if err := checkSessionName(f.session); err != nil {
+			return err
+		}
+	}
+	if f.lines && len(args) > 0 {
+		return usagef("--lines reads the questions from standard input: give no PROMPT")
+	}
+	return nil
+}
+
+// applyRole returns f with its role's settings under the flags given, and base, f without them
+// (what /role starts again from).
+func (a *app) applyRole(f chatFlags) (chatFlags, chatFlags, error) {
+	base := f
+	if f.role != "" {
+		cfg, err := a.loadConfig()
+		if err != nil {
+			return f, f, err
+		}
+		r, err := cfg.role(f.role)
+		if err != nil {
+			return f, f, err
+		}
+		base.role = ""
+		f = base.withRole(f.role, r)
+	}
+	return f, base, nil
 }
 
 // newDisplay makes the display f asks for, writing progress to errw.
@@ -447,19 +465,10 @@ func (a *app) interactive(ctx context.Context, l *chatLoop, ed *lineEditor) erro
 		case err != nil:
 			return err
 		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		if handled, end := l.slashCommand(ctx, line); end {
-			a.pendingAlarms(l.cat)
+		end, err := l.answer(ctx, line)
+		if end {
 			return nil
-		} else if handled {
-			continue
 		}
-		line = strings.TrimPrefix(line, "/") // a question starting with / came with it doubled
-		err = a.turn(ctx, l.c, l.disp, l.setup, line, l.attached)
-		l.attached = nil
 		switch {
 		case err == nil || errors.Is(err, errStopped):
 		case ctx.Err() != nil:
@@ -468,6 +477,25 @@ func (a *app) interactive(ctx context.Context, l *chatLoop, ed *lineEditor) erro
 			fmt.Fprintf(ed, "wield: %s\n", safeText(a.explain(err, l.spec).Error()))
 		}
 	}
+}
+
+// answer takes one line of input: a slash command, or a question, whose turn's error it
+// returns. end reports that the chat ends (/exit).
+func (l *chatLoop) answer(ctx context.Context, line string) (end bool, err error) {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return false, nil
+	}
+	if handled, end := l.slashCommand(ctx, line); end {
+		l.a.pendingAlarms(l.cat)
+		return true, nil
+	} else if handled {
+		return false, nil
+	}
+	line = strings.TrimPrefix(line, "/") // a question starting with / came with it doubled
+	err = l.a.turn(ctx, l.c, l.disp, l.setup, line, l.attached)
+	l.attached = nil
+	return false, err
 }
 
 // readQuestions reads one question per line of standard input until its end or /exit.
@@ -499,19 +527,10 @@ func (a *app) readQuestions(ctx context.Context, l *chatLoop) error {
 			a.pendingAlarms(l.cat)
 			return <-readErr
 		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		if handled, end := l.slashCommand(ctx, line); end {
-			a.pendingAlarms(l.cat)
+		end, err := l.answer(ctx, line)
+		if end {
 			return nil
-		} else if handled {
-			continue
 		}
-		line = strings.TrimPrefix(line, "/") // a question starting with / came with it doubled
-		err := a.turn(ctx, l.c, l.disp, l.setup, line, l.attached)
-		l.attached = nil
 		if err != nil {
 			if ctx.Err() != nil {
 				return err

@@ -40,6 +40,11 @@ wield chat --continue resumes.`,
   wield sessions show planning
   wield sessions delete planning`,
 	}
+	cmd.AddCommand(a.sessionsList(), a.sessionsShow(), a.sessionsDelete())
+	return groupCommand(cmd)
+}
+
+func (a *app) sessionsList() *cobra.Command {
 	var listJSON bool
 	list := &cobra.Command{
 		Use:   "list",
@@ -76,6 +81,10 @@ the model of its last turn, how many questions it holds, and the first line of t
 		},
 	}
 	list.Flags().BoolVar(&listJSON, "json", false, "print the sessions as a JSON array")
+	return list
+}
+
+func (a *app) sessionsShow() *cobra.Command {
 	var showJSON bool
 	show := &cobra.Command{
 		Use:   "show NAME",
@@ -117,6 +126,10 @@ array, as they are stored, each question with a "turn" object holding that recor
 		},
 	}
 	show.Flags().BoolVar(&showJSON, "json", false, "print the messages as a JSON array")
+	return show
+}
+
+func (a *app) sessionsDelete() *cobra.Command {
 	del := &cobra.Command{
 		Use:               "delete NAME...",
 		Short:             "Delete sessions and their messages",
@@ -153,8 +166,7 @@ array, as they are stored, each question with a "turn" object holding that recor
 			return nil
 		},
 	}
-	cmd.AddCommand(list, show, del)
-	return groupCommand(cmd)
+	return del
 }
 
 // writeConversation prints messages for reading: who said what, tool calls and their results.

@@ -117,33 +117,11 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 			fmt.Fprintf(l.w, "model %s\n", safeLine(l.spec.String()))
 			break
 		}
-		f := l.flags.model
-		f.model = rest
-		spec, err := l.a.resolveModel(ctx, f)
-		if err != nil {
+		if err := l.switchModel(ctx, rest); err != nil {
 			fail("%s", safeLine(err.Error()))
 			break
 		}
-		// The chat's -o options go on with the new model, so they must suit its provider.
-		options, err := buildOptions(spec.provider, l.flags.options)
-		if err != nil {
-			fail("%s: %s", safeLine(spec.String()), safeLine(err.Error()))
-			break
-		}
-		m, err := l.a.newModel(ctx, spec)
-		if err != nil {
-			fail("%s", safeLine(err.Error()))
-			break
-		}
-		setup := l.setup
-		setup.model, setup.modelName, setup.options = m, spec.String(), options
-		setup.provider, setup.contextBudget = spec.provider, contextBudget(l.flags.context, spec, options)
-		if err := l.rebuild(setup); err != nil {
-			fail("%s", safeLine(err.Error()))
-			break
-		}
-		l.spec = spec
-		say("model %s from now on", safeLine(spec.String()))
+		say("model %s from now on", safeLine(l.spec.String()))
 	case "/clear":
 		l.switchTo(ctx, newUnnamedID(), false)
 		say("a new conversation, %s; the one before stays in wield sessions", safeLine(l.conv.id))
@@ -191,6 +169,33 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 		fail("unknown command %s; the commands are %s (/help says what they do)", safeLine(oneLine(word, 40)), strings.Join(slashNames(), " "))
 	}
 	return true, false
+}
+
+// switchModel makes the chat go on with the model name names.
+func (l *chatLoop) switchModel(ctx context.Context, name string) error {
+	f := l.flags.model
+	f.model = name
+	spec, err := l.a.resolveModel(ctx, f)
+	if err != nil {
+		return err
+	}
+	// The chat's -o options go on with the new model, so they must suit its provider.
+	options, err := buildOptions(spec.provider, l.flags.options)
+	if err != nil {
+		return fmt.Errorf("%s: %w", spec.String(), err)
+	}
+	m, err := l.a.newModel(ctx, spec)
+	if err != nil {
+		return err
+	}
+	setup := l.setup
+	setup.model, setup.modelName, setup.options = m, spec.String(), options
+	setup.provider, setup.contextBudget = spec.provider, contextBudget(l.flags.context, spec, options)
+	if err := l.rebuild(setup); err != nil {
+		return err
+	}
+	l.spec = spec
+	return nil
 }
 
 // attach reads what /attach names: a file, or an MCP server's resource.

@@ -1,4 +1,4 @@
-// Package layering checks the import rules of docs/design.md.
+// Package layering checks the import rules of docs/design.md, and its bound on function length.
 package layering
 
 import (

@@ -558,28 +558,36 @@ func (inf *inferrer) body(t reflect.Type) (*node, error) {
 			n.w().minItems, n.w().maxItems = t.Len(), t.Len()
 		}
 	case reflect.Map:
-		if !validMapKey(t.Key()) {
-			return nil, fmt.Errorf("map key type %v is not a string, an integer or a text marshaler", t.Key())
-		}
-		vals, err := inf.schema(t.Elem())
-		if err != nil {
+		if err := inf.mapSchema(n, t); err != nil {
 			return nil, err
-		}
-		n.typ, n.additional = "object", vals
-		if k := t.Key(); !isLeafType(k) {
-			// The v2 codec reads an integer key as a JSON number without sign or space
-			// around it; the schema says so, so that "a" is refused where it is checked.
-			switch k.Kind() {
-			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-				n.w().keyPattern = intStringPattern
-			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-				n.w().keyPattern = uintStringPattern
-			}
 		}
 	default:
 		return nil, fmt.Errorf("type %v cannot be described in JSON Schema", t)
 	}
 	return n, nil
+}
+
+// mapSchema fills in n, the schema of the map type t.
+func (inf *inferrer) mapSchema(n *node, t reflect.Type) error {
+	if !validMapKey(t.Key()) {
+		return fmt.Errorf("map key type %v is not a string, an integer or a text marshaler", t.Key())
+	}
+	vals, err := inf.schema(t.Elem())
+	if err != nil {
+		return err
+	}
+	n.typ, n.additional = "object", vals
+	if k := t.Key(); !isLeafType(k) {
+		// The v2 codec reads an integer key as a JSON number without sign or space
+		// around it; the schema says so, so that "a" is refused where it is checked.
+		switch k.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			n.w().keyPattern = intStringPattern
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			n.w().keyPattern = uintStringPattern
+		}
+	}
+	return nil
 }
 
 // Patterns of the numbers a field with the json option string holds, as the v2 codec reads
@@ -1226,23 +1234,11 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 	}
 	if n.x().enumStrings != nil {
 		key("enum")
-		b = appendStrings(b, n.x().enumStrings)
+		b = appendList(b, n.x().enumStrings, appendString)
 	}
 	if n.x().enum != nil {
 		key("enum")
-		b = append(b, '[')
-		for i, e := range n.x().enum {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			switch v := e.(type) {
-			case float64:
-				b = appendFloatGeneric(b, v, 64)
-			case bool:
-				b = strconv.AppendBool(b, v)
-			}
-		}
-		b = append(b, ']')
+		b = appendList(b, n.x().enum, appendScalar)
 	}
 	if n.x().hasMin {
 		key("minimum")
@@ -1266,7 +1262,7 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 	}
 	if len(n.required) > 0 {
 		key("required")
-		b = appendStrings(b, n.required)
+		b = appendList(b, n.required, appendString)
 	}
 	if n.closed {
 		key("additionalProperties")
@@ -1297,6 +1293,17 @@ func (n *node) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// appendScalar writes a number or boolean of an inferred enum.
+func appendScalar(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case float64:
+		return appendFloatGeneric(b, v, 64)
+	case bool:
+		return strconv.AppendBool(b, v)
+	}
+	return b
+}
+
 // appendNodes writes named schemas as a JSON object, in their order.
 func appendNodes(b []byte, nodes []namedNode) ([]byte, error) {
 	b = append(b, '{')
@@ -1314,14 +1321,14 @@ func appendNodes(b []byte, nodes []namedNode) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendStrings writes ss as a JSON array of strings.
-func appendStrings(b []byte, ss []string) []byte {
+// appendList writes vs as a JSON array, each value with appendValue.
+func appendList[T any](b []byte, vs []T, appendValue func([]byte, T) []byte) []byte {
 	b = append(b, '[')
-	for i, s := range ss {
+	for i, v := range vs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = appendValue(b, v)
 	}
 	return append(b, ']')
 }

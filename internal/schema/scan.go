@@ -509,49 +509,11 @@ func (st *vstate) checkEnum(n *vnode, key scalar, match func(scalar) bool, shown
 }
 
 func (st *vstate) number(n *vnode, pos int) int {
-	d := st.data
-	i := pos
-	if d[i] == '-' {
-		i++
-	}
-	plainInt := true
-	switch {
-	case i >= len(d):
-		return st.syntaxError(i, "unexpected end of input in number")
-	case d[i] == '0':
-		i++
-	case d[i] >= '1' && d[i] <= '9':
-		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-		}
-	default:
-		return st.unexpected(i, "in number")
-	}
-	if i < len(d) && d[i] == '.' {
-		plainInt = false
-		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return st.unexpected(i, "after decimal point in number")
-		}
-		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		plainInt = false
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return st.unexpected(i, "in exponent of number")
-		}
-		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-		}
-	}
-	end := i
-	if n == anyNode {
+	end, plainInt := st.scanNumber(pos)
+	if end < 0 || n == anyNode {
 		return end
 	}
-	lit := d[pos:end]
+	lit := st.data[pos:end]
 	plainLit := plainInt
 	var f float64
 	if plainInt && len(lit) <= 15 {
@@ -596,6 +558,59 @@ func (st *vstate) number(n *vnode, pos int) int {
 			}
 		}
 	}
+	if n.hasMin || n.hasMax || n.hasExMin || n.hasExMax {
+		st.checkBounds(n, lit, f)
+	}
+	return end
+}
+
+// scanNumber reads the syntax of the number at pos, returning its end (-1 on a syntax error)
+// and whether it is written as a plain integer (no fraction, no exponent).
+func (st *vstate) scanNumber(pos int) (int, bool) {
+	d := st.data
+	i := pos
+	if d[i] == '-' {
+		i++
+	}
+	plainInt := true
+	switch {
+	case i >= len(d):
+		return st.syntaxError(i, "unexpected end of input in number"), false
+	case d[i] == '0':
+		i++
+	case d[i] >= '1' && d[i] <= '9':
+		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	default:
+		return st.unexpected(i, "in number"), false
+	}
+	if i < len(d) && d[i] == '.' {
+		plainInt = false
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return st.unexpected(i, "after decimal point in number"), false
+		}
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		plainInt = false
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return st.unexpected(i, "in exponent of number"), false
+		}
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	}
+	return i, plainInt
+}
+
+// checkBounds checks the number lit, whose value is f, against minimum, maximum and their
+// exclusive forms.
+func (st *vstate) checkBounds(n *vnode, lit string, f float64) {
 	// A number that rounds to a bound is compared with it exactly: 1.0000000000000001 is
 	// greater than the maximum 1.
 	if n.hasMin && (f < n.min || f == n.min && cmpExact(lit, f) < 0) {
@@ -618,7 +633,6 @@ func (st *vstate) number(n *vnode, pos int) int {
 			st.fail("exclusiveMaximum", lit+" must be less than "+formatNumber(n.exMax))
 		}
 	}
-	return end
 }
 
 // integralLiteral reports whether the JSON number lit is an integer, exactly: every digit after
@@ -933,18 +947,29 @@ func (st *vstate) pop() {
 	}
 }
 
-func (st *vstate) array(n *vnode, pos int) int {
-	d := st.data
+// enter starts the array or object (typ) at pos: it takes the decoding target and checks the
+// type. done reports that the value needs no further reading, having failed (end -1) or been
+// skipped (end past it).
+func (st *vstate) enter(n *vnode, typ uint8, pos int) (dec *dnode, dst reflect.Value, check bool, end int, done bool) {
 	if st.depth++; st.depth > maxDepth {
-		return st.syntaxError(pos, "nesting too deep")
+		return nil, dst, false, st.syntaxError(pos, "nesting too deep"), true
 	}
-	dec, dst := derefTarget(st.dec, st.dst)
+	dec, dst = derefTarget(st.dec, st.dst)
 	st.dec = nil
-	check := n != anyNode && st.typeOK(n, tArray, pos, pos+1)
+	check = n != anyNode && st.typeOK(n, typ, pos, pos+1)
 	if n != anyNode && st.indexed && (!check || !n.inside) {
 		// Nothing inside the value is checked, and the first scan checked its syntax.
 		st.depth--
-		return st.skip(pos)
+		return nil, dst, false, st.skip(pos), true
+	}
+	return dec, dst, check, 0, false
+}
+
+func (st *vstate) array(n *vnode, pos int) int {
+	d := st.data
+	dec, dst, check, end, done := st.enter(n, tArray, pos)
+	if done {
+		return end
 	}
 	if dec != nil && (!check || dec.kind != dSlice) {
 		dec = nil
@@ -989,34 +1014,21 @@ func (st *vstate) array(n *vnode, pos int) int {
 				return st.skip(pos)
 			}
 			count++
-			i = skipWS(d, i)
-			if i >= len(d) {
-				return st.syntaxError(i, "unexpected end of input in array")
+			if i = skipWS(d, i); i < len(d) && d[i] == ',' {
+				i = skipWS(d, i+1)
+				continue
 			}
-			if d[i] == ']' {
-				i++
-				break
+			if i = st.closing(i, ']', "array", "array element"); i < 0 {
+				return -1
 			}
-			if d[i] != ',' {
-				return st.unexpected(i, "after array element (expected ',' or ']')")
-			}
-			i = skipWS(d, i+1)
+			break
 		}
 	}
 	if check {
 		if n.hasEnum || n.hasConst {
 			st.checkEnum(n, scalar{}, func(scalar) bool { return false }, "an array")
 		}
-		if n.minItems >= 0 && count < n.minItems {
-			if st.report() {
-				st.fail("minItems", "has "+plural(count, "item")+", fewer than the minimum "+strconv.Itoa(n.minItems))
-			}
-		}
-		if n.maxItems >= 0 && count > n.maxItems {
-			if st.report() {
-				st.fail("maxItems", "has "+plural(count, "item")+", more than the maximum "+strconv.Itoa(n.maxItems))
-			}
-		}
+		st.checkCount(n.minItems, n.maxItems, count, "item", "Items")
 	}
 	st.depth-- // not on syntax errors, which end the scan
 	return i
@@ -1034,16 +1046,9 @@ func plural(n int, what string) string {
 
 func (st *vstate) object(n *vnode, pos int) int {
 	d := st.data
-	if st.depth++; st.depth > maxDepth {
-		return st.syntaxError(pos, "nesting too deep")
-	}
-	dec, dst := derefTarget(st.dec, st.dst)
-	st.dec = nil
-	check := n != anyNode && st.typeOK(n, tObject, pos, pos+1)
-	if n != anyNode && st.indexed && (!check || !n.inside) {
-		// Nothing inside the value is checked, and the first scan checked its syntax.
-		st.depth--
-		return st.skip(pos)
+	dec, dst, check, end, done := st.enter(n, tObject, pos)
+	if done {
+		return end
 	}
 	if dec != nil && (!check || (dec.kind != dStruct && dec.kind != dMap)) {
 		dec = nil
@@ -1052,7 +1057,7 @@ func (st *vstate) object(n *vnode, pos int) int {
 		dst.Set(reflect.MakeMap(dec.typ))
 	}
 	before := st.fails
-	var seen, seenExtra uint64
+	var seen members
 	count := 0
 	i := skipWS(d, pos+1)
 	if i < len(d) && d[i] == '}' {
@@ -1066,8 +1071,7 @@ func (st *vstate) object(n *vnode, pos int) int {
 			if kend < 0 {
 				return -1
 			}
-			i0 := i
-			key := d[i+1 : kend-1]
+			key := keySpan{start: i, end: kend, esc: esc}
 			i = skipWS(d, kend)
 			if i >= len(d) || d[i] != ':' {
 				return st.unexpected(i, "after object key (expected ':')")
@@ -1076,75 +1080,8 @@ func (st *vstate) object(n *vnode, pos int) int {
 			if !check {
 				i = st.value(anyNode, i)
 			} else {
-				lookup := key
-				if esc {
-					st.scratch = unescape(st.scratch[:0], key)
-					lookup = string(st.scratch)
-				}
-				if n.names != nil && st.checkName(n.names, i0) < 0 {
-					return -1
-				}
-				idx := n.propIdx(lookup)
-				var vn *vnode
-				switch {
-				case idx >= 0:
-					if seen&(1<<idx) != 0 && st.report() {
-						st.fail("duplicate", "duplicate property "+strconv.Quote(n.props[idx].name))
-					}
-					seen |= 1 << idx
-					vn = n.props[idx].node
-				default:
-					for j, r := range n.reqExtra {
-						if r == lookup {
-							seenExtra |= 1 << j
-						}
-					}
-					if n.noAdditional {
-						if st.report() {
-							st.fail("additionalProperties", unexpectedProperty(n, lookup))
-						}
-						vn = anyNode
-					} else if n.additional != nil {
-						vn = n.additional
-					} else {
-						vn = anyNode
-					}
-				}
-				var mapVal reflect.Value
-				if dec != nil && dec.kind == dStruct && idx >= 0 && i < len(d) && d[i] != '{' && d[i] != '[' {
-					// A scalar for a field: checked and stored here, without the way through
-					// value (what value does for it, it does).
-					if f := dec.fields[idx]; f.d != nil && f.d.kind >= dString && f.d.kind <= dDuration {
-						if sn := vn.deref(); sn != anyNode && !sn.applicators {
-							st.push(pathSeg{start: int32(i0 + 1), end: int32(kend - 1), isKey: true, esc: esc})
-							i = st.scalarField(sn, f.d, dst.Field(f.index), i)
-							st.pop()
-							goto member
-						}
-					}
-				}
-				if dec != nil {
-					switch {
-					case dec.kind == dStruct && idx >= 0 && dec.fields[idx].d != nil:
-						st.dec, st.dst = dec.fields[idx].d, dst.Field(dec.fields[idx].index)
-					case dec.kind == dMap && idx < 0 && !n.noAdditional:
-						mapVal = reflect.New(dec.elem.typ).Elem()
-						st.dec, st.dst = dec.elem, mapVal
-					}
-				}
-				if vn != anyNode || st.dec != nil {
-					st.push(pathSeg{start: int32(i0 + 1), end: int32(kend - 1), isKey: true, esc: esc})
-					i = st.value(vn, i)
-					if mapVal.IsValid() && i >= 0 {
-						st.setMapIndex(dst, lookup, mapVal)
-					}
-					st.pop()
-				} else {
-					i = st.value(vn, i)
-				}
-				st.dec = nil
+				i = st.member(n, dec, dst, key, i, &seen)
 			}
-		member:
 			if i < 0 {
 				return -1
 			}
@@ -1154,30 +1091,115 @@ func (st *vstate) object(n *vnode, pos int) int {
 				return st.skip(pos)
 			}
 			count++
-			i = skipWS(d, i)
-			if i >= len(d) {
-				return st.syntaxError(i, "unexpected end of input in object")
+			if i = skipWS(d, i); i < len(d) && d[i] == ',' {
+				i = skipWS(d, i+1)
+				continue
 			}
-			if d[i] == '}' {
-				i++
-				break
+			if i = st.closing(i, '}', "object", "object member"); i < 0 {
+				return -1
 			}
-			if d[i] != ',' {
-				return st.unexpected(i, "after object member (expected ',' or '}')")
-			}
-			i = skipWS(d, i+1)
+			break
 		}
 	}
 	st.depth-- // not on syntax errors, which end the scan
-	if !check {
-		return i
+	if check {
+		st.objectEnd(n, dec, dst, pos, count, seen)
 	}
+	return i
+}
+
+// keySpan is an object key in the data: start at its opening quote, end past its closing one.
+type keySpan struct {
+	start, end int
+	esc        bool
+}
+
+// members records which declared (props) and undeclared required (extra) properties an object
+// has; both are at most 64.
+type members struct{ props, extra uint64 }
+
+// member checks (and decodes into dst, when dec is set) the value at i of the member named by
+// key, returning the value's end.
+func (st *vstate) member(n *vnode, dec *dnode, dst reflect.Value, key keySpan, i int, seen *members) int {
+	d := st.data
+	lookup := d[key.start+1 : key.end-1]
+	if key.esc {
+		st.scratch = unescape(st.scratch[:0], lookup)
+		lookup = string(st.scratch)
+	}
+	if n.names != nil && st.checkName(n.names, key.start) < 0 {
+		return -1
+	}
+	idx := n.propIdx(lookup)
+	var vn *vnode
+	switch {
+	case idx >= 0:
+		if seen.props&(1<<idx) != 0 && st.report() {
+			st.fail("duplicate", "duplicate property "+strconv.Quote(n.props[idx].name))
+		}
+		seen.props |= 1 << idx
+		vn = n.props[idx].node
+	default:
+		for j, r := range n.reqExtra {
+			if r == lookup {
+				seen.extra |= 1 << j
+			}
+		}
+		vn = anyNode
+		if n.noAdditional {
+			if st.report() {
+				st.fail("additionalProperties", unexpectedProperty(n, lookup))
+			}
+		} else if n.additional != nil {
+			vn = n.additional
+		}
+	}
+	seg := pathSeg{start: int32(key.start + 1), end: int32(key.end - 1), isKey: true, esc: key.esc}
+	if dec != nil && dec.kind == dStruct && idx >= 0 && i < len(d) && d[i] != '{' && d[i] != '[' {
+		// A scalar for a field: checked and stored here, without the way through value
+		// (what value does for it, it does).
+		if f := dec.fields[idx]; f.d != nil && f.d.kind >= dString && f.d.kind <= dDuration {
+			if sn := vn.deref(); sn != anyNode && !sn.applicators {
+				st.push(seg)
+				i = st.scalarField(sn, f.d, dst.Field(f.index), i)
+				st.pop()
+				return i
+			}
+		}
+	}
+	var mapVal reflect.Value
+	if dec != nil {
+		switch {
+		case dec.kind == dStruct && idx >= 0 && dec.fields[idx].d != nil:
+			st.dec, st.dst = dec.fields[idx].d, dst.Field(dec.fields[idx].index)
+		case dec.kind == dMap && idx < 0 && !n.noAdditional:
+			mapVal = reflect.New(dec.elem.typ).Elem()
+			st.dec, st.dst = dec.elem, mapVal
+		}
+	}
+	if vn != anyNode || st.dec != nil {
+		st.push(seg)
+		i = st.value(vn, i)
+		if mapVal.IsValid() && i >= 0 {
+			st.setMapIndex(dst, lookup, mapVal)
+		}
+		st.pop()
+	} else {
+		i = st.value(vn, i)
+	}
+	st.dec = nil
+	return i
+}
+
+// objectEnd checks what needs the whole object (pos at its '{'): enum, required members, counts,
+// and the defaults of absent members.
+func (st *vstate) objectEnd(n *vnode, dec *dnode, dst reflect.Value, pos, count int, seen members) {
 	if n.hasEnum || n.hasConst {
 		st.checkEnum(n, scalar{}, func(scalar) bool { return false }, "an object")
 	}
 	for j := range n.props {
 		p := &n.props[j]
-		if seen&(1<<j) != 0 {
+		if seen.props&(1<<j) != 0 {
 			continue
 		}
 		if p.required {
@@ -1195,23 +1217,45 @@ func (st *vstate) object(n *vnode, pos int) int {
 		}
 	}
 	for j, r := range n.reqExtra {
-		if seenExtra&(1<<j) == 0 {
+		if seen.extra&(1<<j) == 0 {
 			if st.report() {
 				st.fail("required", "missing required property "+strconv.Quote(r))
 			}
 		}
 	}
-	if n.minProps >= 0 && count < n.minProps {
+	st.checkCount(n.minProps, n.maxProps, count, "property", "Properties")
+}
+
+// checkCount checks an array's or object's count of items or properties against its bounds
+// (-1 when absent); keyword is the suffix of the failing keyword's name.
+func (st *vstate) checkCount(min, max, count int, what, keyword string) {
+	if min >= 0 && count < min {
 		if st.report() {
-			st.fail("minProperties", "has "+plural(count, "property")+", fewer than the minimum "+strconv.Itoa(n.minProps))
+			st.fail("min"+keyword, "has "+plural(count, what)+", fewer than the minimum "+strconv.Itoa(min))
 		}
 	}
-	if n.maxProps >= 0 && count > n.maxProps {
+	if max >= 0 && count > max {
 		if st.report() {
-			st.fail("maxProperties", "has "+plural(count, "property")+", more than the maximum "+strconv.Itoa(n.maxProps))
+			st.fail("max"+keyword, "has "+plural(count, what)+", more than the maximum "+strconv.Itoa(max))
 		}
 	}
-	return i
+}
+
+// closing reads the closing bracket expected at i, once no ',' follows an array element or object
+// member: it returns the position past it, or -1 on a syntax error. (The ',' is read in the
+// loops themselves: a call per element costs the validator's hot path.)
+func (st *vstate) closing(i int, closing byte, in, after string) int {
+	if i < len(st.data) && st.data[i] == closing {
+		return i + 1
+	}
+	return st.badSeparator(i, closing, in, after)
+}
+
+func (st *vstate) badSeparator(i int, closing byte, in, after string) int {
+	if i >= len(st.data) {
+		return st.syntaxError(i, "unexpected end of input in "+in)
+	}
+	return st.unexpected(i, "after "+after+" (expected ',' or '"+string(closing)+"')")
 }
 
 // checkName validates the member name at pos (at its opening quote) against propertyNames'

@@ -740,38 +740,60 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	if s.Default != nil {
 		c.defaults = true
 	}
-	switch {
-	case s.Schema != "" && s != c.root,
-		s.Schema != "" && !strings.Contains(s.Schema, "2020-12"):
-		return nil, errUnsupported("$schema " + s.Schema)
-	case s.DynamicRef != "":
-		return nil, errUnsupported("$dynamicRef")
-	case s.DependencySchemas != nil, s.DependencyStrings != nil, s.DependentRequired != nil,
-		s.DependentSchemas != nil:
-		return nil, errUnsupported("dependencies")
-	case s.PatternProperties != nil, s.UnevaluatedProperties != nil:
-		return nil, errUnsupported("patternProperties/unevaluatedProperties")
-	case s.UnevaluatedItems != nil, s.Contains != nil, s.MinContains != nil, s.MaxContains != nil,
-		s.UniqueItems, s.AdditionalItems != nil, s.ItemsArray != nil:
-		return nil, errUnsupported("contains/uniqueItems/unevaluatedItems/items array")
-	case s.If != nil, s.Then != nil, s.Else != nil:
-		return nil, errUnsupported("if/then/else")
+	if err := c.supported(s); err != nil {
+		return nil, err
 	}
 	if s.Not != nil && isEmptySchema(s.Not) && isFalseOnly(s) {
 		n.never = true
 		return n, nil
 	}
+	for _, step := range []func(*vnode, *jsonschema.Schema) error{
+		compileTypes, compileValues, compileScalars, c.compileArray, c.compileObject,
+		c.compileApplicators,
+	} {
+		if err := step(n, s); err != nil {
+			return nil, err
+		}
+	}
+	n.summarize()
+	c.applicators = c.applicators || (n.applicators && !n.onlyRef)
+	return n, nil
+}
+
+// supported refuses the keywords the single-pass validator leaves to jsonschema-go.
+func (c *compiler) supported(s *jsonschema.Schema) error {
+	switch {
+	case s.Schema != "" && s != c.root,
+		s.Schema != "" && !strings.Contains(s.Schema, "2020-12"):
+		return errUnsupported("$schema " + s.Schema)
+	case s.DynamicRef != "":
+		return errUnsupported("$dynamicRef")
+	case s.DependencySchemas != nil, s.DependencyStrings != nil, s.DependentRequired != nil,
+		s.DependentSchemas != nil:
+		return errUnsupported("dependencies")
+	case s.PatternProperties != nil, s.UnevaluatedProperties != nil:
+		return errUnsupported("patternProperties/unevaluatedProperties")
+	case s.UnevaluatedItems != nil, s.Contains != nil, s.MinContains != nil, s.MaxContains != nil,
+		s.UniqueItems, s.AdditionalItems != nil, s.ItemsArray != nil:
+		return errUnsupported("contains/uniqueItems/unevaluatedItems/items array")
+	case s.If != nil, s.Then != nil, s.Else != nil:
+		return errUnsupported("if/then/else")
+	}
+	return nil
+}
+
+func compileTypes(n *vnode, s *jsonschema.Schema) error {
 	if s.Type != "" {
 		b, ok := typeBit(s.Type)
 		if !ok {
-			return nil, errUnsupported("type " + s.Type)
+			return errUnsupported("type " + s.Type)
 		}
 		n.types = b
 	}
 	for _, t := range s.Types {
 		b, ok := typeBit(t)
 		if !ok {
-			return nil, errUnsupported("type " + t)
+			return errUnsupported("type " + t)
 		}
 		n.types |= b
 	}
@@ -781,12 +803,17 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	if n.types&tNumber != 0 {
 		n.types |= tInteger // "number" subsumes integers
 	}
+	return nil
+}
+
+// compileValues compiles enum and const.
+func compileValues(n *vnode, s *jsonschema.Schema) error {
 	if s.Enum != nil {
 		n.hasEnum = true
 		for _, e := range s.Enum {
 			sc, err := toScalar(e)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			n.enum = append(n.enum, sc)
 			if sc.kind == tNumber {
@@ -803,13 +830,18 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	if s.Const != nil {
 		sc, err := toScalar(*s.Const)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n.hasConst, n.constv = true, sc
 		if sc.kind == tNumber {
 			n.needNum = true
 		}
 	}
+	return nil
+}
+
+// compileScalars compiles the number and string keywords.
+func compileScalars(n *vnode, s *jsonschema.Schema) error {
 	if s.Minimum != nil {
 		n.hasMin, n.min = true, *s.Minimum
 	}
@@ -837,21 +869,25 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	if s.Pattern != "" {
 		re, err := regexp.Compile(s.Pattern)
 		if err != nil {
-			return nil, errUnsupported("pattern " + s.Pattern)
+			return errUnsupported("pattern " + s.Pattern)
 		}
 		n.pattern = re
 	}
-	var err error
+	return nil
+}
+
+func (c *compiler) compileArray(n *vnode, s *jsonschema.Schema) error {
 	for _, p := range s.PrefixItems {
 		pn, err := c.compile(p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n.prefix = append(n.prefix, pn)
 	}
 	if s.Items != nil {
+		var err error
 		if n.items, err = c.compile(s.Items); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if s.MinItems != nil {
@@ -860,6 +896,10 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	if s.MaxItems != nil {
 		n.maxItems = *s.MaxItems
 	}
+	return nil
+}
+
+func (c *compiler) compileObject(n *vnode, s *jsonschema.Schema) error {
 	if s.MinProperties != nil {
 		n.minProps = *s.MinProperties
 	}
@@ -867,6 +907,38 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 		n.maxProps = *s.MaxProperties
 		c.members = true
 	}
+	if err := c.compileProperties(n, s); err != nil {
+		return err
+	}
+	if s.PropertyNames != nil {
+		pn, err := c.compile(s.PropertyNames)
+		if err != nil {
+			return err
+		}
+		// A name is a string, checked where it is read: by a node's own keywords only.
+		if pn = pn.deref(); pn.applicators {
+			return errUnsupported("propertyNames with applicators")
+		}
+		if pn != anyNode && !isEmptySchema(s.PropertyNames) {
+			n.names = pn
+			c.members = true
+		}
+	}
+	if a := s.AdditionalProperties; a != nil {
+		if a.Not != nil && isEmptySchema(a.Not) && isFalseOnly(a) {
+			n.noAdditional = true
+		} else {
+			var err error
+			if n.additional, err = c.compile(a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// compileProperties compiles properties and required.
+func (c *compiler) compileProperties(n *vnode, s *jsonschema.Schema) error {
 	names := make([]string, 0, len(s.Properties))
 	for name := range s.Properties {
 		names = append(names, name)
@@ -889,7 +961,7 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 		ps := s.Properties[name]
 		pn, err := c.compile(ps)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p := vprop{name: name, node: pn, required: slices.Contains(s.Required, name)}
 		if ps.Default != nil && !p.required {
@@ -912,36 +984,21 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 		}
 	}
 	if len(n.props) > 64 || len(n.reqExtra) > 64 {
-		return nil, errUnsupported("more than 64 properties")
+		return errUnsupported("more than 64 properties")
 	}
-	if s.PropertyNames != nil {
-		pn, err := c.compile(s.PropertyNames)
-		if err != nil {
-			return nil, err
-		}
-		// A name is a string, checked where it is read: by a node's own keywords only.
-		if pn = pn.deref(); pn.applicators {
-			return nil, errUnsupported("propertyNames with applicators")
-		}
-		if pn != anyNode && !isEmptySchema(s.PropertyNames) {
-			n.names = pn
-			c.members = true
-		}
-	}
-	if a := s.AdditionalProperties; a != nil {
-		if a.Not != nil && isEmptySchema(a.Not) && isFalseOnly(a) {
-			n.noAdditional = true
-		} else if n.additional, err = c.compile(a); err != nil {
-			return nil, err
-		}
-	}
+	return nil
+}
+
+// compileApplicators compiles $ref, allOf, anyOf, oneOf and not.
+func (c *compiler) compileApplicators(n *vnode, s *jsonschema.Schema) error {
+	var err error
 	if s.Ref != "" {
 		target := c.res.ref[s]
 		if target == nil {
-			return nil, errUnsupported("$ref " + s.Ref)
+			return errUnsupported("$ref " + s.Ref)
 		}
 		if n.ref, err = c.compile(target); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, list := range []struct {
@@ -951,16 +1008,21 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 		for _, sub := range list.src {
 			sn, err := c.compile(sub)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			*list.dst = append(*list.dst, sn)
 		}
 	}
 	if s.Not != nil {
 		if n.not, err = c.compile(s.Not); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
+
+// summarize sets the flags the validator reads to choose its path through a value.
+func (n *vnode) summarize() {
 	n.applicators = n.ref != nil || n.allOf != nil || n.anyOf != nil || n.oneOf != nil || n.not != nil
 	n.onlyRef = n.ref != nil && n.allOf == nil && n.anyOf == nil && n.oneOf == nil && n.not == nil &&
 		n.types == 0 && !n.never && !n.hasEnum && !n.hasConst && !n.needNum && n.minLen < 0 &&
@@ -970,8 +1032,6 @@ func (c *compiler) compile(s *jsonschema.Schema) (*vnode, error) {
 	n.inside = n.prefix != nil || n.items != nil || n.minItems >= 0 || n.maxItems >= 0 ||
 		n.props != nil || n.reqExtra != nil || n.additional != nil || n.noAdditional ||
 		n.names != nil || n.minProps >= 0 || n.maxProps >= 0 || n.hasEnum || n.hasConst
-	c.applicators = c.applicators || (n.applicators && !n.onlyRef)
-	return n, nil
 }
 
 // isEmptySchema reports the schema that accepts everything ({} or true).

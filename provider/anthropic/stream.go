@@ -58,118 +58,14 @@ func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, er
 			thinking:    u.OutputTokensDetails.ThinkingTokens,
 		}
 		return &chat.Response{ID: ev.Message.ID, Model: ev.Message.Model, Usage: s.usage.chat()}, nil
-
 	case "content_block_start":
-		if !s.started {
-			return nil, malformed("content_block_start before message_start")
-		}
-		i := ev.Index
-		if i < 0 || i >= maxBlocks {
-			return nil, malformed("content block index %d out of range", i)
-		}
-		for int64(len(s.blocks)) <= i {
-			s.blocks = append(s.blocks, nil)
-		}
-		if s.blocks[i] != nil {
-			return nil, malformed("content block %d started twice", i)
-		}
-		b := &block{}
-		s.blocks[i] = b
-		cb := &ev.ContentBlock
-		b.kind = cb.Type
-		switch cb.Type {
-		case "text":
-			if cb.Text != "" {
-				return s.text(cb.Text), nil
-			}
-		case "tool_use":
-			b.toolIndex = s.tools
-			s.tools++
-			b.input = cb.JSON.Input.Raw()
-			return s.call(chat.ToolCall{ID: cb.ID, Name: cb.Name, Index: b.toolIndex}), nil
-		case "thinking":
-			b.thinking.WriteString(cb.Thinking)
-			b.signature.WriteString(cb.Signature)
-		case "redacted_thinking":
-			b.data = cb.Data
-		case "server_tool_use", "tool_search_tool_result":
-			b.start = cb.RawJSON()
-		}
-		return nil, nil
-
+		return s.blockStart(ev)
 	case "content_block_delta":
-		b, err := s.open(ev.Index)
-		if err != nil {
-			return nil, err
-		}
-		d := &ev.Delta
-		switch d.Type {
-		case "text_delta":
-			if b.kind == "text" && d.Text != "" {
-				return s.text(d.Text), nil
-			}
-		case "input_json_delta":
-			// The first fragment is usually empty, and a call without arguments sends only that.
-			if b.kind == "tool_use" && d.PartialJSON != "" {
-				b.hasArgs = true
-				return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: d.PartialJSON}), nil
-			}
-			if b.kind == "server_tool_use" {
-				b.partial.WriteString(d.PartialJSON)
-			}
-		case "thinking_delta":
-			b.thinking.WriteString(d.Thinking)
-		case "signature_delta":
-			b.signature.WriteString(d.Signature)
-		}
-		return nil, nil
-
+		return s.blockDelta(ev)
 	case "content_block_stop":
-		b, err := s.open(ev.Index)
-		if err != nil {
-			return nil, err
-		}
-		b.stopped = true
-		switch b.kind {
-		case "tool_use":
-			if !b.hasArgs {
-				args, err := wire.CompactObject([]byte(b.input))
-				if err != nil {
-					return nil, malformed("tool_use %d input: %v", ev.Index, err)
-				}
-				return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: args}), nil
-			}
-		case "thinking":
-			r := chat.Reasoning{Provider: ProviderName, Text: b.thinking.String(), Signature: b.signature.String()}
-			return s.reasoning(r), nil
-		case "redacted_thinking":
-			return s.reasoning(chat.Reasoning{Provider: ProviderName, Encrypted: b.data}), nil
-		case "server_tool_use", "tool_search_tool_result":
-			return s.serverTool(ev.Index, b)
-		}
-		return nil, nil
-
+		return s.blockStop(ev)
 	case "message_delta":
-		if !s.started {
-			return nil, malformed("message_delta before message_start")
-		}
-		u := &ev.Usage
-		s.usage.output = u.OutputTokens
-		if u.JSON.InputTokens.Valid() {
-			s.usage.input = u.InputTokens
-		}
-		if u.JSON.CacheReadInputTokens.Valid() {
-			s.usage.cacheRead = u.CacheReadInputTokens
-		}
-		if u.JSON.CacheCreationInputTokens.Valid() {
-			s.usage.cacheCreate = u.CacheCreationInputTokens
-		}
-		if u.JSON.OutputTokensDetails.Valid() {
-			s.usage.thinking = u.OutputTokensDetails.ThinkingTokens
-		}
-		gen := chat.Generation{Message: chat.Message{Role: chat.RoleAssistant}, FinishReason: finishReason(ev.Delta.StopReason)}
-		return &chat.Response{Generations: []chat.Generation{gen}, Usage: s.usage.chat()}, nil
-
+		return s.messageDelta(ev)
 	case "message_stop":
 		if !s.started {
 			return nil, malformed("message_stop before message_start")
@@ -178,6 +74,124 @@ func (s *streamState) event(ev *sdk.MessageStreamEventUnion) (*chat.Response, er
 	}
 	// ping, and event types newer than this package, carry nothing to map.
 	return nil, nil
+}
+
+func (s *streamState) blockStart(ev *sdk.MessageStreamEventUnion) (*chat.Response, error) {
+	if !s.started {
+		return nil, malformed("content_block_start before message_start")
+	}
+	i := ev.Index
+	if i < 0 || i >= maxBlocks {
+		return nil, malformed("content block index %d out of range", i)
+	}
+	for int64(len(s.blocks)) <= i {
+		s.blocks = append(s.blocks, nil)
+	}
+	if s.blocks[i] != nil {
+		return nil, malformed("content block %d started twice", i)
+	}
+	b := &block{}
+	s.blocks[i] = b
+	cb := &ev.ContentBlock
+	b.kind = cb.Type
+	switch cb.Type {
+	case "text":
+		if cb.Text != "" {
+			return s.text(cb.Text), nil
+		}
+	case "tool_use":
+		b.toolIndex = s.tools
+		s.tools++
+		b.input = cb.JSON.Input.Raw()
+		return s.call(chat.ToolCall{ID: cb.ID, Name: cb.Name, Index: b.toolIndex}), nil
+	case "thinking":
+		b.thinking.WriteString(cb.Thinking)
+		b.signature.WriteString(cb.Signature)
+	case "redacted_thinking":
+		b.data = cb.Data
+	case "server_tool_use", "tool_search_tool_result":
+		b.start = cb.RawJSON()
+	}
+	return nil, nil
+}
+
+func (s *streamState) blockDelta(ev *sdk.MessageStreamEventUnion) (*chat.Response, error) {
+	b, err := s.open(ev.Index)
+	if err != nil {
+		return nil, err
+	}
+	d := &ev.Delta
+	switch d.Type {
+	case "text_delta":
+		if b.kind == "text" && d.Text != "" {
+			return s.text(d.Text), nil
+		}
+	case "input_json_delta":
+		// The first fragment is usually empty, and a call without arguments sends only that.
+		if b.kind == "tool_use" && d.PartialJSON != "" {
+			b.hasArgs = true
+			return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: d.PartialJSON}), nil
+		}
+		if b.kind == "server_tool_use" {
+			b.partial.WriteString(d.PartialJSON)
+		}
+	case "thinking_delta":
+		b.thinking.WriteString(d.Thinking)
+	case "signature_delta":
+		b.signature.WriteString(d.Signature)
+	}
+	return nil, nil
+}
+
+// blockStop ends a block, returning what it holds whole: the arguments of a call sent without
+// fragments, reasoning, a server tool's block.
+func (s *streamState) blockStop(ev *sdk.MessageStreamEventUnion) (*chat.Response, error) {
+	b, err := s.open(ev.Index)
+	if err != nil {
+		return nil, err
+	}
+	b.stopped = true
+	switch b.kind {
+	case "tool_use":
+		if !b.hasArgs {
+			args, err := wire.CompactObject([]byte(b.input))
+			if err != nil {
+				return nil, malformed("tool_use %d input: %v", ev.Index, err)
+			}
+			return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: args}), nil
+		}
+	case "thinking":
+		r := chat.Reasoning{Provider: ProviderName, Text: b.thinking.String(), Signature: b.signature.String()}
+		return s.reasoning(r), nil
+	case "redacted_thinking":
+		return s.reasoning(chat.Reasoning{Provider: ProviderName, Encrypted: b.data}), nil
+	case "server_tool_use", "tool_search_tool_result":
+		return s.serverTool(ev.Index, b)
+	}
+	return nil, nil
+}
+
+// messageDelta updates the usage, each field only when present, and reports the finish reason.
+func (s *streamState) messageDelta(ev *sdk.MessageStreamEventUnion) (*chat.Response, error) {
+	if !s.started {
+		return nil, malformed("message_delta before message_start")
+	}
+	u := &ev.Usage
+	s.usage.output = u.OutputTokens
+	if u.JSON.InputTokens.Valid() {
+		s.usage.input = u.InputTokens
+	}
+	if u.JSON.CacheReadInputTokens.Valid() {
+		s.usage.cacheRead = u.CacheReadInputTokens
+	}
+	if u.JSON.CacheCreationInputTokens.Valid() {
+		s.usage.cacheCreate = u.CacheCreationInputTokens
+	}
+	if u.JSON.OutputTokensDetails.Valid() {
+		s.usage.thinking = u.OutputTokensDetails.ThinkingTokens
+	}
+	gen := chat.Generation{Message: chat.Message{Role: chat.RoleAssistant}, FinishReason: finishReason(ev.Delta.StopReason)}
+	return &chat.Response{Generations: []chat.Generation{gen}, Usage: s.usage.chat()}, nil
 }
 
 // open returns the started, not yet stopped block at index i.

@@ -61,110 +61,11 @@ func (s *streamState) event(ev types.ConverseStreamOutput) (*chat.Response, erro
 		return &chat.Response{ID: s.id, Model: s.model}, nil
 
 	case *types.ConverseStreamOutputMemberContentBlockStart:
-		if !s.started {
-			return nil, malformed("contentBlockStart before messageStart")
-		}
-		i := aws.ToInt32(ev.Value.ContentBlockIndex)
-		b, err := s.block(i, true)
-		if err != nil {
-			return nil, err
-		}
-		if tu, ok := ev.Value.Start.(*types.ContentBlockStartMemberToolUse); ok {
-			b.kind = "toolUse"
-			b.toolIndex = s.tools
-			s.tools++
-			return s.call(chat.ToolCall{
-				ID: aws.ToString(tu.Value.ToolUseId), Name: s.names.User(aws.ToString(tu.Value.Name)), Index: b.toolIndex,
-			}), nil
-		}
-		if img, ok := ev.Value.Start.(*types.ContentBlockStartMemberImage); ok {
-			b.kind, b.format = "image", img.Value.Format
-			if _, ok := mediaType(b.format); !ok {
-				return nil, malformed("image of unknown format %q in content block %d", b.format, i)
-			}
-		}
-		// Other starts (tool results of server tools) carry nothing wield maps.
-		return nil, nil
-
+		return s.blockStart(ev.Value)
 	case *types.ConverseStreamOutputMemberContentBlockDelta:
-		if !s.started {
-			return nil, malformed("contentBlockDelta before messageStart")
-		}
-		i := aws.ToInt32(ev.Value.ContentBlockIndex)
-		b, err := s.block(i, false)
-		if err != nil {
-			return nil, err
-		}
-		switch d := ev.Value.Delta.(type) {
-		case *types.ContentBlockDeltaMemberText:
-			if err := b.is("text", i); err != nil {
-				return nil, err
-			}
-			if d.Value != "" {
-				return s.text(d.Value), nil
-			}
-		case *types.ContentBlockDeltaMemberToolUse:
-			if b.kind != "toolUse" {
-				return nil, malformed("toolUse input for content block %d, which is not a toolUse", i)
-			}
-			// The first fragment is often empty, and a call without arguments sends only that.
-			if in := aws.ToString(d.Value.Input); in != "" {
-				b.hasArgs = true
-				return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: in}), nil
-			}
-		case *types.ContentBlockDeltaMemberImage:
-			if b.kind != "image" {
-				return nil, malformed("image data for content block %d, which is not an image", i)
-			}
-			src, ok := d.Value.Source.(*types.ImageSourceMemberBytes)
-			if !ok {
-				return nil, malformed("image data for content block %d is a %T, not bytes", i, d.Value.Source)
-			}
-			if len(b.image)+len(src.Value) > maxAnswerImageBytes {
-				return nil, malformed("image in content block %d passes %s", i, content.FormatSize(maxAnswerImageBytes))
-			}
-			b.image = append(b.image, src.Value...)
-		case *types.ContentBlockDeltaMemberReasoningContent:
-			if err := b.is("reasoning", i); err != nil {
-				return nil, err
-			}
-			switch r := d.Value.(type) {
-			case *types.ReasoningContentBlockDeltaMemberText:
-				b.text.WriteString(r.Value)
-			case *types.ReasoningContentBlockDeltaMemberSignature:
-				b.signature += r.Value
-			case *types.ReasoningContentBlockDeltaMemberRedactedContent:
-				b.redacted = append(b.redacted, r.Value...)
-			}
-		}
-		return nil, nil
-
+		return s.blockDelta(ev.Value)
 	case *types.ConverseStreamOutputMemberContentBlockStop:
-		i := aws.ToInt32(ev.Value.ContentBlockIndex)
-		b, err := s.block(i, false)
-		if err != nil {
-			return nil, err
-		}
-		b.stopped = true
-		switch b.kind {
-		case "toolUse":
-			if !b.hasArgs {
-				return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: "{}"}), nil
-			}
-		case "reasoning":
-			r := chat.Reasoning{Provider: ProviderName, Text: b.text.String(), Signature: b.signature}
-			if len(b.redacted) > 0 {
-				r = chat.Reasoning{Provider: ProviderName, Encrypted: base64.StdEncoding.EncodeToString(b.redacted)}
-			}
-			return chat.Delta(0, chat.Message{Role: chat.RoleAssistant, Reasoning: []chat.Reasoning{r}}, ""), nil
-		case "image":
-			if len(b.image) == 0 {
-				return nil, malformed("image in content block %d has no data", i)
-			}
-			mt, _ := mediaType(b.format)
-			return chat.Delta(0, chat.Message{Role: chat.RoleAssistant, Parts: []content.Part{content.Image(b.image, mt)}}, ""), nil
-		}
-		return nil, nil
+		return s.blockStop(ev.Value)
 
 	case *types.ConverseStreamOutputMemberMessageStop:
 		if !s.started {
@@ -182,6 +83,117 @@ func (s *streamState) event(ev types.ConverseStreamOutput) (*chat.Response, erro
 		return &chat.Response{Usage: usage(ev.Value.Usage)}, nil
 	}
 	// Event types newer than this package carry nothing to map.
+	return nil, nil
+}
+
+func (s *streamState) blockStart(v types.ContentBlockStartEvent) (*chat.Response, error) {
+	if !s.started {
+		return nil, malformed("contentBlockStart before messageStart")
+	}
+	i := aws.ToInt32(v.ContentBlockIndex)
+	b, err := s.block(i, true)
+	if err != nil {
+		return nil, err
+	}
+	if tu, ok := v.Start.(*types.ContentBlockStartMemberToolUse); ok {
+		b.kind = "toolUse"
+		b.toolIndex = s.tools
+		s.tools++
+		return s.call(chat.ToolCall{
+			ID: aws.ToString(tu.Value.ToolUseId), Name: s.names.User(aws.ToString(tu.Value.Name)), Index: b.toolIndex,
+		}), nil
+	}
+	if img, ok := v.Start.(*types.ContentBlockStartMemberImage); ok {
+		b.kind, b.format = "image", img.Value.Format
+		if _, ok := mediaType(b.format); !ok {
+			return nil, malformed("image of unknown format %q in content block %d", b.format, i)
+		}
+	}
+	// Other starts (tool results of server tools) carry nothing wield maps.
+	return nil, nil
+}
+
+func (s *streamState) blockDelta(v types.ContentBlockDeltaEvent) (*chat.Response, error) {
+	if !s.started {
+		return nil, malformed("contentBlockDelta before messageStart")
+	}
+	i := aws.ToInt32(v.ContentBlockIndex)
+	b, err := s.block(i, false)
+	if err != nil {
+		return nil, err
+	}
+	switch d := v.Delta.(type) {
+	case *types.ContentBlockDeltaMemberText:
+		if err := b.is("text", i); err != nil {
+			return nil, err
+		}
+		if d.Value != "" {
+			return s.text(d.Value), nil
+		}
+	case *types.ContentBlockDeltaMemberToolUse:
+		if b.kind != "toolUse" {
+			return nil, malformed("toolUse input for content block %d, which is not a toolUse", i)
+		}
+		// The first fragment is often empty, and a call without arguments sends only that.
+		if in := aws.ToString(d.Value.Input); in != "" {
+			b.hasArgs = true
+			return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: in}), nil
+		}
+	case *types.ContentBlockDeltaMemberImage:
+		if b.kind != "image" {
+			return nil, malformed("image data for content block %d, which is not an image", i)
+		}
+		src, ok := d.Value.Source.(*types.ImageSourceMemberBytes)
+		if !ok {
+			return nil, malformed("image data for content block %d is a %T, not bytes", i, d.Value.Source)
+		}
+		if len(b.image)+len(src.Value) > maxAnswerImageBytes {
+			return nil, malformed("image in content block %d passes %s", i, content.FormatSize(maxAnswerImageBytes))
+		}
+		b.image = append(b.image, src.Value...)
+	case *types.ContentBlockDeltaMemberReasoningContent:
+		if err := b.is("reasoning", i); err != nil {
+			return nil, err
+		}
+		switch r := d.Value.(type) {
+		case *types.ReasoningContentBlockDeltaMemberText:
+			b.text.WriteString(r.Value)
+		case *types.ReasoningContentBlockDeltaMemberSignature:
+			b.signature += r.Value
+		case *types.ReasoningContentBlockDeltaMemberRedactedContent:
+			b.redacted = append(b.redacted, r.Value...)
+		}
+	}
+	return nil, nil
+}
+
+// blockStop ends a block, returning what it holds whole: the arguments of a call sent without
+// fragments, reasoning, an image.
+func (s *streamState) blockStop(v types.ContentBlockStopEvent) (*chat.Response, error) {
+	i := aws.ToInt32(v.ContentBlockIndex)
+	b, err := s.block(i, false)
+	if err != nil {
+		return nil, err
+	}
+	b.stopped = true
+	switch b.kind {
+	case "toolUse":
+		if !b.hasArgs {
+			return s.call(chat.ToolCall{Index: b.toolIndex, Arguments: "{}"}), nil
+		}
+	case "reasoning":
+		r := chat.Reasoning{Provider: ProviderName, Text: b.text.String(), Signature: b.signature}
+		if len(b.redacted) > 0 {
+			r = chat.Reasoning{Provider: ProviderName, Encrypted: base64.StdEncoding.EncodeToString(b.redacted)}
+		}
+		return chat.Delta(0, chat.Message{Role: chat.RoleAssistant, Reasoning: []chat.Reasoning{r}}, ""), nil
+	case "image":
+		if len(b.image) == 0 {
+			return nil, malformed("image in content block %d has no data", i)
+		}
+		mt, _ := mediaType(b.format)
+		return chat.Delta(0, chat.Message{Role: chat.RoleAssistant, Parts: []content.Part{content.Image(b.image, mt)}}, ""), nil
+	}
 	return nil, nil
 }
 

@@ -169,41 +169,10 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	if err := req.tools.checkChoice(o.ToolChoice); err != nil {
 		return nil, err
 	}
-	if len(req.tools.list) > 0 {
-		for _, t := range req.tools.list {
-			fn := shared.FunctionDefinitionParam{Name: t.name, Parameters: t.schema.params}
-			if t.description != "" {
-				fn.Description = oai.String(t.description)
-			}
-			if t.schema.strict {
-				fn.Strict = oai.Bool(true)
-			}
-			params.Tools = append(params.Tools, oai.ChatCompletionFunctionTool(fn))
-		}
-		switch o.ToolChoice {
-		case "":
-		case "auto", "none", "required":
-			params.ToolChoice = oai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: oai.String(o.ToolChoice)}
-		default:
-			params.ToolChoice = oai.ToolChoiceOptionFunctionToolChoice(oai.ChatCompletionNamedToolChoiceFunctionParam{Name: names.Wire(o.ToolChoice)})
-		}
-		if o.ParallelToolCalls != nil {
-			params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
-		}
-	}
-	if rf := o.ResponseFormat; rf != nil {
-		if len(rf.Schema) == 0 {
-			params.ResponseFormat = oai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
-		} else {
-			name, schema, err := responseSchema(rf)
-			if err != nil {
-				return nil, err
-			}
-			js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema}
-			if rf.Strict {
-				js.Strict = oai.Bool(true)
-			}
-			params.ResponseFormat = oai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}}
+	req.tools.chatParams(&params, o, names)
+	if o.ResponseFormat != nil {
+		if params.ResponseFormat, err = chatResponseFormat(o.ResponseFormat); err != nil {
+			return nil, err
 		}
 	}
 	if stream && !m.cfg.DisableStreamUsage && !m.mistral {
@@ -218,6 +187,50 @@ func (m *ChatModel) request(p *chat.Prompt, stream bool) (*chatRequest, error) {
 	req.params = params
 	req.audioFormat = audioFormat(string(params.Audio.Format), s.body)
 	return req, nil
+}
+
+// chatParams sets the tools of a Chat Completions request, with the choice and parallel calls
+// that go with them.
+func (ts toolSet) chatParams(params *oai.ChatCompletionNewParams, o *chat.Options, names *toolname.Map) {
+	if len(ts.list) == 0 {
+		return
+	}
+	for _, t := range ts.list {
+		fn := shared.FunctionDefinitionParam{Name: t.name, Parameters: t.schema.params}
+		if t.description != "" {
+			fn.Description = oai.String(t.description)
+		}
+		if t.schema.strict {
+			fn.Strict = oai.Bool(true)
+		}
+		params.Tools = append(params.Tools, oai.ChatCompletionFunctionTool(fn))
+	}
+	switch o.ToolChoice {
+	case "":
+	case "auto", "none", "required":
+		params.ToolChoice = oai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: oai.String(o.ToolChoice)}
+	default:
+		params.ToolChoice = oai.ToolChoiceOptionFunctionToolChoice(oai.ChatCompletionNamedToolChoiceFunctionParam{Name: names.Wire(o.ToolChoice)})
+	}
+	if o.ParallelToolCalls != nil {
+		params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
+	}
+}
+
+// chatResponseFormat maps a structured-output request: a JSON object, or one a schema names.
+func chatResponseFormat(rf *chat.ResponseFormat) (oai.ChatCompletionNewParamsResponseFormatUnion, error) {
+	if len(rf.Schema) == 0 {
+		return oai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}, nil
+	}
+	name, schema, err := responseSchema(rf)
+	if err != nil {
+		return oai.ChatCompletionNewParamsResponseFormatUnion{}, err
+	}
+	js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema}
+	if rf.Strict {
+		js.Strict = oai.Bool(true)
+	}
+	return oai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}}, nil
 }
 
 // chatWire says how a request's messages are written for the server.
@@ -235,127 +248,149 @@ type chatWire struct {
 // assistant message's reasoning from a Chat Completions server in the fields reasoningFields
 // chooses.
 func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessageParamUnion, error) {
-	names := w.names
-	out := make([]oai.ChatCompletionMessageParamUnion, 0, len(msgs))
-	ids := callIDs{}
-	var mids *mistralIDs
-	callName := map[string]string{} // call id → tool name, for results without a name
+	c := chatMessages{chatWire: w, out: make([]oai.ChatCompletionMessageParamUnion, 0, len(msgs)), callName: map[string]string{}}
 	if w.mistral {
-		mids = newMistralIDs()
+		c.mids = newMistralIDs()
 	}
-	wireID := func(id string) string {
-		if mids != nil {
-			return mids.id(id)
-		}
-		return id
-	}
-	// media are parts a message could not carry, sent in one user message after it (after the
-	// tool messages answering its calls, since nothing may come between those).
-	var media []oai.ChatCompletionContentPartUnionParam
 	for i, m := range msgs {
-		if m.Role != chat.RoleTool && len(media) > 0 {
-			out = append(out, oai.UserMessage(media))
-			media = nil
+		if m.Role != chat.RoleTool && len(c.media) > 0 {
+			c.out = append(c.out, oai.UserMessage(c.media))
+			c.media = nil
 		}
+		var err error
 		switch m.Role {
 		case chat.RoleSystem:
-			text, err := textOnly(w.provider(), m.AllParts(), "a system message")
-			if err != nil {
-				return nil, partwire.MessageError(w.provider(), i, err)
+			var text string
+			if text, err = textOnly(w.provider(), m.AllParts(), "a system message"); err == nil {
+				c.out = append(c.out, oai.SystemMessage(text))
 			}
-			out = append(out, oai.SystemMessage(text))
 		case chat.RoleUser:
 			if len(m.Parts) == 0 {
-				out = append(out, oai.UserMessage(m.Content))
+				c.out = append(c.out, oai.UserMessage(m.Content))
 				break
 			}
-			parts, err := w.chatParts(m.AllParts())
-			if err != nil {
-				return nil, partwire.MessageError(w.provider(), i, err)
+			var parts []oai.ChatCompletionContentPartUnionParam
+			if parts, err = w.chatParts(m.AllParts()); err == nil {
+				c.out = append(c.out, oai.UserMessage(parts))
 			}
-			out = append(out, oai.UserMessage(parts))
 		case chat.RoleAssistant:
-			text, answerMedia, err := assistantContent(m)
-			if err != nil {
-				return nil, partwire.MessageError(w.provider(), i, err)
+			if err = c.assistant(i, m); err != nil {
+				return nil, err
 			}
-			var extra map[string]any
-			if len(answerMedia) > 0 {
-				if w.mistral {
-					// Mistral's assistant messages take content chunks, in order.
-					chunks, err := w.chatParts(answerParts(m))
-					if err != nil {
-						return nil, partwire.MessageError(w.provider(), i, err)
-					}
-					extra = withField(extra, "content", chunks)
-				} else {
-					parts, err := w.chatParts(slices.Values(answerMedia))
-					if err != nil {
-						return nil, partwire.MessageError(w.provider(), i, err)
-					}
-					media = append(append(media, oai.TextContentPart(answerMediaIntro)), parts...)
-				}
-			}
-			a := oai.ChatCompletionAssistantMessageParam{}
-			if text != "" || len(m.ToolCalls) == 0 {
-				a.Content.OfString = oai.String(text)
-			}
-			for _, c := range m.ToolCalls {
-				id := ids.call(c)
-				callName[id] = c.Name
-				a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       wireID(id),
-						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: names.Wire(c.Name), Arguments: callArguments(c.Arguments)},
-					},
-				})
-			}
-			fields, err := reasoningFields(m.Reasoning, w.reasoningField)
-			if err != nil {
-				return nil, fmt.Errorf("openai: message %d: %w", i, err)
-			}
-			for k, v := range fields {
-				extra = withField(extra, k, v)
-			}
-			if len(extra) > 0 {
-				a.SetExtraFields(extra)
-			}
-			out = append(out, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
 		case chat.RoleTool:
 			if len(m.ToolResults) == 0 {
 				return nil, fmt.Errorf("openai: message %d: a tool message without tool results", i)
 			}
-			for _, r := range m.ToolResults {
-				id := ids.result(r)
-				name := cmp.Or(r.Name, callName[id])
-				tm, resultMedia, err := w.toolMessage(r)
-				if err != nil {
-					return nil, partwire.MessageError(w.provider(), i, err)
-				}
-				if len(resultMedia) > 0 {
-					media = append(append(media, oai.TextContentPart(resultMediaIntro(name, id))), resultMedia...)
-				}
-				var extra map[string]any
-				if tm.content != nil {
-					extra = withField(extra, "content", tm.content)
-				}
-				if w.mistral && name != "" {
-					extra = withField(extra, "name", names.Wire(name))
-				}
-				msg := oai.ToolMessage(tm.text, wireID(id))
-				if len(extra) > 0 {
-					msg.OfTool.SetExtraFields(extra)
-				}
-				out = append(out, msg)
-			}
+			err = c.tool(m)
 		default:
 			return nil, fmt.Errorf("openai: message %d: unknown role %q", i, m.Role)
 		}
+		if err != nil {
+			return nil, partwire.MessageError(w.provider(), i, err)
+		}
 	}
-	if len(media) > 0 {
-		out = append(out, oai.UserMessage(media))
+	if len(c.media) > 0 {
+		c.out = append(c.out, oai.UserMessage(c.media))
 	}
-	return out, nil
+	return c.out, nil
+}
+
+// chatMessages is the state of one mapping of a conversation.
+type chatMessages struct {
+	chatWire
+	out      []oai.ChatCompletionMessageParamUnion
+	ids      callIDs
+	mids     *mistralIDs       // with Mistral, the ids sent for the conversation's call ids
+	callName map[string]string // call id → tool name, for results without a name
+	// media are parts a message could not carry, sent in one user message after it (after the
+	// tool messages answering its calls, since nothing may come between those).
+	media []oai.ChatCompletionContentPartUnionParam
+}
+
+func (c *chatMessages) wireID(id string) string {
+	if c.mids != nil {
+		return c.mids.id(id)
+	}
+	return id
+}
+
+// assistant maps the assistant message i, m; its errors name the message.
+func (c *chatMessages) assistant(i int, m chat.Message) error {
+	text, answerMedia, err := assistantContent(m)
+	if err != nil {
+		return partwire.MessageError(c.provider(), i, err)
+	}
+	var extra map[string]any
+	if len(answerMedia) > 0 {
+		if c.mistral {
+			// Mistral's assistant messages take content chunks, in order.
+			chunks, err := c.chatParts(answerParts(m))
+			if err != nil {
+				return partwire.MessageError(c.provider(), i, err)
+			}
+			extra = withField(extra, "content", chunks)
+		} else {
+			parts, err := c.chatParts(slices.Values(answerMedia))
+			if err != nil {
+				return partwire.MessageError(c.provider(), i, err)
+			}
+			c.media = append(append(c.media, oai.TextContentPart(answerMediaIntro)), parts...)
+		}
+	}
+	a := oai.ChatCompletionAssistantMessageParam{}
+	if text != "" || len(m.ToolCalls) == 0 {
+		a.Content.OfString = oai.String(text)
+	}
+	for _, call := range m.ToolCalls {
+		id := c.ids.call(call)
+		c.callName[id] = call.Name
+		a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
+			OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
+				ID:       c.wireID(id),
+				Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.names.Wire(call.Name), Arguments: callArguments(call.Arguments)},
+			},
+		})
+	}
+	fields, err := reasoningFields(m.Reasoning, c.reasoningField)
+	if err != nil {
+		return fmt.Errorf("openai: message %d: %w", i, err)
+	}
+	for k, v := range fields {
+		extra = withField(extra, k, v)
+	}
+	if len(extra) > 0 {
+		a.SetExtraFields(extra)
+	}
+	c.out = append(c.out, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+	return nil
+}
+
+// tool maps a tool message to one "tool" message per result.
+func (c *chatMessages) tool(m chat.Message) error {
+	for _, r := range m.ToolResults {
+		id := c.ids.result(r)
+		name := cmp.Or(r.Name, c.callName[id])
+		tm, resultMedia, err := c.toolMessage(r)
+		if err != nil {
+			return err
+		}
+		if len(resultMedia) > 0 {
+			c.media = append(append(c.media, oai.TextContentPart(resultMediaIntro(name, id))), resultMedia...)
+		}
+		var extra map[string]any
+		if tm.content != nil {
+			extra = withField(extra, "content", tm.content)
+		}
+		if c.mistral && name != "" {
+			extra = withField(extra, "name", c.names.Wire(name))
+		}
+		msg := oai.ToolMessage(tm.text, c.wireID(id))
+		if len(extra) > 0 {
+			msg.OfTool.SetExtraFields(extra)
+		}
+		c.out = append(c.out, msg)
+	}
+	return nil
 }
 
 // toolContent is what a tool message carries: its text, or, on Mistral, content chunks.
