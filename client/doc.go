@@ -40,6 +40,10 @@
 // The application decides each pending call ([TurnState.Pending]: [Approve], [ApproveWith],
 // [Reject], [Answer], [Restart]) and continues the turn with [Client.Resume], in this process or
 // another; it goes on exactly where it stopped, and calls with a result never run again.
+// Both sides are bounded: a decision's id, path, text, arguments and data come to at most
+// [MaxDecisionBytes] (1 MiB; over it, [ErrInvalidDecision] before anything runs), and a tool's
+// interrupt message and data to at most [toolcall.MaxInterruptBytes] (1 MiB; over it, the call
+// fails with an error the model reads, and nothing is stored).
 //
 // With a [TurnStore] ([WithTurnStore]; memory.Turns makes one of a memory repository) the loop
 // saves the turn's state under the conversation when it stops, before a round's calls start and

@@ -345,10 +345,19 @@ type Decision struct {
 	Data json.RawMessage `json:"data,omitempty"`
 }
 
-// MaxDecisionBytes caps a [Decision]'s Text, Arguments and Data together (1 MiB): an answer or
-// edit goes into the conversation and the stored state, so a larger one is refused with
-// [ErrInvalidDecision] before anything runs.
+// MaxDecisionBytes caps a [Decision]'s CallID, Path, Text, Arguments and Data together (1 MiB):
+// an answer or edit goes into the conversation and the stored state, and ids into errors and
+// logs, so a larger one is refused with [ErrInvalidDecision] before anything runs.
 const MaxDecisionBytes = 1 << 20
+
+// size is what [MaxDecisionBytes] counts of d.
+func (d *Decision) size() int {
+	n := len(d.CallID) + len(d.Text) + len(d.Arguments) + len(d.Data)
+	for _, p := range d.Path {
+		n += len(p)
+	}
+	return n
+}
 
 // Approve approves the call with the given id as the model asked for it.
 func Approve(callID string) Decision { return Decision{CallID: callID, Kind: DecideApprove} }
@@ -495,8 +504,8 @@ func route(s *TurnState, decisions []Decision) (*routed, error) {
 		default:
 			return nil, fmt.Errorf("%w: call %s: unknown kind %q", ErrInvalidDecision, d.CallID, d.Kind)
 		}
-		if n := len(d.Text) + len(d.Arguments) + len(d.Data); n > MaxDecisionBytes {
-			return nil, fmt.Errorf("%w: call %s: the decision's text, arguments and data are %d bytes, over the cap of %d",
+		if n := d.size(); n > MaxDecisionBytes {
+			return nil, fmt.Errorf("%w: call %.64q: the decision's id, path, text, arguments and data are %d bytes, over the cap of %d",
 				ErrInvalidDecision, d.CallID, n, MaxDecisionBytes)
 		}
 		if len(d.Path) > 0 {

@@ -96,7 +96,15 @@ func readBounded(path string, maxBytes int64, pipes bool) ([]byte, error) {
 	}
 	// One byte past the limit tells a file over it; a limit that leaves no room for that byte
 	// (math.MaxInt64, "no limit") reads to the end.
-	data, err := io.ReadAll(io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1))
+	r := io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1)
+	var data []byte
+	if fi.Mode().IsRegular() {
+		// Read into one buffer of the file's size, with room to see the end (or growth), rather
+		// than through io.ReadAll's doublings, whose discarded buffers add up to the size again.
+		data, err = readInto(make([]byte, 0, min(fi.Size(), maxBytes)+1), r)
+	} else {
+		data, err = io.ReadAll(r)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +112,23 @@ func readBounded(path string, maxBytes int64, pipes bool) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s is over the limit of %s", ErrTooLarge, path, FormatSize(int(maxBytes)))
 	}
 	return data, nil
+}
+
+// readInto reads r to its end, appending to buf.
+func readInto(buf []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // checkKind refuses what readBounded does not read: anything but a regular file within maxBytes,

@@ -533,3 +533,35 @@ func TestAttackHugeDecisionAndInterrupt(t *testing.T) {
 		}
 	})
 }
+
+// TestAttackHugeDecisionID: a decision whose call id or path is the payload (64 KiB ids, 2 MiB
+// in all) is refused against client.MaxDecisionBytes like a huge answer, and the error quotes
+// none of it: ids go into errors and logs.
+func TestAttackHugeDecisionID(t *testing.T) {
+	ctx := context.Background()
+	ask := chattest.NewTool("ask", func(context.Context, string) (string, error) { return "", toolcall.Interrupt("Which?") })
+	m := chattest.New(chattest.Calls(chattest.Call("ask", `{}`)), chattest.Text("ok"))
+	c := newClient(t, m, client.WithTools(ask))
+	resp, err := c.Prompt("go").Call(ctx).Response()
+	if err != nil || resp.Pending == nil {
+		t.Fatalf("%v %v", resp, err)
+	}
+	p := resp.Pending.Pending()[0]
+	long := strings.Repeat("i", 64<<10)
+	path := make([]string, 32)
+	for i := range path {
+		path[i] = long
+	}
+	for name, d := range map[string]client.Decision{
+		"id":   client.Answer(strings.Repeat("i", client.MaxDecisionBytes+1), "x"),
+		"path": {CallID: p.Call.ID, Path: path, Kind: client.DecideAnswer, Text: "x"},
+	} {
+		err := c.Resume(resp.Pending, d).Call(ctx).Err()
+		if !errors.Is(err, client.ErrInvalidDecision) || !strings.Contains(err.Error(), "over the cap") || len(err.Error()) > 1024 {
+			t.Errorf("%s: %.300v (%d bytes)", name, err, len(err.Error()))
+		}
+	}
+	if text, err := c.Resume(resp.Pending, p.Answer("this one")).Call(ctx).Content(); err != nil || text != "ok" {
+		t.Fatalf("resume: %q, %v", text, err)
+	}
+}

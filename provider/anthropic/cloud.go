@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 
 	"github.com/anthropics/anthropic-sdk-go/bedrock"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/wield-ai/wield/provider/internal/awsconf"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
+	"github.com/wield-ai/wield/provider/internal/splice"
 )
 
 // The GenAI semantic-convention provider names of the cloud platforms, reported by [Model.Info].
@@ -71,7 +73,9 @@ func NewBedrock(ctx context.Context, cfg BedrockConfig) (*Model, error) {
 		awsCfg.AuthSchemePreference = []string{"httpBearerAuth"}
 	}
 	// The SDK signs with SigV4 above net/http, whose redirects keep the session-token header.
-	opts := []option.RequestOption{option.WithHTTPClient(sameorigin.Client(cfg.HTTPClient)), bedrock.WithConfig(awsCfg)}
+	// The prompt's large values are spliced in before the SDK signs the body, which its hash
+	// covers.
+	opts := []option.RequestOption{option.WithHTTPClient(sameorigin.Client(cfg.HTTPClient)), option.WithMiddleware(spliceFirst), bedrock.WithConfig(awsCfg)}
 	return newModel(cfg.Config, PlatformBedrock, opts), nil
 }
 
@@ -149,4 +153,14 @@ func NewVertex(ctx context.Context, cfg VertexConfig) (m *Model, err error) {
 		opts = append(opts, option.WithHTTPClient(sameorigin.Client(hc)))
 	}
 	return newModel(cfg.Config, PlatformVertex, opts), nil
+}
+
+// spliceFirst splices the prompt's large values into a request's body ([splice.Request]) ahead of
+// the middleware after it.
+func spliceFirst(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	r, err := splice.Request(r)
+	if err != nil {
+		return nil, err
+	}
+	return next(r)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
+	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
@@ -148,6 +149,8 @@ func (m *Model) Info() chat.Info {
 // When max_tokens is so large that the SDK refuses a non-streaming request (it expects such
 // requests to outlast its ten-minute timeout), Call streams the answer and returns it whole.
 func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
+	ctx, done := splice.With(ctx, p)
+	defer done()
 	req, err := m.request(p)
 	if err != nil {
 		return nil, err
@@ -201,7 +204,7 @@ func (m *Model) callStreaming(ctx context.Context, req *request) (*chat.Response
 // finish reason, usage). Response.Raw is the SDK's MessageStreamEventUnion. The request is sent
 // when iteration starts; stopping the iteration early closes the connection.
 func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
-	return wire.Stream(ctx, func() (*request, error) { return m.request(p) }, m.stream)
+	return wire.PromptStream(ctx, p, func() (*request, error) { return m.request(p) }, m.stream)
 }
 
 // stream sends req and yields its events.

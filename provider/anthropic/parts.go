@@ -11,6 +11,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/provider/internal/partwire"
+	"github.com/wield-ai/wield/provider/internal/splice"
 )
 
 // The image types the Messages API takes.
@@ -28,7 +29,7 @@ func partBlock(p content.Part) (b sdk.ContentBlockParamUnion, ok bool, err error
 		if p.Text == "" {
 			return b, false, nil
 		}
-		return sdk.NewTextBlock(p.Text), true, nil
+		return sdk.NewTextBlock(splice.Text(p.Text)), true, nil
 	case content.KindImage:
 		img, err := imageBlock(p)
 		return sdk.ContentBlockParamUnion{OfImage: img}, err == nil, err
@@ -68,7 +69,7 @@ func imageBlock(p content.Part) (*sdk.ImageBlockParam, error) {
 		return nil, unsupported(p, "the Messages API takes JPEG, PNG, GIF and WebP images")
 	}
 	return &sdk.ImageBlockParam{Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{
-		Data: base64.StdEncoding.EncodeToString(p.Data), MediaType: sdk.Base64ImageSourceMediaType(p.MediaType),
+		Data: splice.Base64(p.Data), MediaType: sdk.Base64ImageSourceMediaType(p.MediaType),
 	}}}, nil
 }
 
@@ -83,12 +84,12 @@ func documentBlock(p content.Part) (*sdk.DocumentBlockParam, error) {
 	case p.URL != "":
 		return nil, unsupported(p, "document URLs must be http(s) links to PDFs; send other documents' bytes")
 	case p.MediaType == "application/pdf":
-		doc.Source.OfBase64 = &sdk.Base64PDFSourceParam{Data: base64.StdEncoding.EncodeToString(p.Data)}
+		doc.Source.OfBase64 = &sdk.Base64PDFSourceParam{Data: splice.Base64(p.Data)}
 	case strings.HasPrefix(p.MediaType, "text/") || p.MediaType == "application/json":
 		if !utf8.Valid(p.Data) {
 			return nil, unsupported(p, "a text document must be UTF-8")
 		}
-		doc.Source.OfText = &sdk.PlainTextSourceParam{Data: string(p.Data)}
+		doc.Source.OfText = &sdk.PlainTextSourceParam{Data: splice.TextOf(p.Data)}
 	default:
 		return nil, unsupported(p, "the Messages API takes PDF and plain-text documents")
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/wield-ai/wield/internal/httpretry"
 	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
+	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
@@ -193,6 +194,8 @@ func (m *Model) Client() *genai.Client { return m.client }
 
 // Call sends the prompt to generateContent and returns the whole answer.
 func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
+	ctx, done := splice.With(ctx, p)
+	defer done()
 	req, err := m.request(p)
 	if err != nil {
 		return nil, err
@@ -219,7 +222,7 @@ func (m *Model) generate(ctx context.Context, req *request) (resp *genai.Generat
 // chunk. Function calls arrive whole in one chunk (Vertex AI's streamed arguments are joined
 // before the call is yielded); thoughts are yielded as one Reasoning item once complete.
 func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
-	return wire.Stream(ctx, func() (*request, error) { return m.request(p) }, m.stream)
+	return wire.PromptStream(ctx, p, func() (*request, error) { return m.request(p) }, m.stream)
 }
 
 // stream sends req to streamGenerateContent and yields its chunks.

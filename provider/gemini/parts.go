@@ -5,6 +5,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/provider/internal/splice"
 )
 
 // backend is what the part mapping needs to know of the API it writes for.
@@ -54,7 +55,7 @@ func (b backend) part(p content.Part) (*genai.Part, error) {
 		}
 		return &genai.Part{FileData: &genai.FileData{FileURI: p.URL, MIMEType: p.MediaType, DisplayName: name}, ThoughtSignature: sig}, nil
 	}
-	return &genai.Part{InlineData: &genai.Blob{MIMEType: p.MediaType, Data: p.Data, DisplayName: name}, ThoughtSignature: sig}, nil
+	return &genai.Part{InlineData: &genai.Blob{MIMEType: p.MediaType, Data: splice.Bytes(p.Data), DisplayName: name}, ThoughtSignature: sig}, nil
 }
 
 // functionResponsePart maps a tool result's media onto a part of the function response, which
@@ -73,7 +74,7 @@ func (b backend) functionResponsePart(p content.Part) (*genai.FunctionResponsePa
 		}
 		return &genai.FunctionResponsePart{FileData: &genai.FunctionResponseFileData{FileURI: p.URL, MIMEType: p.MediaType, DisplayName: p.Name}}, nil
 	}
-	return &genai.FunctionResponsePart{InlineData: &genai.FunctionResponseBlob{MIMEType: p.MediaType, Data: p.Data, DisplayName: p.Name}}, nil
+	return &genai.FunctionResponsePart{InlineData: &genai.FunctionResponseBlob{MIMEType: p.MediaType, Data: splice.Bytes(p.Data), DisplayName: p.Name}}, nil
 }
 
 // mediaPart reads an inline or file part of an answer (an image the model drew).

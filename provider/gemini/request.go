@@ -13,6 +13,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/provider/internal/partwire"
+	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
@@ -418,7 +419,7 @@ func resultObject(content string, isError bool) map[string]any {
 			return map[string]any{key: v}
 		}
 	}
-	return map[string]any{key: content}
+	return map[string]any{key: splice.Text(content)}
 }
 
 func decodeSignature(s string) ([]byte, error) {

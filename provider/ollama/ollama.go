@@ -20,6 +20,7 @@ import (
 	"github.com/wield-ai/wield/internal/httptimeout"
 	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
+	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
@@ -105,6 +106,8 @@ var errStop = errors.New("ollama: iteration stopped")
 
 // Call sends the prompt with "stream": false and returns the whole answer.
 func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
+	ctx, done := splice.With(ctx, p)
+	defer done()
 	req, err := m.request(p, false)
 	if err != nil {
 		return nil, err
@@ -130,7 +133,7 @@ func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error
 // Stream sends the prompt with "stream": true and yields each NDJSON line as a chunk. Tool
 // calls arrive whole; thinking is yielded as one Reasoning item once the answer starts.
 func (m *Model) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
-	return wire.Stream(ctx, func() (*api.ChatRequest, error) { return m.request(p, true) }, func(ctx context.Context, req *api.ChatRequest, yield func(*chat.Response, error) bool) {
+	return wire.PromptStream(ctx, p, func() (*api.ChatRequest, error) { return m.request(p, true) }, func(ctx context.Context, req *api.ChatRequest, yield func(*chat.Response, error) bool) {
 		m.stream(ctx, req, promptNames(p), yield)
 	})
 }

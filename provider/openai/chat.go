@@ -17,6 +17,7 @@ import (
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/internal/jsonobj"
 	"github.com/wield-ai/wield/provider/internal/partwire"
+	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
@@ -56,6 +57,8 @@ func (m *ChatModel) Info() chat.Info { return m.info() }
 
 // Call sends the prompt and returns the whole answer; Response.Raw is the *openai.ChatCompletion.
 func (m *ChatModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
+	ctx, done := splice.With(ctx, p)
+	defer done()
 	req, err := m.request(p, false)
 	if err != nil {
 		return nil, err
@@ -71,7 +74,7 @@ func (m *ChatModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, e
 // Stream sends the prompt and yields one Response per chunk; each Response.Raw is the
 // openai.ChatCompletionChunk. The usage arrives in a final chunk without generations.
 func (m *ChatModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
-	return wire.Stream(ctx, func() (*chatRequest, error) { return m.request(p, true) }, m.stream)
+	return wire.PromptStream(ctx, p, func() (*chatRequest, error) { return m.request(p, true) }, m.stream)
 }
 
 // stream sends req and yields its chunks.
@@ -473,7 +476,7 @@ func resultText(r chat.ToolResult) string {
 	if r.IsError {
 		return "Error: " + r.Text()
 	}
-	return r.Text()
+	return splice.Text(r.Text())
 }
 
 // callIDs gives calls without an id (recorded from providers that have none) a synthetic one,

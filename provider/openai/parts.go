@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/base64"
 	"iter"
 	"strings"
 	"unicode/utf8"
@@ -13,6 +12,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/provider/internal/partwire"
+	"github.com/wield-ai/wield/provider/internal/splice"
 )
 
 // The image types both APIs take.
@@ -30,7 +30,7 @@ const (
 )
 
 func dataURL(p content.Part) string {
-	return "data:" + p.MediaType + ";base64," + base64.StdEncoding.EncodeToString(p.Data)
+	return "data:" + p.MediaType + ";base64," + splice.Base64(p.Data)
 }
 
 // fetchable reports whether OpenAI can read an image URL: http(s), or a data URL.
@@ -108,7 +108,7 @@ func (w chatWire) chatPart(p content.Part) (out oai.ChatCompletionContentPartUni
 		if p.URL != "" || format == "" {
 			return out, false, refuse(w.provider(), p, "the API takes WAV and MP3 audio as bytes")
 		}
-		data := base64.StdEncoding.EncodeToString(p.Data)
+		data := splice.Base64(p.Data)
 		if w.mistral {
 			// Mistral's input_audio is the base64 text itself, not OpenAI's {data, format}.
 			a := param.Override[oai.ChatCompletionContentPartInputAudioParam](map[string]any{"type": "input_audio", "input_audio": data})

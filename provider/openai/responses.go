@@ -17,6 +17,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/provider/internal/partwire"
+	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
@@ -48,6 +49,8 @@ func (m *ResponsesModel) Info() chat.Info { return m.info() }
 // Call sends the prompt and returns the whole answer; Response.Raw is the *responses.Response.
 // A response whose status is "failed" is returned as a *[ResponseError].
 func (m *ResponsesModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
+	ctx, done := splice.With(ctx, p)
+	defer done()
 	req, err := m.request(p)
 	if err != nil {
 		return nil, err
@@ -69,7 +72,7 @@ func (m *ResponsesModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Respon
 // finish reason and the generated images. Each Response.Raw is the responses.ResponseStreamEventUnion. Events of other
 // kinds (hosted tools and item types this package does not know) are skipped.
 func (m *ResponsesModel) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
-	return wire.Stream(ctx, func() (*responsesRequest, error) { return m.request(p) }, m.stream)
+	return wire.PromptStream(ctx, p, func() (*responsesRequest, error) { return m.request(p) }, m.stream)
 }
 
 // stream sends req and yields its events.

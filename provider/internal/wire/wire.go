@@ -12,6 +12,7 @@ import (
 	"iter"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider/internal/splice"
 )
 
 // Options returns the options of p, the zero options when it has none. A nil p is an error
@@ -39,6 +40,16 @@ func Stream[R any](ctx context.Context, build func() (R, error), send func(ctx c
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		send(ctx, req, yield)
+	}
+}
+
+// PromptStream is [Stream] for a request built from p: p's large values are registered for
+// splicing ([splice.With]) while the request is built and sent.
+func PromptStream[R any](ctx context.Context, p *chat.Prompt, build func() (R, error), send func(ctx context.Context, req R, yield func(*chat.Response, error) bool)) iter.Seq2[*chat.Response, error] {
+	return func(yield func(*chat.Response, error) bool) {
+		ctx, done := splice.With(ctx, p)
+		defer done()
+		Stream(ctx, build, send)(yield)
 	}
 }
 
