@@ -54,6 +54,9 @@ type taskStore struct {
 	stopped map[sdk.TaskID]*client.TurnState
 	// runs holds which turn a run starting continues, for its first save.
 	runs map[sdk.TaskID]recordTimes
+
+	ixMu    sync.Mutex
+	ixCache map[string]cachedIndex // by index key
 }
 
 // life is how long tasks live: see the fields of ServerConfig they come from.
