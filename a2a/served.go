@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -98,7 +99,7 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 			err = o.end(sdk.TaskStateFailed, "the agent failed")
 		}
 	}()
-	var spec *client.Spec
+	run := TurnRun{TaskID: string(rc.TaskID), Conversation: conversation(principal(ctx), rc.ContextID)}
 	if rc.StoredTask == nil {
 		if err := memory.ValidateConversationID(conversation(principal(ctx), rc.ContextID)); err != nil {
 			return o.end(sdk.TaskStateRejected, "the context id cannot name a conversation")
@@ -107,7 +108,7 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		if err != nil {
 			return o.end(sdk.TaskStateRejected, err.Error())
 		}
-		conv := conversation(principal(ctx), rc.ContextID)
+		conv := run.Conversation
 		if err := s.tasks.admit(ctx, principal(ctx), rc.TaskID, rc.ContextID); err != nil {
 			if errors.Is(err, errTooManyTasks) {
 				return o.end(sdk.TaskStateRejected, "too many tasks of this caller are open: finish or cancel one first")
@@ -115,14 +116,14 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 			s.cfg.Logger.ErrorContext(ctx, "a2a: admitting a task", "task", rc.TaskID, "error", err)
 			return o.end(sdk.TaskStateFailed, "the agent could not store the task")
 		}
-		var run recordTimes
+		var times recordTimes
 		if s.cfg.TurnStore != nil {
 			if st, err := s.cfg.TurnStore.LoadTurn(ctx, conv); err == nil && st != nil {
-				run.PriorTurn = st.ID
+				times.PriorTurn = st.ID
 			}
 		}
-		s.tasks.setRun(rc.TaskID, run)
-		spec = s.cfg.Client.Prompt(text)
+		s.tasks.setRun(rc.TaskID, times)
+		run.Text = text
 	} else {
 		rec, _, ok, err := s.tasks.load(ctx, rc.TaskID)
 		if err != nil || !ok || rec.Turn == nil || !waits(rc.StoredTask.Status.State) {
@@ -137,9 +138,8 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 			return o.status(rc.StoredTask.Status.State, true, pendingParts(rec.Turn, err.Error()+". ")...)
 		}
 		s.tasks.setRun(rc.TaskID, recordTimes{TurnID: rec.Turn.ID})
-		spec = s.cfg.Client.Resume(rec.Turn, decisions...)
+		run.State, run.Decisions = rec.Turn, decisions
 	}
-	spec.Param(client.ParamConversationID, conversation(principal(ctx), rc.ContextID))
 	if err := o.status(sdk.TaskStateWorking, false); err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 	go s.holdLease(leased, lost, rc.TaskID)
 	turnCtx, cancel := context.WithTimeout(leased, s.cfg.RunTimeout)
 	defer cancel()
-	resp, err := o.turn(turnCtx, spec)
+	resp, err := o.turn(turnCtx, s.runner.Run(turnCtx, run))
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err() // the task was canceled; its canceled state is written
@@ -222,9 +222,9 @@ func (e *executor) Cancel(ctx context.Context, rc *a2asrv.RequestContext, q even
 	return o.status(sdk.TaskStateCanceled, true)
 }
 
-// turn streams the turn, sending its progress as working status updates: the agent's text in
-// pieces, and each tool call as it starts, finishes or stops the turn.
-func (o *out) turn(ctx context.Context, spec *client.Spec) (*client.Response, error) {
+// turn follows the turn's events, sending its progress as working status updates: the agent's
+// text in pieces, and each tool call as it starts, finishes or stops the turn.
+func (o *out) turn(ctx context.Context, events iter.Seq2[*client.Event, error]) (*client.Response, error) {
 	var buf strings.Builder
 	var bufAgent string
 	last := time.Now()
@@ -242,7 +242,7 @@ func (o *out) turn(ctx context.Context, spec *client.Spec) (*client.Response, er
 		return o.status(sdk.TaskStateWorking, false, sdk.TextPart{Text: text, Metadata: md})
 	}
 	var resp *client.Response
-	for ev, err := range spec.Stream(ctx).Events() {
+	for ev, err := range events {
 		if err != nil {
 			return nil, err
 		}
