@@ -51,7 +51,16 @@ type PendingView struct {
 	Reason     string `json:"reason"`
 	Message    string `json:"message,omitempty"`
 	Credential string `json:"credential,omitempty"`
+	// Data is what an interrupting tool said besides its Message, when it is JSON of at most
+	// 64 KiB: for an MCP server's question (mcp.Elicitation), the schema its answer follows. Such
+	// a call is answered by a decision {"id": ..., "restart": true, "data": ANSWER} (for an MCP
+	// question, an mcp.ElicitationAnswer), with which the tool runs again.
+	Data json.RawMessage `json:"data,omitempty"`
 }
+
+// maxDataBytes bounds the interrupt data a pending call shows: an MCP question with a schema at
+// its bound (mcp.MaxElicitationSchemaBytes, 64 KiB) fits.
+const maxDataBytes = 80 << 10
 
 // CallDecision decides one pending call, in the data part of the message that resumes a task
 // ({"decisions": [...]}): Approved for an approval (with edited Arguments, or a Reason when
@@ -337,6 +346,9 @@ func pendingViews(st *client.TurnState) []PendingView {
 				v.Reason, v.Credential, v.Message = "credentials", cut(name, 200), cut(desc, maxShownBytes)
 			} else if pc.Interrupt != nil {
 				v.Message = cut(pc.Interrupt.Message, maxShownBytes)
+				if d := pc.Interrupt.Data; len(d) > 0 && len(d) <= maxDataBytes && json.Valid(d) {
+					v.Data = d
+				}
 			}
 		}
 		vs = append(vs, v)
@@ -365,6 +377,9 @@ func pendingParts(st *client.TurnState, prefix string) []sdk.Part {
 			}
 		default:
 			b.WriteString(" asks: " + cut(v.Message, 500))
+			if asksForm(v.Data) {
+				b.WriteString(" (its data holds the schema of the answer: give it in a decision {\"id\": ..., \"restart\": true, \"data\": ANSWER})")
+			}
 		}
 	}
 	b.WriteString("\nReply \"yes\" or \"no\" to approvals, the answer to a question, or a data part {\"decisions\": [{\"id\": ..., \"approved\": true}]}.")
@@ -571,6 +586,9 @@ func byText(pending []client.PendingCall, text string) ([]client.Decision, error
 				return nil, fmt.Errorf("call %q waits for approval: reply yes or no", pendingID(pc))
 			}
 		case client.CallInterrupted:
+			if pc.Interrupt != nil && asksForm(pc.Interrupt.Data) {
+				return nil, fmt.Errorf("call %q asks for an answer that follows a schema (in its data): reply with a decision {\"id\": %q, \"restart\": true, \"data\": ANSWER}", pendingID(pc), pendingID(pc))
+			}
 			if yesWords[word] || noWords[word] {
 				if hasApproval(pending) {
 					return nil, fmt.Errorf("call %q asks a question a yes or no for approvals does not answer: reply with decisions", pendingID(pc))
@@ -617,4 +635,18 @@ func splitText(s string, n int) []string {
 		s = s[i:]
 	}
 	return append(out, s)
+}
+
+// asksForm reports whether an interrupt's data is a question whose answer follows a schema or
+// is an action, as an MCP server's elicitation (mcp.Elicitation) is: a text reply cannot answer
+// it, since the tool runs again with the answer rather than taking the text as its result.
+func asksForm(data json.RawMessage) bool {
+	if len(data) == 0 {
+		return false
+	}
+	var q struct {
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+		Mode            string          `json:"mode"`
+	}
+	return json.Unmarshal(data, &q) == nil && (len(q.RequestedSchema) > 0 || q.Mode == "url")
 }
