@@ -401,6 +401,9 @@ func (s *taskStore) recover(ctx context.Context, id sdk.TaskID) error {
 		}
 		return err
 	}
+	if t.Status.State == sdk.TaskStateFailed && s.endTurn != nil {
+		s.endTurn(ctx, id)
+	}
 	if err := s.markWaiting(ctx, rec.Owner, t); err != nil {
 		return err
 	}

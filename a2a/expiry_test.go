@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -280,7 +281,10 @@ func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
 	})
 	m1 := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), chattest.Text("first process"))
 	s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow)), ServerConfig{Tasks: repo})
-	s2 := serve(t, clienttest.New(t, chattest.New()), ServerConfig{Tasks: repo})
+	// The second process's runner keeps turns of its own (a durable engine's): the task's
+	// failure ends its turn there too.
+	cr := &cancelingRunner{Runner: ClientRunner(clienttest.New(t, chattest.New()))}
+	s2 := serve(t, nil, ServerConfig{Tasks: repo, Runner: cr})
 	clk := newClock()
 	s2.clock(clk)
 	ctx := context.Background()
@@ -303,6 +307,9 @@ func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
 	rec, _, _, err = s2.srv.tasks.load(ctx, task.ID)
 	if err != nil || rec.Task.Status.State != sdk.TaskStateFailed || !strings.Contains(partsText(rec.Task.Status.Message.Parts), "process ended") {
 		t.Fatalf("after the lease: %v %+v", err, rec.Task.Status)
+	}
+	if got := cr.canceled(); len(got) != 1 || got[0] != string(task.ID) {
+		t.Fatalf("turns cancelled: %v", got)
 	}
 	// Failed, it is kept KeepFinished, then removed like any other.
 	clk.Add(DefaultKeepFinished)
@@ -443,4 +450,24 @@ func TestServeIndexWrites(t *testing.T) {
 	if n := repo.count(indexKey("")); n != 6 {
 		t.Fatalf("a sweep with nothing to do wrote the index: %d writes", n)
 	}
+}
+
+// cancelingRunner is a runner whose turns outlive their runs, recording the turns cancelled.
+type cancelingRunner struct {
+	Runner
+	mu  sync.Mutex
+	ids []string
+}
+
+func (r *cancelingRunner) CancelTurn(_ context.Context, id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ids = append(r.ids, id)
+	return nil
+}
+
+func (r *cancelingRunner) canceled() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.ids)
 }

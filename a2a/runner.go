@@ -24,6 +24,13 @@ type Runner interface {
 	Run(ctx context.Context, r TurnRun) iter.Seq2[*client.Event, error]
 }
 
+// TurnCanceler is a [Runner] whose turns outlive the run's context (a durable engine's): the
+// server calls CancelTurn when a task is cancelled, running or waiting, so that its turn ends
+// too. A run's context also ends when its process stops, which must not end a durable turn.
+type TurnCanceler interface {
+	CancelTurn(ctx context.Context, taskID string) error
+}
+
 // TurnRun is one run of a task's turn: a new turn on Text, or State resumed with Decisions.
 type TurnRun struct {
 	// TaskID is the A2A task's id, the same for every run of the task.

@@ -188,6 +188,13 @@ func NewServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		maxFinished:  MaxFinishedTasks,
 		turns:        cfg.TurnStore,
 	})
+	if tc, ok := s.runner.(TurnCanceler); ok {
+		s.tasks.endTurn = func(ctx context.Context, id sdk.TaskID) {
+			if err := tc.CancelTurn(ctx, string(id)); err != nil {
+				cfg.Logger.ErrorContext(ctx, "a2a: cancelling the turn of a task whose process ended", "task", id, "error", err)
+			}
+		}
+	}
 	card, err := s.makeCard(ctx)
 	if err != nil {
 		return nil, err

@@ -167,6 +167,12 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 			return errLeaseLost
 		}
 		s.cfg.Logger.ErrorContext(ctx, "a2a: a task's turn failed", "task", rc.TaskID, "error", err)
+		if tc, ok := s.runner.(TurnCanceler); ok {
+			// The task fails (out of time, say): a turn that outlives the run must not go on.
+			if cerr := tc.CancelTurn(context.WithoutCancel(ctx), string(rc.TaskID)); cerr != nil {
+				s.cfg.Logger.ErrorContext(ctx, "a2a: cancelling a failed task's turn", "task", rc.TaskID, "error", cerr)
+			}
+		}
 		why := "the agent's turn failed"
 		switch {
 		case errors.Is(err, context.DeadlineExceeded), turnCtx.Err() != nil:
@@ -227,6 +233,11 @@ func (s *Server) holdLease(ctx context.Context, lost context.CancelCauseFunc, id
 // Cancel cancels a task: a running turn's context ends when the SDK applies the event; a task
 // waiting for input drops its stopped turn with the state.
 func (e *executor) Cancel(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue) error {
+	if tc, ok := e.s.runner.(TurnCanceler); ok {
+		if err := tc.CancelTurn(ctx, string(rc.TaskID)); err != nil {
+			e.s.cfg.Logger.ErrorContext(ctx, "a2a: cancelling a task's turn", "task", rc.TaskID, "error", err)
+		}
+	}
 	o := &out{ctx: ctx, rc: rc, q: q}
 	return o.status(sdk.TaskStateCanceled, true)
 }

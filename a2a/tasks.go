@@ -68,6 +68,9 @@ type life struct {
 	maxOpen      int
 	maxFinished  int
 	turns        client.TurnStore
+	// endTurn, when set, ends the turn of a task settled as failed: a runner's turn that
+	// outlives its process (TurnCanceler) must not go on for a task that is over.
+	endTurn func(ctx context.Context, id sdk.TaskID)
 }
 
 type liveTask struct {
