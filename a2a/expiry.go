@@ -1,11 +1,13 @@
 package a2a
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
@@ -23,7 +25,15 @@ import (
 type indexEntry struct {
 	Context string        `json:"c"`
 	State   sdk.TaskState `json:"s"`
-	Expires int64         `json:"e,omitempty"` // Unix milliseconds; zero while the task works
+	// Expires is when a waiting or finished task is removed, in Unix milliseconds. A working
+	// task's is when its admission lapses if its record was never written (its process ended
+	// before the first save): a sweep then drops the entry.
+	Expires int64 `json:"e,omitempty"`
+}
+
+// expires reports whether the entry is of a waiting or finished task whose time passed at now.
+func (e indexEntry) expires(now int64) bool {
+	return e.Expires > 0 && e.Expires <= now && (e.State.Terminal() || waits(e.State))
 }
 
 type taskIndex struct {
@@ -94,24 +104,33 @@ const MaxFinishedTasks = 1000
 
 // updateIndex changes the owner's index; entries expired by now are taken out first and
 // returned, for their tasks to be removed once the index no longer names them, and, after the
-// change, the oldest finished entries past MaxFinishedTasks (evicted).
+// change, the oldest finished entries past MaxFinishedTasks (evicted). An update that changes
+// nothing is not written: the index is the largest record a task writes, several times.
 func (s *taskStore) updateIndex(ctx context.Context, owner string, change func(ix *taskIndex) error) (expired, evicted []sdk.TaskID, err error) {
-	created := false
-	err = updateRecord(ctx, s.repo, indexKey(owner), "index", func(ix *taskIndex, exists bool) (bool, error) {
-		expired, evicted = expired[:0], evicted[:0]
-		created = !exists
-		if ix.Tasks == nil {
-			ix.Tasks = map[string]indexEntry{}
+	key := indexKey(owner)
+	if err := memory.ValidateConversationID(key); err != nil {
+		return nil, nil, err
+	}
+	for range casRetries {
+		r, ok, err := s.repo.LoadTurn(ctx, key)
+		if err != nil {
+			return nil, nil, err
 		}
+		before, err := s.decodeIndex(key, r, ok)
+		if err != nil {
+			return nil, nil, err
+		}
+		ix := taskIndex{Tasks: maps.Clone(before)}
+		expired, evicted = expired[:0], evicted[:0]
 		now := s.nowMs()
 		for id, e := range ix.Tasks {
-			if e.Expires > 0 && e.Expires <= now {
+			if e.expires(now) {
 				expired = append(expired, sdk.TaskID(id))
 				delete(ix.Tasks, id)
 			}
 		}
-		if err := change(ix); err != nil {
-			return false, err
+		if err := change(&ix); err != nil {
+			return nil, nil, err
 		}
 		var finished []string
 		for id, e := range ix.Tasks {
@@ -126,15 +145,79 @@ func (s *taskStore) updateIndex(ctx context.Context, owner string, change func(i
 				delete(ix.Tasks, id)
 			}
 		}
-		return len(ix.Tasks) > 0, nil
-	})
-	if err != nil {
-		return nil, nil, err
+		switch {
+		case maps.Equal(before, ix.Tasks):
+			return expired, evicted, nil // nothing changed (nor expired, nor evicted)
+		case len(ix.Tasks) == 0:
+			err = s.repo.DeleteTurn(ctx, key, r.ID, r.Seq)
+		default:
+			b, merr := json.Marshal(ix)
+			if merr != nil {
+				return nil, nil, merr
+			}
+			seq := int64(1)
+			if ok {
+				seq = r.Seq + 1
+			}
+			w := memory.TurnRecord{ID: "index", Seq: seq, State: b}
+			if err = s.repo.SaveTurn(ctx, key, w); err == nil {
+				s.cacheIndex(key, w, ix.Tasks)
+			}
+		}
+		if errors.Is(err, memory.ErrTurnConflict) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			err = s.listPrincipal(ctx, owner, true)
+		}
+		return expired, evicted, err
 	}
-	if created {
-		err = s.listPrincipal(ctx, owner, true)
+	return nil, nil, fmt.Errorf("a2a: %s: %w: too many concurrent updates", key, memory.ErrTurnConflict)
+}
+
+// cachedIndex is an index as this process last wrote or read it: decoding the index is most of
+// what a task's update of it costs, and comparing its bytes a small part of that.
+type cachedIndex struct {
+	raw   []byte
+	tasks map[string]indexEntry // never changed: updates change a copy
+}
+
+// decodeIndex returns the entries of the index record r (none when !ok), decoded once per
+// version; the map must not be changed.
+func (s *taskStore) decodeIndex(key string, r memory.TurnRecord, ok bool) (map[string]indexEntry, error) {
+	if !ok {
+		return map[string]indexEntry{}, nil
 	}
-	return expired, evicted, err
+	s.ixMu.Lock()
+	c, hit := s.ixCache[key]
+	s.ixMu.Unlock()
+	if hit && bytes.Equal(c.raw, r.State) {
+		return c.tasks, nil
+	}
+	var ix taskIndex
+	if err := json.Unmarshal(r.State, &ix); err != nil {
+		return nil, fmt.Errorf("a2a: %s unreadable: %w", key, err)
+	}
+	if ix.Tasks == nil {
+		ix.Tasks = map[string]indexEntry{}
+	}
+	s.cacheIndex(key, r, ix.Tasks)
+	return ix.Tasks, nil
+}
+
+// maxCachedIndexes bounds the decoded indexes a process keeps; past it the cache starts over.
+const maxCachedIndexes = 1024
+
+func (s *taskStore) cacheIndex(key string, r memory.TurnRecord, tasks map[string]indexEntry) {
+	s.ixMu.Lock()
+	defer s.ixMu.Unlock()
+	if s.ixCache == nil || len(s.ixCache) >= maxCachedIndexes {
+		s.ixCache = map[string]cachedIndex{}
+	}
+	s.ixCache[key] = cachedIndex{raw: r.State, tasks: tasks}
 }
 
 // listPrincipal adds the owner to the principals with an index, or takes it out.
@@ -160,13 +243,13 @@ func (s *taskStore) openTasks(ctx context.Context, owner string) (int, error) {
 	if err != nil || !ok {
 		return 0, err
 	}
-	var ix taskIndex
-	if err := json.Unmarshal(r.State, &ix); err != nil {
-		return 0, fmt.Errorf("a2a: the index of a principal's tasks is unreadable: %w", err)
+	tasks, err := s.decodeIndex(indexKey(owner), r, true)
+	if err != nil {
+		return 0, err
 	}
 	n, now := 0, s.nowMs()
-	for _, e := range ix.Tasks {
-		if !e.State.Terminal() && (e.Expires == 0 || e.Expires > now) {
+	for _, e := range tasks {
+		if !e.State.Terminal() && !e.expires(now) {
 			n++
 		}
 	}
@@ -188,8 +271,9 @@ func (s *taskStore) admit(ctx context.Context, owner string, id sdk.TaskID, cont
 				return errTooManyTasks
 			}
 		}
-		// Until its first save, which is at once, the entry expires with a lease: a process
-		// that ends before leaves no open task behind.
+		// Until its first save, which is at once, the entry lapses with a lease: a process
+		// that ends before leaves no open task behind (a sweep drops the entry). The first
+		// save leaves the entry as it is, and so does not write the index.
 		ix.Tasks[string(id)] = indexEntry{Context: contextID, State: sdk.TaskStateWorking, Expires: s.now().Add(s.lease).UnixMilli()}
 		return nil
 	})
@@ -201,7 +285,11 @@ func (s *taskStore) admit(ctx context.Context, owner string, id sdk.TaskID, cont
 // indexTask records the task's state in its owner's index.
 func (s *taskStore) indexTask(ctx context.Context, owner string, t *sdk.Task, expires int64) error {
 	expired, evicted, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
-		ix.Tasks[string(t.ID)] = indexEntry{Context: t.ContextID, State: t.Status.State, Expires: expires}
+		e := indexEntry{Context: t.ContextID, State: t.Status.State, Expires: expires}
+		if cur, ok := ix.Tasks[string(t.ID)]; ok && e.State == sdk.TaskStateWorking && cur.State == e.State && cur.Context == e.Context {
+			return nil // working still: its record holds the lease, and the entry is unchanged
+		}
+		ix.Tasks[string(t.ID)] = e
 		return nil
 	})
 	s.remove(ctx, expired, false)
@@ -313,6 +401,9 @@ func (s *taskStore) recover(ctx context.Context, id sdk.TaskID) error {
 		}
 		return err
 	}
+	if t.Status.State == sdk.TaskStateFailed && s.endTurn != nil {
+		s.endTurn(ctx, id)
+	}
 	if err := s.markWaiting(ctx, rec.Owner, t); err != nil {
 		return err
 	}
@@ -345,11 +436,11 @@ func (s *taskStore) leftTurn(ctx context.Context, id sdk.TaskID, rec taskRecord)
 	if err != nil || !ok {
 		return nil, false
 	}
-	var ix taskIndex
-	if json.Unmarshal(r.State, &ix) != nil {
+	tasks, err := s.decodeIndex(indexKey(rec.Owner), r, true)
+	if err != nil {
 		return nil, false
 	}
-	for other, e := range ix.Tasks {
+	for other, e := range tasks {
 		if other != string(id) && e.Context == rec.Task.ContextID && !e.State.Terminal() && !waits(e.State) {
 			return nil, false
 		}
@@ -370,12 +461,12 @@ func (s *taskStore) sweep(ctx context.Context) error {
 	}
 	var errs []error
 	for _, owner := range l.Principals {
-		var working []sdk.TaskID
+		working := map[sdk.TaskID]indexEntry{}
 		expired, evicted, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
-			working = working[:0]
+			clear(working)
 			for id, e := range ix.Tasks {
 				if !e.State.Terminal() && !waits(e.State) {
-					working = append(working, sdk.TaskID(id))
+					working[sdk.TaskID(id)] = e
 				}
 			}
 			return nil
@@ -386,8 +477,11 @@ func (s *taskStore) sweep(ctx context.Context) error {
 		}
 		s.remove(ctx, expired, false)
 		s.remove(ctx, evicted, true)
-		for _, id := range working {
+		for id, e := range working {
 			if err := s.check(ctx, id); err != nil {
+				errs = append(errs, err)
+			}
+			if err := s.dropLapsed(ctx, owner, id, e); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -401,4 +495,22 @@ func (s *taskStore) sweep(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// dropLapsed takes out of the owner's index a working task admitted whose record was never
+// written (its process ended before the task's first save), once its admission lapsed.
+func (s *taskStore) dropLapsed(ctx context.Context, owner string, id sdk.TaskID, e indexEntry) error {
+	if e.Expires == 0 || e.Expires > s.nowMs() || s.running(id) {
+		return nil
+	}
+	if _, _, ok, err := s.loadStored(ctx, id); err != nil || ok {
+		return err
+	}
+	_, _, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
+		if ix.Tasks[string(id)] == e {
+			delete(ix.Tasks, string(id))
+		}
+		return nil
+	})
+	return err
 }

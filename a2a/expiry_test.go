@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -280,7 +281,10 @@ func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
 	})
 	m1 := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), chattest.Text("first process"))
 	s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow)), ServerConfig{Tasks: repo})
-	s2 := serve(t, clienttest.New(t, chattest.New()), ServerConfig{Tasks: repo})
+	// The second process's runner keeps turns of its own (a durable engine's): the task's
+	// failure ends its turn there too.
+	cr := &cancelingRunner{Runner: ClientRunner(clienttest.New(t, chattest.New()))}
+	s2 := serve(t, nil, ServerConfig{Tasks: repo, Runner: cr})
 	clk := newClock()
 	s2.clock(clk)
 	ctx := context.Background()
@@ -303,6 +307,9 @@ func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
 	rec, _, _, err = s2.srv.tasks.load(ctx, task.ID)
 	if err != nil || rec.Task.Status.State != sdk.TaskStateFailed || !strings.Contains(partsText(rec.Task.Status.Message.Parts), "process ended") {
 		t.Fatalf("after the lease: %v %+v", err, rec.Task.Status)
+	}
+	if got := cr.canceled(); len(got) != 1 || got[0] != string(task.ID) {
+		t.Fatalf("turns cancelled: %v", got)
 	}
 	// Failed, it is kept KeepFinished, then removed like any other.
 	clk.Add(DefaultKeepFinished)
@@ -369,4 +376,98 @@ func (d *dyingStore) SaveTurn(ctx context.Context, conv string, st *client.TurnS
 		return errors.New("the process is dead")
 	}
 	return d.TurnStore.SaveTurn(ctx, conv, st)
+}
+
+// A task admitted by a process that ended before the task's first save (so its record was never
+// written) counts as open until its admission lapses (TaskLease); the next sweep then takes it
+// out of the index, and its owner may open another.
+func TestServeAdmittedTaskOfAnEndedProcess(t *testing.T) {
+	m := chattest.New(chattest.Text("done")).Repeat()
+	s := serve(t, clienttest.New(t, m), ServerConfig{MaxOpenTasks: 1, TaskLease: time.Minute})
+	clk := newClock()
+	s.clock(clk)
+	ctx := context.Background()
+	if err := s.srv.tasks.admit(ctx, "", "ghost", "ctx"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.sdk.SendMessage(ctx, userMsg("hi")); !errors.Is(err, sdk.ErrInvalidRequest) || !strings.Contains(err.Error(), "open") {
+		t.Fatalf("a task beside the admitted one: %v", err)
+	}
+	clk.Add(30 * time.Second)
+	if err := s.srv.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.srv.tasks.openTasks(ctx, ""); err != nil || n != 1 {
+		t.Fatalf("within its admission: %d open tasks, %v", n, err)
+	}
+	clk.Add(31 * time.Second)
+	if err := s.srv.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := sendTask(t, s.sdk, userMsg("hi")); got.Status.State != sdk.TaskStateCompleted {
+		t.Fatalf("after the admission lapsed: %s", got.Status.State)
+	}
+}
+
+// countingRepo counts the writes of a repository's records by key.
+type countingRepo struct {
+	memory.TurnRepository
+	mu     sync.Mutex
+	writes map[string]int
+}
+
+func (r *countingRepo) SaveTurn(ctx context.Context, key string, rec memory.TurnRecord) error {
+	r.mu.Lock()
+	r.writes[key]++
+	r.mu.Unlock()
+	return r.TurnRepository.SaveTurn(ctx, key, rec)
+}
+
+func (r *countingRepo) count(key string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.writes[key]
+}
+
+// A task that runs to its end writes its owner's index twice, when it is admitted and when it
+// ends: its first save finds the entry as the admission left it, and a sweep that finds nothing
+// to change writes nothing.
+func TestServeIndexWrites(t *testing.T) {
+	repo := &countingRepo{TurnRepository: memory.NewInMemory(), writes: map[string]int{}}
+	m := chattest.New(chattest.Text("done")).Repeat()
+	s := serve(t, clienttest.New(t, m), ServerConfig{Tasks: repo})
+	for i := range 3 {
+		if got := sendTask(t, s.sdk, userMsg("hi")); got.Status.State != sdk.TaskStateCompleted {
+			t.Fatalf("task %d: %s", i, got.Status.State)
+		}
+		if n := repo.count(indexKey("")); n != 2*(i+1) {
+			t.Fatalf("after %d tasks the index was written %d times, want %d", i+1, n, 2*(i+1))
+		}
+	}
+	if err := s.srv.Sweep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := repo.count(indexKey("")); n != 6 {
+		t.Fatalf("a sweep with nothing to do wrote the index: %d writes", n)
+	}
+}
+
+// cancelingRunner is a runner whose turns outlive their runs, recording the turns cancelled.
+type cancelingRunner struct {
+	Runner
+	mu  sync.Mutex
+	ids []string
+}
+
+func (r *cancelingRunner) CancelTurn(_ context.Context, id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ids = append(r.ids, id)
+	return nil
+}
+
+func (r *cancelingRunner) canceled() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.ids)
 }

@@ -26,6 +26,8 @@ type tokenEndpoint struct {
 	newest    string
 	expiresIn int
 	scopes    []string
+	refusals  int  // requests the agent refused
+	refuseAll bool // the agent refuses every token
 }
 
 func newTokenEndpoint(t *testing.T, expiresIn int) *tokenEndpoint {
@@ -57,10 +59,24 @@ func newTokenEndpoint(t *testing.T, expiresIn int) *tokenEndpoint {
 func (te *tokenEndpoint) authorize(r *http.Request) (string, error) {
 	te.mu.Lock()
 	defer te.mu.Unlock()
-	if te.newest == "" || r.Header.Get("Authorization") != "Bearer "+te.newest {
+	if te.refuseAll || te.newest == "" || r.Header.Get("Authorization") != "Bearer "+te.newest {
+		te.refusals++
 		return "", errors.New("not the newest token")
 	}
 	return "wield", nil
+}
+
+// revoke makes the agent refuse the token issued last, long before its expiry.
+func (te *tokenEndpoint) revoke() {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	te.newest = ""
+}
+
+func (te *tokenEndpoint) refused() int {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	return te.refusals
 }
 
 func (te *tokenEndpoint) count() int {
@@ -142,6 +158,100 @@ func TestRemoteAgentOAuthClientCredentials(t *testing.T) {
 		s := oauthAgent(t, te, "http://tokens.example.com/token")
 		if _, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds}); err == nil || !strings.Contains(err.Error(), "not https") {
 			t.Fatalf("a token URL in the clear: %v", err)
+		}
+	})
+}
+
+// A token the agent refuses before its expiry (revoked, rotated) is fetched again once and the
+// request sent again once: the call goes through on the new token, and requests refused the same
+// token share one fetch. An agent that refuses the new token too fails the call after that one
+// retry, without a loop.
+func TestRemoteAgentOAuthRefusedToken(t *testing.T) {
+	ctx := context.Background()
+	creds := &Auth{ClientID: "wield", ClientSecret: "client-s3cret"}
+	t.Run("revoked", func(t *testing.T) {
+		te := newTokenEndpoint(t, 3600)
+		s := oauthAgent(t, te, te.URL)
+		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
+			t.Fatalf("first call: %q %v", out, err)
+		}
+		te.revoke()
+		if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
+			t.Fatalf("call with a revoked token: %q %v", out, err)
+		}
+		if n, r := te.count(), te.refused(); n != 2 || r != 1 {
+			t.Fatalf("%d tokens fetched and %d requests refused, want 2 and 1", n, r)
+		}
+		if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" || te.count() != 2 {
+			t.Fatalf("the next call: %q %v, %d tokens fetched", out, err, te.count())
+		}
+	})
+	t.Run("concurrent", func(t *testing.T) {
+		te := newTokenEndpoint(t, 3600)
+		s := oauthAgent(t, te, te.URL)
+		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tl.Call(ctx, `{"input":"hi"}`); err != nil {
+			t.Fatal(err)
+		}
+		te.revoke()
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for range 8 {
+			wg.Go(func() {
+				if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
+					errs <- fmt.Errorf("%q %v", out, err)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if n := te.count(); n != 2 {
+			t.Fatalf("%d tokens fetched for 8 calls refused one revoked token, want 2", n)
+		}
+	})
+	t.Run("refused again", func(t *testing.T) {
+		te := newTokenEndpoint(t, 3600)
+		s := oauthAgent(t, te, te.URL)
+		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		te.mu.Lock()
+		te.refuseAll = true
+		te.mu.Unlock()
+		_, err = tl.Call(ctx, `{"input":"hi"}`)
+		if err == nil || !strings.Contains(err.Error(), "401") {
+			t.Fatalf("an agent refusing every token: %v", err)
+		}
+		if n, r := te.count(), te.refused(); n != 2 || r != 2 {
+			t.Fatalf("%d tokens fetched and %d requests refused, want 2 and 2 (one refetch, one retry)", n, r)
+		}
+	})
+	t.Run("refetch fails", func(t *testing.T) {
+		te := newTokenEndpoint(t, 3600)
+		s := oauthAgent(t, te, te.URL)
+		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tl.Call(ctx, `{"input":"hi"}`); err != nil {
+			t.Fatal(err)
+		}
+		te.revoke()
+		te.Close() // the token endpoint is gone
+		_, err = tl.Call(ctx, `{"input":"hi"}`)
+		if err == nil || !strings.Contains(err.Error(), "refused the OAuth 2 token (401)") || !strings.Contains(err.Error(), te.URL) {
+			t.Fatalf("a refused token with no endpoint to renew it: %v", err)
 		}
 	})
 }

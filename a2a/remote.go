@@ -72,7 +72,8 @@ type Auth struct {
 	// ClientID and ClientSecret are OAuth 2 client credentials, for an agent whose card declares
 	// an oauth2 scheme with a client-credentials flow (and no BearerToken is given): a token is
 	// fetched from the flow's token URL (https, or on loopback) with
-	// golang.org/x/oauth2/clientcredentials, kept, and fetched again shortly before it expires.
+	// golang.org/x/oauth2/clientcredentials, kept, and fetched again shortly before it expires,
+	// or once when the agent refuses it (401) before then, the refused request sent again once.
 	ClientID, ClientSecret string
 	// Scopes are the scopes asked for; nil asks for those the card's security requirement lists.
 	Scopes []string
@@ -167,6 +168,12 @@ func RemoteAgent(ctx context.Context, cfg Config) (tool.Tool, error) {
 		return nil, err
 	}
 	var opts []a2aclient.FactoryOption
+	if auth != nil && auth.tokens != nil {
+		// A token refused before its expiry (revoked, rotated) is replaced once per request.
+		rc := *hc
+		rc.Transport = &reauth{base: hc.Transport, tokens: auth.tokens, tokenURL: auth.tokenURL}
+		hc = &rc
+	}
 	opts = append(opts, a2aclient.WithJSONRPCTransport(hc))
 	if auth != nil {
 		opts = append(opts, a2aclient.WithInterceptors(auth))

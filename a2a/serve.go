@@ -47,7 +47,11 @@ type ServerConfig struct {
 	// Client runs the tasks: each task is one of its turns, in the conversation named by the
 	// task's context id. Give it a memory advisor so that a context's history is kept, and a
 	// turn store ([client.WithTurnStore]) so that a turn resumed in another replica runs once.
+	// The card's skills are its tools unless Skills are given.
 	Client *client.Client
+	// Runner, when set, runs the tasks' turns instead of Client (see [Runner]); Client, if
+	// given too, only describes the agent's skills.
+	Runner Runner
 	// Tasks keeps the tasks, with the turns they wait on; nil keeps them in this process
 	// (memory.InMemory). Give the repository of the client's memory (SQLite, PostgreSQL) and a
 	// task that waits for input survives a restart.
@@ -122,6 +126,7 @@ type ServerConfig struct {
 // decides them and resumes the turn.
 type Server struct {
 	cfg     ServerConfig
+	runner  Runner
 	tasks   *taskStore
 	rpc     http.Handler
 	card    sdk.AgentCard
@@ -130,8 +135,8 @@ type Server struct {
 
 // NewServer returns a server for cfg.
 func NewServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
-	if cfg.Client == nil {
-		return nil, errors.New("a2a: ServerConfig.Client is required")
+	if cfg.Client == nil && cfg.Runner == nil {
+		return nil, errors.New("a2a: ServerConfig.Client or Runner is required")
 	}
 	if cfg.Tasks == nil {
 		cfg.Tasks = memory.NewInMemory()
@@ -170,7 +175,10 @@ func NewServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("a2a: %w", err)
 	}
-	s := &Server{cfg: cfg, origins: origins}
+	s := &Server{cfg: cfg, origins: origins, runner: cfg.Runner}
+	if s.runner == nil {
+		s.runner = ClientRunner(cfg.Client)
+	}
 	s.tasks = newTaskStore(cfg.Tasks, life{
 		now:          time.Now,
 		keepWaiting:  cfg.KeepWaiting,
@@ -180,6 +188,13 @@ func NewServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		maxFinished:  MaxFinishedTasks,
 		turns:        cfg.TurnStore,
 	})
+	if tc, ok := s.runner.(TurnCanceler); ok {
+		s.tasks.endTurn = func(ctx context.Context, id sdk.TaskID) {
+			if err := tc.CancelTurn(ctx, string(id)); err != nil {
+				cfg.Logger.ErrorContext(ctx, "a2a: cancelling the turn of a task whose process ended", "task", id, "error", err)
+			}
+		}
+	}
 	card, err := s.makeCard(ctx)
 	if err != nil {
 		return nil, err
@@ -203,6 +218,9 @@ func NewServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 func (s *Server) makeCard(ctx context.Context) (sdk.AgentCard, error) {
 	cfg := s.cfg
 	skills := cfg.Skills
+	if skills == nil && cfg.Client == nil {
+		skills = []sdk.AgentSkill{}
+	}
 	if skills == nil {
 		req, err := cfg.Client.Prompt().Request(ctx)
 		if err != nil {

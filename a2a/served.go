@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -50,7 +51,16 @@ type PendingView struct {
 	Reason     string `json:"reason"`
 	Message    string `json:"message,omitempty"`
 	Credential string `json:"credential,omitempty"`
+	// Data is what an interrupting tool said besides its Message, when it is JSON of at most
+	// 64 KiB: for an MCP server's question (mcp.Elicitation), the schema its answer follows. Such
+	// a call is answered by a decision {"id": ..., "restart": true, "data": ANSWER} (for an MCP
+	// question, an mcp.ElicitationAnswer), with which the tool runs again.
+	Data json.RawMessage `json:"data,omitempty"`
 }
+
+// maxDataBytes bounds the interrupt data a pending call shows: an MCP question with a schema at
+// its bound (mcp.MaxElicitationSchemaBytes, 64 KiB) fits.
+const maxDataBytes = 80 << 10
 
 // CallDecision decides one pending call, in the data part of the message that resumes a task
 // ({"decisions": [...]}): Approved for an approval (with edited Arguments, or a Reason when
@@ -98,7 +108,7 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 			err = o.end(sdk.TaskStateFailed, "the agent failed")
 		}
 	}()
-	var spec *client.Spec
+	run := TurnRun{TaskID: string(rc.TaskID), Conversation: conversation(principal(ctx), rc.ContextID)}
 	if rc.StoredTask == nil {
 		if err := memory.ValidateConversationID(conversation(principal(ctx), rc.ContextID)); err != nil {
 			return o.end(sdk.TaskStateRejected, "the context id cannot name a conversation")
@@ -107,7 +117,7 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		if err != nil {
 			return o.end(sdk.TaskStateRejected, err.Error())
 		}
-		conv := conversation(principal(ctx), rc.ContextID)
+		conv := run.Conversation
 		if err := s.tasks.admit(ctx, principal(ctx), rc.TaskID, rc.ContextID); err != nil {
 			if errors.Is(err, errTooManyTasks) {
 				return o.end(sdk.TaskStateRejected, "too many tasks of this caller are open: finish or cancel one first")
@@ -115,14 +125,14 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 			s.cfg.Logger.ErrorContext(ctx, "a2a: admitting a task", "task", rc.TaskID, "error", err)
 			return o.end(sdk.TaskStateFailed, "the agent could not store the task")
 		}
-		var run recordTimes
+		var times recordTimes
 		if s.cfg.TurnStore != nil {
 			if st, err := s.cfg.TurnStore.LoadTurn(ctx, conv); err == nil && st != nil {
-				run.PriorTurn = st.ID
+				times.PriorTurn = st.ID
 			}
 		}
-		s.tasks.setRun(rc.TaskID, run)
-		spec = s.cfg.Client.Prompt(text)
+		s.tasks.setRun(rc.TaskID, times)
+		run.Text = text
 	} else {
 		rec, _, ok, err := s.tasks.load(ctx, rc.TaskID)
 		if err != nil || !ok || rec.Turn == nil || !waits(rc.StoredTask.Status.State) {
@@ -137,9 +147,8 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 			return o.status(rc.StoredTask.Status.State, true, pendingParts(rec.Turn, err.Error()+". ")...)
 		}
 		s.tasks.setRun(rc.TaskID, recordTimes{TurnID: rec.Turn.ID})
-		spec = s.cfg.Client.Resume(rec.Turn, decisions...)
+		run.State, run.Decisions = rec.Turn, decisions
 	}
-	spec.Param(client.ParamConversationID, conversation(principal(ctx), rc.ContextID))
 	if err := o.status(sdk.TaskStateWorking, false); err != nil {
 		return err
 	}
@@ -148,7 +157,7 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 	go s.holdLease(leased, lost, rc.TaskID)
 	turnCtx, cancel := context.WithTimeout(leased, s.cfg.RunTimeout)
 	defer cancel()
-	resp, err := o.turn(turnCtx, spec)
+	resp, err := o.turn(turnCtx, s.runner.Run(turnCtx, run))
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err() // the task was canceled; its canceled state is written
@@ -158,6 +167,12 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 			return errLeaseLost
 		}
 		s.cfg.Logger.ErrorContext(ctx, "a2a: a task's turn failed", "task", rc.TaskID, "error", err)
+		if tc, ok := s.runner.(TurnCanceler); ok {
+			// The task fails (out of time, say): a turn that outlives the run must not go on.
+			if cerr := tc.CancelTurn(context.WithoutCancel(ctx), string(rc.TaskID)); cerr != nil {
+				s.cfg.Logger.ErrorContext(ctx, "a2a: cancelling a failed task's turn", "task", rc.TaskID, "error", cerr)
+			}
+		}
 		why := "the agent's turn failed"
 		switch {
 		case errors.Is(err, context.DeadlineExceeded), turnCtx.Err() != nil:
@@ -218,13 +233,18 @@ func (s *Server) holdLease(ctx context.Context, lost context.CancelCauseFunc, id
 // Cancel cancels a task: a running turn's context ends when the SDK applies the event; a task
 // waiting for input drops its stopped turn with the state.
 func (e *executor) Cancel(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue) error {
+	if tc, ok := e.s.runner.(TurnCanceler); ok {
+		if err := tc.CancelTurn(ctx, string(rc.TaskID)); err != nil {
+			e.s.cfg.Logger.ErrorContext(ctx, "a2a: cancelling a task's turn", "task", rc.TaskID, "error", err)
+		}
+	}
 	o := &out{ctx: ctx, rc: rc, q: q}
 	return o.status(sdk.TaskStateCanceled, true)
 }
 
-// turn streams the turn, sending its progress as working status updates: the agent's text in
-// pieces, and each tool call as it starts, finishes or stops the turn.
-func (o *out) turn(ctx context.Context, spec *client.Spec) (*client.Response, error) {
+// turn follows the turn's events, sending its progress as working status updates: the agent's
+// text in pieces, and each tool call as it starts, finishes or stops the turn.
+func (o *out) turn(ctx context.Context, events iter.Seq2[*client.Event, error]) (*client.Response, error) {
 	var buf strings.Builder
 	var bufAgent string
 	last := time.Now()
@@ -242,7 +262,7 @@ func (o *out) turn(ctx context.Context, spec *client.Spec) (*client.Response, er
 		return o.status(sdk.TaskStateWorking, false, sdk.TextPart{Text: text, Metadata: md})
 	}
 	var resp *client.Response
-	for ev, err := range spec.Stream(ctx).Events() {
+	for ev, err := range events {
 		if err != nil {
 			return nil, err
 		}
@@ -337,6 +357,9 @@ func pendingViews(st *client.TurnState) []PendingView {
 				v.Reason, v.Credential, v.Message = "credentials", cut(name, 200), cut(desc, maxShownBytes)
 			} else if pc.Interrupt != nil {
 				v.Message = cut(pc.Interrupt.Message, maxShownBytes)
+				if d := pc.Interrupt.Data; len(d) > 0 && len(d) <= maxDataBytes && json.Valid(d) {
+					v.Data = d
+				}
 			}
 		}
 		vs = append(vs, v)
@@ -365,6 +388,9 @@ func pendingParts(st *client.TurnState, prefix string) []sdk.Part {
 			}
 		default:
 			b.WriteString(" asks: " + cut(v.Message, 500))
+			if asksForm(v.Data) {
+				b.WriteString(" (its data holds the schema of the answer: give it in a decision {\"id\": ..., \"restart\": true, \"data\": ANSWER})")
+			}
 		}
 	}
 	b.WriteString("\nReply \"yes\" or \"no\" to approvals, the answer to a question, or a data part {\"decisions\": [{\"id\": ..., \"approved\": true}]}.")
@@ -571,6 +597,9 @@ func byText(pending []client.PendingCall, text string) ([]client.Decision, error
 				return nil, fmt.Errorf("call %q waits for approval: reply yes or no", pendingID(pc))
 			}
 		case client.CallInterrupted:
+			if pc.Interrupt != nil && asksForm(pc.Interrupt.Data) {
+				return nil, fmt.Errorf("call %q asks for an answer that follows a schema (in its data): reply with a decision {\"id\": %q, \"restart\": true, \"data\": ANSWER}", pendingID(pc), pendingID(pc))
+			}
 			if yesWords[word] || noWords[word] {
 				if hasApproval(pending) {
 					return nil, fmt.Errorf("call %q asks a question a yes or no for approvals does not answer: reply with decisions", pendingID(pc))
@@ -617,4 +646,18 @@ func splitText(s string, n int) []string {
 		s = s[i:]
 	}
 	return append(out, s)
+}
+
+// asksForm reports whether an interrupt's data is a question whose answer follows a schema or
+// is an action, as an MCP server's elicitation (mcp.Elicitation) is: a text reply cannot answer
+// it, since the tool runs again with the answer rather than taking the text as its result.
+func asksForm(data json.RawMessage) bool {
+	if len(data) == 0 {
+		return false
+	}
+	var q struct {
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+		Mode            string          `json:"mode"`
+	}
+	return json.Unmarshal(data, &q) == nil && (len(q.RequestedSchema) > 0 || q.Mode == "url")
 }

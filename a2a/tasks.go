@@ -54,6 +54,9 @@ type taskStore struct {
 	stopped map[sdk.TaskID]*client.TurnState
 	// runs holds which turn a run starting continues, for its first save.
 	runs map[sdk.TaskID]recordTimes
+
+	ixMu    sync.Mutex
+	ixCache map[string]cachedIndex // by index key
 }
 
 // life is how long tasks live: see the fields of ServerConfig they come from.
@@ -65,6 +68,9 @@ type life struct {
 	maxOpen      int
 	maxFinished  int
 	turns        client.TurnStore
+	// endTurn, when set, ends the turn of a task settled as failed: a runner's turn that
+	// outlives its process (TurnCanceler) must not go on for a task that is over.
+	endTurn func(ctx context.Context, id sdk.TaskID)
 }
 
 type liveTask struct {

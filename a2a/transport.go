@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -118,7 +120,7 @@ func urlParse(s string) (*url.URL, error) {
 type authInterceptor struct {
 	a2aclient.PassthroughInterceptor
 	header, value string
-	tokens        oauth2.TokenSource // cached, fetched again before it expires
+	tokens        *tokenCache
 	tokenURL      string
 }
 
@@ -157,9 +159,84 @@ func clientCredentials(a Auth, tokenURL string, scopes []string, hc *http.Client
 	if hc != nil {
 		th.Transport = hc.Transport
 	}
-	// The token source outlives any one call: its requests are bounded by th's timeout.
+	// The token cache outlives any one call: its requests are bounded by th's timeout.
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, th)
-	return &authInterceptor{tokens: cfg.TokenSource(ctx), tokenURL: tokenURL}, nil
+	return &authInterceptor{tokens: &tokenCache{cfg: cfg, ctx: ctx}, tokenURL: tokenURL}, nil
+}
+
+// tokenCache keeps the client-credentials token, fetching a new one shortly before it expires
+// (oauth2.Token.Valid's margin) and when the agent refuses the one it has: a token can be revoked
+// before its expiry, which oauth2's own cache cannot be told.
+type tokenCache struct {
+	cfg *clientcredentials.Config
+	ctx context.Context
+	mu  sync.Mutex
+	tok *oauth2.Token
+}
+
+func (c *tokenCache) Token() (*oauth2.Token, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tok.Valid() {
+		return c.tok, nil
+	}
+	return c.fetch()
+}
+
+// refused returns a token to try instead of the refused one: the cached token when another
+// request has already replaced the refused one, else one fetched now.
+func (c *tokenCache) refused(access string) (*oauth2.Token, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tok.Valid() && c.tok.AccessToken != access {
+		return c.tok, nil
+	}
+	return c.fetch()
+}
+
+func (c *tokenCache) fetch() (*oauth2.Token, error) {
+	tok, err := c.cfg.Token(c.ctx)
+	if err != nil {
+		c.tok = nil
+		return nil, err
+	}
+	c.tok = tok
+	return tok, nil
+}
+
+// reauth answers an agent's 401 to a request that carried a token of tokens: once per request,
+// it takes a new token (one fetch, shared by the requests refused the same token) and sends the
+// request again. A 401 means the agent took nothing, so even a message may go again.
+type reauth struct {
+	base     http.RoundTripper
+	tokens   *tokenCache
+	tokenURL string
+}
+
+func (t *reauth) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || req.GetBody == nil {
+		return resp, err
+	}
+	_, access, ok := strings.Cut(req.Header.Get("Authorization"), " ")
+	if !ok || access == "" {
+		return resp, nil
+	}
+	tok, ferr := t.tokens.refused(access)
+	if ferr != nil {
+		resp.Body.Close()
+		return nil, fmt.Errorf("a2a: the agent refused the OAuth 2 token (401), and a new one from %s failed: %w", t.tokenURL, ferr)
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return resp, nil
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	again := req.Clone(req.Context())
+	again.Body = body
+	again.Header.Set("Authorization", tok.Type()+" "+tok.AccessToken)
+	return t.base.RoundTrip(again)
 }
 
 func loopbackHost(h string) bool {

@@ -3,6 +3,7 @@ module github.com/wield-ai/wield/temporal
 go 1.26.0
 
 require (
+	github.com/a2aproject/a2a-go v0.3.3
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/wield-ai/wield v0.0.0
 	go.opentelemetry.io/otel/metric v1.47.0
@@ -26,6 +27,7 @@ require (
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
+	golang.org/x/oauth2 v0.36.0 // indirect
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

@@ -1,0 +1,150 @@
+package temporal
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"math"
+
+	"github.com/wield-ai/wield/a2a"
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/client"
+)
+
+// TaskRunner runs the tasks of an A2A server ([a2a.ServerConfig.Runner]) as durable turns of
+// the client's agent: a task's first message starts a turn whose workflow id is [TaskTurnID]
+// of the task, the turn's stop (approval, an interrupt) is the task's input-required, and the
+// task's next message is the turn's decisions. The turn lives in Temporal, so a waiting task is
+// resumed from any replica, and a cancelled task cancels it. Give the worker's [Config.Memory]
+// for a context's history.
+//
+// The task's progress is the turn's events, read page by page as [Turn.Events] reads them, but
+// without text streamed from a running model call or sub-agents' events (a resumed run starts
+// after the events its stop had shown).
+type TaskRunner struct {
+	c    *Client
+	opts []StartOption
+}
+
+// TaskRunner returns the runner of an A2A server's tasks on c's agent; opts start each turn
+// (a [StartTimeout] at least the server's KeepWaiting ends a turn whose task expired waiting).
+func (c *Client) TaskRunner(opts ...StartOption) *TaskRunner { return &TaskRunner{c: c, opts: opts} }
+
+// TaskTurnID is the workflow id of the turn of an A2A task.
+func TaskTurnID(taskID string) string { return "a2a-task-" + taskID }
+
+var _ a2a.TurnCanceler = (*TaskRunner)(nil)
+
+// Run starts the task's turn or sends its decisions, and follows the turn until it ends or
+// stops again; see [a2a.Runner].
+func (r *TaskRunner) Run(ctx context.Context, tr a2a.TurnRun) iter.Seq2[*client.Event, error] {
+	return func(yield func(*client.Event, error) bool) {
+		var turn *Turn
+		from, seq := 0, int64(0)
+		if tr.State == nil {
+			t, err := r.c.Start(ctx, Request{ID: TaskTurnID(tr.TaskID), ConversationID: tr.Conversation,
+				Messages: []chat.Message{chat.User(tr.Text)}}, r.opts...)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			turn = t
+		} else {
+			if tr.State.ID != TaskTurnID(tr.TaskID) {
+				yield(nil, fmt.Errorf("temporal: task %s waits on turn %q, not its own", tr.TaskID, tr.State.ID))
+				return
+			}
+			turn = r.c.Turn(tr.State.ID)
+			// The turn waits: no event comes before the decisions, so what it has shown is all
+			// before them.
+			page, err := turn.page(ctx, math.MaxInt)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			from, seq = page.Next, tr.State.Seq
+			if err := turn.Decide(ctx, seq, tr.Decisions...); err != nil {
+				yield(nil, err)
+				return
+			}
+		}
+		r.follow(ctx, turn, from, seq, yield)
+	}
+}
+
+// follow yields the turn's events from index from until it ends (a Done event with its
+// response) or stops at a step after seq (a Done event whose response is pending).
+func (r *TaskRunner) follow(ctx context.Context, turn *Turn, from int, seq int64, yield func(*client.Event, error) bool) {
+	next := from
+	for {
+		page, err := turn.page(ctx, next)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		for i := range page.Events {
+			if !yield(&page.Events[i], nil) {
+				return
+			}
+		}
+		next = page.Next
+		if page.Large {
+			ev, err := turn.event(ctx, next)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(ev, nil) {
+				return
+			}
+			next++
+			continue
+		}
+		if page.More {
+			continue
+		}
+		if page.Finished {
+			resp, err := turn.Result(ctx)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			yield(&client.Event{Done: resp}, nil)
+			return
+		}
+		st, again, err := turn.pendingOf(ctx, page)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if !again && st != nil && st.Seq > seq {
+			outcome := client.OutcomeApproval
+			for _, pc := range st.Pending() {
+				if pc.Status != client.CallApproval {
+					outcome = client.OutcomeInterrupted
+				}
+			}
+			yield(&client.Event{Done: &client.Response{Outcome: outcome, Pending: st}}, nil)
+			return
+		}
+		if again {
+			continue
+		}
+		if err := turn.sleep(ctx); err != nil {
+			yield(nil, err)
+			return
+		}
+	}
+}
+
+// CancelTurn cancels the task's turn; a turn that ended already is left as it ended.
+func (r *TaskRunner) CancelTurn(ctx context.Context, taskID string) error {
+	t := r.c.Turn(TaskTurnID(taskID))
+	if err := t.Cancel(ctx); err != nil {
+		if closed, cerr := t.closed(ctx); cerr == nil && closed {
+			return nil
+		}
+		return err
+	}
+	return nil
+}

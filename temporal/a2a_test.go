@@ -1,0 +1,202 @@
+package temporal_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2aclient"
+	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
+
+	"github.com/wield-ai/wield/a2a"
+	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/chattest"
+	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/memory"
+	"github.com/wield-ai/wield/temporal"
+	"github.com/wield-ai/wield/tool"
+)
+
+// a2aReplica serves an A2A agent whose tasks run on Temporal through runner, its tasks kept in
+// repo, and returns an SDK client of it.
+func a2aReplica(t *testing.T, runner *temporal.TaskRunner, repo memory.TurnRepository) *a2aclient.Client {
+	t.Helper()
+	srv, err := a2a.NewServer(context.Background(), a2a.ServerConfig{Runner: runner, Tasks: repo, Name: "records"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	card, err := agentcard.NewResolver(hs.Client()).Resolve(context.Background(), hs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := a2aclient.NewFromCard(context.Background(), card, a2aclient.WithJSONRPCTransport(hs.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
+func a2aTask(t *testing.T, cl *a2aclient.Client, m *sdk.Message) *sdk.Task {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := cl.SendMessage(ctx, &sdk.MessageSendParams{Message: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := res.(*sdk.Task)
+	if !ok {
+		t.Fatalf("answer %T", res)
+	}
+	return task
+}
+
+func onA2ATask(task *sdk.Task, parts ...sdk.Part) *sdk.Message {
+	m := sdk.NewMessage(sdk.MessageRoleUser, parts...)
+	m.TaskID, m.ContextID = task.ID, task.ContextID
+	return m
+}
+
+// An A2A server's tasks run as durable turns (TaskRunner): a task's stop for approval is the
+// turn's wait, a task's reply on another replica (sharing only the task repository) decides the
+// waiting turn, whose tool runs once, and a cancelled task cancels its turn.
+func TestA2ATasksOnDurableTurns(t *testing.T) {
+	tc := dial(t)
+	queue := "a2a-" + rand.Text()[:8]
+	var runs atomic.Int32
+	del := tool.Must(tool.Func("delete", "Delete a file", func(_ context.Context, in struct {
+		Path string `json:"path"`
+	}) (string, error) {
+		runs.Add(1)
+		return "deleted " + in.Path, nil
+	}, tool.RequiresApproval()))
+	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{"path":"notes.txt"}`}), chattest.Text("Done.")).Repeat()
+	agent := newClient(m, client.WithTools(del))
+	cfg := temporal.Config{TaskQueue: queue, EventPoll: 20 * time.Millisecond}
+	startWorker(t, tc, agent, cfg)
+	tcl, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := memory.NewInMemory()
+	first := a2aReplica(t, tcl.TaskRunner(temporal.StartTimeout(5*time.Minute)), repo)
+	second := a2aReplica(t, tcl.TaskRunner(temporal.StartTimeout(5*time.Minute)), repo)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	task := a2aTask(t, first, sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: "delete my notes"}))
+	if task.Status.State != sdk.TaskStateInputRequired || runs.Load() != 0 {
+		t.Fatalf("first message: %s, tool ran %d times", task.Status.State, runs.Load())
+	}
+	if text := textOf(task.Status.Message); !strings.Contains(text, "c1: delete") || !strings.Contains(text, "needs approval") {
+		t.Fatalf("the task waits for %q", text)
+	}
+	turn := tcl.Turn(temporal.TaskTurnID(string(task.ID)))
+	if st, err := turn.Pending(ctx); err != nil || st == nil || len(st.Pending()) != 1 {
+		t.Fatalf("the durable turn waits for %+v (%v)", st, err)
+	}
+	done := a2aTask(t, second, onA2ATask(task, sdk.TextPart{Text: "yes"}))
+	if done.Status.State != sdk.TaskStateCompleted || runs.Load() != 1 {
+		t.Fatalf("after the reply on another replica: %s %q, tool ran %d times", done.Status.State, textOf(done.Status.Message), runs.Load())
+	}
+	var answer strings.Builder
+	for _, a := range done.Artifacts {
+		for _, p := range a.Parts {
+			if tp, ok := p.(sdk.TextPart); ok {
+				answer.WriteString(tp.Text)
+			}
+		}
+	}
+	if answer.String() != "Done." {
+		t.Fatalf("answer %q", answer.String())
+	}
+	if resp, err := turn.Result(ctx); err != nil || resp.Text() != "Done." {
+		t.Fatalf("the durable turn: %+v %v", resp, err)
+	}
+
+	// A waiting task cancelled: its turn ends cancelled, and its tool never runs.
+	waiting := a2aTask(t, first, sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: "delete my notes"}))
+	if waiting.Status.State != sdk.TaskStateInputRequired {
+		t.Fatalf("second task: %s", waiting.Status.State)
+	}
+	if _, err := second.CancelTask(ctx, &sdk.TaskIDParams{ID: waiting.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tcl.Turn(temporal.TaskTurnID(string(waiting.ID))).Result(ctx); err == nil {
+		t.Fatal("the cancelled task's turn ended without an error")
+	} else if !strings.Contains(strings.ToLower(err.Error()), "cancel") {
+		t.Fatalf("the cancelled task's turn: %v", err)
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("tool ran %d times", runs.Load())
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatal("timed out")
+	}
+}
+
+func textOf(m *sdk.Message) string {
+	if m == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if tp, ok := p.(sdk.TextPart); ok {
+			b.WriteString(tp.Text)
+		}
+	}
+	return b.String()
+}
+
+// A task whose run outlives the server's RunTimeout fails as out of time, and its durable turn
+// is cancelled with it rather than left running with no task to report to.
+func TestA2ATaskOutOfTimeCancelsItsTurn(t *testing.T) {
+	tc := dial(t)
+	queue := "a2a-timeout-" + rand.Text()[:8]
+	slow := tool.Must(tool.Func("slow", "Takes long", func(ctx context.Context, _ struct{}) (string, error) {
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(time.Minute):
+			return "slow", nil
+		}
+	}))
+	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "s1", Name: "slow", Arguments: `{}`}), chattest.Text("Done.")).Repeat()
+	cfg := temporal.Config{TaskQueue: queue, EventPoll: 20 * time.Millisecond}
+	startWorker(t, tc, newClient(m, client.WithTools(slow)), cfg)
+	tcl, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := a2a.NewServer(context.Background(), a2a.ServerConfig{Runner: tcl.TaskRunner(), RunTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	card, err := agentcard.NewResolver(hs.Client()).Resolve(context.Background(), hs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := a2aclient.NewFromCard(context.Background(), card, a2aclient.WithJSONRPCTransport(hs.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := a2aTask(t, cl, sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: "go slowly"}))
+	if task.Status.State != sdk.TaskStateFailed || !strings.Contains(textOf(task.Status.Message), "out of time") {
+		t.Fatalf("task %s %q", task.Status.State, textOf(task.Status.Message))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := tcl.Turn(temporal.TaskTurnID(string(task.ID))).Result(ctx); err == nil || !strings.Contains(strings.ToLower(err.Error()), "cancel") {
+		t.Fatalf("the turn of a task out of time: %v", err)
+	}
+}
