@@ -101,7 +101,7 @@ func (t *translator) run(ctx context.Context, h *Handler, spec *client.Spec, pri
 	}
 	t.emit("STATE_SNAPSHOT", map[string]any{"snapshot": map[string]any{"pending": before}}, "")
 	var done *client.Response
-	for ev, err := range spec.Stream(ctx).Events() {
+	for ev, err := range spec.Advisors(modelCalls(t)).Stream(ctx).Events() {
 		if err != nil {
 			t.closeAll()
 			t.fail(ctx, h, err)
@@ -185,6 +185,8 @@ func (t *translator) event(ev *client.Event) {
 				t.text(text, agent)
 			}
 		}
+	case ev.Compaction != nil:
+		t.compaction(ev.Compaction, agent)
 	case ev.ToolDelta != nil:
 		d := ev.ToolDelta
 		id := callID(agent, d.ID)

@@ -100,6 +100,8 @@ class Timeline {
     this.t0 = null;
     this.end = null;
     this.usage = null;
+    this.exact = false; // the server reports the turn's own model calls (wield.model_call)
+    this.notes = []; // compactions
   }
 
   agent(name, ts) {
@@ -157,6 +159,19 @@ class Timeline {
         if (a.open.size === 0) { a.phase = "gap"; a.from = ts; }
         break;
       }
+      case "CUSTOM": {
+        const v = ev.value || {};
+        if (ev.name === "wield.model_call" && typeof v.startedAt === "number" && typeof v.latencyMs === "number") {
+          // The server measured this model call: it replaces the one inferred from the events.
+          const u = v.usage || {};
+          this.exact = true;
+          this.spans.push({ kind: "model", agent: name, label: "model" + (v.model ? " " + v.model : ""), start: v.startedAt, end: v.startedAt + v.latencyMs,
+            failed: !!v.error, exact: true, tokens: u.totalTokens ? `${num(u.inputTokens)} in, ${num(u.outputTokens)} out` : "" });
+        } else if (ev.name === "wield.compaction") {
+          this.notes.push({ at: ts, agent: name, text: compactionNote(v) });
+        }
+        break;
+      }
       case "RUN_FINISHED":
       case "RUN_ERROR": {
         if (ev.usage && ev.usage[0]) this.usage = ev.usage[0];
@@ -169,28 +184,56 @@ class Timeline {
 
   // render returns the timeline's element, or null for a run without calls.
   render() {
-    if (!this.spans.length) return null;
-    const spans = this.spans.slice().sort((x, y) => x.start - y.start || (x.kind === "model" ? -1 : 1));
+    if (!this.spans.length && !this.notes.length) return null;
+    // Measured model calls replace those inferred for the turn's own agent.
+    const spans = this.spans.filter((s) => !this.exact || s.exact || s.kind !== "model" || s.agent).sort((x, y) => x.start - y.start || (x.kind === "model" ? -1 : 1));
     const total = Math.max(1, this.end - this.t0);
     const models = spans.filter((s) => s.kind === "model").length;
     const ms = (n) => (n >= 1000 ? (n / 1000).toFixed(2) + " s" : Math.round(n) + " ms");
     let head = `Timeline · ${models} model call${models === 1 ? "" : "s"}, ${spans.length - models} tool call${spans.length - models === 1 ? "" : "s"} · ${ms(total)}`;
+    if (this.notes.length) head += ` · ${this.notes.length} compaction${this.notes.length === 1 ? "" : "s"}`;
     if (this.usage && this.usage.totalTokens) head += ` · ${this.usage.inputTokens} in, ${this.usage.outputTokens} out tokens`;
     const list = el("ol", { "aria-label": "Calls in time order" });
-    for (const s of spans) {
+    // In time order; within a millisecond what ended first, then a tool before a compaction
+    // before the model call it shortened.
+    const rank = (r) => (r.n ? 1 : r.s.kind === "model" ? 2 : 0);
+    const rows = [...spans.map((s) => ({ at: s.start, end: s.end, s })), ...this.notes.map((n) => ({ at: n.at, end: n.at, n }))]
+      .sort((x, y) => x.at - y.at || x.end - y.end || rank(x) - rank(y));
+    for (const { s, n } of rows) {
+      if (n) {
+        const at = n.at - this.t0;
+        list.append(el("li", { class: "note compaction", "data-kind": "compaction", "data-start": String(at), "data-label": n.text },
+          el("span", { class: "what" }, (n.agent ? n.agent + " › " : "") + "compaction"), el("span", { class: "text" }, n.text), el("span", { class: "dur" }, "at " + ms(at))));
+        continue;
+      }
       const start = s.start - this.t0, dur = Math.max(0, s.end - s.start);
       const bar = el("span", { class: "bar" });
       bar.style.left = (100 * start / total).toFixed(2) + "%";
       bar.style.width = Math.max(0.5, 100 * dur / total).toFixed(2) + "%";
       const what = (s.agent ? s.agent + " › " : "") + s.label;
       list.append(el("li", { class: "span " + s.kind + (s.failed ? " failed" : ""), "data-kind": s.kind, "data-label": what,
-        "data-start": String(start), "data-end": String(start + dur), title: `${what}: from ${ms(start)} for ${ms(dur)}` },
+        "data-start": String(start), "data-end": String(start + dur), "data-tokens": s.tokens || null,
+        title: `${what}: from ${ms(start)} for ${ms(dur)}` + (s.tokens ? ` · ${s.tokens} tokens` : "") },
       el("span", { class: "what" }, what), el("span", { class: "track", "aria-hidden": "true" }, bar),
       el("span", { class: "dur" }, ms(dur))));
+      if (s.tokens) list.lastChild.append(el("span", { class: "tokens dim" }, s.tokens + " tokens"));
     }
     return el("details", { class: "timeline", open: true }, el("summary", {}, head), list,
       el("div", { class: "axis dim", "aria-hidden": "true" }, el("span", {}, "0"), el("span", {}, ms(total))));
   }
+}
+
+const num = (n) => (typeof n === "number" ? n.toLocaleString("en") : "?");
+
+// compactionNote says how a compaction shortened the conversation.
+function compactionNote(v) {
+  const parts = [`${num(v.before)} → ${num(v.after)} tokens of ${num(v.budget)}`];
+  if (v.capped) parts.push(`${num(v.capped)} result${v.capped === 1 ? "" : "s"} capped`);
+  if (v.cleared) parts.push(`${num(v.cleared)} cleared`);
+  if (v.summarized) parts.push(`${num(v.summarized)} messages summarized`);
+  if (v.summaryError) parts.push("summary failed: " + String(v.summaryError).slice(0, 200));
+  if (v.retry) parts.push("after the model refused a request too long");
+  return parts.join(" · ");
 }
 
 const texts = new Map(); // messageId → element
