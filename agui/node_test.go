@@ -84,3 +84,47 @@ func TestAGUIJavaScriptClient(t *testing.T) {
 	}
 	t.Logf("messages in the client: %v", got.Messages)
 }
+
+// The AG-UI JavaScript client answers an MCP server's question: the interrupt parses as the
+// protocol's, its responseSchema tells the client how to answer, and the accepted answer reaches
+// the server.
+func TestAGUIJavaScriptClientElicitation(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(testenv.ToolsDir(), "node_modules", "@ag-ui", "client")); err != nil {
+		testenv.Missing(t, "@ag-ui/client")
+	}
+	f, runs := elicitFixture(t, agui.Config{})
+	cmd := testenv.Command(t, "node", filepath.Join("testdata", "agui_elicit.cjs"), f.srv.URL)
+	cmd.Env = append(cmd.Env, "NODE_PATH="+filepath.Join(testenv.ToolsDir(), "node_modules"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		First        []string
+		FirstOutcome string
+		Interrupt    struct{ ID, Reason, Message, ToolCallID, Server string }
+		Actions      []string
+		Required     []string
+		Results      []string
+		Result       string
+		PendingAfter int
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got.FirstOutcome != "interrupt" || got.Interrupt.Reason != agui.ReasonElicitation || got.Interrupt.Message != "How many seats?" ||
+		got.Interrupt.ID != "b1" || got.Interrupt.ToolCallID != "b1" || got.Interrupt.Server != "booking" {
+		t.Fatalf("first run: %s", out)
+	}
+	if strings.Join(got.Actions, ",") != "accept,decline,cancel" || strings.Join(got.Required, ",") != "seats" {
+		t.Fatalf("the response schema: %s", out)
+	}
+	if len(got.Results) != 1 || got.Results[0] != `accept {"seats":2}` || got.Result != "Booked." || got.PendingAfter != 0 {
+		t.Fatalf("second run: %s", out)
+	}
+	if runs.Load() < 2 {
+		t.Fatalf("the server's tool ran %d times", runs.Load())
+	}
+}
