@@ -179,3 +179,31 @@ func TestPageElicitationHostileSchema(t *testing.T) {
 		t.Fatalf("answers %q", answers)
 	}
 }
+
+// An answer over the page server's limit is refused whole: the page says so and asks again, and
+// a smaller answer then goes through.
+func TestPageElicitationOversizedAnswer(t *testing.T) {
+	var answers []string
+	noteTool := chattest.NewTool("ask_user", func(ctx context.Context, _ string) (string, error) {
+		if r, ok := toolcall.Resumed(ctx); ok {
+			answers = append(answers, string(r.Data))
+			return "answered", nil
+		}
+		data, _ := json.Marshal(map[string]any{"server": "notes", "message": "Your note?", "requestedSchema": json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"}},"required":["note"]}`)})
+		return "", &toolcall.InterruptError{Message: "Your note?", Data: data}
+	}).WithMetadata(tool.Metadata{ReadOnly: true})
+	f := newFixture(t, []tool.Tool{noteTool}, chattest.Calls(chat.ToolCall{ID: "n1", Name: "ask_user", Arguments: `{}`}), chattest.Text("Noted."))
+	c := browser(t, 1280, 800)
+	must(t, c, chromedp.Navigate(f.url()), ask("Take a note"), chromedp.WaitVisible(`.schema-form [name="note"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('.schema-form [name="note"]').value = "n".repeat(70 * 1024)`, nil),
+		chromedp.Click(`.schema-form button[type="submit"]`, chromedp.ByQuery),
+		waitText("#status", "413"), chromedp.WaitVisible(`.schema-form [name="note"]`, chromedp.ByQuery))
+	if len(answers) != 0 || f.script.Requests() != 1 {
+		t.Fatalf("an oversized answer went on: %d answers, %d model requests", len(answers), f.script.Requests())
+	}
+	must(t, c, setValue(`.schema-form [name="note"]`, "short"), chromedp.Click(`.schema-form button[type="submit"]`, chromedp.ByQuery),
+		waitText("#log", "Noted."))
+	if len(answers) != 1 || answers[0] != `{"action":"accept","content":{"note":"short"}}` {
+		t.Fatalf("answers %q", answers)
+	}
+}
