@@ -1,7 +1,10 @@
 // Package agui serves a wield client's turns over AG-UI (https://docs.ag-ui.com), the event
 // protocol between agent backends and front ends: a run of the client streamed as server-sent
 // events, with text, reasoning, tool calls whose arguments stream as the model writes them, tool
-// results, and approvals as AG-UI interrupts that the front end answers in the next run.
+// results, and approvals as AG-UI interrupts that the front end answers in the next run. An MCP
+// server's question during a tool call is an interrupt too ([ReasonElicitation]); each model
+// call's tokens and latency ([EventModelCall]) and each compaction ([EventCompaction]) are
+// CUSTOM events, since the protocol has none for them.
 //
 // Mount the [Handler] in any net/http server. Give the client a memory advisor: a run's threadId
 // is the conversation ([client.ParamConversationID]), so the history comes from the memory store

@@ -135,7 +135,7 @@ func TestRunStreamsTextAndToolCalls(t *testing.T) {
 		chattest.Calls(chat.ToolCall{ID: "c1", Name: "read", Arguments: `{"path":"/notes/a-rather-long-path.txt"}`}).WithText("Reading."),
 		chattest.Text("The notes say hello."))
 	evs := run(t, f, input("t1", "r1", "read my notes"))
-	want := "RUN_STARTED STATE_SNAPSHOT TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT TEXT_MESSAGE_END TOOL_CALL_START TOOL_CALL_ARGS TOOL_CALL_END TOOL_CALL_RESULT TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT TEXT_MESSAGE_END RUN_FINISHED"
+	want := "RUN_STARTED STATE_SNAPSHOT TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT TEXT_MESSAGE_END TOOL_CALL_START TOOL_CALL_ARGS CUSTOM TOOL_CALL_END TOOL_CALL_RESULT TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT TEXT_MESSAGE_END CUSTOM RUN_FINISHED"
 	if got := kinds(evs); got != want {
 		t.Fatalf("events:\n got %s\nwant %s", got, want)
 	}

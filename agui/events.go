@@ -101,7 +101,7 @@ func (t *translator) run(ctx context.Context, h *Handler, spec *client.Spec, pri
 	}
 	t.emit("STATE_SNAPSHOT", map[string]any{"snapshot": map[string]any{"pending": before}}, "")
 	var done *client.Response
-	for ev, err := range spec.Stream(ctx).Events() {
+	for ev, err := range spec.Advisors(modelCalls(t)).Stream(ctx).Events() {
 		if err != nil {
 			t.closeAll()
 			t.fail(ctx, h, err)
@@ -131,20 +131,7 @@ func (t *translator) run(ctx context.Context, h *Handler, spec *client.Spec, pri
 		"totalTokens": done.Usage.InputTokens + done.Usage.OutputTokens}
 	fin["usage"] = []any{usage}
 	if done.Pending != nil {
-		var interrupts []map[string]any
-		for _, v := range after {
-			in := map[string]any{"id": v.ID, "reason": v.Reason, "toolCallId": v.ToolCallID,
-				"metadata": map[string]any{"tool": v.Tool, "arguments": v.Arguments, "agent": v.Agent}}
-			if v.Message != "" {
-				in["message"] = v.Message
-			}
-			if v.Reason == ReasonApproval {
-				in["responseSchema"] = approvalSchema
-			} else {
-				in["responseSchema"] = interruptSchema
-			}
-			interrupts = append(interrupts, in)
-		}
+		interrupts := interruptsOf(after)
 		fin["outcome"] = map[string]any{"type": "interrupt", "interrupts": interrupts}
 	} else {
 		fin["outcome"] = map[string]any{"type": "success"}
@@ -185,6 +172,8 @@ func (t *translator) event(ev *client.Event) {
 				t.text(text, agent)
 			}
 		}
+	case ev.Compaction != nil:
+		t.compaction(ev.Compaction, agent)
 	case ev.ToolDelta != nil:
 		d := ev.ToolDelta
 		id := callID(agent, d.ID)

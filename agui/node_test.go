@@ -21,7 +21,7 @@ func TestAGUIJavaScriptClient(t *testing.T) {
 	}
 	f := newFixture(t, agui.Config{},
 		chattest.Calls(chat.ToolCall{ID: "w1", Name: "write", Arguments: `{"path":"/notes","text":"the meeting notes"}`}).WithText("I will write them."),
-		chattest.Text("The notes are written."))
+		chattest.Text("The notes are written.").WithUsage(9, 3))
 	cmd := testenv.Command(t, "node", filepath.Join("testdata", "agui_client.cjs"), f.srv.URL)
 	cmd.Env = append(cmd.Env, "NODE_PATH="+filepath.Join(testenv.ToolsDir(), "node_modules"))
 	var stderr strings.Builder
@@ -40,6 +40,14 @@ func TestAGUIJavaScriptClient(t *testing.T) {
 		ToolResults   []string
 		Messages      []string
 		PendingAfter  int
+		ModelCalls    []struct {
+			Name  string
+			Value struct {
+				Index     int
+				LatencyMs int64
+				Usage     struct{ InputTokens, OutputTokens, TotalTokens int }
+			}
+		}
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -59,7 +67,7 @@ func TestAGUIJavaScriptClient(t *testing.T) {
 	}
 	second := strings.Join(got.Second, " ")
 	if !strings.HasPrefix(second, "RUN_STARTED STATE_SNAPSHOT TOOL_CALL_START TOOL_CALL_ARGS TOOL_CALL_END TOOL_CALL_RESULT TEXT_MESSAGE_START") ||
-		!strings.HasSuffix(second, "TEXT_MESSAGE_END STATE_DELTA RUN_FINISHED") {
+		!strings.HasSuffix(second, "TEXT_MESSAGE_END CUSTOM STATE_DELTA RUN_FINISHED") {
 		t.Fatalf("second run's events: %s", second)
 	}
 	if got.SecondOutcome != "success" || got.Result != "The notes are written." || len(got.ToolResults) != 1 ||
@@ -69,5 +77,54 @@ func TestAGUIJavaScriptClient(t *testing.T) {
 	if w := f.write.Args(); len(w) != 1 {
 		t.Fatalf("the tool ran %d times", len(w))
 	}
+	// One report per model call, both runs' (the first stopped after its one call).
+	if len(got.ModelCalls) != 2 || got.ModelCalls[0].Value.Index != 1 || got.ModelCalls[1].Value.Index != 1 ||
+		got.ModelCalls[1].Value.Usage.TotalTokens != 12 || got.ModelCalls[1].Value.Usage.InputTokens != 9 {
+		t.Fatalf("model calls %+v", got.ModelCalls)
+	}
 	t.Logf("messages in the client: %v", got.Messages)
+}
+
+// The AG-UI JavaScript client answers an MCP server's question: the interrupt parses as the
+// protocol's, its responseSchema tells the client how to answer, and the accepted answer reaches
+// the server.
+func TestAGUIJavaScriptClientElicitation(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(testenv.ToolsDir(), "node_modules", "@ag-ui", "client")); err != nil {
+		testenv.Missing(t, "@ag-ui/client")
+	}
+	f, runs := elicitFixture(t, agui.Config{})
+	cmd := testenv.Command(t, "node", filepath.Join("testdata", "agui_elicit.cjs"), f.srv.URL)
+	cmd.Env = append(cmd.Env, "NODE_PATH="+filepath.Join(testenv.ToolsDir(), "node_modules"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		First        []string
+		FirstOutcome string
+		Interrupt    struct{ ID, Reason, Message, ToolCallID, Server string }
+		Actions      []string
+		Required     []string
+		Results      []string
+		Result       string
+		PendingAfter int
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got.FirstOutcome != "interrupt" || got.Interrupt.Reason != agui.ReasonElicitation || got.Interrupt.Message != "How many seats?" ||
+		got.Interrupt.ID != "b1" || got.Interrupt.ToolCallID != "b1" || got.Interrupt.Server != "booking" {
+		t.Fatalf("first run: %s", out)
+	}
+	if strings.Join(got.Actions, ",") != "accept,decline,cancel" || strings.Join(got.Required, ",") != "seats" {
+		t.Fatalf("the response schema: %s", out)
+	}
+	if len(got.Results) != 1 || got.Results[0] != `accept {"seats":2}` || got.Result != "Booked." || got.PendingAfter != 0 {
+		t.Fatalf("second run: %s", out)
+	}
+	if runs.Load() < 2 {
+		t.Fatalf("the server's tool ran %d times", runs.Load())
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/mcp"
 )
 
 // Interrupt reasons, in an interrupt's reason field.
@@ -150,6 +151,9 @@ type answer struct {
 }
 
 func decision(pc client.PendingCall, e resumeEntry) (client.Decision, error) {
+	if el := elicitation(pc); el != nil && (e.Status == "resolved" || e.Status == "cancelled") {
+		return elicitationAnswer(pc, el, e.Status, e.Payload)
+	}
 	switch e.Status {
 	case "cancelled":
 		return pc.Reject(""), nil
@@ -212,6 +216,15 @@ type pendingView struct {
 	Agent      string          `json:"agent,omitempty"`
 	Reason     string          `json:"reason"`
 	Message    string          `json:"message,omitempty"`
+	// An MCP server's question (ReasonElicitation): its name, the form's or the URL's mode, the
+	// URL, the requested schema, and why the schema cannot be answered with content, if so.
+	Server          string          `json:"server,omitempty"`
+	Mode            string          `json:"mode,omitempty"`
+	URL             string          `json:"url,omitempty"`
+	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+	SchemaError     string          `json:"schemaError,omitempty"`
+
+	elicitation *mcp.Elicitation
 }
 
 func pendingViews(st *client.TurnState) []pendingView {
@@ -221,7 +234,16 @@ func pendingViews(st *client.TurnState) []pendingView {
 		if json.Valid([]byte(pc.Call.Arguments)) {
 			v.Arguments = json.RawMessage(pc.Call.Arguments)
 		}
-		if pc.Status != client.CallApproval {
+		if e := elicitation(pc); e != nil {
+			v.Reason, v.Message, v.Server, v.Mode, v.URL, v.elicitation = ReasonElicitation, e.Message, e.Server, e.Mode, e.URL, e
+			if e.Mode != "url" && len(e.RequestedSchema) > 0 {
+				if _, err := elicitationSchema(e.RequestedSchema); err != nil {
+					v.SchemaError = err.Error() // only decline and cancel can answer
+				} else {
+					v.RequestedSchema = e.RequestedSchema
+				}
+			}
+		} else if pc.Status != client.CallApproval {
 			v.Reason = ReasonInterrupt
 			if pc.Interrupt != nil {
 				v.Message = pc.Interrupt.Message
@@ -238,3 +260,52 @@ var (
 	approvalSchema  = json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"arguments":{"type":"object"},"reason":{"type":"string"}},"required":["approved"]}`)
 	interruptSchema = json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"},"restart":{"type":"boolean"},"arguments":{"type":"object"},"data":{}}}`)
 )
+
+// Interrupt is an AG-UI interrupt: a pending call of a stopped turn as the run that stopped
+// describes it in its RUN_FINISHED outcome.
+type Interrupt struct {
+	ID             string         `json:"id"`
+	Reason         string         `json:"reason"`
+	Message        string         `json:"message,omitempty"`
+	ToolCallID     string         `json:"toolCallId"`
+	ResponseSchema any            `json:"responseSchema"`
+	Metadata       map[string]any `json:"metadata"`
+}
+
+// Interrupts returns the interrupts of st's pending calls as a run that stopped with st ended
+// with them, so that a front end showing a stored stopped turn answers them in a resume as it
+// would answer the run's.
+func Interrupts(st *client.TurnState) []Interrupt {
+	if st == nil {
+		return []Interrupt{}
+	}
+	return interruptsOf(pendingViews(st))
+}
+
+func interruptsOf(views []pendingView) []Interrupt {
+	out := []Interrupt{}
+	for _, v := range views {
+		in := Interrupt{ID: v.ID, Reason: v.Reason, Message: v.Message, ToolCallID: v.ToolCallID,
+			Metadata: map[string]any{"tool": v.Tool, "arguments": v.Arguments, "agent": v.Agent}}
+		switch {
+		case v.Reason == ReasonApproval:
+			in.ResponseSchema = approvalSchema
+		case v.elicitation != nil:
+			in.Metadata["server"], in.Metadata["mode"] = v.Server, v.Mode
+			if v.URL != "" {
+				in.Metadata["url"] = v.URL
+			}
+			if v.RequestedSchema != nil {
+				in.Metadata["requestedSchema"] = v.RequestedSchema
+				in.ResponseSchema = answerSchema(v.elicitation)
+			} else {
+				in.Metadata["schemaError"] = v.SchemaError
+				in.ResponseSchema = declineSchema
+			}
+		default:
+			in.ResponseSchema = interruptSchema
+		}
+		out = append(out, in)
+	}
+	return out
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/compact"
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/tool"
 )
@@ -523,5 +524,56 @@ func TestPageClosedTabMidTurn(t *testing.T) {
 	}
 	if got := f.records(); len(got) != 1 || got[0].Conversation != id {
 		t.Fatalf("the turn log holds %+v", got)
+	}
+}
+
+// The timeline shows each model call the server measured, with its tokens, and a note where a
+// small context budget made the conversation compacted before a model call.
+func TestPageTimelineTokensAndCompaction(t *testing.T) {
+	big := strings.Repeat("a long line of the file that fills the context; ", 200)
+	read := chattest.NewTool("read_file", func(context.Context, string) (string, error) { return big, nil }).
+		WithMetadata(tool.Metadata{ReadOnly: true})
+	cp := compact.New(compact.Config{Budget: 3000, DisableCalibration: true})
+	f := newFixtureWith(t, []tool.Tool{read},
+		[]client.Option{client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: cp.Hooks()}), cp)},
+		chattest.Calls(chat.ToolCall{ID: "r1", Name: "read_file", Arguments: `{}`}).WithUsage(40, 6),
+		chattest.Calls(chat.ToolCall{ID: "r2", Name: "read_file", Arguments: `{}`}).WithUsage(700, 6),
+		chattest.Text("Read it twice.").WithUsage(1900, 4))
+	f.model.delay = 30 * time.Millisecond
+	c := browser(t, 1280, 800)
+	must(t, c, chromedp.Navigate(f.url()), ask("Read the file twice"),
+		waitText(".msg.assistant", "Read it twice."), waitText(".timeline summary", "3 model calls, 2 tool calls"))
+	screenshot(t, c, "timeline-compaction")
+	type row struct{ Kind, Label, Tokens, Text string }
+	var rows []row
+	must(t, c, chromedp.Evaluate(`[...document.querySelectorAll(".timeline li")].map((li) => ({kind: li.dataset.kind, label: li.dataset.label,
+		tokens: li.dataset.tokens || "", text: li.textContent}))`, &rows))
+	var models, notes []row
+	for _, r := range rows {
+		switch r.Kind {
+		case "model":
+			models = append(models, r)
+		case "compaction":
+			notes = append(notes, r)
+		}
+	}
+	if len(models) != 3 || models[0].Tokens != "40 in, 6 out" || models[1].Tokens != "700 in, 6 out" || models[2].Tokens != "1,900 in, 4 out" ||
+		!strings.Contains(models[2].Text, "1,900 in, 4 out tokens") {
+		t.Fatalf("model calls in the timeline: %+v", models)
+	}
+	if len(notes) == 0 || !strings.Contains(notes[0].Label, "tokens of 3,000") || !strings.Contains(notes[0].Label, "capped") {
+		t.Fatalf("compactions in the timeline: %+v (all rows %+v)", notes, rows)
+	}
+	// Each note stands after the tool call whose result was cut, before the model call it
+	// shortened.
+	for i, r := range rows {
+		if r.Kind == "compaction" && (i == 0 || i+1 == len(rows) || rows[i-1].Kind != "tool" || rows[i+1].Kind != "model") {
+			t.Errorf("a compaction at row %d is out of place: %+v", i, rows)
+		}
+	}
+	var summary string
+	must(t, c, chromedp.Text(".timeline summary", &summary, chromedp.ByQuery))
+	if !strings.Contains(summary, "compaction") || !strings.Contains(summary, "2640 in, 16 out tokens") {
+		t.Errorf("the summary says %q", summary)
 	}
 }

@@ -301,7 +301,7 @@ func (s *Server) session(ctx context.Context, raw string) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	out := pastSession{Messages: []pastMessage{}, Pending: []interrupt{}}
+	out := pastSession{Messages: []pastMessage{}, Pending: []agui.Interrupt{}}
 	for _, m := range msgs {
 		p := pastMessage{Role: string(m.Role), Content: m.Content, ToolCalls: m.ToolCalls}
 		for _, r := range m.ToolResults {
@@ -314,7 +314,7 @@ func (s *Server) session(ctx context.Context, raw string) (any, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		out.Pending = interrupts(st)
+		out.Pending = agui.Interrupts(st)
 	}
 	return out, 0, nil
 }
@@ -323,51 +323,8 @@ func (s *Server) session(ctx context.Context, raw string) (any, int, error) {
 // stopped turn that wait for a decision, as the AG-UI interrupts a run that stopped would have
 // ended with, so that the page answers them in the next run's resume.
 type pastSession struct {
-	Messages []pastMessage `json:"messages"`
-	Pending  []interrupt   `json:"pending"`
-}
-
-type interrupt struct {
-	ID         string        `json:"id"`
-	Reason     string        `json:"reason"`
-	ToolCallID string        `json:"toolCallId"`
-	Message    string        `json:"message,omitempty"`
-	Metadata   interruptMeta `json:"metadata"`
-}
-
-type interruptMeta struct {
-	Tool      string          `json:"tool"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Agent     string          `json:"agent,omitempty"`
-}
-
-// interrupts describes st's pending calls with the ids, reasons and call ids agui gives them
-// (agui.ReasonApproval, agui.ReasonInterrupt): its resume reads them back.
-func interrupts(st *client.TurnState) []interrupt {
-	out := []interrupt{}
-	for _, pc := range st.Pending() {
-		in := interrupt{
-			ID:         strings.Join(append(slices.Clone(pc.Path), pc.Call.ID), "/"),
-			Reason:     agui.ReasonApproval,
-			ToolCallID: pc.Call.ID,
-			Message:    fmt.Sprintf("Run %s?", pc.Call.Name),
-			Metadata:   interruptMeta{Tool: pc.Call.Name, Agent: pc.Agent},
-		}
-		if pc.Agent != "" {
-			in.ToolCallID = pc.Agent + ":" + pc.Call.ID
-		}
-		if json.Valid([]byte(pc.Call.Arguments)) {
-			in.Metadata.Arguments = json.RawMessage(pc.Call.Arguments)
-		}
-		if pc.Status != client.CallApproval {
-			in.Reason, in.Message = agui.ReasonInterrupt, ""
-			if pc.Interrupt != nil {
-				in.Message = pc.Interrupt.Message
-			}
-		}
-		out = append(out, in)
-	}
-	return out
+	Messages []pastMessage    `json:"messages"`
+	Pending  []agui.Interrupt `json:"pending"`
 }
 
 // toolView is a catalog entry.

@@ -49,6 +49,12 @@ func (f *fixture) records() []web.TurnRecord {
 
 func newFixture(t *testing.T, extra []tool.Tool, replies ...chattest.Reply) *fixture {
 	t.Helper()
+	return newFixtureWith(t, extra, nil, replies...)
+}
+
+// newFixtureWith is newFixture with more options for the client.
+func newFixtureWith(t *testing.T, extra []tool.Tool, opts []client.Option, replies ...chattest.Reply) *fixture {
+	t.Helper()
 	destructive := true
 	f := &fixture{script: chattest.New(replies...).WithChunkSize(6), repo: memory.NewInMemory(), tools: map[string]*chattest.Tool{}}
 	f.model = &gatedModel{Model: f.script}
@@ -61,8 +67,9 @@ func newFixture(t *testing.T, extra []tool.Tool, replies ...chattest.Reply) *fix
 	write.Def.InputSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
 	f.tools["delete_file"], f.tools["write_note"] = del, write
 	tools := append([]tool.Tool{del, write}, extra...)
-	c := clienttest.New(t, f.model, client.WithTools(tools), client.WithApproval(toolcall.AskDestructive()), client.WithTurnStore(memory.Turns(f.repo)),
-		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(f.repo, 100), memory.AdvisorConfig{})))
+	opts = append([]client.Option{client.WithTools(tools), client.WithApproval(toolcall.AskDestructive()), client.WithTurnStore(memory.Turns(f.repo)),
+		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(f.repo, 100), memory.AdvisorConfig{}))}, opts...)
+	c := clienttest.New(t, f.model, opts...)
 	f.client = c
 	s, err := web.New(web.Config{Client: c, Turns: memory.Turns(f.repo), Sessions: f.repo, Tools: tools,
 		Sources: map[string]string{"delete_file": "files", "write_note": "notes"}, Title: "scripted", MaxFormBytes: 64 << 10,

@@ -52,6 +52,7 @@ async function run(agent, params) {
     toolResults: second.events.filter((e) => e.type === "TOOL_CALL_RESULT").map((e) => e.content),
     messages: agent.messages.map((m) => m.role),
     pendingAfter: agent.pendingInterrupts.length,
+    modelCalls: [...first.events, ...second.events].filter((e) => e.type === "CUSTOM" && e.name === "wield.model_call").map((e) => ({ name: e.name, value: e.value })),
   };
   process.stdout.write(JSON.stringify(out));
 })().catch((err) => {

@@ -21,6 +21,9 @@ type toolFlags struct {
 	mcpConfig string
 	// choose are the -T patterns (toolchoice.go); none offers every tool.
 	choose []string
+	// elicit lets the MCP servers ask the user during a tool call: the question stops the turn,
+	// for a front end that can answer it (wield web) to resume.
+	elicit bool
 }
 
 func (f *toolFlags) register(cmd *cobra.Command) {
@@ -64,6 +67,11 @@ func (a *app) loadCatalog(ctx context.Context, f toolFlags, onAlarm func(builtin
 	servers, from, err := a.mcpServers(f)
 	if err != nil {
 		return nil, err
+	}
+	for i := range servers {
+		if f.elicit {
+			servers[i].InterruptOnElicitation = true
+		}
 	}
 	if len(servers) > 0 {
 		if err := a.startMCP(ctx, c, servers, from); err != nil {

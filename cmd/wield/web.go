@@ -67,7 +67,10 @@ func (a *app) web(ctx context.Context, f webFlags) error {
 	if err != nil {
 		return err
 	}
-	cat, err := a.loadCatalog(ctx, f.chat.tools, nil)
+	// The page answers MCP servers' questions (elicitation) with a form.
+	tools := f.chat.tools
+	tools.elicit = true
+	cat, err := a.loadCatalog(ctx, tools, nil)
 	if err != nil {
 		return err
 	}

@@ -49,10 +49,10 @@ async function run(input) {
   $("send").disabled = true;
   status("Working…");
   const body = { threadId: thread, runId: newID(), messages: [], tools: [], context: [], state: {}, forwardedProps: {}, ...input };
-  let finished = false;
+  let finished = false, refused = false;
   try {
     const r = await fetch("agui", { method: "POST", headers: { "Content-Type": "application/json", Accept: "text/event-stream" }, body: JSON.stringify(body) });
-    if (!r.ok) throw new Error(`${r.status}: ${(await r.text()).trim()}`);
+    if (!r.ok) { refused = true; throw new Error(`${r.status}: ${(await r.text()).trim()}`); }
     const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
     let buf = "";
     for (;;) {
@@ -80,6 +80,7 @@ async function run(input) {
     const t = timeline.render();
     if (t) $("log").append(t);
   }
+  return refused;
 }
 
 // ---- timeline ----
@@ -100,6 +101,8 @@ class Timeline {
     this.t0 = null;
     this.end = null;
     this.usage = null;
+    this.exact = false; // the server reports the turn's own model calls (wield.model_call)
+    this.notes = []; // compactions
   }
 
   agent(name, ts) {
@@ -157,6 +160,19 @@ class Timeline {
         if (a.open.size === 0) { a.phase = "gap"; a.from = ts; }
         break;
       }
+      case "CUSTOM": {
+        const v = ev.value || {};
+        if (ev.name === "wield.model_call" && typeof v.startedAt === "number" && typeof v.latencyMs === "number") {
+          // The server measured this model call: it replaces the one inferred from the events.
+          const u = v.usage || {};
+          this.exact = true;
+          this.spans.push({ kind: "model", agent: name, label: "model" + (v.model ? " " + v.model : ""), start: v.startedAt, end: v.startedAt + v.latencyMs,
+            failed: !!v.error, exact: true, tokens: u.totalTokens ? `${num(u.inputTokens)} in, ${num(u.outputTokens)} out` : "" });
+        } else if (ev.name === "wield.compaction") {
+          this.notes.push({ at: ts, agent: name, text: compactionNote(v) });
+        }
+        break;
+      }
       case "RUN_FINISHED":
       case "RUN_ERROR": {
         if (ev.usage && ev.usage[0]) this.usage = ev.usage[0];
@@ -169,28 +185,56 @@ class Timeline {
 
   // render returns the timeline's element, or null for a run without calls.
   render() {
-    if (!this.spans.length) return null;
-    const spans = this.spans.slice().sort((x, y) => x.start - y.start || (x.kind === "model" ? -1 : 1));
+    if (!this.spans.length && !this.notes.length) return null;
+    // Measured model calls replace those inferred for the turn's own agent.
+    const spans = this.spans.filter((s) => !this.exact || s.exact || s.kind !== "model" || s.agent).sort((x, y) => x.start - y.start || (x.kind === "model" ? -1 : 1));
     const total = Math.max(1, this.end - this.t0);
     const models = spans.filter((s) => s.kind === "model").length;
     const ms = (n) => (n >= 1000 ? (n / 1000).toFixed(2) + " s" : Math.round(n) + " ms");
     let head = `Timeline · ${models} model call${models === 1 ? "" : "s"}, ${spans.length - models} tool call${spans.length - models === 1 ? "" : "s"} · ${ms(total)}`;
+    if (this.notes.length) head += ` · ${this.notes.length} compaction${this.notes.length === 1 ? "" : "s"}`;
     if (this.usage && this.usage.totalTokens) head += ` · ${this.usage.inputTokens} in, ${this.usage.outputTokens} out tokens`;
     const list = el("ol", { "aria-label": "Calls in time order" });
-    for (const s of spans) {
+    // In time order; within a millisecond what ended first, then a tool before a compaction
+    // before the model call it shortened.
+    const rank = (r) => (r.n ? 1 : r.s.kind === "model" ? 2 : 0);
+    const rows = [...spans.map((s) => ({ at: s.start, end: s.end, s })), ...this.notes.map((n) => ({ at: n.at, end: n.at, n }))]
+      .sort((x, y) => x.at - y.at || x.end - y.end || rank(x) - rank(y));
+    for (const { s, n } of rows) {
+      if (n) {
+        const at = n.at - this.t0;
+        list.append(el("li", { class: "note compaction", "data-kind": "compaction", "data-start": String(at), "data-label": n.text },
+          el("span", { class: "what" }, (n.agent ? n.agent + " › " : "") + "compaction"), el("span", { class: "text" }, n.text), el("span", { class: "dur" }, "at " + ms(at))));
+        continue;
+      }
       const start = s.start - this.t0, dur = Math.max(0, s.end - s.start);
       const bar = el("span", { class: "bar" });
       bar.style.left = (100 * start / total).toFixed(2) + "%";
       bar.style.width = Math.max(0.5, 100 * dur / total).toFixed(2) + "%";
       const what = (s.agent ? s.agent + " › " : "") + s.label;
       list.append(el("li", { class: "span " + s.kind + (s.failed ? " failed" : ""), "data-kind": s.kind, "data-label": what,
-        "data-start": String(start), "data-end": String(start + dur), title: `${what}: from ${ms(start)} for ${ms(dur)}` },
+        "data-start": String(start), "data-end": String(start + dur), "data-tokens": s.tokens || null,
+        title: `${what}: from ${ms(start)} for ${ms(dur)}` + (s.tokens ? ` · ${s.tokens} tokens` : "") },
       el("span", { class: "what" }, what), el("span", { class: "track", "aria-hidden": "true" }, bar),
       el("span", { class: "dur" }, ms(dur))));
+      if (s.tokens) list.lastChild.append(el("span", { class: "tokens dim" }, s.tokens + " tokens"));
     }
     return el("details", { class: "timeline", open: true }, el("summary", {}, head), list,
       el("div", { class: "axis dim", "aria-hidden": "true" }, el("span", {}, "0"), el("span", {}, ms(total))));
   }
+}
+
+const num = (n) => (typeof n === "number" ? n.toLocaleString("en") : "?");
+
+// compactionNote says how a compaction shortened the conversation.
+function compactionNote(v) {
+  const parts = [`${num(v.before)} → ${num(v.after)} tokens of ${num(v.budget)}`];
+  if (v.capped) parts.push(`${num(v.capped)} result${v.capped === 1 ? "" : "s"} capped`);
+  if (v.cleared) parts.push(`${num(v.cleared)} cleared`);
+  if (v.summarized) parts.push(`${num(v.summarized)} messages summarized`);
+  if (v.summaryError) parts.push("summary failed: " + String(v.summaryError).slice(0, 200));
+  if (v.retry) parts.push("after the model refused a request too long");
+  return parts.join(" · ");
 }
 
 const texts = new Map(); // messageId → element
@@ -308,22 +352,26 @@ function askApprovals(interrupts) {
   const send = () => {
     if (answers.size < interrupts.length) return;
     box.replaceChildren();
-    run({ resume: interrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: answers.get(i.id) })) });
+    // A resume the server refuses (an answer off its schema) asks again: nothing is lost.
+    run({ resume: interrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: answers.get(i.id) })) })
+      .then((refused) => { if (refused) askApprovals(interrupts); });
   };
   let first = null;
   for (const i of interrupts) {
     const md = i.metadata || {};
     const call = calls.get(i.toolCallId);
-    if (call && call.state) call.state.textContent = i.reason === "tool_interrupt" ? "asks a question" : "waiting for approval";
+    if (call && call.state) call.state.textContent = i.reason === "tool_approval" ? "waiting for approval" : "asks a question";
     const card = el("div", { class: "approval", role: "group", "aria-label": "Decision on " + md.tool, "data-interrupt": i.id });
     const decided = (payload, note) => {
       answers.set(i.id, payload);
       card.replaceChildren(el("p", { class: "dim" }, note));
       send();
     };
-    card.append(el("p", {}, (md.agent ? `sub-agent ${md.agent}: ` : "") + (i.message || "Decide")),
-      el("pre", {}, pretty(JSON.stringify(md.arguments ?? {}))));
-    if (i.reason === "tool_interrupt") {
+    card.append(el("p", {}, (md.agent ? `sub-agent ${md.agent}: ` : "") + (i.reason === "mcp_elicitation" ? `${md.server} asks (during ${md.tool}): ` : "") + (i.message || "Decide")));
+    if (i.reason !== "mcp_elicitation") card.append(el("pre", {}, pretty(JSON.stringify(md.arguments ?? {}))));
+    if (i.reason === "mcp_elicitation") {
+      first = first || elicitCard(card, i, decided);
+    } else if (i.reason === "tool_interrupt") {
       const answer = el("input", { type: "text", "aria-label": "Answer", class: "answer" });
       card.append(answer, el("div", { class: "actions" },
         decisionButton({ class: "primary" }, "Answer", () => decided({ answer: answer.value }, "Answered."))));
@@ -348,25 +396,70 @@ function askApprovals(interrupts) {
   if (first) first.focus();
 }
 
+// elicitCard fills the card of an MCP server's question: a form from the schema it requested
+// (checked in the page, then by the server), or the URL it asks the user to visit, and decline
+// and cancel. A schema the server refused to offer as a form can only be declined or cancelled.
+// It returns the element to focus.
+function elicitCard(card, i, decided) {
+  const md = i.metadata || {};
+  const decline = decisionButton({ class: "decline" }, "Decline", () => decided({ action: "decline" }, `Declined ${md.server}'s question.`));
+  const cancel = decisionButton({ class: "cancel" }, "Cancel", () => decided({ action: "cancel" }, `Cancelled ${md.server}'s question.`));
+  if (md.mode === "url") {
+    let href = null;
+    try { const u = new URL(md.url); if (u.protocol === "https:" || u.protocol === "http:") href = u.href; } catch { /* shown as text only */ }
+    card.append(el("p", {}, href ? el("a", { href, target: "_blank", rel: "noopener noreferrer" }, href) : String(md.url || "")));
+    const done = decisionButton({ class: "primary accept" }, "Done", () => decided({ action: "accept" }, "Done."));
+    card.append(el("div", { class: "actions" }, done, decline, cancel));
+    return done;
+  }
+  if (!md.requestedSchema) {
+    card.append(el("p", { class: "err" }, "The server's form cannot be shown: " + String(md.schemaError || "no schema")));
+    card.append(el("div", { class: "actions" }, decline, cancel));
+    return decline;
+  }
+  const form = schemaForm(md.requestedSchema, {}, "Send", (content) => decided({ action: "accept", content }, `Answered ${md.server}.`), { elicit: true });
+  card.append(form, el("div", { class: "actions" }, decline, cancel));
+  return form.querySelector("input, textarea, select, button");
+}
+
 // ---- forms from JSON schemas ----
 
 // schemaForm builds a form for an object schema, filled with value; submit gets the arguments
 // once every field passes the schema's checks, which the page makes before anything is sent.
-function schemaForm(schema, value, label, submit) {
-  schema = schema || {};
-  const props = schema.properties || {};
-  const required = new Set(schema.required || []);
+// With opts.elicit the schema is an MCP server's requested schema: fields take their labels from
+// titles and their values from defaults, and patterns (which MCP forms do not have, and which a
+// hostile server could make too slow to test) are left to the server.
+function schemaForm(schema, value, label, submit, opts = {}) {
+  const isObj = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+  schema = isObj(schema) ? schema : {};
+  value = isObj(value) ? value : {};
+  const props = isObj(schema.properties) ? schema.properties : {};
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
   const fields = [];
   const form = el("form", { class: "schema-form", novalidate: true });
-  for (const [name, s] of Object.entries(props)) {
+  for (let [name, s] of Object.entries(props)) {
+    s = isObj(s) ? s : {};
     const id = "f-" + newID();
     const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
     let input;
-    const v = value[name];
-    if (Array.isArray(s.enum)) {
+    let v = Object.hasOwn(value, name) ? value[name] : undefined;
+    if (v === undefined && opts.elicit && s.default !== undefined) v = s.default;
+    // Choices: an enumeration (with enumNames for labels), or oneOf/anyOf of titled constants.
+    const choices = Array.isArray(s.enum) ? s.enum.map((o, k) => [o, Array.isArray(s.enumNames) && s.enumNames[k] != null ? String(s.enumNames[k]) : String(o)])
+      : (Array.isArray(s.oneOf) || Array.isArray(s.anyOf)) && (s.oneOf || s.anyOf).every((c) => isObj(c) && "const" in c)
+        ? (s.oneOf || s.anyOf).map((c) => [c.const, c.title != null ? String(c.title) : String(c.const)]) : null;
+    const items = isObj(s.items) ? s.items : {};
+    const itemChoices = type === "array" && (Array.isArray(items.enum) ? items.enum.map((o) => [o, String(o)])
+      : (Array.isArray(items.anyOf) || Array.isArray(items.oneOf)) && (items.anyOf || items.oneOf).every((c) => isObj(c) && "const" in c)
+        ? (items.anyOf || items.oneOf).map((c) => [c.const, c.title != null ? String(c.title) : String(c.const)]) : null);
+    if (itemChoices) {
+      input = el("select", { id, name, multiple: true, size: Math.min(6, itemChoices.length) });
+      const chosen = new Set((Array.isArray(v) ? v : []).map((x) => JSON.stringify(x)));
+      for (const [o, text] of itemChoices) input.append(el("option", { value: JSON.stringify(o), selected: chosen.has(JSON.stringify(o)) }, text));
+    } else if (choices) {
       input = el("select", { id, name });
       if (!required.has(name)) input.append(el("option", { value: "" }, "—"));
-      for (const o of s.enum) input.append(el("option", { value: JSON.stringify(o), selected: JSON.stringify(o) === JSON.stringify(v) }, String(o)));
+      for (const [o, text] of choices) input.append(el("option", { value: JSON.stringify(o), selected: JSON.stringify(o) === JSON.stringify(v) }, text));
     } else if (type === "boolean") {
       input = el("input", { id, name, type: "checkbox", checked: v === true });
     } else if (type === "number" || type === "integer") {
@@ -381,27 +474,28 @@ function schemaForm(schema, value, label, submit) {
     }
     const problem = el("div", { class: "problem", id: id + "-problem", "aria-live": "polite" });
     input.setAttribute("aria-describedby", id + "-problem");
+    const title = opts.elicit && s.title != null ? String(s.title) : name;
     form.append(el("div", { class: "field" },
-      el("label", { for: id }, name + (required.has(name) ? " *" : "")),
-      s.description ? el("div", { class: "hint" }, s.description) : null, input, problem));
-    fields.push({ name, s, type, input, problem, required: required.has(name) });
+      el("label", { for: id }, title + (required.has(name) ? " *" : "")),
+      s.description != null ? el("div", { class: "hint" }, String(s.description)) : null, input, problem));
+    fields.push({ name, s, type, input, problem, required: required.has(name), choices: !!choices, multi: !!itemChoices, patterns: !opts.elicit });
   }
-  const extra = Object.keys(value).filter((k) => !(k in props));
+  const extra = Object.keys(value).filter((k) => !Object.hasOwn(props, k));
   form.append(el("button", { type: "submit", class: "primary" }, label));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    const args = {};
-    for (const k of extra) args[k] = value[k];
+    // Entries, not assignments: a field named __proto__ is a field.
+    const entries = extra.map((k) => [k, value[k]]);
     let bad = null;
     for (const f of fields) {
       const [val, err] = readField(f);
       f.problem.textContent = err || "";
       f.input.setAttribute("aria-invalid", err ? "true" : "false");
       if (err) bad = bad || f.input;
-      else if (val !== undefined) args[f.name] = val;
+      else if (val !== undefined) entries.push([f.name, val]);
     }
     if (bad) { bad.focus(); return; }
-    submit(args);
+    submit(Object.fromEntries(entries));
   });
   return form;
 }
@@ -409,11 +503,18 @@ function schemaForm(schema, value, label, submit) {
 // readField returns a field's value, or what is wrong with it.
 function readField(f) {
   const { s, type, input } = f;
-  if (type === "boolean" && !s.enum) return [input.checked, null];
+  if (f.multi) {
+    const v = [...input.selectedOptions].map((o) => JSON.parse(o.value));
+    if (!v.length && !s.minItems) return f.required ? [v, null] : [undefined, null];
+    if (s.minItems !== undefined && v.length < s.minItems) return [undefined, `Choose at least ${s.minItems}.`];
+    if (s.maxItems !== undefined && v.length > s.maxItems) return [undefined, `Choose at most ${s.maxItems}.`];
+    return [v, null];
+  }
+  if (type === "boolean" && !f.choices) return [input.checked, null];
   const raw = input.value;
   if (raw === "") return f.required ? [undefined, "Required."] : [undefined, null];
   let v;
-  if (Array.isArray(s.enum)) v = JSON.parse(raw);
+  if (f.choices) v = JSON.parse(raw);
   else if (type === "string") v = raw;
   else if (type === "number" || type === "integer") {
     if (!/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(raw.trim())) return [undefined, "Not a number."];
@@ -434,7 +535,11 @@ function readField(f) {
     const n = [...v].length;
     if (s.minLength !== undefined && n < s.minLength) return [undefined, `At least ${s.minLength} characters.`];
     if (s.maxLength !== undefined && n > s.maxLength) return [undefined, `At most ${s.maxLength} characters.`];
-    if (s.pattern) {
+    const fmt = { email: /^[^@\s]+@[^@\s]+\.[^@\s]+$/, date: /^\d{4}-\d{2}-\d{2}$/ }[s.format];
+    if (fmt && !fmt.test(v)) return [undefined, `Not ${s.format === "email" ? "an email address" : "a date (YYYY-MM-DD)"}.`];
+    if (s.format === "uri") { try { new URL(v); } catch { return [undefined, "Not a URI."]; } }
+    if (s.format === "date-time" && Number.isNaN(Date.parse(v))) return [undefined, "Not a date and time."];
+    if (s.pattern && f.patterns) {
       let re = null;
       try { re = new RegExp(s.pattern, "u"); } catch { /* a pattern JavaScript cannot read: the tool checks it */ }
       if (re && !re.test(v)) return [undefined, `Does not match ${s.pattern}.`];

@@ -1,0 +1,66 @@
+// Answers an MCP server's question through a wield AG-UI endpoint with the AG-UI JavaScript
+// client: a run that stops at the question (an interrupt whose responseSchema is the answer's),
+// then a run that accepts it with content. Every event must parse with @ag-ui/core's schemas.
+// Prints a summary as JSON.
+const { HttpAgent } = require("@ag-ui/client");
+const { EventSchemas } = require("@ag-ui/core/schemas");
+
+const url = process.argv[2];
+
+async function run(agent, params) {
+  const events = [];
+  let failed = null;
+  let finished = null;
+  await agent.runAgent(params, {
+    onEvent({ event }) {
+      const parsed = EventSchemas.safeParse(event);
+      if (!parsed.success) {
+        throw new Error(`event ${event.type} does not parse: ${JSON.stringify(parsed.error.issues)}`);
+      }
+      events.push(event);
+    },
+    onRunFinishedEvent(params) {
+      finished = { outcome: params.outcome, result: params.result };
+    },
+    onRunFailed({ error }) {
+      failed = String(error);
+    },
+  });
+  if (failed) throw new Error(failed);
+  return { events, finished };
+}
+
+(async () => {
+  const agent = new HttpAgent({
+    url,
+    threadId: "node-elicit",
+    initialMessages: [{ id: "u1", role: "user", content: "book me seats" }],
+  });
+  const first = await run(agent, { runId: "run-1" });
+  const interrupts = agent.pendingInterrupts.map((i) => ({ ...i }));
+  const i = interrupts[0];
+  // The answer follows the interrupt's responseSchema: an action from its enumeration, and
+  // content with the requested schema's required fields.
+  const schema = i.responseSchema;
+  const actions = schema.properties.action.enum;
+  const required = schema.properties.content.required;
+  const content = Object.fromEntries(required.map((k) => [k, 2]));
+  const second = await run(agent, {
+    runId: "run-2",
+    resume: [{ interruptId: i.id, status: "resolved", payload: { action: "accept", content } }],
+  });
+  process.stdout.write(JSON.stringify({
+    first: first.events.map((e) => e.type),
+    firstOutcome: first.finished && first.finished.outcome,
+    interrupt: { id: i.id, reason: i.reason, message: i.message, toolCallId: i.toolCallId, server: i.metadata && i.metadata.server },
+    actions,
+    required,
+    second: second.events.map((e) => e.type),
+    results: second.events.filter((e) => e.type === "TOOL_CALL_RESULT").map((e) => e.content),
+    result: second.finished && second.finished.result,
+    pendingAfter: agent.pendingInterrupts.length,
+  }));
+})().catch((err) => {
+  process.stderr.write(String(err && err.stack || err) + "\n");
+  process.exit(1);
+});
