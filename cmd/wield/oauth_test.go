@@ -375,7 +375,7 @@ func TestOAuthCallback(t *testing.T) {
 	fetch := a.codeFetcher("remote", redirect, ln.(*net.TCPListener), oauthLogin)
 	get := func(path string) int {
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			resp, err := http.Get(strings.TrimSuffix(redirect, "/callback") + path)
+			resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(strings.TrimSuffix(redirect, "/callback") + path)
 			if err == nil {
 				resp.Body.Close()
 				return resp.StatusCode
