@@ -32,7 +32,7 @@ func BenchmarkCall(b *testing.B) {
 		out, _ := json.Marshal(in.A + in.B)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(out)}}}, nil, nil
 	})
-	wieldServer, err := mcp.NewServer(nil, nil, newTool("add", addSchema, func(_ context.Context, args string) (string, error) {
+	wieldServer, err := mcp.Start(mcp.ServerOptions{}, newTool("add", addSchema, func(_ context.Context, args string) (string, error) {
 		var in addIn
 		if err := json.Unmarshal([]byte(args), &in); err != nil {
 			return "", err
@@ -144,14 +144,14 @@ func serve(h http.Handler, session, body string) *httptest.ResponseRecorder {
 func BenchmarkHTTPRequest(b *testing.B) {
 	tools := proxiedTools(b, 2000)
 	logger := discardLogger()
-	shared, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: logger}, tools...)
+	shared, err := mcp.Start(mcp.ServerOptions{Logger: logger}, tools...)
 	if err != nil {
 		b.Fatal(err)
 	}
 	handlers := map[string]func() http.Handler{
 		"per-request": func() http.Handler {
 			return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server {
-				s, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: logger}, tools...)
+				s, err := mcp.Start(mcp.ServerOptions{Logger: logger}, tools...)
 				if err != nil {
 					return nil
 				}

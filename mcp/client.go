@@ -171,35 +171,62 @@ type Client struct {
 	logger *slog.Logger
 }
 
-// ConnectOption configures [Connect].
+// ConnectOption configures [Connect] and [ConnectAll].
 type ConnectOption func(*connectOptions)
 
 type connectOptions struct {
-	deferred bool
+	deferred   bool
+	requireAll bool
+	onStatus   func(Status)
 }
 
-// Deferred makes [Connect] check the configuration and return without connecting: the first call
-// that needs the server connects, and an unreachable server is that call's error.
-func Deferred() ConnectOption { return func(o *connectOptions) { o.deferred = true } }
-
-// Connect returns a client for cfg, connected: an unreachable server is an error here rather than
-// on first use, a [*StartError] carrying the end of a stdio server's standard error. With
-// [Deferred] it connects on first use instead. A configuration that cannot work is an error either
-// way.
-func Connect(ctx context.Context, cfg ServerConfig, opts ...ConnectOption) (*Client, error) {
+func connectOpts(opts []ConnectOption) connectOptions {
 	var o connectOptions
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
 		}
 	}
-	c, err := newClient(cfg)
-	if err != nil || o.deferred {
-		return c, err
+	return o
+}
+
+// Deferred makes [Connect] and [ConnectAll] check the configurations and return without
+// connecting: the first call that needs a server connects, and an unreachable server is that
+// call's error.
+func Deferred() ConnectOption { return func(o *connectOptions) { o.deferred = true } }
+
+// RequireAll makes [ConnectAll] fail, closing the others, when any server fails to start.
+// Without it, ConnectAll goes on without the servers that fail ([Toolset.Failed]).
+func RequireAll() ConnectOption { return func(o *connectOptions) { o.requireAll = true } }
+
+// OnStatus makes [ConnectAll] (and [Connect]) call f as each server starts, becomes ready or
+// fails: Starting, then Ready or Failed. Calls for different servers come from different
+// goroutines and may overlap; the calls for one server come in order.
+func OnStatus(f func(Status)) ConnectOption { return func(o *connectOptions) { o.onStatus = f } }
+
+// Connect returns a client for cfg, connected: an unreachable server is an error here rather than
+// on first use, a [*StartError] carrying the end of a stdio server's standard error. With
+// [Deferred] it connects on first use instead. A configuration that cannot work is an error either
+// way.
+func Connect(ctx context.Context, cfg ServerConfig, opts ...ConnectOption) (*Client, error) {
+	o := connectOpts(opts)
+	if o.deferred {
+		return newClient(cfg)
 	}
-	if _, err := c.Session(ctx); err != nil {
-		se := &StartError{Server: c.Name(), Err: err, Stderr: c.stderrTail()}
-		c.Close()
+	if o.onStatus == nil {
+		c, err := newClient(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := c.Session(ctx); err != nil {
+			se := &StartError{Server: c.Name(), Err: err, Stderr: c.stderrTail()}
+			c.Close()
+			return nil, se
+		}
+		return c, nil
+	}
+	c, se := start(ctx, cfg, o.onStatus)
+	if se != nil {
 		return nil, se
 	}
 	return c, nil
@@ -319,6 +346,9 @@ func (c *Client) Session(ctx context.Context) (*sdk.ClientSession, error) {
 	go func() {
 		err := s.Wait()
 		c.drop(s)
+		if c.cfg.URL != "" && c.resubscribe(s) {
+			return
+		}
 		if err == nil || errors.Is(err, sdk.ErrConnectionClosed) {
 			c.endSubscriptions(s, ErrSubscriptionEnded)
 		} else {

@@ -155,14 +155,20 @@ func TestListTimeout(t *testing.T) {
 	}
 }
 
-// TestStart: a server that fails to start is reported, with the end of its standard error, and
+// TestConnectAll: a server that fails to start is reported, with the end of its standard error, and
 // the others start; status reports follow each server.
-func TestStart(t *testing.T) {
+func TestConnectAll(t *testing.T) {
 	node := testenv.Bin(t, "node")
 	script := `console.error("loading config"); console.error("\x1b[31mfatal: cannot read /etc/app.json\x1b[0m"); process.exit(3)`
 	var mu sync.Mutex
 	events := map[string][]string{}
-	set, err := mcp.Start(testContext(t), &mcp.StartOptions{OnStatus: func(s mcp.Status) {
+	set, err := mcp.ConnectAll(testContext(t), []mcp.ServerConfig{
+		inMemory("good", mustServer(t, echoTool("echo"), echoTool("shout"))),
+		{Name: "crashy", Command: node, Args: []string{"-e", script}},
+		{Name: "mute", Command: node, Args: []string{"-e", "setInterval(() => {}, 1000)"}, ConnectTimeout: 500 * time.Millisecond},
+		{Name: "broken", Command: "x", Include: []string{"["}},
+		nodeServer(t, "everything", "mcp-server-everything", "stdio"),
+	}, mcp.OnStatus(func(s mcp.Status) {
 		mu.Lock()
 		defer mu.Unlock()
 		e := s.State.String()
@@ -170,13 +176,7 @@ func TestStart(t *testing.T) {
 			e += fmt.Sprint(" ", s.Tools)
 		}
 		events[s.Server] = append(events[s.Server], e)
-	}},
-		inMemory("good", mustServer(t, echoTool("echo"), echoTool("shout"))),
-		mcp.ServerConfig{Name: "crashy", Command: node, Args: []string{"-e", script}},
-		mcp.ServerConfig{Name: "mute", Command: node, Args: []string{"-e", "setInterval(() => {}, 1000)"}, ConnectTimeout: 500 * time.Millisecond},
-		mcp.ServerConfig{Name: "broken", Command: "x", Include: []string{"["}},
-		nodeServer(t, "everything", "mcp-server-everything", "stdio"),
-	)
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,12 +225,25 @@ func TestStart(t *testing.T) {
 		t.Errorf("everything: status %v", ev)
 	}
 
-	// ConnectAll keeps its all-or-nothing contract, with the same errors.
-	_, err = mcp.ConnectAll(testContext(t), inMemory("good", mustServer(t, echoTool("echo"))),
-		mcp.ServerConfig{Name: "crashy", Command: node, Args: []string{"-e", script}})
+	// RequireAll is all or nothing, with the same errors.
+	_, err = mcp.ConnectAll(testContext(t), []mcp.ServerConfig{inMemory("good", mustServer(t, echoTool("echo"))),
+		{Name: "crashy", Command: node, Args: []string{"-e", script}}}, mcp.RequireAll())
 	var se *mcp.StartError
 	if !errors.As(err, &se) || se.Server != "crashy" || !strings.Contains(err.Error(), "cannot read") {
-		t.Errorf("ConnectAll: %v", err)
+		t.Errorf("ConnectAll with RequireAll: %v", err)
+	}
+
+	// Deferred connects nothing: the crashing server fails on first use, not here.
+	set, err = mcp.ConnectAll(testContext(t), []mcp.ServerConfig{{Name: "crashy", Command: node, Args: []string{"-e", script}}}, mcp.Deferred())
+	if err != nil || len(set.Clients()) != 1 || len(set.Failed()) != 0 {
+		t.Fatalf("Deferred: %v, %v", err, set)
+	}
+	defer set.Close()
+	if _, err := set.Tools(testContext(t)); err == nil || !strings.Contains(err.Error(), "exit status 3") {
+		t.Errorf("a deferred crashing server's first use: %v", err)
+	}
+	if _, err := mcp.ConnectAll(testContext(t), []mcp.ServerConfig{{Name: "broken", Command: "x", Include: []string{"["}}}, mcp.Deferred()); err == nil {
+		t.Error("Deferred: a configuration that cannot work was accepted")
 	}
 }
 

@@ -164,42 +164,20 @@ func LoadConfig(path string) ([]ServerConfig, error) {
 // Open loads the configuration file at path and connects to all its servers: a [Toolset] over
 // every server's tools, to be closed when done. Any server failing to start fails Open.
 //
-// Deprecated: use [LoadConfig] and [Start], which goes on without a server that fails and reports
-// it in [Toolset.Failed].
+// Deprecated: use [LoadConfig] and [ConnectAll], which goes on without a server that fails and
+// reports it in [Toolset.Failed] ([RequireAll] gives this all-or-nothing contract).
 func Open(ctx context.Context, path string) (*Toolset, error) {
 	cfgs, err := LoadConfig(path)
 	if err != nil {
 		return nil, err
 	}
-	return ConnectAll(ctx, cfgs...)
+	return ConnectAll(ctx, cfgs, RequireAll())
 }
 
-// ConnectAll connects to every server concurrently and returns a [Toolset] over them. If any
-// server cannot be reached, the others are closed and the error joins a [*StartError] for each
-// failed server.
-//
-// Deprecated: use [Start], which goes on without a server that fails and reports it in
-// [Toolset.Failed]; closing the set when Failed is not empty gives this all-or-nothing contract.
-func ConnectAll(ctx context.Context, cfgs ...ServerConfig) (*Toolset, error) {
-	set, err := Start(ctx, nil, cfgs...)
-	if err != nil {
-		return nil, err
-	}
-	if failed := set.Failed(); len(failed) > 0 {
-		set.Close()
-		errs := make([]error, len(failed))
-		for i, f := range failed {
-			errs[i] = f
-		}
-		return nil, errors.Join(errs...)
-	}
-	return set, nil
-}
-
-// State is where a server stands while [Start] starts it.
+// State is where a server stands while [ConnectAll] starts it.
 type State int
 
-// The states of a server reported by [Start], in the order a server goes through them.
+// The states of a server reported by [ConnectAll], in the order a server goes through them.
 const (
 	// Starting: the server is being started (a stdio command) or reached (a URL).
 	Starting State = iota + 1
@@ -222,7 +200,7 @@ func (s State) String() string {
 	return fmt.Sprintf("State(%d)", int(s))
 }
 
-// Status is a change in a server's state while [Start] starts it.
+// Status is a change in a server's state while [ConnectAll] starts it.
 type Status struct {
 	// Server is the server's name.
 	Server string
@@ -234,14 +212,6 @@ type Status struct {
 	Err *StartError
 	// Elapsed is the time since the server began starting.
 	Elapsed time.Duration
-}
-
-// StartOptions configure [Start].
-type StartOptions struct {
-	// OnStatus, when set, is called as each server starts, becomes ready or fails: Starting, then
-	// Ready or Failed. Calls for different servers come from different goroutines and may overlap;
-	// the calls for one server come in order.
-	OnStatus func(Status)
 }
 
 // StartError reports a server that did not start: it could not be run or reached, did not
@@ -267,24 +237,34 @@ func (e *StartError) Error() string {
 // Unwrap returns the cause.
 func (e *StartError) Unwrap() error { return e.Err }
 
-// Start connects to the servers concurrently and lists their tools, and returns a [Toolset] over
-// those that started. A server that fails does not stop the others: the Toolset's Failed method
-// returns its [*StartError], with the end of its standard error for a stdio server, and
-// opts.OnStatus, if set, hears of it at once. The error is non-nil only when ctx ends first;
+// ConnectAll connects to the servers concurrently and lists their tools, and returns a [Toolset]
+// over those that started. A server that fails does not stop the others: the Toolset's Failed
+// method returns its [*StartError], with the end of its standard error for a stdio server, and
+// [OnStatus], if given, hears of it at once. With [RequireAll], any failure closes the others and
+// is the error, joining a *StartError per failed server; with [Deferred], nothing is connected
+// until used and no server fails here. Otherwise the error is non-nil only when ctx ends first;
 // every server is then closed.
-func Start(ctx context.Context, opts *StartOptions, cfgs ...ServerConfig) (*Toolset, error) {
-	var onStatus func(Status)
-	if opts != nil {
-		onStatus = opts.OnStatus
-	}
+func ConnectAll(ctx context.Context, cfgs []ServerConfig, opts ...ConnectOption) (*Toolset, error) {
+	o := connectOpts(opts)
 	clients := make([]*Client, len(cfgs))
 	errs := make([]*StartError, len(cfgs))
 	var wg sync.WaitGroup
 	for i, cfg := range cfgs {
-		wg.Go(func() { clients[i], errs[i] = start(ctx, cfg, onStatus) })
+		if o.deferred {
+			c, err := newClient(cfg)
+			if err != nil {
+				for _, c := range clients[:i] {
+					c.Close()
+				}
+				return nil, err
+			}
+			clients[i] = c
+			continue
+		}
+		wg.Go(func() { clients[i], errs[i] = start(ctx, cfg, o.onStatus) })
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil && !o.deferred {
 		for _, c := range clients {
 			if c != nil {
 				c.Close()
@@ -299,6 +279,14 @@ func Start(ctx context.Context, opts *StartOptions, cfgs ...ServerConfig) (*Tool
 		} else {
 			set.failed = append(set.failed, errs[i])
 		}
+	}
+	if failed := set.Failed(); o.requireAll && len(failed) > 0 {
+		set.Close()
+		errs := make([]error, len(failed))
+		for i, f := range failed {
+			errs[i] = f
+		}
+		return nil, errors.Join(errs...)
 	}
 	return set, nil
 }

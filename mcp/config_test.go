@@ -203,7 +203,7 @@ func ExampleLoadConfig() {
 		cfgs[i].Prefix = cfgs[i].Name + "_" // keep the servers' tool names apart
 		fmt.Println(cfgs[i].Name, cfgs[i].Command, cfgs[i].URL)
 	}
-	// set, err := mcp.Start(ctx, nil, cfgs...)
+	// set, err := mcp.ConnectAll(ctx, cfgs)
 	// Output:
 	// files npx
 	// github  https://api.githubcopilot.com/mcp/

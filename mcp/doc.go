@@ -6,15 +6,24 @@
 // A [Client] is a connection to one server, described by a [ServerConfig]: a command run over
 // stdio, a streamable HTTP URL, or a legacy SSE URL. It is a [tool.Provider]: its Tools method
 // returns the server's tools as [tool.Tool] values, with their input schemas exactly as the server
-// sent them. [Connect] returns one ([Deferred]: connected on first use). [Tools] combines several
-// clients into a [Toolset]; [Start] builds one from configurations, going on without the servers
-// that fail (each reported with the end of its standard error, and followed as it starts through
-// [StartOptions.OnStatus]); [LoadConfig] reads the configuration file Claude Desktop, Claude Code,
-// Cursor and VS Code use.
+// sent them. [Tools] combines several clients into a [Toolset]; [LoadConfig] reads the
+// configuration file Claude Desktop, Claude Code, Cursor and VS Code use.
+//
+// # Construction
+//
+// The package has one constructor per side, each taking the options of its side:
+//
+//   - [Connect] connects to one server, and [ConnectAll] to several at once (a [Toolset] going on
+//     without the servers that fail, each reported with the end of its standard error); both take
+//     [ConnectOption] values: [Deferred] (connect on first use), [RequireAll] (all or nothing),
+//     [OnStatus] (follow each server as it starts).
+//   - [Start] builds a served one from a [ServerOptions] value and the tools to serve.
+//
+// [NewClient], [NewServer] and [Open] remain as deprecated wrappers of these.
 //
 //	cfgs, err := mcp.LoadConfig("mcp.json")
 //	...
-//	set, err := mcp.Start(ctx, nil, cfgs...)
+//	set, err := mcp.ConnectAll(ctx, cfgs)
 //	...
 //	defer set.Close()
 //	tools, err := set.Tools(ctx) // for chat.Options.Tools
@@ -45,7 +54,9 @@
 // transport's message limit ([DefaultMaxMessageBytes] over stdio, [MaxResponseBytes] over HTTP),
 // skipped as it is read, so a resource of a gigabyte fails with [ErrResourceTooLarge] without being
 // held. [Client.Subscribe] follows a resource's updates on a channel that holds at most one
-// waiting update and closes when the subscription, the client or the server's connection ends. A
+// waiting update and closes when the subscription or the client ends, or the server's connection
+// ends for good: an HTTP server's subscriptions are taken again on the client's new session after a
+// reconnect (with an update, for what changed unseen), within about 15 seconds. A
 // [Server] serves [Resource] and [ResourceTemplate] values: fixed text or bytes, or contents made
 // on each read.
 //
@@ -59,7 +70,7 @@
 //
 // # Serving wield tools
 //
-// [NewServer] returns a [Server] that puts any [tool.Tool] on an MCP server: typed tools with
+// [Start] returns a [Server] that puts any [tool.Tool] on an MCP server: typed tools with
 // their inferred input schemas, output schemas for typed results (sent as structuredContent),
 // parts as MCP content (images and audio as such, documents as embedded resources),
 // tool failures and invalid arguments as isError results whose text a [tool.ErrorProcessor] decides.
@@ -69,7 +80,15 @@
 // be served too, which makes a proxy: their servers' results (images included) pass through
 // whole. [Elicit] and [Sample] let a served tool ask its client for input from its user or for a
 // model's answer (the call runs again with the answer), with [ErrUnsupported] when the client
-// declared neither; [RequestFrom] gives a served tool the MCP request it answers.
+// declared neither; [RequestFrom] gives a served tool the MCP request it answers. A client that
+// takes elicitation is asked, too, for what a tool loop would ask its application: a tool that
+// needs approval ([tool.Metadata.RequiresApproval]) runs only once the client's user accepts, and
+// a tool's interrupt ([toolcall.InterruptError]) becomes a question whose answer the tool is run
+// again with ([toolcall.Resumed]: the text, or a proxied server's whole [ElicitationAnswer]); a
+// declined question is the call's result, saying so. A client of protocol 2026-07-28 is asked by
+// result, the call's state sealed with the server's key so that it cannot be forged; an older one
+// is asked directly. A client without elicitation gets the tool run unasked, and an interrupt as
+// the call's error.
 //
 // Over stdio, [Server.Run] with a [StdioTransport] serves one session and survives frames the
 // SDK's own transport would end it on. Over streamable HTTP, [Server.Serve] and [Server.Handler]

@@ -48,7 +48,7 @@ func ExampleTools() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	serve := func(tools ...tool.Tool) string { // an MCP server over HTTP, for the example
-		server, _ := mcp.NewServer(nil, nil, tools...)
+		server, _ := mcp.Start(mcp.ServerOptions{}, tools...)
 		handler, _ := server.Handler(nil)
 		ts := httptest.NewServer(handler)
 		go func() { <-ctx.Done(); ts.Close() }()

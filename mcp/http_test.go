@@ -120,7 +120,7 @@ func TestHTTPSessionServerOnlyForNewSessions(t *testing.T) {
 		TokenVerifier: mcp.StaticToken("right"),
 		SessionServer: func(*http.Request) (*mcp.Server, error) {
 			built.Add(1)
-			return mcp.NewServer(nil, nil, echoTool("echo"))
+			return mcp.Start(mcp.ServerOptions{}, echoTool("echo"))
 		},
 	})
 	auth := map[string]string{"Authorization": "Bearer right"}
@@ -426,7 +426,7 @@ func (remoteListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4zero, Po
 // server's log has the stack, the runtime's messages and a program value's type.
 func TestPanicNotLeaked(t *testing.T) {
 	logger, logs := testLogger(t)
-	s, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: logger},
+	s, err := mcp.Start(mcp.ServerOptions{Logger: logger},
 		newTool("explode", noArgs, func(context.Context, string) (string, error) {
 			panic("secret at /home/alice/.ssh/id_rsa")
 		}),
@@ -549,7 +549,7 @@ func TestProxyUnavailableUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger, logs := testLogger(t)
-	proxy, err := mcp.NewServer(nil, &mcp.ServerOptions{Logger: logger}, upTools...)
+	proxy, err := mcp.Start(mcp.ServerOptions{Logger: logger}, upTools...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func TestEverythingPrompts(t *testing.T) {
 func TestServedPrompts(t *testing.T) {
 	ctx := context.Background()
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90wS\xde")
-	s, err := mcp.NewServer(nil, nil)
+	s, err := mcp.Start(mcp.ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestHugePrompt(t *testing.T) {
 	for i := range msgs {
 		msgs[i] = chat.User("hi")
 	}
-	s, err := mcp.NewServer(nil, nil)
+	s, err := mcp.Start(mcp.ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func TestServedResources(t *testing.T) {
 	ctx := context.Background()
 	pdf := []byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n")
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90wS\xde")
-	s, err := mcp.NewServer(nil, nil)
+	s, err := mcp.Start(mcp.ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

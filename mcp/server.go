@@ -22,8 +22,10 @@ import (
 	"github.com/wield-ai/wield/tool"
 )
 
-// ServerOptions configure a [Server]. The zero value is ready to use.
+// ServerOptions configure a [Server] that [Start] builds. The zero value is ready to use.
 type ServerOptions struct {
+	// Implementation names the server to clients; nil means wield and its module version.
+	Implementation *sdk.Implementation
 	// Options are passed to the Go SDK's server, for what lies beyond tools: instructions,
 	// completions, resource subscriptions, keepalive. Its Logger, when nil, is Logger from the
 	// warning level up.
@@ -117,17 +119,17 @@ type Server struct {
 	logger    *slog.Logger
 	processor tool.ErrorProcessor
 	calls     chan struct{} // a place per call running; nil: no cap
+	stateKey  []byte        // seals the state of calls that stopped to ask their client
 }
 
-// NewServer returns an MCP server offering tools. impl names the server to clients (nil: wield
-// and its module version); opts may be nil. See [Server.AddTools] for how tools are served.
-func NewServer(impl *sdk.Implementation, opts *ServerOptions, tools ...tool.Tool) (*Server, error) {
+// Start returns an MCP server offering tools, configured by opts (the zero value is ready to
+// use); serve it with [Server.Run], [Server.Serve] or [Server.Handler]. See [Server.AddTools] for
+// how tools are served.
+func Start(opts ServerOptions, tools ...tool.Tool) (*Server, error) {
+	o := opts
+	impl := o.Implementation
 	if impl == nil {
 		impl = &sdk.Implementation{Name: "wield", Version: moduleVersion()}
-	}
-	var o ServerOptions
-	if opts != nil {
-		o = *opts
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -142,7 +144,7 @@ func NewServer(impl *sdk.Implementation, opts *ServerOptions, tools ...tool.Tool
 	if so.Logger == nil {
 		so.Logger = sdkLogger(o.Logger)
 	}
-	s := &Server{sdk: sdk.NewServer(impl, &so), logger: o.Logger, processor: o.ErrorProcessor}
+	s := &Server{sdk: sdk.NewServer(impl, &so), logger: o.Logger, processor: o.ErrorProcessor, stateKey: newStateKey()}
 	switch {
 	case o.MaxConcurrentCalls == 0:
 		s.calls = make(chan struct{}, DefaultMaxConcurrentCalls)
@@ -153,6 +155,20 @@ func NewServer(impl *sdk.Implementation, opts *ServerOptions, tools ...tool.Tool
 		return nil, err
 	}
 	return s, nil
+}
+
+// NewServer returns an MCP server offering tools; impl names it to clients (nil: wield).
+//
+// Deprecated: use [Start], with impl as [ServerOptions.Implementation].
+func NewServer(impl *sdk.Implementation, opts *ServerOptions, tools ...tool.Tool) (*Server, error) {
+	var o ServerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if impl != nil {
+		o.Implementation = impl
+	}
+	return Start(o, tools...)
 }
 
 // SDK returns the Go SDK's server underneath, for its features beyond tools (prompts, resources)
@@ -338,8 +354,19 @@ func (h *handler) serve(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 			})
 		})
 	}
-	// The one envelope every runtime uses: Metadata.Timeout, panics as *tool.PanicError, and a
-	// tool that ignores its context given up on when the call ends.
+	if !canElicitForm(req) {
+		res, err := h.run(ctx, args)
+		if err != nil {
+			return h.fail(ctx, err)
+		}
+		return res, nil
+	}
+	return h.serveAsking(ctx, req, args)
+}
+
+// run runs the tool in the one envelope every runtime uses: Metadata.Timeout, panics as
+// *tool.PanicError, and a tool that ignores its context given up on when the call ends.
+func (h *handler) run(ctx context.Context, args json.RawMessage) (*sdk.CallToolResult, error) {
 	var res *sdk.CallToolResult
 	var err error
 	if rt, ok := h.tool.(ResultTool); ok {
@@ -356,10 +383,7 @@ func (h *handler) serve(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 			res, err = h.result(out)
 		}
 	}
-	if err != nil {
-		return h.fail(ctx, err)
-	}
-	return res, nil
+	return res, err
 }
 
 // resultCall runs a ResultTool's CallMCP as a tool.Tool's Call, for tool.Invoke, keeping the

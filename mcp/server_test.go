@@ -42,7 +42,7 @@ func echoTool(name string) *chattest.Tool {
 func mustServer(t *testing.T, tools ...tool.Tool) *mcp.Server {
 	t.Helper()
 	logger, _ := testLogger(t)
-	s, err := mcp.NewServer(&sdk.Implementation{Name: "test", Version: "v0"}, &mcp.ServerOptions{Logger: logger}, tools...)
+	s, err := mcp.Start(mcp.ServerOptions{Implementation: &sdk.Implementation{Name: "test", Version: "v0"}, Logger: logger}, tools...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,7 +517,7 @@ func TestAddToolsErrors(t *testing.T) {
 	}
 }
 
-func ExampleNewServer() {
+func ExampleStart() {
 	weather := &chattest.Tool{
 		Def: tool.Definition{
 			Name:        "currentWeather",
@@ -526,7 +526,7 @@ func ExampleNewServer() {
 		},
 		Func: func(_ context.Context, args string) (string, error) { return "sunny", nil },
 	}
-	server, err := mcp.NewServer(&sdk.Implementation{Name: "weather", Version: "v1.0.0"}, nil, weather)
+	server, err := mcp.Start(mcp.ServerOptions{Implementation: &sdk.Implementation{Name: "weather", Version: "v1.0.0"}}, weather)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -252,7 +252,7 @@ func FuzzStdioTransport(f *testing.F) {
 }
 
 func ExampleStdioTransport() {
-	server, err := mcp.NewServer(nil, nil, echoTool("echo"))
+	server, err := mcp.Start(mcp.ServerOptions{}, echoTool("echo"))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -14,8 +15,9 @@ import (
 // declared no elicitation or sampling.
 var ErrUnsupported = errors.New("mcp: not supported by the other side")
 
-// ErrSubscriptionEnded matches [Subscription.Err] when the server's connection ended: the server
-// exited or dropped it. A reconnected client does not carry subscriptions over; subscribe again.
+// ErrSubscriptionEnded matches [Subscription.Err] when the server's connection ended: a stdio
+// server exited, an HTTP server could not be reached again within about 15 seconds, or a server
+// reached again refused the subscription.
 var ErrSubscriptionEnded = errors.New("mcp: subscription ended with the server's connection")
 
 // Subscription is a subscription to the updates of one resource ([Client.Subscribe]). It holds at
@@ -65,7 +67,8 @@ func (s *Subscription) Close() error {
 	c.mu.Lock()
 	_, live := c.subs[s]
 	delete(c.subs, s)
-	last := live && !c.subscribed(s.session, s.uri)
+	session := s.session // moved by a resubscription, under c.mu
+	last := live && !c.subscribed(session, s.uri)
 	c.mu.Unlock()
 	if !live {
 		return nil
@@ -76,7 +79,7 @@ func (s *Subscription) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.unsubscribeTimeout())
 	defer cancel()
-	if err := s.session.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: s.uri}); err != nil && !errors.Is(err, sdk.ErrConnectionClosed) {
+	if err := session.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: s.uri}); err != nil && !errors.Is(err, sdk.ErrConnectionClosed) {
 		return c.errorf("unsubscribing from %s: %w", quoteName(s.uri), err)
 	}
 	return nil
@@ -102,8 +105,11 @@ func (c *Client) subscribed(s *sdk.ClientSession, uri string) bool {
 // Subscribe asks the server for notifications/resources/updated about the resource at uri and
 // returns the [Subscription] they arrive on. Several subscriptions to one resource share the
 // server's; the last one closed unsubscribes. A server that did not declare resource
-// subscriptions is an error matching [ErrUnsupported]. When the server's connection ends, every
-// subscription on it ends too ([ErrSubscriptionEnded]); [Client.Close] ends them with [ErrClosed].
+// subscriptions is an error matching [ErrUnsupported]. When the connection to an HTTP server ends,
+// the client reconnects and subscribes again on the new session, and each subscription then gets
+// an update, since the resource may have changed unseen; when that fails, or a stdio server's
+// connection ends, every subscription on it ends ([ErrSubscriptionEnded]). [Client.Close] ends
+// them with [ErrClosed].
 func (c *Client) Subscribe(ctx context.Context, uri string) (*Subscription, error) {
 	if uri == "" {
 		return nil, c.errorf("subscribing: no URI")
@@ -179,5 +185,93 @@ func (c *Client) endSubscriptions(s *sdk.ClientSession, err error) {
 	c.mu.Unlock()
 	for _, sub := range ended {
 		sub.end(err)
+	}
+}
+
+// resubscribeWaits are the pauses before each attempt to reach an HTTP server again for its
+// subscriptions: about 15 seconds in all, enough for a server's restart, short of holding a
+// subscription open on a server that is gone.
+var resubscribeWaits = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond,
+	800 * time.Millisecond, 1600 * time.Millisecond, 3 * time.Second, 4 * time.Second, 5 * time.Second}
+
+// resubscribe carries the subscriptions of the ended session old over to a new session: it
+// reconnects, subscribes again to each resource, and hands each subscription an update. It
+// reports whether it took charge of them (there were some, and the client is open); those it
+// could not carry over it ends.
+func (c *Client) resubscribe(old *sdk.ClientSession) bool {
+	c.mu.Lock()
+	n := 0
+	for sub := range c.subs {
+		if sub.session == old {
+			n++
+		}
+	}
+	closed := c.closed
+	c.mu.Unlock()
+	if n == 0 || closed {
+		return false
+	}
+	var lastErr error
+	for _, wait := range resubscribeWaits {
+		time.Sleep(wait)
+		c.mu.Lock()
+		closed := c.closed
+		c.mu.Unlock()
+		if closed {
+			return true // Close ended them
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), c.unsubscribeTimeout())
+		s, err := c.Session(ctx)
+		if err != nil {
+			cancel()
+			lastErr = err
+			continue
+		}
+		c.carryOver(ctx, old, s)
+		cancel()
+		return true
+	}
+	c.logger.Warn("mcp: could not reach the server again for its subscriptions", "server", c.cfg.Name, "error", lastErr)
+	c.endSubscriptions(old, fmt.Errorf("%w: reconnecting: %w", ErrSubscriptionEnded, lastErr))
+	return true
+}
+
+// carryOver moves the subscriptions on old to s, subscribing again on the server.
+func (c *Client) carryOver(ctx context.Context, old, s *sdk.ClientSession) {
+	if ir := s.InitializeResult(); ir == nil || ir.Capabilities == nil || ir.Capabilities.Resources == nil || !ir.Capabilities.Resources.Subscribe {
+		c.endSubscriptions(old, fmt.Errorf("%w: the server reached again no longer offers subscriptions: %w", ErrSubscriptionEnded, ErrUnsupported))
+		return
+	}
+	c.mu.Lock()
+	uris := map[string][]*Subscription{}
+	for sub := range c.subs {
+		if sub.session == old {
+			sub.session = s
+			uris[sub.uri] = append(uris[sub.uri], sub)
+		}
+	}
+	c.mu.Unlock()
+	for uri, subs := range uris {
+		err := s.Subscribe(ctx, &sdk.SubscribeParams{URI: uri})
+		var failed []*Subscription
+		c.mu.Lock()
+		for _, sub := range subs {
+			if _, live := c.subs[sub]; !live {
+				continue // closed meanwhile; its channel may be closed
+			}
+			if err != nil {
+				delete(c.subs, sub)
+				failed = append(failed, sub)
+				continue
+			}
+			select {
+			case sub.updates <- &sdk.ResourceUpdatedNotificationParams{URI: uri}:
+			default: // one is waiting already
+			}
+		}
+		c.mu.Unlock()
+		for _, sub := range failed {
+			sub.end(fmt.Errorf("%w: subscribing again: %w", ErrSubscriptionEnded, err))
+		}
 	}
 }

@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"context"
 	"errors"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -296,5 +298,78 @@ func TestEverythingSubscription(t *testing.T) {
 	}
 	if err := ended(t, sub); !errors.Is(err, mcp.ErrSubscriptionEnded) {
 		t.Errorf("Err after the server died: %v", err)
+	}
+}
+
+// serveSubscribable serves s over streamable HTTP at addr ("127.0.0.1:0" for any port) and
+// returns the address and a function stopping it, connections and all.
+func serveSubscribable(t *testing.T, s *subscribable, addr string) (string, func()) {
+	t.Helper()
+	var ln net.Listener
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if ln, err = net.Listen("tcp", addr); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil)}
+	go hs.Serve(ln)
+	stop := func() { hs.Close() }
+	t.Cleanup(stop)
+	return ln.Addr().String(), stop
+}
+
+// TestResubscribeAfterRestart: an HTTP server restarted (a new process's state: no session, no
+// subscription) gets the client's subscriptions again on the client's new session; each
+// subscription gets an update for the change it may have missed, and the new server's updates
+// arrive on the same channel. A server that does not come back ends them, within the bound.
+func TestResubscribeAfterRestart(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	first := newSubscribable()
+	addr, stop := serveSubscribable(t, first, "127.0.0.1:0")
+	c, err := mcp.Connect(ctx, mcp.ServerConfig{Name: "subs", Type: mcp.TypeHTTP, URL: "http://" + addr, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sub, err := c.Subscribe(ctx, "memo://a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := c.Subscribe(ctx, "memo://a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.settle(t, "memo://a", 1, 0)
+
+	stop()
+	second := newSubscribable()
+	_, stopSecond := serveSubscribable(t, second, addr)
+	second.settle(t, "memo://a", 1, 0) // one subscribe for the two subscriptions
+	for _, s := range []*mcp.Subscription{sub, twin} {
+		if u := receive(t, s); u.URI != "memo://a" {
+			t.Errorf("the update after resubscribing is for %q", u.URI)
+		}
+	}
+	if err := second.srv.ResourceUpdated(ctx, &sdk.ResourceUpdatedNotificationParams{URI: "memo://a"}); err != nil {
+		t.Fatal(err)
+	}
+	if u := receive(t, sub); u.URI != "memo://a" || sub.Err() != nil {
+		t.Errorf("the new server's update: %+v, %v", u, sub.Err())
+	}
+	twin.Close()
+	second.settle(t, "memo://a", 1, 0) // the other still holds the server's
+	if _, err := c.Resources(ctx); err != nil {
+		t.Errorf("the client after the restart: %v", err)
+	}
+
+	// The server goes away for good: the subscription ends, saying so, within the bound.
+	stopSecond()
+	if err := ended(t, sub); !errors.Is(err, mcp.ErrSubscriptionEnded) || !strings.Contains(err.Error(), "reconnecting") {
+		t.Errorf("Err once the server is gone: %v", err)
 	}
 }

@@ -362,7 +362,7 @@ func Tools(clients ...*Client) *Toolset {
 // Clients returns the clients of the set.
 func (s *Toolset) Clients() []*Client { return s.clients }
 
-// Failed returns the servers that [Start] could not start, in configuration order; they are not
+// Failed returns the servers that [ConnectAll] could not start, in configuration order; they are not
 // part of the set.
 func (s *Toolset) Failed() []*StartError { return s.failed }
 

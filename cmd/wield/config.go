@@ -129,8 +129,9 @@ type loadedConfig struct {
 	// path is where the file is (or would be); found says whether it exists.
 	path  string
 	found bool
-	// mcp are the servers of MCPServers, parsed.
-	mcp []mcp.ServerConfig
+	// mcp are the servers of MCPServers, parsed, and oauth their "oauth" entries by name.
+	mcp   []mcp.ServerConfig
+	oauth map[string]*oauthConfig
 }
 
 // configPath is where the configuration file is: $WIELD_CONFIG, else config.json in the XDG
@@ -239,8 +240,12 @@ func (c *loadedConfig) parse(data []byte) error {
 		}
 	}
 	if len(c.MCPServers) > 0 && !bytes.Equal(bytes.TrimSpace(c.MCPServers), []byte("null")) {
-		servers, err := mcp.ParseConfig(append(append([]byte(`{"mcpServers":`), c.MCPServers...), '}'))
+		wrapped := append(append([]byte(`{"mcpServers":`), c.MCPServers...), '}')
+		servers, err := mcp.ParseConfig(wrapped)
 		if err != nil {
+			return err
+		}
+		if c.oauth, err = parseOAuth(wrapped, servers); err != nil {
 			return err
 		}
 		c.mcp = servers

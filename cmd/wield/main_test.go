@@ -22,6 +22,14 @@ func TestMain(m *testing.M) {
 		serveTestMCP()
 		return
 	}
+	if os.Getenv("WIELD_TEST_BROWSER") != "" {
+		playBrowser() // oauth_test.go
+		return
+	}
+	if bin := os.Getenv("WIELD_TEST_CONFORMANCE_CLIENT"); bin != "" {
+		conformanceClient(bin) // oauth_test.go
+		return
+	}
 	dir, err := os.MkdirTemp("", "wield-cli-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -25,11 +25,12 @@ import (
 func (a *app) mcpCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve tools over the Model Context Protocol",
+		Short: "Serve tools over the Model Context Protocol, and log in to MCP servers",
 		Example: `  wield mcp serve
+  wield mcp login remote
   wield mcp serve --http 127.0.0.1:8080 --mcp-config mcp.json --tool-search`,
 	}
-	cmd.AddCommand(a.mcpServeCommand())
+	cmd.AddCommand(a.mcpServeCommand(), a.mcpLoginCommand())
 	return groupCommand(cmd)
 }
 
@@ -165,19 +166,19 @@ func implementation() *sdk.Implementation {
 // tool list grows with its searches), sharing the search index, which is built once. maxCalls
 // caps the calls a server runs at once (0: no cap).
 func (a *app) mcpServer(ctx context.Context, c *catalog, toolSearch bool, maxCalls int, opts *mcp.HTTPOptions) (*mcp.Server, error) {
-	so := &mcp.ServerOptions{Logger: a.logger(), MaxConcurrentCalls: maxCalls}
+	so := mcp.ServerOptions{Implementation: implementation(), Logger: a.logger(), MaxConcurrentCalls: maxCalls}
 	if maxCalls == 0 {
 		so.MaxConcurrentCalls = -1 // the flag's 0 means no cap
 	}
 	if !toolSearch {
-		return mcp.NewServer(implementation(), so, c.tools...)
+		return mcp.Start(so, c.tools...)
 	}
 	ix, err := newSearchIndex(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	newServer := func() (*mcp.Server, error) {
-		srv, err := mcp.NewServer(implementation(), so)
+		srv, err := mcp.Start(so)
 		if err != nil {
 			return nil, err
 		}

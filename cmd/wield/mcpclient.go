@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -10,27 +11,41 @@ import (
 )
 
 // mcpServers are the MCP servers a command offers the tools of: --mcp-config's, else the
-// configuration file's. from names where they came from, for messages.
+// configuration file's. from names where they came from, for messages. A server with "oauth"
+// carries its authorization handler, with the tokens kept from wield mcp login.
 func (a *app) mcpServers(f toolFlags) (servers []mcp.ServerConfig, from string, err error) {
+	return a.mcpServersFor(f, oauthIfAttended)
+}
+
+func (a *app) mcpServersFor(f toolFlags, mode oauthMode) (servers []mcp.ServerConfig, from string, err error) {
+	var entries map[string]*oauthConfig
 	if f.mcpConfig != "" {
 		data, err := readJSONFile(f.mcpConfig)
 		if err != nil {
 			return nil, "", fmt.Errorf("--mcp-config: %w", err)
 		}
-		servers, err := mcp.ParseConfig(data)
+		servers, err = mcp.ParseConfig(data)
+		if err == nil {
+			entries, err = parseOAuth(data, servers)
+		}
 		if err != nil {
 			return nil, "", fmt.Errorf("--mcp-config: %w (in %s)", err, f.mcpConfig)
 		}
-		return servers, "--mcp-config " + f.mcpConfig, nil
+		from = "--mcp-config " + f.mcpConfig
+	} else {
+		cfg, err := a.loadConfig()
+		if err != nil {
+			return nil, "", err
+		}
+		servers, entries, from = slices.Clone(cfg.mcp), cfg.oauth, "the configuration file"
 	}
-	cfg, err := a.loadConfig()
-	if err != nil {
-		return nil, "", err
+	if err := a.withOAuth(servers, entries, mode); err != nil {
+		return nil, "", fmt.Errorf("%s: %w", from, err)
 	}
-	return cfg.mcp, "the configuration file", nil
+	return servers, from, nil
 }
 
-// startMCP starts the servers side by side with mcp.Start, the command's one MCP loader, and
+// startMCP starts the servers side by side with mcp.ConnectAll, the command's one MCP loader, and
 // adds their tools to c. On a terminal a status line tells which are still starting. A server
 // that fails is reported, with the last lines it wrote to standard error, and the others go on.
 func (a *app) startMCP(ctx context.Context, c *catalog, servers []mcp.ServerConfig, from string) error {
@@ -38,14 +53,14 @@ func (a *app) startMCP(ctx context.Context, c *catalog, servers []mcp.ServerConf
 		servers[i].Logger = a.logger()
 	}
 	status := a.newStatusLine(len(servers))
-	set, err := mcp.Start(ctx, &mcp.StartOptions{OnStatus: func(s mcp.Status) {
+	set, err := mcp.ConnectAll(ctx, servers, mcp.OnStatus(func(s mcp.Status) {
 		switch s.State {
 		case mcp.Starting:
 			status.starting(s.Server)
 		case mcp.Ready, mcp.Failed:
 			status.done(s.Server)
 		}
-	}}, servers...)
+	}))
 	status.clear()
 	if err != nil {
 		return err

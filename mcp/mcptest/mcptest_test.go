@@ -20,7 +20,7 @@ func TestTransports(t *testing.T) {
 	echo := tool.Must(tool.Func("echo", "Echoes the text", func(_ context.Context, in echoIn) (string, error) {
 		return "echo: " + in.Text, nil
 	}))
-	s, err := mcp.NewServer(&sdk.Implementation{Name: "test", Version: "v0"}, nil, echo)
+	s, err := mcp.Start(mcp.ServerOptions{Implementation: &sdk.Implementation{Name: "test", Version: "v0"}}, echo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestTransports(t *testing.T) {
 }
 
 func TestReach(t *testing.T) {
-	s, err := mcp.NewServer(nil, nil)
+	s, err := mcp.Start(mcp.ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Command server is an MCP server built on wield for the official MCP conformance suite
 // (@modelcontextprotocol/conformance, "conformance server"). Its tools are wield tools (tool.Func
-// with inferred schemas, tool.New, mcp.NewResultTool for media content) served by mcp.NewServer, over stdio on mcp.StdioTransport and over HTTP on Server.Handler; the prompts, resources and completions the suite also checks are the MCP
+// with inferred schemas, tool.New, mcp.NewResultTool for media content) served by mcp.Start, over stdio on mcp.StdioTransport and over HTTP on Server.Handler; the prompts, resources and completions the suite also checks are the MCP
 // SDK's own features, registered on the same server.
 //
 // Usage:
@@ -60,7 +60,7 @@ func main() {
 }
 
 func newServer() (*mcp.Server, error) {
-	server, err := mcp.NewServer(&sdk.Implementation{Name: "wield-conformance-server", Version: "1.0.0"}, &mcp.ServerOptions{Options: &sdk.ServerOptions{
+	server, err := mcp.Start(mcp.ServerOptions{Implementation: &sdk.Implementation{Name: "wield-conformance-server", Version: "1.0.0"}, Options: &sdk.ServerOptions{
 		CompletionHandler: func(context.Context, *sdk.CompleteRequest) (*sdk.CompleteResult, error) {
 			return &sdk.CompleteResult{Completion: sdk.CompletionResultDetails{Values: []string{}}}, nil
 		},
