@@ -315,13 +315,24 @@ func (a Answer) message() (*sdk.Message, error) {
 
 // send sends msg to the agent and follows its task to an answer, a stop, or the end of ctx,
 // which cancels the remote task.
-func (r *remote) send(ctx context.Context, msg *sdk.Message) (string, error) {
+func (r *remote) send(ctx context.Context, msg *sdk.Message) (_ string, err error) {
+	// The agent spends a share of the caller's agent tree, and a wield agent says what it spent.
+	share, err := client.ShareTree(ctx)
+	if err != nil {
+		return "", tool.Fatal(fmt.Errorf("a2a: agent %s: %w", r.name, err))
+	}
 	f := &follower{r: r}
+	if share != nil {
+		if msg.Metadata == nil {
+			msg.Metadata = map[string]any{}
+		}
+		msg.Metadata[MetaTree] = share.Budget
+		defer func() { share.Settle(treeSpent(f.task.Metadata)) }()
+	}
 	ctx, f.watch = bodywatch.With(ctx)
 	if send, ok := client.AgentEvents(ctx, r.name); ok {
 		f.emit = send
 	}
-	var err error
 	for attempt := 0; ; attempt++ {
 		if r.streaming {
 			err = f.stream(ctx, msg)
@@ -507,6 +518,12 @@ func (f *follower) apply(ev sdk.Event) error {
 			return fmt.Errorf("the agent switched from task %s to task %s", f.task.ID, v.TaskID)
 		}
 		f.task.Status = v.Status
+		if spent, ok := v.Metadata[MetaTreeSpent]; ok {
+			if f.task.Metadata == nil {
+				f.task.Metadata = map[string]any{}
+			}
+			f.task.Metadata[MetaTreeSpent] = spent
+		}
 		if v.Status.Message != nil && v.Status.State == sdk.TaskStateWorking {
 			f.progress(v.Status.Message)
 		}
@@ -707,4 +724,16 @@ func toolName(s string) string {
 		return "remote_agent"
 	}
 	return b.String()
+}
+
+// treeSpent reads what a wield agent reported its turn spent of the caller's tree; nothing when
+// the agent did not say (it is not wield, or it failed before it could).
+func treeSpent(md map[string]any) client.TreeSpent {
+	var spent client.TreeSpent
+	if v, ok := md[MetaTreeSpent]; ok {
+		if raw, err := json.Marshal(v); err == nil {
+			_ = json.Unmarshal(raw, &spent)
+		}
+	}
+	return spent
 }

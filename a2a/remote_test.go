@@ -450,3 +450,53 @@ func TestRemoteAgentPollsAWieldAgent(t *testing.T) {
 		t.Fatalf("the model read %+v", res)
 	}
 }
+
+// TestRemoteAgentSpendsTheCallersTree: a wield agent called over A2A spends a share of its
+// caller's agent tree and says what it spent, which the caller's tree counts; a share spent
+// ends the remote turn and then the caller's.
+func TestRemoteAgentSpendsTheCallersTree(t *testing.T) {
+	ls := chattest.NewTool("ls", func(context.Context, string) (string, error) { return "a b", nil })
+	// Three rounds of ls, then the answer: 4 model calls, 3 tool calls, 12 tokens a call.
+	calleeModel := chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+		rounds := 0
+		for _, m := range p.Messages {
+			if m.Role == chat.RoleTool {
+				rounds++
+			}
+		}
+		msg, finish := chat.Assistant("listed"), chat.FinishStop
+		if rounds < 3 {
+			msg = chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: fmt.Sprintf("l%d", rounds), Name: "ls", Arguments: "{}"}}}
+			finish = chat.FinishToolCalls
+		}
+		return &chat.Response{Generations: []chat.Generation{{Message: msg, FinishReason: finish}},
+			Usage: chat.Usage{InputTokens: 10, OutputTokens: 2, TotalTokens: 12}}, nil
+	})).Repeat().DiscardPrompts()
+	callee := clienttest.New(t, calleeModel, client.WithTools(ls))
+	s := serve(t, callee, ServerConfig{Name: "Lister"})
+	tl, err := RemoteAgent(context.Background(), Config{CardURL: s.http.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caller := func(opts ...client.Option) *client.Client {
+		pm := chattest.New(chattest.Calls(chat.ToolCall{ID: "p1", Name: "lister", Arguments: `{"input":"list"}`}).WithUsage(10, 2), chattest.Text("Listed.").WithUsage(10, 2))
+		return clienttest.New(t, pm, append(opts, client.WithTools(tl))...)
+	}
+
+	resp, _, err := runTurn(t, context.Background(), caller().Prompt("list it"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := client.TreeSpent{ModelCalls: 2 + 4, ToolCalls: 1 + 3, Tokens: 2*12 + 4*12}
+	if resp.Tree != want {
+		t.Fatalf("the caller's tree spent %+v, want %+v with the remote turn's", resp.Tree, want)
+	}
+
+	// A budget of 3 model calls: the remote turn gets the 2 left, spends them, and is refused its
+	// third; the caller's tree is then spent too.
+	_, _, err = runTurn(t, context.Background(), caller(client.WithTreeBudget(client.TreeBudget{ModelCalls: 3})).Prompt("list it"))
+	var be *client.TreeBudgetError
+	if !errors.As(err, &be) || be.Spent.ModelCalls != 3 {
+		t.Fatalf("error %v, want the caller's tree spent with 3 model calls (its 1 and the remote's 2)", err)
+	}
+}

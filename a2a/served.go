@@ -33,6 +33,14 @@ const (
 // task in input-required waits on).
 const MetaKind = "wield"
 
+// Metadata keys of the caller's agent tree ([client.TreeBudget]): a message from a wield caller
+// carries the share of its tree the task's turn may spend (MetaTree), and the task's last status
+// says what the turn spent (MetaTreeSpent), so that the caller's tree counts it.
+const (
+	MetaTree      = "wield.tree"
+	MetaTreeSpent = "wield.treeSpent"
+)
+
 // PendingView describes a pending call of a task in input-required, in the data part of its
 // status message ({"pending": [...]}), for the caller to decide.
 type PendingView struct {
@@ -80,9 +88,10 @@ type executor struct{ s *Server }
 
 // out writes a task's events.
 type out struct {
-	ctx context.Context
-	rc  *a2asrv.RequestContext
-	q   eventqueue.Queue
+	ctx   context.Context
+	rc    *a2asrv.RequestContext
+	q     eventqueue.Queue
+	spent *client.TreeSpent // what the turn spent of its caller's tree, told in the last status
 }
 
 func (o *out) status(state sdk.TaskState, final bool, parts ...sdk.Part) error {
@@ -92,7 +101,25 @@ func (o *out) status(state sdk.TaskState, final bool, parts ...sdk.Part) error {
 	}
 	ev := sdk.NewStatusUpdateEvent(o.rc, state, msg)
 	ev.Final = final
+	if final && o.spent != nil {
+		ev.Metadata = map[string]any{MetaTreeSpent: *o.spent}
+	}
 	return o.q.Write(o.ctx, ev)
+}
+
+// callerTree returns ctx whose turn spends the share of its caller's tree the message carries:
+// it can lower the agent's own budget, never raise it.
+func callerTree(ctx context.Context, m *sdk.Message) context.Context {
+	v, ok := m.Metadata[MetaTree]
+	if !ok {
+		return ctx
+	}
+	var b client.TreeBudget
+	raw, err := json.Marshal(v)
+	if err != nil || json.Unmarshal(raw, &b) != nil {
+		return ctx
+	}
+	return client.WithTreeAccount(ctx, client.TreeAccount{Budget: b})
 }
 
 func (o *out) end(state sdk.TaskState, text string) error {
@@ -108,46 +135,9 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 			err = o.end(sdk.TaskStateFailed, "the agent failed")
 		}
 	}()
-	run := TurnRun{TaskID: string(rc.TaskID), Conversation: conversation(principal(ctx), rc.ContextID)}
-	if rc.StoredTask == nil {
-		if err := memory.ValidateConversationID(conversation(principal(ctx), rc.ContextID)); err != nil {
-			return o.end(sdk.TaskStateRejected, "the context id cannot name a conversation")
-		}
-		text, err := inputText(rc.Message)
-		if err != nil {
-			return o.end(sdk.TaskStateRejected, err.Error())
-		}
-		conv := run.Conversation
-		if err := s.tasks.admit(ctx, principal(ctx), rc.TaskID, rc.ContextID); err != nil {
-			if errors.Is(err, errTooManyTasks) {
-				return o.end(sdk.TaskStateRejected, "too many tasks of this caller are open: finish or cancel one first")
-			}
-			s.cfg.Logger.ErrorContext(ctx, "a2a: admitting a task", "task", rc.TaskID, "error", err)
-			return o.end(sdk.TaskStateFailed, "the agent could not store the task")
-		}
-		var times recordTimes
-		if s.cfg.TurnStore != nil {
-			if st, err := s.cfg.TurnStore.LoadTurn(ctx, conv); err == nil && st != nil {
-				times.PriorTurn = st.ID
-			}
-		}
-		s.tasks.setRun(rc.TaskID, times)
-		run.Text = text
-	} else {
-		rec, _, ok, err := s.tasks.load(ctx, rc.TaskID)
-		if err != nil || !ok || rec.Turn == nil || !waits(rc.StoredTask.Status.State) {
-			if err != nil {
-				s.cfg.Logger.ErrorContext(ctx, "a2a: loading a task", "task", rc.TaskID, "error", err)
-			}
-			return o.end(sdk.TaskStateFailed, "the task has no stopped turn to continue")
-		}
-		decisions, err := decide(rec.Turn, rc.Message, credentialsOf(ctx))
-		if err != nil {
-			// Nothing was claimed: the task still waits, and says what it waits for.
-			return o.status(rc.StoredTask.Status.State, true, pendingParts(rec.Turn, err.Error()+". ")...)
-		}
-		s.tasks.setRun(rc.TaskID, recordTimes{TurnID: rec.Turn.ID})
-		run.State, run.Decisions = rec.Turn, decisions
+	run, done, err := e.taskRun(ctx, rc, o)
+	if done {
+		return err
 	}
 	if err := o.status(sdk.TaskStateWorking, false); err != nil {
 		return err
@@ -157,7 +147,15 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 	go s.holdLease(leased, lost, rc.TaskID)
 	turnCtx, cancel := context.WithTimeout(leased, s.cfg.RunTimeout)
 	defer cancel()
+	turnCtx = callerTree(turnCtx, rc.Message)
 	resp, err := o.turn(turnCtx, s.runner.Run(turnCtx, run))
+	var be *client.TreeBudgetError
+	switch {
+	case err == nil:
+		o.spent = &resp.Tree
+	case errors.As(err, &be):
+		o.spent = &be.Spent
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err() // the task was canceled; its canceled state is written
@@ -203,6 +201,55 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		}
 	}
 	return o.status(sdk.TaskStateCompleted, true)
+}
+
+// taskRun returns the turn a task's message runs: a new one, or the task's stopped turn with the
+// message's decisions. done is true when the task ended or still waits instead, with err what
+// writing that status returned.
+func (e *executor) taskRun(ctx context.Context, rc *a2asrv.RequestContext, o *out) (run TurnRun, done bool, err error) {
+	s := e.s
+	run = TurnRun{TaskID: string(rc.TaskID), Conversation: conversation(principal(ctx), rc.ContextID)}
+	if rc.StoredTask == nil {
+		if err := memory.ValidateConversationID(conversation(principal(ctx), rc.ContextID)); err != nil {
+			return run, true, o.end(sdk.TaskStateRejected, "the context id cannot name a conversation")
+		}
+		text, err := inputText(rc.Message)
+		if err != nil {
+			return run, true, o.end(sdk.TaskStateRejected, err.Error())
+		}
+		conv := run.Conversation
+		if err := s.tasks.admit(ctx, principal(ctx), rc.TaskID, rc.ContextID); err != nil {
+			if errors.Is(err, errTooManyTasks) {
+				return run, true, o.end(sdk.TaskStateRejected, "too many tasks of this caller are open: finish or cancel one first")
+			}
+			s.cfg.Logger.ErrorContext(ctx, "a2a: admitting a task", "task", rc.TaskID, "error", err)
+			return run, true, o.end(sdk.TaskStateFailed, "the agent could not store the task")
+		}
+		var times recordTimes
+		if s.cfg.TurnStore != nil {
+			if st, err := s.cfg.TurnStore.LoadTurn(ctx, conv); err == nil && st != nil {
+				times.PriorTurn = st.ID
+			}
+		}
+		s.tasks.setRun(rc.TaskID, times)
+		run.Text = text
+	} else {
+		rec, _, ok, err := s.tasks.load(ctx, rc.TaskID)
+		if err != nil || !ok || rec.Turn == nil || !waits(rc.StoredTask.Status.State) {
+			if err != nil {
+				s.cfg.Logger.ErrorContext(ctx, "a2a: loading a task", "task", rc.TaskID, "error", err)
+			}
+			return run, true, o.end(sdk.TaskStateFailed, "the task has no stopped turn to continue")
+		}
+		decisions, err := decide(rec.Turn, rc.Message, credentialsOf(ctx))
+		if err != nil {
+			// Nothing was claimed: the task still waits, and says what it waits for.
+			return run, true, o.status(rc.StoredTask.Status.State, true, pendingParts(rec.Turn, err.Error()+". ")...)
+		}
+		s.tasks.setRun(rc.TaskID, recordTimes{TurnID: rec.Turn.ID})
+		run.State, run.Decisions = rec.Turn, decisions
+	}
+	return run, false, nil
 }
 
 // errLeaseLost ends a turn whose task another process took over, its lease having passed.
