@@ -8,10 +8,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/wield-ai/wield/client"
-	"github.com/wield-ai/wield/mcp"
 )
 
-// ReasonElicitation: an MCP server asked for input during a tool call ([mcp.Elicitation], with
+// ReasonElicitation: an MCP server asked for input during a tool call (the interrupt data of mcp.Elicitation, with
 // the client's InterruptOnElicitation). The interrupt's message is the server's, its metadata
 // holds "server", "mode" ("form" or "url"), "url" and "requestedSchema", and its responseSchema
 // is that of the answer: {"action": "accept" | "decline" | "cancel", "content": {...}}, the
@@ -22,13 +21,32 @@ const ReasonElicitation = "mcp_elicitation"
 // maxElicitationFields bounds the fields of a requested schema: a form, not a database.
 const maxElicitationFields = 64
 
+// elicitationData and elicitationAnswerData are the JSON of mcp.Elicitation (an interrupt's data)
+// and mcp.ElicitationAnswer (its answer), read and written here without importing mcp, whose SDK
+// a front end without MCP servers should not link; the tests check them against mcp's.
+type elicitationData struct {
+	Server          string          `json:"server"`
+	Mode            string          `json:"mode,omitempty"`
+	Message         string          `json:"message"`
+	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+	URL             string          `json:"url,omitempty"`
+}
+
+type elicitationAnswerData struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
+}
+
+// maxElicitationSchemaBytes is maxElicitationSchemaBytes.
+const maxElicitationSchemaBytes = 64 << 10
+
 // elicitation returns what the server of a pending call asked, or nil if the call did not stop
 // for an MCP elicitation.
-func elicitation(pc client.PendingCall) *mcp.Elicitation {
+func elicitation(pc client.PendingCall) *elicitationData {
 	if pc.Status == client.CallApproval || pc.Interrupt == nil || len(pc.Interrupt.Data) == 0 {
 		return nil
 	}
-	var e mcp.Elicitation
+	var e elicitationData
 	if json.Unmarshal(pc.Interrupt.Data, &e) != nil || e.Server == "" || e.Message == "" {
 		return nil
 	}
@@ -40,8 +58,8 @@ func elicitation(pc client.PendingCall) *mcp.Elicitation {
 // validating answers. The MCP client checks it too, but a stopped turn's state may come from a
 // store the handler does not trust more than its input.
 func elicitationSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
-	if len(raw) > mcp.MaxElicitationSchemaBytes {
-		return nil, fmt.Errorf("the requested schema is %d bytes, over %d", len(raw), mcp.MaxElicitationSchemaBytes)
+	if len(raw) > maxElicitationSchemaBytes {
+		return nil, fmt.Errorf("the requested schema is %d bytes, over %d", len(raw), maxElicitationSchemaBytes)
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -74,8 +92,8 @@ func elicitationSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 }
 
 // elicitationAnswer is the decision of a call stopped by e: the call made again with the answer.
-func elicitationAnswer(pc client.PendingCall, e *mcp.Elicitation, status string, payload json.RawMessage) (client.Decision, error) {
-	a := mcp.ElicitationAnswer{Action: "cancel"}
+func elicitationAnswer(pc client.PendingCall, e *elicitationData, status string, payload json.RawMessage) (client.Decision, error) {
+	a := elicitationAnswerData{Action: "cancel"}
 	if status == "resolved" {
 		var in struct {
 			Action  string          `json:"action"`
@@ -118,7 +136,7 @@ func elicitationAnswer(pc client.PendingCall, e *mcp.Elicitation, status string,
 }
 
 // answerSchema is the responseSchema of an elicitation's interrupt.
-func answerSchema(e *mcp.Elicitation) map[string]any {
+func answerSchema(e *elicitationData) map[string]any {
 	content := any(map[string]any{"type": "object"})
 	if len(e.RequestedSchema) > 0 {
 		content = e.RequestedSchema

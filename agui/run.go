@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/wield-ai/wield/client"
-	"github.com/wield-ai/wield/mcp"
 )
 
 // Interrupt reasons, in an interrupt's reason field.
@@ -224,7 +223,7 @@ type pendingView struct {
 	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
 	SchemaError     string          `json:"schemaError,omitempty"`
 
-	elicitation *mcp.Elicitation
+	elicitation *elicitationData
 }
 
 func pendingViews(st *client.TurnState) []pendingView {

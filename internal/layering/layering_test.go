@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 	"toolsearch":         {"chat", "client", "tool", "content", "engine"},
 	"mcp":                {"tool", "chat", "toolcall", "content"},
 	"compact":            {"budget", "chat", "client", "engine", "tool", "toolsearch", "content"},
-	"agui":               {"client", "chat", "content", "mcp"},
+	"agui":               {"client", "chat", "content"},
 	"web":                {"agui", "client", "chat", "memory", "tool", "content"},
 	"a2a":                {"chat", "client", "memory", "tool", "toolcall", "content"},
 	"chattest":           {"chat", "tool", "content"},
