@@ -29,6 +29,39 @@ type indexEntry struct {
 	// task's is when its admission lapses if its record was never written (its process ended
 	// before the first save): a sweep then drops the entry.
 	Expires int64 `json:"e,omitempty"`
+	// Client is the address of an anonymous caller (no Authorize), whose tasks are counted
+	// apart from other anonymous callers'.
+	Client string `json:"k,omitempty"`
+}
+
+// anonymousClients is how many times MaxOpenTasks the anonymous callers of a server may have
+// open in all: anonymous callers share a principal, and each (by its address) has MaxOpenTasks
+// of its own, so that one cannot lock the others out.
+const anonymousClients = 10
+
+// openCount counts the open entries of tasks at now, and those of client among them.
+func openCount(tasks map[string]indexEntry, client string, now int64) (all, mine int) {
+	for _, e := range tasks {
+		if !e.State.Terminal() && !e.expires(now) {
+			all++
+			if e.Client == client {
+				mine++
+			}
+		}
+	}
+	return all, mine
+}
+
+// full reports whether the owner's open tasks leave no room for one more of client's: an
+// anonymous client has MaxOpenTasks of its own, within anonymousClients times that in all.
+func (s *taskStore) full(owner, client string, all, mine int) bool {
+	if s.maxOpen <= 0 {
+		return false
+	}
+	if owner == "" && client != "" {
+		return mine >= s.maxOpen || all >= anonymousClients*s.maxOpen
+	}
+	return all >= s.maxOpen
 }
 
 // expires reports whether the entry is of a waiting or finished task whose time passed at now.
@@ -234,47 +267,41 @@ func (s *taskStore) listPrincipal(ctx context.Context, owner string, add bool) e
 	})
 }
 
-// openTasks counts the owner's tasks that are not over (working or waiting), as its index says.
-func (s *taskStore) openTasks(ctx context.Context, owner string) (int, error) {
+// openTasks counts the owner's tasks that are not over (working or waiting), as its index says,
+// and reports whether they leave room for one more of the caller of ctx.
+func (s *taskStore) openTasks(ctx context.Context, owner string) (n int, full bool, _ error) {
 	if memory.ValidateConversationID(indexKey(owner)) != nil {
-		return 0, nil
+		return 0, false, nil
 	}
 	r, ok, err := s.repo.LoadTurn(ctx, indexKey(owner))
 	if err != nil || !ok {
-		return 0, err
+		return 0, false, err
 	}
 	tasks, err := s.decodeIndex(indexKey(owner), r, true)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	n, now := 0, s.nowMs()
-	for _, e := range tasks {
-		if !e.State.Terminal() && !e.expires(now) {
-			n++
-		}
-	}
-	return n, nil
+	client := clientOf(ctx)
+	all, mine := openCount(tasks, client, s.nowMs())
+	return all, s.full(owner, client, all, mine), nil
 }
 
 // admit lists a new task of the owner as working, unless the owner has MaxOpenTasks open
 // already (errTooManyTasks).
 func (s *taskStore) admit(ctx context.Context, owner string, id sdk.TaskID, contextID string) error {
+	var client string
+	if owner == "" {
+		client = clientOf(ctx)
+	}
 	expired, evicted, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
-		if s.maxOpen > 0 {
-			n := 0
-			for _, e := range ix.Tasks {
-				if !e.State.Terminal() {
-					n++
-				}
-			}
-			if n >= s.maxOpen {
-				return errTooManyTasks
-			}
+		all, mine := openCount(ix.Tasks, client, s.nowMs())
+		if s.full(owner, client, all, mine) {
+			return errTooManyTasks
 		}
 		// Until its first save, which is at once, the entry lapses with a lease: a process
 		// that ends before leaves no open task behind (a sweep drops the entry). The first
 		// save leaves the entry as it is, and so does not write the index.
-		ix.Tasks[string(id)] = indexEntry{Context: contextID, State: sdk.TaskStateWorking, Expires: s.now().Add(s.lease).UnixMilli()}
+		ix.Tasks[string(id)] = indexEntry{Context: contextID, State: sdk.TaskStateWorking, Expires: s.now().Add(s.lease).UnixMilli(), Client: client}
 		return nil
 	})
 	s.remove(ctx, expired, false)
@@ -286,9 +313,11 @@ func (s *taskStore) admit(ctx context.Context, owner string, id sdk.TaskID, cont
 func (s *taskStore) indexTask(ctx context.Context, owner string, t *sdk.Task, expires int64) error {
 	expired, evicted, err := s.updateIndex(ctx, owner, func(ix *taskIndex) error {
 		e := indexEntry{Context: t.ContextID, State: t.Status.State, Expires: expires}
-		if cur, ok := ix.Tasks[string(t.ID)]; ok && e.State == sdk.TaskStateWorking && cur.State == e.State && cur.Context == e.Context {
+		cur, ok := ix.Tasks[string(t.ID)]
+		if ok && e.State == sdk.TaskStateWorking && cur.State == e.State && cur.Context == e.Context {
 			return nil // working still: its record holds the lease, and the entry is unchanged
 		}
+		e.Client = cur.Client
 		ix.Tasks[string(t.ID)] = e
 		return nil
 	})

@@ -3,6 +3,7 @@ package a2a
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -397,7 +398,7 @@ func TestServeAdmittedTaskOfAnEndedProcess(t *testing.T) {
 	if err := s.srv.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.srv.tasks.openTasks(ctx, ""); err != nil || n != 1 {
+	if n, _, err := s.srv.tasks.openTasks(ctx, ""); err != nil || n != 1 {
 		t.Fatalf("within its admission: %d open tasks, %v", n, err)
 	}
 	clk.Add(31 * time.Second)
@@ -470,4 +471,45 @@ func (r *cancelingRunner) canceled() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.ids)
+}
+
+// Anonymous callers (no Authorize) share a principal, but each, by its address, has
+// MaxOpenTasks of its own: one that fills its place does not lock the others out, and all of
+// them together are bounded too.
+func TestServeAnonymousClientsOpenTasksApart(t *testing.T) {
+	m := chattest.New(chattest.Text("done")).Repeat()
+	s := serve(t, clienttest.New(t, m), ServerConfig{MaxOpenTasks: 2})
+	from := func(addr string) context.Context {
+		return context.WithValue(context.Background(), clientKey{}, "addr:"+addr)
+	}
+	for i := range 2 {
+		if err := s.srv.tasks.admit(from("10.0.0.1"), "", sdk.TaskID(fmt.Sprintf("a%d", i)), "ctx"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.srv.tasks.admit(from("10.0.0.1"), "", "a2", "ctx"); !errors.Is(err, errTooManyTasks) {
+		t.Fatalf("a third task of one client: %v", err)
+	}
+	if _, full, err := s.srv.tasks.openTasks(from("10.0.0.1"), ""); err != nil || !full {
+		t.Fatalf("the first check for the full client: full %v, %v", full, err)
+	}
+	if _, full, err := s.srv.tasks.openTasks(from("10.0.0.2"), ""); err != nil || full {
+		t.Fatalf("the first check for another client: full %v, %v", full, err)
+	}
+	n := 2
+	for c := 2; c <= anonymousClients; c++ {
+		for i := range 2 {
+			if err := s.srv.tasks.admit(from(fmt.Sprintf("10.0.0.%d", c)), "", sdk.TaskID(fmt.Sprintf("t%d-%d", c, i)), "ctx"); err != nil {
+				t.Fatalf("client %d, task %d (%d open): %v", c, i, n, err)
+			}
+			n++
+		}
+	}
+	if err := s.srv.tasks.admit(from("10.0.0.99"), "", "over", "ctx"); !errors.Is(err, errTooManyTasks) {
+		t.Fatalf("past %d anonymous tasks in all: %v", n, err)
+	}
+	// An authenticated principal's count is its own, as before.
+	if err := s.srv.tasks.admit(context.Background(), "alice", "b0", "ctx"); err != nil {
+		t.Fatal(err)
+	}
 }

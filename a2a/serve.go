@@ -98,7 +98,8 @@ type ServerConfig struct {
 	KeepWaiting, KeepFinished time.Duration
 	// MaxOpenTasks bounds the tasks of one principal that are not over (working or waiting): a
 	// new one past it is refused. DefaultMaxOpenTasks when zero, no bound when negative. Without
-	// an Authorize hook every caller is the same principal.
+	// an Authorize hook every caller is the same principal, and the bound is each caller's by its
+	// address (loopback callers count as one), within ten times it for all of them together.
 	MaxOpenTasks int
 	// TaskLease is how long a working task's process vouches for it before it renews the
 	// vouching (every third of it); a working task whose lease passed belongs to a process that
@@ -327,7 +328,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cannot read the request", http.StatusRequestTimeout)
 		return
 	}
-	r = r.WithContext(context.WithValue(r.Context(), principalKey{}, who))
+	ctx := context.WithValue(r.Context(), principalKey{}, who)
+	if who == "" {
+		ctx = context.WithValue(ctx, clientKey{}, httpguard.ClientID(r, ""))
+	}
+	r = r.WithContext(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	w.Header().Set("Content-Type", "application/json")
 	s.rpc.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: rc, timeout: s.cfg.WriteTimeout}, r)
@@ -411,6 +416,14 @@ func principal(ctx context.Context) string {
 	return p
 }
 
+// clientKey holds, in a request's context, the address of an anonymous caller ("" on loopback).
+type clientKey struct{}
+
+func clientOf(ctx context.Context) string {
+	c, _ := ctx.Value(clientKey{}).(string)
+	return c
+}
+
 // guarded refuses what concerns a task the caller does not own, as if the task did not exist.
 type guarded struct {
 	a2asrv.RequestHandler
@@ -459,12 +472,12 @@ func (g *guarded) checkSend(ctx context.Context, p *sdk.MessageSendParams) error
 	}
 	if p.Message.TaskID == "" {
 		if g.s.cfg.MaxOpenTasks > 0 {
-			n, err := g.s.tasks.openTasks(ctx, principal(ctx))
+			n, full, err := g.s.tasks.openTasks(ctx, principal(ctx))
 			if err != nil {
 				g.s.cfg.Logger.ErrorContext(ctx, "a2a: counting open tasks", "error", err)
 				return sdk.ErrInternalError
 			}
-			if n >= g.s.cfg.MaxOpenTasks {
+			if full {
 				return fmt.Errorf("%d tasks of this caller are open, the most this agent keeps: finish or cancel one first: %w", n, sdk.ErrInvalidRequest)
 			}
 		}
