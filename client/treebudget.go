@@ -104,6 +104,13 @@ func WithTreeAccount(ctx context.Context, acct TreeAccount) context.Context {
 	return context.WithValue(ctx, accountKey{}, acct)
 }
 
+// TreeAccountOf returns the account ctx starts agent trees from ([WithTreeAccount]), if any: a
+// runner that starts the turn elsewhere passes it on.
+func TreeAccountOf(ctx context.Context) (TreeAccount, bool) {
+	acct, ok := ctx.Value(accountKey{}).(TreeAccount)
+	return acct, ok
+}
+
 // TreeShare is a part of an agent tree's budget reserved for work that runs in another run or
 // process, such as a Temporal child workflow or a remote agent ([ShareTree]).
 type TreeShare struct {

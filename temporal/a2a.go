@@ -42,8 +42,11 @@ func (r *TaskRunner) Run(ctx context.Context, tr a2a.TurnRun) iter.Seq2[*client.
 		var turn *Turn
 		from, seq := 0, int64(0)
 		if tr.State == nil {
-			t, err := r.c.Start(ctx, Request{ID: TaskTurnID(tr.TaskID), ConversationID: tr.Conversation,
-				Messages: []chat.Message{chat.User(tr.Text)}}, r.opts...)
+			req := Request{ID: TaskTurnID(tr.TaskID), ConversationID: tr.Conversation, Messages: []chat.Message{chat.User(tr.Text)}}
+			if acct, ok := client.TreeAccountOf(ctx); ok { // the caller's share
+				req.Tree = &acct
+			}
+			t, err := r.c.Start(ctx, req, r.opts...)
 			if err != nil {
 				yield(nil, err)
 				return

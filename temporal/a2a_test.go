@@ -200,3 +200,33 @@ func TestA2ATaskOutOfTimeCancelsItsTurn(t *testing.T) {
 		t.Fatalf("the turn of a task out of time: %v", err)
 	}
 }
+
+// A served task on a durable turn spends the share of its caller's tree the message carries,
+// and its last status says what it spent.
+func TestA2ATaskOnDurableTurnSpendsTheCallersShare(t *testing.T) {
+	tc := dial(t)
+	ls := tool.Must(tool.Func("ls", "List files", func(context.Context, struct{}) (string, error) { return "a b", nil }))
+	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "l1", Name: "ls", Arguments: `{}`}), chattest.Text("Listed.")).Repeat()
+	cfg := temporal.Config{TaskQueue: "a2a-tree-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond}
+	startWorker(t, tc, newClient(m, client.WithTools(ls)), cfg)
+	tcl, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := a2aReplica(t, tcl.TaskRunner(), memory.NewInMemory())
+	spent := func(task *sdk.Task) any {
+		md, _ := task.Metadata[a2a.MetaTreeSpent].(map[string]any)
+		return md["modelCalls"]
+	}
+
+	task := a2aTask(t, cl, sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: "list"}))
+	if task.Status.State != sdk.TaskStateCompleted || spent(task) != float64(2) {
+		t.Fatalf("without a share: %s, spent %v model calls (metadata %v)", task.Status.State, spent(task), task.Metadata)
+	}
+	msg := sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: "list"})
+	msg.Metadata = map[string]any{a2a.MetaTree: client.TreeBudget{ModelCalls: 1}}
+	task = a2aTask(t, cl, msg)
+	if task.Status.State != sdk.TaskStateFailed || spent(task) != float64(1) {
+		t.Fatalf("with a share of 1 model call: %s, spent %v model calls (metadata %v)", task.Status.State, spent(task), task.Metadata)
+	}
+}

@@ -54,6 +54,9 @@ func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
 		}
 		bctx = call.Context(bctx)
 	}
+	if t.in.Tree != nil && t.in.Continued == nil { // a continued state carries its account
+		bctx = client.WithTreeAccount(bctx, *t.in.Tree)
+	}
 	var err error
 	if rt.served, err = rt.workerTools(bctx); err != nil {
 		return nil, err

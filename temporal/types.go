@@ -29,6 +29,10 @@ type Request struct {
 	// ToolContext reaches the tools ([tool.ContextFrom]) and never the model. It travels as
 	// JSON: numbers arrive as float64, structs as maps.
 	ToolContext tool.Context `json:"toolContext,omitempty"`
+	// Tree starts the turn's agent tree from an account ([client.WithTreeAccount]): the share of
+	// a caller's tree the turn may spend, say. It can lower the worker client's budget
+	// ([client.WithTreeBudget]), never raise it.
+	Tree *client.TreeAccount `json:"tree,omitempty"`
 	// Continued is set by the workflow when a turn continues as new ([Config.MaxHistoryEvents]):
 	// what the turn carries into its next run. Leave it nil.
 	Continued *Continuation `json:"continued,omitempty"`
