@@ -61,7 +61,7 @@ func (f *deltaFilter) send(ev *Event) bool {
 	for i := range ev.Chunk.Generations {
 		g := &ev.Chunk.Generations[i]
 		if g.Index != 0 {
-			continue // the loop runs the calls of the first generation only
+			continue // fragments are tracked by index, which other generations reuse; streamed tool calls come in one
 		}
 		for _, tc := range g.Message.ToolCalls {
 			if !f.emit(f.delta(tc, ev.agent)) {
