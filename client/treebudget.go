@@ -84,12 +84,26 @@ type TreeAccount struct {
 	Spent  TreeSpent  `json:"spent"`
 }
 
+// The resources of a tree, as the arrays of its account index them.
+const (
+	resModelCalls = iota
+	resToolCalls
+	resTokens
+	resources
+)
+
+var resourceNames = [resources]string{"model calls", "tool calls", "tokens"}
+
+func (b TreeBudget) each() [resources]int64 { return [...]int64{b.ModelCalls, b.ToolCalls, b.Tokens} }
+
+func (s TreeSpent) each() [resources]int64 { return [...]int64{s.ModelCalls, s.ToolCalls, s.Tokens} }
+
 // tree is the shared account of one agent tree, found by its turns in the context.
 type tree struct {
-	limit                         TreeBudget
-	modelCalls, toolCalls, tokens atomic.Int64
-	// shared is what the shares not yet settled hold of the counts above ([ShareTree]).
-	shared [3]atomic.Int64
+	limit TreeBudget
+	count [resources]atomic.Int64
+	// shared is what the shares not yet settled hold of count ([ShareTree]).
+	shared [resources]atomic.Int64
 }
 
 type accountKey struct{}
@@ -118,9 +132,9 @@ type TreeShare struct {
 	// no limit. Pass it on with [WithTreeAccount] (or the protocol's equivalent).
 	Budget TreeBudget
 
-	t        *tree
-	reserved TreeSpent
-	settled  atomic.Bool
+	t       *tree
+	held    [resources]int64
+	settled atomic.Bool
 }
 
 // ShareTree reserves, for work that the tool call running with ctx hands to another run or
@@ -140,50 +154,32 @@ func ShareTree(ctx context.Context) (*TreeShare, error) {
 		parts = int64(c.Parallel)
 	}
 	s := &TreeShare{t: t}
-	rs := s.resources()
-	for i, r := range rs {
-		if r.limit < 0 {
-			*r.share = -1
+	limits := t.limit.each()
+	var share [resources]int64
+	for i, limit := range limits {
+		if limit < 0 {
+			share[i] = -1
 			continue
 		}
 		for {
-			cur := r.count.Load()
-			left := r.limit - cur
+			cur := t.count[i].Load()
+			left := limit - cur
 			if left <= 0 {
-				for _, done := range rs[:i] {
-					done.count.Add(-*done.held)
-					done.shared.Add(-*done.held)
-				}
-				return nil, t.refuse(r.name, r.limit)
+				s.release()
+				return nil, t.refuse(resourceNames[i], limit)
 			}
 			// A part of what remained before the round's other shares, so that the calls that
 			// ask later get as much as the first.
-			n := max(min((r.limit-(cur-r.shared.Load()))/parts, left), 1)
-			if r.count.CompareAndSwap(cur, cur+n) {
-				r.shared.Add(n)
-				*r.share, *r.held = n, n
+			n := max(min((limit-(cur-t.shared[i].Load()))/parts, left), 1)
+			if t.count[i].CompareAndSwap(cur, cur+n) {
+				t.shared[i].Add(n)
+				share[i], s.held[i] = n, n
 				break
 			}
 		}
 	}
+	s.Budget = TreeBudget{ModelCalls: share[resModelCalls], ToolCalls: share[resToolCalls], Tokens: share[resTokens]}
 	return s, nil
-}
-
-// shareOf is one resource of a tree as a share reserves it.
-type shareOf struct {
-	name          string
-	limit         int64
-	count, shared *atomic.Int64
-	share, held   *int64
-}
-
-func (s *TreeShare) resources() [3]shareOf {
-	t := s.t
-	return [...]shareOf{
-		{"model calls", t.limit.ModelCalls, &t.modelCalls, &t.shared[0], &s.Budget.ModelCalls, &s.reserved.ModelCalls},
-		{"tool calls", t.limit.ToolCalls, &t.toolCalls, &t.shared[1], &s.Budget.ToolCalls, &s.reserved.ToolCalls},
-		{"tokens", t.limit.Tokens, &t.tokens, &t.shared[2], &s.Budget.Tokens, &s.reserved.Tokens},
-	}
 }
 
 // Settle puts spent, what the work reported it spent, in the place of the share: what is over
@@ -193,10 +189,17 @@ func (s *TreeShare) Settle(spent TreeSpent) {
 	if s == nil || !s.settled.CompareAndSwap(false, true) {
 		return
 	}
-	spentOf := [...]int64{max(spent.ModelCalls, 0), max(spent.ToolCalls, 0), max(spent.Tokens, 0)}
-	for i, r := range s.resources() {
-		r.shared.Add(-*r.held)
-		r.count.Add(spentOf[i] - *r.held)
+	for i, n := range spent.each() {
+		s.t.count[i].Add(max(n, 0))
+	}
+	s.release()
+}
+
+// release takes what the share holds out of the tree's account.
+func (s *TreeShare) release() {
+	for i, n := range s.held {
+		s.t.count[i].Add(-n)
+		s.t.shared[i].Add(-n)
 	}
 }
 
@@ -226,9 +229,9 @@ func treeOf(ctx context.Context, limit TreeBudget, resumed *TreeAccount) (_ cont
 	}
 	if ok {
 		t.limit = t.limit.within(acct.Budget.withDefaults())
-		t.modelCalls.Store(max(acct.Spent.ModelCalls, 0)) // a state from outside may lie
-		t.toolCalls.Store(max(acct.Spent.ToolCalls, 0))
-		t.tokens.Store(max(acct.Spent.Tokens, 0))
+		for i, n := range acct.Spent.each() {
+			t.count[i].Store(max(n, 0)) // a state from outside may lie
+		}
 	}
 	return context.WithValue(ctx, treeKey{}, t), t, true
 }
@@ -256,7 +259,7 @@ func (t *tree) account() *TreeAccount {
 }
 
 func (t *tree) spent() TreeSpent {
-	return TreeSpent{ModelCalls: t.modelCalls.Load(), ToolCalls: t.toolCalls.Load(), Tokens: t.tokens.Load()}
+	return TreeSpent{ModelCalls: t.count[resModelCalls].Load(), ToolCalls: t.count[resToolCalls].Load(), Tokens: t.count[resTokens].Load()}
 }
 
 func (t *tree) refuse(resource string, limit int64) error {
@@ -265,11 +268,11 @@ func (t *tree) refuse(resource string, limit int64) error {
 
 // modelCall accounts for a model call about to be made, or refuses it.
 func (t *tree) modelCall() error {
-	if l := t.limit.Tokens; l >= 0 && t.tokens.Load() >= l {
+	if l := t.limit.Tokens; l >= 0 && t.count[resTokens].Load() >= l {
 		return t.refuse("tokens", l)
 	}
-	if n := t.modelCalls.Add(1); t.limit.ModelCalls >= 0 && n > t.limit.ModelCalls {
-		t.modelCalls.Add(-1)
+	if n := t.count[resModelCalls].Add(1); t.limit.ModelCalls >= 0 && n > t.limit.ModelCalls {
+		t.count[resModelCalls].Add(-1)
 		return t.refuse("model calls", t.limit.ModelCalls)
 	}
 	return nil
@@ -281,13 +284,13 @@ func (t *tree) used(u chat.Usage) {
 	if n == 0 {
 		n = u.InputTokens + u.OutputTokens
 	}
-	t.tokens.Add(int64(n))
+	t.count[resTokens].Add(int64(n))
 }
 
 // toolCalls accounts for the n calls of a round about to run, or refuses them all.
 func (t *tree) toolCallsOf(n int) error {
-	if k := t.toolCalls.Add(int64(n)); t.limit.ToolCalls >= 0 && k > t.limit.ToolCalls {
-		t.toolCalls.Add(int64(-n))
+	if k := t.count[resToolCalls].Add(int64(n)); t.limit.ToolCalls >= 0 && k > t.limit.ToolCalls {
+		t.count[resToolCalls].Add(int64(-n))
 		return t.refuse("tool calls", t.limit.ToolCalls)
 	}
 	return nil
