@@ -159,28 +159,18 @@ func With(ctx context.Context, p *chat.Prompt) (context.Context, func()) {
 	if p == nil {
 		return ctx, func() {}
 	}
-	s := &Set{}
-	addParts := func(text string, parts []content.Part) {
-		s.addText(text)
-		for _, p := range parts {
-			s.addText(p.Text)
-			if len(p.Data) >= MinBytes {
-				s.add(bytesKey(p.Data, kindBase64), value{data: p.Data, kind: kindBase64})
-				// A text document goes as text ([TextOf]); the string is only read.
-				s.add(bytesKey(p.Data, kindText), value{text: unsafe.String(unsafe.SliceData(p.Data), len(p.Data)), kind: kindText})
-			}
-		}
-	}
+	var set Set // on the stack until a large value is found: most prompts have none
 	for i := range p.Messages {
 		m := &p.Messages[i]
-		addParts(m.Content, m.Parts)
+		set.addParts(m.Content, m.Parts)
 		for _, r := range m.ToolResults {
-			addParts(r.Content, r.Parts)
+			set.addParts(r.Content, r.Parts)
 		}
 	}
-	if len(s.values) == 0 {
+	if len(set.values) == 0 {
 		return ctx, func() {}
 	}
+	s := &Set{keys: set.keys, values: set.values}
 	registered.Lock()
 	if registered.counts == nil {
 		registered.counts = make(map[key]int)
@@ -200,6 +190,19 @@ func With(ctx context.Context, p *chat.Prompt) (context.Context, func()) {
 				}
 			}
 		})
+	}
+}
+
+// addParts adds a message's (or a result's) large text and parts.
+func (s *Set) addParts(text string, parts []content.Part) {
+	s.addText(text)
+	for _, p := range parts {
+		s.addText(p.Text)
+		if len(p.Data) >= MinBytes {
+			s.add(bytesKey(p.Data, kindBase64), value{data: p.Data, kind: kindBase64})
+			// A text document goes as text ([TextOf]); the string is only read.
+			s.add(bytesKey(p.Data, kindText), value{text: unsafe.String(unsafe.SliceData(p.Data), len(p.Data)), kind: kindText})
+		}
 	}
 }
 
