@@ -485,8 +485,10 @@ func (r *wfRuntime) RunAgent(ctx context.Context, c *client.Client, call client.
 	if err != nil {
 		return nil, true, err
 	}
+	var spent client.TreeSpent // what the child reports; nothing when it cannot
 	if share != nil {
 		in.Agent.Call.Tree = &client.TreeAccount{Budget: share.Budget}
+		defer func() { share.Settle(spent) }()
 	}
 	wctx := r.wf(ctx)
 	r.t.steps++
@@ -501,12 +503,10 @@ func (r *wfRuntime) RunAgent(ctx context.Context, c *client.Client, call client.
 	r.t.agents = append(r.t.agents, agentRef{ID: id, Name: call.Name})
 	if err := workflow.Await(wctx, func() bool { return f.IsReady() || ctx.Err() != nil }); err != nil {
 		cancel()
-		share.Settle(client.TreeSpent{})
 		return nil, true, err
 	}
 	if !f.IsReady() {
 		cancel()
-		share.Settle(client.TreeSpent{})
 		return nil, true, context.Cause(ctx)
 	}
 	var resp client.Response
@@ -515,20 +515,18 @@ func (r *wfRuntime) RunAgent(ctx context.Context, c *client.Client, call client.
 		if errors.As(err, &ae) {
 			var be client.TreeBudgetError
 			if ae.Type() == errTypeTreeBudget && ae.HasDetails() && ae.Details(&be) == nil {
-				share.Settle(be.Spent)
+				spent = be.Spent
 				return nil, true, tool.Fatal(fmt.Errorf("the agent %q spent its share of the tree: %w", call.Name, &be))
 			}
-			share.Settle(client.TreeSpent{})
 			msg := fmt.Errorf("the agent %q failed: %s", call.Name, ae.Error())
 			if ae.Type() == errTypeTurnEnded {
 				return nil, true, tool.Fatal(msg)
 			}
 			return nil, true, msg
 		}
-		share.Settle(client.TreeSpent{})
 		return nil, true, err
 	}
-	share.Settle(resp.Tree)
+	spent = resp.Tree
 	return &resp, true, nil
 }
 
