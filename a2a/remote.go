@@ -315,7 +315,7 @@ func (a Answer) message() (*sdk.Message, error) {
 
 // send sends msg to the agent and follows its task to an answer, a stop, or the end of ctx,
 // which cancels the remote task.
-func (r *remote) send(ctx context.Context, msg *sdk.Message) (_ string, err error) {
+func (r *remote) send(ctx context.Context, msg *sdk.Message) (string, error) {
 	// The agent spends a share of the caller's agent tree, and a wield agent says what it spent.
 	share, err := client.ShareTree(ctx)
 	if err != nil {
