@@ -15,8 +15,8 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/engine"
+	"github.com/wield-ai/wield/internal/otelspan"
 	"github.com/wield-ai/wield/internal/redact"
-	"github.com/wield-ai/wield/internal/tracegate"
 )
 
 // scope is the instrumentation scope of the client's spans and metrics.
@@ -48,7 +48,7 @@ var (
 // telemetry holds the client's tracer, instruments and logger.
 type telemetry struct {
 	tracer   trace.Tracer
-	spans    *tracegate.Gate
+	spans    *otelspan.Gate
 	duration metric.Float64Histogram
 	tokens   metric.Int64Histogram
 	logger   *slog.Logger
@@ -75,7 +75,7 @@ func newTelemetry(model chat.Model, tp trace.TracerProvider, mp metric.MeterProv
 	if logger == nil {
 		logger = slog.Default()
 	}
-	t := &telemetry{tracer: tp.Tracer(scope), spans: tracegate.New(tp), logger: logger}
+	t := &telemetry{tracer: tp.Tracer(scope), spans: otelspan.New(tp), logger: logger}
 	if d, ok := model.(chat.Describer); ok {
 		info := d.Info()
 		t.provider, t.model = info.Provider, info.Model

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/orderedjson"
 )
 
 // configFile is the configuration file format Claude Desktop, Claude Code and Cursor write
@@ -110,7 +110,7 @@ func fileDuration(data []byte, key string) (time.Duration, error) {
 // by the variable or the default; a variable that is not set is an error. Other keys are ignored;
 // a key given twice, and strings, lists or nesting far past any real file's, are refused.
 func ParseConfig(data []byte) ([]ServerConfig, error) {
-	if err := jsonobj.Check(data, jsonobj.ConfigBounds); err != nil {
+	if err := orderedjson.Check(data, orderedjson.ConfigBounds); err != nil {
 		return nil, fmt.Errorf("mcp: configuration: %w", err)
 	}
 	var f configFile

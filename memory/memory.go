@@ -13,7 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/internal/fit"
+	"github.com/wield-ai/wield/internal/toolresult"
 )
 
 // Memory is what an application or the memory advisor uses to keep a conversation: add
@@ -131,7 +131,7 @@ func (w *Window) Add(ctx context.Context, conversationID string, msgs ...chat.Me
 // say how large they were, as few as bring it under the cap, and the size it then has; size is
 // its size before.
 func (w *Window) fitResults(m chat.Message, size int) (chat.Message, int, error) {
-	return fit.Results(m, size, w.maxBytes, encodedSize, func(n int) string {
+	return toolresult.Fit(m, size, w.maxBytes, encodedSize, func(n int) string {
 		return fmt.Sprintf("The tool ran, but its result (%d bytes) is over the %d bytes this conversation keeps a message to, so it was not kept. Ask for less.",
 			n, w.maxBytes)
 	})

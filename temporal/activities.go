@@ -21,7 +21,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
-	"github.com/wield-ai/wield/internal/fit"
+	"github.com/wield-ai/wield/internal/toolresult"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
@@ -459,7 +459,7 @@ func (a *activities) Assemble(ctx context.Context, in assembleInput) (*assembleO
 // say how large they were, as few as bring the message under limit, given that its size with
 // what goes beside it is size. It does what memory.Window does with a message over its cap.
 func fitResults(m chat.Message, size, limit int) chat.Message {
-	m, _, _ = fit.Results(m, size, limit, func(v any) (int, error) { return encodedSize(v), nil }, func(n int) string {
+	m, _, _ = toolresult.Fit(m, size, limit, func(v any) (int, error) { return encodedSize(v), nil }, func(n int) string {
 		return droppedNote(n, limit)
 	})
 	return m

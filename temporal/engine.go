@@ -14,7 +14,7 @@ import (
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/engine"
-	"github.com/wield-ai/wield/internal/fit"
+	"github.com/wield-ai/wield/internal/toolresult"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
@@ -544,7 +544,7 @@ func (r *wfRuntime) FitRound(_ context.Context, sent []chat.Message, calls, resu
 	if size <= left {
 		return results, false, nil
 	}
-	fitted, size, _ := fit.Results(results, size, left, func(v any) (int, error) {
+	fitted, size, _ := toolresult.Fit(results, size, left, func(v any) (int, error) {
 		res := v.(chat.ToolResult)
 		return approxSize([]chat.Message{{ToolResults: []chat.ToolResult{res}}}), nil
 	}, func(n int) string { return droppedNote(n, max(left, 0)) })

@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/wield-ai/wield/internal/tracegate"
+	"github.com/wield-ai/wield/internal/otelspan"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -56,7 +56,7 @@ type Manager struct {
 	concurrency int
 	processor   tool.ErrorProcessor
 	tracer      trace.Tracer
-	spans       *tracegate.Gate
+	spans       *otelspan.Gate
 	duration    metric.Float64Histogram
 }
 
@@ -74,7 +74,7 @@ func New(cfg Config) *Manager {
 		tp = otel.GetTracerProvider()
 	}
 	m.tracer = tp.Tracer(instrumentationName)
-	m.spans = tracegate.New(tp)
+	m.spans = otelspan.New(tp)
 	mp := cfg.MeterProvider
 	if mp == nil {
 		mp = otel.GetMeterProvider()

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/orderedjson"
 )
 
 // Configuration and MCP server files go through one bounded reader: devices, pipes and
@@ -29,10 +29,10 @@ func TestConfigFilesBounded(t *testing.T) {
 		return p
 	}
 	huge := write("huge.json", `{"model": "`+strings.Repeat("x", maxConfigFileBytes)+`"}`)
-	long := write("long.json", `{"model": "openai/`+strings.Repeat("x", jsonobj.ConfigBounds.MaxString)+`"}`)
+	long := write("long.json", `{"model": "openai/`+strings.Repeat("x", orderedjson.ConfigBounds.MaxString)+`"}`)
 	dup := write("dup.json", `{"model": "openai/gpt-4.1", "providers": {"openai": {"baseURL": "https://a/v1", "baseURL": "https://b/v1"}}}`)
 	dupTop := write("duptop.json", `{"model": "openai/a", "model": "openai/b"}`)
-	list := write("list.json", `{"approval": {"approve": [`+strings.Repeat(`"t",`, jsonobj.ConfigBounds.MaxList)+`"t"]}}`)
+	list := write("list.json", `{"approval": {"approve": [`+strings.Repeat(`"t",`, orderedjson.ConfigBounds.MaxList)+`"t"]}}`)
 	deep := write("deep.json", `{"mcpServers": `+strings.Repeat("[", 40)+strings.Repeat("]", 40)+`}`)
 	mcpDup := write("mcpdup.json", `{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}`)
 	for _, tt := range []struct {

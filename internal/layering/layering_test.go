@@ -55,12 +55,12 @@ var allowed = map[string][]string{
 	"internal/schema":      {},
 	"internal/workers":     {},
 	"internal/methodtools": {},
-	"internal/tracegate":   {},
+	"internal/otelspan":    {},
 	"internal/version":     {},
-	"internal/jsonobj":     {"content"},
+	"internal/orderedjson": {"content"},
 	"internal/redact":      {"tool"},
 	"internal/gen":         {"tool"},
-	"internal/fit":         {"chat"},
+	"internal/toolresult":  {"chat"},
 	"internal/inspector":   {},
 	// HTTP transports (retries, timeouts, body bounds) of clients of remote services: the
 	// providers and a2a.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/provider/internal/partwire"
 	"github.com/wield-ai/wield/provider/internal/splice"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // The image types the Messages API takes.
@@ -60,7 +60,7 @@ func toolResultPart(p content.Part) (b sdk.ToolResultBlockParamContentUnion, ok 
 
 func imageBlock(p content.Part) (*sdk.ImageBlockParam, error) {
 	if p.URL != "" {
-		if !partwire.IsHTTP(p.URL) {
+		if !wire.IsHTTP(p.URL) {
 			return nil, unsupported(p, "image URLs must be http(s); send the bytes instead")
 		}
 		return &sdk.ImageBlockParam{Source: sdk.ImageBlockParamSourceUnion{OfURL: &sdk.URLImageSourceParam{URL: p.URL}}}, nil
@@ -79,7 +79,7 @@ func documentBlock(p content.Part) (*sdk.DocumentBlockParam, error) {
 		doc.Title = sdk.String(p.Name)
 	}
 	switch {
-	case p.URL != "" && (p.MediaType == "application/pdf" || p.MediaType == "") && partwire.IsHTTP(p.URL):
+	case p.URL != "" && (p.MediaType == "application/pdf" || p.MediaType == "") && wire.IsHTTP(p.URL):
 		doc.Source.OfURL = &sdk.URLPDFSourceParam{URL: p.URL}
 	case p.URL != "":
 		return nil, unsupported(p, "document URLs must be http(s) links to PDFs; send other documents' bytes")
@@ -108,20 +108,20 @@ func checkParts(platform string, msgs []chat.Message) error {
 	encoded := 0
 	check := func(i int, p content.Part, assistant bool) error {
 		if err := p.Validate(); err != nil {
-			return partwire.MessageError(ProviderName, i, err)
+			return wire.MessageError(ProviderName, i, err)
 		}
 		if p.Kind == content.KindText {
 			return nil
 		}
 		switch {
 		case assistant:
-			return partwire.MessageError(ProviderName, i, unsupported(p, "the Messages API takes images and documents in user messages and tool results, not in assistant turns"))
+			return wire.MessageError(ProviderName, i, unsupported(p, "the Messages API takes images and documents in user messages and tool results, not in assistant turns"))
 		case p.URL != "" && platform != ProviderName:
-			return partwire.MessageError(ProviderName, i, unsupported(p, "Claude on "+platformName(platform)+" takes media as base64 only, not by URL; send the bytes"))
+			return wire.MessageError(ProviderName, i, unsupported(p, "Claude on "+platformName(platform)+" takes media as base64 only, not by URL; send the bytes"))
 		}
 		encoded += base64.StdEncoding.EncodedLen(len(p.Data))
 		if encoded > maxRequestBytes {
-			return partwire.MessageError(ProviderName, i, fmt.Errorf("%w: the request's media come to %s in base64, over the Messages API's request limit of %s; send fewer or smaller files",
+			return wire.MessageError(ProviderName, i, fmt.Errorf("%w: the request's media come to %s in base64, over the Messages API's request limit of %s; send fewer or smaller files",
 				content.ErrTooLarge, content.FormatSize(encoded), content.FormatSize(maxRequestBytes)))
 		}
 		return nil

@@ -15,7 +15,6 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/provider/internal/partwire"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
 	"github.com/wield-ai/wield/tool"
@@ -236,7 +235,7 @@ func messages(in []chat.Message, serverTools bool) ([]sdk.TextBlockParam, []sdk.
 		case chat.RoleSystem:
 			for p := range msg.AllParts() {
 				if p.Kind != content.KindText {
-					return nil, nil, partwire.MessageError(ProviderName, i, unsupported(p, "a system prompt is text only; put media in a user message"))
+					return nil, nil, wire.MessageError(ProviderName, i, unsupported(p, "a system prompt is text only; put media in a user message"))
 				}
 				if p.Text != "" {
 					system = append(system, sdk.TextBlockParam{Text: p.Text})
@@ -247,13 +246,13 @@ func messages(in []chat.Message, serverTools bool) ([]sdk.TextBlockParam, []sdk.
 			role = sdk.MessageParamRoleUser
 			var err error
 			if blocks, err = partBlocks(blocks, msg); err != nil {
-				return nil, nil, partwire.MessageError(ProviderName, i, err)
+				return nil, nil, wire.MessageError(ProviderName, i, err)
 			}
 		case chat.RoleAssistant:
 			role = sdk.MessageParamRoleAssistant
 			var err error
 			if blocks, err = assistantBlocks(msg, serverTools); err != nil {
-				return nil, nil, partwire.MessageError(ProviderName, i, err)
+				return nil, nil, wire.MessageError(ProviderName, i, err)
 			}
 		case chat.RoleTool:
 			role = sdk.MessageParamRoleUser
@@ -263,13 +262,13 @@ func messages(in []chat.Message, serverTools bool) ([]sdk.TextBlockParam, []sdk.
 				}
 				b, err := toolResultBlock(res)
 				if err != nil {
-					return nil, nil, partwire.MessageError(ProviderName, i, err)
+					return nil, nil, wire.MessageError(ProviderName, i, err)
 				}
 				blocks = append(blocks, b)
 			}
 			var err error
 			if blocks, err = partBlocks(blocks, msg); err != nil {
-				return nil, nil, partwire.MessageError(ProviderName, i, err)
+				return nil, nil, wire.MessageError(ProviderName, i, err)
 			}
 		default:
 			return nil, nil, fmt.Errorf("anthropic: message %d: unknown role %q", i, msg.Role)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/provider/internal/partwire"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
 	"github.com/wield-ai/wield/tool"
@@ -162,7 +161,7 @@ func (r *request) messages(in []chat.Message) ([]types.SystemContentBlock, []typ
 		case chat.RoleSystem:
 			for p := range msg.AllParts() {
 				if p.Kind != content.KindText {
-					return nil, nil, nil, partwire.MessageError(ProviderName, i, unsupported(p, "a system prompt is text only"))
+					return nil, nil, nil, wire.MessageError(ProviderName, i, unsupported(p, "a system prompt is text only"))
 				}
 				if p.Text != "" {
 					system = append(system, &types.SystemContentBlockMemberText{Value: p.Text})
@@ -173,13 +172,13 @@ func (r *request) messages(in []chat.Message) ([]types.SystemContentBlock, []typ
 			role = types.ConversationRoleUser
 			var err error
 			if blocks, err = contentBlocks(blocks, msg.AllParts(), &docs); err != nil {
-				return nil, nil, nil, partwire.MessageError(ProviderName, i, err)
+				return nil, nil, nil, wire.MessageError(ProviderName, i, err)
 			}
 		case chat.RoleAssistant:
 			role = types.ConversationRoleAssistant
 			var err error
 			if blocks, err = r.assistantBlocks(msg, &docs); err != nil {
-				return nil, nil, nil, partwire.MessageError(ProviderName, i, err)
+				return nil, nil, nil, wire.MessageError(ProviderName, i, err)
 			}
 			for _, c := range msg.ToolCalls {
 				used = append(used, c.Name)
@@ -192,14 +191,14 @@ func (r *request) messages(in []chat.Message) ([]types.SystemContentBlock, []typ
 				}
 				b, err := toolResultBlock(res, &docs)
 				if err != nil {
-					return nil, nil, nil, partwire.MessageError(ProviderName, i, err)
+					return nil, nil, nil, wire.MessageError(ProviderName, i, err)
 				}
 				blocks = append(blocks, b)
 				used = append(used, res.Name)
 			}
 			var err error
 			if blocks, err = contentBlocks(blocks, msg.AllParts(), &docs); err != nil {
-				return nil, nil, nil, partwire.MessageError(ProviderName, i, err)
+				return nil, nil, nil, wire.MessageError(ProviderName, i, err)
 			}
 		default:
 			return nil, nil, nil, fmt.Errorf("bedrock: message %d: unknown role %q", i, msg.Role)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/provider/internal/partwire"
 	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
@@ -236,7 +235,7 @@ func (b backend) contents(msgs []chat.Message) (*genai.Content, []*genai.Content
 				err = textOnly(msg)
 			}
 			if err != nil {
-				return nil, nil, partwire.MessageError(providerName, i, err)
+				return nil, nil, wire.MessageError(providerName, i, err)
 			}
 			if len(parts) == 0 {
 				continue
@@ -248,7 +247,7 @@ func (b backend) contents(msgs []chat.Message) (*genai.Content, []*genai.Content
 		case chat.RoleUser:
 			parts, err := b.userParts(msg)
 			if err != nil {
-				return nil, nil, partwire.MessageError(providerName, i, err)
+				return nil, nil, wire.MessageError(providerName, i, err)
 			}
 			if len(parts) == 0 {
 				return nil, nil, fmt.Errorf("gemini: message %d: empty user message", i)
@@ -257,7 +256,7 @@ func (b backend) contents(msgs []chat.Message) (*genai.Content, []*genai.Content
 		case chat.RoleAssistant:
 			parts, err := b.modelParts(msg, names)
 			if err != nil {
-				return nil, nil, partwire.MessageError(providerName, i, err)
+				return nil, nil, wire.MessageError(providerName, i, err)
 			}
 			if len(parts) > 0 {
 				out = append(out, &genai.Content{Role: genai.RoleModel, Parts: parts})
@@ -266,7 +265,7 @@ func (b backend) contents(msgs []chat.Message) (*genai.Content, []*genai.Content
 			isTool = true
 			parts, err := b.responseParts(msg.ToolResults, names)
 			if err != nil {
-				return nil, nil, partwire.MessageError(providerName, i, err)
+				return nil, nil, wire.MessageError(providerName, i, err)
 			}
 			if lastWasTool {
 				prev := out[len(out)-1]

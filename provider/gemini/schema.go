@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/orderedjson"
 )
 
 // SchemaMode chooses how tool input schemas (and ResponseFormat schemas) are sent to Gemini.
@@ -56,7 +56,7 @@ func ConvertSchema(schema json.RawMessage) (*genai.Schema, error) {
 	if err := json.Unmarshal(schema, &root); err != nil {
 		return nil, fmt.Errorf("gemini: invalid JSON Schema: %w", err)
 	}
-	c := &converter{root: root, budget: &jsonobj.Budget{}}
+	c := &converter{root: root, budget: &orderedjson.Budget{}}
 	return c.convert(root, "#")
 }
 
@@ -77,8 +77,8 @@ func toolParameters(schema json.RawMessage) (*genai.Schema, error) {
 
 type converter struct {
 	root   any
-	stack  []string        // $refs being inlined, to cut recursion
-	budget *jsonobj.Budget // charged for every schema converted, inlined copies included
+	stack  []string            // $refs being inlined, to cut recursion
+	budget *orderedjson.Budget // charged for every schema converted, inlined copies included
 }
 
 var jsonTypes = map[string]genai.Type{
@@ -288,7 +288,7 @@ func (c *converter) build(m map[string]any, t genai.Type, at string) (*genai.Sch
 }
 
 func (c *converter) convertRef(m map[string]any, ref, at string) (*genai.Schema, error) {
-	target, err := jsonobj.ResolveRef(c.root, ref)
+	target, err := orderedjson.ResolveRef(c.root, ref)
 	if err != nil {
 		return nil, fmt.Errorf("gemini: JSON Schema at %s: %w", at, err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/orderedjson"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/tool"
 )
@@ -18,7 +18,7 @@ import (
 // default SchemaJSON sends the chain as written.
 func TestConvertSchemaRefChain(t *testing.T) {
 	_, err := ConvertSchema(providertest.RefChain(18))
-	if !errors.Is(err, jsonobj.ErrTooLarge) || !strings.Contains(err.Error(), "256 KiB") {
+	if !errors.Is(err, orderedjson.ErrTooLarge) || !strings.Contains(err.Error(), "256 KiB") {
 		t.Fatalf("ConvertSchema of an 18-level chain: %v, want the budget's refusal", err)
 	}
 	s, err := ConvertSchema(providertest.RefChain(5))

@@ -11,7 +11,6 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/provider/internal/partwire"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
@@ -151,13 +150,13 @@ func messages(msgs []chat.Message) ([]api.Message, error) {
 		case chat.RoleSystem, chat.RoleUser:
 			text, images, err := messageContent(msg.AllParts())
 			if err != nil {
-				return nil, partwire.MessageError(providerName, i, err)
+				return nil, wire.MessageError(providerName, i, err)
 			}
 			out = append(out, api.Message{Role: string(msg.Role), Content: text, Images: images})
 		case chat.RoleAssistant:
 			text, images, err := messageContent(msg.AllParts())
 			if err != nil {
-				return nil, partwire.MessageError(providerName, i, err)
+				return nil, wire.MessageError(providerName, i, err)
 			}
 			am := api.Message{Role: "assistant", Content: text, Images: images}
 			var thinking []string
@@ -197,7 +196,7 @@ func messages(msgs []chat.Message) ([]api.Message, error) {
 				}
 				text, images, err := messageContent(r.AllParts())
 				if err != nil {
-					return nil, partwire.MessageError(providerName, i, err)
+					return nil, wire.MessageError(providerName, i, err)
 				}
 				if r.IsError {
 					// Ollama has no error flag on tool messages; say it in the text.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/orderedjson"
 )
 
 // toolParameters turns a tool's JSON Schema into the parameters Ollama reads. Ollama's tool
@@ -23,7 +23,7 @@ import (
 // Ollama's parameters do take a top-level $defs, but its property type has no $ref, so a
 // reference from a property would reach the model without the link to its definition:
 // inlining is the only faithful form. Inlining can grow a schema exponentially, so the rewrite
-// is bounded by a [jsonobj.Budget] and a schema past it is refused. The rewritten schema is
+// is bounded by a [orderedjson.Budget] and a schema past it is refused. The rewritten schema is
 // then read into Ollama's types directly (a round trip through JSON costs the depth of the
 // schema times its size, in the SDK's ordered maps).
 func toolParameters(schema json.RawMessage) (api.ToolFunctionParameters, error) {
@@ -31,15 +31,15 @@ func toolParameters(schema json.RawMessage) (api.ToolFunctionParameters, error) 
 	if len(bytes.TrimSpace(schema)) == 0 || string(schema) == "null" {
 		return empty, nil
 	}
-	root, err := jsonobj.Parse(schema)
+	root, err := orderedjson.Parse(schema)
 	if err != nil {
 		return empty, fmt.Errorf("invalid JSON Schema: %w", err)
 	}
-	obj, ok := root.(*jsonobj.Object)
+	obj, ok := root.(*orderedjson.Object)
 	if !ok {
 		return empty, errors.New("the input schema must be a JSON object")
 	}
-	r := &rewriter{root: obj, budget: &jsonobj.Budget{}}
+	r := &rewriter{root: obj, budget: &orderedjson.Budget{}}
 	top := obj.Clone() // definitions are inlined where used, and not sent
 	top.Delete("$defs")
 	top.Delete("definitions")
@@ -48,7 +48,7 @@ func toolParameters(schema json.RawMessage) (api.ToolFunctionParameters, error) 
 	if err != nil {
 		return empty, err
 	}
-	o, ok := out.(*jsonobj.Object)
+	o, ok := out.(*orderedjson.Object)
 	if !ok {
 		return empty, errors.New("the input schema must be a JSON object")
 	}
@@ -71,7 +71,7 @@ func toolParameters(schema json.RawMessage) (api.ToolFunctionParameters, error) 
 
 // parameters reads the keywords Ollama's parameters keep, as its server's JSON decoding would:
 // the others are dropped, and a keyword of the wrong JSON type is an error.
-func parameters(o *jsonobj.Object) (api.ToolFunctionParameters, error) {
+func parameters(o *orderedjson.Object) (api.ToolFunctionParameters, error) {
 	var p api.ToolFunctionParameters
 	var err error
 	if p.Type, err = field[string](o, "type"); err != nil {
@@ -96,12 +96,12 @@ func parameters(o *jsonobj.Object) (api.ToolFunctionParameters, error) {
 }
 
 // properties reads the schemas under key of o, in order; nil when o has none.
-func properties(o *jsonobj.Object, at string) (*api.ToolPropertiesMap, error) {
+func properties(o *orderedjson.Object, at string) (*api.ToolPropertiesMap, error) {
 	v := o.Get("properties")
 	if v == nil {
 		return nil, nil
 	}
-	m, ok := v.(*jsonobj.Object)
+	m, ok := v.(*orderedjson.Object)
 	if !ok {
 		return nil, fmt.Errorf("%s is not an object", at)
 	}
@@ -122,7 +122,7 @@ func property(v any, at string) (api.ToolProperty, error) {
 	if v == nil {
 		return p, nil
 	}
-	o, ok := v.(*jsonobj.Object)
+	o, ok := v.(*orderedjson.Object)
 	if !ok {
 		return p, fmt.Errorf("%s is not an object schema", at)
 	}
@@ -167,7 +167,7 @@ func property(v any, at string) (api.ToolProperty, error) {
 }
 
 // field returns member key of o as a T; absent or null is T's zero value.
-func field[T any](o *jsonobj.Object, key string) (T, error) {
+func field[T any](o *orderedjson.Object, key string) (T, error) {
 	var zero T
 	v := o.Get(key)
 	if v == nil {
@@ -190,21 +190,21 @@ func jsonKind(v any) string {
 		return "boolean"
 	case []any:
 		return "array"
-	case *jsonobj.Object:
+	case *orderedjson.Object:
 		return "object"
 	}
 	return "value"
 }
 
 type rewriter struct {
-	root   *jsonobj.Object
+	root   *orderedjson.Object
 	stack  []string
-	budget *jsonobj.Budget // charged for every object and array emitted, inlined copies included
+	budget *orderedjson.Budget // charged for every object and array emitted, inlined copies included
 }
 
 func (r *rewriter) rewrite(v any, at string) (any, error) {
 	switch x := v.(type) {
-	case *jsonobj.Object:
+	case *orderedjson.Object:
 		if err := r.budget.Charge(x); err != nil {
 			return nil, err
 		}
@@ -225,12 +225,12 @@ func (r *rewriter) rewrite(v any, at string) (any, error) {
 	return v, nil
 }
 
-func (r *rewriter) rewriteObject(o *jsonobj.Object, at string) (any, error) {
+func (r *rewriter) rewriteObject(o *orderedjson.Object, at string) (any, error) {
 	if ref, ok := o.Lookup("$ref"); ok {
 		s, _ := ref.(string)
 		return r.inline(o, s, at)
 	}
-	out := jsonobj.New()
+	out := orderedjson.New()
 	for k, v := range o.All() {
 		switch k {
 		case "const":
@@ -242,8 +242,8 @@ func (r *rewriter) rewriteObject(o *jsonobj.Object, at string) (any, error) {
 			k = "anyOf"
 		case "properties", "$defs", "definitions", "patternProperties", "dependentSchemas":
 			// Maps of names to schemas: the names are not keywords.
-			if m, ok := v.(*jsonobj.Object); ok {
-				sub := jsonobj.New()
+			if m, ok := v.(*orderedjson.Object); ok {
+				sub := orderedjson.New()
 				for name, ms := range m.All() {
 					s, err := r.rewrite(ms, at+"/"+k+"/"+name)
 					if err != nil {
@@ -267,16 +267,16 @@ func (r *rewriter) rewriteObject(o *jsonobj.Object, at string) (any, error) {
 	return out, nil
 }
 
-func (r *rewriter) inline(o *jsonobj.Object, ref, at string) (any, error) {
-	target, err := jsonobj.ResolveRef(r.root, ref)
+func (r *rewriter) inline(o *orderedjson.Object, ref, at string) (any, error) {
+	target, err := orderedjson.ResolveRef(r.root, ref)
 	if err != nil {
 		return nil, fmt.Errorf("JSON Schema at %s: %w", at, err)
 	}
-	var res *jsonobj.Object
+	var res *orderedjson.Object
 	if slices.Contains(r.stack, ref) {
 		// Recursive type: keep what it is, not what it contains.
-		res = jsonobj.New()
-		if t, ok := target.(*jsonobj.Object); ok {
+		res = orderedjson.New()
+		if t, ok := target.(*orderedjson.Object); ok {
 			for _, k := range []string{"type", "description"} {
 				if v, ok := t.Lookup(k); ok {
 					res.Set(k, v)
@@ -290,7 +290,7 @@ func (r *rewriter) inline(o *jsonobj.Object, ref, at string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		t, ok := v.(*jsonobj.Object)
+		t, ok := v.(*orderedjson.Object)
 		if !ok {
 			return v, nil // a boolean schema
 		}

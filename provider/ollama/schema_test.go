@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/orderedjson"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/tool"
 )
@@ -20,7 +20,7 @@ func TestRefChainRefused(t *testing.T) {
 		t.Fatalf("the chain is %d bytes, want a small schema", len(schema))
 	}
 	_, err := toolParameters(schema)
-	if !errors.Is(err, jsonobj.ErrTooLarge) {
+	if !errors.Is(err, orderedjson.ErrTooLarge) {
 		t.Fatalf("toolParameters of an 18-level chain: %v, want ErrTooLarge", err)
 	}
 	for _, want := range []string{"once its references are inlined", "256 KiB"} {

@@ -15,8 +15,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/internal/jsonobj"
-	"github.com/wield-ai/wield/provider/internal/partwire"
+	"github.com/wield-ai/wield/internal/orderedjson"
 	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
@@ -289,7 +288,7 @@ func (w chatWire) messages(msgs []chat.Message) ([]oai.ChatCompletionMessagePara
 			return nil, fmt.Errorf("openai: message %d: unknown role %q", i, m.Role)
 		}
 		if err != nil {
-			return nil, partwire.MessageError(w.provider(), i, err)
+			return nil, wire.MessageError(w.provider(), i, err)
 		}
 	}
 	if len(c.media) > 0 {
@@ -321,7 +320,7 @@ func (c *chatMessages) wireID(id string) string {
 func (c *chatMessages) assistant(i int, m chat.Message) error {
 	text, answerMedia, err := assistantContent(m)
 	if err != nil {
-		return partwire.MessageError(c.provider(), i, err)
+		return wire.MessageError(c.provider(), i, err)
 	}
 	var extra map[string]any
 	if len(answerMedia) > 0 {
@@ -329,13 +328,13 @@ func (c *chatMessages) assistant(i int, m chat.Message) error {
 			// Mistral's assistant messages take content chunks, in order.
 			chunks, err := c.chatParts(answerParts(m))
 			if err != nil {
-				return partwire.MessageError(c.provider(), i, err)
+				return wire.MessageError(c.provider(), i, err)
 			}
 			extra = withField(extra, "content", chunks)
 		} else {
 			parts, err := c.chatParts(slices.Values(answerMedia))
 			if err != nil {
-				return partwire.MessageError(c.provider(), i, err)
+				return wire.MessageError(c.provider(), i, err)
 			}
 			c.media = append(append(c.media, oai.TextContentPart(answerMediaIntro)), parts...)
 		}
@@ -524,7 +523,7 @@ func responseSchema(rf *chat.ResponseFormat) (string, map[string]any, error) {
 	if name == "" {
 		name = "response"
 	}
-	o, err := jsonobj.ParseObject(rf.Schema)
+	o, err := orderedjson.ParseObject(rf.Schema)
 	if err != nil {
 		return "", nil, fmt.Errorf("openai: response format schema: %w", err)
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/provider/internal/partwire"
 	"github.com/wield-ai/wield/provider/internal/splice"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // The image types both APIs take.
@@ -34,7 +34,7 @@ func dataURL(p content.Part) string {
 }
 
 // fetchable reports whether OpenAI can read an image URL: http(s), or a data URL.
-func fetchable(u string) bool { return partwire.IsHTTP(u) || strings.HasPrefix(u, "data:") }
+func fetchable(u string) bool { return wire.IsHTTP(u) || strings.HasPrefix(u, "data:") }
 
 // textDocument returns a text document's content as text the model reads, headed by its name.
 func textDocument(p content.Part) (string, bool) {
@@ -136,7 +136,7 @@ func mistralDocument(p content.Part) (out oai.ChatCompletionContentPartUnionPara
 	if p.MediaType != "" && p.MediaType != "application/pdf" {
 		return out, false, refuse(MistralProvider, p, "Mistral takes PDFs and text documents")
 	}
-	if !partwire.IsHTTP(p.URL) {
+	if !wire.IsHTTP(p.URL) {
 		return out, false, refuse(MistralProvider, p, "Mistral reads PDFs from an http(s) URL: upload the file to Mistral's Files API and send its signed URL (content.DocumentURL)")
 	}
 	chunk := map[string]any{"type": "document_url", "document_url": p.URL}
@@ -250,7 +250,7 @@ func responsesPart(p content.Part) (out responses.ResponseInputContentUnionParam
 	case content.KindDocument:
 		f := &responses.ResponseInputFileParam{}
 		if p.URL != "" {
-			if !partwire.IsHTTP(p.URL) {
+			if !wire.IsHTTP(p.URL) {
 				return out, false, refuse(Provider, p, "file URLs must be http(s); send other files as bytes")
 			}
 			f.FileURL = oai.String(p.URL)

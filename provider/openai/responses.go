@@ -16,7 +16,6 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/provider/internal/partwire"
 	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
@@ -243,7 +242,7 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 		}
 		compacted, m, err := compactionItems(m)
 		if err != nil {
-			return nil, partwire.MessageError(Provider, i, err)
+			return nil, wire.MessageError(Provider, i, err)
 		}
 		out = append(out, compacted...)
 		if len(compacted) > 0 && m.Role == chat.RoleUser {
@@ -253,7 +252,7 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 		case chat.RoleSystem:
 			text, err := textOnly(Provider, m.AllParts(), "a system message")
 			if err != nil {
-				return nil, partwire.MessageError(Provider, i, err)
+				return nil, wire.MessageError(Provider, i, err)
 			}
 			out = append(out, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleSystem))
 		case chat.RoleUser:
@@ -263,7 +262,7 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 			}
 			parts, err := responsesContent(m.AllParts())
 			if err != nil {
-				return nil, partwire.MessageError(Provider, i, err)
+				return nil, wire.MessageError(Provider, i, err)
 			}
 			out = append(out, responses.ResponseInputItemParamOfMessage(parts, responses.EasyInputMessageRoleUser))
 		case chat.RoleAssistant:
@@ -278,19 +277,19 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 			}
 			items, err := serverItems(m)
 			if err != nil {
-				return nil, partwire.MessageError(Provider, i, err)
+				return nil, wire.MessageError(Provider, i, err)
 			}
 			out = append(out, items...)
 			text, answerMedia, err := assistantContent(m)
 			if err != nil {
-				return nil, partwire.MessageError(Provider, i, err)
+				return nil, wire.MessageError(Provider, i, err)
 			}
 			generated, others := generatedImages(answerMedia)
 			out = append(out, generated...)
 			if len(others) > 0 {
 				parts, err := responsesContent(slices.Values(others))
 				if err != nil {
-					return nil, partwire.MessageError(Provider, i, err)
+					return nil, wire.MessageError(Provider, i, err)
 				}
 				media = append(append(media, responses.ResponseInputContentUnionParam{OfInputText: &responses.ResponseInputTextParam{Text: answerMediaIntro}}), parts...)
 			}
@@ -314,7 +313,7 @@ func responsesInput(msgs []chat.Message, stored bool, names *toolname.Map) (resp
 				}
 				output, err := functionOutput(r)
 				if err != nil {
-					return nil, partwire.MessageError(Provider, i, err)
+					return nil, wire.MessageError(Provider, i, err)
 				}
 				out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
 					CallID: oai.String(r.ID), Output: output}})

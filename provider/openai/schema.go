@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/orderedjson"
 )
 
 // maxSchemaDepth bounds the recursion over schemas and arguments, against hostile input.
@@ -19,7 +19,7 @@ type toolSchema struct {
 	strict bool
 	// original is the tool's own schema; set only when strict mode made optional properties
 	// nullable, so that the nulls the model sends for them can be dropped again.
-	original *jsonobj.Object
+	original *orderedjson.Object
 }
 
 // prepareSchema parses a tool's input schema and, when strict is asked, rewrites it for strict
@@ -29,7 +29,7 @@ func prepareSchema(raw json.RawMessage, strict bool) (toolSchema, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	o, err := jsonobj.ParseObject(raw)
+	o, err := orderedjson.ParseObject(raw)
 	if err != nil {
 		return toolSchema{}, fmt.Errorf("input schema: %w", err)
 	}
@@ -61,7 +61,7 @@ func prepareSchema(raw json.RawMessage, strict bool) (toolSchema, error) {
 // be expressed in strict mode: an object with free-form members (additionalProperties true or a
 // schema, which is how maps are described), a nested object that declares no properties, or a
 // boolean schema.
-func strictSchema(schema *jsonobj.Object) (*jsonobj.Object, bool, error) {
+func strictSchema(schema *orderedjson.Object) (*orderedjson.Object, bool, error) {
 	s := schema.Clone()
 	st := &strictState{}
 	if err := st.rewrite(s, true, 0); err != nil {
@@ -72,12 +72,12 @@ func strictSchema(schema *jsonobj.Object) (*jsonobj.Object, bool, error) {
 
 type strictState struct{ nullable bool }
 
-func (st *strictState) rewrite(s *jsonobj.Object, root bool, depth int) error {
+func (st *strictState) rewrite(s *orderedjson.Object, root bool, depth int) error {
 	if depth > maxSchemaDepth {
 		return fmt.Errorf("schema nested deeper than %d levels", maxSchemaDepth)
 	}
 	for _, key := range []string{"$defs", "definitions"} {
-		if defs, ok := s.Get(key).(*jsonobj.Object); ok {
+		if defs, ok := s.Get(key).(*orderedjson.Object); ok {
 			for name, def := range defs.All() {
 				if err := st.rewriteValue(def, depth+1); err != nil {
 					return fmt.Errorf("%s/%s: %w", key, name, err)
@@ -105,14 +105,14 @@ func (st *strictState) rewrite(s *jsonobj.Object, root bool, depth int) error {
 	if ap, ok := s.Lookup("additionalProperties"); ok && ap != false {
 		return fmt.Errorf("an object with free-form members (additionalProperties %s)", compactJSON(ap))
 	}
-	props, _ := s.Get("properties").(*jsonobj.Object)
+	props, _ := s.Get("properties").(*orderedjson.Object)
 	if props == nil {
 		if !root {
 			if _, ok := s.Lookup("additionalProperties"); !ok {
 				return fmt.Errorf("an object that declares no properties")
 			}
 		}
-		props = jsonobj.New()
+		props = orderedjson.New()
 		s.Set("properties", props)
 	}
 	required := map[string]bool{}
@@ -125,7 +125,7 @@ func (st *strictState) rewrite(s *jsonobj.Object, root bool, depth int) error {
 	}
 	all := make([]any, 0, props.Len())
 	for _, name := range props.Keys() {
-		ps, ok := props.Get(name).(*jsonobj.Object)
+		ps, ok := props.Get(name).(*orderedjson.Object)
 		if !ok {
 			return fmt.Errorf("property %q: a boolean schema", name)
 		}
@@ -144,7 +144,7 @@ func (st *strictState) rewrite(s *jsonobj.Object, root bool, depth int) error {
 }
 
 func (st *strictState) rewriteValue(v any, depth int) error {
-	o, ok := v.(*jsonobj.Object)
+	o, ok := v.(*orderedjson.Object)
 	if !ok {
 		return fmt.Errorf("a boolean schema")
 	}
@@ -153,7 +153,7 @@ func (st *strictState) rewriteValue(v any, depth int) error {
 
 // isObjectSchema reports whether s describes objects: its type is or includes "object", or it has
 // properties and no type.
-func isObjectSchema(s *jsonobj.Object) bool {
+func isObjectSchema(s *orderedjson.Object) bool {
 	switch t := s.Get("type").(type) {
 	case string:
 		return t == "object"
@@ -167,8 +167,8 @@ func isObjectSchema(s *jsonobj.Object) bool {
 }
 
 // nullable returns s accepting null as well.
-func nullable(s *jsonobj.Object) *jsonobj.Object {
-	if acceptsNull(s, nil, 0, map[*jsonobj.Object]bool{}) {
+func nullable(s *orderedjson.Object) *orderedjson.Object {
+	if acceptsNull(s, nil, 0, map[*orderedjson.Object]bool{}) {
 		return s
 	}
 	_, hasConst := s.Lookup("const")
@@ -192,18 +192,18 @@ func nullable(s *jsonobj.Object) *jsonobj.Object {
 		s.Set("anyOf", append(list, nullSchema()))
 		return s
 	}
-	w := jsonobj.New()
+	w := orderedjson.New()
 	w.Set("anyOf", []any{s, nullSchema()})
 	return w
 }
 
-func nullSchema() *jsonobj.Object {
-	o := jsonobj.New()
+func nullSchema() *orderedjson.Object {
+	o := orderedjson.New()
 	o.Set("type", "null")
 	return o
 }
 
-func addNullToEnum(s *jsonobj.Object) {
+func addNullToEnum(s *orderedjson.Object) {
 	if list, ok := s.Get("enum").([]any); ok && !slices.Contains(list, nil) {
 		s.Set("enum", append(list, nil))
 	}
@@ -213,7 +213,7 @@ func addNullToEnum(s *jsonobj.Object) {
 // memo holds the answer for each schema already asked about, so that schemas reached by many
 // paths (references combined in anyOf, level after level) are each looked at once; a schema
 // that refers back to itself counts as not accepting null while its answer is being found.
-func acceptsNull(s *jsonobj.Object, root *jsonobj.Object, depth int, memo map[*jsonobj.Object]bool) bool {
+func acceptsNull(s *orderedjson.Object, root *orderedjson.Object, depth int, memo map[*orderedjson.Object]bool) bool {
 	if s == nil || depth > maxSchemaDepth {
 		return false
 	}
@@ -226,7 +226,7 @@ func acceptsNull(s *jsonobj.Object, root *jsonobj.Object, depth int, memo map[*j
 	return v
 }
 
-func acceptsNullOnce(s *jsonobj.Object, root *jsonobj.Object, depth int, memo map[*jsonobj.Object]bool) bool {
+func acceptsNullOnce(s *orderedjson.Object, root *orderedjson.Object, depth int, memo map[*orderedjson.Object]bool) bool {
 	if ref, ok := s.Get("$ref").(string); ok {
 		if root != nil {
 			return acceptsNull(resolveRef(root, ref), root, depth+1, memo)
@@ -248,7 +248,7 @@ func acceptsNullOnce(s *jsonobj.Object, root *jsonobj.Object, depth int, memo ma
 	for _, key := range []string{"anyOf", "oneOf"} {
 		if list, ok := s.Get(key).([]any); ok {
 			for _, sub := range list {
-				if o, ok := sub.(*jsonobj.Object); ok && acceptsNull(o, root, depth+1, memo) {
+				if o, ok := sub.(*orderedjson.Object); ok && acceptsNull(o, root, depth+1, memo) {
 					return true
 				}
 			}
@@ -260,9 +260,9 @@ func acceptsNullOnce(s *jsonobj.Object, root *jsonobj.Object, depth int, memo ma
 }
 
 // resolveRef finds the schema a local reference points to in root, or nil.
-func resolveRef(root *jsonobj.Object, ref string) *jsonobj.Object {
-	v, _ := jsonobj.ResolveRef(root, ref)
-	o, _ := v.(*jsonobj.Object)
+func resolveRef(root *orderedjson.Object, ref string) *orderedjson.Object {
+	v, _ := orderedjson.ResolveRef(root, ref)
+	o, _ := v.(*orderedjson.Object)
 	return o
 }
 
@@ -270,12 +270,12 @@ func resolveRef(root *jsonobj.Object, ref string) *jsonobj.Object {
 // for optional properties left out: original is the tool's schema before [strictSchema] made
 // them nullable. Arguments that are not a JSON object are returned unchanged, for the tool's own
 // validation to report.
-func dropNulls(args string, original *jsonobj.Object) string {
-	v, err := jsonobj.Parse([]byte(args))
+func dropNulls(args string, original *orderedjson.Object) string {
+	v, err := orderedjson.Parse([]byte(args))
 	if err != nil {
 		return args
 	}
-	w := &nullDropper{root: original, seen: map[visit]bool{}, nulls: map[*jsonobj.Object]bool{}}
+	w := &nullDropper{root: original, seen: map[visit]bool{}, nulls: map[*orderedjson.Object]bool{}}
 	if !w.drop(v, original, 0) {
 		return args
 	}
@@ -290,24 +290,24 @@ func dropNulls(args string, original *jsonobj.Object) string {
 // once: a schema reached by many paths (references combined in allOf, level after level) would
 // otherwise be walked once per path, 2^n times for n such levels.
 type nullDropper struct {
-	root  *jsonobj.Object
+	root  *orderedjson.Object
 	seen  map[visit]bool
-	nulls map[*jsonobj.Object]bool // acceptsNull's memo
+	nulls map[*orderedjson.Object]bool // acceptsNull's memo
 }
 
 // visit is a schema applied to a value: an object, or an array by its first element.
 type visit struct {
-	schema *jsonobj.Object
+	schema *orderedjson.Object
 	value  any
 }
 
-func (w *nullDropper) drop(v any, s *jsonobj.Object, depth int) bool {
+func (w *nullDropper) drop(v any, s *orderedjson.Object, depth int) bool {
 	if s == nil || depth > maxSchemaDepth {
 		return false
 	}
 	var at visit
 	switch x := v.(type) {
-	case *jsonobj.Object:
+	case *orderedjson.Object:
 		at = visit{s, x}
 	case []any:
 		if len(x) == 0 {
@@ -326,13 +326,13 @@ func (w *nullDropper) drop(v any, s *jsonobj.Object, depth int) bool {
 	}
 	changed := false
 	for _, sub := range listOf(s.Get("allOf")) {
-		if o, ok := sub.(*jsonobj.Object); ok {
+		if o, ok := sub.(*orderedjson.Object); ok {
 			changed = w.drop(v, o, depth+1) || changed
 		}
 	}
 	switch x := v.(type) {
-	case *jsonobj.Object:
-		props, _ := s.Get("properties").(*jsonobj.Object)
+	case *orderedjson.Object:
+		props, _ := s.Get("properties").(*orderedjson.Object)
 		if props == nil {
 			return changed
 		}
@@ -343,7 +343,7 @@ func (w *nullDropper) drop(v any, s *jsonobj.Object, depth int) bool {
 			}
 		}
 		for _, k := range x.Keys() {
-			ps, _ := props.Get(k).(*jsonobj.Object)
+			ps, _ := props.Get(k).(*orderedjson.Object)
 			if ps == nil {
 				continue
 			}
@@ -355,12 +355,12 @@ func (w *nullDropper) drop(v any, s *jsonobj.Object, depth int) bool {
 			changed = w.drop(x.Get(k), ps, depth+1) || changed
 		}
 	case []any:
-		items, _ := s.Get("items").(*jsonobj.Object)
+		items, _ := s.Get("items").(*orderedjson.Object)
 		prefix := listOf(s.Get("prefixItems"))
 		for i, e := range x {
 			is := items
 			if i < len(prefix) {
-				is, _ = prefix[i].(*jsonobj.Object)
+				is, _ = prefix[i].(*orderedjson.Object)
 			}
 			changed = w.drop(e, is, depth+1) || changed
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/internal/jsonobj"
+	"github.com/wield-ai/wield/internal/orderedjson"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
 	"github.com/wield-ai/wield/tool"
@@ -52,7 +52,7 @@ func TestStrictSchema(t *testing.T) {
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := jsonobj.ParseObject([]byte(tc.in))
+			o, err := orderedjson.ParseObject([]byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestStrictSchemaInexpressible(t *testing.T) {
 		`{"type":"object","properties":{"b":true}}`,
 		`{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","additionalProperties":{"type":"integer"}}}}}`,
 	} {
-		o, err := jsonobj.ParseObject([]byte(in))
+		o, err := orderedjson.ParseObject([]byte(in))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestDropNulls(t *testing.T) {
 		`"properties":{"location":{"type":"string"},"unit":{"type":"string"},"maybe":{"type":["string","null"]},` +
 		`"opts":{"type":"object","properties":{"limit":{"type":"integer"}}},"items":{"type":"array","items":{"type":"object","properties":{"v":{"type":"integer"}}}},` +
 		`"tree":{"$ref":"#/$defs/node"},"req":{"type":"string"}},"required":["location","req"]}`
-	o, err := jsonobj.ParseObject([]byte(schema))
+	o, err := orderedjson.ParseObject([]byte(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestToolSchemaOrder(t *testing.T) {
 
 func compactString(t *testing.T, s string) string {
 	t.Helper()
-	v, err := jsonobj.Parse([]byte(s))
+	v, err := orderedjson.Parse([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}

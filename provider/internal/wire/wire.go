@@ -1,6 +1,7 @@
 // Package wire holds what the providers do alike on their APIs' wire, whatever SDK carries the
 // request: reading a prompt's options, the hooks that adjust a request, the life of a streamed
-// request, and the tool-call input an answer holds.
+// request, the tool-call input an answer holds, and how a content part or a message's error is
+// written.
 package wire
 
 import (

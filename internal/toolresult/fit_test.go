@@ -1,4 +1,4 @@
-package fit
+package toolresult
 
 import (
 	"encoding/json"
@@ -17,16 +17,16 @@ func jsonSize(v any) (int, error) {
 
 func note(n int) string { return fmt.Sprintf("dropped %d bytes", n) }
 
-// TestResults: the largest results go first, only as many as the bound needs, the size returned
+// TestFit: the largest results go first, only as many as the bound needs, the size returned
 // is the message's measured again, and the caller's results are untouched.
-func TestResults(t *testing.T) {
+func TestFit(t *testing.T) {
 	m := chat.ToolMessage(
 		chat.ToolResult{ID: "a", Name: "f", Content: strings.Repeat("a", 100)},
 		chat.ToolResult{ID: "b", Name: "f", Content: strings.Repeat("b", 300)},
 		chat.ToolResult{ID: "c", Name: "f", Content: strings.Repeat("c", 200)},
 	)
 	size, _ := jsonSize(m)
-	got, n, err := Results(m, size, size-250, jsonSize, note)
+	got, n, err := Fit(m, size, size-250, jsonSize, note)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,23 +41,23 @@ func TestResults(t *testing.T) {
 		t.Error("the caller's message changed")
 	}
 	// A bound that nothing but dropping all of them meets drops all of them.
-	got, _, _ = Results(m, size, 0, jsonSize, note)
+	got, _, _ = Fit(m, size, 0, jsonSize, note)
 	for _, r := range got.ToolResults {
 		if !r.IsError {
 			t.Errorf("kept %s under a bound of 0", r.ID)
 		}
 	}
 	// Within the bound, nothing is dropped.
-	got, n, _ = Results(m, size, size, jsonSize, note)
+	got, n, _ = Fit(m, size, size, jsonSize, note)
 	if n != size || got.ToolResults[1].IsError {
 		t.Errorf("within the bound: size %d, results %+v", n, got.ToolResults)
 	}
 }
 
-func TestResultsSizeError(t *testing.T) {
+func TestFitSizeError(t *testing.T) {
 	boom := errors.New("boom")
 	m := chat.ToolMessage(chat.ToolResult{ID: "a", Content: "x"})
-	if _, _, err := Results(m, 10, 1, func(any) (int, error) { return 0, boom }, note); !errors.Is(err, boom) {
+	if _, _, err := Fit(m, 10, 1, func(any) (int, error) { return 0, boom }, note); !errors.Is(err, boom) {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package partwire
+package wire
 
 import (
 	"errors"

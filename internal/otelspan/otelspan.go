@@ -1,8 +1,8 @@
-// Package tracegate spares spans that cannot record. With no OpenTelemetry SDK installed, the
+// Package otelspan spares spans that cannot record. With no OpenTelemetry SDK installed, the
 // global tracer provider hands out spans that record nothing, yet starting one allocates the
 // span and a context for it; a Gate tells when that is all a span would be, so that callers
 // can skip it and keep their context as it is.
-package tracegate
+package otelspan
 
 import (
 	"reflect"

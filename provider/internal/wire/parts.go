@@ -1,5 +1,4 @@
-// Package partwire holds what every provider does the same way with content parts on the wire.
-package partwire
+package wire
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package tracegate
+package otelspan
 
 import (
 	"context"

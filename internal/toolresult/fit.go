@@ -1,7 +1,7 @@
-// Package fit brings a tool message under a size bound by dropping its largest results, as
+// Package toolresult brings a tool message under a size bound by dropping its largest results, as
 // memory's window does with a message over its cap and a Temporal turn with a round over its
 // payload bound: the call still has a result, one that tells the model what happened.
-package fit
+package toolresult
 
 import (
 	"cmp"
@@ -10,13 +10,13 @@ import (
 	"github.com/wield-ai/wield/chat"
 )
 
-// Results returns tool message m with its largest results replaced by error results whose text
+// Fit returns tool message m with its largest results replaced by error results whose text
 // is note(the dropped result's size), as few as bring size to at most limit, and the size it
 // then has. size is m's size before, with whatever the caller counts beside it; sizeOf measures
 // one result. A result's encoding does not depend on its neighbours', so the size is kept by
 // differences rather than by measuring the message again for each result. m's results are
 // copied: the caller's stay as they were.
-func Results(m chat.Message, size, limit int, sizeOf func(any) (int, error), note func(size int) string) (chat.Message, int, error) {
+func Fit(m chat.Message, size, limit int, sizeOf func(any) (int, error), note func(size int) string) (chat.Message, int, error) {
 	sizes := make([]int, len(m.ToolResults))
 	order := make([]int, len(m.ToolResults))
 	for i, r := range m.ToolResults {
