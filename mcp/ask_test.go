@@ -81,15 +81,7 @@ func TestServedToolAsksClient(t *testing.T) {
 			return &sdk.CreateMessageResult{Model: "fake", Role: "assistant", Content: &sdk.TextContent{Text: strings.ToUpper(in)}}, nil
 		},
 	})
-	ct, st := sdk.NewInMemoryTransports()
-	if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	s, err := willing.Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := sdkSession(t, srv, willing)
 	if got, isErr := callText(t, s, "confirm", nil); isErr || got != "accept ok=true" || asked != "Go ahead?" {
 		t.Errorf("confirm: %q (error %v), the client was asked %q", got, isErr, asked)
 	}
@@ -98,11 +90,7 @@ func TestServedToolAsksClient(t *testing.T) {
 	}
 
 	// A client that takes neither: through wield's own client, over HTTP.
-	c, err := mcp.Connect(ctx, mcptest.OverHTTP(t, "asking", srv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := mcptest.Connect(t, mcptest.OverHTTP(t, "asking", srv))
 	tools, err := c.Tools(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -798,48 +798,22 @@ func (c *Client) callTool(ctx context.Context, name string, args any) (*sdk.Call
 		}
 		defer end()
 	}
-	for attempt := 0; ; attempt++ {
-		s, err := c.Session(ctx)
-		if err != nil {
-			return nil, c.callFailed(parent, ctx, name, err)
-		}
+	what := fmt.Sprintf("tool %q", name)
+	res, err := onSession(ctx, c, "calling "+what, func(s *sdk.ClientSession) (*sdk.CallToolResult, error) {
 		if timer != nil {
 			timer.Reset(timeout)
 		}
-		res, err := s.CallTool(ctx, params)
-		// The server asked something: the call is abandoned and the turn stops to ask it; it
-		// is made again on resume.
-		if in := elicited.interrupted(); in != nil && parent.Err() == nil {
-			return nil, in
-		}
-		if err == nil {
-			return res, nil
-		}
-		if !isProtocolError(err) && ctx.Err() == nil {
-			c.drop(s)
-			if attempt == 0 && errors.Is(err, sdk.ErrSessionMissing) {
-				continue
-			}
-		}
-		return nil, c.callFailed(parent, ctx, name, c.errorf("calling tool %q: %w", name, err))
+		return s.CallTool(ctx, params)
+	})
+	// The server asked something: the call is abandoned (its context cancelled, so not retried)
+	// and the turn stops to ask it; it is made again on resume.
+	if in := elicited.interrupted(); in != nil && parent.Err() == nil {
+		return nil, in
 	}
-}
-
-// callFailed returns the error of a call that failed with err: a timeout error when ctx (derived
-// from parent) was cancelled because the server said nothing for the configured time, which does
-// not wrap a context error (the caller's own context is fine, only this call ran out of time);
-// err itself when the caller's context ended or the server answered with an error; otherwise err
-// marked as the server being unavailable.
-func (c *Client) callFailed(parent, ctx context.Context, name string, err error) error {
-	switch {
-	case parent.Err() == nil && errors.Is(context.Cause(ctx), errNoAnswer):
-		return c.errorf("tool %q timed out: no answer for %v (the server's timeout)", name, c.cfg.timeout())
-	case parent.Err() == nil && errors.Is(context.Cause(ctx), errCallTooLong):
-		return c.errorf("tool %q timed out: still running after %v (the server's MaxCallTime)", name, c.cfg.maxCallTime())
-	case ctx.Err() != nil || answered(err):
-		return err
+	if err != nil {
+		return nil, c.failed(parent, ctx, what, err)
 	}
-	return &unavailableError{err}
+	return res, nil
 }
 
 // codeRejected is the JSON-RPC code the SDK gives a request its transport could not deliver.

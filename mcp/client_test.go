@@ -416,11 +416,7 @@ func TestConnectDeferred(t *testing.T) {
 	if _, err := mcp.Connect(ctx, mcp.ServerConfig{Name: "bad", Command: "x", Include: []string{"[a"}}, mcp.Deferred()); err == nil {
 		t.Fatal("Deferred let a bad pattern through")
 	}
-	live, err := mcp.Connect(ctx, inMemory("good", mustServer(t, echoTool("echo"))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer live.Close()
+	live := mcptest.Connect(t, inMemory("good", mustServer(t, echoTool("echo"))))
 	if tools, err := live.Tools(ctx); err != nil || len(tools) != 1 {
 		t.Fatalf("tools %v, %v", tools, err)
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/mcp"
 	"github.com/wield-ai/wield/tool"
@@ -156,6 +158,22 @@ func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// sdkSession connects the SDK's client c to srv in memory; the session closes when the test ends.
+func sdkSession(t *testing.T, srv *mcp.Server, c *sdk.Client) *sdk.ClientSession {
+	t.Helper()
+	ctx := testContext(t)
+	ct, st := sdk.NewInMemoryTransports()
+	if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 // tick paces polling loops that wait for another process to act.

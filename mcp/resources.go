@@ -28,19 +28,31 @@ const maxListed = 100_000
 // request runs one request other than a tool call on the server's session, with the server's
 // timeout, reconnecting once when the session was lost before it reached the server.
 func request[T any](ctx context.Context, c *Client, what string, fn func(context.Context, *sdk.ClientSession) (T, error)) (T, error) {
-	var zero T
 	parent := ctx
 	if d := c.cfg.timeout(); d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, d, errNoAnswer)
 		defer cancel()
 	}
+	res, err := onSession(ctx, c, what, func(s *sdk.ClientSession) (T, error) { return fn(ctx, s) })
+	if err != nil {
+		return res, c.failed(parent, ctx, what, err)
+	}
+	return res, nil
+}
+
+// onSession runs fn on the server's session, connecting first if the connection was lost. fn runs
+// again only when the server reports that it no longer knows the session (it restarted), as the
+// request did not run then; one cut off in flight is never repeated. fn's error is wrapped with
+// what; one of connecting is returned as it is.
+func onSession[T any](ctx context.Context, c *Client, what string, fn func(*sdk.ClientSession) (T, error)) (T, error) {
 	for attempt := 0; ; attempt++ {
 		s, err := c.Session(ctx)
 		if err != nil {
-			return zero, c.requestFailed(parent, ctx, what, err)
+			var zero T
+			return zero, err
 		}
-		res, err := fn(ctx, s)
+		res, err := fn(s)
 		if err == nil {
 			return res, nil
 		}
@@ -50,15 +62,22 @@ func request[T any](ctx context.Context, c *Client, what string, fn func(context
 				continue
 			}
 		}
-		return zero, c.requestFailed(parent, ctx, what, c.errorf("%s: %w", what, err))
+		return res, c.errorf("%s: %w", what, err)
 	}
 }
 
-func (c *Client) requestFailed(parent, ctx context.Context, what string, err error) error {
-	if parent.Err() == nil && errors.Is(context.Cause(ctx), errNoAnswer) {
+// failed returns the error of a request (what) that failed with err: a timeout error when ctx
+// (derived from parent) was cancelled because the server said nothing for the configured time or
+// a call ran past its MaxCallTime, which does not wrap a context error (the caller's own context
+// is fine, only this request ran out of time); err itself when the caller's context ended or the
+// server answered with an error; otherwise err marked as the server being unavailable.
+func (c *Client) failed(parent, ctx context.Context, what string, err error) error {
+	switch {
+	case parent.Err() == nil && errors.Is(context.Cause(ctx), errNoAnswer):
 		return c.errorf("%s timed out: no answer for %v (the server's timeout)", what, c.cfg.timeout())
-	}
-	if ctx.Err() != nil || answered(err) {
+	case parent.Err() == nil && errors.Is(context.Cause(ctx), errCallTooLong):
+		return c.errorf("%s timed out: still running after %v (the server's MaxCallTime)", what, c.cfg.maxCallTime())
+	case ctx.Err() != nil || answered(err):
 		return err
 	}
 	return &unavailableError{err}

@@ -69,7 +69,6 @@ func ran(runs *sync.Map, name string) int32 {
 // run. A client without elicitation gets what it got before: the approval is not asked, and the
 // interrupt is the call's error.
 func TestServedApprovalAsksClient(t *testing.T) {
-	ctx := testContext(t)
 	for _, mode := range []string{"accept", "decline", "none"} {
 		t.Run(mode, func(t *testing.T) {
 			var runs sync.Map
@@ -93,15 +92,7 @@ func TestServedApprovalAsksClient(t *testing.T) {
 				}
 			}
 			c := sdk.NewClient(&sdk.Implementation{Name: "go-client", Version: "v0"}, opts)
-			ct, st := sdk.NewInMemoryTransports()
-			if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
-				t.Fatal(err)
-			}
-			s, err := c.Connect(ctx, ct, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := sdkSession(t, srv, c)
 			got := map[string]string{}
 			for _, name := range []string{"pay", "pick", "both"} {
 				text, isErr := callText(t, s, name, map[string]any{"amount": 5})
@@ -198,15 +189,7 @@ func TestServedStateForged(t *testing.T) {
 			return &sdk.ElicitResult{Action: "cancel"}, nil
 		},
 	})
-	ct, st := sdk.NewInMemoryTransports()
-	if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := sdkSession(t, srv, c)
 	call := func(name string, amount int, state string, responses sdk.InputResponseMap) (*sdk.CallToolResult, error) {
 		return s.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: map[string]any{"amount": amount}, RequestState: state, InputResponses: responses})
 	}
@@ -256,15 +239,7 @@ func TestServedAskingHostile(t *testing.T) {
 			return &sdk.ElicitResult{Action: "accept", Content: a}, nil
 		},
 	})
-	ct, st := sdk.NewInMemoryTransports()
-	if _, err := srv.SDK().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := sdkSession(t, srv, c)
 	res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "storm", Arguments: map[string]any{}})
 	if err == nil && !res.IsError {
 		t.Errorf("a storm of questions ended well: %+v", res)

@@ -123,7 +123,7 @@ func (c *Client) Subscribe(ctx context.Context, uri string) (*Subscription, erro
 	what := "subscribing to " + quoteName(uri)
 	s, err := c.Session(ctx)
 	if err != nil {
-		return nil, c.requestFailed(parent, ctx, what, err)
+		return nil, c.failed(parent, ctx, what, err)
 	}
 	if ir := s.InitializeResult(); ir == nil || ir.Capabilities == nil || ir.Capabilities.Resources == nil || !ir.Capabilities.Resources.Subscribe {
 		return nil, c.errorf("%s: %w: the server does not offer resource subscriptions", what, ErrUnsupported)
@@ -149,7 +149,7 @@ func (c *Client) Subscribe(ctx context.Context, uri string) (*Subscription, erro
 		delete(c.subs, sub)
 		c.mu.Unlock()
 		sub.end(err)
-		return nil, c.requestFailed(parent, ctx, what, c.errorf("%s: %w", what, err))
+		return nil, c.failed(parent, ctx, what, c.errorf("%s: %w", what, err))
 	}
 	return sub, nil
 }

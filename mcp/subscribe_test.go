@@ -75,6 +75,16 @@ func (s *subscribable) settle(t *testing.T, uri string, subs, unsubs int) {
 	}
 }
 
+// subscribe subscribes c to uri, failing t if it cannot.
+func subscribe(t *testing.T, c *mcp.Client, uri string) *mcp.Subscription {
+	t.Helper()
+	sub, err := c.Subscribe(testContext(t), uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sub
+}
+
 func receive(t *testing.T, sub *mcp.Subscription) *sdk.ResourceUpdatedNotificationParams {
 	t.Helper()
 	select {
@@ -110,23 +120,10 @@ func ended(t *testing.T, sub *mcp.Subscription) error {
 func TestSubscribe(t *testing.T) {
 	ctx := testContext(t)
 	s := newSubscribable()
-	c, err := mcp.Connect(ctx, mcptest.InMemory("subs", s.srv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	a1, err := c.Subscribe(ctx, "memo://a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a2, err := c.Subscribe(ctx, "memo://a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := c.Subscribe(ctx, "memo://b")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mcptest.Connect(t, mcptest.InMemory("subs", s.srv))
+	a1 := subscribe(t, c, "memo://a")
+	a2 := subscribe(t, c, "memo://a")
+	b := subscribe(t, c, "memo://b")
 	s.settle(t, "memo://a", 1, 0) // one resource subscribed twice
 	if err := s.srv.ResourceUpdated(ctx, &sdk.ResourceUpdatedNotificationParams{URI: "memo://a"}); err != nil {
 		t.Fatal(err)
@@ -207,15 +204,8 @@ func TestSubscribe(t *testing.T) {
 func TestSubscriptionEndsWithServer(t *testing.T) {
 	ctx := testContext(t)
 	s := newSubscribable()
-	c, err := mcp.Connect(ctx, mcptest.InMemory("subs", s.srv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	sub, err := c.Subscribe(ctx, "memo://a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mcptest.Connect(t, mcptest.InMemory("subs", s.srv))
+	sub := subscribe(t, c, "memo://a")
 	s.settle(t, "memo://a", 1, 0)
 	s.mu.Lock()
 	session := s.session
@@ -235,11 +225,7 @@ func TestSubscriptionEndsWithServer(t *testing.T) {
 	plain.AddResource(&sdk.Resource{URI: "memo://a", Name: "a"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		return &sdk.ReadResourceResult{}, nil
 	})
-	p, err := mcp.Connect(ctx, mcptest.InMemory("plain", plain))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := mcptest.Connect(t, mcptest.InMemory("plain", plain))
 	if _, err := p.Subscribe(ctx, "memo://a"); !errors.Is(err, mcp.ErrUnsupported) {
 		t.Errorf("subscribing on a server without subscriptions: %v", err)
 	}
@@ -256,16 +242,9 @@ func TestEverythingSubscription(t *testing.T) {
 	cfg := nodeServer(t, "everything", "mcp-server-everything", "stdio")
 	cfg.Args = []string{"-c", `echo $$ > "$0"; exec "$@"`, pidFile, cfg.Command, "stdio"}
 	cfg.Command = "/bin/sh"
-	c, err := mcp.Connect(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := mcptest.Connect(t, cfg)
 	const uri = "demo://resource/dynamic/text/1"
-	sub, err := c.Subscribe(ctx, uri)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sub := subscribe(t, c, uri)
 	tools, err := c.Tools(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -331,19 +310,9 @@ func TestResubscribeAfterRestart(t *testing.T) {
 	ctx := testContext(t)
 	first := newSubscribable()
 	addr, stop := serveSubscribable(t, first, "127.0.0.1:0")
-	c, err := mcp.Connect(ctx, mcp.ServerConfig{Name: "subs", Type: mcp.TypeHTTP, URL: "http://" + addr, MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	sub, err := c.Subscribe(ctx, "memo://a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	twin, err := c.Subscribe(ctx, "memo://a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mcptest.Connect(t, mcp.ServerConfig{Name: "subs", Type: mcp.TypeHTTP, URL: "http://" + addr, MaxRetries: -1})
+	sub := subscribe(t, c, "memo://a")
+	twin := subscribe(t, c, "memo://a")
 	first.settle(t, "memo://a", 1, 0)
 
 	stop()
