@@ -131,19 +131,7 @@ func compactChild(mode string) error {
 		}
 		fmt.Println("stopped")
 	case "compact-resume":
-		st, err := memory.Turns(s).LoadTurn(ctx, "c3")
-		if err != nil || st == nil {
-			return fmt.Errorf("no stored turn: %v", err)
-		}
-		var ds []client.Decision
-		for _, p := range st.Pending() {
-			ds = append(ds, p.Approve())
-		}
-		text, err := c.Resume(st, ds...).Call(ctx).Content()
-		if err != nil {
-			return err
-		}
-		fmt.Println(text)
+		return resumeApproved(ctx, c, s, "c3")
 	default:
 		return fmt.Errorf("unknown mode %q", mode)
 	}

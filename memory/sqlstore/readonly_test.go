@@ -25,11 +25,7 @@ func TestReadOnly(t *testing.T) {
 		if err := rw.Append(t.Context(), "c", rich...); err != nil {
 			t.Fatal(err)
 		}
-		ro, err := Open(t.Context(), dsn, ReadOnly())
-		if err != nil {
-			t.Fatalf("Open read-only: %v", err)
-		}
-		defer ro.Close()
+		ro := open(t, dsn, ReadOnly())
 		if !ro.ReadOnly() || rw.ReadOnly() {
 			t.Fatal("ReadOnly reports the wrong mode")
 		}
@@ -102,11 +98,7 @@ func TestReadOnlyOlderSchema(t *testing.T) {
 			}
 		}
 		s.Close()
-		ro, err := Open(t.Context(), dsn, ReadOnly())
-		if err != nil {
-			t.Fatalf("Open read-only at version 1: %v", err)
-		}
-		defer ro.Close()
+		ro := open(t, dsn, ReadOnly())
 		sys, msgs, err := ro.Last(t.Context(), "c", 1)
 		if err != nil || sys == nil || sys.Content != "rules" || !memorytest.Equal(msgs, conv[2:]) {
 			t.Fatalf("Last at version 1: %v, %v, %v", sys, msgs, err)

@@ -45,9 +45,9 @@ func postgresDSN(t testing.TB) string {
 	return sqlstoretest.Postgres(t, testenv.Env(t, "WIELD_TEST_POSTGRES_URL"))
 }
 
-func open(t *testing.T, dsn string) *Store {
+func open(t *testing.T, dsn string, opts ...Option) *Store {
 	t.Helper()
-	s, err := Open(t.Context(), dsn)
+	s, err := Open(t.Context(), dsn, opts...)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -55,9 +55,18 @@ func open(t *testing.T, dsn string) *Store {
 	return s
 }
 
+// TestConformance runs the memory kits (messages, turns, compaction) on each backend.
 func TestConformance(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
-		memorytest.Run(t, func(t *testing.T) memory.Repository { return open(t, b.dsn(t)) })
+		t.Run("Messages", func(t *testing.T) {
+			memorytest.Run(t, func(t *testing.T) memory.Repository { return open(t, b.dsn(t)) })
+		})
+		t.Run("Turns", func(t *testing.T) {
+			memorytest.RunTurns(t, func(t *testing.T) memory.TurnRepository { return open(t, b.dsn(t)) })
+		})
+		t.Run("Compaction", func(t *testing.T) {
+			memorytest.RunCompaction(t, func(t *testing.T) memory.CompactionRepository { return open(t, b.dsn(t)) })
+		})
 	})
 }
 
@@ -268,10 +277,4 @@ func TestRebind(t *testing.T) {
 	if got := s.rebind("(?, ?)"); got != "(?, ?)" {
 		t.Fatalf("rebind for SQLite = %q", got)
 	}
-}
-
-func TestCompactionConformance(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
-		memorytest.RunCompaction(t, func(t *testing.T) memory.CompactionRepository { return open(t, b.dsn(t)) })
-	})
 }

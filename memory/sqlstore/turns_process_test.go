@@ -93,19 +93,7 @@ func turnChild(mode string) error {
 		if err != nil {
 			return err
 		}
-		st, err := store.LoadTurn(ctx, "c1")
-		if err != nil || st == nil {
-			return fmt.Errorf("no stored turn: %v", err)
-		}
-		var ds []client.Decision
-		for _, p := range st.Pending() {
-			ds = append(ds, p.Approve())
-		}
-		text, err := c.Resume(st, ds...).Call(ctx).Content()
-		if err != nil {
-			return err
-		}
-		fmt.Println(text)
+		return resumeApproved(ctx, c, s, "c1")
 	case "turn-crash":
 		between := chattest.Respond(func(ctx context.Context, _ *chat.Prompt) (*chat.Response, error) {
 			fmt.Println("between")
@@ -137,6 +125,25 @@ func turnChild(mode string) error {
 	default:
 		return fmt.Errorf("unknown mode %q", mode)
 	}
+	return nil
+}
+
+// resumeApproved loads conversation id's stopped turn from s, approves every pending call,
+// resumes the turn with c and prints the answer.
+func resumeApproved(ctx context.Context, c *client.Client, s *Store, id string) error {
+	st, err := memory.Turns(s).LoadTurn(ctx, id)
+	if err != nil || st == nil {
+		return fmt.Errorf("no stored turn: %v", err)
+	}
+	var ds []client.Decision
+	for _, p := range st.Pending() {
+		ds = append(ds, p.Approve())
+	}
+	text, err := c.Resume(st, ds...).Call(ctx).Content()
+	if err != nil {
+		return err
+	}
+	fmt.Println(text)
 	return nil
 }
 

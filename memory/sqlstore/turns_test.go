@@ -5,14 +5,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/memory"
-	"github.com/wield-ai/wield/memory/memorytest"
 )
-
-func TestTurnsConformance(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
-		memorytest.RunTurns(t, func(t *testing.T) memory.TurnRepository { return open(t, b.dsn(t)) })
-	})
-}
 
 func TestTurnsReadOnly(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
@@ -21,11 +14,7 @@ func TestTurnsReadOnly(t *testing.T) {
 		if err := s.SaveTurn(t.Context(), "c", memory.TurnRecord{ID: "t", Seq: 1, State: []byte(`{}`)}); err != nil {
 			t.Fatal(err)
 		}
-		ro, err := Open(t.Context(), dsn, ReadOnly())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ro.Close()
+		ro := open(t, dsn, ReadOnly())
 		if rec, ok, err := ro.LoadTurn(t.Context(), "c"); !ok || err != nil || rec.ID != "t" {
 			t.Fatalf("LoadTurn = %+v, %v, %v", rec, ok, err)
 		}
