@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolsearch/internal/topk"
 )
 
 // Index finds tools by a query within a session. Each session has its own tool set: what one
@@ -74,6 +75,15 @@ var ErrUnknownSession = errors.New("toolsearch: session not indexed")
 // ErrInvalidQuery is wrapped by the error of a search whose query the index cannot use, such as
 // a malformed regular expression.
 var ErrInvalidQuery = errors.New("toolsearch: invalid query")
+
+// hitsOf names the tools of defs found by number, in the order found.
+func hitsOf(defs []tool.Definition, found []topk.Item) []Hit {
+	hits := make([]Hit, len(found))
+	for i, f := range found {
+		hits[i] = Hit{Name: defs[f.ID].Name, Score: f.Score}
+	}
+	return hits
+}
 
 // sortDefs returns defs sorted by name, or an error for an empty or duplicate name.
 func sortDefs(defs []tool.Definition) ([]tool.Definition, error) {

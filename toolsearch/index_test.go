@@ -8,26 +8,13 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/tool"
+	"github.com/wield-ai/wield/toolsearch/internal/catalogtest"
 )
 
 // def builds a definition whose parameters are given as name, description pairs.
-func def(name, desc string, params ...string) tool.Definition {
-	props := map[string]any{}
-	for i := 0; i+1 < len(params); i += 2 {
-		props[params[i]] = map[string]any{"type": "string", "description": params[i+1]}
-	}
-	schema, _ := json.Marshal(map[string]any{"type": "object", "properties": props})
-	return tool.Definition{Name: name, Description: desc, InputSchema: schema}
-}
+var def = catalogtest.Def
 
-var catalog = []tool.Definition{
-	def("getWeatherForecast", "Returns the weather forecast for a city for the next days.", "city", "Name of the city", "days", "Number of days"),
-	def("get_stock_price", "Current price of a stock on an exchange.", "ticker", "Stock ticker symbol"),
-	def("send-email", "Sends an email message to a recipient.", "to", "Recipient address", "body", "Message text"),
-	def("calendar.createEvent", "Creates an event in the user's calendar.", "title", "Event title", "start", "Start time"),
-	def("translateText", "Translates text between languages.", "text", "The text", "target", "Target language code"),
-	def("weather_history", "Historical temperatures recorded at a weather station.", "station", "Station id"),
-}
+var catalog = catalogtest.Catalog()
 
 func names(hits []Hit) []string {
 	out := make([]string, len(hits))

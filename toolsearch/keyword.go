@@ -152,14 +152,7 @@ func newKeyword(opts *KeywordConfig) *KeywordIndex {
 
 // IndexTools implements [Index].
 func (k *KeywordIndex) IndexTools(ctx context.Context, session string, defs []tool.Definition) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	sorted, err := sortDefs(defs)
-	if err != nil {
-		return err
-	}
-	return k.store.put(session, contentKey(sorted), func() (*keywordSet, error) {
+	return k.store.index(ctx, session, defs, func(sorted []tool.Definition) (*keywordSet, error) {
 		return &keywordSet{defs: sorted, ix: k.build(sorted)}, nil
 	})
 }
@@ -419,12 +412,7 @@ func (k *KeywordIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, er
 	if req.Filter != nil {
 		keep = func(doc int) bool { return req.Filter(set.defs[doc]) }
 	}
-	found := set.ix.Search(terms, req.limit(), keep)
-	hits := make([]Hit, len(found))
-	for i, f := range found {
-		hits[i] = Hit{Name: set.defs[f.ID].Name, Score: f.Score}
-	}
-	return hits, nil
+	return hitsOf(set.defs, set.ix.Search(terms, req.limit(), keep)), nil
 }
 
 // Clear implements [Index].

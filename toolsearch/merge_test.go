@@ -17,14 +17,6 @@ func hits(pairs ...any) []Hit {
 	return out
 }
 
-func hitNames(hs []Hit) []string {
-	out := []string{}
-	for _, h := range hs {
-		out = append(out, h.Name)
-	}
-	return out
-}
-
 func TestMerge(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -56,7 +48,7 @@ func TestMerge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := hitNames(Merge(tt.k, tt.results...)); !slices.Equal(got, tt.want) {
+			if got := names(Merge(tt.k, tt.results...)); !slices.Equal(got, tt.want) {
 				t.Errorf("Merge = %v, want %v", got, tt.want)
 			}
 		})
@@ -96,10 +88,10 @@ func TestSearchAll(t *testing.T) {
 			t.Errorf("query %q: SearchAll gave %v, a search gives %v", q, each[i], one)
 		}
 	}
-	if want := hitNames(Merge(3, each...)); !slices.Equal(hitNames(merged), want) {
-		t.Errorf("merged %v, want Merge of the searches %v", hitNames(merged), want)
+	if want := names(Merge(3, each...)); !slices.Equal(names(merged), want) {
+		t.Errorf("merged %v, want Merge of the searches %v", names(merged), want)
 	}
-	if slices.Contains(hitNames(merged), "getWeatherRadar") {
+	if slices.Contains(names(merged), "getWeatherRadar") {
 		t.Error("filter not applied")
 	}
 	if _, _, err := SearchAll(ctx, ix, SearchRequest{Session: "nope"}, []string{"x"}); !errors.Is(err, ErrUnknownSession) {

@@ -182,8 +182,8 @@ func TestBringAlong(t *testing.T) {
 				}
 				return
 			}
-			if !slices.Equal(hitNames(got), tt.want) {
-				t.Errorf("BringAlong = %v, want %v", hitNames(got), tt.want)
+			if !slices.Equal(names(got), tt.want) {
+				t.Errorf("BringAlong = %v, want %v", names(got), tt.want)
 			}
 		})
 	}

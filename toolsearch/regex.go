@@ -54,14 +54,7 @@ func (x *RegexIndex) SearchToolDescription() string { return RegexSearchToolDesc
 
 // IndexTools implements [Index].
 func (x *RegexIndex) IndexTools(ctx context.Context, session string, defs []tool.Definition) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	sorted, err := sortDefs(defs)
-	if err != nil {
-		return err
-	}
-	return x.store.put(session, contentKey(sorted), func() (*regexSet, error) {
+	return x.store.index(ctx, session, defs, func(sorted []tool.Definition) (*regexSet, error) {
 		set := &regexSet{defs: sorted, name: make([]string, len(sorted)), desc: make([]string, len(sorted))}
 		for i, d := range sorted {
 			set.name[i] = lowerASCII(d.Name)

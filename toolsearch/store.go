@@ -1,8 +1,11 @@
 package toolsearch
 
 import (
+	"context"
 	"fmt"
 	"sync"
+
+	"github.com/wield-ai/wield/tool"
 )
 
 // store holds the built tool sets of an index's sessions. Sessions whose tool sets are identical
@@ -30,6 +33,19 @@ func (s *store[T]) get(session string) (T, error) {
 		return zero, fmt.Errorf("%w: %q", ErrUnknownSession, session)
 	}
 	return b.v, nil
+}
+
+// index makes defs, sorted by name, the session's tool set, building it with build unless
+// another session already holds one of the same content.
+func (s *store[T]) index(ctx context.Context, session string, defs []tool.Definition, build func(sorted []tool.Definition) (T, error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sorted, err := sortDefs(defs)
+	if err != nil {
+		return err
+	}
+	return s.put(session, contentKey(sorted), func() (T, error) { return build(sorted) })
 }
 
 // put makes the set with the given key the session's, building it with build unless another

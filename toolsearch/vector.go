@@ -136,11 +136,7 @@ func (v *VectorIndex) IndexTools(ctx context.Context, session string, defs []too
 	if v.embedder == nil {
 		return errNoEmbedder
 	}
-	sorted, err := sortDefs(defs)
-	if err != nil {
-		return err
-	}
-	return v.store.put(session, contentKey(sorted), func() (*vectorSet, error) {
+	return v.store.index(ctx, session, defs, func(sorted []tool.Definition) (*vectorSet, error) {
 		return v.build(ctx, sorted)
 	})
 }
@@ -290,12 +286,7 @@ func (v *VectorIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, err
 			top.Offer(topk.Item{ID: i, Score: s}, k)
 		}
 	}
-	found := top.Sorted()
-	hits := make([]Hit, len(found))
-	for i, f := range found {
-		hits[i] = Hit{Name: set.defs[f.ID].Name, Score: f.Score}
-	}
-	return hits, nil
+	return hitsOf(set.defs, top.Sorted()), nil
 }
 
 // Clear implements [Index].

@@ -13,7 +13,6 @@ package indextest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
+	"github.com/wield-ai/wield/toolsearch/internal/catalogtest"
 )
 
 // Config is what [Run] needs to know of the index under test.
@@ -39,27 +39,9 @@ type Config struct {
 	Word func(word string) string
 }
 
-func definition(name, desc string, params ...string) tool.Definition {
-	props := map[string]any{}
-	for i := 0; i+1 < len(params); i += 2 {
-		props[params[i]] = map[string]any{"type": "string", "description": params[i+1]}
-	}
-	schema, _ := json.Marshal(map[string]any{"type": "object", "properties": props})
-	return tool.Definition{Name: name, Description: desc, InputSchema: schema}
-}
-
 // Catalog is the tool set Run indexes: tools named in the styles catalogs use (camelCase,
 // snake_case, kebab-case, dotted), two of them about the weather.
-func Catalog() []tool.Definition {
-	return []tool.Definition{
-		definition("getWeatherForecast", "Returns the weather forecast for a city for the next days.", "city", "Name of the city", "days", "Number of days"),
-		definition("get_stock_price", "Current price of a stock on an exchange.", "ticker", "Stock ticker symbol"),
-		definition("send-email", "Sends an email message to a recipient.", "to", "Recipient address", "body", "Message text"),
-		definition("calendar.createEvent", "Creates an event in the user's calendar.", "title", "Event title", "start", "Start time"),
-		definition("translateText", "Translates text between languages.", "text", "The text", "target", "Target language code"),
-		definition("weather_history", "Historical temperatures recorded at a weather station.", "station", "Station id"),
-	}
-}
+func Catalog() []tool.Definition { return catalogtest.Catalog() }
 
 func names(hits []toolsearch.Hit) []string {
 	out := make([]string, len(hits))
@@ -246,7 +228,7 @@ func concurrent(t *testing.T, cfg Config) {
 				session := fmt.Sprintf("w%d-%d", w, i%4)
 				tools := Catalog()
 				if w%2 == 1 {
-					tools = append(tools[1:], definition(fmt.Sprintf("weatherForecastW%d", w), "Own weather forecast tool"))
+					tools = append(tools[1:], catalogtest.Def(fmt.Sprintf("weatherForecastW%d", w), "Own weather forecast tool"))
 				}
 				if err := ix.IndexTools(ctx, session, tools); err != nil {
 					errs <- err
