@@ -37,7 +37,7 @@ type elicitationAnswerData struct {
 	Content map[string]any `json:"content,omitempty"`
 }
 
-// maxElicitationSchemaBytes is maxElicitationSchemaBytes.
+// maxElicitationSchemaBytes is mcp.MaxElicitationSchemaBytes.
 const maxElicitationSchemaBytes = 64 << 10
 
 // elicitation returns what the server of a pending call asked, or nil if the call did not stop

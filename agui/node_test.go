@@ -16,20 +16,9 @@ import (
 // The AG-UI JavaScript client (@ag-ui/client) runs a turn that waits for an approval and
 // approves it; each event parses with @ag-ui/core's schemas.
 func TestAGUIJavaScriptClient(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(testenv.ToolsDir(), "node_modules", "@ag-ui", "client")); err != nil {
-		testenv.Missing(t, "@ag-ui/client")
-	}
 	f := newFixture(t, agui.Config{},
 		chattest.Calls(chat.ToolCall{ID: "w1", Name: "write", Arguments: `{"path":"/notes","text":"the meeting notes"}`}).WithText("I will write them."),
 		chattest.Text("The notes are written.").WithUsage(9, 3))
-	cmd := testenv.Command(t, "node", filepath.Join("testdata", "agui_client.cjs"), f.srv.URL)
-	cmd.Env = append(cmd.Env, "NODE_PATH="+filepath.Join(testenv.ToolsDir(), "node_modules"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
-	}
 	var got struct {
 		First, Second []string
 		FirstOutcome  string
@@ -49,9 +38,7 @@ func TestAGUIJavaScriptClient(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	runNodeClient(t, "agui_client.cjs", f.srv.URL, &got)
 	first := strings.Join(got.First, " ")
 	if !strings.HasPrefix(first, "RUN_STARTED STATE_SNAPSHOT TEXT_MESSAGE_START") ||
 		!strings.Contains(first, "TEXT_MESSAGE_END TOOL_CALL_START TOOL_CALL_ARGS") ||
@@ -89,18 +76,7 @@ func TestAGUIJavaScriptClient(t *testing.T) {
 // protocol's, its responseSchema tells the client how to answer, and the accepted answer reaches
 // the server.
 func TestAGUIJavaScriptClientElicitation(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(testenv.ToolsDir(), "node_modules", "@ag-ui", "client")); err != nil {
-		testenv.Missing(t, "@ag-ui/client")
-	}
 	f, runs := elicitFixture(t, agui.Config{})
-	cmd := testenv.Command(t, "node", filepath.Join("testdata", "agui_elicit.cjs"), f.srv.URL)
-	cmd.Env = append(cmd.Env, "NODE_PATH="+filepath.Join(testenv.ToolsDir(), "node_modules"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
-	}
 	var got struct {
 		First        []string
 		FirstOutcome string
@@ -111,9 +87,7 @@ func TestAGUIJavaScriptClientElicitation(t *testing.T) {
 		Result       string
 		PendingAfter int
 	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	out := runNodeClient(t, "agui_elicit.cjs", f.srv.URL, &got)
 	if got.FirstOutcome != "interrupt" || got.Interrupt.Reason != agui.ReasonElicitation || got.Interrupt.Message != "How many seats?" ||
 		got.Interrupt.ID != "b1" || got.Interrupt.ToolCallID != "b1" || got.Interrupt.Server != "booking" {
 		t.Fatalf("first run: %s", out)
@@ -127,4 +101,25 @@ func TestAGUIJavaScriptClientElicitation(t *testing.T) {
 	if runs.Load() < 2 {
 		t.Fatalf("the server's tool ran %d times", runs.Load())
 	}
+}
+
+// runNodeClient runs the Node client script of testdata against the endpoint at url and decodes
+// the summary it prints into got, which it returns as printed.
+func runNodeClient(t *testing.T, script, url string, got any) []byte {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(testenv.ToolsDir(), "node_modules", "@ag-ui", "client")); err != nil {
+		testenv.Missing(t, "@ag-ui/client")
+	}
+	cmd := testenv.Command(t, "node", filepath.Join("testdata", script), url)
+	cmd.Env = append(cmd.Env, "NODE_PATH="+filepath.Join(testenv.ToolsDir(), "node_modules"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	if err := json.Unmarshal(out, got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return out
 }

@@ -2,34 +2,11 @@
 // for an approval, then a run that approves it. Every event must parse with @ag-ui/core's
 // schemas, and the client's own checks of the event sequence must pass. Prints a summary as JSON.
 const { HttpAgent } = require("@ag-ui/client");
-const { EventSchemas } = require("@ag-ui/core/schemas");
+const { run, main } = require("./agui_run.cjs");
 
 const url = process.argv[2];
 
-async function run(agent, params) {
-  const events = [];
-  let failed = null;
-  let finished = null;
-  await agent.runAgent(params, {
-    onEvent({ event }) {
-      const parsed = EventSchemas.safeParse(event);
-      if (!parsed.success) {
-        throw new Error(`event ${event.type} does not parse: ${JSON.stringify(parsed.error.issues)}`);
-      }
-      events.push(event);
-    },
-    onRunFinishedEvent(params) {
-      finished = { outcome: params.outcome, interrupts: params.interrupts, result: params.result };
-    },
-    onRunFailed({ error }) {
-      failed = String(error);
-    },
-  });
-  if (failed) throw new Error(failed);
-  return { events, finished };
-}
-
-(async () => {
+main(async () => {
   const agent = new HttpAgent({
     url,
     threadId: "node-thread",
@@ -41,7 +18,7 @@ async function run(agent, params) {
     runId: "run-2",
     resume: agent.pendingInterrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: { approved: true } })),
   });
-  const out = {
+  return {
     first: first.events.map((e) => e.type),
     firstOutcome: first.finished && first.finished.outcome,
     interrupts,
@@ -54,8 +31,4 @@ async function run(agent, params) {
     pendingAfter: agent.pendingInterrupts.length,
     modelCalls: [...first.events, ...second.events].filter((e) => e.type === "CUSTOM" && e.name === "wield.model_call").map((e) => ({ name: e.name, value: e.value })),
   };
-  process.stdout.write(JSON.stringify(out));
-})().catch((err) => {
-  process.stderr.write(String(err && err.stack || err) + "\n");
-  process.exit(1);
 });

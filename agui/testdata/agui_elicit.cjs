@@ -3,34 +3,11 @@
 // then a run that accepts it with content. Every event must parse with @ag-ui/core's schemas.
 // Prints a summary as JSON.
 const { HttpAgent } = require("@ag-ui/client");
-const { EventSchemas } = require("@ag-ui/core/schemas");
+const { run, main } = require("./agui_run.cjs");
 
 const url = process.argv[2];
 
-async function run(agent, params) {
-  const events = [];
-  let failed = null;
-  let finished = null;
-  await agent.runAgent(params, {
-    onEvent({ event }) {
-      const parsed = EventSchemas.safeParse(event);
-      if (!parsed.success) {
-        throw new Error(`event ${event.type} does not parse: ${JSON.stringify(parsed.error.issues)}`);
-      }
-      events.push(event);
-    },
-    onRunFinishedEvent(params) {
-      finished = { outcome: params.outcome, result: params.result };
-    },
-    onRunFailed({ error }) {
-      failed = String(error);
-    },
-  });
-  if (failed) throw new Error(failed);
-  return { events, finished };
-}
-
-(async () => {
+main(async () => {
   const agent = new HttpAgent({
     url,
     threadId: "node-elicit",
@@ -49,7 +26,7 @@ async function run(agent, params) {
     runId: "run-2",
     resume: [{ interruptId: i.id, status: "resolved", payload: { action: "accept", content } }],
   });
-  process.stdout.write(JSON.stringify({
+  return {
     first: first.events.map((e) => e.type),
     firstOutcome: first.finished && first.finished.outcome,
     interrupt: { id: i.id, reason: i.reason, message: i.message, toolCallId: i.toolCallId, server: i.metadata && i.metadata.server },
@@ -59,8 +36,5 @@ async function run(agent, params) {
     results: second.events.filter((e) => e.type === "TOOL_CALL_RESULT").map((e) => e.content),
     result: second.finished && second.finished.result,
     pendingAfter: agent.pendingInterrupts.length,
-  }));
-})().catch((err) => {
-  process.stderr.write(String(err && err.stack || err) + "\n");
-  process.exit(1);
+  };
 });
