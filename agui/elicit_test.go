@@ -25,21 +25,9 @@ import (
 
 const seatsSchema = `{"type":"object","properties":{"seats":{"type":"integer","minimum":1,"maximum":9},"name":{"type":"string","maxLength":40}},"required":["seats"]}`
 
-// bookingServer is an MCP server whose tool "book" asks for seats (the 2026-07-28 protocol's
-// input request) and says what it was answered.
+// bookingServer is an MCP server whose tool "book" asks for seats and says what it was answered.
 func bookingServer(runs *atomic.Int32) *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "booking"}, nil)
-	sdk.AddTool(s, &sdk.Tool{Name: "book", InputSchema: map[string]any{"type": "object"}},
-		func(ctx context.Context, req *sdk.CallToolRequest, _ map[string]any) (*sdk.CallToolResult, any, error) {
-			runs.Add(1)
-			res, ok := req.Params.InputResponses["seats"].(*sdk.ElicitResult)
-			if !ok {
-				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"seats": &sdk.ElicitParams{Message: "How many seats?", RequestedSchema: json.RawMessage(seatsSchema)}}}, nil, nil
-			}
-			c, _ := json.Marshal(res.Content)
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("%s %s", res.Action, c)}}}, nil, nil
-		})
-	return s
+	return mcptest.AskingServer("booking", "book", &sdk.ElicitParams{Message: "How many seats?", RequestedSchema: json.RawMessage(seatsSchema)}, runs)
 }
 
 // elicitFixture is a handler whose client has the booking server's tool and a scripted model
@@ -57,13 +45,7 @@ func elicitFixture(t *testing.T, cfg agui.Config, tools ...tool.Tool) (*fixture,
 	repo := memory.NewInMemory()
 	c := clienttest.New(t, m, client.WithTools(append(list, tools...)),
 		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 100), memory.AdvisorConfig{})))
-	cfg.Client = c
-	h, err := agui.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{h: h, model: m, repo: repo}
-	f.srv = newServer(t, h)
+	f := (&fixture{model: m, repo: repo}).serve(t, cfg, c)
 	return f, runs
 }
 
@@ -202,12 +184,7 @@ func TestElicitationHostileSchema(t *testing.T) {
 			})
 			m := chattest.New(chattest.Calls(chat.ToolCall{ID: "e1", Name: "evil", Arguments: `{}`}), chattest.Text("Done."))
 			c := clienttest.New(t, m, client.WithTools(evil))
-			h, err := agui.New(agui.Config{Client: c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			f := &fixture{h: h, model: m}
-			f.srv = newServer(t, h)
+			f := (&fixture{model: m}).serve(t, agui.Config{}, c)
 			in := interrupts(t, run(t, f, input("t-h", "r1", "go")))
 			if len(in) != 1 {
 				t.Fatalf("interrupts %v", in)

@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/mcp"
 	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
@@ -119,28 +116,14 @@ func TestServedToolAsksClient(t *testing.T) {
 // handlers, answers a served tool's questions over streamable HTTP; without them it reads the
 // tool's error saying so.
 func TestServedToolAsksTSClient(t *testing.T) {
-	node := testenv.Bin(t, "node")
 	srv := askingServer(t)
 	url := mcptest.NewServer(t, srv, nil).URL
-	script, err := filepath.Abs("testdata/asking-client.cjs")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, mode := range []string{"willing", "unwilling"} {
-		cmd := exec.CommandContext(testContext(t), node, script, url, mode)
-		cmd.Env = append(cmd.Environ(), "NODE_PATH="+filepath.Join(testenv.ToolsDir(), "node_modules"))
-		cmd.Dir = testenv.ToolsDir()
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", mode, err, out)
-		}
 		var got map[string]struct {
 			Text    string `json:"text"`
 			IsError bool   `json:"isError"`
 		}
-		if err := json.Unmarshal(out[strings.LastIndexByte(strings.TrimSpace(string(out)), '\n')+1:], &got); err != nil {
-			t.Fatalf("%s: %v\n%s", mode, err, out)
-		}
+		runTSClient(t, "asking-client.cjs", &got, url, mode)
 		switch mode {
 		case "willing":
 			if c := got["confirm"]; c.IsError || c.Text != "accept ok=true" {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,22 +21,9 @@ import (
 
 // elicitingServer is an SDK server whose tool "book" asks the client for a seat count and
 // reports the answer it got, counting how often it ran.
-func elicitingServer(runs *int) *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "booking"}, nil)
-	schema := json.RawMessage(`{"type":"object","properties":{"seats":{"type":"integer","minimum":1}},"required":["seats"]}`)
-	sdk.AddTool(s, &sdk.Tool{Name: "book", InputSchema: map[string]any{"type": "object"}},
-		func(ctx context.Context, req *sdk.CallToolRequest, _ map[string]any) (*sdk.CallToolResult, any, error) {
-			*runs++
-			// The 2026-07-28 protocol's multi-round-trip form: ask by result, read the answer
-			// from the call made again.
-			res, ok := req.Params.InputResponses["seats"].(*sdk.ElicitResult)
-			if !ok {
-				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"seats": &sdk.ElicitParams{Message: "How many seats?", RequestedSchema: schema}}}, nil, nil
-			}
-			c, _ := json.Marshal(res.Content)
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("%s %s", res.Action, c)}}}, nil, nil
-		})
-	return s
+func elicitingServer(runs *atomic.Int32) *sdk.Server {
+	return mcptest.AskingServer("booking", "book", &sdk.ElicitParams{Message: "How many seats?",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"seats":{"type":"integer","minimum":1}},"required":["seats"]}`)}, runs)
 }
 
 func bookTool(t *testing.T, cfg mcp.ServerConfig) tool.Tool {
@@ -54,7 +41,7 @@ func bookTool(t *testing.T, cfg mcp.ServerConfig) tool.Tool {
 // when the call is made again; an answer off the schema is refused before the call is remade.
 func TestElicitationInterrupts(t *testing.T) {
 	ctx := context.Background()
-	runs := 0
+	var runs atomic.Int32
 	cfg := mcptest.InMemory("booking", elicitingServer(&runs))
 	cfg.InterruptOnElicitation = true
 	book := bookTool(t, cfg)
@@ -81,22 +68,22 @@ func TestElicitationInterrupts(t *testing.T) {
 	if res, err := resume(`{"action":"cancel"}`); err != nil || !strings.HasPrefix(res.Text, "cancel") {
 		t.Errorf("cancelled: %+v %v", res, err)
 	}
-	before := runs
+	before := runs.Load()
 	if _, err := resume(`{"action":"accept","content":{"seats":0}}`); err == nil || !strings.Contains(err.Error(), "requested schema") {
 		t.Errorf("an answer off the schema: %v", err)
 	}
 	if _, err := resume(`{"action":"maybe"}`); err == nil {
 		t.Error("an unknown action was taken")
 	}
-	if runs != before {
-		t.Errorf("the server's tool ran %d more times for refused answers", runs-before)
+	if runs.Load() != before {
+		t.Errorf("the server's tool ran %d more times for refused answers", runs.Load()-before)
 	}
 }
 
 // TestElicitationWithoutInterrupts: with elicitation not offered the server cannot ask, and its
 // tool gets an error rather than hanging.
 func TestElicitationWithoutInterrupts(t *testing.T) {
-	runs := 0
+	var runs atomic.Int32
 	book := bookTool(t, mcptest.InMemory("booking", elicitingServer(&runs)))
 	if _, err := book.Call(context.Background(), `{}`); err == nil {
 		t.Error("a server asked a client that does not offer elicitation")
@@ -141,7 +128,7 @@ func TestEverythingElicitation(t *testing.T) {
 // an interrupted call; resuming it with an answer restarts the call, the server gets the answer,
 // and the model reads the server's result.
 func TestElicitationThroughTurn(t *testing.T) {
-	runs := 0
+	var runs atomic.Int32
 	cfg := mcptest.InMemory("booking", elicitingServer(&runs))
 	cfg.InterruptOnElicitation = true
 	book := bookTool(t, cfg)

@@ -176,6 +176,27 @@ func sdkSession(t *testing.T, srv *mcp.Server, c *sdk.Client) *sdk.ClientSession
 	return s
 }
 
+// runTSClient runs the TypeScript SDK client script of testdata with args and decodes the last
+// line it prints, its summary as JSON, into got.
+func runTSClient(t *testing.T, script string, got any, args ...string) {
+	t.Helper()
+	node := testenv.Bin(t, "node")
+	path, err := filepath.Abs(filepath.Join("testdata", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(testContext(t), node, append([]string{path}, args...)...)
+	cmd.Env = append(cmd.Environ(), "NODE_PATH="+filepath.Join(testenv.ToolsDir(), "node_modules"))
+	cmd.Dir = testenv.ToolsDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %q: %v\n%s", script, args, err, out)
+	}
+	if err := json.Unmarshal(out[strings.LastIndexByte(strings.TrimSpace(string(out)), '\n')+1:], got); err != nil {
+		t.Fatalf("%s %q: %v\n%s", script, args, err, out)
+	}
+}
+
 // tick paces polling loops that wait for another process to act.
 func tick() <-chan time.Time { return time.After(20 * time.Millisecond) }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,7 +11,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/mcp"
 	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
@@ -130,21 +127,9 @@ func TestServedApprovalAsksClient(t *testing.T) {
 // TestServedApprovalTSClient: the same with the TypeScript SDK's client over streamable HTTP,
 // which speaks an older protocol and is asked directly.
 func TestServedApprovalTSClient(t *testing.T) {
-	node := testenv.Bin(t, "node")
-	script, err := filepath.Abs("testdata/approving-client.cjs")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, mode := range []string{"accept", "decline", "none"} {
 		var runs sync.Map
 		url := mcptest.NewServer(t, approvingServer(t, &runs), nil).URL
-		cmd := exec.CommandContext(testContext(t), node, script, url, mode)
-		cmd.Env = append(cmd.Environ(), "NODE_PATH="+filepath.Join(testenv.ToolsDir(), "node_modules"))
-		cmd.Dir = testenv.ToolsDir()
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", mode, err, out)
-		}
 		var got struct {
 			Asked           []string
 			Pay, Pick, Both struct {
@@ -152,9 +137,7 @@ func TestServedApprovalTSClient(t *testing.T) {
 				IsError bool   `json:"isError"`
 			}
 		}
-		if err := json.Unmarshal(out[strings.LastIndexByte(strings.TrimSpace(string(out)), '\n')+1:], &got); err != nil {
-			t.Fatalf("%s: %v\n%s", mode, err, out)
-		}
+		runTSClient(t, "approving-client.cjs", &got, url, mode)
 		switch mode {
 		case "accept":
 			if got.Pay.Text != "paid 5" || got.Pick.Text != "paid 5 from savings" || got.Both.Text != "paid 5 from savings" || len(got.Asked) != 4 {

@@ -30,17 +30,7 @@ const seatsSchema = `{"type":"object","properties":{
 // says what it was answered; runs counts its calls.
 func bookingTool(t *testing.T, runs *atomic.Int32) tool.Tool {
 	t.Helper()
-	s := sdk.NewServer(&sdk.Implementation{Name: "booking"}, nil)
-	sdk.AddTool(s, &sdk.Tool{Name: "book", InputSchema: map[string]any{"type": "object"}},
-		func(ctx context.Context, req *sdk.CallToolRequest, _ map[string]any) (*sdk.CallToolResult, any, error) {
-			runs.Add(1)
-			res, ok := req.Params.InputResponses["booking"].(*sdk.ElicitResult)
-			if !ok {
-				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"booking": &sdk.ElicitParams{Message: "Which seats?", RequestedSchema: json.RawMessage(seatsSchema)}}}, nil, nil
-			}
-			c, _ := json.Marshal(res.Content)
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("%s %s", res.Action, c)}}}, nil, nil
-		})
+	s := mcptest.AskingServer("booking", "book", &sdk.ElicitParams{Message: "Which seats?", RequestedSchema: json.RawMessage(seatsSchema)}, runs)
 	cfg := mcptest.InMemory("booking", s)
 	cfg.InterruptOnElicitation = true
 	tools, err := mcptest.Connect(t, cfg).Tools(context.Background())

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,27 @@ import (
 
 	"github.com/wield-ai/wield/mcp"
 )
+
+// AskingServer returns an SDK server named name whose one tool, toolName, asks its client
+// question as the 2026-07-28 protocol asks (the call's result holds the question, and the call
+// made again brings the answer) and then returns the answer as text: its action, a space and
+// its content as JSON, such as `accept {"seats":2}`. runs, when not nil, counts the tool's runs.
+func AskingServer(name, toolName string, question *sdk.ElicitParams, runs *atomic.Int32) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: name}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: toolName, InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *sdk.CallToolRequest, _ map[string]any) (*sdk.CallToolResult, any, error) {
+			if runs != nil {
+				runs.Add(1)
+			}
+			res, ok := req.Params.InputResponses["question"].(*sdk.ElicitResult)
+			if !ok {
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"question": question}}, nil, nil
+			}
+			c, _ := json.Marshal(res.Content)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Action + " " + string(c)}}}, nil, nil
+		})
+	return s
+}
 
 // patience bounds each call to a server, so that a hang fails the test instead of stalling it.
 const patience = 2 * time.Minute
