@@ -1,7 +1,6 @@
 package toolsearch
 
 import (
-	"context"
 	"math"
 	"strings"
 	"testing"
@@ -49,7 +48,5 @@ func TestNewVectorRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.IndexTools(context.Background(), "s", nil); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", nil)
 }

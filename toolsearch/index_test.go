@@ -16,6 +16,14 @@ var def = catalogtest.Def
 
 var catalog = catalogtest.Catalog()
 
+// mustIndex indexes defs as the tool set of session in ix, failing t if it cannot.
+func mustIndex(t *testing.T, ix Index, session string, defs []tool.Definition) {
+	t.Helper()
+	if err := ix.IndexTools(context.Background(), session, defs); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func names(hits []Hit) []string {
 	out := make([]string, len(hits))
 	for i, h := range hits {
@@ -34,18 +42,14 @@ func TestSharedSets(t *testing.T) {
 		if i%2 == 1 {
 			tools = reversed // order does not matter
 		}
-		if err := ix.IndexTools(ctx, fmt.Sprint("s", i), tools); err != nil {
-			t.Fatal(err)
-		}
+		mustIndex(t, ix, fmt.Sprint("s", i), tools)
 	}
 	if s, sets := ix.store.counts(); s != 10 || sets != 1 {
 		t.Fatalf("%d sessions share %d sets, want 10 sharing 1", s, sets)
 	}
 	changed := slices.Clone(catalog)
 	changed[0] = def(changed[0].Name, changed[0].Description, "city", "Another parameter doc")
-	if err := ix.IndexTools(ctx, "s0", changed); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s0", changed)
 	if _, sets := ix.store.counts(); sets != 2 {
 		t.Errorf("a changed schema should build its own set, have %d sets", sets)
 	}

@@ -400,10 +400,7 @@ func (c *termCache) number(dst []int32, terms []string) []int32 {
 // Search implements [Index]. A query with no term the analyzer keeps (only stop words, say)
 // finds nothing.
 func (k *KeywordIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	set, err := k.store.get(req.Session)
+	set, err := k.store.get(ctx, req.Session)
 	if err != nil {
 		return nil, err
 	}

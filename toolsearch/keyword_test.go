@@ -23,9 +23,7 @@ func search(t *testing.T, ix Index, session, q string, k int) []string {
 
 func TestKeywordFindsIdentifiersFromProse(t *testing.T) {
 	ix := NewKeywordIndex(nil)
-	if err := ix.IndexTools(context.Background(), "s", catalog); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", catalog)
 	tests := []struct{ query, want string }{
 		{"what will the weather be like in Rome next days?", "getWeatherForecast"},
 		{"how much does an AAPL share cost (stock price)", "get_stock_price"},
@@ -57,9 +55,7 @@ func TestKeywordExpandsAbbreviations(t *testing.T) {
 		def("getWeather", "Retrieves the weather information of a city."),
 	}
 	ix := NewKeywordIndex(nil)
-	if err := ix.IndexTools(context.Background(), "s", tools); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", tools)
 	for _, tt := range []struct{ query, want string }{
 		{"company information", "getCompanyInfo"},
 		{"repository statistics", "repo_stats"},
@@ -73,9 +69,7 @@ func TestKeywordExpandsAbbreviations(t *testing.T) {
 	plain := English()
 	plain.Expand = nil
 	ix = NewKeywordIndex(&KeywordOptions{Analyzer: plain})
-	if err := ix.IndexTools(context.Background(), "s", tools); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", tools)
 	if got := search(t, ix, "s", "repository statistics", 3); len(got) > 0 && got[0] == "repo_stats" {
 		t.Errorf("without expansion %v: the test does not need it", got)
 	}
@@ -86,13 +80,10 @@ func TestKeywordFieldWeights(t *testing.T) {
 		def("lookup", "Looks up a record. Also handles invoices in passing."),
 		def("invoice", "Fetches a document."),
 	}
-	ctx := context.Background()
 	byName := NewKeywordIndex(&KeywordOptions{Name: &FieldParams{Weight: 5, B: 0.75}})
 	byDesc := NewKeywordIndex(&KeywordOptions{Name: &FieldParams{Weight: 0}, Description: &FieldParams{Weight: 1, B: 0.75}})
 	for _, ix := range []*KeywordIndex{byName, byDesc} {
-		if err := ix.IndexTools(ctx, "s", tools); err != nil {
-			t.Fatal(err)
-		}
+		mustIndex(t, ix, "s", tools)
 	}
 	if got := search(t, byName, "s", "invoice", 2); !slices.Equal(got, []string{"invoice", "lookup"}) {
 		t.Errorf("name-weighted: %v", got)
@@ -111,13 +102,10 @@ func TestKeywordSearchesOutputs(t *testing.T) {
 		def("getBookInfo", "Retrieves information about a book.", "title", "The title of the book."),
 		def("reserveBook", "Reserves a book.", "title", "The title of the book."),
 	}
-	ctx := context.Background()
 	zero := &FieldParams{}
 	with, without := NewKeywordIndex(nil), NewKeywordIndex(&KeywordOptions{OutputNames: zero, OutputDescriptions: zero})
 	for _, ix := range []*KeywordIndex{with, without} {
-		if err := ix.IndexTools(ctx, "s", tools); err != nil {
-			t.Fatal(err)
-		}
+		mustIndex(t, ix, "s", tools)
 	}
 	for _, q := range []string{"book isbn", "is the book on the shelf"} {
 		if got := search(t, with, "s", q, 3); len(got) == 0 || got[0] != "getBookDetails" {
@@ -133,9 +121,7 @@ func TestKeywordCustomAnalyzer(t *testing.T) {
 	// Without identifier splitting and stemming, prose does not meet camelCase names.
 	ix := NewKeywordIndex(&KeywordOptions{Analyzer: &TextAnalyzer{}, Description: &FieldParams{Weight: 0}})
 	tools := []tool.Definition{def("getWeatherForecasts", "")}
-	if err := ix.IndexTools(context.Background(), "s", tools); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", tools)
 	if got := search(t, ix, "s", "weather forecast", 3); len(got) != 0 {
 		t.Errorf("plain analyzer matched %v", got)
 	}
@@ -143,9 +129,7 @@ func TestKeywordCustomAnalyzer(t *testing.T) {
 		t.Errorf("plain analyzer missed the whole name: %v", got)
 	}
 	eng := NewKeywordIndex(&KeywordOptions{Description: &FieldParams{Weight: 0}})
-	if err := eng.IndexTools(context.Background(), "s", tools); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, eng, "s", tools)
 	if got := search(t, eng, "s", "weather forecast", 3); len(got) != 1 {
 		t.Errorf("English analyzer missed: %v", got)
 	}

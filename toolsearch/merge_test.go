@@ -70,9 +70,7 @@ func TestSearchAll(t *testing.T) {
 	ctx := context.Background()
 	_, defs := multiCatalog(t)
 	ix := NewKeywordIndex(nil)
-	if err := ix.IndexTools(ctx, "s", defs); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", defs)
 	req := SearchRequest{Session: "s", MaxResults: 3, Query: "ignored",
 		Filter: func(d tool.Definition) bool { return d.Name != "getWeatherRadar" }}
 	merged, each, err := SearchAll(ctx, ix, req, []string{"weather forecast", "send mail"})

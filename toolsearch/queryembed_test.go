@@ -35,11 +35,8 @@ func TestVectorQueryEmbedder(t *testing.T) {
 	queries := &recordingEmbedder{rewrite: func(s string) string { return strings.ReplaceAll(s, "share value", "stock price") }}
 	ix := NewVectorIndex(docs, &VectorOptions{QueryEmbedder: queries})
 	plain := NewVectorIndex(docs, nil)
-	ctx := context.Background()
 	for _, x := range []*VectorIndex{ix, plain} {
-		if err := x.IndexTools(ctx, "s", catalog); err != nil {
-			t.Fatal(err)
-		}
+		mustIndex(t, x, "s", catalog)
 	}
 	docs.texts = nil
 

@@ -79,10 +79,7 @@ func lowerASCII(s string) string {
 // Search implements [Index]. A pattern that does not compile is an error wrapping
 // [ErrInvalidQuery], with the compiler's message for the model to correct it.
 func (x *RegexIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	set, err := x.store.get(req.Session)
+	set, err := x.store.get(ctx, req.Session)
 	if err != nil {
 		return nil, err
 	}

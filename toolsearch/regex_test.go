@@ -22,9 +22,7 @@ func TestRegexRanking(t *testing.T) {
 		{Name: "merge", Description: "Merges a pull request."},
 	}
 	ix := NewRegexIndex()
-	if err := ix.IndexTools(context.Background(), "s", tools); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", tools)
 	tests := []struct {
 		query string
 		want  []string
@@ -48,9 +46,7 @@ func TestRegexRanking(t *testing.T) {
 
 func TestRegexInvalid(t *testing.T) {
 	ix := NewRegexIndex()
-	if err := ix.IndexTools(context.Background(), "s", catalog); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", catalog)
 	for _, q := range []string{"weather(", "", "   ", strings.Repeat("a", MaxRegexLength+1)} {
 		_, err := ix.Search(context.Background(), SearchRequest{Session: "s", Query: q})
 		if !errors.Is(err, ErrInvalidQuery) {
@@ -112,9 +108,7 @@ func TestRegexPrefilterIsExact(t *testing.T) {
 		defs = append(defs, tool.Definition{Name: fmt.Sprintf("t%02d_%s", i, strings.ReplaceAll(n, " ", "")), Description: texts[(i+5)%len(texts)]})
 	}
 	ix := NewRegexIndex()
-	if err := ix.IndexTools(context.Background(), "s", defs); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", defs)
 	patterns := []string{"weather", "WEATHER|forecast", "stop", "s", "k", "kelvin", "caf", "café", "github.*issue",
 		"(weather){2}", "(?-i)STOP", "x|y", "t0[0-3]", "^t1", "ing$", "(get|Git)", "ſ", "\\bstop\\b"}
 	for _, p := range patterns {
@@ -204,9 +198,7 @@ func TestRegexSearchMatchesRegexp(t *testing.T) {
 		defs []tool.Definition
 	}{{"tricky", tricky}, {"synthetic", syn.tools}} {
 		ix := NewRegexIndex()
-		if err := ix.IndexTools(context.Background(), "s", c.defs); err != nil {
-			t.Fatal(err)
-		}
+		mustIndex(t, ix, "s", c.defs)
 		sorted, err := sortDefs(c.defs)
 		if err != nil {
 			t.Fatal(err)

@@ -23,9 +23,7 @@ func TestSearchToolCall(t *testing.T) {
 	}
 	// The index knows one more tool than the turn has: it must not be offered.
 	extra := tool.Definition{Name: "weatherRadar", Description: "Weather radar images of a city."}
-	if err := ix.IndexTools(ctx, "s", append(slices.Clone(defs), extra)); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", append(slices.Clone(defs), extra))
 	st := &searchTool{def: SearchToolDefinition(""), index: ix, session: "s", maxResults: 5, lookup: mapLookup(catalog)}
 
 	out, err := st.Call(ctx, `{"query":"weather radar forecast"}`)
@@ -40,9 +38,7 @@ func TestSearchToolCall(t *testing.T) {
 		manyDefs = append(manyDefs, d)
 		many[d.Name] = tool.Must(tool.New(d, func(context.Context, map[string]any) (any, error) { return nil, nil }))
 	}
-	if err := ix.IndexTools(ctx, "many", manyDefs); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "many", manyDefs)
 	greedy := &searchTool{def: SearchToolDefinition(""), index: ix, session: "many", maxResults: 5, lookup: mapLookup(many)}
 	if _, err := greedy.Call(ctx, `{"query":"sales report","maxResults":1000}`); err != nil {
 		t.Fatal(err)
@@ -73,9 +69,7 @@ func TestSearchToolCall(t *testing.T) {
 
 	// A query the index refuses is the model's to fix; other index failures are reported too.
 	rx := NewRegexIndex()
-	if err := rx.IndexTools(ctx, "s", defs); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, rx, "s", defs)
 	st.index = rx
 	if _, err := st.Call(ctx, `{"query":"weather("}`); err == nil || !strings.Contains(err.Error(), "missing closing )") {
 		t.Errorf("invalid regex: %v", err)
@@ -120,9 +114,7 @@ func TestSearchToolSeveralQueries(t *testing.T) {
 	ctx := context.Background()
 	catalog, defs := multiCatalog(t)
 	ix := NewKeywordIndex(nil)
-	if err := ix.IndexTools(ctx, "s", defs); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", defs)
 	newTool := func(perQuery int) *searchTool {
 		return &searchTool{def: SearchToolDefinition(""), index: ix, session: "s", maxResults: perQuery, lookup: mapLookup(catalog)}
 	}

@@ -23,8 +23,13 @@ type built[T any] struct {
 	refs int
 }
 
-// get returns the session's built set.
-func (s *store[T]) get(session string) (T, error) {
+// get returns the session's built set, for a search in ctx: a search whose context ended gets
+// its error.
+func (s *store[T]) get(ctx context.Context, session string) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
+	}
 	s.mu.RLock()
 	b, ok := s.sessions[session]
 	s.mu.RUnlock()

@@ -238,7 +238,7 @@ func (v *VectorIndex) Search(ctx context.Context, req SearchRequest) ([]Hit, err
 	if v.embedder == nil {
 		return nil, errNoEmbedder
 	}
-	set, err := v.store.get(req.Session)
+	set, err := v.store.get(ctx, req.Session)
 	if err != nil {
 		return nil, err
 	}

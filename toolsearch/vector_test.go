@@ -38,11 +38,8 @@ func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float
 func TestVectorEmbedsSharedSetsOnce(t *testing.T) {
 	e := &countingEmbedder{}
 	ix := NewVectorIndex(e, &VectorOptions{BatchSize: 4})
-	ctx := context.Background()
 	for _, s := range []string{"a", "b", "c"} {
-		if err := ix.IndexTools(ctx, s, catalog); err != nil {
-			t.Fatal(err)
-		}
+		mustIndex(t, ix, s, catalog)
 	}
 	if e.texts.Load() != int64(len(catalog)) || e.calls.Load() != 2 {
 		t.Errorf("embedded %d texts in %d calls, want %d in 2 batches", e.texts.Load(), e.calls.Load(), len(catalog))
@@ -50,13 +47,10 @@ func TestVectorEmbedsSharedSetsOnce(t *testing.T) {
 }
 
 func TestVectorMinScore(t *testing.T) {
-	ctx := context.Background()
 	loose := NewVectorIndex(&HashingEmbedder{}, nil)
 	strict := NewVectorIndex(&HashingEmbedder{}, &VectorOptions{MinScore: 0.3})
 	for _, ix := range []*VectorIndex{loose, strict} {
-		if err := ix.IndexTools(ctx, "s", catalog); err != nil {
-			t.Fatal(err)
-		}
+		mustIndex(t, ix, "s", catalog)
 	}
 	all := search(t, loose, "s", "weather forecast", 10)
 	some := search(t, strict, "s", "weather forecast", 10)
@@ -75,9 +69,7 @@ func TestVectorCustomText(t *testing.T) {
 		}
 		return d.Name
 	}})
-	if err := ix.IndexTools(context.Background(), "s", catalog); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", catalog)
 	if got := search(t, ix, "s", "umbrella", 3); !slices.Equal(got, []string{"translateText"}) {
 		t.Errorf("custom text: %v", got)
 	}
@@ -115,9 +107,7 @@ func TestVectorEmbedderFailures(t *testing.T) {
 	// A query embedding of the wrong size is an error, not a panic.
 	e := &countingEmbedder{}
 	ix := NewVectorIndex(e, nil)
-	if err := ix.IndexTools(ctx, "s", catalog); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", catalog)
 	e.mutate = func(v [][]float32) ([][]float32, error) { v[0] = v[0][:7]; return v, nil }
 	if _, err := ix.Search(ctx, SearchRequest{Session: "s", Query: "weather"}); err == nil || !strings.Contains(err.Error(), "dimensions") {
 		t.Errorf("query of wrong size: %v", err)
@@ -245,10 +235,8 @@ func TestVectorSearchMatchesExactScan(t *testing.T) {
 		t.Run(ds.name, func(t *testing.T) {
 			for _, minScore := range []float64{-1, 0, 0.2} {
 				ix := NewVectorIndex(ds.emb, &VectorOptions{MinScore: minScore, Text: ds.text})
-				if err := ix.IndexTools(ctx, "s", ds.defs); err != nil {
-					t.Fatal(err)
-				}
-				set, err := ix.store.get("s")
+				mustIndex(t, ix, "s", ds.defs)
+				set, err := ix.store.get(context.Background(), "s")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -284,9 +272,7 @@ func TestVectorScoresAreCosines(t *testing.T) {
 	ctx := context.Background()
 	e := tableEmbedder{"a": {3, 4, 0}, "b": {-1, 2, 2}, "c": {0, 0, 5}, "q": {1, 1, 1}}
 	ix := NewVectorIndex(e, &VectorOptions{MinScore: -1, Text: func(d tool.Definition) string { return d.Name }})
-	if err := ix.IndexTools(ctx, "s", []tool.Definition{{Name: "a"}, {Name: "b"}, {Name: "c"}}); err != nil {
-		t.Fatal(err)
-	}
+	mustIndex(t, ix, "s", []tool.Definition{{Name: "a"}, {Name: "b"}, {Name: "c"}})
 	hits, err := ix.Search(ctx, SearchRequest{Session: "s", Query: "q"})
 	if err != nil {
 		t.Fatal(err)
@@ -311,9 +297,7 @@ func TestVectorRejectsNonFiniteVectors(t *testing.T) {
 		if err := ix.IndexTools(ctx, "s", []tool.Definition{{Name: "a"}, {Name: "b"}}); err == nil || !strings.Contains(err.Error(), "NaN") {
 			t.Errorf("tool vector with %v: %v", bad, err)
 		}
-		if err := ix.IndexTools(ctx, "s", []tool.Definition{{Name: "b"}}); err != nil {
-			t.Fatal(err)
-		}
+		mustIndex(t, ix, "s", []tool.Definition{{Name: "b"}})
 		if _, err := ix.Search(ctx, SearchRequest{Session: "s", Query: "nan query"}); err == nil || !strings.Contains(err.Error(), "NaN") {
 			t.Errorf("query vector with %v: %v", bad, err)
 		}
