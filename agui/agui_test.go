@@ -47,6 +47,12 @@ func newFixture(t *testing.T, cfg agui.Config, replies ...chattest.Reply) *fixtu
 	f.read = chattest.NewTool("read", func(context.Context, string) (string, error) { return "the notes", nil })
 	c := clienttest.New(t, f.model, client.WithTools(f.write, f.read),
 		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(f.repo, 100), memory.AdvisorConfig{})))
+	return f.serve(t, cfg, c)
+}
+
+// serve makes f's handler, with cfg over client c, and its test server.
+func (f *fixture) serve(t *testing.T, cfg agui.Config, c *client.Client) *fixture {
+	t.Helper()
 	cfg.Client = c
 	h, err := agui.New(cfg)
 	if err != nil {

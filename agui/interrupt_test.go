@@ -37,12 +37,7 @@ func TestInterruptAndSubAgent(t *testing.T) {
 	repo := memory.NewInMemory()
 	c := clienttest.New(t, pm, client.WithTools(ask, helper),
 		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 100), memory.AdvisorConfig{})))
-	h, err := agui.New(agui.Config{Client: c})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{h: h, model: pm, repo: repo}
-	f.srv = newServer(t, h)
+	f := (&fixture{model: pm, repo: repo}).serve(t, agui.Config{}, c)
 
 	evs := run(t, f, input("t5", "r1", "go"))
 	in := interrupts(t, evs)

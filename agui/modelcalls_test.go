@@ -39,12 +39,7 @@ func TestModelCallsAndCompaction(t *testing.T) {
 	c := clienttest.New(t, m, client.WithTools(read),
 		client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{Hooks: cp.Hooks()}), cp,
 			memory.NewAdvisor(memory.NewWindow(repo, 100), memory.AdvisorConfig{})))
-	h, err := agui.New(agui.Config{Client: c})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{h: h, model: m, repo: repo}
-	f.srv = newServer(t, h)
+	f := (&fixture{model: m, repo: repo}).serve(t, agui.Config{}, c)
 	evs := run(t, f, input("t-mc", "r1", "read it twice"))
 
 	calls := customs(evs, agui.EventModelCall)
