@@ -18,6 +18,7 @@ import (
 
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/mcp"
+	"github.com/wield-ai/wield/mcp/mcptest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -265,11 +266,7 @@ rl.on("line", (line) => {
 // A stdio server's answer over the message size limit fails its own call at once, with an error
 // saying so, and the connection goes on serving the next call, skipping a malformed message.
 func TestAttackOversizedStdioAnswer(t *testing.T) {
-	c, err := mcp.NewClient(mcp.ServerConfig{Name: "huge", Command: testenv.Bin(t, "node"), Args: []string{"-e", hugeAnswerServer}, Logger: discard()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := mcptest.Connect(t, mcp.ServerConfig{Name: "huge", Command: testenv.Bin(t, "node"), Args: []string{"-e", hugeAnswerServer}, Logger: discard()})
 	ctx := testContext(t)
 	tools, err := c.Tools(ctx)
 	if err != nil || len(tools) != 2 {
@@ -379,11 +376,7 @@ func TestAttackServerChatter(t *testing.T) {
 		}
 		return []string{fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no"}}`, req.ID)}
 	})
-	c, err := mcp.NewClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := mcptest.Connect(t, cfg)
 	ctx := testContext(t)
 	tools, err := c.Tools(ctx)
 	if err != nil || len(tools) != 1 {
