@@ -62,14 +62,7 @@ type intKeys struct {
 }
 
 func TestIntegerMapKeys(t *testing.T) {
-	c, err := For(reflect.TypeFor[intKeys]())
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := c.Validator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, v := codecFor[intKeys](t)
 	if why := v.General(); why != "" {
 		t.Errorf("the schema is left to the general validator: %s", why)
 	}
@@ -88,7 +81,7 @@ func TestIntegerMapKeys(t *testing.T) {
 		}
 	}
 	// The range of a small integer type is left to decoding, which says so.
-	err = c.Decode(`{"by_id":{},"counts":{"300":1}}`, new(intKeys))
+	err := c.Decode(`{"by_id":{},"counts":{"300":1}}`, new(intKeys))
 	var ae *ArgumentError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("a key out of range: %v", err)

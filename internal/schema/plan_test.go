@@ -60,9 +60,8 @@ var planInputs = []string{
 	`{"s":"x","l":[]}`, `{"s":"x","m":{}}`, `{"s":"x","d":"5m","def":"given"}`, `{"s":"\ud83d\ude00"}`,
 }
 
-// decodeBoth decodes args into a T with the plan and by validating, then decoding with the v2
-// codec, as codecs without a plan do.
-func decodeBoth[T any](t *testing.T, args string) (plan, general T, planErr, generalErr error) {
+// codecFor compiles T's codec and its validator, failing t if either fails.
+func codecFor[T any](t *testing.T) (*Codec, *Validator) {
 	t.Helper()
 	c, err := For(reflect.TypeFor[T]())
 	if err != nil {
@@ -72,6 +71,14 @@ func decodeBoth[T any](t *testing.T, args string) (plan, general T, planErr, gen
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c, v
+}
+
+// decodeBoth decodes args into a T with the plan and by validating, then decoding with the v2
+// codec, as codecs without a plan do.
+func decodeBoth[T any](t *testing.T, args string) (plan, general T, planErr, generalErr error) {
+	t.Helper()
+	c, v := codecFor[T](t)
 	if c.plan == nil {
 		t.Fatalf("%v has no plan", reflect.TypeFor[T]())
 	}
