@@ -110,19 +110,11 @@ func search(t *testing.T, cfg Config) {
 }
 
 func sessions(t *testing.T, cfg Config) {
-	ctx := context.Background()
 	ix := indexed(t, cfg)
-	if err := ix.IndexTools(ctx, "s2", Catalog()[1:3]); err != nil {
-		t.Fatal(err)
+	if found := indexAndFind(t, cfg, ix, "s2", Catalog()[1:3]); slices.Contains(found, "getWeatherForecast") {
+		t.Errorf("session s2 found s1's tool: %v", found)
 	}
-	hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: "s2", Query: cfg.ForecastQuery})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if slices.Contains(names(hits), "getWeatherForecast") {
-		t.Errorf("session s2 found s1's tool: %v", names(hits))
-	}
-	hits, err = ix.Search(ctx, toolsearch.SearchRequest{Session: "s1", Query: cfg.ForecastQuery})
+	hits, err := ix.Search(context.Background(), toolsearch.SearchRequest{Session: "s1", Query: cfg.ForecastQuery})
 	if err != nil || len(hits) == 0 || hits[0].Name != "getWeatherForecast" {
 		t.Errorf("indexing s2 changed s1: %v %v", names(hits), err)
 	}
@@ -144,18 +136,24 @@ func maxResultsAndFilter(t *testing.T, cfg Config) {
 }
 
 func reindex(t *testing.T, cfg Config) {
+	if found := indexAndFind(t, cfg, indexed(t, cfg), "s1", Catalog()[1:2]); slices.Contains(found, "getWeatherForecast") {
+		t.Errorf("re-indexed session still finds the old set: %v", found)
+	}
+}
+
+// indexAndFind indexes defs as session's tool set in ix and returns the names a search there for
+// cfg.ForecastQuery finds.
+func indexAndFind(t *testing.T, cfg Config, ix toolsearch.Index, session string, defs []tool.Definition) []string {
+	t.Helper()
 	ctx := context.Background()
-	ix := indexed(t, cfg)
-	if err := ix.IndexTools(ctx, "s1", Catalog()[1:2]); err != nil {
+	if err := ix.IndexTools(ctx, session, defs); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: "s1", Query: cfg.ForecastQuery})
+	hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: session, Query: cfg.ForecastQuery})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(names(hits), "getWeatherForecast") {
-		t.Errorf("re-indexed session still finds the old set: %v", names(hits))
-	}
+	return names(hits)
 }
 
 func clearSession(t *testing.T, cfg Config) {
