@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -169,15 +170,7 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	spec, err := a.resolveModel(ctx, f.model)
-	if err != nil {
-		return err
-	}
-	options, err := buildOptions(spec.provider, f.options)
-	if err != nil {
-		return err
-	}
-	model, err := a.newModel(ctx, spec)
+	spec, options, model, err := a.chatModel(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -205,13 +198,11 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		return err
 	}
 	defer cat.Close()
-	for _, r := range resources {
-		parts, err := cat.readResource(ctx, r)
-		if err != nil {
-			return usageError{fmt.Errorf("--attach %w", err)}
-		}
-		attached = append(attached, parts...)
+	read, err := cat.readResources(ctx, resources)
+	if err != nil {
+		return usageError{fmt.Errorf("--attach %w", err)}
 	}
+	attached = append(attached, read...)
 
 	conv, err := a.openConversation(ctx, f)
 	if err != nil {
@@ -232,11 +223,8 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		return err
 	}
 	talk := !f.json && a.stderrTTY
-	if talk && (editor != nil || spec.picked) {
-		fmt.Fprintln(errw, a.banner(spec, cat, conv, f.role, editor != nil))
-	}
-	if talk && conv.resumed > 0 {
-		fmt.Fprintf(errw, "resuming session %s (%d messages)\n", safeLine(conv.id), conv.resumed)
+	if talk {
+		a.greet(errw, spec, cat, conv, f.role, editor != nil)
 	}
 	if err := a.takeUpStoppedTurn(ctx, c, disp, setup, conv, errw, talk); err != nil {
 		if errors.Is(err, errStopped) && editor != nil {
@@ -263,6 +251,32 @@ func (a *app) chat(ctx context.Context, f chatFlags, args []string) error {
 		return a.interactive(ctx, loop, editor)
 	}
 	return a.readQuestions(ctx, loop)
+}
+
+// chatModel resolves the model the flags name, checks the -o options against its provider and
+// makes the model: for the chat, and again for /model and /role.
+func (a *app) chatModel(ctx context.Context, f chatFlags) (modelSpec, *chat.Options, chat.Model, error) {
+	spec, err := a.resolveModel(ctx, f.model)
+	if err != nil {
+		return spec, nil, nil, err
+	}
+	options, err := buildOptions(spec.provider, f.options)
+	if err != nil {
+		return spec, nil, nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	model, err := a.newModel(ctx, spec)
+	return spec, options, model, err
+}
+
+// greet says, on a terminal, which model and tools the chat has (when interactive or the model
+// was picked for the user) and which session it resumes.
+func (a *app) greet(w io.Writer, spec modelSpec, cat *catalog, conv *conversation, role string, interactive bool) {
+	if interactive || spec.picked {
+		fmt.Fprintln(w, a.banner(spec, cat, conv, role, interactive))
+	}
+	if conv.resumed > 0 {
+		fmt.Fprintf(w, "resuming session %s (%d messages)\n", safeLine(conv.id), conv.resumed)
+	}
 }
 
 // check refuses flags that contradict each other or the arguments.

@@ -43,6 +43,19 @@ func (c *catalog) readResource(ctx context.Context, ref string) ([]content.Part,
 	return parts, nil
 }
 
+// readResources reads the attachments refs, each mcp:SERVER/URI, as content parts.
+func (c *catalog) readResources(ctx context.Context, refs []string) ([]content.Part, error) {
+	var out []content.Part
+	for _, ref := range refs {
+		parts, err := c.readResource(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, parts...)
+	}
+	return out, nil
+}
+
 // splitAttachments separates files from MCP resources, which are read once the servers run.
 func splitAttachments(refs []string) (files, resources []string) {
 	for _, r := range refs {

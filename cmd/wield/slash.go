@@ -173,18 +173,10 @@ func (l *chatLoop) slashCommand(ctx context.Context, line string) (handled, end 
 
 // switchModel makes the chat go on with the model name names.
 func (l *chatLoop) switchModel(ctx context.Context, name string) error {
-	f := l.flags.model
-	f.model = name
-	spec, err := l.a.resolveModel(ctx, f)
-	if err != nil {
-		return err
-	}
+	f := l.flags
+	f.model.model = name
 	// The chat's -o options go on with the new model, so they must suit its provider.
-	options, err := buildOptions(spec.provider, l.flags.options)
-	if err != nil {
-		return fmt.Errorf("%s: %w", spec.String(), err)
-	}
-	m, err := l.a.newModel(ctx, spec)
+	spec, options, m, err := l.a.chatModel(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -268,21 +260,13 @@ func (l *chatLoop) takeRole(ctx context.Context, name string) error {
 		return err
 	}
 	f := l.base.withRole(name, r)
-	spec, err := l.a.resolveModel(ctx, f.model)
+	spec, options, m, err := l.a.chatModel(ctx, f)
 	if err != nil {
-		return err
-	}
-	options, err := buildOptions(spec.provider, f.options)
-	if err != nil {
-		return fmt.Errorf("role %s, %s: %w", name, spec, err)
+		return fmt.Errorf("role %s: %w", name, err)
 	}
 	tools, err := l.cat.choose(f.tools.choose)
 	if err != nil {
 		return fmt.Errorf("role %s: %w", name, err)
-	}
-	m, err := l.a.newModel(ctx, spec)
-	if err != nil {
-		return err
 	}
 	setup := l.setup
 	setup.model, setup.modelName, setup.options, setup.tools, setup.system = m, spec.String(), options, tools, f.system
