@@ -16,7 +16,6 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
@@ -48,12 +47,10 @@ func (m *ResponsesModel) Info() chat.Info { return m.info() }
 // Call sends the prompt and returns the whole answer; Response.Raw is the *responses.Response.
 // A response whose status is "failed" is returned as a *[ResponseError].
 func (m *ResponsesModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
-	ctx, done := splice.With(ctx, p)
-	defer done()
-	req, err := m.request(p)
-	if err != nil {
-		return nil, err
-	}
+	return wire.PromptCall(ctx, p, func() (*responsesRequest, error) { return m.request(p) }, m.call)
+}
+
+func (m *ResponsesModel) call(ctx context.Context, req *responsesRequest) (*chat.Response, error) {
 	ctx, f := withFailure(ctx)
 	r, err := m.client.Responses.New(ctx, req.params, callOptions(ctx, req.opts)...)
 	if err != nil {
