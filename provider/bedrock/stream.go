@@ -12,6 +12,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/provider/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // maxAnswerImageBytes bounds an image streamed in an answer, so a corrupt stream cannot grow one
@@ -239,16 +240,7 @@ func (s *streamState) call(c chat.ToolCall) *chat.Response {
 // finish reports how the stream ended: the transport's or Bedrock's error, or ErrIncompleteStream
 // when messageStop or metadata never came.
 func (s *streamState) finish(ctx context.Context, err error) error {
-	if err != nil {
-		return wrapError(ctx, err)
-	}
-	if !s.stopped || !s.metadata {
-		if ctx.Err() != nil {
-			return wrapError(ctx, ctx.Err())
-		}
-		return ErrIncompleteStream
-	}
-	return nil
+	return wire.StreamEnd(ctx, err, s.stopped && s.metadata, wrapError, ErrIncompleteStream)
 }
 
 func malformed(format string, args ...any) error {

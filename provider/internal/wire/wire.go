@@ -67,6 +67,22 @@ func PromptCall[R any](ctx context.Context, p *chat.Prompt, build func() (R, err
 	return send(ctx, req)
 }
 
+// StreamEnd is how a stream ended, once its events are read: err, the transport's or the API's,
+// through wrap; or, when the stream stopped before its last event (complete is false), the
+// context's error through wrap if the context ended, else incomplete. A complete stream ends
+// with nil.
+func StreamEnd(ctx context.Context, err error, complete bool, wrap func(context.Context, error) error, incomplete error) error {
+	switch {
+	case err != nil:
+		return wrap(ctx, err)
+	case complete:
+		return nil
+	case ctx.Err() != nil:
+		return wrap(ctx, ctx.Err())
+	}
+	return incomplete
+}
+
 // ExtraFunc reads the function a call put in extra[key] to adjust its request: nil without the
 // key, an error naming provider and the type wanted when the value is of another type.
 func ExtraFunc[T any](provider string, extra map[string]any, key string) (func(T), error) {

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -125,6 +126,37 @@ func TestPromptCall(t *testing.T) {
 	})
 	if err != bad {
 		t.Fatalf("error %v, want the build's", err)
+	}
+}
+
+func TestStreamEnd(t *testing.T) {
+	wrap := func(_ context.Context, err error) error { return fmt.Errorf("wrapped: %w", err) }
+	incomplete := errors.New("incomplete")
+	cut := errors.New("connection reset")
+	live := context.Background()
+	ended, cancel := context.WithCancel(live)
+	cancel()
+	for _, tc := range []struct {
+		name     string
+		ctx      context.Context
+		err      error
+		complete bool
+		want     string
+	}{
+		{"complete", live, nil, true, ""},
+		{"the transport's error", live, cut, false, "wrapped: connection reset"},
+		{"an error after the last event", live, cut, true, "wrapped: connection reset"},
+		{"stopped early", live, nil, false, "incomplete"},
+		{"stopped early as the context ended", ended, nil, false, "wrapped: context canceled"},
+		{"complete as the context ended", ended, nil, true, ""},
+	} {
+		got := ""
+		if err := StreamEnd(tc.ctx, tc.err, tc.complete, wrap, incomplete); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 
