@@ -259,6 +259,19 @@ func Variant(t testing.TB, file string) (url string, stream bool) {
 	return replay.NewServer(t, ex).URL, stream
 }
 
+// RunVariant asks "Weather in Oslo?", the question the variant answers are written for, of the
+// model newModel makes on a server answering with testdata/variants/file ([Variant]): streamed
+// when the file holds a stream, called otherwise.
+func RunVariant(t testing.TB, file string, newModel func(url string) (chat.Model, error)) (*chat.Response, error) {
+	t.Helper()
+	url, stream := Variant(t, file)
+	m, err := newModel(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run(context.Background(), m, &chat.Prompt{Messages: []chat.Message{chat.User("Weather in Oslo?")}}, stream)
+}
+
 // VariantAnswer is the answer [Variant] serves, and whether it is a stream.
 func VariantAnswer(t testing.TB, file string) (ex replay.Exchange, stream bool) {
 	t.Helper()
