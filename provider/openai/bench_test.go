@@ -70,28 +70,28 @@ func BenchmarkRequest(b *testing.B) {
 			Extra:          map[string]any{ExtraReasoningEffort: "low", ExtraReasoningSummary: "auto"}},
 	}
 	cfg := Config{BaseURL: "http://127.0.0.1:1/v1", APIKey: "k", Model: "gpt-5", Store: ptr(false)}
-	b.Run("chat", func(b *testing.B) {
-		m, err := New(cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := m.request(p, false); err != nil {
-				b.Fatal(err)
+	chatModel, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	responsesModel, err := NewResponses(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name  string
+		build func() error
+	}{
+		{"chat", func() error { _, err := chatModel.request(p, false); return err }},
+		{"responses", func() error { _, err := responsesModel.request(p); return err }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bc.build(); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
-	b.Run("responses", func(b *testing.B) {
-		m, err := NewResponses(cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := m.request(p); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+		})
+	}
 }
