@@ -83,6 +83,24 @@ func Run(ctx context.Context, m chat.Model, p *chat.Prompt, stream bool) (*chat.
 	return m.Call(ctx, p)
 }
 
+// CallAndStream checks m's answer to p twice, in the subtests "call" and "stream": called, and
+// streamed and aggregated. An error fails the subtest before check runs.
+func CallAndStream(t *testing.T, m chat.Model, p *chat.Prompt, check func(t *testing.T, resp *chat.Response)) {
+	for _, stream := range []bool{false, true} {
+		name := "call"
+		if stream {
+			name = "stream"
+		}
+		t.Run(name, func(t *testing.T) {
+			resp, err := Run(context.Background(), m, p, stream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, resp)
+		})
+	}
+}
+
 // Concurrently runs fn(0) … fn(n-1) in n goroutines at once, as callers sharing one model do,
 // and fails t with each error they return.
 func Concurrently(t testing.TB, n int, fn func(i int) error) {
@@ -239,6 +257,19 @@ func Variant(t testing.TB, file string) (url string, stream bool) {
 	t.Helper()
 	ex, stream := VariantAnswer(t, file)
 	return replay.NewServer(t, ex).URL, stream
+}
+
+// RunVariant asks "Weather in Oslo?", the question the variant answers are written for, of the
+// model newModel makes on a server answering with testdata/variants/file ([Variant]): streamed
+// when the file holds a stream, called otherwise.
+func RunVariant(t testing.TB, file string, newModel func(url string) (chat.Model, error)) (*chat.Response, error) {
+	t.Helper()
+	url, stream := Variant(t, file)
+	m, err := newModel(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run(context.Background(), m, &chat.Prompt{Messages: []chat.Message{chat.User("Weather in Oslo?")}}, stream)
 }
 
 // VariantAnswer is the answer [Variant] serves, and whether it is a stream.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 )
 
 // The traffic of these tests is written from Anthropic's API reference for context editing (the
@@ -61,18 +62,13 @@ func editingServer(t *testing.T) *httptest.Server {
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		for _, ev := range []string{
+		w.Write(providertest.SSE(
 			`{"type":"message_start","message":{"id":"msg_02","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":2100,"output_tokens":1}}}`,
 			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Done."}}`,
 			`{"type":"content_block_stop","index":0}`,
-			`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":3},"context_management":` + appliedEditsJSON + `}`,
-			`{"type":"message_stop"}`,
-		} {
-			var typ struct{ Type string }
-			_ = json.Unmarshal([]byte(ev), &typ)
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ.Type, ev)
-		}
+			`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":3},"context_management":`+appliedEditsJSON+`}`,
+			`{"type":"message_stop"}`))
 	}))
 }
 
@@ -114,20 +110,7 @@ func TestContextEditing(t *testing.T) {
 			t.Fatalf("the API's own report %s, want %s", data.Report, appliedEditsJSON)
 		}
 	}
-	t.Run("call", func(t *testing.T) {
-		resp, err := m.Call(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		check(t, resp)
-	})
-	t.Run("stream", func(t *testing.T) {
-		resp, err := chat.Aggregate(m.Stream(context.Background(), p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		check(t, resp)
-	})
+	providertest.CallAndStream(t, m, p, check)
 	t.Run("configured", func(t *testing.T) {
 		m := newTestModel(t, srv.URL, Config{ContextEditing: &ce})
 		resp, err := m.Call(context.Background(), &chat.Prompt{Messages: editedConversation()})

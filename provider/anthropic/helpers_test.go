@@ -202,10 +202,7 @@ func checkResponse(t testing.TB, got *chat.Response, want expected) {
 	if got.ID != want.id || got.Model != want.model {
 		t.Errorf("id/model = %q/%q, want %q/%q", got.ID, got.Model, want.id, want.model)
 	}
-	if len(got.Generations) != 1 {
-		t.Fatalf("%d generations, want 1 (text and tool calls in one)", len(got.Generations))
-	}
-	g := got.Generations[0]
+	g := providertest.OneGeneration(t, got) // text and tool calls in one
 	if g.Message.Role != chat.RoleAssistant {
 		t.Errorf("role = %q", g.Message.Role)
 	}

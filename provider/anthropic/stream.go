@@ -252,16 +252,7 @@ func (s *streamState) reasoning(r chat.Reasoning) *chat.Response {
 // finish reports how the stream ended: the transport's or API's error, or ErrIncompleteStream
 // when message_stop never came.
 func (s *streamState) finish(ctx context.Context, err error) error {
-	if err != nil {
-		return wrapError(ctx, err)
-	}
-	if !s.stopped {
-		if ctx.Err() != nil {
-			return wrapError(ctx, ctx.Err())
-		}
-		return ErrIncompleteStream
-	}
-	return nil
+	return wire.StreamEnd(ctx, err, s.stopped, wrapError, ErrIncompleteStream)
 }
 
 func malformed(format string, args ...any) error {

@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -71,10 +70,7 @@ func TestSpecVariants(t *testing.T) {
 // runVariant answers a prompt with testdata/variants/file, streamed for an .sse file.
 func runVariant(t *testing.T, file string) (*chat.Response, error) {
 	t.Helper()
-	url, stream := providertest.Variant(t, file)
-	m, err := New(Config{BaseURL: url, APIKey: "test-key", Model: "claude-sonnet-4-5", Transport: provider.Transport{MaxRetries: -1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return providertest.Run(context.Background(), m, &chat.Prompt{Messages: []chat.Message{chat.User("Weather in Oslo?")}}, stream)
+	return providertest.RunVariant(t, file, func(url string) (chat.Model, error) {
+		return New(Config{BaseURL: url, APIKey: "test-key", Model: "claude-sonnet-4-5", Transport: provider.Transport{MaxRetries: -1}})
+	})
 }

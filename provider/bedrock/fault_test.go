@@ -220,6 +220,8 @@ func TestMalformed(t *testing.T) {
 		events []types.ConverseStreamOutput
 	}{
 		{"delta before messageStart", []types.ConverseStreamOutput{evText(0, "x")}},
+		{"start before messageStart", []types.ConverseStreamOutput{evToolStart(0, "t", "n")}},
+		{"stop before messageStart", []types.ConverseStreamOutput{evStop(0), evStart()}},
 		{"input for a text block", []types.ConverseStreamOutput{evStart(), evText(0, "x"), evToolInput(0, "{}")}},
 		{"text for a toolUse block", []types.ConverseStreamOutput{evStart(), evToolStart(0, "t", "n"), evText(0, "x")}},
 		{"block started twice", []types.ConverseStreamOutput{evStart(), evToolStart(0, "t", "n"), evToolStart(0, "t", "n")}},

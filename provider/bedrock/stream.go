@@ -12,6 +12,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
 	"github.com/wield-ai/wield/provider/internal/toolname"
+	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
 // maxAnswerImageBytes bounds an image streamed in an answer, so a corrupt stream cannot grow one
@@ -87,11 +88,8 @@ func (s *streamState) event(ev types.ConverseStreamOutput) (*chat.Response, erro
 }
 
 func (s *streamState) blockStart(v types.ContentBlockStartEvent) (*chat.Response, error) {
-	if !s.started {
-		return nil, malformed("contentBlockStart before messageStart")
-	}
 	i := aws.ToInt32(v.ContentBlockIndex)
-	b, err := s.block(i, true)
+	b, err := s.block("contentBlockStart", i, true)
 	if err != nil {
 		return nil, err
 	}
@@ -114,11 +112,8 @@ func (s *streamState) blockStart(v types.ContentBlockStartEvent) (*chat.Response
 }
 
 func (s *streamState) blockDelta(v types.ContentBlockDeltaEvent) (*chat.Response, error) {
-	if !s.started {
-		return nil, malformed("contentBlockDelta before messageStart")
-	}
 	i := aws.ToInt32(v.ContentBlockIndex)
-	b, err := s.block(i, false)
+	b, err := s.block("contentBlockDelta", i, false)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +166,7 @@ func (s *streamState) blockDelta(v types.ContentBlockDeltaEvent) (*chat.Response
 // fragments, reasoning, an image.
 func (s *streamState) blockStop(v types.ContentBlockStopEvent) (*chat.Response, error) {
 	i := aws.ToInt32(v.ContentBlockIndex)
-	b, err := s.block(i, false)
+	b, err := s.block("contentBlockStop", i, false)
 	if err != nil {
 		return nil, err
 	}
@@ -197,9 +192,13 @@ func (s *streamState) blockStop(v types.ContentBlockStopEvent) (*chat.Response, 
 	return nil, nil
 }
 
-// block returns the block at index i: a new one for a contentBlockStart, else the open one,
-// started by this event if it is a text or reasoning delta.
-func (s *streamState) block(i int32, start bool) (*block, error) {
+// block returns the block at index i that event (after messageStart, as every block event must
+// be) is about: a new one for a contentBlockStart, else the open one, started by this event if it
+// is a text or reasoning delta.
+func (s *streamState) block(event string, i int32, start bool) (*block, error) {
+	if !s.started {
+		return nil, malformed("%s before messageStart", event)
+	}
 	if i < 0 || i >= maxBlocks {
 		return nil, malformed("content block index %d out of range", i)
 	}
@@ -241,16 +240,7 @@ func (s *streamState) call(c chat.ToolCall) *chat.Response {
 // finish reports how the stream ended: the transport's or Bedrock's error, or ErrIncompleteStream
 // when messageStop or metadata never came.
 func (s *streamState) finish(ctx context.Context, err error) error {
-	if err != nil {
-		return wrapError(ctx, err)
-	}
-	if !s.stopped || !s.metadata {
-		if ctx.Err() != nil {
-			return wrapError(ctx, ctx.Err())
-		}
-		return ErrIncompleteStream
-	}
-	return nil
+	return wire.StreamEnd(ctx, err, s.stopped && s.metadata, wrapError, ErrIncompleteStream)
 }
 
 func malformed(format string, args ...any) error {

@@ -18,7 +18,6 @@ import (
 	"github.com/wield-ai/wield/internal/httpretry"
 	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
-	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
@@ -194,12 +193,10 @@ func (m *Model) Client() *genai.Client { return m.client }
 
 // Call sends the prompt to generateContent and returns the whole answer.
 func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
-	ctx, done := splice.With(ctx, p)
-	defer done()
-	req, err := m.request(p)
-	if err != nil {
-		return nil, err
-	}
+	return wire.PromptCall(ctx, p, func() (*request, error) { return m.request(p) }, m.call)
+}
+
+func (m *Model) call(ctx context.Context, req *request) (*chat.Response, error) {
 	resp, err := m.generate(ctx, req)
 	if err != nil {
 		return nil, wrapError(err)

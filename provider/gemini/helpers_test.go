@@ -137,10 +137,7 @@ func (r recorded) check(t testing.TB, got *chat.Response) {
 	if got.ID != r.ID || got.Model != r.Model {
 		t.Errorf("id/model = %q/%q, want %q/%q", got.ID, got.Model, r.ID, r.Model)
 	}
-	if len(got.Generations) != 1 {
-		t.Fatalf("%d generations, want 1", len(got.Generations))
-	}
-	g := got.Generations[0]
+	g := providertest.OneGeneration(t, got)
 	if g.Message.Content != r.Text {
 		t.Errorf("text = %q, want %q", g.Message.Content, r.Text)
 	}

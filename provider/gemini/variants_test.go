@@ -92,12 +92,9 @@ func TestSpecVariants(t *testing.T) {
 // runVariant answers a prompt with testdata/variants/file, streamed for an .sse file.
 func runVariant(t *testing.T, file string) (*chat.Response, error) {
 	t.Helper()
-	url, stream := providertest.Variant(t, file)
-	m, err := New(context.Background(), Config{BaseURL: url, APIKey: "test-key", Model: "gemini-2.5-flash", Transport: provider.Transport{MaxRetries: -1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return providertest.Run(context.Background(), m, &chat.Prompt{Messages: []chat.Message{chat.User("Weather in Oslo?")}}, stream)
+	return providertest.RunVariant(t, file, func(url string) (chat.Model, error) {
+		return New(context.Background(), Config{BaseURL: url, APIKey: "test-key", Model: "gemini-2.5-flash", Transport: provider.Transport{MaxRetries: -1}})
+	})
 }
 
 func decodeB64(t *testing.T, s string) []byte {

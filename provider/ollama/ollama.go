@@ -20,7 +20,6 @@ import (
 	"github.com/wield-ai/wield/internal/httptimeout"
 	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
-	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
@@ -106,18 +105,18 @@ var errStop = errors.New("ollama: iteration stopped")
 
 // Call sends the prompt with "stream": false and returns the whole answer.
 func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
-	ctx, done := splice.With(ctx, p)
-	defer done()
-	req, err := m.request(p, false)
-	if err != nil {
-		return nil, err
-	}
+	return wire.PromptCall(ctx, p, func() (*api.ChatRequest, error) { return m.request(p, false) }, func(ctx context.Context, req *api.ChatRequest) (*chat.Response, error) {
+		return m.call(ctx, req, promptNames(p))
+	})
+}
+
+func (m *Model) call(ctx context.Context, req *api.ChatRequest, names *toolname.Map) (*chat.Response, error) {
 	ctx, watch := bodywatch.With(ctx)
 	d := newDecoder()
-	d.names = promptNames(p)
+	d.names = names
 	var agg chat.Aggregator
 	var raw *api.ChatResponse
-	err = m.client.Chat(ctx, req, func(r api.ChatResponse) error {
+	err := m.client.Chat(ctx, req, func(r api.ChatResponse) error {
 		raw = &r
 		agg.Add(d.chunk(r))
 		return nil

@@ -184,6 +184,33 @@ type trip struct {
 	Arrival time.Time         `json:"arrival"`
 }
 
+// TestToolParametersBesideRef: keywords beside a $ref are rewritten as any schema's: oneOf
+// becomes anyOf and const an enum (Ollama would drop both), and a property named like a keyword
+// keeps its name.
+func TestToolParametersBesideRef(t *testing.T) {
+	p, err := toolParameters(json.RawMessage(`{"type":"object","properties":{
+		"mode": {"$ref": "#/$defs/leaf", "oneOf": [{"type": "string"}, {"type": "integer"}]},
+		"fixed": {"$ref": "#/$defs/leaf", "const": "x"},
+		"opts": {"$ref": "#/$defs/obj", "properties": {"oneOf": {"type": "string"}}}
+	},"$defs":{"leaf":{"description":"a leaf"},"obj":{"type":"object"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"mode":{"anyOf":[{"type":"string"},{"type":"integer"}],"description":"a leaf"}`,
+		`"fixed":{"description":"a leaf","enum":["x"]}`,
+		`"opts":{"type":"object","properties":{"oneOf":{"type":"string"}}}`,
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("parameters %s\nwant them to hold %s", got, want)
+		}
+	}
+}
+
 // TestToolParameters converts schemas to Ollama's tool parameters and compares them with golden
 // files (go test -run TestToolParameters -update rewrites them).
 func TestToolParameters(t *testing.T) {

@@ -231,8 +231,20 @@ func (r *rewriter) rewriteObject(o *orderedjson.Object, at string) (any, error) 
 		return r.inline(o, s, at)
 	}
 	out := orderedjson.New()
+	if err := r.keywords(out, o, at); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// keywords rewrites the keywords of the schema object o into out, but for a $ref: the
+// subschemas they hold, const as a one-value enum, oneOf as anyOf, and the names of a map of
+// schemas (properties, $defs, …) kept as they are.
+func (r *rewriter) keywords(out, o *orderedjson.Object, at string) error {
 	for k, v := range o.All() {
 		switch k {
+		case "$ref":
+			continue
 		case "const":
 			if _, hasEnum := o.Lookup("enum"); !hasEnum {
 				out.Set("enum", []any{v})
@@ -247,7 +259,7 @@ func (r *rewriter) rewriteObject(o *orderedjson.Object, at string) (any, error) 
 				for name, ms := range m.All() {
 					s, err := r.rewrite(ms, at+"/"+k+"/"+name)
 					if err != nil {
-						return nil, err
+						return err
 					}
 					sub.Set(name, s)
 				}
@@ -260,11 +272,11 @@ func (r *rewriter) rewriteObject(o *orderedjson.Object, at string) (any, error) 
 		}
 		s, err := r.rewrite(v, at+"/"+k)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out.Set(k, s)
 	}
-	return out, nil
+	return nil
 }
 
 func (r *rewriter) inline(o *orderedjson.Object, ref, at string) (any, error) {
@@ -298,16 +310,9 @@ func (r *rewriter) inline(o *orderedjson.Object, ref, at string) (any, error) {
 		res.Delete("$defs")
 		res.Delete("definitions")
 	}
-	// Keywords beside $ref describe this use of the type.
-	for k, v := range o.All() {
-		if k == "$ref" {
-			continue
-		}
-		s, err := r.rewrite(v, at+"/"+k)
-		if err != nil {
-			return nil, err
-		}
-		res.Set(k, s)
+	// Keywords beside $ref describe this use of the type, and are rewritten as any schema's.
+	if err := r.keywords(res, o, at); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

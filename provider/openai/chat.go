@@ -56,12 +56,10 @@ func (m *ChatModel) Info() chat.Info { return m.info() }
 
 // Call sends the prompt and returns the whole answer; Response.Raw is the *openai.ChatCompletion.
 func (m *ChatModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
-	ctx, done := splice.With(ctx, p)
-	defer done()
-	req, err := m.request(p, false)
-	if err != nil {
-		return nil, err
-	}
+	return wire.PromptCall(ctx, p, func() (*chatRequest, error) { return m.request(p, false) }, m.call)
+}
+
+func (m *ChatModel) call(ctx context.Context, req *chatRequest) (*chat.Response, error) {
 	ctx, f := withFailure(ctx)
 	c, err := m.client.Chat.Completions.New(ctx, req.params, callOptions(ctx, req.opts)...)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -93,20 +94,7 @@ func TestResponsesCompaction(t *testing.T) {
 			t.Fatalf("step %+v %s", st, st.Data)
 		}
 	}
-	t.Run("call", func(t *testing.T) {
-		resp, err := m.Call(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		check(t, resp)
-	})
-	t.Run("stream", func(t *testing.T) {
-		resp, err := chat.Aggregate(m.Stream(context.Background(), p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		check(t, resp)
-	})
+	providertest.CallAndStream(t, m, p, check)
 }
 
 // The item goes back in its place: from the answer as it came, or from the compactor's note that

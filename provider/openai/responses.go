@@ -16,7 +16,6 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/content"
-	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/toolname"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
@@ -48,12 +47,10 @@ func (m *ResponsesModel) Info() chat.Info { return m.info() }
 // Call sends the prompt and returns the whole answer; Response.Raw is the *responses.Response.
 // A response whose status is "failed" is returned as a *[ResponseError].
 func (m *ResponsesModel) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
-	ctx, done := splice.With(ctx, p)
-	defer done()
-	req, err := m.request(p)
-	if err != nil {
-		return nil, err
-	}
+	return wire.PromptCall(ctx, p, func() (*responsesRequest, error) { return m.request(p) }, m.call)
+}
+
+func (m *ResponsesModel) call(ctx context.Context, req *responsesRequest) (*chat.Response, error) {
 	ctx, f := withFailure(ctx)
 	r, err := m.client.Responses.New(ctx, req.params, callOptions(ctx, req.opts)...)
 	if err != nil {
@@ -147,22 +144,8 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 	if s.store != nil {
 		params.Store = oai.Bool(*s.store)
 	}
-	encrypted := !stored
-	if m.cfg.EncryptedReasoning != nil {
-		encrypted = *m.cfg.EncryptedReasoning
-	}
-	if encrypted {
-		params.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
-	}
-	if s.effort != "" {
-		params.Reasoning.Effort = shared.ReasoningEffort(s.effort)
-	}
-	r := &extraReader{o: o}
-	if v, ok := readExtra[string](r, ExtraReasoningSummary); ok {
-		params.Reasoning.Summary = shared.ReasoningSummary(v)
-	}
-	if r.err != nil {
-		return nil, r.err
+	if err := m.reasoning(&params, &s, stored); err != nil {
+		return nil, err
 	}
 	req.tools, err = prepareTools(o.Tools, s.strict, names)
 	if err != nil {
@@ -171,44 +154,16 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 	if err := req.tools.checkChoice(o.ToolChoice); err != nil {
 		return nil, err
 	}
-	if len(req.tools.list) > 0 {
-		for _, t := range req.tools.list {
-			fn := &responses.FunctionToolParam{Name: t.name, Parameters: t.schema.params, Strict: oai.Bool(t.schema.strict)}
-			if t.description != "" {
-				fn.Description = oai.String(t.description)
-			}
-			params.Tools = append(params.Tools, responses.ToolUnionParam{OfFunction: fn})
-		}
-		switch o.ToolChoice {
-		case "":
-		case "auto", "none", "required":
-			params.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: param.NewOpt(responses.ToolChoiceOptions(o.ToolChoice))}
-		default:
-			params.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: names.Wire(o.ToolChoice)}}
-		}
-		if o.ParallelToolCalls != nil {
-			params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
-		}
-	}
+	req.tools.responsesParams(&params, o, names)
 	if err := responsesToolSearch(&params, p, o, &req.tools); err != nil {
 		return nil, err
 	}
 	if err := compaction(&params, o); err != nil {
 		return nil, err
 	}
-	if rf := o.ResponseFormat; rf != nil {
-		if len(rf.Schema) == 0 {
-			params.Text.Format = responses.ResponseFormatTextConfigUnionParam{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
-		} else {
-			name, schema, err := responseSchema(rf)
-			if err != nil {
-				return nil, err
-			}
-			js := &responses.ResponseFormatTextJSONSchemaConfigParam{Name: name, Schema: schema}
-			if rf.Strict {
-				js.Strict = oai.Bool(true)
-			}
-			params.Text.Format = responses.ResponseFormatTextConfigUnionParam{OfJSONSchema: js}
+	if o.ResponseFormat != nil {
+		if params.Text.Format, err = responsesFormat(o.ResponseFormat); err != nil {
+			return nil, err
 		}
 	}
 	if len(s.body) > 0 {
@@ -219,6 +174,68 @@ func (m *ResponsesModel) request(p *chat.Prompt) (*responsesRequest, error) {
 	}
 	req.params = params
 	return req, nil
+}
+
+// reasoning sets what a request asks of reasoning: its effort and summary, and the encrypted
+// reasoning content, included by default when responses are not stored, since the API cannot
+// look up the items of an unstored response on the next turn.
+func (m *ResponsesModel) reasoning(params *responses.ResponseNewParams, s *callSettings, stored bool) error {
+	encrypted := !stored
+	if m.cfg.EncryptedReasoning != nil {
+		encrypted = *m.cfg.EncryptedReasoning
+	}
+	if encrypted {
+		params.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
+	}
+	if s.effort != "" {
+		params.Reasoning.Effort = shared.ReasoningEffort(s.effort)
+	}
+	r := &extraReader{o: s.opts}
+	if v, ok := readExtra[string](r, ExtraReasoningSummary); ok {
+		params.Reasoning.Summary = shared.ReasoningSummary(v)
+	}
+	return r.err
+}
+
+// responsesParams sets the function tools of a Responses API request, with the choice and
+// parallel calls that go with them.
+func (ts toolSet) responsesParams(params *responses.ResponseNewParams, o *chat.Options, names *toolname.Map) {
+	if len(ts.list) == 0 {
+		return
+	}
+	for _, t := range ts.list {
+		fn := &responses.FunctionToolParam{Name: t.name, Parameters: t.schema.params, Strict: oai.Bool(t.schema.strict)}
+		if t.description != "" {
+			fn.Description = oai.String(t.description)
+		}
+		params.Tools = append(params.Tools, responses.ToolUnionParam{OfFunction: fn})
+	}
+	switch o.ToolChoice {
+	case "":
+	case "auto", "none", "required":
+		params.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: param.NewOpt(responses.ToolChoiceOptions(o.ToolChoice))}
+	default:
+		params.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: names.Wire(o.ToolChoice)}}
+	}
+	if o.ParallelToolCalls != nil {
+		params.ParallelToolCalls = oai.Bool(*o.ParallelToolCalls)
+	}
+}
+
+// responsesFormat maps a structured-output request: a JSON object, or one a schema names.
+func responsesFormat(rf *chat.ResponseFormat) (responses.ResponseFormatTextConfigUnionParam, error) {
+	if len(rf.Schema) == 0 {
+		return responses.ResponseFormatTextConfigUnionParam{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}, nil
+	}
+	name, schema, err := responseSchema(rf)
+	if err != nil {
+		return responses.ResponseFormatTextConfigUnionParam{}, err
+	}
+	js := &responses.ResponseFormatTextJSONSchemaConfigParam{Name: name, Schema: schema}
+	if rf.Strict {
+		js.Strict = oai.Bool(true)
+	}
+	return responses.ResponseFormatTextConfigUnionParam{OfJSONSchema: js}, nil
 }
 
 // responsesInput maps the conversation to input items: system and user messages as messages,
@@ -507,97 +524,21 @@ type responsesStream struct {
 }
 
 func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.Response, error) {
-	delta := func(msg chat.Message) *chat.Response {
-		msg.Role = chat.RoleAssistant
-		return &chat.Response{Generations: []chat.Generation{{Message: msg}}, Raw: *ev}
-	}
 	switch ev.Type {
 	case "response.created", "response.in_progress", "response.queued":
 		return &chat.Response{ID: ev.Response.ID, Model: string(ev.Response.Model), Raw: *ev}, nil
 	case "response.output_item.added":
-		switch ev.Item.Type {
-		case "reasoning":
-			st.reasoning = true
-		case "function_call":
-			c := st.call(ev.OutputIndex, ev.Item.Name)
-			d := chat.ToolCall{Index: c.index, ID: ev.Item.CallID, Name: st.tools.names.User(ev.Item.Name)}
-			if args := ev.Item.Arguments.OfString; args != "" && !c.held {
-				d.Arguments = args
-				c.sent += len(args)
-			} else if c.held {
-				c.args = append(c.args, args...)
-			}
-			return delta(chat.Message{ToolCalls: []chat.ToolCall{d}, Reasoning: st.link(ev)}), nil
-		}
+		return st.itemAdded(ev), nil
 	case "response.function_call_arguments.delta":
-		c := st.calls[ev.OutputIndex]
-		if c == nil || ev.Delta == "" {
-			return nil, nil
-		}
-		if c.held {
-			c.args = append(c.args, ev.Delta...)
-			return nil, nil
-		}
-		c.sent += len(ev.Delta)
-		return delta(chat.Message{ToolCalls: []chat.ToolCall{{Index: c.index, Arguments: ev.Delta}}}), nil
+		return st.argumentsDelta(ev), nil
 	case "response.output_item.done":
-		switch ev.Item.Type {
-		case "function_call":
-			c := st.calls[ev.OutputIndex]
-			full := ev.Item.Arguments.OfString
-			if c == nil {
-				// Announced only now: pass the call on whole.
-				c = st.call(ev.OutputIndex, ev.Item.Name)
-				name, args := st.tools.call(ev.Item.Name, full)
-				d := chat.ToolCall{Index: c.index, ID: ev.Item.CallID, Name: name, Arguments: args}
-				return delta(chat.Message{ToolCalls: []chat.ToolCall{d}, Reasoning: st.link(ev)}), nil
-			}
-			if c.held {
-				c.held = false
-				return delta(chat.Message{ToolCalls: []chat.ToolCall{{Index: c.index, Arguments: st.tools.clean(c.name, full)}}}), nil
-			}
-			if c.sent == 0 && full != "" {
-				c.sent = len(full)
-				return delta(chat.Message{ToolCalls: []chat.ToolCall{{Index: c.index, Arguments: full}}}), nil
-			}
-		case "reasoning":
-			st.reasoning = true
-			return delta(chat.Message{Reasoning: reasoningEntries(ev.Item.ID, ev.Item.EncryptedContent, ev.Item.Summary)}), nil
-		case "image_generation_call":
-			if p, ok := generatedImage(ev.Item.ID, ev.Item.Result, ev.Item.OutputFormat); ok {
-				st.images = append(st.images, p)
-			}
-		case "compaction":
-			return delta(chat.Message{ServerTools: []chat.ServerTool{compactionOutput(ev.Item.ID, ev.Item.RawJSON())}}), nil
-		case "tool_search_call", "tool_search_output":
-			call, step := searchStep(ev.Item.RawJSON(), st.tools, st.ncalls)
-			if call != nil {
-				st.ncalls++
-				return delta(chat.Message{ToolCalls: []chat.ToolCall{*call}, Reasoning: st.link(ev)}), nil
-			}
-			if !step.Result {
-				st.searches++
-			}
-			return delta(chat.Message{ServerTools: []chat.ServerTool{*step}}), nil
-		case "message":
-			if st.text[ev.OutputIndex] {
-				return nil, nil
-			}
-			var text strings.Builder
-			for _, c := range ev.Item.Content {
-				text.WriteString(c.Text)
-				text.WriteString(c.Refusal)
-			}
-			if text.Len() > 0 {
-				return delta(chat.Message{Content: text.String()}), nil
-			}
-		}
+		return st.itemDone(ev), nil
 	case "response.output_text.delta", "response.refusal.delta":
 		if ev.Delta == "" {
 			return nil, nil
 		}
 		st.text[ev.OutputIndex] = true
-		return delta(chat.Message{Content: ev.Delta}), nil
+		return eventDelta(ev, chat.Message{Content: ev.Delta}), nil
 	case "response.completed", "response.incomplete":
 		st.done = true
 		r := &ev.Response
@@ -613,6 +554,112 @@ func (st *responsesStream) event(ev *responses.ResponseStreamEventUnion) (*chat.
 		return nil, &ResponseError{Event: ev.Type, Code: ev.Code, Param: ev.Param, Message: ev.Message}
 	}
 	return nil, nil
+}
+
+// eventDelta is the assistant's delta msg, carrying the event it came from as Raw.
+func eventDelta(ev *responses.ResponseStreamEventUnion, msg chat.Message) *chat.Response {
+	msg.Role = chat.RoleAssistant
+	return &chat.Response{Generations: []chat.Generation{{Message: msg}}, Raw: *ev}
+}
+
+// itemAdded starts an output item: a function call is announced with its id and name (and its
+// arguments when they came with it), a reasoning item marks the calls after it for linking.
+func (st *responsesStream) itemAdded(ev *responses.ResponseStreamEventUnion) *chat.Response {
+	switch ev.Item.Type {
+	case "reasoning":
+		st.reasoning = true
+	case "function_call":
+		c := st.call(ev.OutputIndex, ev.Item.Name)
+		d := chat.ToolCall{Index: c.index, ID: ev.Item.CallID, Name: st.tools.names.User(ev.Item.Name)}
+		if args := ev.Item.Arguments.OfString; args != "" && !c.held {
+			d.Arguments = args
+			c.sent += len(args)
+		} else if c.held {
+			c.args = append(c.args, args...)
+		}
+		return eventDelta(ev, chat.Message{ToolCalls: []chat.ToolCall{d}, Reasoning: st.link(ev)})
+	}
+	return nil
+}
+
+// argumentsDelta passes a piece of a call's arguments on, or holds it while the call's arguments
+// need cleaning once whole.
+func (st *responsesStream) argumentsDelta(ev *responses.ResponseStreamEventUnion) *chat.Response {
+	c := st.calls[ev.OutputIndex]
+	if c == nil || ev.Delta == "" {
+		return nil
+	}
+	if c.held {
+		c.args = append(c.args, ev.Delta...)
+		return nil
+	}
+	c.sent += len(ev.Delta)
+	return eventDelta(ev, chat.Message{ToolCalls: []chat.ToolCall{{Index: c.index, Arguments: ev.Delta}}})
+}
+
+// itemDone maps a finished output item: what of a function call was not yet passed on, and the
+// items that come whole (reasoning, generated images, compaction, tool search, a message whose
+// text came without deltas).
+func (st *responsesStream) itemDone(ev *responses.ResponseStreamEventUnion) *chat.Response {
+	switch ev.Item.Type {
+	case "function_call":
+		return st.callDone(ev)
+	case "reasoning":
+		st.reasoning = true
+		return eventDelta(ev, chat.Message{Reasoning: reasoningEntries(ev.Item.ID, ev.Item.EncryptedContent, ev.Item.Summary)})
+	case "image_generation_call":
+		if p, ok := generatedImage(ev.Item.ID, ev.Item.Result, ev.Item.OutputFormat); ok {
+			st.images = append(st.images, p)
+		}
+	case "compaction":
+		return eventDelta(ev, chat.Message{ServerTools: []chat.ServerTool{compactionOutput(ev.Item.ID, ev.Item.RawJSON())}})
+	case "tool_search_call", "tool_search_output":
+		call, step := searchStep(ev.Item.RawJSON(), st.tools, st.ncalls)
+		if call != nil {
+			st.ncalls++
+			return eventDelta(ev, chat.Message{ToolCalls: []chat.ToolCall{*call}, Reasoning: st.link(ev)})
+		}
+		if !step.Result {
+			st.searches++
+		}
+		return eventDelta(ev, chat.Message{ServerTools: []chat.ServerTool{*step}})
+	case "message":
+		if st.text[ev.OutputIndex] {
+			return nil
+		}
+		var text strings.Builder
+		for _, c := range ev.Item.Content {
+			text.WriteString(c.Text)
+			text.WriteString(c.Refusal)
+		}
+		if text.Len() > 0 {
+			return eventDelta(ev, chat.Message{Content: text.String()})
+		}
+	}
+	return nil
+}
+
+// callDone finishes a function call: whole when it was not announced, its cleaned arguments
+// when they were held, or its arguments when no delta carried them.
+func (st *responsesStream) callDone(ev *responses.ResponseStreamEventUnion) *chat.Response {
+	c := st.calls[ev.OutputIndex]
+	full := ev.Item.Arguments.OfString
+	if c == nil {
+		// Announced only now: pass the call on whole.
+		c = st.call(ev.OutputIndex, ev.Item.Name)
+		name, args := st.tools.call(ev.Item.Name, full)
+		d := chat.ToolCall{Index: c.index, ID: ev.Item.CallID, Name: name, Arguments: args}
+		return eventDelta(ev, chat.Message{ToolCalls: []chat.ToolCall{d}, Reasoning: st.link(ev)})
+	}
+	if c.held {
+		c.held = false
+		return eventDelta(ev, chat.Message{ToolCalls: []chat.ToolCall{{Index: c.index, Arguments: st.tools.clean(c.name, full)}}})
+	}
+	if c.sent == 0 && full != "" {
+		c.sent = len(full)
+		return eventDelta(ev, chat.Message{ToolCalls: []chat.ToolCall{{Index: c.index, Arguments: full}}})
+	}
+	return nil
 }
 
 // link returns the entry linking a function call to its item id when reasoning came before it.

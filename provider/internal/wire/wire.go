@@ -1,7 +1,7 @@
 // Package wire holds what the providers do alike on their APIs' wire, whatever SDK carries the
-// request: reading a prompt's options, the hooks that adjust a request, the life of a streamed
-// request, the tool-call input an answer holds, and how a content part or a message's error is
-// written.
+// request: reading a prompt's options, the hooks that adjust a request, the life of a request,
+// called or streamed, the tool-call input an answer holds, and how a content part or a message's
+// error is written.
 package wire
 
 import (
@@ -52,6 +52,35 @@ func PromptStream[R any](ctx context.Context, p *chat.Prompt, build func() (R, e
 		defer done()
 		Stream(ctx, build, send)(yield)
 	}
+}
+
+// PromptCall is the whole-answer counterpart of [PromptStream]: it builds the request for p and
+// sends it, with p's large values registered for splicing ([splice.With]) throughout. A request
+// that cannot be built is the error returned, and nothing is sent.
+func PromptCall[R any](ctx context.Context, p *chat.Prompt, build func() (R, error), send func(ctx context.Context, req R) (*chat.Response, error)) (*chat.Response, error) {
+	ctx, done := splice.With(ctx, p)
+	defer done()
+	req, err := build()
+	if err != nil {
+		return nil, err
+	}
+	return send(ctx, req)
+}
+
+// StreamEnd is how a stream ended, once its events are read: err, the transport's or the API's,
+// through wrap; or, when the stream stopped before its last event (complete is false), the
+// context's error through wrap if the context ended, else incomplete. A complete stream ends
+// with nil.
+func StreamEnd(ctx context.Context, err error, complete bool, wrap func(context.Context, error) error, incomplete error) error {
+	switch {
+	case err != nil:
+		return wrap(ctx, err)
+	case complete:
+		return nil
+	case ctx.Err() != nil:
+		return wrap(ctx, ctx.Err())
+	}
+	return incomplete
 }
 
 // ExtraFunc reads the function a call put in extra[key] to adjust its request: nil without the

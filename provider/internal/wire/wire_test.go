@@ -3,10 +3,12 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/provider/internal/splice"
 )
 
 func TestOptions(t *testing.T) {
@@ -91,6 +93,70 @@ func TestStream(t *testing.T) {
 	}
 	if len(errs) != 1 || errs[0] != bad {
 		t.Fatalf("errors %v, want the build's one", errs)
+	}
+}
+
+// TestPromptCall: the prompt's large values are spliced while the request is built and sent, and
+// only then; a request that cannot be built is the error, with nothing sent.
+func TestPromptCall(t *testing.T) {
+	big := strings.Repeat("x", splice.MinBytes)
+	p := &chat.Prompt{Messages: []chat.Message{chat.User(big)}}
+	var built, sentAs string
+	resp, err := PromptCall(context.Background(), p, func() (string, error) {
+		built = splice.Text(big)
+		return "req", nil
+	}, func(ctx context.Context, req string) (*chat.Response, error) {
+		sentAs = splice.Text(big)
+		return &chat.Response{ID: req}, nil
+	})
+	if err != nil || resp.ID != "req" {
+		t.Fatalf("response %+v, %v", resp, err)
+	}
+	if built == big || sentAs == big {
+		t.Error("the prompt's large text was not registered while the request was built and sent")
+	}
+	if splice.Text(big) != big {
+		t.Error("the prompt's large text is still registered after the call")
+	}
+
+	bad := errors.New("no request")
+	_, err = PromptCall(context.Background(), p, func() (int, error) { return 0, bad }, func(context.Context, int) (*chat.Response, error) {
+		t.Error("sent a request that could not be built")
+		return nil, nil
+	})
+	if err != bad {
+		t.Fatalf("error %v, want the build's", err)
+	}
+}
+
+func TestStreamEnd(t *testing.T) {
+	wrap := func(_ context.Context, err error) error { return fmt.Errorf("wrapped: %w", err) }
+	incomplete := errors.New("incomplete")
+	cut := errors.New("connection reset")
+	live := context.Background()
+	ended, cancel := context.WithCancel(live)
+	cancel()
+	for _, tc := range []struct {
+		name     string
+		ctx      context.Context
+		err      error
+		complete bool
+		want     string
+	}{
+		{"complete", live, nil, true, ""},
+		{"the transport's error", live, cut, false, "wrapped: connection reset"},
+		{"an error after the last event", live, cut, true, "wrapped: connection reset"},
+		{"stopped early", live, nil, false, "incomplete"},
+		{"stopped early as the context ended", ended, nil, false, "wrapped: context canceled"},
+		{"complete as the context ended", ended, nil, true, ""},
+	} {
+		got := ""
+		if err := StreamEnd(tc.ctx, tc.err, tc.complete, wrap, incomplete); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 
