@@ -319,6 +319,87 @@ func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
 	}
 }
 
+// followingRunner is a runner whose turns go on without their process, each in the status
+// the test gives it.
+type followingRunner struct {
+	cancelingRunner
+	status func(id string) TurnStatus
+}
+
+func (r *followingRunner) TurnStatus(_ context.Context, id string) (TurnStatus, error) {
+	return r.status(id), nil
+}
+
+// A task whose process ended follows its turn when the runner's turns outlive it
+// (TurnFollower): working while the turn runs, then completed with its answer, or failed as the
+// turn failed, without cancelling a turn that is over.
+func TestServeTaskOfAnEndedProcessFollowsItsTurn(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		ended  TurnStatus
+		state  sdk.TaskState
+		answer string
+	}{
+		{"ended", TurnStatus{Response: &client.Response{Chat: &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("Answered elsewhere.")}}}, Tree: client.TreeSpent{ModelCalls: 2}}}, sdk.TaskStateCompleted, "Answered elsewhere."},
+		{"failed", TurnStatus{Failed: errors.New("boom")}, sdk.TaskStateFailed, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			repo := memory.NewInMemory()
+			started, release := make(chan struct{}), make(chan struct{})
+			defer close(release)
+			slow := chattest.NewTool("slow", func(ctx context.Context, _ string) (string, error) {
+				close(started)
+				<-release
+				return "slow done", nil
+			})
+			m1 := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), chattest.Text("first process"))
+			s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow)), ServerConfig{Tasks: repo})
+			var ended atomic.Bool
+			fr := &followingRunner{cancelingRunner: cancelingRunner{Runner: ClientRunner(clienttest.New(t, chattest.New()))}, status: func(string) TurnStatus {
+				if ended.Load() {
+					return c.ended
+				}
+				return TurnStatus{Running: true}
+			}}
+			s2 := serve(t, nil, ServerConfig{Tasks: repo, Runner: fr})
+			clk := newClock()
+			s2.clock(clk)
+			ctx := context.Background()
+			p := userMsg("go")
+			no := false
+			p.Config = &sdk.MessageSendConfig{Blocking: &no}
+			task := sendTask(t, s1.sdk, p)
+			<-started
+			clk.Add(DefaultTaskLease + time.Second)
+			get := func() *sdk.Task {
+				t.Helper()
+				got, err := s2.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got
+			}
+			if got := get(); got.Status.State != sdk.TaskStateWorking {
+				t.Fatalf("while its turn runs: %s", got.Status.State)
+			}
+			ended.Store(true)
+			if err := s2.srv.Sweep(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got := get()
+			if got.Status.State != c.state || answerOf(got) != c.answer {
+				t.Fatalf("once its turn %s: %s %q", c.name, got.Status.State, answerOf(got))
+			}
+			if c.state == sdk.TaskStateCompleted && treeSpent(got.Metadata).ModelCalls != 2 {
+				t.Fatalf("spent %v", got.Metadata)
+			}
+			if n := len(fr.canceled()); n != 0 {
+				t.Fatalf("%d turns cancelled", n)
+			}
+		})
+	}
+}
+
 // Past MaxFinishedTasks, a principal's oldest finished tasks are removed before their time, so
 // that the index stays small; open tasks are not.
 func TestServeFinishedTasksBounded(t *testing.T) {

@@ -83,6 +83,9 @@ type CallDecision struct {
 	Data      json.RawMessage `json:"data,omitempty"`
 }
 
+// answerID names the artifact of a task's answer.
+const answerID sdk.ArtifactID = "answer"
+
 // executor runs a task's turn; see a2asrv.AgentExecutor.
 type executor struct{ s *Server }
 
@@ -189,11 +192,10 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		return o.status(state, true, pendingParts(resp.Pending, "")...)
 	}
 	answer := resp.Text()
-	id := sdk.ArtifactID("answer")
 	pieces := splitText(answer, maxPartBytes)
 	for i, p := range pieces {
-		ev := sdk.NewArtifactUpdateEvent(rc, id, sdk.TextPart{Text: p})
-		ev.Artifact.Name = "answer"
+		ev := sdk.NewArtifactUpdateEvent(rc, answerID, sdk.TextPart{Text: p})
+		ev.Artifact.Name = string(answerID)
 		ev.Append = i > 0
 		ev.LastChunk = i == len(pieces)-1
 		if err := q.Write(ctx, ev); err != nil {

@@ -2,9 +2,12 @@ package temporal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"math"
+
+	"go.temporal.io/api/serviceerror"
 
 	"github.com/wield-ai/wield/a2a"
 	"github.com/wield-ai/wield/chat"
@@ -15,8 +18,10 @@ import (
 // the client's agent: a task's first message starts a turn whose workflow id is [TaskTurnID]
 // of the task, the turn's stop (approval, an interrupt) is the task's input-required, and the
 // task's next message is the turn's decisions. The turn lives in Temporal, so a waiting task is
-// resumed from any replica, and a cancelled task cancels it. Give the worker's [Config.Memory]
-// for a context's history.
+// resumed from any replica, and a cancelled task cancels it. A task whose serving process ended
+// while its turn ran follows the turn on the replica that finds it ([a2a.TurnFollower]): it
+// works on, waits for input when the turn stops, and ends as the turn ends. Give the worker's
+// [Config.Memory] for a context's history.
 //
 // The task's progress is the turn's events, read page by page as [Turn.Events] reads them, but
 // without text streamed from a running model call or sub-agents' events (a resumed run starts
@@ -33,7 +38,7 @@ func (c *Client) TaskRunner(opts ...StartOption) *TaskRunner { return &TaskRunne
 // TaskTurnID is the workflow id of the turn of an A2A task.
 func TaskTurnID(taskID string) string { return "a2a-task-" + taskID }
 
-var _ a2a.TurnCanceler = (*TaskRunner)(nil)
+var _ a2a.TurnFollower = (*TaskRunner)(nil)
 
 // Run starts the task's turn or sends its decisions, and follows the turn until it ends or
 // stops again; see [a2a.Runner].
@@ -121,13 +126,7 @@ func (r *TaskRunner) follow(ctx context.Context, turn *Turn, from int, seq int64
 			return
 		}
 		if !again && st != nil && st.Seq > seq {
-			outcome := client.OutcomeApproval
-			for _, pc := range st.Pending() {
-				if pc.Status != client.CallApproval {
-					outcome = client.OutcomeInterrupted
-				}
-			}
-			yield(&client.Event{Done: &client.Response{Outcome: outcome, Pending: st}}, nil)
+			yield(&client.Event{Done: stopped(st)}, nil)
 			return
 		}
 		if again {
@@ -150,4 +149,47 @@ func (r *TaskRunner) CancelTurn(ctx context.Context, taskID string) error {
 		return err
 	}
 	return nil
+}
+
+// stopped is the response of a run that stopped at st.
+func stopped(st *client.TurnState) *client.Response {
+	outcome := client.OutcomeApproval
+	for _, pc := range st.Pending() {
+		if pc.Status != client.CallApproval {
+			outcome = client.OutcomeInterrupted
+		}
+	}
+	return &client.Response{Outcome: outcome, Pending: st}
+}
+
+// TurnStatus reads where the task's turn is, for a server that finds the task's process ended
+// ([a2a.TurnFollower]): the turn went on without it in Temporal.
+func (r *TaskRunner) TurnStatus(ctx context.Context, taskID string) (a2a.TurnStatus, error) {
+	t := r.c.Turn(TaskTurnID(taskID))
+	closed, err := t.closed(ctx)
+	var nf *serviceerror.NotFound
+	switch {
+	case errors.As(err, &nf):
+		// The process ended before it started the turn.
+		return a2a.TurnStatus{Failed: fmt.Errorf("temporal: task %s has no turn: %w", taskID, err)}, nil
+	case err != nil:
+		return a2a.TurnStatus{}, fmt.Errorf("temporal: reading turn %s: %w", t.id, err)
+	case closed:
+		resp, err := t.Result(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return a2a.TurnStatus{}, err
+			}
+			return a2a.TurnStatus{Failed: err}, nil
+		}
+		return a2a.TurnStatus{Response: resp}, nil
+	}
+	st, err := t.Pending(ctx)
+	switch {
+	case err != nil:
+		return a2a.TurnStatus{}, err
+	case st == nil:
+		return a2a.TurnStatus{Running: true}, nil
+	}
+	return a2a.TurnStatus{Response: stopped(st)}, nil
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"iter"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,9 +27,16 @@ import (
 
 // a2aReplica serves an A2A agent whose tasks run on Temporal through runner, its tasks kept in
 // repo, and returns an SDK client of it.
-func a2aReplica(t *testing.T, runner *temporal.TaskRunner, repo memory.TurnRepository) *a2aclient.Client {
+func a2aReplica(t *testing.T, runner a2a.Runner, repo memory.TurnRepository) *a2aclient.Client {
 	t.Helper()
-	srv, err := a2a.NewServer(context.Background(), a2a.ServerConfig{Runner: runner, Tasks: repo, Name: "records"})
+	return a2aServe(t, a2a.ServerConfig{Runner: runner, Tasks: repo})
+}
+
+// a2aServe serves an A2A agent of cfg and returns an SDK client of it.
+func a2aServe(t *testing.T, cfg a2a.ServerConfig) *a2aclient.Client {
+	t.Helper()
+	cfg.Name = "records"
+	srv, err := a2a.NewServer(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,16 +116,8 @@ func TestA2ATasksOnDurableTurns(t *testing.T) {
 	if done.Status.State != sdk.TaskStateCompleted || runs.Load() != 1 {
 		t.Fatalf("after the reply on another replica: %s %q, tool ran %d times", done.Status.State, textOf(done.Status.Message), runs.Load())
 	}
-	var answer strings.Builder
-	for _, a := range done.Artifacts {
-		for _, p := range a.Parts {
-			if tp, ok := p.(sdk.TextPart); ok {
-				answer.WriteString(tp.Text)
-			}
-		}
-	}
-	if answer.String() != "Done." {
-		t.Fatalf("answer %q", answer.String())
+	if answer := answerText(done); answer != "Done." {
+		t.Fatalf("answer %q", answer)
 	}
 	if resp, err := turn.Result(ctx); err != nil || resp.Text() != "Done." {
 		t.Fatalf("the durable turn: %+v %v", resp, err)
@@ -176,20 +177,7 @@ func TestA2ATaskOutOfTimeCancelsItsTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := a2a.NewServer(context.Background(), a2a.ServerConfig{Runner: tcl.TaskRunner(), RunTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	card, err := agentcard.NewResolver(hs.Client()).Resolve(context.Background(), hs.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := a2aclient.NewFromCard(context.Background(), card, a2aclient.WithJSONRPCTransport(hs.Client()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl := a2aServe(t, a2a.ServerConfig{Runner: tcl.TaskRunner(), RunTimeout: 2 * time.Second})
 	task := a2aTask(t, cl, sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: "go slowly"}))
 	if task.Status.State != sdk.TaskStateFailed || !strings.Contains(textOf(task.Status.Message), "out of time") {
 		t.Fatalf("task %s %q", task.Status.State, textOf(task.Status.Message))
@@ -229,4 +217,164 @@ func TestA2ATaskOnDurableTurnSpendsTheCallersShare(t *testing.T) {
 	if task.Status.State != sdk.TaskStateFailed || spent(task) != float64(1) {
 		t.Fatalf("with a share of 1 model call: %s, spent %v model calls (metadata %v)", task.Status.State, spent(task), task.Metadata)
 	}
+}
+
+// dyingRunner is the runner of a serving process that dies when dead ends: its runs stop
+// following their turns, and it cancels nothing after.
+type dyingRunner struct {
+	*temporal.TaskRunner
+	dead context.Context
+}
+
+func (r dyingRunner) Run(ctx context.Context, tr a2a.TurnRun) iter.Seq2[*client.Event, error] {
+	return func(yield func(*client.Event, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(r.dead, cancel)()
+		for ev, err := range r.TaskRunner.Run(ctx, tr) {
+			if r.dead.Err() != nil || !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
+func (r dyingRunner) CancelTurn(ctx context.Context, id string) error {
+	if r.dead.Err() != nil {
+		return errors.New("the process is dead")
+	}
+	return r.TaskRunner.CancelTurn(ctx, id)
+}
+
+// dyingRepo is a serving process's view of the shared task repository: it writes nothing once
+// the process is dead.
+type dyingRepo struct {
+	memory.TurnRepository
+	dead context.Context
+}
+
+func (d dyingRepo) SaveTurn(ctx context.Context, conv string, rec memory.TurnRecord) error {
+	if d.dead.Err() != nil {
+		return errors.New("the process is dead")
+	}
+	return d.TurnRepository.SaveTurn(ctx, conv, rec)
+}
+
+func (d dyingRepo) DeleteTurn(ctx context.Context, conv, id string, seq int64) error {
+	if d.dead.Err() != nil {
+		return errors.New("the process is dead")
+	}
+	return d.TurnRepository.DeleteTurn(ctx, conv, id, seq)
+}
+
+// A served task whose process dies while its durable turn runs is taken over by the replica
+// that finds it, its lease passed: the task works on while the turn runs (not failed, its turn
+// not cancelled), waits for input when the turn stops for approval, and the reply there resumes
+// the turn, whose tools each ran once.
+func TestA2ATaskOutlivesItsServingProcess(t *testing.T) {
+	tc := dial(t)
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	var slowRuns, delRuns atomic.Int32
+	slow := tool.Must(tool.Func("slow", "Takes long", func(ctx context.Context, _ struct{}) (string, error) {
+		slowRuns.Add(1)
+		once.Do(func() { close(started) })
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-release:
+			return "slow done", nil
+		}
+	}))
+	del := tool.Must(tool.Func("delete", "Delete a file", func(_ context.Context, in struct {
+		Path string `json:"path"`
+	}) (string, error) {
+		delRuns.Add(1)
+		return "deleted " + in.Path, nil
+	}, tool.RequiresApproval()))
+	// The model's answer depends on the conversation only: slow, then delete, then the answer.
+	m := chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+		last := p.Messages[len(p.Messages)-1]
+		msg := chat.Message{Role: chat.RoleAssistant}
+		finish := chat.FinishToolCalls
+		switch {
+		case last.Role != chat.RoleTool:
+			msg.ToolCalls = []chat.ToolCall{{ID: "s1", Name: "slow", Arguments: `{}`}}
+		case last.ToolResults[0].Content == "slow done":
+			msg.ToolCalls = []chat.ToolCall{{ID: "d1", Name: "delete", Arguments: `{"path":"notes.txt"}`}}
+		default:
+			msg.Content, finish = "Done.", chat.FinishStop
+		}
+		return &chat.Response{Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
+	})).Repeat().DiscardPrompts()
+	cfg := temporal.Config{TaskQueue: "a2a-dies-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond}
+	startWorker(t, tc, newClient(m, client.WithTools(slow, del)), cfg)
+	tcl, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const lease = time.Second
+	dead, kill := context.WithCancel(context.Background())
+	defer kill()
+	repo := memory.NewInMemory()
+	first := a2aServe(t, a2a.ServerConfig{Runner: dyingRunner{tcl.TaskRunner(), dead}, Tasks: dyingRepo{repo, dead}, TaskLease: lease})
+	second := a2aServe(t, a2a.ServerConfig{Runner: tcl.TaskRunner(), Tasks: repo, TaskLease: lease})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	no := false
+	res, err := first.SendMessage(ctx, &sdk.MessageSendParams{Message: sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: "tidy up"}), Config: &sdk.MessageSendConfig{Blocking: &no}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := res.(*sdk.Task)
+	if !ok {
+		t.Fatalf("answer %T", res)
+	}
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the slow call did not start")
+	}
+	kill()
+	time.Sleep(2 * lease) // past the lease the dead process last wrote
+	get := func() *sdk.Task {
+		t.Helper()
+		got, err := second.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := get(); got.Status.State != sdk.TaskStateWorking {
+		t.Fatalf("the task of the dead process while its turn runs: %s %q", got.Status.State, textOf(got.Status.Message))
+	}
+	close(release)
+	got := get()
+	for got.Status.State == sdk.TaskStateWorking && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+		got = get()
+	}
+	if got.Status.State != sdk.TaskStateInputRequired || !strings.Contains(textOf(got.Status.Message), "d1: delete") {
+		t.Fatalf("once its turn stopped for approval: %s %q", got.Status.State, textOf(got.Status.Message))
+	}
+	done := a2aTask(t, second, onA2ATask(got, sdk.TextPart{Text: "yes"}))
+	if done.Status.State != sdk.TaskStateCompleted || answerText(done) != "Done." {
+		t.Fatalf("after the reply: %s %q %q", done.Status.State, textOf(done.Status.Message), answerText(done))
+	}
+	if slowRuns.Load() != 1 || delRuns.Load() != 1 {
+		t.Fatalf("slow ran %d times, delete %d", slowRuns.Load(), delRuns.Load())
+	}
+}
+
+func answerText(task *sdk.Task) string {
+	var b strings.Builder
+	for _, a := range task.Artifacts {
+		for _, p := range a.Parts {
+			if tp, ok := p.(sdk.TextPart); ok {
+				b.WriteString(tp.Text)
+			}
+		}
+	}
+	return b.String()
 }
