@@ -20,7 +20,9 @@ type Runner interface {
 	// Run runs r and yields the turn's events as they come (text, tool calls, sub-agents'
 	// events), the last a Done event: the answer, or, when the turn stops, a response whose
 	// Pending is the stopped state, whose Pending calls the caller decides. The turn ends when
-	// ctx does (the task was cancelled, or its run timed out).
+	// ctx does (the task was cancelled, or its run timed out). The Done response's Tree is what
+	// this run spent of the caller's share ([client.TreeAccountOf] ctx), not the turn's whole
+	// spend since its first message: the caller settles each message's share with it.
 	Run(ctx context.Context, r TurnRun) iter.Seq2[*client.Event, error]
 }
 

@@ -34,8 +34,9 @@ const (
 const MetaKind = "wield"
 
 // Metadata keys of the caller's agent tree ([client.TreeBudget]): a message from a wield caller
-// carries the share of its tree the task's turn may spend (MetaTree), and the task's last status
-// says what the turn spent (MetaTreeSpent), so that the caller's tree counts it.
+// carries the share of its tree the message's run of the task's turn may spend (MetaTree), and
+// the status that ends the run says what the run spent (MetaTreeSpent), so that the caller's tree
+// counts it, once across a task's stops.
 const (
 	MetaTree      = "wield.tree"
 	MetaTreeSpent = "wield.treeSpent"

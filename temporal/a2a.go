@@ -23,9 +23,9 @@ import (
 // works on, waits for input when the turn stops, and ends as the turn ends. Give the worker's
 // [Config.Memory] for a context's history.
 //
-// The task's progress is the turn's events, read page by page as [Turn.Events] reads them, but
-// without text streamed from a running model call or sub-agents' events (a resumed run starts
-// after the events its stop had shown).
+// The task's progress is the turn's events as [Turn.Events] reads them (text as a model call
+// streams it, tool calls, sub-agents' events); a resumed run starts after the events its stop
+// had shown.
 type TaskRunner struct {
 	c    *Client
 	opts []StartOption
@@ -45,7 +45,8 @@ var _ a2a.TurnFollower = (*TaskRunner)(nil)
 func (r *TaskRunner) Run(ctx context.Context, tr a2a.TurnRun) iter.Seq2[*client.Event, error] {
 	return func(yield func(*client.Event, error) bool) {
 		var turn *Turn
-		from, seq := 0, int64(0)
+		var from eventsFrom
+		seq := int64(0)
 		if tr.State == nil {
 			req := Request{ID: TaskTurnID(tr.TaskID), ConversationID: tr.Conversation, Messages: []chat.Message{chat.User(tr.Text)}}
 			if acct, ok := client.TreeAccountOf(ctx); ok { // the caller's share
@@ -70,71 +71,20 @@ func (r *TaskRunner) Run(ctx context.Context, tr a2a.TurnRun) iter.Seq2[*client.
 				yield(nil, err)
 				return
 			}
-			from, seq = page.Next, tr.State.Seq
-			if err := turn.Decide(ctx, seq, tr.Decisions...); err != nil {
+			from, seq = eventsFrom{event: page.Next, agents: page.AgentsFrom + len(page.Agents)}, tr.State.Seq
+			req := &decideRequest{Seq: seq, Decisions: tr.Decisions}
+			if acct, ok := client.TreeAccountOf(ctx); ok { // this message's share
+				req.Tree = &acct
+			}
+			if err := turn.decide(ctx, req); err != nil {
 				yield(nil, err)
 				return
 			}
 		}
-		r.follow(ctx, turn, from, seq, yield)
-	}
-}
-
-// follow yields the turn's events from index from until it ends (a Done event with its
-// response) or stops at a step after seq (a Done event whose response is pending).
-func (r *TaskRunner) follow(ctx context.Context, turn *Turn, from int, seq int64, yield func(*client.Event, error) bool) {
-	next := from
-	for {
-		page, err := turn.page(ctx, next)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		for i := range page.Events {
-			if !yield(&page.Events[i], nil) {
+		for ev, err := range turn.events(ctx, from, seq) {
+			if !yield(ev, err) || err != nil {
 				return
 			}
-		}
-		next = page.Next
-		if page.Large {
-			ev, err := turn.event(ctx, next)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if !yield(ev, nil) {
-				return
-			}
-			next++
-			continue
-		}
-		if page.More {
-			continue
-		}
-		if page.Finished {
-			resp, err := turn.Result(ctx)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			yield(&client.Event{Done: resp}, nil)
-			return
-		}
-		st, again, err := turn.pendingOf(ctx, page)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		if !again && st != nil && st.Seq > seq {
-			yield(&client.Event{Done: stopped(st)}, nil)
-			return
-		}
-		if again {
-			continue
-		}
-		if err := turn.sleep(ctx); err != nil {
-			yield(nil, err)
-			return
 		}
 	}
 }
@@ -151,7 +101,8 @@ func (r *TaskRunner) CancelTurn(ctx context.Context, taskID string) error {
 	return nil
 }
 
-// stopped is the response of a run that stopped at st.
+// stopped is the response of a run that stopped at st: its Tree is what the run spent of its
+// tree, as st's account says.
 func stopped(st *client.TurnState) *client.Response {
 	outcome := client.OutcomeApproval
 	for _, pc := range st.Pending() {
@@ -159,7 +110,11 @@ func stopped(st *client.TurnState) *client.Response {
 			outcome = client.OutcomeInterrupted
 		}
 	}
-	return &client.Response{Outcome: outcome, Pending: st}
+	resp := &client.Response{Outcome: outcome, Pending: st}
+	if st.Tree != nil {
+		resp.Tree = st.Tree.Spent
+	}
+	return resp
 }
 
 // TurnStatus reads where the task's turn is, for a server that finds the task's process ended
@@ -184,7 +139,7 @@ func (r *TaskRunner) TurnStatus(ctx context.Context, taskID string) (a2a.TurnSta
 		}
 		return a2a.TurnStatus{Response: resp}, nil
 	}
-	st, err := t.Pending(ctx)
+	st, err := t.queriedPending(ctx)
 	switch {
 	case err != nil:
 		return a2a.TurnStatus{}, err

@@ -3,6 +3,7 @@ package temporal_test
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"iter"
 	"net/http/httptest"
@@ -377,4 +378,134 @@ func answerText(task *sdk.Task) string {
 		}
 	}
 	return b.String()
+}
+
+// callThenGated calls a tool on the user's message, then answers as its gatedModel does.
+type callThenGated struct {
+	call chat.ToolCall
+	*gatedModel
+}
+
+func (m callThenGated) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
+	return chat.Aggregate(m.Stream(ctx, p))
+}
+
+func (m callThenGated) Stream(ctx context.Context, p *chat.Prompt) iter.Seq2[*chat.Response, error] {
+	if p.Messages[len(p.Messages)-1].Role == chat.RoleTool {
+		return m.gatedModel.Stream(ctx, p)
+	}
+	return func(yield func(*chat.Response, error) bool) {
+		yield(&chat.Response{Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{m.call}}, FinishReason: chat.FinishToolCalls}}}, nil)
+	}
+}
+
+// A served task on a durable turn streams the progress an in-process task does: the model's
+// text while its call runs, and the events of its sub-agent (a child workflow), attributed.
+func TestA2ADurableTaskStreamsItsProgress(t *testing.T) {
+	tc := dial(t)
+	lookup := tool.Must(tool.Func("lookup", "Looks up", func(_ context.Context, in pathIn) (string, error) { return "found " + in.Path, nil }, tool.ReadOnly()))
+	clerk := tool.Must(client.AgentTool(newClient(script(chat.ToolCall{ID: "k1", Name: "lookup", Arguments: `{"path":"invoice"}`}), client.WithTools(lookup)), "clerk", "Looks things up"))
+	// Over the 512 bytes a task's text progress gathers before it is sent.
+	gated := &gatedModel{first: strings.Repeat("word ", 120), rest: "and the end.", seen: make(chan struct{})}
+	m := callThenGated{call: chat.ToolCall{ID: "a1", Name: "clerk", Arguments: `{"input":"find the invoice"}`}, gatedModel: gated}
+	cfg := temporal.Config{TaskQueue: "a2a-stream-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond, StreamInterval: 50 * time.Millisecond}
+	startWorker(t, tc, newClient(m, client.WithTools(clerk)), cfg)
+	tcl, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := a2aReplica(t, tcl.TaskRunner(), memory.NewInMemory())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var text, clerkText strings.Builder
+	var early, clerkCalled bool
+	var state sdk.TaskState
+	for ev, err := range cl.SendStreamingMessage(ctx, &sdk.MessageSendParams{Message: sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: "find the invoice"})}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		su, ok := ev.(*sdk.TaskStatusUpdateEvent)
+		if !ok {
+			continue
+		}
+		state = su.Status.State
+		if su.Status.Message == nil {
+			continue
+		}
+		for _, p := range su.Status.Message.Parts {
+			switch v := p.(type) {
+			case sdk.TextPart:
+				if v.Metadata[a2a.MetaKind] != "text" {
+					continue
+				}
+				if agent, _ := v.Metadata["agent"].(string); agent != "" {
+					if agent != "clerk" {
+						t.Fatalf("text of agent %q", agent)
+					}
+					clerkText.WriteString(v.Text)
+					continue
+				}
+				text.WriteString(v.Text)
+				if !gated.released.Load() && strings.Contains(text.String(), gated.first) {
+					early = true
+					close(gated.seen)
+				}
+			case sdk.DataPart:
+				if v.Metadata[a2a.MetaKind] == "tool" && v.Data["agent"] == "clerk" && v.Data["tool"] == "lookup" {
+					clerkCalled = true
+				}
+			}
+		}
+	}
+	if state != sdk.TaskStateCompleted || text.String() != gated.first+gated.rest {
+		t.Fatalf("the task %s, its text %q", state, text.String())
+	}
+	if !early {
+		t.Fatal("the model's text did not stream while its call ran")
+	}
+	if !clerkCalled || clerkText.String() != "Done: found invoice" {
+		t.Fatalf("the sub-agent's events: its tool call shown %v, its text %q", clerkCalled, clerkText.String())
+	}
+}
+
+// A served task on a durable turn reports, in each message's last status, what that message's
+// run spent of the share it carried: a caller that settles each message's share with it
+// (client.TreeShare.Settle) counts the turn's spend once across the task's stop.
+func TestA2ADurableTaskReportsEachRunsSpend(t *testing.T) {
+	tc := dial(t)
+	del := tool.Must(tool.Func("delete", "Delete a file", func(_ context.Context, in pathIn) (string, error) { return "deleted " + in.Path, nil }, tool.RequiresApproval()))
+	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{"path":"notes.txt"}`}), chattest.Text("Done.")).Repeat()
+	cfg := temporal.Config{TaskQueue: "a2a-spend-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond}
+	startWorker(t, tc, newClient(m, client.WithTools(del)), cfg)
+	tcl, err := temporal.NewClient(tc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := a2aReplica(t, tcl.TaskRunner(), memory.NewInMemory())
+	withShare := func(m *sdk.Message) *sdk.Message {
+		m.Metadata = map[string]any{a2a.MetaTree: client.TreeBudget{ModelCalls: 10, ToolCalls: 10}}
+		return m
+	}
+	spent := func(task *sdk.Task) client.TreeSpent {
+		t.Helper()
+		raw, err := json.Marshal(task.Metadata[a2a.MetaTreeSpent])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s client.TreeSpent
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	task := a2aTask(t, cl, withShare(sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: "delete my notes"})))
+	first := spent(task)
+	if task.Status.State != sdk.TaskStateInputRequired || first != (client.TreeSpent{ModelCalls: 1, ToolCalls: 1}) {
+		t.Fatalf("the first message: %s, spent %+v", task.Status.State, first)
+	}
+	done := a2aTask(t, cl, withShare(onA2ATask(task, sdk.TextPart{Text: "yes"})))
+	second := spent(done)
+	if done.Status.State != sdk.TaskStateCompleted || second != (client.TreeSpent{ModelCalls: 1}) {
+		t.Fatalf("the reply: %s, spent %+v", done.Status.State, second)
+	}
 }
