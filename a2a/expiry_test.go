@@ -13,7 +13,6 @@ import (
 	"time"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
-	"github.com/a2aproject/a2a-go/a2aclient"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
@@ -133,15 +132,7 @@ func TestServeMaxOpenTasks(t *testing.T) {
 	s := serve(t, c, ServerConfig{Authorize: auth, MaxOpenTasks: 2, KeepWaiting: time.Hour})
 	clk := newClock()
 	s.clock(clk)
-	as := func(who string) *a2aclient.Client {
-		cl, err := a2aclient.NewFromCard(context.Background(), s.card, a2aclient.WithJSONRPCTransport(s.http.Client()),
-			a2aclient.WithInterceptors(bearer(who)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cl
-	}
-	alice, bob := as("alice"), as("bob")
+	alice, bob := s.as(t, "alice"), s.as(t, "bob")
 	ctx := context.Background()
 	first := sendTask(t, alice, userMsg("delete 1"))
 	sendTask(t, alice, userMsg("delete 2"))
@@ -269,12 +260,13 @@ func TestServeTaskOfAnEndedProcessResumes(t *testing.T) {
 	}
 }
 
-// Without the client's turn store, a task whose process ended fails; a sweep settles it
-// without anyone asking.
-func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
+// endedProcessTask returns a task working in a first process, whose tool call runs until the
+// test ends, and a second process of runner sharing its tasks, whose clock the test moves.
+func endedProcessTask(t *testing.T, runner Runner) (*served, *sdk.Task, *fakeClock) {
+	t.Helper()
 	repo := memory.NewInMemory()
 	started, release := make(chan struct{}), make(chan struct{})
-	defer close(release)
+	t.Cleanup(func() { close(release) })
 	slow := chattest.NewTool("slow", func(ctx context.Context, _ string) (string, error) {
 		close(started)
 		<-release
@@ -282,18 +274,25 @@ func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
 	})
 	m1 := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), chattest.Text("first process"))
 	s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow)), ServerConfig{Tasks: repo})
-	// The second process's runner keeps turns of its own (a durable engine's): the task's
-	// failure ends its turn there too.
-	cr := &cancelingRunner{Runner: ClientRunner(clienttest.New(t, chattest.New()))}
-	s2 := serve(t, nil, ServerConfig{Tasks: repo, Runner: cr})
+	s2 := serve(t, nil, ServerConfig{Tasks: repo, Runner: runner})
 	clk := newClock()
 	s2.clock(clk)
-	ctx := context.Background()
 	p := userMsg("go")
 	no := false
 	p.Config = &sdk.MessageSendConfig{Blocking: &no}
 	task := sendTask(t, s1.sdk, p)
 	<-started
+	return s2, task, clk
+}
+
+// Without the client's turn store, a task whose process ended fails; a sweep settles it
+// without anyone asking.
+func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
+	// The second process's runner keeps turns of its own (a durable engine's): the task's
+	// failure ends its turn there too.
+	cr := &cancelingRunner{Runner: ClientRunner(clienttest.New(t, chattest.New()))}
+	s2, task, clk := endedProcessTask(t, cr)
+	ctx := context.Background()
 	if err := s2.srv.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -344,16 +343,6 @@ func TestServeTaskOfAnEndedProcessFollowsItsTurn(t *testing.T) {
 		{"failed", TurnStatus{Failed: errors.New("boom")}, sdk.TaskStateFailed, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			repo := memory.NewInMemory()
-			started, release := make(chan struct{}), make(chan struct{})
-			defer close(release)
-			slow := chattest.NewTool("slow", func(ctx context.Context, _ string) (string, error) {
-				close(started)
-				<-release
-				return "slow done", nil
-			})
-			m1 := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), chattest.Text("first process"))
-			s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow)), ServerConfig{Tasks: repo})
 			var ended atomic.Bool
 			fr := &followingRunner{cancelingRunner: cancelingRunner{Runner: ClientRunner(clienttest.New(t, chattest.New()))}, status: func(string) TurnStatus {
 				if ended.Load() {
@@ -361,15 +350,8 @@ func TestServeTaskOfAnEndedProcessFollowsItsTurn(t *testing.T) {
 				}
 				return TurnStatus{Running: true}
 			}}
-			s2 := serve(t, nil, ServerConfig{Tasks: repo, Runner: fr})
-			clk := newClock()
-			s2.clock(clk)
+			s2, task, clk := endedProcessTask(t, fr)
 			ctx := context.Background()
-			p := userMsg("go")
-			no := false
-			p.Config = &sdk.MessageSendConfig{Blocking: &no}
-			task := sendTask(t, s1.sdk, p)
-			<-started
 			clk.Add(DefaultTaskLease + time.Second)
 			get := func() *sdk.Task {
 				t.Helper()

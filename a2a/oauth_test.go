@@ -102,43 +102,33 @@ func oauthAgent(t *testing.T, te *tokenEndpoint, tokenURL string) *served {
 func TestRemoteAgentOAuthClientCredentials(t *testing.T) {
 	ctx := context.Background()
 	creds := &Auth{ClientID: "wield", ClientSecret: "client-s3cret"}
-	t.Run("cached", func(t *testing.T) {
-		te := newTokenEndpoint(t, 3600)
-		s := oauthAgent(t, te, te.URL)
-		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range 3 {
-			if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
-				t.Fatalf("call %d: %q %v", i, out, err)
+	// A token that expires within the source's early margin (10 s) is fetched again at each
+	// call; the agent takes only the newest.
+	for _, c := range []struct {
+		name      string
+		expiresIn int
+		fetches   int
+	}{{"cached", 3600, 1}, {"refreshed", 5, 3}} {
+		t.Run(c.name, func(t *testing.T) {
+			te := newTokenEndpoint(t, c.expiresIn)
+			s := oauthAgent(t, te, te.URL)
+			tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if n := te.count(); n != 1 {
-			t.Fatalf("%d tokens fetched for 3 calls, want 1", n)
-		}
-		if strings.Join(te.scopes, " ") != "agents:call" {
-			t.Fatalf("scopes asked %v", te.scopes)
-		}
-	})
-	t.Run("refreshed", func(t *testing.T) {
-		// A token that expires within the source's early margin (10 s) is fetched again at each
-		// call; the agent takes only the newest.
-		te := newTokenEndpoint(t, 5)
-		s := oauthAgent(t, te, te.URL)
-		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range 3 {
-			if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
-				t.Fatalf("call %d: %q %v", i, out, err)
+			for i := range 3 {
+				if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
+					t.Fatalf("call %d: %q %v", i, out, err)
+				}
 			}
-		}
-		if n := te.count(); n != 3 {
-			t.Fatalf("%d tokens fetched for 3 calls of expiring tokens, want 3", n)
-		}
-	})
+			if n := te.count(); n != c.fetches {
+				t.Fatalf("%d tokens fetched for 3 calls, want %d", n, c.fetches)
+			}
+			if strings.Join(te.scopes, " ") != "agents:call" {
+				t.Fatalf("scopes asked %v", te.scopes)
+			}
+		})
+	}
 	t.Run("refused", func(t *testing.T) {
 		te := newTokenEndpoint(t, 3600)
 		s := oauthAgent(t, te, te.URL)

@@ -467,19 +467,8 @@ func inputText(m *sdk.Message) (string, error) {
 	}
 	var b strings.Builder
 	for _, p := range m.Parts {
-		var s string
-		switch v := p.(type) {
-		case sdk.TextPart:
-			s = v.Text
-		case *sdk.TextPart:
-			s = v.Text
-		case sdk.DataPart:
-			raw, _ := json.Marshal(v.Data)
-			s = string(raw)
-		case *sdk.DataPart:
-			raw, _ := json.Marshal(v.Data)
-			s = string(raw)
-		default:
+		s, ok := partText(p)
+		if !ok {
 			return "", fmt.Errorf("the message has a %T; this agent reads text and data parts", p)
 		}
 		if b.Len() > 0 && s != "" {
