@@ -202,14 +202,7 @@ func TestServeTaskOfAnEndedProcessResumes(t *testing.T) {
 	p.Config = &sdk.MessageSendConfig{Blocking: &no}
 	task := sendTask(t, s1.sdk, p)
 	<-started
-	get := func() *sdk.Task {
-		t.Helper()
-		got, err := s2.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
+	get := func() *sdk.Task { return s2.get(t, task.ID) }
 	// The first process renews its lease; within it the task works.
 	clk1.Add(20 * time.Second)
 	if err := s1.srv.tasks.renew(ctx, task.ID); err != nil {
@@ -353,14 +346,7 @@ func TestServeTaskOfAnEndedProcessFollowsItsTurn(t *testing.T) {
 			s2, task, clk := endedProcessTask(t, fr)
 			ctx := context.Background()
 			clk.Add(DefaultTaskLease + time.Second)
-			get := func() *sdk.Task {
-				t.Helper()
-				got, err := s2.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return got
-			}
+			get := func() *sdk.Task { return s2.get(t, task.ID) }
 			if got := get(); got.Status.State != sdk.TaskStateWorking {
 				t.Fatalf("while its turn runs: %s", got.Status.State)
 			}

@@ -52,6 +52,16 @@ func serve(t *testing.T, c *client.Client, cfg ServerConfig) *served {
 	return &served{srv: s, http: hs, sdk: cl, card: card}
 }
 
+// get returns the task as s's client gets it.
+func (s *served) get(t *testing.T, id sdk.TaskID) *sdk.Task {
+	t.Helper()
+	got, err := s.sdk.GetTask(context.Background(), &sdk.TaskQueryParams{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 // as returns a client of s that sends who's bearer token.
 func (s *served) as(t *testing.T, who string) *a2aclient.Client {
 	t.Helper()

@@ -92,10 +92,7 @@ func TestA2ATasksOnDurableTurns(t *testing.T) {
 	agent := newClient(m, client.WithTools(del))
 	cfg := temporal.Config{TaskQueue: queue, EventPoll: 20 * time.Millisecond}
 	startWorker(t, tc, agent, cfg)
-	tcl, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tcl := turnClient(t, tc, cfg)
 	repo := memory.NewInMemory()
 	first := a2aReplica(t, tcl.TaskRunner(temporal.StartTimeout(5*time.Minute)), repo)
 	second := a2aReplica(t, tcl.TaskRunner(temporal.StartTimeout(5*time.Minute)), repo)
@@ -174,10 +171,7 @@ func TestA2ATaskOutOfTimeCancelsItsTurn(t *testing.T) {
 	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "s1", Name: "slow", Arguments: `{}`}), chattest.Text("Done.")).Repeat()
 	cfg := temporal.Config{TaskQueue: queue, EventPoll: 20 * time.Millisecond}
 	startWorker(t, tc, newClient(m, client.WithTools(slow)), cfg)
-	tcl, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tcl := turnClient(t, tc, cfg)
 	cl := a2aServe(t, a2a.ServerConfig{Runner: tcl.TaskRunner(), RunTimeout: 2 * time.Second})
 	task := a2aTask(t, cl, sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: "go slowly"}))
 	if task.Status.State != sdk.TaskStateFailed || !strings.Contains(textOf(task.Status.Message), "out of time") {
@@ -198,10 +192,7 @@ func TestA2ATaskOnDurableTurnSpendsTheCallersShare(t *testing.T) {
 	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "l1", Name: "ls", Arguments: `{}`}), chattest.Text("Listed.")).Repeat()
 	cfg := temporal.Config{TaskQueue: "a2a-tree-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond}
 	startWorker(t, tc, newClient(m, client.WithTools(ls)), cfg)
-	tcl, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tcl := turnClient(t, tc, cfg)
 	cl := a2aReplica(t, tcl.TaskRunner(), memory.NewInMemory())
 	spent := func(task *sdk.Task) any {
 		md, _ := task.Metadata[a2a.MetaTreeSpent].(map[string]any)
@@ -310,10 +301,7 @@ func TestA2ATaskOutlivesItsServingProcess(t *testing.T) {
 	})).Repeat().DiscardPrompts()
 	cfg := temporal.Config{TaskQueue: "a2a-dies-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond}
 	startWorker(t, tc, newClient(m, client.WithTools(slow, del)), cfg)
-	tcl, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tcl := turnClient(t, tc, cfg)
 	const lease = time.Second
 	dead, kill := context.WithCancel(context.Background())
 	defer kill()
@@ -410,10 +398,7 @@ func TestA2ADurableTaskStreamsItsProgress(t *testing.T) {
 	m := callThenGated{call: chat.ToolCall{ID: "a1", Name: "clerk", Arguments: `{"input":"find the invoice"}`}, gatedModel: gated}
 	cfg := temporal.Config{TaskQueue: "a2a-stream-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond, StreamInterval: 50 * time.Millisecond}
 	startWorker(t, tc, newClient(m, client.WithTools(clerk)), cfg)
-	tcl, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tcl := turnClient(t, tc, cfg)
 	cl := a2aReplica(t, tcl.TaskRunner(), memory.NewInMemory())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -477,10 +462,7 @@ func TestA2ADurableTaskReportsEachRunsSpend(t *testing.T) {
 	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{"path":"notes.txt"}`}), chattest.Text("Done.")).Repeat()
 	cfg := temporal.Config{TaskQueue: "a2a-spend-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond}
 	startWorker(t, tc, newClient(m, client.WithTools(del)), cfg)
-	tcl, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tcl := turnClient(t, tc, cfg)
 	cl := a2aReplica(t, tcl.TaskRunner(), memory.NewInMemory())
 	withShare := func(m *sdk.Message) *sdk.Message {
 		m.Metadata = map[string]any{a2a.MetaTree: client.TreeBudget{ModelCalls: 10, ToolCalls: 10}}
@@ -507,5 +489,31 @@ func TestA2ADurableTaskReportsEachRunsSpend(t *testing.T) {
 	second := spent(done)
 	if done.Status.State != sdk.TaskStateCompleted || second != (client.TreeSpent{ModelCalls: 1}) {
 		t.Fatalf("the reply: %s, spent %+v", done.Status.State, second)
+	}
+}
+
+// The reply to a served task on a durable turn carries a share of its own, within which the
+// resumed run spends, counted from nothing: a run that needs more model calls than the first
+// message's share allowed completes within the reply's.
+func TestA2ADurableTaskResumeSpendsTheRepliesShare(t *testing.T) {
+	tc := dial(t)
+	del := tool.Must(tool.Func("delete", "Delete a file", func(_ context.Context, in pathIn) (string, error) { return "deleted " + in.Path, nil }, tool.RequiresApproval()))
+	ls := tool.Must(tool.Func("ls", "List files", func(context.Context, struct{}) (string, error) { return "a b", nil }, tool.ReadOnly()))
+	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{"path":"notes.txt"}`}),
+		chattest.Calls(chat.ToolCall{ID: "l1", Name: "ls", Arguments: `{}`}), chattest.Text("Listed."))
+	cfg := temporal.Config{TaskQueue: "a2a-share-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond}
+	startWorker(t, tc, newClient(m, client.WithTools(del, ls)), cfg)
+	cl := a2aReplica(t, turnClient(t, tc, cfg).TaskRunner(), memory.NewInMemory())
+	share := func(m *sdk.Message, calls int64) *sdk.Message {
+		m.Metadata = map[string]any{a2a.MetaTree: client.TreeBudget{ModelCalls: calls, ToolCalls: 10}}
+		return m
+	}
+	task := a2aTask(t, cl, share(sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: "tidy up"}), 1))
+	if task.Status.State != sdk.TaskStateInputRequired {
+		t.Fatalf("the first message: %s %q", task.Status.State, textOf(task.Status.Message))
+	}
+	done := a2aTask(t, cl, share(onA2ATask(task, sdk.TextPart{Text: "yes"}), 2))
+	if done.Status.State != sdk.TaskStateCompleted || answerText(done) != "Listed." {
+		t.Fatalf("the reply with a share of 2 model calls: %s %q", done.Status.State, textOf(done.Status.Message))
 	}
 }
