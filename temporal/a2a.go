@@ -20,7 +20,9 @@ import (
 // task's next message is the turn's decisions. The turn lives in Temporal, so a waiting task is
 // resumed from any replica, and a cancelled task cancels it. A task whose serving process ended
 // while its turn ran follows the turn on the replica that finds it ([a2a.TurnFollower]): it
-// works on, waits for input when the turn stops, and ends as the turn ends. Give the worker's
+// works on, waits for input when the turn stops, and ends as the turn ends. Each message's share
+// of its caller's tree ([a2a.MetaTree]) bounds that message's run (the first starts the turn
+// with it, a reply's decisions carry it), and the run reports what it spent. Give the worker's
 // [Config.Memory] for a context's history.
 //
 // The task's progress is the turn's events as [Turn.Events] reads them (text as a model call
