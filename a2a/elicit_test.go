@@ -37,20 +37,28 @@ func bookingServer(runs *atomic.Int32) *mcpsdk.Server {
 	return s
 }
 
-// An MCP server's question during a served agent's tool call (an elicitation, which the mcp
-// package surfaces as the call's interrupt) makes the task input-required, the pending call
-// describing the question and the schema of its answer; the caller's answer (a restart of the
-// call with an mcp.ElicitationAnswer) reaches the server, whose tool runs again with it.
-func TestServeElicitation(t *testing.T) {
-	var runs atomic.Int32
-	cfg := mcptest.InMemory("booking", bookingServer(&runs))
+// bookingAgent is an agent whose model books through bookingServer's tool, which asks its
+// question as an interrupt, then answers "Booked.".
+func bookingAgent(t *testing.T, runs *atomic.Int32) (*client.Client, *chattest.Model) {
+	t.Helper()
+	cfg := mcptest.InMemory("booking", bookingServer(runs))
 	cfg.InterruptOnElicitation = true
 	tools, err := mcptest.Connect(t, cfg).Tools(context.Background())
 	if err != nil || len(tools) != 1 {
 		t.Fatalf("tools %v %v", tools, err)
 	}
 	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "book", Arguments: `{}`}), chattest.Text("Booked."))
-	s := serve(t, clienttest.New(t, m, client.WithTools(tools[0])), ServerConfig{})
+	return clienttest.New(t, m, client.WithTools(tools[0])), m
+}
+
+// An MCP server's question during a served agent's tool call (an elicitation, which the mcp
+// package surfaces as the call's interrupt) makes the task input-required, the pending call
+// describing the question and the schema of its answer; the caller's answer (a restart of the
+// call with an mcp.ElicitationAnswer) reaches the server, whose tool runs again with it.
+func TestServeElicitation(t *testing.T) {
+	var runs atomic.Int32
+	c, m := bookingAgent(t, &runs)
+	s := serve(t, c, ServerConfig{})
 
 	task := sendTask(t, s.sdk, userMsg("book a table"))
 	if task.Status.State != sdk.TaskStateInputRequired {
@@ -104,14 +112,8 @@ func pendingOf(t *testing.T, m *sdk.Message) []PendingView {
 // with the answer completes both turns, the server's tool having run with the answer.
 func TestRemoteAgentElicitation(t *testing.T) {
 	var runs atomic.Int32
-	cfg := mcptest.InMemory("booking", bookingServer(&runs))
-	cfg.InterruptOnElicitation = true
-	tools, err := mcptest.Connect(t, cfg).Tools(context.Background())
-	if err != nil || len(tools) != 1 {
-		t.Fatalf("tools %v %v", tools, err)
-	}
-	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "book", Arguments: `{}`}), chattest.Text("Booked."))
-	s := serve(t, clienttest.New(t, m, client.WithTools(tools[0])), ServerConfig{Name: "booker"})
+	c, m := bookingAgent(t, &runs)
+	s := serve(t, c, ServerConfig{Name: "booker"})
 	ctx := context.Background()
 	remote, err := RemoteAgent(ctx, Config{CardURL: s.http.URL})
 	if err != nil {

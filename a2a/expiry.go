@@ -376,11 +376,31 @@ func (r taskRecord) abandoned(now int64) bool {
 	return !st.Terminal() && !waits(st) && r.Lease <= now
 }
 
-// recover settles a task whose process ended while it worked. When the client's turn store holds
-// the turn the task ran, stopped where it can be continued, the task waits for input: for a
-// decision on the calls that were running (they may or may not have had their effects), or,
-// after a completed round, for a reply to go on. Otherwise it failed.
+// recover settles a task whose process ended while it worked. A runner whose turns go on without
+// that process (TurnFollower) says where the task's turn is, and the task follows it: it works
+// on while the turn runs, waits for input when the turn stopped, and ends as the turn ended.
+// Otherwise, when the client's turn store holds the turn the task ran, stopped where it can be
+// continued, the task waits for input: for a decision on the calls that were running (they may
+// or may not have had their effects), or, after a completed round, for a reply to go on.
+// Otherwise it failed.
 func (s *taskStore) recover(ctx context.Context, id sdk.TaskID) error {
+	var followed *TurnStatus
+	if s.follow != nil {
+		// Read before the lock, from the runner's service: a turn that runs or waits does not
+		// move back meanwhile, and one that waits moves on only with the task's next message.
+		rec, _, ok, err := s.loadStored(ctx, id)
+		if err != nil || !ok || !rec.abandoned(s.nowMs()) || s.running(id) {
+			return err
+		}
+		ts, err := s.follow(ctx, id)
+		if err != nil {
+			return fmt.Errorf("a2a: reading the turn of task %s: %w", id, err)
+		}
+		if ts.Running {
+			return nil // the task works on with its turn: a later look settles it
+		}
+		followed = &ts
+	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	rec, seq, ok, err := s.loadStored(ctx, id)
@@ -388,13 +408,18 @@ func (s *taskStore) recover(ctx context.Context, id sdk.TaskID) error {
 		return err // settled meanwhile
 	}
 	t := rec.Task
-	st, owned := s.leftTurn(ctx, id, rec)
-	if owned {
-		return nil // its round's owner still holds the client's lease: a look after it ends settles it
+	var st *client.TurnState
+	if followed == nil {
+		var owned bool
+		if st, owned = s.leftTurn(ctx, id, rec); owned {
+			return nil // its round's owner still holds the client's lease: a look after it ends settles it
+		}
 	}
 	var parts []sdk.Part
 	var turn *client.TurnState
 	switch {
+	case followed != nil:
+		parts, turn = followTurn(t, *followed)
 	case st == nil:
 		t.Status.State = sdk.TaskStateFailed
 		parts = []sdk.Part{sdk.TextPart{Text: "The agent's process ended during the turn, which did not finish."}}
@@ -411,8 +436,11 @@ func (s *taskStore) recover(ctx context.Context, id sdk.TaskID) error {
 		}
 		parts = pendingParts(st, "The agent's process ended during the turn. ")
 	}
-	msg := sdk.NewMessage(sdk.MessageRoleAgent, parts...)
-	msg.TaskID, msg.ContextID = t.ID, t.ContextID
+	var msg *sdk.Message
+	if len(parts) > 0 {
+		msg = sdk.NewMessage(sdk.MessageRoleAgent, parts...)
+		msg.TaskID, msg.ContextID = t.ID, t.ContextID
+	}
 	now := s.now()
 	t.Status.Message, t.Status.Timestamp = msg, &now
 	raw, err := json.Marshal(t)
@@ -430,13 +458,41 @@ func (s *taskStore) recover(ctx context.Context, id sdk.TaskID) error {
 		}
 		return err
 	}
-	if t.Status.State == sdk.TaskStateFailed && s.endTurn != nil {
+	if t.Status.State == sdk.TaskStateFailed && followed == nil && s.endTurn != nil {
 		s.endTurn(ctx, id)
 	}
 	if err := s.markWaiting(ctx, rec.Owner, t); err != nil {
 		return err
 	}
 	return s.indexTask(ctx, rec.Owner, t, times.Expires)
+}
+
+// followTurn settles t as its turn, which outlived the process that ran it, stopped or ended;
+// it returns the parts of its status message and the stopped state it waits on.
+func followTurn(t *sdk.Task, ts TurnStatus) ([]sdk.Part, *client.TurnState) {
+	resp := ts.Response
+	if ts.Failed != nil || resp == nil {
+		t.Status.State = sdk.TaskStateFailed
+		return []sdk.Part{sdk.TextPart{Text: "The agent's turn failed."}}, nil
+	}
+	if t.Metadata == nil {
+		t.Metadata = map[string]any{}
+	}
+	t.Metadata[MetaTreeSpent] = resp.Tree
+	if st := resp.Pending; st != nil {
+		t.Status.State = sdk.TaskStateInputRequired
+		if needsCredentials(st) {
+			t.Status.State = sdk.TaskStateAuthRequired
+		}
+		return pendingParts(st, ""), st
+	}
+	t.Status.State = sdk.TaskStateCompleted
+	a := &sdk.Artifact{ID: answerID, Name: string(answerID)}
+	for _, p := range splitText(resp.Text(), maxPartBytes) {
+		a.Parts = append(a.Parts, sdk.TextPart{Text: p})
+	}
+	t.Artifacts = append(t.Artifacts, a)
+	return nil, nil
 }
 
 // leftTurn returns the turn the task's run left in the client's turn store, when it is that

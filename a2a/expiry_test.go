@@ -13,7 +13,6 @@ import (
 	"time"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
-	"github.com/a2aproject/a2a-go/a2aclient"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
@@ -133,15 +132,7 @@ func TestServeMaxOpenTasks(t *testing.T) {
 	s := serve(t, c, ServerConfig{Authorize: auth, MaxOpenTasks: 2, KeepWaiting: time.Hour})
 	clk := newClock()
 	s.clock(clk)
-	as := func(who string) *a2aclient.Client {
-		cl, err := a2aclient.NewFromCard(context.Background(), s.card, a2aclient.WithJSONRPCTransport(s.http.Client()),
-			a2aclient.WithInterceptors(bearer(who)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cl
-	}
-	alice, bob := as("alice"), as("bob")
+	alice, bob := s.as(t, "alice"), s.as(t, "bob")
 	ctx := context.Background()
 	first := sendTask(t, alice, userMsg("delete 1"))
 	sendTask(t, alice, userMsg("delete 2"))
@@ -211,14 +202,7 @@ func TestServeTaskOfAnEndedProcessResumes(t *testing.T) {
 	p.Config = &sdk.MessageSendConfig{Blocking: &no}
 	task := sendTask(t, s1.sdk, p)
 	<-started
-	get := func() *sdk.Task {
-		t.Helper()
-		got, err := s2.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
+	get := func() *sdk.Task { return s2.get(t, task.ID) }
 	// The first process renews its lease; within it the task works.
 	clk1.Add(20 * time.Second)
 	if err := s1.srv.tasks.renew(ctx, task.ID); err != nil {
@@ -269,12 +253,13 @@ func TestServeTaskOfAnEndedProcessResumes(t *testing.T) {
 	}
 }
 
-// Without the client's turn store, a task whose process ended fails; a sweep settles it
-// without anyone asking.
-func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
+// endedProcessTask returns a task working in a first process, whose tool call runs until the
+// test ends, and a second process of runner sharing its tasks, whose clock the test moves.
+func endedProcessTask(t *testing.T, runner Runner) (*served, *sdk.Task, *fakeClock) {
+	t.Helper()
 	repo := memory.NewInMemory()
 	started, release := make(chan struct{}), make(chan struct{})
-	defer close(release)
+	t.Cleanup(func() { close(release) })
 	slow := chattest.NewTool("slow", func(ctx context.Context, _ string) (string, error) {
 		close(started)
 		<-release
@@ -282,18 +267,25 @@ func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
 	})
 	m1 := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), chattest.Text("first process"))
 	s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow)), ServerConfig{Tasks: repo})
-	// The second process's runner keeps turns of its own (a durable engine's): the task's
-	// failure ends its turn there too.
-	cr := &cancelingRunner{Runner: ClientRunner(clienttest.New(t, chattest.New()))}
-	s2 := serve(t, nil, ServerConfig{Tasks: repo, Runner: cr})
+	s2 := serve(t, nil, ServerConfig{Tasks: repo, Runner: runner})
 	clk := newClock()
 	s2.clock(clk)
-	ctx := context.Background()
 	p := userMsg("go")
 	no := false
 	p.Config = &sdk.MessageSendConfig{Blocking: &no}
 	task := sendTask(t, s1.sdk, p)
 	<-started
+	return s2, task, clk
+}
+
+// Without the client's turn store, a task whose process ended fails; a sweep settles it
+// without anyone asking.
+func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
+	// The second process's runner keeps turns of its own (a durable engine's): the task's
+	// failure ends its turn there too.
+	cr := &cancelingRunner{Runner: ClientRunner(clienttest.New(t, chattest.New()))}
+	s2, task, clk := endedProcessTask(t, cr)
+	ctx := context.Background()
 	if err := s2.srv.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -316,6 +308,63 @@ func TestServeTaskOfAnEndedProcessFails(t *testing.T) {
 	clk.Add(DefaultKeepFinished)
 	if _, err := s2.sdk.GetTask(ctx, &sdk.TaskQueryParams{ID: task.ID}); !errors.Is(err, sdk.ErrTaskNotFound) {
 		t.Fatalf("an expired failed task: %v", err)
+	}
+}
+
+// followingRunner is a runner whose turns go on without their process, each in the status
+// the test gives it.
+type followingRunner struct {
+	cancelingRunner
+	status func(id string) TurnStatus
+}
+
+func (r *followingRunner) TurnStatus(_ context.Context, id string) (TurnStatus, error) {
+	return r.status(id), nil
+}
+
+// A task whose process ended follows its turn when the runner's turns outlive it
+// (TurnFollower): working while the turn runs, then completed with its answer, or failed as the
+// turn failed, without cancelling a turn that is over.
+func TestServeTaskOfAnEndedProcessFollowsItsTurn(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		ended  TurnStatus
+		state  sdk.TaskState
+		answer string
+	}{
+		{"ended", TurnStatus{Response: &client.Response{Chat: &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("Answered elsewhere.")}}}, Tree: client.TreeSpent{ModelCalls: 2}}}, sdk.TaskStateCompleted, "Answered elsewhere."},
+		{"failed", TurnStatus{Failed: errors.New("boom")}, sdk.TaskStateFailed, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var ended atomic.Bool
+			fr := &followingRunner{cancelingRunner: cancelingRunner{Runner: ClientRunner(clienttest.New(t, chattest.New()))}, status: func(string) TurnStatus {
+				if ended.Load() {
+					return c.ended
+				}
+				return TurnStatus{Running: true}
+			}}
+			s2, task, clk := endedProcessTask(t, fr)
+			ctx := context.Background()
+			clk.Add(DefaultTaskLease + time.Second)
+			get := func() *sdk.Task { return s2.get(t, task.ID) }
+			if got := get(); got.Status.State != sdk.TaskStateWorking {
+				t.Fatalf("while its turn runs: %s", got.Status.State)
+			}
+			ended.Store(true)
+			if err := s2.srv.Sweep(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got := get()
+			if got.Status.State != c.state || answerOf(got) != c.answer {
+				t.Fatalf("once its turn %s: %s %q", c.name, got.Status.State, answerOf(got))
+			}
+			if c.state == sdk.TaskStateCompleted && treeSpent(got.Metadata).ModelCalls != 2 {
+				t.Fatalf("spent %v", got.Metadata)
+			}
+			if n := len(fr.canceled()); n != 0 {
+				t.Fatalf("%d turns cancelled", n)
+			}
+		})
 	}
 }
 

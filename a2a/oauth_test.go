@@ -15,6 +15,7 @@ import (
 
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/internal/clienttest"
+	"github.com/wield-ai/wield/tool"
 )
 
 // tokenEndpoint is an OAuth 2 token endpoint on 127.0.0.1 issuing tokens for the client
@@ -86,6 +87,17 @@ func (te *tokenEndpoint) count() int {
 }
 
 // oauthAgent serves an agent whose card declares an OAuth 2 client-credentials flow at te.
+// oauthRemote returns a remote agent tool of an agent guarded by te, with creds.
+func oauthRemote(t *testing.T, te *tokenEndpoint, creds *Auth) tool.Tool {
+	t.Helper()
+	s := oauthAgent(t, te, te.URL)
+	tl, err := RemoteAgent(context.Background(), Config{CardURL: s.http.URL, Auth: creds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
 func oauthAgent(t *testing.T, te *tokenEndpoint, tokenURL string) *served {
 	m := chattest.New(chattest.Text("guarded answer")).Repeat()
 	return serve(t, clienttest.New(t, m), ServerConfig{
@@ -102,43 +114,29 @@ func oauthAgent(t *testing.T, te *tokenEndpoint, tokenURL string) *served {
 func TestRemoteAgentOAuthClientCredentials(t *testing.T) {
 	ctx := context.Background()
 	creds := &Auth{ClientID: "wield", ClientSecret: "client-s3cret"}
-	t.Run("cached", func(t *testing.T) {
-		te := newTokenEndpoint(t, 3600)
-		s := oauthAgent(t, te, te.URL)
-		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range 3 {
-			if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
-				t.Fatalf("call %d: %q %v", i, out, err)
+	// A token that expires within the source's early margin (10 s) is fetched again at each
+	// call; the agent takes only the newest.
+	for _, c := range []struct {
+		name      string
+		expiresIn int
+		fetches   int
+	}{{"cached", 3600, 1}, {"refreshed", 5, 3}} {
+		t.Run(c.name, func(t *testing.T) {
+			te := newTokenEndpoint(t, c.expiresIn)
+			tl := oauthRemote(t, te, creds)
+			for i := range 3 {
+				if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
+					t.Fatalf("call %d: %q %v", i, out, err)
+				}
 			}
-		}
-		if n := te.count(); n != 1 {
-			t.Fatalf("%d tokens fetched for 3 calls, want 1", n)
-		}
-		if strings.Join(te.scopes, " ") != "agents:call" {
-			t.Fatalf("scopes asked %v", te.scopes)
-		}
-	})
-	t.Run("refreshed", func(t *testing.T) {
-		// A token that expires within the source's early margin (10 s) is fetched again at each
-		// call; the agent takes only the newest.
-		te := newTokenEndpoint(t, 5)
-		s := oauthAgent(t, te, te.URL)
-		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range 3 {
-			if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
-				t.Fatalf("call %d: %q %v", i, out, err)
+			if n := te.count(); n != c.fetches {
+				t.Fatalf("%d tokens fetched for 3 calls, want %d", n, c.fetches)
 			}
-		}
-		if n := te.count(); n != 3 {
-			t.Fatalf("%d tokens fetched for 3 calls of expiring tokens, want 3", n)
-		}
-	})
+			if strings.Join(te.scopes, " ") != "agents:call" {
+				t.Fatalf("scopes asked %v", te.scopes)
+			}
+		})
+	}
 	t.Run("refused", func(t *testing.T) {
 		te := newTokenEndpoint(t, 3600)
 		s := oauthAgent(t, te, te.URL)
@@ -171,11 +169,7 @@ func TestRemoteAgentOAuthRefusedToken(t *testing.T) {
 	creds := &Auth{ClientID: "wield", ClientSecret: "client-s3cret"}
 	t.Run("revoked", func(t *testing.T) {
 		te := newTokenEndpoint(t, 3600)
-		s := oauthAgent(t, te, te.URL)
-		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tl := oauthRemote(t, te, creds)
 		if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
 			t.Fatalf("first call: %q %v", out, err)
 		}
@@ -192,11 +186,7 @@ func TestRemoteAgentOAuthRefusedToken(t *testing.T) {
 	})
 	t.Run("concurrent", func(t *testing.T) {
 		te := newTokenEndpoint(t, 3600)
-		s := oauthAgent(t, te, te.URL)
-		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tl := oauthRemote(t, te, creds)
 		if _, err := tl.Call(ctx, `{"input":"hi"}`); err != nil {
 			t.Fatal(err)
 		}
@@ -221,15 +211,11 @@ func TestRemoteAgentOAuthRefusedToken(t *testing.T) {
 	})
 	t.Run("refused again", func(t *testing.T) {
 		te := newTokenEndpoint(t, 3600)
-		s := oauthAgent(t, te, te.URL)
-		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tl := oauthRemote(t, te, creds)
 		te.mu.Lock()
 		te.refuseAll = true
 		te.mu.Unlock()
-		_, err = tl.Call(ctx, `{"input":"hi"}`)
+		_, err := tl.Call(ctx, `{"input":"hi"}`)
 		if err == nil || !strings.Contains(err.Error(), "401") {
 			t.Fatalf("an agent refusing every token: %v", err)
 		}
@@ -239,17 +225,13 @@ func TestRemoteAgentOAuthRefusedToken(t *testing.T) {
 	})
 	t.Run("refetch fails", func(t *testing.T) {
 		te := newTokenEndpoint(t, 3600)
-		s := oauthAgent(t, te, te.URL)
-		tl, err := RemoteAgent(ctx, Config{CardURL: s.http.URL, Auth: creds})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tl := oauthRemote(t, te, creds)
 		if _, err := tl.Call(ctx, `{"input":"hi"}`); err != nil {
 			t.Fatal(err)
 		}
 		te.revoke()
 		te.Close() // the token endpoint is gone
-		_, err = tl.Call(ctx, `{"input":"hi"}`)
+		_, err := tl.Call(ctx, `{"input":"hi"}`)
 		if err == nil || !strings.Contains(err.Error(), "refused the OAuth 2 token (401)") || !strings.Contains(err.Error(), te.URL) {
 			t.Fatalf("a refused token with no endpoint to renew it: %v", err)
 		}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
-	"github.com/a2aproject/a2a-go/a2aclient"
 
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/internal/clienttest"
@@ -51,14 +50,7 @@ func TestServePushNotifications(t *testing.T) {
 	if !s.card.Capabilities.PushNotifications {
 		t.Fatal("the card does not say it pushes")
 	}
-	as := func(who string) *a2aclient.Client {
-		cl, err := a2aclient.NewFromCard(context.Background(), s.card, a2aclient.WithJSONRPCTransport(s.http.Client()), a2aclient.WithInterceptors(bearer(who)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cl
-	}
-	alice, mallory := as("alice"), as("mallory")
+	alice, mallory := s.as(t, "alice"), s.as(t, "mallory")
 	p := userMsg("hi")
 	p.Config = &sdk.MessageSendConfig{PushConfig: &sdk.PushConfig{URL: hook.URL, Token: "tok"}}
 	task := sendTask(t, alice, p)

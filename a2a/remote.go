@@ -676,24 +676,15 @@ func pendingCalls(m *sdk.Message) []PendingView {
 func partsText(ps sdk.ContentParts) string {
 	var b strings.Builder
 	for _, p := range ps {
-		var s string
-		switch v := p.(type) {
-		case sdk.TextPart:
-			s = v.Text
-		case *sdk.TextPart:
-			s = v.Text
-		case sdk.DataPart:
-			if v.Metadata[MetaKind] != nil {
+		s, ok := partText(p)
+		if !ok || s == "" {
+			continue
+		}
+		switch p.(type) {
+		case sdk.DataPart, *sdk.DataPart:
+			if p.Meta()[MetaKind] != nil {
 				continue // a wield agent's description, read apart
 			}
-			raw, _ := json.Marshal(v.Data)
-			s = string(raw)
-		case *sdk.DataPart:
-			raw, _ := json.Marshal(v.Data)
-			s = string(raw)
-		}
-		if s == "" {
-			continue
 		}
 		if b.Len() > 0 {
 			b.WriteString("\n")
@@ -701,6 +692,25 @@ func partsText(ps sdk.ContentParts) string {
 		b.WriteString(s)
 	}
 	return b.String()
+}
+
+// partText is a text part's text, or a data part's data as JSON; false for other parts.
+func partText(p sdk.Part) (string, bool) {
+	var data map[string]any
+	switch v := p.(type) {
+	case sdk.TextPart:
+		return v.Text, true
+	case *sdk.TextPart:
+		return v.Text, true
+	case sdk.DataPart:
+		data = v.Data
+	case *sdk.DataPart:
+		data = v.Data
+	default:
+		return "", false
+	}
+	raw, _ := json.Marshal(data)
+	return string(raw), true
 }
 
 func capText(s string) string {

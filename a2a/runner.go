@@ -20,7 +20,9 @@ type Runner interface {
 	// Run runs r and yields the turn's events as they come (text, tool calls, sub-agents'
 	// events), the last a Done event: the answer, or, when the turn stops, a response whose
 	// Pending is the stopped state, whose Pending calls the caller decides. The turn ends when
-	// ctx does (the task was cancelled, or its run timed out).
+	// ctx does (the task was cancelled, or its run timed out). The Done response's Tree is what
+	// this run spent of the caller's share ([client.TreeAccountOf] ctx), not the turn's whole
+	// spend since its first message: the caller settles each message's share with it.
 	Run(ctx context.Context, r TurnRun) iter.Seq2[*client.Event, error]
 }
 
@@ -29,6 +31,28 @@ type Runner interface {
 // too. A run's context also ends when its process stops, which must not end a durable turn.
 type TurnCanceler interface {
 	CancelTurn(ctx context.Context, taskID string) error
+}
+
+// TurnFollower is a [TurnCanceler] whose turns go on when the process serving their task ends
+// (a durable engine's). A task whose process ended mid-turn is then not failed: the replica that
+// finds it (a look at the task, a sweep) reads where its turn is, and the task follows the turn.
+// It keeps working while the turn runs, waits for input when the turn stopped (its next message
+// resumes the turn, as after any stop), and ends as the turn ended.
+type TurnFollower interface {
+	TurnCanceler
+	// TurnStatus returns where the task's turn is now, without waiting for it.
+	TurnStatus(ctx context.Context, taskID string) (TurnStatus, error)
+}
+
+// TurnStatus is where a task's turn is, as a [TurnFollower] reads it: running, stopped
+// (Response.Pending), ended (Response), or failed.
+type TurnStatus struct {
+	Running bool
+	// Response is the turn's answer once it ended, or, when it stopped, a response whose
+	// Pending is the stopped state: the last event of the run that the ended process followed.
+	Response *client.Response
+	// Failed says why the turn failed (or never started); it is logged, not shown.
+	Failed error
 }
 
 // TurnRun is one run of a task's turn: a new turn on Text, or State resumed with Decisions.

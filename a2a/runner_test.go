@@ -3,15 +3,12 @@ package a2a
 import (
 	"context"
 	"iter"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
-	"github.com/a2aproject/a2a-go/a2aclient"
-	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
 
 	"github.com/wield-ai/wield/client"
 )
@@ -40,23 +37,11 @@ func TestServeRunner(t *testing.T) {
 	var runs atomic.Int32
 	c, _ := approvalAgent(t, &runs)
 	rr := &recordingRunner{inner: ClientRunner(c)}
-	srv, err := NewServer(context.Background(), ServerConfig{Runner: rr, Name: "runner"})
-	if err != nil {
-		t.Fatal(err)
+	s := serve(t, nil, ServerConfig{Runner: rr, Name: "runner"})
+	if len(s.card.Skills) != 0 {
+		t.Fatalf("a runner's card names skills it cannot know: %+v", s.card.Skills)
 	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	card, err := agentcard.NewResolver(hs.Client()).Resolve(context.Background(), hs.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(card.Skills) != 0 {
-		t.Fatalf("a runner's card names skills it cannot know: %+v", card.Skills)
-	}
-	cl, err := a2aclient.NewFromCard(context.Background(), card, a2aclient.WithJSONRPCTransport(hs.Client()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl := s.sdk
 	task := sendTask(t, cl, userMsg("delete my notes"))
 	if task.Status.State != sdk.TaskStateInputRequired || runs.Load() != 0 {
 		t.Fatalf("first run: %s, tool ran %d times", task.Status.State, runs.Load())

@@ -196,6 +196,15 @@ func NewServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 			}
 		}
 	}
+	if tf, ok := s.runner.(TurnFollower); ok {
+		s.tasks.follow = func(ctx context.Context, id sdk.TaskID) (TurnStatus, error) {
+			ts, err := tf.TurnStatus(ctx, string(id))
+			if err == nil && ts.Failed != nil {
+				cfg.Logger.ErrorContext(ctx, "a2a: the turn of a task whose process ended failed", "task", id, "error", ts.Failed)
+			}
+			return ts, err
+		}
+	}
 	card, err := s.makeCard(ctx)
 	if err != nil {
 		return nil, err

@@ -52,6 +52,26 @@ func serve(t *testing.T, c *client.Client, cfg ServerConfig) *served {
 	return &served{srv: s, http: hs, sdk: cl, card: card}
 }
 
+// get returns the task as s's client gets it.
+func (s *served) get(t *testing.T, id sdk.TaskID) *sdk.Task {
+	t.Helper()
+	got, err := s.sdk.GetTask(context.Background(), &sdk.TaskQueryParams{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// as returns a client of s that sends who's bearer token.
+func (s *served) as(t *testing.T, who string) *a2aclient.Client {
+	t.Helper()
+	cl, err := a2aclient.NewFromCard(context.Background(), s.card, a2aclient.WithJSONRPCTransport(s.http.Client()), a2aclient.WithInterceptors(bearer(who)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
 func userMsg(text string) *sdk.MessageSendParams {
 	return &sdk.MessageSendParams{Message: sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: text})}
 }
@@ -287,15 +307,7 @@ func TestServeOwnersAndUnknownTasks(t *testing.T) {
 		return tok, nil
 	}
 	s := serve(t, c, ServerConfig{Authorize: auth})
-	as := func(who string) *a2aclient.Client {
-		cl, err := a2aclient.NewFromCard(context.Background(), s.card, a2aclient.WithJSONRPCTransport(s.http.Client()),
-			a2aclient.WithInterceptors(bearer(who)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cl
-	}
-	alice, mallory := as("alice"), as("mallory")
+	alice, mallory := s.as(t, "alice"), s.as(t, "mallory")
 	task := sendTask(t, alice, userMsg("delete"))
 	if task.Status.State != sdk.TaskStateInputRequired {
 		t.Fatalf("state %s", task.Status.State)

@@ -34,8 +34,9 @@ const (
 const MetaKind = "wield"
 
 // Metadata keys of the caller's agent tree ([client.TreeBudget]): a message from a wield caller
-// carries the share of its tree the task's turn may spend (MetaTree), and the task's last status
-// says what the turn spent (MetaTreeSpent), so that the caller's tree counts it.
+// carries the share of its tree the message's run of the task's turn may spend (MetaTree), and
+// the status that ends the run says what the run spent (MetaTreeSpent), so that the caller's tree
+// counts it, once across a task's stops.
 const (
 	MetaTree      = "wield.tree"
 	MetaTreeSpent = "wield.treeSpent"
@@ -82,6 +83,9 @@ type CallDecision struct {
 	Restart   bool            `json:"restart,omitempty"`
 	Data      json.RawMessage `json:"data,omitempty"`
 }
+
+// answerID names the artifact of a task's answer.
+const answerID sdk.ArtifactID = "answer"
 
 // executor runs a task's turn; see a2asrv.AgentExecutor.
 type executor struct{ s *Server }
@@ -189,11 +193,10 @@ func (e *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		return o.status(state, true, pendingParts(resp.Pending, "")...)
 	}
 	answer := resp.Text()
-	id := sdk.ArtifactID("answer")
 	pieces := splitText(answer, maxPartBytes)
 	for i, p := range pieces {
-		ev := sdk.NewArtifactUpdateEvent(rc, id, sdk.TextPart{Text: p})
-		ev.Artifact.Name = "answer"
+		ev := sdk.NewArtifactUpdateEvent(rc, answerID, sdk.TextPart{Text: p})
+		ev.Artifact.Name = string(answerID)
 		ev.Append = i > 0
 		ev.LastChunk = i == len(pieces)-1
 		if err := q.Write(ctx, ev); err != nil {
@@ -464,19 +467,8 @@ func inputText(m *sdk.Message) (string, error) {
 	}
 	var b strings.Builder
 	for _, p := range m.Parts {
-		var s string
-		switch v := p.(type) {
-		case sdk.TextPart:
-			s = v.Text
-		case *sdk.TextPart:
-			s = v.Text
-		case sdk.DataPart:
-			raw, _ := json.Marshal(v.Data)
-			s = string(raw)
-		case *sdk.DataPart:
-			raw, _ := json.Marshal(v.Data)
-			s = string(raw)
-		default:
+		s, ok := partText(p)
+		if !ok {
 			return "", fmt.Errorf("the message has a %T; this agent reads text and data parts", p)
 		}
 		if b.Len() > 0 && s != "" {

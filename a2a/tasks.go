@@ -71,6 +71,9 @@ type life struct {
 	// endTurn, when set, ends the turn of a task settled as failed: a runner's turn that
 	// outlives its process (TurnCanceler) must not go on for a task that is over.
 	endTurn func(ctx context.Context, id sdk.TaskID)
+	// follow, when set, reads where the turn of a task whose process ended is (TurnFollower):
+	// the task follows it rather than fail.
+	follow func(ctx context.Context, id sdk.TaskID) (TurnStatus, error)
 }
 
 type liveTask struct {

@@ -2,9 +2,12 @@ package temporal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"math"
+
+	"go.temporal.io/api/serviceerror"
 
 	"github.com/wield-ai/wield/a2a"
 	"github.com/wield-ai/wield/chat"
@@ -15,12 +18,16 @@ import (
 // the client's agent: a task's first message starts a turn whose workflow id is [TaskTurnID]
 // of the task, the turn's stop (approval, an interrupt) is the task's input-required, and the
 // task's next message is the turn's decisions. The turn lives in Temporal, so a waiting task is
-// resumed from any replica, and a cancelled task cancels it. Give the worker's [Config.Memory]
-// for a context's history.
+// resumed from any replica, and a cancelled task cancels it. A task whose serving process ended
+// while its turn ran follows the turn on the replica that finds it ([a2a.TurnFollower]): it
+// works on, waits for input when the turn stops, and ends as the turn ends. Each message's share
+// of its caller's tree ([a2a.MetaTree]) bounds that message's run (the first starts the turn
+// with it, a reply's decisions carry it), and the run reports what it spent. Give the worker's
+// [Config.Memory] for a context's history.
 //
-// The task's progress is the turn's events, read page by page as [Turn.Events] reads them, but
-// without text streamed from a running model call or sub-agents' events (a resumed run starts
-// after the events its stop had shown).
+// The task's progress is the turn's events as [Turn.Events] reads them (text as a model call
+// streams it, tool calls, sub-agents' events); a resumed run starts after the events its stop
+// had shown.
 type TaskRunner struct {
 	c    *Client
 	opts []StartOption
@@ -33,14 +40,15 @@ func (c *Client) TaskRunner(opts ...StartOption) *TaskRunner { return &TaskRunne
 // TaskTurnID is the workflow id of the turn of an A2A task.
 func TaskTurnID(taskID string) string { return "a2a-task-" + taskID }
 
-var _ a2a.TurnCanceler = (*TaskRunner)(nil)
+var _ a2a.TurnFollower = (*TaskRunner)(nil)
 
 // Run starts the task's turn or sends its decisions, and follows the turn until it ends or
 // stops again; see [a2a.Runner].
 func (r *TaskRunner) Run(ctx context.Context, tr a2a.TurnRun) iter.Seq2[*client.Event, error] {
 	return func(yield func(*client.Event, error) bool) {
 		var turn *Turn
-		from, seq := 0, int64(0)
+		var from eventsFrom
+		seq := int64(0)
 		if tr.State == nil {
 			req := Request{ID: TaskTurnID(tr.TaskID), ConversationID: tr.Conversation, Messages: []chat.Message{chat.User(tr.Text)}}
 			if acct, ok := client.TreeAccountOf(ctx); ok { // the caller's share
@@ -65,77 +73,20 @@ func (r *TaskRunner) Run(ctx context.Context, tr a2a.TurnRun) iter.Seq2[*client.
 				yield(nil, err)
 				return
 			}
-			from, seq = page.Next, tr.State.Seq
-			if err := turn.Decide(ctx, seq, tr.Decisions...); err != nil {
+			from, seq = eventsFrom{event: page.Next, agents: page.AgentsFrom + len(page.Agents)}, tr.State.Seq
+			req := &decideRequest{Seq: seq, Decisions: tr.Decisions}
+			if acct, ok := client.TreeAccountOf(ctx); ok { // this message's share
+				req.Tree = &acct
+			}
+			if err := turn.decide(ctx, req); err != nil {
 				yield(nil, err)
 				return
 			}
 		}
-		r.follow(ctx, turn, from, seq, yield)
-	}
-}
-
-// follow yields the turn's events from index from until it ends (a Done event with its
-// response) or stops at a step after seq (a Done event whose response is pending).
-func (r *TaskRunner) follow(ctx context.Context, turn *Turn, from int, seq int64, yield func(*client.Event, error) bool) {
-	next := from
-	for {
-		page, err := turn.page(ctx, next)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		for i := range page.Events {
-			if !yield(&page.Events[i], nil) {
+		for ev, err := range turn.events(ctx, from, seq) {
+			if !yield(ev, err) || err != nil {
 				return
 			}
-		}
-		next = page.Next
-		if page.Large {
-			ev, err := turn.event(ctx, next)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if !yield(ev, nil) {
-				return
-			}
-			next++
-			continue
-		}
-		if page.More {
-			continue
-		}
-		if page.Finished {
-			resp, err := turn.Result(ctx)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			yield(&client.Event{Done: resp}, nil)
-			return
-		}
-		st, again, err := turn.pendingOf(ctx, page)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		if !again && st != nil && st.Seq > seq {
-			outcome := client.OutcomeApproval
-			for _, pc := range st.Pending() {
-				if pc.Status != client.CallApproval {
-					outcome = client.OutcomeInterrupted
-				}
-			}
-			yield(&client.Event{Done: &client.Response{Outcome: outcome, Pending: st}}, nil)
-			return
-		}
-		if again {
-			continue
-		}
-		if err := turn.sleep(ctx); err != nil {
-			yield(nil, err)
-			return
 		}
 	}
 }
@@ -150,4 +101,52 @@ func (r *TaskRunner) CancelTurn(ctx context.Context, taskID string) error {
 		return err
 	}
 	return nil
+}
+
+// stopped is the response of a run that stopped at st: its Tree is what the run spent of its
+// tree, as st's account says.
+func stopped(st *client.TurnState) *client.Response {
+	outcome := client.OutcomeApproval
+	for _, pc := range st.Pending() {
+		if pc.Status != client.CallApproval {
+			outcome = client.OutcomeInterrupted
+		}
+	}
+	resp := &client.Response{Outcome: outcome, Pending: st}
+	if st.Tree != nil {
+		resp.Tree = st.Tree.Spent
+	}
+	return resp
+}
+
+// TurnStatus reads where the task's turn is, for a server that finds the task's process ended
+// ([a2a.TurnFollower]): the turn went on without it in Temporal.
+func (r *TaskRunner) TurnStatus(ctx context.Context, taskID string) (a2a.TurnStatus, error) {
+	t := r.c.Turn(TaskTurnID(taskID))
+	closed, err := t.closed(ctx)
+	var nf *serviceerror.NotFound
+	switch {
+	case errors.As(err, &nf):
+		// The process ended before it started the turn.
+		return a2a.TurnStatus{Failed: fmt.Errorf("temporal: task %s has no turn: %w", taskID, err)}, nil
+	case err != nil:
+		return a2a.TurnStatus{}, fmt.Errorf("temporal: reading turn %s: %w", t.id, err)
+	case closed:
+		resp, err := t.Result(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return a2a.TurnStatus{}, err
+			}
+			return a2a.TurnStatus{Failed: err}, nil
+		}
+		return a2a.TurnStatus{Response: resp}, nil
+	}
+	st, err := t.queriedPending(ctx)
+	switch {
+	case err != nil:
+		return a2a.TurnStatus{}, err
+	case st == nil:
+		return a2a.TurnStatus{Running: true}, nil
+	}
+	return a2a.TurnStatus{Response: stopped(st)}, nil
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/temporal"
 	"github.com/wield-ai/wield/tool"
@@ -94,14 +93,7 @@ func TestDecisionsBesideLargeResultsGoOn(t *testing.T) {
 		calls = append(calls, chat.ToolCall{ID: fmt.Sprint("c", i), Name: "read", Arguments: fmt.Sprintf(`{"path":"f%d"}`, i)})
 	}
 	calls = append(calls, chat.ToolCall{ID: "c4", Name: "ask", Arguments: `{"path":"color"}`})
-	// The answer is short, as a model's is: the script's would repeat the results.
-	m := chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
-		msg, finish := chat.Message{Role: chat.RoleAssistant, ToolCalls: calls}, chat.FinishToolCalls
-		if last := p.Messages[len(p.Messages)-1]; last.Role == chat.RoleTool {
-			msg, finish = chat.Assistant(fmt.Sprintf("read %d results", len(last.ToolResults))), chat.FinishStop
-		}
-		return &chat.Response{Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
-	})).Repeat().DiscardPrompts()
+	m := callsThenCount(calls)
 	agent := newClient(m, client.WithTools(read, ask))
 	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read and ask")}})

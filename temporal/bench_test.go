@@ -27,6 +27,12 @@ func benchClient(rounds int) *client.Client {
 
 // roundsScript asks for one call per round until the conversation holds rounds results.
 func roundsScript(rounds int) chat.Model {
+	return roundsModel(rounds, "done", func(int) chat.ToolCall { return chat.ToolCall{Name: "echo", Arguments: `{"path":"x"}`} })
+}
+
+// roundsModel asks for call(i) in round i (its id is "c" and i) until the conversation holds
+// rounds results, then answers answer; its answers depend on the conversation only.
+func roundsModel(rounds int, answer string, call func(i int) chat.ToolCall) chat.Model {
 	return chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
 		done := 0
 		for _, m := range p.Messages {
@@ -37,11 +43,13 @@ func roundsScript(rounds int) chat.Model {
 		msg := chat.Message{Role: chat.RoleAssistant}
 		finish := chat.FinishStop
 		if done < rounds {
-			msg.ToolCalls, finish = []chat.ToolCall{{ID: fmt.Sprintf("c%d", done), Name: "echo", Arguments: `{"path":"x"}`}}, chat.FinishToolCalls
+			c := call(done)
+			c.ID = fmt.Sprintf("c%d", done)
+			msg.ToolCalls, finish = []chat.ToolCall{c}, chat.FinishToolCalls
 		} else {
-			msg.Content = "done"
+			msg.Content = answer
 		}
-		return &chat.Response{Model: "bench", Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
+		return &chat.Response{Model: "rounds", Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
 	})).Repeat().DiscardPrompts()
 }
 
@@ -64,18 +72,8 @@ func BenchmarkDurableTurn(b *testing.B) {
 				tc := servertest.Dial(b)
 				cfg := temporal.Config{TaskQueue: "bench-" + rand.Text()[:8], WorkflowLoop: !clientLoop, EventPoll: 5 * time.Millisecond,
 					Worker: worker.Options{MaxConcurrentWorkflowTaskPollers: 4, MaxConcurrentActivityTaskPollers: 4}}
-				w, err := temporal.NewWorker(tc, benchClient(rounds), atLoad(cfg))
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := w.Start(); err != nil {
-					b.Fatal(err)
-				}
-				defer w.Stop()
-				tcl, err := temporal.NewClient(tc, cfg)
-				if err != nil {
-					b.Fatal(err)
-				}
+				startWorker(b, tc, benchClient(rounds), cfg)
+				tcl := turnClient(b, tc, cfg)
 				ctx := context.Background()
 				for b.Loop() {
 					turn, err := tcl.Start(ctx, temporal.Request{Messages: []chat.Message{chat.User("go")}})
@@ -106,18 +104,8 @@ func BenchmarkDurableTurnsConcurrent(b *testing.B) {
 	var vs [2]*variant // own loop, client loop
 	for i := range vs {
 		cfg := temporal.Config{TaskQueue: "bench-" + rand.Text()[:8], WorkflowLoop: i == 0, EventPoll: 5 * time.Millisecond}
-		w, err := temporal.NewWorker(tc, benchClient(1), atLoad(cfg))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := w.Start(); err != nil {
-			b.Fatal(err)
-		}
-		defer w.Stop()
-		tcl, err := temporal.NewClient(tc, cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
+		startWorker(b, tc, benchClient(1), cfg)
+		tcl := turnClient(b, tc, cfg)
 		vs[i] = &variant{tcl: tcl}
 	}
 	ctx := context.Background()

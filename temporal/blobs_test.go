@@ -15,7 +15,6 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/temporal"
@@ -29,22 +28,9 @@ func bulkyClient(rounds, size int, opts ...client.Option) *client.Client {
 	big := tool.Must(tool.Func("dump", "Dumps a file", func(_ context.Context, in pathIn) (string, error) {
 		return in.Path + ":" + strings.Repeat("x", size), nil
 	}, tool.ReadOnly()))
-	m := chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
-		done := 0
-		for _, m := range p.Messages {
-			if m.Role == chat.RoleTool {
-				done++
-			}
-		}
-		msg := chat.Message{Role: chat.RoleAssistant}
-		finish := chat.FinishStop
-		if done < rounds {
-			msg.ToolCalls, finish = []chat.ToolCall{{ID: fmt.Sprintf("c%d", done), Name: "dump", Arguments: fmt.Sprintf(`{"path":"f%d"}`, done)}}, chat.FinishToolCalls
-		} else {
-			msg.Content = fmt.Sprintf("read %d files", done)
-		}
-		return &chat.Response{Model: "bulky", Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
-	})).Repeat().DiscardPrompts()
+	m := roundsModel(rounds, fmt.Sprintf("read %d files", rounds), func(i int) chat.ToolCall {
+		return chat.ToolCall{Name: "dump", Arguments: fmt.Sprintf(`{"path":"f%d"}`, i)}
+	})
 	return newClient(m, append(opts, client.WithTools(big), client.WithAdvisors(client.NewToolLoop(client.ToolLoopConfig{MaxIterations: rounds + 1})))...)
 }
 

@@ -161,6 +161,12 @@ func (t *Turn) Pending(ctx context.Context) (*client.TurnState, error) {
 	if st, ok, err := t.memoPending(ctx); err != nil || ok {
 		return st, err
 	}
+	return t.queriedPending(ctx)
+}
+
+// queriedPending is [Turn.Pending] read by the query, whole (the memo's state leaves out its
+// messages and tree account).
+func (t *Turn) queriedPending(ctx context.Context) (*client.TurnState, error) {
 	for {
 		page, err := t.page(ctx, math.MaxInt)
 		if err != nil {
@@ -260,12 +266,23 @@ func (t *Turn) WaitPending(ctx context.Context) (*client.TurnState, error) {
 // whole after the lost attempt's pieces. It polls the workflow every [Config.EventPoll];
 // stopping the iteration does not affect the turn.
 func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
+	return t.events(ctx, eventsFrom{}, -1)
+}
+
+// eventsFrom is where a reader of a turn's events starts: its event, and the sub-agents' turns
+// it started.
+type eventsFrom struct{ event, agents int }
+
+// events yields the turn's events from from, as [Turn.Events] does, until the turn ends, or, when
+// stopAfter is not negative, until it stops at a step after stopAfter: the last event is then a
+// Done event whose response is pending on that stop.
+func (t *Turn) events(ctx context.Context, from eventsFrom, stopAfter int64) iter.Seq2[*client.Event, error] {
 	return func(yield func(*client.Event, error) bool) {
-		next := 0
+		next := from.event
 		var streamed string // the text of the running model call shown so far
 		agents := map[string]shownAgents{}
 		var children []*childTurn // sub-agents' turns whose events are still to be read
-		agentsSeen := 0
+		agentsSeen := from.agents
 		for {
 			page, err := t.page(ctx, next)
 			if err != nil {
@@ -312,6 +329,20 @@ func (t *Turn) Events(ctx context.Context) iter.Seq2[*client.Event, error] {
 			}
 			if page.Finished {
 				break
+			}
+			if stopAfter >= 0 {
+				st, again, err := t.pendingOf(ctx, page)
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				if again {
+					continue
+				}
+				if st != nil && st.Seq > stopAfter {
+					yield(&client.Event{Done: stopped(st)}, nil)
+					return
+				}
 			}
 			if page.Modeling && t.c.cfg.StreamInterval > 0 {
 				if text := t.modelText(ctx); len(text) > len(streamed) && strings.HasPrefix(text, streamed) {
@@ -509,10 +540,15 @@ func (t *Turn) agentEvents(ctx context.Context, shown map[string]shownAgents) []
 // still take effect once a worker runs; send the same decisions again to learn how it ended,
 // never other decisions for the same step in the belief that the first were lost.
 func (t *Turn) Decide(ctx context.Context, seq int64, decisions ...client.Decision) error {
+	return t.decide(ctx, &decideRequest{Seq: seq, Decisions: decisions})
+}
+
+func (t *Turn) decide(ctx context.Context, req *decideRequest) error {
+	seq, decisions := req.Seq, req.Decisions
 	opts := sdkclient.UpdateWorkflowOptions{
 		WorkflowID:   t.id,
 		UpdateName:   updateDecide,
-		Args:         []any{&decideRequest{Seq: seq, Decisions: decisions}},
+		Args:         []any{req},
 		WaitForStage: sdkclient.WorkflowUpdateStageCompleted,
 	}
 	if seq > 0 {

@@ -69,10 +69,11 @@ func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
 		t.events = carried.Events
 		t.usage, t.modelCalls = carried.Usage, carried.ModelCalls
 	}
+	runCtx := bctx
 	for {
 		spec := t.spec(state, decisions)
 		var resp *client.Response
-		for ev, err := range spec.Stream(bctx).Events() {
+		for ev, err := range spec.Stream(runCtx).Events() {
 			if errors.Is(err, errContinueAsNew) {
 				return nil, t.continueAsNew(ctx, err)
 			}
@@ -114,7 +115,10 @@ func (t *turn) runEngine(ctx workflow.Context) (*client.Response, error) {
 			return nil, err
 		}
 		state, decisions = st, t.decisions
-		t.pending, t.decided, t.decisions = nil, nil, nil
+		if t.decidedTree != nil {
+			runCtx = client.WithTreeAccount(bctx, *t.decidedTree)
+		}
+		t.pending, t.decided, t.decisions, t.decidedTree = nil, nil, nil, nil
 		if err := workflow.UpsertMemo(ctx, map[string]any{memoPending: memoState{}}); err != nil { // running
 			return nil, err
 		}

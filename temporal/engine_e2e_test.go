@@ -41,20 +41,7 @@ func engineCrashClient(runs string, hang bool) *client.Client {
 	if err != nil {
 		panic(err)
 	}
-	lookup := tool.Must(tool.Func("lookup", "Looks an order up by its number", func(ctx context.Context, in pathIn) (string, error) {
-		if err := appendLine(runs, "lookup started"); err != nil {
-			return "", err
-		}
-		tool.ReportProgress(ctx, tool.Progress{Progress: 1, Total: 2, Message: "searching"})
-		if hang {
-			<-ctx.Done()
-			return "", ctx.Err()
-		}
-		if err := appendLine(runs, "lookup finished"); err != nil {
-			return "", err
-		}
-		return "order " + in.Path + " found", nil
-	}, tool.ReadOnly()))
+	lookup := crashLookup(runs, hang, "Looks an order up by its number")
 	weather := tool.Must(tool.Func("weather", "Tells the weather in a city", func(ctx context.Context, in pathIn) (string, error) {
 		return "sunny", nil
 	}))
@@ -214,10 +201,7 @@ func TestStartOptions(t *testing.T) {
 	queue := "start-" + rand.Text()[:8]
 	cfg := approvalConfig(queue)
 	startWorker(t, tc, approvalClient(filepath.Join(t.TempDir(), "runs")), cfg)
-	c, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := turnClient(t, tc, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	id := "start-" + rand.Text()[:8]
@@ -304,10 +288,7 @@ func TestScheduledTurns(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	cfg := temporal.Config{TaskQueue: queue, EventPoll: 20 * time.Millisecond}
 	startWorker(t, tc, crashClient(runs, false), cfg)
-	c, err := temporal.NewClient(tc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := turnClient(t, tc, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	h, err := c.Schedule(ctx, "report-"+queue, sdkclient.ScheduleSpec{Intervals: []sdkclient.ScheduleIntervalSpec{{Every: time.Second}}},

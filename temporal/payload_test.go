@@ -37,14 +37,7 @@ func TestRoundOverThePayloadLimitGoesOn(t *testing.T) {
 	for i := range 5 {
 		calls = append(calls, chat.ToolCall{ID: fmt.Sprint("c", i), Name: "read", Arguments: fmt.Sprintf(`{"path":"f%d"}`, i)})
 	}
-	// The answer is short, as a model's is: the script's would repeat the results.
-	m := chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
-		msg, finish := chat.Message{Role: chat.RoleAssistant, ToolCalls: calls}, chat.FinishToolCalls
-		if last := p.Messages[len(p.Messages)-1]; last.Role == chat.RoleTool {
-			msg, finish = chat.Assistant(fmt.Sprintf("read %d results", len(last.ToolResults))), chat.FinishStop
-		}
-		return &chat.Response{Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
-	})).Repeat().DiscardPrompts()
+	m := callsThenCount(calls)
 	agent := newClient(m, client.WithTools(read))
 	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read five files")}})
@@ -167,4 +160,16 @@ func TestReturnDirectResponseOverThePayloadLimitFails(t *testing.T) {
 	if !errors.Is(err, temporal.ErrPayloadTooLarge) || !strings.Contains(err.Error(), "the turn's response") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// callsThenCount asks for calls on the user's message, then answers how many results it read:
+// a short answer, as a model's is (the script's would repeat the results).
+func callsThenCount(calls []chat.ToolCall) chat.Model {
+	return chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
+		msg, finish := chat.Message{Role: chat.RoleAssistant, ToolCalls: calls}, chat.FinishToolCalls
+		if last := p.Messages[len(p.Messages)-1]; last.Role == chat.RoleTool {
+			msg, finish = chat.Assistant(fmt.Sprintf("read %d results", len(last.ToolResults))), chat.FinishStop
+		}
+		return &chat.Response{Generations: []chat.Generation{{Message: msg, FinishReason: finish}}}, nil
+	})).Repeat().DiscardPrompts()
 }

@@ -183,7 +183,7 @@ func atLoad(cfg temporal.Config) temporal.Config {
 }
 
 // startWorker runs a worker of agent on cfg until the test ends.
-func startWorker(t *testing.T, tc sdkclient.Client, agent *client.Client, cfg temporal.Config) *temporal.Worker {
+func startWorker(t testing.TB, tc sdkclient.Client, agent *client.Client, cfg temporal.Config) *temporal.Worker {
 	t.Helper()
 	w, err := temporal.NewWorker(tc, agent, atLoad(cfg))
 	if err != nil {
@@ -196,13 +196,20 @@ func startWorker(t *testing.T, tc sdkclient.Client, agent *client.Client, cfg te
 	return w
 }
 
-// startTurn starts the turn req on cfg's queue; the context returned ends after d.
-func startTurn(t *testing.T, tc sdkclient.Client, cfg temporal.Config, d time.Duration, req temporal.Request) (context.Context, *temporal.Turn) {
+// turnClient returns a client of the turns of cfg's agent.
+func turnClient(t testing.TB, tc sdkclient.Client, cfg temporal.Config) *temporal.Client {
 	t.Helper()
 	c, err := temporal.NewClient(tc, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// startTurn starts the turn req on cfg's queue; the context returned ends after d.
+func startTurn(t *testing.T, tc sdkclient.Client, cfg temporal.Config, d time.Duration, req temporal.Request) (context.Context, *temporal.Turn) {
+	t.Helper()
+	c := turnClient(t, tc, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	turn, err := c.Start(ctx, req)
@@ -324,7 +331,16 @@ func crashClient(runs string, hang bool) *client.Client {
 		}
 		return "charged " + in.Path, nil
 	}))
-	lookup := tool.Must(tool.Func("lookup", "Looks the order up", func(ctx context.Context, in pathIn) (string, error) {
+	lookup := crashLookup(runs, hang, "Looks the order up")
+	m := script(chat.ToolCall{ID: "c1", Name: "charge", Arguments: `{"path":"card-4242"}`},
+		chat.ToolCall{ID: "c2", Name: "lookup", Arguments: `{"path":"A17"}`})
+	return newClient(m, client.WithTools(charge, lookup))
+}
+
+// crashLookup is the read-only lookup of a crash turn, described as desc: it records its start
+// and end in runs, reports progress, and, in a worker that is to be killed, hangs.
+func crashLookup(runs string, hang bool, desc string) tool.Tool {
+	return tool.Must(tool.Func("lookup", desc, func(ctx context.Context, in pathIn) (string, error) {
 		if err := appendLine(runs, "lookup started"); err != nil {
 			return "", err
 		}
@@ -338,9 +354,6 @@ func crashClient(runs string, hang bool) *client.Client {
 		}
 		return "order " + in.Path + " found", nil
 	}, tool.ReadOnly()))
-	m := script(chat.ToolCall{ID: "c1", Name: "charge", Arguments: `{"path":"card-4242"}`},
-		chat.ToolCall{ID: "c2", Name: "lookup", Arguments: `{"path":"A17"}`})
-	return newClient(m, client.WithTools(charge, lookup))
 }
 
 func crashConfig(queue string, mem memory.Memory) temporal.Config {

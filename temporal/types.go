@@ -143,6 +143,10 @@ type kept struct {
 type decideRequest struct {
 	Seq       int64             `json:"seq,omitempty"`
 	Decisions []client.Decision `json:"decisions"`
+	// Tree is the share of its caller's tree the resumed run spends, counted from nothing, when
+	// the caller gives one with its decisions (a served task's next message); without it the
+	// run counts as before.
+	Tree *client.TreeAccount `json:"tree,omitempty"`
 }
 
 // assembleInput asks for a finished round's messages: every call has its result in Plans.

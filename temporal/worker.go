@@ -103,18 +103,7 @@ func (w *Worker) Stop() { w.w.Stop() }
 // NewReplayer returns a workflow replayer with the workflow of the agent cfg describes, for the
 // turns of the workflow's own loop (those started before the client's loop or with
 // [Config.WorkflowLoop]); [NewClientReplayer] replays every turn.
-func NewReplayer(cfg Config) (worker.WorkflowReplayer, error) {
-	cfg, err := cfg.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	r, err := worker.NewWorkflowReplayerWithOptions(cfg.replayerOptions())
-	if err != nil {
-		return nil, fmt.Errorf("temporal: %w", err)
-	}
-	r.RegisterWorkflowWithOptions((&turnWorkflow{cfg: cfg}).run, workflow.RegisterOptions{Name: cfg.workflowName()})
-	return r, nil
-}
+func NewReplayer(cfg Config) (worker.WorkflowReplayer, error) { return newReplayer(nil, cfg) }
 
 // NewClientReplayer returns a workflow replayer with the workflow of the agent cfg describes, to
 // check that a new build still replays the histories of turns the old one recorded (download
@@ -125,6 +114,12 @@ func NewClientReplayer(c *client.Client, cfg Config) (worker.WorkflowReplayer, e
 	if c == nil {
 		return nil, errors.New("temporal: nil wield client")
 	}
+	return newReplayer(c, cfg)
+}
+
+// newReplayer returns the replayer of the agent's workflow, run with c (nil for the workflow's
+// own loop only).
+func newReplayer(c *client.Client, cfg Config) (worker.WorkflowReplayer, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err

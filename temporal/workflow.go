@@ -104,12 +104,13 @@ type turn struct {
 	// encoded is the pending state whose JSON encodedPending is, for the part query.
 	encoded        *client.TurnState
 	encodedPending []byte
-	deciding       bool              // a decision is being checked
-	decided        *decideOutput     // the plans of the accepted decision
-	decisions      []client.Decision // the accepted decisions, for a turn that runs the client's loop
-	modeling       bool              // a model call runs, whose text its heartbeats may stream
-	calling        int               // tool calls run, whose agents' events their heartbeats may carry
-	agents         []agentRef        // the sub-agents' turns started as child workflows
+	deciding       bool                // a decision is being checked
+	decided        *decideOutput       // the plans of the accepted decision
+	decisions      []client.Decision   // the accepted decisions, for a turn that runs the client's loop
+	decidedTree    *client.TreeAccount // the share of its caller's tree the decisions' run spends
+	modeling       bool                // a model call runs, whose text its heartbeats may stream
+	calling        int                 // tool calls run, whose agents' events their heartbeats may carry
+	agents         []agentRef          // the sub-agents' turns started as child workflows
 }
 
 // run is the workflow function.
@@ -391,7 +392,7 @@ func (t *turn) decide(ctx workflow.Context, req *decideRequest) error {
 	if err := restore(out.Plans, out.Kept, p.Round); err != nil {
 		return err
 	}
-	t.decided, t.decisions = &out, req.Decisions
+	t.decided, t.decisions, t.decidedTree = &out, req.Decisions, req.Tree
 	return nil
 }
 
