@@ -179,11 +179,12 @@ func TestServeTaskOfAnEndedProcessResumes(t *testing.T) {
 		return "slow done", nil
 	})
 	m1 := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`}), chattest.Text("first process"))
-	// The first process's client holds its round with a short lease, which it renews through a
-	// store that dies with the process.
+	// The first process's client holds its round with a lease it renews through a store that
+	// dies with the process. A second is long enough that a loaded machine's late renewal does
+	// not lapse it while the process lives, nor a renewal begun before the death outlast it.
 	dying := &dyingStore{TurnStore: turns}
 	dyingTasks := &dyingRepo{TurnRepository: repo, dead: &dying.dead}
-	s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow1), client.WithTurnStore(dying), client.WithRoundLease(client.MinRoundLease)),
+	s1 := serve(t, clienttest.New(t, m1, client.WithTools(slow1), client.WithTurnStore(dying), client.WithRoundLease(time.Second)),
 		ServerConfig{Tasks: dyingTasks, TurnStore: turns})
 	clk1 := newClock()
 	s1.clock(clk1)
