@@ -6,9 +6,9 @@
 // compacting once more and retrying; a request that still does not fit ends with an
 // [*OverflowError]. Above a number of tool definitions, [Compactor.Loop] runs the turn through
 // tool search instead of sending every definition. With [Config.Native] the provider's own
-// context management (Anthropic's context editing, the Responses API's compaction) acts first;
-// what it reports doing, the history shows from the next call as the compactor's own stubs and
-// summaries.
+// context management (Anthropic's compaction or context editing, the Responses API's compaction)
+// acts first; what it reports doing, the history shows from the next call as the compactor's own
+// stubs and summaries.
 //
 // The compaction runs as a [client.ToolLoopHooks] BeforeCall hook, so the loop's own history
 // becomes the compacted form (a summary is made once, not on every call), while the turn's
@@ -84,9 +84,11 @@ type Config struct {
 	// [DefaultKeepRounds].
 	KeepRounds int
 	// Native asks the provider for its own context management where it offers it (the policy
-	// "native where the provider offers it", through [ExtraNative]): Anthropic clears the oldest
-	// tool results on its side (context editing), OpenAI's Responses API compacts the
-	// conversation into an item of its own. It is asked to act at three quarters of the budget,
+	// "native where the provider offers it", through [ExtraNative]): Anthropic compacts the
+	// conversation into a summary block on the models its documentation lists for compaction
+	// and clears the oldest tool results on its side (context editing) on others, OpenAI's
+	// Responses API compacts the conversation into an item of its own. It is asked to act at
+	// three quarters of the budget (or the provider's least threshold, when higher),
 	// before the compactor's own policies would; these stay on for providers that offer none.
 	// What a provider reports it did, the next call's history shows as the compactor's own stubs
 	// and summaries (with or without Native, so also when the provider's option is set

@@ -34,12 +34,16 @@ const (
 	nativeB     = 8000 // the compactor's budget; the provider is asked to act at 6000
 )
 
-func nativePage(i int) string {
+// nativePage is page i, of about size bytes (3000 when 0).
+func nativePage(i, size int) string {
+	if size == 0 {
+		size = 3000
+	}
 	var b strings.Builder
 	if i == 1 {
 		b.WriteString(nativeFact + " ")
 	}
-	for b.Len() < 3000 {
+	for b.Len() < size {
 		fmt.Fprintf(&b, "page %d line %d: lorem ipsum dolor sit amet. ", i, b.Len())
 	}
 	return b.String()
@@ -48,8 +52,9 @@ func nativePage(i int) string {
 var pageTool = func() tool.Tool {
 	t, err := tool.Func("page", "reads a page", func(_ context.Context, in struct {
 		Page int `json:"page"`
+		Size int `json:"size,omitempty"`
 	}) (string, error) {
-		return nativePage(in.Page), nil
+		return nativePage(in.Page, in.Size), nil
 	})
 	if err != nil {
 		panic(err)
@@ -66,6 +71,7 @@ type nativeServer struct {
 	acted    []int // the requests (0-based) after which the server cleared or compacted
 	requests []nativeRequest
 	fetched  string
+	pageSize int // the size each page read asks for; 0 for the tool's default
 }
 
 type nativeRequest struct {
@@ -83,6 +89,8 @@ type nativeRequest struct {
 func (s *nativeServer) next(fetchID string) (name, args, answer string) {
 	s.rounds++
 	switch {
+	case s.rounds <= nativePages && s.pageSize > 0:
+		return "page", fmt.Sprintf(`{"page":%d,"size":%d}`, s.rounds, s.pageSize), ""
 	case s.rounds <= nativePages:
 		return "page", fmt.Sprintf(`{"page":%d}`, s.rounds), ""
 	case s.rounds == nativePages+1:
@@ -380,6 +388,168 @@ func TestResponsesCompaction(t *testing.T) {
 			// The compaction item takes the place of all that came before it.
 			if r.first != "compaction" || len(r.order) != 1 {
 				t.Fatalf("request %d starts with %s and holds %d results, want the compaction item and this round's result", i, r.first, len(r.order))
+			}
+			if !slices.Contains(r.tools, compact.FetchToolName) {
+				t.Fatalf("request %d does not offer %s", i, compact.FetchToolName)
+			}
+		}
+	}
+	summarised := 0
+	for _, e := range events {
+		summarised += e.Summarized
+	}
+	if summarised == 0 {
+		t.Fatal("no compaction event said what the provider's compaction replaced")
+	}
+}
+
+// anthropicBlock is a content block of a Messages API request, as the compaction server reads it.
+type anthropicBlock struct {
+	Type             string          `json:"type"`
+	Text             string          `json:"text"`
+	ToolUseID        string          `json:"tool_use_id"`
+	Content          json.RawMessage `json:"content"`
+	EncryptedContent string          `json:"encrypted_content"`
+}
+
+// Anthropic's compaction (on a model its documentation lists for it), end to end: the server
+// compacts a request over the trigger asked, answering with a compaction block first, and drops
+// what comes before the block in later requests, as the documentation says. The compactor shows
+// the block in the history as its summary, the block goes back first in its turn, and the fact
+// the summary replaced is fetched back by the summary's id.
+func TestAnthropicCompaction(t *testing.T) {
+	const budget = 80000 // the provider is asked to compact at 60,000, over the API's least
+	s := &nativeServer{t: t, pageSize: 20000}
+	compactions := 0
+	var notes []string // what each request held before its compaction block
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			ContextManagement struct {
+				Edits []struct {
+					Type    string `json:"type"`
+					Trigger struct {
+						Type  string `json:"type"`
+						Value int    `json:"value"`
+					} `json:"trigger"`
+				} `json:"edits"`
+			} `json:"context_management"`
+			Messages []struct {
+				Role    string            `json:"role"`
+				Content []json.RawMessage `json:"content"`
+			} `json:"messages"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Errorf("request: %v", err)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		nr := nativeRequest{results: map[string]string{}}
+		if e := req.ContextManagement.Edits; len(e) == 1 && e[0].Type == "compact_20260112" && e[0].Trigger.Type == "input_tokens" {
+			nr.threshold = e[0].Trigger.Value
+		}
+		if !slices.Contains(r.Header.Values("anthropic-beta"), "compact-2026-01-12") {
+			t.Errorf("request %d without the compaction beta", len(s.requests))
+		}
+		// The API reads the request from its last compaction block on, which must open an
+		// assistant turn and be the one the API gave.
+		from := 0
+		for i, m := range req.Messages {
+			for j, raw := range m.Content {
+				var b anthropicBlock
+				_ = json.Unmarshal(raw, &b)
+				if b.Type != "compaction" {
+					continue
+				}
+				if m.Role != "assistant" || j != 0 {
+					t.Errorf("request %d: a compaction block at %d of a %s turn", len(s.requests), j, m.Role)
+				}
+				var content string
+				_ = json.Unmarshal(b.Content, &content)
+				n := 0
+				if _, err := fmt.Sscanf(b.EncryptedContent, "enc-%d", &n); err != nil || content != fmt.Sprintf("Summary %d of the conversation.", n) {
+					t.Errorf("request %d: compaction block went back as %s", len(s.requests), raw)
+				}
+				from = i
+			}
+		}
+		var before []string
+		for i, m := range req.Messages {
+			for _, raw := range m.Content {
+				var b anthropicBlock
+				_ = json.Unmarshal(raw, &b)
+				if i < from {
+					before = append(before, m.Role+":"+b.Type+":"+b.Text)
+					continue
+				}
+				nr.tokens += len(raw) / 3
+				if b.Type == "tool_result" {
+					nr.results[b.ToolUseID] = resultText(b.Content)
+					nr.order = append(nr.order, b.ToolUseID)
+				}
+			}
+		}
+		notes = append(notes, strings.Join(before, "|"))
+		for _, tl := range req.Tools {
+			nr.tools = append(nr.tools, tl.Name)
+		}
+		s.requests = append(s.requests, nr)
+		name, args, answer := s.next("compaction-1")
+		w.Header().Set("Content-Type", "text/event-stream")
+		sse(w, "message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":1}}}`, s.rounds, nr.tokens))
+		index := 0
+		if nr.threshold > 0 && nr.tokens > nr.threshold {
+			// Over the trigger: the answer begins with the summary of the conversation so far.
+			compactions++
+			s.acted = append(s.acted, len(s.requests)-1)
+			sse(w, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"compaction"}}`)
+			sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"compaction_delta","content":"Summary %d of the conversation.","encrypted_content":"enc-%d"}}`, compactions, compactions))
+			sse(w, "content_block_stop", `{"type":"content_block_stop","index":0}`)
+			index++
+		}
+		stop := "tool_use"
+		if answer != "" {
+			stop = "end_turn"
+			text, _ := json.Marshal(answer)
+			sse(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, index))
+			sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, index, text))
+		} else {
+			sse(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%d","name":%q,"input":{}}}`, index, s.rounds, name))
+			sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%q}}`, index, args))
+		}
+		sse(w, "content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, index))
+		sse(w, "message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":20}}`, stop))
+		sse(w, "message_stop", `{"type":"message_stop"}`)
+	}))
+	defer srv.Close()
+	m, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k", Model: "claude-sonnet-4-6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, events := nativeLoop(t, m, compact.Config{Native: true, Budget: budget, ResultCap: -1, KeepResults: 2})
+	if len(s.acted) == 0 {
+		t.Fatal("the server never compacted: the test proves nothing")
+	}
+	if !strings.Contains(resp.Text(), nativeFact) {
+		t.Fatalf("answer %q", resp.Text())
+	}
+	for i, r := range s.requests {
+		if r.threshold != budget*3/4 {
+			t.Fatalf("request %d asked for compaction at %d", i, r.threshold)
+		}
+		for _, text := range r.results {
+			if strings.HasPrefix(text, "[cleared:") {
+				t.Fatalf("request %d: the compactor cleared a result itself", i)
+			}
+		}
+		if slices.Contains(s.acted, i-1) {
+			// The history shows the block as the compactor's summary: before it, only the
+			// summary's note, which names its id and holds the block's summary.
+			if !strings.HasPrefix(notes[i], "user:text:[summary of the earlier conversation, id \"compaction-1\"") || !strings.Contains(notes[i], "Summary 1 of the conversation.") || strings.Contains(notes[i], "|") {
+				t.Fatalf("request %d holds before its compaction block: %.300s", i, notes[i])
 			}
 			if !slices.Contains(r.tools, compact.FetchToolName) {
 				t.Fatalf("request %d does not offer %s", i, compact.FetchToolName)
