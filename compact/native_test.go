@@ -84,6 +84,27 @@ type nativeRequest struct {
 	first     string // the first input item's type (Responses)
 }
 
+// receive decodes a request's body into req, the provider's view of it, and begins the record of
+// it: the server's token count (a token per three bytes) and the tools it offers. It locks s for
+// the caller to unlock.
+func (s *nativeServer) receive(body []byte, req any) nativeRequest {
+	if err := json.Unmarshal(body, req); err != nil {
+		s.t.Errorf("request: %v", err)
+	}
+	var offered struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &offered)
+	nr := nativeRequest{tokens: len(body) / 3, results: map[string]string{}}
+	for _, tl := range offered.Tools {
+		nr.tools = append(nr.tools, tl.Name)
+	}
+	s.mu.Lock()
+	return nr
+}
+
 // next returns the reply of this round: a page read, a fetch of what the server took out, or the
 // answer from what the fetch gave.
 func (s *nativeServer) next(fetchID string) (name, args, answer string) {
@@ -125,41 +146,78 @@ func nativeLoop(t *testing.T, m chat.Model, cfg compact.Config) (*client.Respons
 	return final, events
 }
 
+// nativeRun runs the loop on m, compacted against budget, with the server s, and checks what
+// every provider's native mode shares: the server acted; the answer holds the fact the server
+// took out; each request asked for the provider's context management at three quarters of the
+// budget, holds no stub of the compactor's own clearing, passes check (what the history must
+// show of what the server did), and, after one the server acted on, offers the fetch tool. It
+// returns the loop's compaction events.
+func nativeRun(t *testing.T, s *nativeServer, m chat.Model, budget int, check func(i int, r nativeRequest)) []*client.Compaction {
+	t.Helper()
+	resp, events := nativeLoop(t, m, compact.Config{Native: true, Budget: budget, ResultCap: -1, KeepResults: 2})
+	if len(s.acted) == 0 {
+		t.Fatal("the server never acted: the test proves nothing")
+	}
+	if !strings.Contains(resp.Text(), nativeFact) {
+		t.Fatalf("answer %q", resp.Text())
+	}
+	for i, r := range s.requests {
+		if r.threshold != budget*3/4 {
+			t.Fatalf("request %d asked for the provider's context management at %d", i, r.threshold)
+		}
+		for _, text := range r.results {
+			if strings.HasPrefix(text, "[cleared:") && !strings.Contains(text, "cleared by the provider") {
+				t.Fatalf("request %d: the compactor cleared a result itself: %s", i, text)
+			}
+		}
+		check(i, r)
+		if slices.Contains(s.acted, i-1) && !slices.Contains(r.tools, compact.FetchToolName) {
+			t.Fatalf("request %d does not offer %s", i, compact.FetchToolName)
+		}
+	}
+	return events
+}
+
+// anthropicStream answers a round as the Messages API streams it: a compaction block first when
+// compaction (its delta's fields) is set, then the answer's text or the tool call, and deltaExtra
+// at the end of message_delta.
+func anthropicStream(w http.ResponseWriter, round, tokens int, compaction, name, args, answer, deltaExtra string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	sse(w, "message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":1}}}`, round, tokens))
+	index := 0
+	if compaction != "" {
+		sse(w, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"compaction"}}`)
+		sse(w, "content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"compaction_delta",`+compaction+`}}`)
+		sse(w, "content_block_stop", `{"type":"content_block_stop","index":0}`)
+		index++
+	}
+	stop := "tool_use"
+	if answer != "" {
+		stop = "end_turn"
+		text, _ := json.Marshal(answer)
+		sse(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, index))
+		sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, index, text))
+	} else {
+		sse(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%d","name":%q,"input":{}}}`, index, round, name))
+		sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%q}}`, index, args))
+	}
+	sse(w, "content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, index))
+	sse(w, "message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":20}%s}`, stop, deltaExtra))
+	sse(w, "message_stop", `{"type":"message_stop"}`)
+}
+
 func TestAnthropicContextEditing(t *testing.T) {
 	s := &nativeServer{t: t}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var req struct {
-			ContextManagement struct {
-				Edits []struct {
-					Type    string `json:"type"`
-					Trigger struct {
-						Type  string `json:"type"`
-						Value int    `json:"value"`
-					} `json:"trigger"`
-					Keep struct {
-						Type  string `json:"type"`
-						Value int    `json:"value"`
-					} `json:"keep"`
-				} `json:"edits"`
-			} `json:"context_management"`
-			Messages []struct {
-				Content []struct {
-					Type      string          `json:"type"`
-					ToolUseID string          `json:"tool_use_id"`
-					Content   json.RawMessage `json:"content"`
-				} `json:"content"`
+			ContextManagement anthropicEdits `json:"context_management"`
+			Messages          []struct {
+				Content []anthropicBlock `json:"content"`
 			} `json:"messages"`
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
 		}
-		if err := json.Unmarshal(body, &req); err != nil {
-			t.Errorf("request: %v", err)
-		}
-		s.mu.Lock()
+		nr := s.receive(body, &req)
 		defer s.mu.Unlock()
-		nr := nativeRequest{tokens: len(body) / 3, results: map[string]string{}}
 		if e := req.ContextManagement.Edits; len(e) == 1 && e[0].Type == "clear_tool_uses_20250919" && e[0].Trigger.Type == "input_tokens" && e[0].Keep.Type == "tool_uses" {
 			nr.threshold, nr.keep = e[0].Trigger.Value, e[0].Keep.Value
 		}
@@ -174,9 +232,6 @@ func TestAnthropicContextEditing(t *testing.T) {
 				}
 			}
 		}
-		for _, tl := range req.Tools {
-			nr.tools = append(nr.tools, tl.Name)
-		}
 		s.requests = append(s.requests, nr)
 		// Over the trigger, the oldest results but the newest keep are cleared, as the reference
 		// says; results the server cleared before count again, since the request holds them.
@@ -190,49 +245,21 @@ func TestAnthropicContextEditing(t *testing.T) {
 			s.acted = append(s.acted, len(s.requests)-1)
 		}
 		name, args, answer := s.next("toolu_1")
-		stop := "tool_use"
-		if answer != "" {
-			stop = "end_turn"
-		}
-		// The loop streams: the answer goes as the reference's events, the edits applied on
-		// message_delta.
-		w.Header().Set("Content-Type", "text/event-stream")
-		sse(w, "message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":1}}}`, s.rounds, nr.tokens))
-		if answer != "" {
-			text, _ := json.Marshal(answer)
-			sse(w, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
-			sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%s}}`, text))
-		} else {
-			sse(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_%d","name":%q,"input":{}}}`, s.rounds, name))
-			sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":%q}}`, args))
-		}
-		sse(w, "content_block_stop", `{"type":"content_block_stop","index":0}`)
-		sse(w, "message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":20},"context_management":%s}`, stop, edits))
-		sse(w, "message_stop", `{"type":"message_stop"}`)
+		anthropicStream(w, s.rounds, nr.tokens, "", name, args, answer, `,"context_management":`+edits)
 	}))
 	defer srv.Close()
 	m, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k", Model: "claude-sonnet-4-5"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, events := nativeLoop(t, m, compact.Config{Native: true, Budget: nativeB, ResultCap: -1, KeepResults: 2})
-	if !strings.Contains(resp.Text(), nativeFact) {
-		t.Fatalf("answer %q", resp.Text())
-	}
-	if len(s.acted) == 0 {
-		t.Fatal("the server never cleared: the test proves nothing")
-	}
-	for i, r := range s.requests {
-		if r.threshold != nativeB*3/4 || r.keep != 2 {
-			t.Fatalf("request %d asked for clearing at %d keeping %d", i, r.threshold, r.keep)
+	events := nativeRun(t, s, m, nativeB, func(i int, r nativeRequest) {
+		if r.keep != 2 {
+			t.Fatalf("request %d asked for clearing keeping %d", i, r.keep)
 		}
 		stubs := 0
 		for _, text := range r.results {
 			if strings.HasPrefix(text, "[cleared:") {
 				stubs++
-				if !strings.Contains(text, "cleared by the provider") {
-					t.Fatalf("request %d: the compactor cleared a result itself: %s", i, text)
-				}
 			}
 		}
 		if i <= s.acted[0] && stubs > 0 {
@@ -246,11 +273,8 @@ func TestAnthropicContextEditing(t *testing.T) {
 					t.Fatalf("request %d: %s, cleared by the server, went back whole", i, id)
 				}
 			}
-			if !slices.Contains(r.tools, compact.FetchToolName) {
-				t.Fatalf("request %d does not offer %s", i, compact.FetchToolName)
-			}
 		}
-	}
+	})
 	cleared := 0
 	for _, e := range events {
 		cleared += len(e.Cleared)
@@ -298,16 +322,9 @@ func TestResponsesCompaction(t *testing.T) {
 				Output           json.RawMessage `json:"output"`
 				EncryptedContent string          `json:"encrypted_content"`
 			} `json:"input"`
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
 		}
-		if err := json.Unmarshal(body, &req); err != nil {
-			t.Errorf("request: %v", err)
-		}
-		s.mu.Lock()
+		nr := s.receive(body, &req)
 		defer s.mu.Unlock()
-		nr := nativeRequest{tokens: len(body) / 3, results: map[string]string{}}
 		if cm := req.ContextManagement; len(cm) == 1 && cm[0].Type == "compaction" {
 			nr.threshold = cm[0].CompactThreshold
 		}
@@ -329,9 +346,6 @@ func TestResponsesCompaction(t *testing.T) {
 					t.Errorf("compaction item %s went back as %q", it.ID, it.EncryptedContent)
 				}
 			}
-		}
-		for _, tl := range req.Tools {
-			nr.tools = append(nr.tools, tl.Name)
 		}
 		s.requests = append(s.requests, nr)
 		var output []string
@@ -368,32 +382,12 @@ func TestResponsesCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, events := nativeLoop(t, m, compact.Config{Native: true, Budget: nativeB, ResultCap: -1, KeepResults: 2})
-	if !strings.Contains(resp.Text(), nativeFact) {
-		t.Fatalf("answer %q", resp.Text())
-	}
-	if len(s.acted) == 0 {
-		t.Fatal("the server never compacted: the test proves nothing")
-	}
-	for i, r := range s.requests {
-		if r.threshold != nativeB*3/4 {
-			t.Fatalf("request %d asked for compaction at %d", i, r.threshold)
+	events := nativeRun(t, s, m, nativeB, func(i int, r nativeRequest) {
+		// The compaction item takes the place of all that came before it.
+		if slices.Contains(s.acted, i-1) && (r.first != "compaction" || len(r.order) != 1) {
+			t.Fatalf("request %d starts with %s and holds %d results, want the compaction item and this round's result", i, r.first, len(r.order))
 		}
-		for _, text := range r.results {
-			if strings.HasPrefix(text, "[cleared:") {
-				t.Fatalf("request %d: the compactor cleared a result itself", i)
-			}
-		}
-		if slices.Contains(s.acted, i-1) {
-			// The compaction item takes the place of all that came before it.
-			if r.first != "compaction" || len(r.order) != 1 {
-				t.Fatalf("request %d starts with %s and holds %d results, want the compaction item and this round's result", i, r.first, len(r.order))
-			}
-			if !slices.Contains(r.tools, compact.FetchToolName) {
-				t.Fatalf("request %d does not offer %s", i, compact.FetchToolName)
-			}
-		}
-	}
+	})
 	summarised := 0
 	for _, e := range events {
 		summarised += e.Summarized
@@ -403,7 +397,22 @@ func TestResponsesCompaction(t *testing.T) {
 	}
 }
 
-// anthropicBlock is a content block of a Messages API request, as the compaction server reads it.
+// anthropicEdits is a Messages API request's context_management, as the scripted servers read it.
+type anthropicEdits struct {
+	Edits []struct {
+		Type    string `json:"type"`
+		Trigger struct {
+			Type  string `json:"type"`
+			Value int    `json:"value"`
+		} `json:"trigger"`
+		Keep struct {
+			Type  string `json:"type"`
+			Value int    `json:"value"`
+		} `json:"keep"`
+	} `json:"edits"`
+}
+
+// anthropicBlock is a content block of a Messages API request, as the scripted servers read it.
 type anthropicBlock struct {
 	Type             string          `json:"type"`
 	Text             string          `json:"text"`
@@ -425,29 +434,15 @@ func TestAnthropicCompaction(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var req struct {
-			ContextManagement struct {
-				Edits []struct {
-					Type    string `json:"type"`
-					Trigger struct {
-						Type  string `json:"type"`
-						Value int    `json:"value"`
-					} `json:"trigger"`
-				} `json:"edits"`
-			} `json:"context_management"`
-			Messages []struct {
+			ContextManagement anthropicEdits `json:"context_management"`
+			Messages          []struct {
 				Role    string            `json:"role"`
 				Content []json.RawMessage `json:"content"`
 			} `json:"messages"`
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
 		}
-		if err := json.Unmarshal(body, &req); err != nil {
-			t.Errorf("request: %v", err)
-		}
-		s.mu.Lock()
+		nr := s.receive(body, &req)
 		defer s.mu.Unlock()
-		nr := nativeRequest{results: map[string]string{}}
+		nr.tokens = 0 // counted below, from the last compaction block on
 		if e := req.ContextManagement.Edits; len(e) == 1 && e[0].Type == "compact_20260112" && e[0].Trigger.Type == "input_tokens" {
 			nr.threshold = e[0].Trigger.Value
 		}
@@ -493,69 +488,29 @@ func TestAnthropicCompaction(t *testing.T) {
 			}
 		}
 		notes = append(notes, strings.Join(before, "|"))
-		for _, tl := range req.Tools {
-			nr.tools = append(nr.tools, tl.Name)
-		}
 		s.requests = append(s.requests, nr)
 		name, args, answer := s.next("compaction-1")
-		w.Header().Set("Content-Type", "text/event-stream")
-		sse(w, "message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":1}}}`, s.rounds, nr.tokens))
-		index := 0
+		summary := ""
 		if nr.threshold > 0 && nr.tokens > nr.threshold {
 			// Over the trigger: the answer begins with the summary of the conversation so far.
 			compactions++
 			s.acted = append(s.acted, len(s.requests)-1)
-			sse(w, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"compaction"}}`)
-			sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"compaction_delta","content":"Summary %d of the conversation.","encrypted_content":"enc-%d"}}`, compactions, compactions))
-			sse(w, "content_block_stop", `{"type":"content_block_stop","index":0}`)
-			index++
+			summary = fmt.Sprintf(`"content":"Summary %d of the conversation.","encrypted_content":"enc-%d"`, compactions, compactions)
 		}
-		stop := "tool_use"
-		if answer != "" {
-			stop = "end_turn"
-			text, _ := json.Marshal(answer)
-			sse(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, index))
-			sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, index, text))
-		} else {
-			sse(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%d","name":%q,"input":{}}}`, index, s.rounds, name))
-			sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%q}}`, index, args))
-		}
-		sse(w, "content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, index))
-		sse(w, "message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":20}}`, stop))
-		sse(w, "message_stop", `{"type":"message_stop"}`)
+		anthropicStream(w, s.rounds, nr.tokens, summary, name, args, answer, "")
 	}))
 	defer srv.Close()
 	m, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k", Model: "claude-sonnet-4-6"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, events := nativeLoop(t, m, compact.Config{Native: true, Budget: budget, ResultCap: -1, KeepResults: 2})
-	if len(s.acted) == 0 {
-		t.Fatal("the server never compacted: the test proves nothing")
-	}
-	if !strings.Contains(resp.Text(), nativeFact) {
-		t.Fatalf("answer %q", resp.Text())
-	}
-	for i, r := range s.requests {
-		if r.threshold != budget*3/4 {
-			t.Fatalf("request %d asked for compaction at %d", i, r.threshold)
+	events := nativeRun(t, s, m, budget, func(i int, r nativeRequest) {
+		// The history shows the block as the compactor's summary: before it, only the summary's
+		// note, which names its id and holds the block's summary.
+		if slices.Contains(s.acted, i-1) && (!strings.HasPrefix(notes[i], "user:text:[summary of the earlier conversation, id \"compaction-1\"") || !strings.Contains(notes[i], "Summary 1 of the conversation.") || strings.Contains(notes[i], "|")) {
+			t.Fatalf("request %d holds before its compaction block: %.300s", i, notes[i])
 		}
-		for _, text := range r.results {
-			if strings.HasPrefix(text, "[cleared:") {
-				t.Fatalf("request %d: the compactor cleared a result itself", i)
-			}
-		}
-		if slices.Contains(s.acted, i-1) {
-			// The history shows the block as the compactor's summary: before it, only the
-			// summary's note, which names its id and holds the block's summary.
-			if !strings.HasPrefix(notes[i], "user:text:[summary of the earlier conversation, id \"compaction-1\"") || !strings.Contains(notes[i], "Summary 1 of the conversation.") || strings.Contains(notes[i], "|") {
-				t.Fatalf("request %d holds before its compaction block: %.300s", i, notes[i])
-			}
-			if !slices.Contains(r.tools, compact.FetchToolName) {
-				t.Fatalf("request %d does not offer %s", i, compact.FetchToolName)
-			}
-		}
-	}
+	})
 	summarised := 0
 	for _, e := range events {
 		summarised += e.Summarized
