@@ -135,6 +135,14 @@ func TestCalibrate(t *testing.T) {
 	if e.Calibrate(100, chat.Usage{}).Scale() != 1000 || c.Raw().Scale() != 1000 {
 		t.Error("no usage must leave the estimator alone")
 	}
+	// Raw counts of parts, summed and corrected once, are what the corrected estimate of the
+	// whole is (the rounding included).
+	msgs := []chat.Message{chat.User(strings.Repeat("y", 333)), chat.Assistant("é" + strings.Repeat("z", 77))}
+	p := &chat.Prompt{Messages: msgs}
+	c = e.Calibrate(1000, chat.Usage{InputTokens: 1337})
+	if got, want := c.Scaled(e.Messages(msgs[:1])+e.Messages(msgs[1:])), c.Prompt(p); got != want {
+		t.Errorf("Scaled of the parts' raw counts %d, want Prompt's %d", got, want)
+	}
 }
 
 func TestLookup(t *testing.T) {

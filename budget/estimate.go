@@ -320,6 +320,11 @@ func (e Estimator) Scale() int {
 	return e.scale1000
 }
 
+// Scaled returns n, a count of the uncorrected estimator ([Estimator.Raw]), corrected as every
+// estimate of e is: a caller that keeps raw counts of parts of a request (the messages it saw
+// before) sums them and corrects the sum once, getting what [Estimator.Prompt] would.
+func (e Estimator) Scaled(n int) int { return e.scale(n) }
+
 // Raw returns the estimator without its calibration.
 func (e Estimator) Raw() Estimator {
 	e.scale1000 = 1000

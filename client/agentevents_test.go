@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
@@ -97,16 +96,9 @@ func TestWithAgentEvents(t *testing.T) {
 	}
 
 	for _, ev := range []*client.Event{got[0], {Chunk: &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("own")}}}}} {
-		b, err := json.Marshal(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back client.Event
-		if err := json.Unmarshal(b, &back); err != nil {
-			t.Fatal(err)
-		}
+		back := roundTrip(t, ev)
 		if back.Agent() != ev.Agent() || back.Text() != ev.Text() || (back.Tool == nil) != (ev.Tool == nil) {
-			t.Fatalf("%s came back as agent %q text %q", b, back.Agent(), back.Text())
+			t.Fatalf("agent %q text %q came back as agent %q text %q", ev.Agent(), ev.Text(), back.Agent(), back.Text())
 		}
 	}
 }

@@ -88,18 +88,18 @@ func fileTool(name string, meta tool.Metadata) *chattest.Tool {
 	return t
 }
 
-// roundTrip returns s through JSON, as a store or another process would hand it back.
-func roundTrip(t *testing.T, s *client.TurnState) *client.TurnState {
+// roundTrip returns v through JSON, as a store or another process would hand it back.
+func roundTrip[T any](t *testing.T, v *T) *T {
 	t.Helper()
-	b, err := json.Marshal(s)
+	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out client.TurnState
-	if err := json.Unmarshal(b, &out); err != nil {
+	out := new(T)
+	if err := json.Unmarshal(b, out); err != nil {
 		t.Fatal(err)
 	}
-	return &out
+	return out
 }
 
 func TestApprove(t *testing.T) {

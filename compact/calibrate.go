@@ -60,25 +60,26 @@ func (c *Compactor) after(ctx context.Context, req *client.Request, resp *client
 	used += cleared // the provider counted the request after clearing
 
 	// The provider's own count says whether the request was large enough to matter.
-	if b := c.Budget(&req.Prompt); b > 0 && used < b/4 {
+	mb := c.model(&req.Prompt)
+	if b := c.budgetOf(mb, nil); b > 0 && used < b/4 {
 		return resp, nil
 	}
-	e := c.estimator(ctx, req, st)
-	raw := c.est.Prompt(&req.Prompt)
+	if st == nil {
+		st = c.stateOf(req)
+	}
+	// The before-call hook measured these messages already, as a rule: the estimate is reused.
+	raw := st.sizes.raw(c.est, &req.Prompt)
 	if raw < minCalibrationTokens {
 		return resp, nil
 	}
 	seen := min(max(int(int64(used)*1000/int64(raw)), 250), 4000)
-	if st == nil {
-		st = c.stateOf(req)
-	}
-	cur := e.Scale()
+	cur := c.estimatorOf(ctx, mb, st).Scale()
 	next := seen
 	if seen < cur {
 		next = (cur + seen + 1) / 2
 	}
 	st.scale = next
-	c.model(&req.Prompt).learned.Store(int32(next))
+	mb.learned.Store(int32(next))
 	return resp, nil
 }
 

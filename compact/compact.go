@@ -6,9 +6,9 @@
 // compacting once more and retrying; a request that still does not fit ends with an
 // [*OverflowError]. Above a number of tool definitions, [Compactor.Loop] runs the turn through
 // tool search instead of sending every definition. With [Config.Native] the provider's own
-// context management (Anthropic's context editing, the Responses API's compaction) acts first;
-// what it reports doing, the history shows from the next call as the compactor's own stubs and
-// summaries.
+// context management (Anthropic's compaction or context editing, the Responses API's compaction)
+// acts first; what it reports doing, the history shows from the next call as the compactor's own
+// stubs and summaries.
 //
 // The compaction runs as a [client.ToolLoopHooks] BeforeCall hook, so the loop's own history
 // becomes the compacted form (a summary is made once, not on every call), while the turn's
@@ -32,7 +32,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -85,9 +84,11 @@ type Config struct {
 	// [DefaultKeepRounds].
 	KeepRounds int
 	// Native asks the provider for its own context management where it offers it (the policy
-	// "native where the provider offers it", through [ExtraNative]): Anthropic clears the oldest
-	// tool results on its side (context editing), OpenAI's Responses API compacts the
-	// conversation into an item of its own. It is asked to act at three quarters of the budget,
+	// "native where the provider offers it", through [ExtraNative]): Anthropic compacts the
+	// conversation into a summary block on the models its documentation lists for compaction
+	// and clears the oldest tool results on its side (context editing) on others, OpenAI's
+	// Responses API compacts the conversation into an item of its own. It is asked to act at
+	// three quarters of the budget (or the provider's least threshold, when higher),
 	// before the compactor's own policies would; these stay on for providers that offer none.
 	// What a provider reports it did, the next call's history shows as the compactor's own stubs
 	// and summaries (with or without Native, so also when the provider's option is set
@@ -202,6 +203,7 @@ type turnState struct {
 	// marks a call whose response answered a retried, compacted request.
 	scale   int
 	retried bool
+	sizes   sizes // the estimate of the last request measured whole
 }
 
 // cut reports whether the turn holds compacted messages, so the fetch tool must be offered.
@@ -364,9 +366,14 @@ func (c *Compactor) before(ctx context.Context, req *client.Request) (*client.Re
 
 // requestBudget returns the budget of a request of p in the turn of st (nil: none yet).
 func (c *Compactor) requestBudget(p *chat.Prompt, st *turnState) int {
+	return c.budgetOf(c.model(p), st)
+}
+
+// budgetOf returns the budget of a request for the model of mb in the turn of st (nil: none yet).
+func (c *Compactor) budgetOf(mb *modelBudget, st *turnState) int {
 	b := c.cfg.Budget
 	if b <= 0 {
-		b = c.model(p).budget
+		b = mb.budget
 	}
 	if st != nil && st.budget > 0 && (b == 0 || st.budget < b) {
 		b = st.budget
@@ -383,9 +390,9 @@ func (c *Compactor) fetchTool(st *turnState, b int) *fetchTool {
 func (c *Compactor) compactCall(ctx context.Context, req *client.Request, loop bool) (*client.Request, error) {
 	mb := c.model(&req.Prompt)
 	st := peekState(req.Turn)
-	b := c.requestBudget(&req.Prompt, st)
+	b := c.budgetOf(mb, st)
 	e := c.estimatorOf(ctx, mb, st)
-	if (st == nil || !st.cut()) && !hasNative(req.Prompt.Messages) && c.fits(e, req, b) {
+	if (st == nil || !st.cut()) && c.fits(e, req, st, b) {
 		return c.native(req, b), nil // the ordinary case: nothing cut so far, nothing to cut now
 	}
 	if st == nil {
@@ -410,51 +417,6 @@ func (c *Compactor) compactCall(ctx context.Context, req *client.Request, loop b
 		return nil, &OverflowError{Requested: n, Limit: b}
 	}
 	return c.native(out, b), nil
-}
-
-// fits reports whether req needs no compaction: no result over the cap and, with a budget, the
-// whole within it. It reads each result's length first, so an ordinary turn is cheap.
-func (c *Compactor) fits(e budget.Estimator, req *client.Request, b int) bool {
-	if rc := c.resultCap(b); rc > 0 {
-		for i := range req.Prompt.Messages {
-			for j := range req.Prompt.Messages[i].ToolResults {
-				r := &req.Prompt.Messages[i].ToolResults[j]
-				if len(r.Content) > rc && r.Name != FetchToolName && e.Text(r.Content) > rc {
-					return false
-				}
-			}
-		}
-	}
-	return b <= 0 || bound(e, &req.Prompt) <= b || e.Prompt(&req.Prompt) <= b
-}
-
-// bound is a cheap upper bound of p's tokens, or a huge number when p has media: no family
-// counts more than one token a byte, nor more than 16 of framing an item.
-func bound(e budget.Estimator, p *chat.Prompt) int {
-	n := 0
-	for i := range p.Messages {
-		m := &p.Messages[i]
-		if len(m.Parts) > 0 || len(m.Reasoning) > 0 || len(m.ServerTools) > 0 {
-			return math.MaxInt
-		}
-		n += 16 + len(m.Content)
-		for j := range m.ToolCalls {
-			n += 16 + len(m.ToolCalls[j].Name) + len(m.ToolCalls[j].Arguments)
-		}
-		for j := range m.ToolResults {
-			if len(m.ToolResults[j].Parts) > 0 {
-				return math.MaxInt
-			}
-			n += 16 + len(m.ToolResults[j].Content)
-		}
-	}
-	if p.Options != nil {
-		for _, t := range p.Options.Tools {
-			d := t.Definition()
-			n += 16 + len(d.Name) + len(d.Description) + len(d.InputSchema)
-		}
-	}
-	return int(int64(n) * int64(e.Scale()) / 1000)
 }
 
 // compact applies the policies to req against budget b; ev is nil when nothing changed.
@@ -490,7 +452,7 @@ func (c *Compactor) compact(ctx context.Context, req *client.Request, st *turnSt
 		return out, done, 0, nil
 	}
 	// Measured with the fetch tool, which the request carries once anything was cut.
-	n = e.Prompt(&cur.Prompt)
+	n = e.Scaled(st.sizes.raw(c.est, &cur.Prompt))
 	if n <= b && len(ev.Capped) == 0 && !mirrored {
 		return cur, nil, n, nil
 	}

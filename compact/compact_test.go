@@ -143,8 +143,8 @@ var readTool = func() tool.Tool {
 	return t
 }()
 
-// runLong runs the scenario with the compactor c (nil: none) and returns the answer.
-func runLong(t testing.TB, m *longModel, c *compact.Compactor) (*client.Response, []*client.Compaction, error) {
+// longClient is the long scenario's client on m, its turns compacted by c (nil: none).
+func longClient(t testing.TB, m *longModel, c *compact.Compactor) *client.Client {
 	t.Helper()
 	loop := client.ToolLoopConfig{MaxIterations: 300}
 	advisors := []client.Advisor{}
@@ -159,6 +159,13 @@ func runLong(t testing.TB, m *longModel, c *compact.Compactor) (*client.Response
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cl
+}
+
+// runLong runs the scenario with the compactor c (nil: none) and returns the answer.
+func runLong(t testing.TB, m *longModel, c *compact.Compactor) (*client.Response, []*client.Compaction, error) {
+	t.Helper()
+	cl := longClient(t, m, c)
 	var events []*client.Compaction
 	var final *client.Response
 	for ev, err := range cl.Prompt("Read pages 1 to 200, then tell me the vault code.").Stream(context.Background()).Events() {

@@ -8,10 +8,8 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
-	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/compact"
 	"github.com/wield-ai/wield/engine"
-	"github.com/wield-ai/wield/toolcall"
 )
 
 // recorder is a durable engine in miniature: it records each effect's result and, replaying,
@@ -61,14 +59,7 @@ func summaries(r *recorder) (n int) {
 func TestSummaryIsAnEffect(t *testing.T) {
 	run := func(rt *recorder, s chat.Model) string {
 		m := &longModel{}
-		c := compact.New(scripted(compact.Config{ResultCap: -1, KeepResults: -1, Summarizer: s}))
-		cl, err := client.New(m.model(), client.WithTools(readTool),
-			client.WithAdvisors(c, client.NewToolLoop(client.ToolLoopConfig{Hooks: c.Hooks(), MaxIterations: 300})),
-			client.WithManager(toolcall.New(toolcall.Config{Limits: toolcall.Limits{PerTool: 500, Total: 500}})),
-			client.WithOptions(&chat.Options{Model: "scripted-32k"}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		cl := longClient(t, m, compact.New(scripted(compact.Config{ResultCap: -1, KeepResults: -1, Summarizer: s})))
 		text, err := cl.Prompt("Read pages 1 to 200, then tell me the vault code.").Call(engine.With(context.Background(), rt)).Content()
 		if err != nil {
 			t.Fatal(err)

@@ -15,8 +15,9 @@ import (
 // ExtraNative is the key of [chat.Options.Extra] under which a compactor with [Config.Native]
 // asks the provider for its own context management; providers without it ignore the key. The
 // value is a map[string]int: "trigger", the input tokens above which the provider acts, and
-// "keep", how many of the newest tool results it leaves whole. Anthropic's provider clears the
-// oldest tool results (context editing); OpenAI's Responses API compacts the conversation.
+// "keep", how many of the newest tool results it leaves whole. Anthropic's provider compacts the
+// conversation on the models that offer it and clears the oldest tool results (context editing)
+// on others; OpenAI's Responses API compacts the conversation.
 const ExtraNative = "context.native"
 
 // Names of the [chat.ServerTool] steps by which a provider reports what its context management
@@ -28,8 +29,10 @@ const (
 	// "cleared_input_tokens" says how many input tokens that saved; the rest is the provider's
 	// own report.
 	NativeCleared = "context_management"
-	// NativeCompaction is the provider's compaction item (Data: the item as it came), which
+	// NativeCompaction is the provider's compaction item or block (Data: as it came), which
 	// stands for the whole conversation before it and goes back to the provider in its place.
+	// Where Data holds a readable summary ("content", as Anthropic's block does), the history's
+	// summary message shows it too.
 	NativeCompaction = "compaction"
 )
 
@@ -159,12 +162,14 @@ func (c *Compactor) foldNative(ctx context.Context, msgs []chat.Message, at int,
 	for start < at && msgs[start].Role == chat.RoleSystem {
 		start++
 	}
+	// Anthropic's block holds a readable summary (content), the Responses API's item an id.
+	var it struct {
+		ID      string `json:"id"`
+		Content string `json:"content"`
+	}
+	_ = json.Unmarshal(item.Data, &it) // an item without an id is named by its place
 	id := item.ID
 	if id == "" {
-		var it struct {
-			ID string `json:"id"`
-		}
-		_ = json.Unmarshal(item.Data, &it) // an item without an id is named by its place
 		if id = it.ID; id == "" {
 			id = fmt.Sprintf("compaction-%d", len(st.order)+1)
 		}
@@ -174,11 +179,12 @@ func (c *Compactor) foldNative(ctx context.Context, msgs []chat.Message, at int,
 	for i := range old {
 		writeMessage(&b, &old[i], st)
 	}
-	summary := chat.Message{
-		Role:        chat.RoleUser,
-		Content:     fmt.Sprintf("%s, id %q, compacted by the provider; %s reads what it replaced]", summaryMark, id, FetchToolName),
-		ServerTools: []chat.ServerTool{item},
+	text := fmt.Sprintf("%s, id %q, compacted by the provider; %s reads what it replaced]", summaryMark, id, FetchToolName)
+	if it.Content != "" {
+		// Shown where the provider's block means nothing: another provider, a stored history.
+		text += "\n" + it.Content
 	}
+	summary := chat.Message{Role: chat.RoleUser, Content: text, ServerTools: []chat.ServerTool{item}}
 	if len(old) > 0 {
 		st.keepText(id, b.String())
 		if err := c.store(ctx, st, id, summary, old); err != nil {

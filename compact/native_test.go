@@ -34,12 +34,16 @@ const (
 	nativeB     = 8000 // the compactor's budget; the provider is asked to act at 6000
 )
 
-func nativePage(i int) string {
+// nativePage is page i, of about size bytes (3000 when 0).
+func nativePage(i, size int) string {
+	if size == 0 {
+		size = 3000
+	}
 	var b strings.Builder
 	if i == 1 {
 		b.WriteString(nativeFact + " ")
 	}
-	for b.Len() < 3000 {
+	for b.Len() < size {
 		fmt.Fprintf(&b, "page %d line %d: lorem ipsum dolor sit amet. ", i, b.Len())
 	}
 	return b.String()
@@ -48,8 +52,9 @@ func nativePage(i int) string {
 var pageTool = func() tool.Tool {
 	t, err := tool.Func("page", "reads a page", func(_ context.Context, in struct {
 		Page int `json:"page"`
+		Size int `json:"size,omitempty"`
 	}) (string, error) {
-		return nativePage(in.Page), nil
+		return nativePage(in.Page, in.Size), nil
 	})
 	if err != nil {
 		panic(err)
@@ -66,6 +71,7 @@ type nativeServer struct {
 	acted    []int // the requests (0-based) after which the server cleared or compacted
 	requests []nativeRequest
 	fetched  string
+	pageSize int // the size each page read asks for; 0 for the tool's default
 }
 
 type nativeRequest struct {
@@ -78,11 +84,34 @@ type nativeRequest struct {
 	first     string // the first input item's type (Responses)
 }
 
+// receive decodes a request's body into req, the provider's view of it, and begins the record of
+// it: the server's token count (a token per three bytes) and the tools it offers. It locks s for
+// the caller to unlock.
+func (s *nativeServer) receive(body []byte, req any) nativeRequest {
+	if err := json.Unmarshal(body, req); err != nil {
+		s.t.Errorf("request: %v", err)
+	}
+	var offered struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &offered)
+	nr := nativeRequest{tokens: len(body) / 3, results: map[string]string{}}
+	for _, tl := range offered.Tools {
+		nr.tools = append(nr.tools, tl.Name)
+	}
+	s.mu.Lock()
+	return nr
+}
+
 // next returns the reply of this round: a page read, a fetch of what the server took out, or the
 // answer from what the fetch gave.
 func (s *nativeServer) next(fetchID string) (name, args, answer string) {
 	s.rounds++
 	switch {
+	case s.rounds <= nativePages && s.pageSize > 0:
+		return "page", fmt.Sprintf(`{"page":%d,"size":%d}`, s.rounds, s.pageSize), ""
 	case s.rounds <= nativePages:
 		return "page", fmt.Sprintf(`{"page":%d}`, s.rounds), ""
 	case s.rounds == nativePages+1:
@@ -117,41 +146,78 @@ func nativeLoop(t *testing.T, m chat.Model, cfg compact.Config) (*client.Respons
 	return final, events
 }
 
+// nativeRun runs the loop on m, compacted against budget, with the server s, and checks what
+// every provider's native mode shares: the server acted; the answer holds the fact the server
+// took out; each request asked for the provider's context management at three quarters of the
+// budget, holds no stub of the compactor's own clearing, passes check (what the history must
+// show of what the server did), and, after one the server acted on, offers the fetch tool. It
+// returns the loop's compaction events.
+func nativeRun(t *testing.T, s *nativeServer, m chat.Model, budget int, check func(i int, r nativeRequest)) []*client.Compaction {
+	t.Helper()
+	resp, events := nativeLoop(t, m, compact.Config{Native: true, Budget: budget, ResultCap: -1, KeepResults: 2})
+	if len(s.acted) == 0 {
+		t.Fatal("the server never acted: the test proves nothing")
+	}
+	if !strings.Contains(resp.Text(), nativeFact) {
+		t.Fatalf("answer %q", resp.Text())
+	}
+	for i, r := range s.requests {
+		if r.threshold != budget*3/4 {
+			t.Fatalf("request %d asked for the provider's context management at %d", i, r.threshold)
+		}
+		for _, text := range r.results {
+			if strings.HasPrefix(text, "[cleared:") && !strings.Contains(text, "cleared by the provider") {
+				t.Fatalf("request %d: the compactor cleared a result itself: %s", i, text)
+			}
+		}
+		check(i, r)
+		if slices.Contains(s.acted, i-1) && !slices.Contains(r.tools, compact.FetchToolName) {
+			t.Fatalf("request %d does not offer %s", i, compact.FetchToolName)
+		}
+	}
+	return events
+}
+
+// anthropicStream answers a round as the Messages API streams it: a compaction block first when
+// compaction (its delta's fields) is set, then the answer's text or the tool call, and deltaExtra
+// at the end of message_delta.
+func anthropicStream(w http.ResponseWriter, round, tokens int, compaction, name, args, answer, deltaExtra string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	sse(w, "message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":1}}}`, round, tokens))
+	index := 0
+	if compaction != "" {
+		sse(w, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"compaction"}}`)
+		sse(w, "content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"compaction_delta",`+compaction+`}}`)
+		sse(w, "content_block_stop", `{"type":"content_block_stop","index":0}`)
+		index++
+	}
+	stop := "tool_use"
+	if answer != "" {
+		stop = "end_turn"
+		text, _ := json.Marshal(answer)
+		sse(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, index))
+		sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, index, text))
+	} else {
+		sse(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%d","name":%q,"input":{}}}`, index, round, name))
+		sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%q}}`, index, args))
+	}
+	sse(w, "content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, index))
+	sse(w, "message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":20}%s}`, stop, deltaExtra))
+	sse(w, "message_stop", `{"type":"message_stop"}`)
+}
+
 func TestAnthropicContextEditing(t *testing.T) {
 	s := &nativeServer{t: t}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var req struct {
-			ContextManagement struct {
-				Edits []struct {
-					Type    string `json:"type"`
-					Trigger struct {
-						Type  string `json:"type"`
-						Value int    `json:"value"`
-					} `json:"trigger"`
-					Keep struct {
-						Type  string `json:"type"`
-						Value int    `json:"value"`
-					} `json:"keep"`
-				} `json:"edits"`
-			} `json:"context_management"`
-			Messages []struct {
-				Content []struct {
-					Type      string          `json:"type"`
-					ToolUseID string          `json:"tool_use_id"`
-					Content   json.RawMessage `json:"content"`
-				} `json:"content"`
+			ContextManagement anthropicEdits `json:"context_management"`
+			Messages          []struct {
+				Content []anthropicBlock `json:"content"`
 			} `json:"messages"`
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
 		}
-		if err := json.Unmarshal(body, &req); err != nil {
-			t.Errorf("request: %v", err)
-		}
-		s.mu.Lock()
+		nr := s.receive(body, &req)
 		defer s.mu.Unlock()
-		nr := nativeRequest{tokens: len(body) / 3, results: map[string]string{}}
 		if e := req.ContextManagement.Edits; len(e) == 1 && e[0].Type == "clear_tool_uses_20250919" && e[0].Trigger.Type == "input_tokens" && e[0].Keep.Type == "tool_uses" {
 			nr.threshold, nr.keep = e[0].Trigger.Value, e[0].Keep.Value
 		}
@@ -166,9 +232,6 @@ func TestAnthropicContextEditing(t *testing.T) {
 				}
 			}
 		}
-		for _, tl := range req.Tools {
-			nr.tools = append(nr.tools, tl.Name)
-		}
 		s.requests = append(s.requests, nr)
 		// Over the trigger, the oldest results but the newest keep are cleared, as the reference
 		// says; results the server cleared before count again, since the request holds them.
@@ -182,49 +245,21 @@ func TestAnthropicContextEditing(t *testing.T) {
 			s.acted = append(s.acted, len(s.requests)-1)
 		}
 		name, args, answer := s.next("toolu_1")
-		stop := "tool_use"
-		if answer != "" {
-			stop = "end_turn"
-		}
-		// The loop streams: the answer goes as the reference's events, the edits applied on
-		// message_delta.
-		w.Header().Set("Content-Type", "text/event-stream")
-		sse(w, "message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":1}}}`, s.rounds, nr.tokens))
-		if answer != "" {
-			text, _ := json.Marshal(answer)
-			sse(w, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
-			sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%s}}`, text))
-		} else {
-			sse(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_%d","name":%q,"input":{}}}`, s.rounds, name))
-			sse(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":%q}}`, args))
-		}
-		sse(w, "content_block_stop", `{"type":"content_block_stop","index":0}`)
-		sse(w, "message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":20},"context_management":%s}`, stop, edits))
-		sse(w, "message_stop", `{"type":"message_stop"}`)
+		anthropicStream(w, s.rounds, nr.tokens, "", name, args, answer, `,"context_management":`+edits)
 	}))
 	defer srv.Close()
 	m, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k", Model: "claude-sonnet-4-5"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, events := nativeLoop(t, m, compact.Config{Native: true, Budget: nativeB, ResultCap: -1, KeepResults: 2})
-	if !strings.Contains(resp.Text(), nativeFact) {
-		t.Fatalf("answer %q", resp.Text())
-	}
-	if len(s.acted) == 0 {
-		t.Fatal("the server never cleared: the test proves nothing")
-	}
-	for i, r := range s.requests {
-		if r.threshold != nativeB*3/4 || r.keep != 2 {
-			t.Fatalf("request %d asked for clearing at %d keeping %d", i, r.threshold, r.keep)
+	events := nativeRun(t, s, m, nativeB, func(i int, r nativeRequest) {
+		if r.keep != 2 {
+			t.Fatalf("request %d asked for clearing keeping %d", i, r.keep)
 		}
 		stubs := 0
 		for _, text := range r.results {
 			if strings.HasPrefix(text, "[cleared:") {
 				stubs++
-				if !strings.Contains(text, "cleared by the provider") {
-					t.Fatalf("request %d: the compactor cleared a result itself: %s", i, text)
-				}
 			}
 		}
 		if i <= s.acted[0] && stubs > 0 {
@@ -238,11 +273,8 @@ func TestAnthropicContextEditing(t *testing.T) {
 					t.Fatalf("request %d: %s, cleared by the server, went back whole", i, id)
 				}
 			}
-			if !slices.Contains(r.tools, compact.FetchToolName) {
-				t.Fatalf("request %d does not offer %s", i, compact.FetchToolName)
-			}
 		}
-	}
+	})
 	cleared := 0
 	for _, e := range events {
 		cleared += len(e.Cleared)
@@ -290,16 +322,9 @@ func TestResponsesCompaction(t *testing.T) {
 				Output           json.RawMessage `json:"output"`
 				EncryptedContent string          `json:"encrypted_content"`
 			} `json:"input"`
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
 		}
-		if err := json.Unmarshal(body, &req); err != nil {
-			t.Errorf("request: %v", err)
-		}
-		s.mu.Lock()
+		nr := s.receive(body, &req)
 		defer s.mu.Unlock()
-		nr := nativeRequest{tokens: len(body) / 3, results: map[string]string{}}
 		if cm := req.ContextManagement; len(cm) == 1 && cm[0].Type == "compaction" {
 			nr.threshold = cm[0].CompactThreshold
 		}
@@ -321,9 +346,6 @@ func TestResponsesCompaction(t *testing.T) {
 					t.Errorf("compaction item %s went back as %q", it.ID, it.EncryptedContent)
 				}
 			}
-		}
-		for _, tl := range req.Tools {
-			nr.tools = append(nr.tools, tl.Name)
 		}
 		s.requests = append(s.requests, nr)
 		var output []string
@@ -360,32 +382,135 @@ func TestResponsesCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, events := nativeLoop(t, m, compact.Config{Native: true, Budget: nativeB, ResultCap: -1, KeepResults: 2})
-	if !strings.Contains(resp.Text(), nativeFact) {
-		t.Fatalf("answer %q", resp.Text())
-	}
-	if len(s.acted) == 0 {
-		t.Fatal("the server never compacted: the test proves nothing")
-	}
-	for i, r := range s.requests {
-		if r.threshold != nativeB*3/4 {
-			t.Fatalf("request %d asked for compaction at %d", i, r.threshold)
+	events := nativeRun(t, s, m, nativeB, func(i int, r nativeRequest) {
+		// The compaction item takes the place of all that came before it.
+		if slices.Contains(s.acted, i-1) && (r.first != "compaction" || len(r.order) != 1) {
+			t.Fatalf("request %d starts with %s and holds %d results, want the compaction item and this round's result", i, r.first, len(r.order))
 		}
-		for _, text := range r.results {
-			if strings.HasPrefix(text, "[cleared:") {
-				t.Fatalf("request %d: the compactor cleared a result itself", i)
+	})
+	summarised := 0
+	for _, e := range events {
+		summarised += e.Summarized
+	}
+	if summarised == 0 {
+		t.Fatal("no compaction event said what the provider's compaction replaced")
+	}
+}
+
+// anthropicEdits is a Messages API request's context_management, as the scripted servers read it.
+type anthropicEdits struct {
+	Edits []struct {
+		Type    string `json:"type"`
+		Trigger struct {
+			Type  string `json:"type"`
+			Value int    `json:"value"`
+		} `json:"trigger"`
+		Keep struct {
+			Type  string `json:"type"`
+			Value int    `json:"value"`
+		} `json:"keep"`
+	} `json:"edits"`
+}
+
+// anthropicBlock is a content block of a Messages API request, as the scripted servers read it.
+type anthropicBlock struct {
+	Type             string          `json:"type"`
+	Text             string          `json:"text"`
+	ToolUseID        string          `json:"tool_use_id"`
+	Content          json.RawMessage `json:"content"`
+	EncryptedContent string          `json:"encrypted_content"`
+}
+
+// Anthropic's compaction (on a model its documentation lists for it), end to end: the server
+// compacts a request over the trigger asked, answering with a compaction block first, and drops
+// what comes before the block in later requests, as the documentation says. The compactor shows
+// the block in the history as its summary, the block goes back first in its turn, and the fact
+// the summary replaced is fetched back by the summary's id.
+func TestAnthropicCompaction(t *testing.T) {
+	const budget = 80000 // the provider is asked to compact at 60,000, over the API's least
+	s := &nativeServer{t: t, pageSize: 20000}
+	compactions := 0
+	var notes []string // what each request held before its compaction block
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			ContextManagement anthropicEdits `json:"context_management"`
+			Messages          []struct {
+				Role    string            `json:"role"`
+				Content []json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		nr := s.receive(body, &req)
+		defer s.mu.Unlock()
+		nr.tokens = 0 // counted below, from the last compaction block on
+		if e := req.ContextManagement.Edits; len(e) == 1 && e[0].Type == "compact_20260112" && e[0].Trigger.Type == "input_tokens" {
+			nr.threshold = e[0].Trigger.Value
+		}
+		if !slices.Contains(r.Header.Values("anthropic-beta"), "compact-2026-01-12") {
+			t.Errorf("request %d without the compaction beta", len(s.requests))
+		}
+		// The API reads the request from its last compaction block on, which must open an
+		// assistant turn and be the one the API gave.
+		from := 0
+		for i, m := range req.Messages {
+			for j, raw := range m.Content {
+				var b anthropicBlock
+				_ = json.Unmarshal(raw, &b)
+				if b.Type != "compaction" {
+					continue
+				}
+				if m.Role != "assistant" || j != 0 {
+					t.Errorf("request %d: a compaction block at %d of a %s turn", len(s.requests), j, m.Role)
+				}
+				var content string
+				_ = json.Unmarshal(b.Content, &content)
+				n := 0
+				if _, err := fmt.Sscanf(b.EncryptedContent, "enc-%d", &n); err != nil || content != fmt.Sprintf("Summary %d of the conversation.", n) {
+					t.Errorf("request %d: compaction block went back as %s", len(s.requests), raw)
+				}
+				from = i
 			}
 		}
-		if slices.Contains(s.acted, i-1) {
-			// The compaction item takes the place of all that came before it.
-			if r.first != "compaction" || len(r.order) != 1 {
-				t.Fatalf("request %d starts with %s and holds %d results, want the compaction item and this round's result", i, r.first, len(r.order))
-			}
-			if !slices.Contains(r.tools, compact.FetchToolName) {
-				t.Fatalf("request %d does not offer %s", i, compact.FetchToolName)
+		var before []string
+		for i, m := range req.Messages {
+			for _, raw := range m.Content {
+				var b anthropicBlock
+				_ = json.Unmarshal(raw, &b)
+				if i < from {
+					before = append(before, m.Role+":"+b.Type+":"+b.Text)
+					continue
+				}
+				nr.tokens += len(raw) / 3
+				if b.Type == "tool_result" {
+					nr.results[b.ToolUseID] = resultText(b.Content)
+					nr.order = append(nr.order, b.ToolUseID)
+				}
 			}
 		}
+		notes = append(notes, strings.Join(before, "|"))
+		s.requests = append(s.requests, nr)
+		name, args, answer := s.next("compaction-1")
+		summary := ""
+		if nr.threshold > 0 && nr.tokens > nr.threshold {
+			// Over the trigger: the answer begins with the summary of the conversation so far.
+			compactions++
+			s.acted = append(s.acted, len(s.requests)-1)
+			summary = fmt.Sprintf(`"content":"Summary %d of the conversation.","encrypted_content":"enc-%d"`, compactions, compactions)
+		}
+		anthropicStream(w, s.rounds, nr.tokens, summary, name, args, answer, "")
+	}))
+	defer srv.Close()
+	m, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "k", Model: "claude-sonnet-4-6"})
+	if err != nil {
+		t.Fatal(err)
 	}
+	events := nativeRun(t, s, m, budget, func(i int, r nativeRequest) {
+		// The history shows the block as the compactor's summary: before it, only the summary's
+		// note, which names its id and holds the block's summary.
+		if slices.Contains(s.acted, i-1) && (!strings.HasPrefix(notes[i], "user:text:[summary of the earlier conversation, id \"compaction-1\"") || !strings.Contains(notes[i], "Summary 1 of the conversation.") || strings.Contains(notes[i], "|")) {
+			t.Fatalf("request %d holds before its compaction block: %.300s", i, notes[i])
+		}
+	})
 	summarised := 0
 	for _, e := range events {
 		summarised += e.Summarized

@@ -16,7 +16,6 @@ import (
 	"github.com/wield-ai/wield/compact"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
-	"github.com/wield-ai/wield/toolcall"
 )
 
 var excerptID = regexp.MustCompile(`with id ("[^"]*")`)
@@ -213,14 +212,7 @@ func TestStoreKeepsTheOriginals(t *testing.T) {
 func TestSummaryStoredWithWhatItReplaced(t *testing.T) {
 	repo := memory.NewInMemory()
 	m := &longModel{}
-	c := compact.New(scripted(compact.Config{ResultCap: -1, KeepResults: -1, Summarizer: summariser(nil, false), Store: repo}))
-	cl, err := client.New(m.model(), client.WithTools(readTool),
-		client.WithAdvisors(c, client.NewToolLoop(client.ToolLoopConfig{Hooks: c.Hooks(), MaxIterations: 300})),
-		client.WithManager(toolcall.New(toolcall.Config{Limits: toolcall.Limits{PerTool: 500, Total: 500}})),
-		client.WithOptions(&chat.Options{Model: "scripted-32k"}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl := longClient(t, m, compact.New(scripted(compact.Config{ResultCap: -1, KeepResults: -1, Summarizer: summariser(nil, false), Store: repo})))
 	var first *client.Compaction
 	for ev, err := range cl.Prompt("Read pages 1 to 200, then tell me the vault code.").Param(client.ParamConversationID, "long").
 		Stream(context.Background()).Events() {

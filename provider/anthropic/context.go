@@ -58,8 +58,8 @@ func (ce *ContextEditing) check() error {
 }
 
 // contextEditing returns the call's context editing: the call's own, else a compactor's request
-// for it, else the configured one; nil when none.
-func contextEditing(extra map[string]any, configured *ContextEditing) (*ContextEditing, error) {
+// for it (unless compaction answers it: compacted), else the configured one; nil when none.
+func contextEditing(extra map[string]any, configured *ContextEditing, compacted bool) (*ContextEditing, error) {
 	if v, ok := extra[ExtraContextEditing]; ok {
 		var ce *ContextEditing
 		switch v := v.(type) {
@@ -73,7 +73,7 @@ func contextEditing(extra map[string]any, configured *ContextEditing) (*ContextE
 		}
 		return ce, ce.check()
 	}
-	if v, ok := extra[extraNative]; ok && configured == nil {
+	if v, ok := extra[extraNative]; ok && configured == nil && !compacted {
 		m, ok := v.(map[string]int)
 		if !ok {
 			return nil, fmt.Errorf("anthropic: %s is a %T, want map[string]int", extraNative, v)

@@ -57,6 +57,9 @@ type Config struct {
 	// ContextEditing, when set, has the API clear old tool results from requests that grow past
 	// its trigger ([ContextEditing]); [ExtraContextEditing] overrides it per call.
 	ContextEditing *ContextEditing
+	// Compaction, when set, has the API compact requests that grow past its trigger
+	// ([Compaction]); [ExtraCompaction] overrides it per call.
+	Compaction *Compaction
 	// Transport says how requests reach the API: HTTP client, retries, timeouts, size bound,
 	// headers.
 	provider.Transport
@@ -108,6 +111,9 @@ func (cfg *Config) check() error {
 		return fmt.Errorf("anthropic: ThinkingBudget %d is negative", cfg.ThinkingBudget)
 	}
 	if err := cfg.ContextEditing.check(); err != nil {
+		return err
+	}
+	if err := cfg.Compaction.check(); err != nil {
 		return err
 	}
 	return cfg.Cache.check()
@@ -190,6 +196,9 @@ func (m *Model) callStreaming(ctx context.Context, req *request) (*chat.Response
 		}
 	}
 	if err := st.finish(ctx, stream.Err()); err != nil {
+		return nil, err
+	}
+	if err := st.wholeCompaction(&msg); err != nil {
 		return nil, err
 	}
 	resp, err := fromMessage(&msg)

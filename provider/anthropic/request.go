@@ -110,11 +110,16 @@ func (m *Model) request(p *chat.Prompt) (*request, error) {
 	}
 	cache.apply(params)
 
-	ce, err := contextEditing(o.Extra, m.cfg.ContextEditing)
+	cp, native, err := compactionOf(o.Extra, m.cfg.Compaction, m.platform, params.Model)
+	if err != nil {
+		return nil, err
+	}
+	ce, err := contextEditing(o.Extra, m.cfg.ContextEditing, native)
 	if err != nil {
 		return nil, err
 	}
 	r.contextEditing(ce, p.Messages)
+	r.compaction(cp, p.Messages)
 
 	if rf := o.ResponseFormat; rf != nil {
 		var schema map[string]any
@@ -273,16 +278,34 @@ func messages(in []chat.Message, serverTools bool) ([]sdk.TextBlockParam, []sdk.
 		default:
 			return nil, nil, fmt.Errorf("anthropic: message %d: unknown role %q", i, msg.Role)
 		}
-		if len(blocks) == 0 {
-			continue
+		// A compaction block opens an assistant turn: the one it came in, or, kept on another
+		// message (a compactor's summary), the one that follows.
+		compacted, err := compactionBlocks(msg)
+		if err != nil {
+			return nil, nil, wire.MessageError(ProviderName, i, err)
 		}
-		if n := len(out); n > 0 && out[n-1].Role == role {
-			out[n-1].Content = append(out[n-1].Content, blocks...)
-			continue
+		if role == sdk.MessageParamRoleAssistant && len(compacted) > 0 {
+			blocks = append(compacted, blocks...)
 		}
-		out = append(out, sdk.MessageParam{Role: role, Content: blocks})
+		out = appendTurn(out, role, blocks)
+		if role != sdk.MessageParamRoleAssistant {
+			out = appendTurn(out, sdk.MessageParamRoleAssistant, compacted)
+		}
 	}
 	return system, out, nil
+}
+
+// appendTurn appends blocks to the conversation as a turn of role, merged into the last turn when
+// it has the same role, as the API requires.
+func appendTurn(out []sdk.MessageParam, role sdk.MessageParamRole, blocks []sdk.ContentBlockParamUnion) []sdk.MessageParam {
+	if len(blocks) == 0 {
+		return out
+	}
+	if n := len(out); n > 0 && out[n-1].Role == role {
+		out[n-1].Content = append(out[n-1].Content, blocks...)
+		return out
+	}
+	return append(out, sdk.MessageParam{Role: role, Content: blocks})
 }
 
 // assistantBlocks returns an assistant message's thinking, tool-search (with serverTools), text

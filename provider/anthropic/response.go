@@ -30,6 +30,14 @@ func fromMessage(msg *sdk.Message) (*chat.Response, error) {
 			out.Reasoning = append(out.Reasoning, chat.Reasoning{Provider: ProviderName, Text: b.Thinking, Signature: b.Signature})
 		case "redacted_thinking":
 			out.Reasoning = append(out.Reasoning, chat.Reasoning{Provider: ProviderName, Encrypted: b.Data})
+		case "compaction":
+			st, ok, err := compactionStepOf(b.RawJSON())
+			if err != nil {
+				return nil, fmt.Errorf("anthropic: %w", err)
+			}
+			if ok {
+				out.ServerTools = append(out.ServerTools, st)
+			}
 		case "server_tool_use", "tool_search_tool_result":
 			st, ok, err := serverTool(b.Type, b.ID, b.Name, b.Input, b.RawJSON())
 			if err != nil {

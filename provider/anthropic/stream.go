@@ -36,9 +36,10 @@ type block struct {
 	data      string // redacted_thinking
 	// server_tool_use and tool_search_tool_result: the block as it started, and the input
 	// fragments of a server_tool_use.
-	start   string
-	partial strings.Builder
-	stopped bool
+	start      string
+	partial    strings.Builder
+	compaction *compactionParts // compaction: what its deltas brought
+	stopped    bool
 }
 
 // event applies one stream event and returns the delta to yield, or nil when it carries nothing
@@ -109,7 +110,7 @@ func (s *streamState) blockStart(ev *sdk.MessageStreamEventUnion) (*chat.Respons
 		b.signature.WriteString(cb.Signature)
 	case "redacted_thinking":
 		b.data = cb.Data
-	case "server_tool_use", "tool_search_tool_result":
+	case "server_tool_use", "tool_search_tool_result", "compaction":
 		b.start = cb.RawJSON()
 	}
 	return nil, nil
@@ -139,6 +140,10 @@ func (s *streamState) blockDelta(ev *sdk.MessageStreamEventUnion) (*chat.Respons
 		b.thinking.WriteString(d.Thinking)
 	case "signature_delta":
 		b.signature.WriteString(d.Signature)
+	case "compaction_delta":
+		if b.kind == "compaction" {
+			return nil, b.compactionDelta(ev.RawJSON())
+		}
 	}
 	return nil, nil
 }
@@ -167,6 +172,8 @@ func (s *streamState) blockStop(ev *sdk.MessageStreamEventUnion) (*chat.Response
 		return s.reasoning(chat.Reasoning{Provider: ProviderName, Encrypted: b.data}), nil
 	case "server_tool_use", "tool_search_tool_result":
 		return s.serverTool(ev.Index, b)
+	case "compaction":
+		return s.compactionStop(ev.Index, b)
 	}
 	return nil, nil
 }

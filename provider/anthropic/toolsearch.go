@@ -131,8 +131,8 @@ func (r *request) loadFound(msgs []chat.Message, searchTool string, deferred map
 // for a request that searches on the server; other providers' steps are dropped.
 func serverToolBlocks(blocks []sdk.ContentBlockParamUnion, msg *chat.Message) ([]sdk.ContentBlockParamUnion, error) {
 	for _, st := range msg.ServerTools {
-		if st.Provider != ProviderName || st.Name == contextStep {
-			continue // a report of context editing is not a block
+		if st.Provider != ProviderName || st.Name == contextStep || st.Name == compactionStep {
+			continue // a report of context editing is not a block; a compaction block goes first
 		}
 		var b sdk.ContentBlockParamUnion
 		var err error
