@@ -433,9 +433,14 @@ func (a *app) codeFetcher(name, redirect string, held *net.TCPListener, mode oau
 		served := make(chan struct{})
 		go func() { srv.Serve(ln); close(served) }()
 		defer func() {
-			if held != nil { // wake the Accept on the held listener, which Close waits for
+			if held != nil { // wake the Accept on the held listener, which Shutdown waits for
 				held.SetDeadline(time.Now())
 			}
+			// The answer reaches this flow from inside the handler, before the browser has its
+			// page: let that page be written before the connections close.
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			srv.Shutdown(sctx)
+			cancel()
 			srv.Close()
 			<-served
 			if held != nil {

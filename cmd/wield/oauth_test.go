@@ -398,7 +398,17 @@ func TestOAuthCallback(t *testing.T) {
 		t.Errorf("the callback without a code: %d", code)
 	}
 	get("/callback?error=access_denied&error_description=no%1b[31m")
-	if err := <-done; err == nil || !strings.Contains(err.Error(), "refused: access_denied: no") || strings.Contains(err.Error(), "\x1b") {
+	// A flow that missed its answer would wait oauthWait: fail within a bound instead.
+	wait := func() error {
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			t.Fatal("the flow did not end after its answer")
+			return nil
+		}
+	}
+	if err := wait(); err == nil || !strings.Contains(err.Error(), "refused: access_denied: no") || strings.Contains(err.Error(), "\x1b") {
 		t.Errorf("a refusal: %v", err)
 	}
 	if !strings.Contains(a.stderr.(*syncWriter).String(), "https://as.example/authorize?x=1") {
@@ -430,7 +440,13 @@ func TestOAuthCallback(t *testing.T) {
 	if code := get("/callback?code=c0de&state=s1"); code != http.StatusOK {
 		t.Errorf("the callback with a code: %d", code)
 	}
-	if r := <-results; r == nil || r.Code != "c0de" || r.State != "s1" {
+	var r *auth.AuthorizationResult
+	select {
+	case r = <-results:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the third flow did not end after its answer")
+	}
+	if r == nil || r.Code != "c0de" || r.State != "s1" {
 		t.Errorf("the third flow got %+v", r)
 	}
 }
