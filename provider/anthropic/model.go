@@ -14,7 +14,6 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/provider/internal/sameorigin"
-	"github.com/wield-ai/wield/provider/internal/splice"
 	"github.com/wield-ai/wield/provider/internal/wire"
 )
 
@@ -155,12 +154,10 @@ func (m *Model) Info() chat.Info {
 // When max_tokens is so large that the SDK refuses a non-streaming request (it expects such
 // requests to outlast its ten-minute timeout), Call streams the answer and returns it whole.
 func (m *Model) Call(ctx context.Context, p *chat.Prompt) (*chat.Response, error) {
-	ctx, done := splice.With(ctx, p)
-	defer done()
-	req, err := m.request(p)
-	if err != nil {
-		return nil, err
-	}
+	return wire.PromptCall(ctx, p, func() (*request, error) { return m.request(p) }, m.call)
+}
+
+func (m *Model) call(ctx context.Context, req *request) (*chat.Response, error) {
 	opts := slices.Concat(m.client.Options, req.opts)
 	if _, err := sdk.CalculateNonStreamingTimeout(int(req.params.MaxTokens), req.params.Model, opts); err != nil {
 		return m.callStreaming(ctx, req)
