@@ -30,17 +30,20 @@ func hang(t *testing.T) <-chan struct{} {
 // TestCallTimeout: a tool that never answers, even when cancelled, fails its call after the
 // server's timeout with an error saying so; the connection stays usable.
 func TestCallTimeout(t *testing.T) {
-	stuck := hang(t)
-	s := mustServer(t,
-		newTool("stuck", noArgs, func(context.Context, string) (string, error) {
-			<-stuck // ignores its context
-			return "too late", nil
-		}),
-		echoTool("echo"),
-	)
 	for _, transport := range mcptest.Transports {
 		t.Run(transport, func(t *testing.T) {
+			stuck := make(chan struct{})
+			s := mustServer(t,
+				newTool("stuck", noArgs, func(context.Context, string) (string, error) {
+					<-stuck // ignores its context
+					return "too late", nil
+				}),
+				echoTool("echo"),
+			)
 			cfg := mcptest.Reach(t, transport, "slowpoke", s)
+			// Cleanups run last first: the stuck call ends before the HTTP server's Close, which
+			// waits for the requests it serves.
+			t.Cleanup(func() { close(stuck) })
 			// Long enough for the other requests on a loaded machine, whose time counts too.
 			cfg.Timeout = time.Second
 			tools, err := mcptest.Connect(t, cfg).Tools(testContext(t))
