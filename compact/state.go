@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
@@ -98,22 +97,14 @@ func (c *Compactor) carry(t *client.Turn) {
 // [Compactor] of the same configuration, continues from s (its fetch tool finds what s holds,
 // its budget is s's). Every turn started under ctx does, sub-agents' too.
 func WithState(ctx context.Context, s *State) context.Context {
-	statesCarried.Store(true)
 	return context.WithValue(ctx, carriedKey{}, s)
 }
-
-// statesCarried is set once any context carries a State, so that until then a turn's start
-// does not walk its context for one.
-var statesCarried atomic.Bool
 
 // init continues a turn from the compacted state it carries: a State from its context, or, with
 // a Store, messages holding a compacted form (a resumed turn, a history stored compacted), whose
 // originals the fetch tool then reads from the Store.
 func (c *Compactor) init(ctx context.Context, req *client.Request) (*client.Request, error) {
-	var s *State
-	if statesCarried.Load() {
-		s, _ = ctx.Value(carriedKey{}).(*State)
-	}
+	s, _ := ctx.Value(carriedKey{}).(*State)
 	if s == nil && req.Turn != nil {
 		if raw := req.Turn.Carried(carriedName); raw != nil {
 			s = new(State)
