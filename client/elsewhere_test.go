@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
 	"github.com/wield-ai/wield/internal/clienttest"
+	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -101,7 +101,7 @@ func TestNewRoundMatchesTheLoop(t *testing.T) {
 		t.Fatalf("manager: %+v, %v", result, err)
 	}
 	round := client.NewRound(resp, result.Calls, false)
-	if a, b := mustJSON(t, round), mustJSON(t, stopped.Pending.Round); a != b {
+	if a, b := testenv.JSON(t, round), testenv.JSON(t, stopped.Pending.Round); a != b {
 		t.Fatalf("NewRound = %+v, the loop's = %+v", round, stopped.Pending.Round)
 	}
 	if running := client.NewRound(resp, result.Calls, true); running.Calls[0].Status != client.CallRunning ||
@@ -202,13 +202,4 @@ func TestPlans(t *testing.T) {
 	if len(got) != 3 || got[1].Content != `told "the red one"` || len(list.Args())+len(del.Args()) != 0 {
 		t.Fatalf("results = %+v", got)
 	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

@@ -93,14 +93,8 @@ func TestParseConfig(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := mcp.ParseConfig([]byte(tc.file))
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error = %v, want %q", err, tc.err)
-				}
+			if testenv.WantError(t, err, tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)

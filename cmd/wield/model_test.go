@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wield-ai/wield/internal/testenv"
 )
 
 func TestResolveModel(t *testing.T) {
@@ -58,14 +60,8 @@ func TestResolveModel(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newApp(strings.NewReader(""), io.Discard, io.Discard, func(k string) string { return tt.env[k] })
 			s, err := a.resolveModel(t.Context(), tt.flags)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want %q", err, tt.wantErr)
-				}
+			if testenv.WantError(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if s.String() != tt.want || s.apiKey != tt.wantKey || s.baseURL != tt.wantURL {
 				t.Fatalf("got %s key %q url %q", s, s.apiKey, s.baseURL)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wield-ai/wield/internal/testenv"
 )
 
 func TestParseKeepsOrderAndNumbers(t *testing.T) {
@@ -78,7 +80,7 @@ func TestObjectMembers(t *testing.T) {
 	}
 	o.Delete("a")
 	o.Delete("missing")
-	if got := marshal(t, &o); got != `{"c":3,"b":"x"}` {
+	if got := testenv.JSON(t, &o); got != `{"c":3,"b":"x"}` {
 		t.Errorf("after delete: %s", got)
 	}
 	o.Set("a", true) // a deleted member comes back last
@@ -96,8 +98,8 @@ func TestObjectMembers(t *testing.T) {
 	for _, k := range o.Keys() {
 		o.Delete(k)
 	}
-	if o.Len() != 0 || marshal(t, &o) != `{}` {
-		t.Errorf("not empty after deleting every key: %s", marshal(t, &o))
+	if o.Len() != 0 || testenv.JSON(t, &o) != `{}` {
+		t.Errorf("not empty after deleting every key: %s", testenv.JSON(t, &o))
 	}
 	for range New().All() {
 		t.Error("an empty object yields members")
@@ -119,10 +121,10 @@ func TestClone(t *testing.T) {
 	c.Get("l").([]any)[0].(*Object).Delete("y")
 	c.Get("l").([]any)[1].([]any)[0] = "changed"
 	c.Set("new", 1)
-	if got := marshal(t, o); got != `{"n":{"x":1},"l":[{"y":2},[3]],"s":"v"}` {
+	if got := testenv.JSON(t, o); got != `{"n":{"x":1},"l":[{"y":2},[3]],"s":"v"}` {
 		t.Errorf("changing the clone changed the original: %s", got)
 	}
-	if got := marshal(t, c); got != `{"n":{"x":9},"l":[{},["changed"]],"s":"v","new":1}` {
+	if got := testenv.JSON(t, c); got != `{"n":{"x":9},"l":[{},["changed"]],"s":"v","new":1}` {
 		t.Errorf("clone = %s", got)
 	}
 	if CloneValue(json.Number("1")) != json.Number("1") || CloneValue(nil) != nil {
@@ -137,7 +139,7 @@ func TestMap(t *testing.T) {
 		t.Fatalf("Map = %v", m)
 	}
 	// Nested objects keep their order when the map is marshalled.
-	if got := marshal(t, m); got != `{"properties":{"z":{"type":"string"},"a":{"type":"integer"}},"type":"object"}` {
+	if got := testenv.JSON(t, m); got != `{"properties":{"z":{"type":"string"},"a":{"type":"integer"}},"type":"object"}` {
 		t.Errorf("marshalled map = %s", got)
 	}
 }
@@ -186,7 +188,7 @@ func TestResolveRef(t *testing.T) {
 			if _, isPlain := root.(map[string]any); isPlain {
 				want = compact(t, sorted(t, want))
 			}
-			if got := marshal(t, got); got != want {
+			if got := testenv.JSON(t, got); got != want {
 				t.Errorf("%T: ResolveRef(%q) = %s, want %s", root, tc.ref, got, want)
 			}
 		}
@@ -225,15 +227,6 @@ func mustObject(t *testing.T, s string) *Object {
 	return o
 }
 
-func marshal(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // compact returns s without white space, its members in their order.
 func compact(t *testing.T, s string) string {
 	t.Helper()
@@ -241,7 +234,7 @@ func compact(t *testing.T, s string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return marshal(t, v)
+	return testenv.JSON(t, v)
 }
 
 // sorted returns s as encoding/json writes it back: members sorted, numbers kept.
@@ -253,7 +246,7 @@ func sorted(t *testing.T, s string) string {
 	if err := dec.Decode(&v); err != nil {
 		t.Fatal(err)
 	}
-	return marshal(t, v)
+	return testenv.JSON(t, v)
 }
 
 // TestMarshalDeep checks that nested objects and arrays are written in order, in one pass, with

@@ -2,10 +2,10 @@ package memorytest
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/testenv"
 )
 
 func TestCheckBatches(t *testing.T) {
@@ -33,14 +33,8 @@ func TestCheckBatches(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := CheckBatches(tt.msgs)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("CheckBatches error = %v, want one containing %q", err, tt.wantErr)
-				}
+			if testenv.WantError(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if len(got) != len(tt.want) {
 				t.Fatalf("counts = %v, want %v", got, tt.want)

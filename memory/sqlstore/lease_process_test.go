@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/tool"
 )
@@ -309,7 +309,7 @@ func TestRunningRowWithoutLease(t *testing.T) {
 		msg.ToolCalls = []chat.ToolCall{call}
 		old := fmt.Sprintf(`{"version":1,"id":"turn_old","seq":2,"conversationId":%q,"status":"running","iteration":0,`+
 			`"messages":[{"role":"user","content":"pay round 7"}],"round":{"message":%s,"calls":[{"call":%s,"status":"running"}]}}`,
-			raceConv(7), mustJSON(t, msg), mustJSON(t, call))
+			raceConv(7), testenv.JSON(t, msg), testenv.JSON(t, call))
 		// Steps are saved in order: a first one, then the running round.
 		if err := s.SaveTurn(t.Context(), raceConv(7), memory.TurnRecord{ID: "turn_old", Seq: 1, State: []byte(`{}`)}); err != nil {
 			t.Fatal(err)
@@ -334,13 +334,4 @@ func TestRunningRowWithoutLease(t *testing.T) {
 			t.Fatalf("runs = %q", runs)
 		}
 	})
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

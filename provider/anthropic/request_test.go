@@ -20,6 +20,7 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/provider"
 	"github.com/wield-ai/wield/tool"
 )
@@ -43,15 +44,6 @@ func sent(t *testing.T, cfg Config, p *chat.Prompt) map[string]any {
 		t.Fatal(err)
 	}
 	return body
-}
-
-func asJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestMessagesMapping: system messages go to `system`; user, assistant and tool messages become
@@ -80,7 +72,7 @@ func TestMessagesMapping(t *testing.T) {
 	}
 	body := sent(t, Config{}, &chat.Prompt{Messages: msgs})
 	wantSystem := `[{"text":"Be brief.","type":"text"},{"text":"Answer in English.","type":"text"}]`
-	if got := asJSON(t, body["system"]); got != wantSystem {
+	if got := testenv.JSON(t, body["system"]); got != wantSystem {
 		t.Errorf("system = %s\nwant %s", got, wantSystem)
 	}
 	want := `[
@@ -95,8 +87,8 @@ func TestMessagesMapping(t *testing.T) {
 			{"type":"text","text":"Thanks!"}]},
 		{"role":"assistant","content":[{"type":"text","text":"Rome is sunny."},{"type":"text","text":"Oslo failed."}]}
 	]`
-	if !providertest.JSONEqual(t, asJSON(t, body["messages"]), want) {
-		t.Errorf("messages = %s", asJSON(t, body["messages"]))
+	if !providertest.JSONEqual(t, testenv.JSON(t, body["messages"]), want) {
+		t.Errorf("messages = %s", testenv.JSON(t, body["messages"]))
 	}
 }
 
@@ -176,7 +168,7 @@ func TestToolChoice(t *testing.T) {
 		{"get_weather", nil, `{"type":"tool","name":"get_weather"}`},
 	}
 	for _, tc := range tests {
-		t.Run(tc.choice+"/"+asJSON(t, tc.parallel), func(t *testing.T) {
+		t.Run(tc.choice+"/"+testenv.JSON(t, tc.parallel), func(t *testing.T) {
 			body := sent(t, Config{}, &chat.Prompt{Messages: []chat.Message{chat.User("hi")},
 				Options: &chat.Options{Tools: weather, ToolChoice: tc.choice, ParallelToolCalls: tc.parallel}})
 			got, ok := body["tool_choice"]
@@ -186,8 +178,8 @@ func TestToolChoice(t *testing.T) {
 				}
 				return
 			}
-			if !providertest.JSONEqual(t, asJSON(t, got), tc.want) {
-				t.Errorf("tool_choice = %s, want %s", asJSON(t, got), tc.want)
+			if !providertest.JSONEqual(t, testenv.JSON(t, got), tc.want) {
+				t.Errorf("tool_choice = %s, want %s", testenv.JSON(t, got), tc.want)
 			}
 		})
 	}
@@ -229,7 +221,7 @@ func TestInputSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := asJSON(t, s); !providertest.JSONEqual(t, got, string(inferred)) {
+	if got := testenv.JSON(t, s); !providertest.JSONEqual(t, got, string(inferred)) {
 		t.Errorf("inferred schema changed:\n got %s\nwant %s", got, inferred)
 	}
 	for _, bad := range []string{`{"type":"array"}`, `[1]`, `{"required":"a"}`, `"object"`} {
@@ -287,19 +279,19 @@ func TestSettings(t *testing.T) {
 		"messages":       []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "hi"}}}},
 	}
 	if !reflect.DeepEqual(body, want) || !edited.Load() {
-		t.Errorf("per call:\n got %s\nwant %s", asJSON(t, body), asJSON(t, want))
+		t.Errorf("per call:\n got %s\nwant %s", testenv.JSON(t, body), testenv.JSON(t, want))
 	}
 
 	body = sent(t, Config{AdaptiveThinking: true}, &chat.Prompt{Messages: user})
-	if asJSON(t, body["thinking"]) != `{"type":"adaptive"}` {
+	if testenv.JSON(t, body["thinking"]) != `{"type":"adaptive"}` {
 		t.Errorf("adaptive thinking = %v", body["thinking"])
 	}
 	body = sent(t, Config{}, &chat.Prompt{Messages: user, Options: &chat.Options{Extra: map[string]any{ExtraAdaptiveThinking: true}}})
-	if asJSON(t, body["thinking"]) != `{"type":"adaptive"}` {
+	if testenv.JSON(t, body["thinking"]) != `{"type":"adaptive"}` {
 		t.Errorf("adaptive thinking per call = %v", body["thinking"])
 	}
 	body = sent(t, Config{ThinkingBudget: 2000, MaxTokens: 8000}, &chat.Prompt{Messages: user})
-	if asJSON(t, body["thinking"]) != `{"budget_tokens":2000,"type":"enabled"}` || body["max_tokens"] != 8000.0 {
+	if testenv.JSON(t, body["thinking"]) != `{"budget_tokens":2000,"type":"enabled"}` || body["max_tokens"] != 8000.0 {
 		t.Errorf("thinking = %v, max_tokens %v", body["thinking"], body["max_tokens"])
 	}
 }

@@ -1,0 +1,69 @@
+package testenv
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+)
+
+// fatalRecorder notes whether a check failed its test; like testing.T, Fatal ends the goroutine.
+type fatalRecorder struct {
+	testing.TB
+	failed bool
+}
+
+func (r *fatalRecorder) Helper() {}
+func (r *fatalRecorder) Fatal(args ...any) {
+	r.failed = true
+	runtime.Goexit()
+}
+func (r *fatalRecorder) Fatalf(format string, args ...any) { r.Fatal(fmt.Sprintf(format, args...)) }
+
+func TestWantError(t *testing.T) {
+	boom := errors.New("dial: connection refused")
+	for _, tc := range []struct {
+		name       string
+		err        error
+		want       string
+		wanted     bool
+		shouldFail bool
+	}{
+		{"no error wanted, none", nil, "", false, false},
+		{"no error wanted, one", boom, "", false, true},
+		{"error wanted, matching", boom, "refused", true, false},
+		{"error wanted, other", boom, "timeout", true, true},
+		{"error wanted, none", nil, "refused", true, true},
+	} {
+		r := &fatalRecorder{}
+		var wanted bool
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			wanted = WantError(r, tc.err, tc.want)
+		}()
+		<-done
+		if r.failed != tc.shouldFail {
+			t.Errorf("%s: failed = %v, want %v", tc.name, r.failed, tc.shouldFail)
+		}
+		if !r.failed && wanted != tc.wanted {
+			t.Errorf("%s: WantError = %v, want %v", tc.name, wanted, tc.wanted)
+		}
+	}
+}
+
+func TestJSON(t *testing.T) {
+	if got := JSON(t, map[string]any{"b": 1, "a": []int{2}}); got != `{"a":[2],"b":1}` {
+		t.Fatalf("JSON = %s", got)
+	}
+	r := &fatalRecorder{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		JSON(r, func() {})
+	}()
+	<-done
+	if !r.failed {
+		t.Fatal("JSON of a func did not fail its test")
+	}
+}
