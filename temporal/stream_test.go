@@ -68,15 +68,7 @@ func TestModelTextStreams(t *testing.T) {
 		ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("answer")}})
 		var pieces []string
 		var early bool // a piece came while the model waited
-		var answer string
-		for ev, err := range turn.Events(ctx) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ev.Done != nil {
-				answer = ev.Done.Text()
-				continue
-			}
+		done := readEvents(t, ctx, turn, func(ev *client.Event) {
 			if text := ev.Text(); text != "" {
 				pieces = append(pieces, text)
 				if !m.released.Load() && streaming {
@@ -90,9 +82,9 @@ func TestModelTextStreams(t *testing.T) {
 					}
 				}
 			}
-		}
+		})
 		want := m.first + m.rest
-		if answer != want || strings.Join(pieces, "") != want {
+		if answer := done.Text(); answer != want || strings.Join(pieces, "") != want {
 			t.Fatalf("streaming %v: answer %q, pieces %q", streaming, answer, pieces)
 		}
 		if streaming && (!early || len(pieces) < 2) {
@@ -148,17 +140,9 @@ func TestAgentEventsStream(t *testing.T) {
 		ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("go")}})
 		var agentText strings.Builder
 		var early bool // the agent's text came while it waited
-		var answer string
-		for ev, err := range turn.Events(ctx) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ev.Done != nil {
-				answer = ev.Done.Text()
-				continue
-			}
+		done := readEvents(t, ctx, turn, func(ev *client.Event) {
 			if ev.Agent() == "" {
-				continue
+				return
 			}
 			if ev.Agent() != "researcher" {
 				t.Fatalf("an event of agent %q", ev.Agent())
@@ -172,9 +156,9 @@ func TestAgentEventsStream(t *testing.T) {
 					close(seen)
 				}
 			}
-		}
+		})
 		want := first + rest
-		if answer != "Done: "+want {
+		if answer := done.Text(); answer != "Done: "+want {
 			t.Fatalf("streaming %v: answer %q", streaming, answer)
 		}
 		if streaming && (!early || !strings.HasPrefix(want, agentText.String())) {
