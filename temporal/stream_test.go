@@ -50,16 +50,23 @@ func (m *gatedModel) Stream(ctx context.Context, _ *chat.Prompt) iter.Seq2[*chat
 	}
 }
 
+// streamConfig is the config of a streaming test's agent on a queue named after name, its
+// streaming on or off.
+func streamConfig(name string, streaming bool) temporal.Config {
+	cfg := temporal.Config{TaskQueue: name + "-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond, StreamInterval: 50 * time.Millisecond}
+	if !streaming {
+		cfg.StreamInterval = -1
+	}
+	return cfg
+}
+
 // TestModelTextStreams: a durable turn's model text reaches Turn.Events while the model call
 // runs, in order and once: the pieces join to the answer. With streaming off, the answer comes
 // whole.
 func TestModelTextStreams(t *testing.T) {
 	tc := dial(t)
 	for _, streaming := range []bool{true, false} {
-		cfg := temporal.Config{TaskQueue: "stream-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond, StreamInterval: 50 * time.Millisecond}
-		if !streaming {
-			cfg.StreamInterval = -1
-		}
+		cfg := streamConfig("stream", streaming)
 		m := &gatedModel{first: "The first half of the answer, ", rest: "and the rest of it.", seen: make(chan struct{})}
 		if !streaming {
 			close(m.seen)
@@ -103,10 +110,7 @@ func TestModelTextStreams(t *testing.T) {
 func TestAgentEventsStream(t *testing.T) {
 	tc := dial(t)
 	for _, streaming := range []bool{true, false} {
-		cfg := temporal.Config{TaskQueue: "agents-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond, StreamInterval: 50 * time.Millisecond}
-		if !streaming {
-			cfg.StreamInterval = -1
-		}
+		cfg := streamConfig("agents", streaming)
 		first, rest := "The researcher's first half, ", "and its second."
 		seen := make(chan struct{})
 		var released atomic.Bool
