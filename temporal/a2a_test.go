@@ -75,6 +75,16 @@ func onA2ATask(task *sdk.Task, parts ...sdk.Part) *sdk.Message {
 	return m
 }
 
+// deleteTool deletes a file once approved, counting its runs in runs (if not nil).
+func deleteTool(runs *atomic.Int32) tool.Tool {
+	return tool.Must(tool.Func("delete", "Delete a file", func(_ context.Context, in pathIn) (string, error) {
+		if runs != nil {
+			runs.Add(1)
+		}
+		return "deleted " + in.Path, nil
+	}, tool.RequiresApproval()))
+}
+
 // An A2A server's tasks run as durable turns (TaskRunner): a task's stop for approval is the
 // turn's wait, a task's reply on another replica (sharing only the task repository) decides the
 // waiting turn, whose tool runs once, and a cancelled task cancels its turn.
@@ -82,12 +92,7 @@ func TestA2ATasksOnDurableTurns(t *testing.T) {
 	tc := dial(t)
 	queue := "a2a-" + rand.Text()[:8]
 	var runs atomic.Int32
-	del := tool.Must(tool.Func("delete", "Delete a file", func(_ context.Context, in struct {
-		Path string `json:"path"`
-	}) (string, error) {
-		runs.Add(1)
-		return "deleted " + in.Path, nil
-	}, tool.RequiresApproval()))
+	del := deleteTool(&runs)
 	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{"path":"notes.txt"}`}), chattest.Text("Done.")).Repeat()
 	agent := newClient(m, client.WithTools(del))
 	cfg := temporal.Config{TaskQueue: queue, EventPoll: 20 * time.Millisecond}
@@ -278,12 +283,7 @@ func TestA2ATaskOutlivesItsServingProcess(t *testing.T) {
 			return "slow done", nil
 		}
 	}))
-	del := tool.Must(tool.Func("delete", "Delete a file", func(_ context.Context, in struct {
-		Path string `json:"path"`
-	}) (string, error) {
-		delRuns.Add(1)
-		return "deleted " + in.Path, nil
-	}, tool.RequiresApproval()))
+	del := deleteTool(&delRuns)
 	// The model's answer depends on the conversation only: slow, then delete, then the answer.
 	m := chattest.New(chattest.Respond(func(_ context.Context, p *chat.Prompt) (*chat.Response, error) {
 		last := p.Messages[len(p.Messages)-1]
@@ -458,7 +458,7 @@ func TestA2ADurableTaskStreamsItsProgress(t *testing.T) {
 // (client.TreeShare.Settle) counts the turn's spend once across the task's stop.
 func TestA2ADurableTaskReportsEachRunsSpend(t *testing.T) {
 	tc := dial(t)
-	del := tool.Must(tool.Func("delete", "Delete a file", func(_ context.Context, in pathIn) (string, error) { return "deleted " + in.Path, nil }, tool.RequiresApproval()))
+	del := deleteTool(nil)
 	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{"path":"notes.txt"}`}), chattest.Text("Done.")).Repeat()
 	cfg := temporal.Config{TaskQueue: "a2a-spend-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond}
 	startWorker(t, tc, newClient(m, client.WithTools(del)), cfg)
@@ -497,7 +497,7 @@ func TestA2ADurableTaskReportsEachRunsSpend(t *testing.T) {
 // message's share allowed completes within the reply's.
 func TestA2ADurableTaskResumeSpendsTheRepliesShare(t *testing.T) {
 	tc := dial(t)
-	del := tool.Must(tool.Func("delete", "Delete a file", func(_ context.Context, in pathIn) (string, error) { return "deleted " + in.Path, nil }, tool.RequiresApproval()))
+	del := deleteTool(nil)
 	ls := tool.Must(tool.Func("ls", "List files", func(context.Context, struct{}) (string, error) { return "a b", nil }, tool.ReadOnly()))
 	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete", Arguments: `{"path":"notes.txt"}`}),
 		chattest.Calls(chat.ToolCall{ID: "l1", Name: "ls", Arguments: `{}`}), chattest.Text("Listed."))

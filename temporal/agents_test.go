@@ -44,10 +44,7 @@ func TestSubAgentChildWorkflows(t *testing.T) {
 	startWorker(t, tc, parent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("pay invoice 7")}})
 
-	st, err := turn.WaitPending(ctx)
-	if err != nil || st == nil {
-		t.Fatalf("pending = %+v, %v", st, err)
-	}
+	st := waitPending(t, ctx, turn)
 	p := st.Pending()
 	if len(p) != 1 || p[0].Agent != "payer" || p[0].Call.Name != "pay" {
 		t.Fatalf("pending calls = %+v", p)
@@ -68,14 +65,11 @@ func TestSubAgentChildWorkflows(t *testing.T) {
 
 	// The turn's events hold its sub-agents', attributed: read after the end, from the children.
 	got := map[string]bool{}
-	for ev, err := range turn.Events(ctx) {
-		if err != nil {
-			t.Fatal(err)
-		}
+	readEvents(t, ctx, turn, func(ev *client.Event) {
 		if ev.Tool != nil && ev.Tool.Kind == client.ToolFinished {
 			got[ev.Agent()+" "+ev.Tool.Call.Name] = true
 		}
-	}
+	})
 	for _, want := range []string{" payer", "payer pay", "payer clerk", "payer/clerk lookup"} {
 		if !got[want] {
 			t.Fatalf("no finished call %q among the events: %v", want, got)

@@ -33,10 +33,7 @@ func TestLargePendingRoundIsReadInParts(t *testing.T) {
 	agent := newClient(m, client.WithTools(sizeTool(&runs, tool.RequiresApproval())))
 	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("measure")}})
-	st, err := turn.WaitPending(ctx)
-	if err != nil || st == nil {
-		t.Fatalf("pending = %v, %v", st != nil, err)
-	}
+	st := waitPending(t, ctx, turn)
 	if p := st.Pending(); len(p) != 1 || p[0].Call.ID != "c1" || p[0].Call.Arguments != args || st.Round.Message.ToolCalls[0].Arguments != args || st.Status != client.TurnApproval {
 		t.Fatalf("pending calls %d, status %s", len(p), st.Status)
 	}
@@ -44,14 +41,8 @@ func TestLargePendingRoundIsReadInParts(t *testing.T) {
 		t.Fatalf("Pending = %v, %v", again != nil, err)
 	}
 	var approvals, finished int
-	var done *client.Response
-	for ev, err := range turn.Events(ctx) {
-		if err != nil {
-			t.Fatal(err)
-		}
+	done := readEvents(t, ctx, turn, func(ev *client.Event) {
 		switch {
-		case ev.Done != nil:
-			done = ev.Done
 		case ev.Tool != nil && ev.Tool.Kind == client.ToolApprovalRequired:
 			if ev.Tool.Call.Arguments != args {
 				t.Fatalf("the approval event's arguments are %d bytes", len(ev.Tool.Call.Arguments))
@@ -63,7 +54,7 @@ func TestLargePendingRoundIsReadInParts(t *testing.T) {
 		case ev.Tool != nil && ev.Tool.Kind == client.ToolFinished:
 			finished++
 		}
-	}
+	})
 	if done == nil || done.Text() != fmt.Sprintf("Done: %d", len(path)) || approvals != 1 || finished != 1 || runs.Load() != 1 {
 		t.Fatalf("approvals %d, finished %d, runs %d, response %v", approvals, finished, runs.Load(), done != nil)
 	}
@@ -97,10 +88,7 @@ func TestDecisionsBesideLargeResultsGoOn(t *testing.T) {
 	agent := newClient(m, client.WithTools(read, ask))
 	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read and ask")}})
-	st, err := turn.WaitPending(ctx)
-	if err != nil || st == nil {
-		t.Fatalf("pending = %v, %v", st != nil, err)
-	}
+	st := waitPending(t, ctx, turn)
 	for i, c := range st.Round.Calls[:4] {
 		if c.Status != client.CallDone || c.Result == nil || !strings.HasPrefix(c.Result.Content, fmt.Sprintf("f%d:xxx", i)) {
 			t.Fatalf("call %d: %s", i, c.Status)
@@ -155,10 +143,7 @@ func TestSmallInterruptOfALargeCallWaits(t *testing.T) {
 	agent := newClient(m, client.WithTools(ask))
 	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("go")}})
-	st, err := turn.WaitPending(ctx)
-	if err != nil || st == nil {
-		t.Fatalf("pending = %v, %v (the turn ended: %v)", st != nil, err, resultText(ctx, turn))
-	}
+	st := waitPending(t, ctx, turn)
 	if p := st.Pending(); len(p) != 1 || p[0].Status != client.CallInterrupted || p[0].Interrupt == nil || p[0].Interrupt.Message != "which one?" {
 		t.Fatalf("pending = %+v", st.Pending())
 	}
@@ -173,17 +158,6 @@ func TestSmallInterruptOfALargeCallWaits(t *testing.T) {
 		t.Fatalf("answer %.300q", resp.Text())
 	}
 	checkReplay(t, tc, agent, cfg, turn.ID(), "large-call-interrupt")
-}
-
-// resultText returns the answer of a turn that ended, for a failure's message.
-func resultText(ctx context.Context, turn *temporal.Turn) string {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	resp, err := turn.Result(ctx)
-	if err != nil {
-		return err.Error()
-	}
-	return fmt.Sprintf("%.300q", resp.Text())
 }
 
 // A payload bound over the default cannot be kept: a workflow task may carry two payloads of

@@ -142,18 +142,11 @@ func TestTurnContinuesAsNew(t *testing.T) {
 	startWorker(t, tc, bulkyClient(rounds, 1<<10), cfg)
 	ctx, turn := startTurn(t, tc, cfg, 5*time.Minute, temporal.Request{ConversationID: "", Messages: []chat.Message{chat.User("read them all")}})
 	var finished int
-	var done *client.Response
-	for ev, err := range turn.Events(ctx) {
-		if err != nil {
-			t.Fatal(err)
-		}
+	done := readEvents(t, ctx, turn, func(ev *client.Event) {
 		if ev.Tool != nil && ev.Tool.Kind == client.ToolFinished {
 			finished++
 		}
-		if ev.Done != nil {
-			done = ev.Done
-		}
-	}
+	})
 	if done == nil || done.Text() != fmt.Sprintf("read %d files", rounds) {
 		t.Fatalf("response %+v", done)
 	}

@@ -140,37 +140,47 @@ func TestParallelCallsOverTheMessageLimitStartInBatches(t *testing.T) {
 // does, and are bounded alike: decisions giving larger ones, or larger together than half the
 // payload bound, are refused, and the turn keeps waiting for decisions that fit.
 func TestDecisionsArgumentsAndDataAreBounded(t *testing.T) {
-	tc := dial(t)
-	ctx, turn, _, runs := startApprovalTurn(t, tc, "big-edit", 2*time.Minute)
-	st, err := turn.WaitPending(ctx)
-	if err != nil || st == nil {
-		t.Fatalf("pending = %+v, %v", st, err)
-	}
 	path := strings.Repeat("p", 1500<<10)
-	args := fmt.Sprintf(`{"path":%q}`, path)
-	if err := turn.Decide(ctx, st.Seq, client.ApproveWith("d1", args)); !errors.Is(err, client.ErrInvalidDecision) || !strings.Contains(err.Error(), "gives arguments of") {
-		t.Fatalf("huge arguments: %v", err)
-	}
 	data, _ := json.Marshal(path)
-	if err := turn.Decide(ctx, st.Seq, client.Decision{CallID: "d1", Kind: client.DecideRestart, Data: data}); !errors.Is(err, client.ErrInvalidDecision) || !strings.Contains(err.Error(), "gives data of") {
-		t.Fatalf("huge data: %v", err)
+	half, _ := json.Marshal(path[:500<<10-2]) // 500 KiB with its quotes
+	text, runs := decideAfterRefusals(t, "big-edit", []refusal{
+		{"huge arguments", client.ApproveWith("d1", fmt.Sprintf(`{"path":%q}`, path)), "gives arguments of"},
+		{"huge data", client.Decision{CallID: "d1", Kind: client.DecideRestart, Data: data}, "gives data of"},
+		{"large together", client.Decision{CallID: "d1", Kind: client.DecideApprove, Arguments: fmt.Sprintf(`{"path":%q}`, path[:500<<10]), Data: half}, "half MaxPayloadBytes"},
+	}, client.ApproveWith("d1", `{"path":"/tmp/b"}`))
+	if text != "Done: deleted /tmp/b" || len(runs) != 1 || !strings.HasSuffix(runs[0], "/tmp/b") {
+		t.Fatalf("response %q, runs %v", text, runs)
 	}
-	both := client.Decision{CallID: "d1", Kind: client.DecideApprove, Arguments: fmt.Sprintf(`{"path":%q}`, path[:500<<10]), Data: data[:500<<10]}
-	both.Data[len(both.Data)-1] = '"'
-	if err := turn.Decide(ctx, st.Seq, both); !errors.Is(err, client.ErrInvalidDecision) || !strings.Contains(err.Error(), "half MaxPayloadBytes") {
-		t.Fatalf("large together: %v", err)
+}
+
+// refusal is a decision a waiting turn refuses with client.ErrInvalidDecision, saying want.
+type refusal struct {
+	what string
+	d    client.Decision
+	want string
+}
+
+// decideAfterRefusals starts an approval turn (startApprovalTurn) named name and, once it waits,
+// gives it each of refused, which it must refuse and keep waiting, then d; it returns the
+// turn's answer and the calls that ran.
+func decideAfterRefusals(t *testing.T, name string, refused []refusal, d client.Decision) (string, []string) {
+	t.Helper()
+	ctx, turn, _, runs := startApprovalTurn(t, dial(t), name, 2*time.Minute)
+	st := waitPending(t, ctx, turn)
+	for _, r := range refused {
+		if err := turn.Decide(ctx, st.Seq, r.d); !errors.Is(err, client.ErrInvalidDecision) || !strings.Contains(err.Error(), r.want) {
+			t.Fatalf("%s: %v", r.what, err)
+		}
 	}
 	if again, err := turn.Pending(ctx); err != nil || again == nil || again.Seq != st.Seq {
 		t.Fatalf("after refused decisions: %+v, %v", again, err)
 	}
-	if err := turn.Decide(ctx, st.Seq, client.ApproveWith("d1", `{"path":"/tmp/b"}`)); err != nil {
+	if err := turn.Decide(ctx, st.Seq, d); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := turn.Result(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := lines(t, runs); resp.Text() != "Done: deleted /tmp/b" || len(l) != 1 || !strings.HasSuffix(l[0], "/tmp/b") {
-		t.Fatalf("response %q, runs %v", resp.Text(), lines(t, runs))
-	}
+	return resp.Text(), lines(t, runs)
 }

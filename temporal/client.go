@@ -730,23 +730,26 @@ func (t *Turn) err(doing string, err error) error {
 	case errTypeNotWaiting:
 		is = client.ErrAlreadyResumed
 	case errTypeTreeBudget:
-		var be client.TreeBudgetError
-		if ae.HasDetails() && ae.Details(&be) == nil {
-			is = &be
-		} else {
-			is = client.ErrTreeBudget
-		}
+		is = detailed[client.TreeBudgetError](ae, client.ErrTreeBudget)
 	case errTypeLimit:
-		var le toolcall.LimitError
-		if ae.HasDetails() && ae.Details(&le) == nil {
-			is = &le
-		} else {
-			is = toolcall.ErrLimitExceeded
-		}
+		is = detailed[toolcall.LimitError](ae, toolcall.ErrLimitExceeded)
 	default:
 		return fmt.Errorf("temporal: %s turn %s: %w", doing, t.id, err)
 	}
 	return &turnError{msg: fmt.Sprintf("temporal: %s turn %s: %s", doing, t.id, ae.Error()), is: is, cause: err}
+}
+
+// detailed returns the error of type *T that ae's details hold, or sentinel when they hold none
+// that this build reads.
+func detailed[T any, PT interface {
+	*T
+	error
+}](ae *sdktemporal.ApplicationError, sentinel error) error {
+	var v T
+	if ae.HasDetails() && ae.Details(&v) == nil {
+		return PT(&v)
+	}
+	return sentinel
 }
 
 // turnError is an error of the workflow that matches the wield error it stands for.

@@ -99,18 +99,9 @@ func TestEncryptingCodecThroughATurn(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	cfg := approvalConfig(queue)
 	cfg.DataConverter = dc
-	w, err := temporal.NewWorker(tc, approvalClient(runs), atLoad(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
+	w := startWorker(t, tc, approvalClient(runs), cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("delete the secret-file-7731")}})
-	st, err := turn.WaitPending(ctx)
-	if err != nil || st == nil {
-		t.Fatalf("pending = %+v, %v", st, err)
-	}
+	st := waitPending(t, ctx, turn)
 	w.Stop()
 	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -154,7 +145,7 @@ func TestEncryptingCodecThroughATurn(t *testing.T) {
 
 	// A running tool's progress, from its sealed heartbeat.
 	lookups := filepath.Join(t.TempDir(), "lookups")
-	pcfg := engineCrashConfig(queue+"-progress", memory.NewWindow(memory.NewInMemory(), 50))
+	pcfg := crashConfig(queue+"-progress", memory.NewWindow(memory.NewInMemory(), 50))
 	pcfg.DataConverter = dc
 	startWorker(t, tc, engineCrashClient(lookups, true), pcfg)
 	_, pturn := startTurn(t, tc, pcfg, time.Minute, temporal.Request{ConversationID: "p", Messages: []chat.Message{chat.User("look up")}})

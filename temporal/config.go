@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -166,41 +167,24 @@ func (c Config) withDefaults() (Config, error) {
 	if c.TaskQueue == "" {
 		return c, errors.New("temporal: the config names no task queue")
 	}
-	if c.Name == "" {
-		c.Name = DefaultName
-	}
-	if c.ToolTaskQueue == "" {
-		c.ToolTaskQueue = c.TaskQueue
-	}
-	if c.MaxIterations <= 0 {
-		c.MaxIterations = client.DefaultMaxIterations
-	}
-	if c.ModelTimeout <= 0 {
-		c.ModelTimeout = DefaultModelTimeout
-	}
-	if c.ToolTimeout <= 0 {
-		c.ToolTimeout = DefaultToolTimeout
-	}
-	if c.HeartbeatTimeout <= 0 {
-		c.HeartbeatTimeout = DefaultHeartbeatTimeout
-	}
+	c.Name = cmp.Or(c.Name, DefaultName)
+	c.ToolTaskQueue = cmp.Or(c.ToolTaskQueue, c.TaskQueue)
+	c.MaxIterations = positiveOr(c.MaxIterations, client.DefaultMaxIterations)
+	c.ModelTimeout = positiveOr(c.ModelTimeout, DefaultModelTimeout)
+	c.ToolTimeout = positiveOr(c.ToolTimeout, DefaultToolTimeout)
+	c.HeartbeatTimeout = positiveOr(c.HeartbeatTimeout, DefaultHeartbeatTimeout)
 	if c.ModelRetry == nil {
 		c.ModelRetry = &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 5}
 	}
 	if c.ToolRetry == nil {
 		c.ToolRetry = &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 3}
 	}
-	if c.MaxToolResultBytes == 0 {
-		c.MaxToolResultBytes = DefaultMaxToolResultBytes
-	}
-	if c.MaxPayloadBytes == 0 {
-		c.MaxPayloadBytes = DefaultMaxPayloadBytes
-	}
+	// Negative bounds mean none, a negative interval no streaming: only zero takes the default.
+	c.MaxToolResultBytes = cmp.Or(c.MaxToolResultBytes, DefaultMaxToolResultBytes)
+	c.MaxPayloadBytes = cmp.Or(c.MaxPayloadBytes, DefaultMaxPayloadBytes)
+	c.StreamInterval = cmp.Or(c.StreamInterval, DefaultStreamInterval)
 	if c.DataConverter == nil {
 		c.DataConverter = converter.GetDefaultDataConverter()
-	}
-	if c.StreamInterval == 0 {
-		c.StreamInterval = DefaultStreamInterval
 	}
 	if c.StreamInterval > 0 && c.Worker.MaxHeartbeatThrottleInterval == 0 {
 		c.Worker.MaxHeartbeatThrottleInterval = c.StreamInterval
@@ -214,16 +198,18 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("temporal: MaxPayloadBytes %d is over %d (DefaultMaxPayloadBytes), the most a turn can keep: one workflow task may carry two payloads of the bound, and the server takes at most 4 MiB in one gRPC message whatever its payload limit",
 			c.MaxPayloadBytes, DefaultMaxPayloadBytes)
 	}
-	if c.EventPoll <= 0 {
-		c.EventPoll = DefaultEventPoll
-	}
-	if c.MaxHistoryEvents <= 0 {
-		c.MaxHistoryEvents = DefaultMaxHistoryEvents
-	}
-	if c.MaxHistoryBytes <= 0 {
-		c.MaxHistoryBytes = DefaultMaxHistoryBytes
-	}
+	c.EventPoll = positiveOr(c.EventPoll, DefaultEventPoll)
+	c.MaxHistoryEvents = positiveOr(c.MaxHistoryEvents, DefaultMaxHistoryEvents)
+	c.MaxHistoryBytes = positiveOr(c.MaxHistoryBytes, DefaultMaxHistoryBytes)
 	return c, nil
+}
+
+// positiveOr returns v, or def when v is not positive (unset).
+func positiveOr[T ~int | ~int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // The names of an agent's workflow, activities, query and update.

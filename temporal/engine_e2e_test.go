@@ -16,7 +16,6 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
 	"github.com/wield-ai/wield/client"
-	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/temporal"
 	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/tool/augment"
@@ -73,64 +72,11 @@ func engineCrashClient(runs string, hang bool) *client.Client {
 	return newClient(m, client.WithTools(charge, lookup, weather), client.WithAdvisors(toolsearch.New(toolsearch.Config{})))
 }
 
-func engineCrashConfig(queue string, mem memory.Memory) temporal.Config {
-	cfg := crashConfig(queue, mem)
-	return cfg
-}
-
 // TestWorkerKilledMidClientLoopTurn: a turn that runs the client's loop (tool search, the
 // memory advisor, an augmented tool) loses its worker (kill -9) while a read-only call runs; a
 // second worker finishes it from the history. The charge ran once, the lookup again.
 func TestWorkerKilledMidClientLoopTurn(t *testing.T) {
-	tc := dial(t)
-	queue := "engine-crash-" + rand.Text()[:8]
-	runs := filepath.Join(t.TempDir(), "runs")
-	dsn := memoryDSN(t)
-	a := startChild(t, "engine-worker", true, envQueue+"="+queue, envRuns+"="+runs, envDSN+"="+dsn)
-
-	mem, closeMem, err := openMemory(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(closeMem)
-	cfg := engineCrashConfig(queue, mem)
-	conv := "order-" + queue
-	ctx, turn := startTurn(t, tc, cfg, 5*time.Minute, temporal.Request{ConversationID: conv, Messages: []chat.Message{chat.User("charge and look up")}})
-	// The charge's completion must have reached the server: a charge that ran but whose worker
-	// died before saying so stops the turn for a decision instead (it is not retried).
-	eventually(t, time.Minute, "the charge to finish and the lookup to start", func() bool {
-		ls := lines(t, runs)
-		return count(ls, "charge_card-4242") == 1 && count(ls, "lookup_started") == 1 && activityCompleted(t, tc, turn.ID(), "/c1")
-	})
-	if err := a.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = a.cmd.Wait()
-
-	startWorker(t, tc, engineCrashClient(runs, false), cfg)
-	resp, err := turn.Result(ctx)
-	if err != nil {
-		t.Fatalf("%v\nchild output:\n%s\nruns: %v\n%s", err, a.out.String(), lines(t, runs), turnDiagnosis(t, tc, turn.ID()))
-	}
-	ls := lines(t, runs)
-	if count(ls, "charge_card-4242") != 1 || count(ls, "reason_the-order-is-due") != 1 || count(ls, "lookup_started") != 2 || count(ls, "lookup_finished") != 1 {
-		t.Fatalf("runs = %v", ls)
-	}
-	if resp.Outcome != client.OutcomeAnswer || resp.Text() != "Done: charged card-4242; order A17 found" {
-		t.Fatalf("response = %+v", resp)
-	}
-	stored, err := mem.Get(ctx, conv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var roles []string
-	for _, m := range stored {
-		roles = append(roles, string(m.Role))
-	}
-	if strings.Join(roles, ",") != "user,assistant,tool,assistant,tool,assistant" || stored[5].Content != resp.Text() {
-		t.Fatalf("stored = %v", roles)
-	}
-	checkReplay(t, tc, engineCrashClient(runs, false), cfg, turn.ID(), "crash")
+	killWorkerMidLookup(t, "engine-worker", engineCrashClient, "crash", []string{"assistant", "tool", "assistant", "tool", "assistant"}, "reason_the-order-is-due")
 }
 
 // TestReplayRecordedClientLoopHistories replays the recorded histories of turns that ran the
@@ -166,7 +112,7 @@ func TestReplayRecordedClientLoopHistories(t *testing.T) {
 				}
 				c = engineCrashClient(runs, false)
 			}
-			r, err := temporal.NewClientReplayer(c, engineCrashConfig("replay", nil))
+			r, err := temporal.NewClientReplayer(c, crashConfig("replay", nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +127,7 @@ func TestReplayRecordedClientLoopHistories(t *testing.T) {
 // searched its tools; a client without tool search takes another path, and the replayer says so.
 func TestReplayOfAnotherClientFails(t *testing.T) {
 	m := chattest.New(chattest.Text("hello")).Repeat()
-	r, err := temporal.NewClientReplayer(newClient(m), engineCrashConfig("replay", nil))
+	r, err := temporal.NewClientReplayer(newClient(m), crashConfig("replay", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,18 +189,9 @@ func TestRollbackCannotCorruptATurn(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	cfg := approvalConfig(queue)
 
-	newer, err := temporal.NewWorker(tc, approvalClient(runs), atLoad(temporal.NewerBuild(cfg))) // the new build
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := newer.Start(); err != nil {
-		t.Fatal(err)
-	}
+	newer := startWorker(t, tc, approvalClient(runs), temporal.NewerBuild(cfg)) // the new build
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("delete it")}})
-	st, err := turn.WaitPending(ctx)
-	if err != nil || st == nil {
-		t.Fatalf("pending = %+v, %v", st, err)
-	}
+	st := waitPending(t, ctx, turn)
 	newer.Stop()
 	old := startWorker(t, tc, approvalClient(runs), cfg) // the rollback: the old build's worker
 	quick, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -41,19 +41,12 @@ func TestRoundOverThePayloadLimitGoesOn(t *testing.T) {
 	agent := newClient(m, client.WithTools(read))
 	startWorker(t, tc, agent, cfg)
 	ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("read five files")}})
-	var done *client.Response
 	finished := 0
-	for ev, err := range turn.Events(ctx) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Done != nil {
-			done = ev.Done
-		}
+	done := readEvents(t, ctx, turn, func(ev *client.Event) {
 		if ev.Tool != nil && ev.Tool.Kind == client.ToolFinished {
 			finished++
 		}
-	}
+	})
 	if done == nil || done.Outcome != client.OutcomeAnswer || done.Text() != "read 5 results" || runs.Load() != 5 || finished != 5 {
 		t.Fatalf("runs %d, finished events %d, response %+v", runs.Load(), finished, done)
 	}
@@ -75,71 +68,45 @@ func TestRoundOverThePayloadLimitGoesOn(t *testing.T) {
 }
 
 // A conversation over the bound, which dropping results cannot help, fails the turn at once
-// with an error saying so.
-func TestConversationOverThePayloadLimitFails(t *testing.T) {
+// with an error saying so; a model answer over the bound fails the turn after one call: another
+// attempt would cost as much and most likely answer alike.
+func TestModelPayloadOverTheLimitFails(t *testing.T) {
 	tc := dial(t)
-	queue := "big-input-" + rand.Text()[:8]
-	cfg := temporal.Config{TaskQueue: queue}
-	var modelCalls atomic.Int32
-	m := chattest.New(chattest.Respond(func(context.Context, *chat.Prompt) (*chat.Response, error) {
-		modelCalls.Add(1)
-		return &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant("hi"), FinishReason: chat.FinishStop}}}, nil
-	})).Repeat().DiscardPrompts()
-	startWorker(t, tc, newClient(m), cfg)
-	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User(strings.Repeat("y", 1950<<10))}})
-	_, err := turn.Result(ctx)
-	if !errors.Is(err, temporal.ErrPayloadTooLarge) || !strings.Contains(err.Error(), "the model's input") || modelCalls.Load() != 0 {
-		t.Fatalf("model calls %d, err = %v", modelCalls.Load(), err)
-	}
-}
-
-// A model answer over the bound fails the turn after one call: another attempt would cost as
-// much and most likely answer alike.
-func TestModelAnswerOverThePayloadLimitIsNotRetried(t *testing.T) {
-	tc := dial(t)
-	queue := "big-answer-" + rand.Text()[:8]
-	cfg := temporal.Config{TaskQueue: queue}
-	var modelCalls atomic.Int32
-	m := chattest.New(chattest.Respond(func(context.Context, *chat.Prompt) (*chat.Response, error) {
-		modelCalls.Add(1)
-		return &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant(strings.Repeat("z", 2100<<10)), FinishReason: chat.FinishStop}}}, nil
-	})).Repeat().DiscardPrompts()
-	startWorker(t, tc, newClient(m), cfg)
-	ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User("talk")}})
-	_, err := turn.Result(ctx)
-	if !errors.Is(err, temporal.ErrPayloadTooLarge) || !strings.Contains(err.Error(), "the model's response") || modelCalls.Load() != 1 {
-		t.Fatalf("model calls %d, err = %v", modelCalls.Load(), err)
+	for _, c := range []struct {
+		name, ask, answer string
+		want              string // in the error
+		calls             int32  // of the model
+	}{
+		{name: "big-input", ask: strings.Repeat("y", 1950<<10), answer: "hi", want: "the model's input", calls: 0},
+		{name: "big-answer", ask: "talk", answer: strings.Repeat("z", 2100<<10), want: "the model's response", calls: 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := temporal.Config{TaskQueue: c.name + "-" + rand.Text()[:8]}
+			var modelCalls atomic.Int32
+			m := chattest.New(chattest.Respond(func(context.Context, *chat.Prompt) (*chat.Response, error) {
+				modelCalls.Add(1)
+				return &chat.Response{Generations: []chat.Generation{{Message: chat.Assistant(c.answer), FinishReason: chat.FinishStop}}}, nil
+			})).Repeat().DiscardPrompts()
+			startWorker(t, tc, newClient(m), cfg)
+			ctx, turn := startTurn(t, tc, cfg, time.Minute, temporal.Request{Messages: []chat.Message{chat.User(c.ask)}})
+			_, err := turn.Result(ctx)
+			if !errors.Is(err, temporal.ErrPayloadTooLarge) || !strings.Contains(err.Error(), c.want) || modelCalls.Load() != c.calls {
+				t.Fatalf("model calls %d, err = %v", modelCalls.Load(), err)
+			}
+		})
 	}
 }
 
 // A decision whose given result is over the result cap is refused, and the turn keeps waiting
 // for one that fits.
 func TestDecisionOverTheResultCapIsRefused(t *testing.T) {
-	tc := dial(t)
-	ctx, turn, _, runs := startApprovalTurn(t, tc, "big-decision", 2*time.Minute)
-	st, err := turn.WaitPending(ctx)
-	if err != nil || st == nil {
-		t.Fatalf("pending = %+v, %v", st, err)
-	}
 	huge := strings.Repeat("n", 1900<<10)
-	if err := turn.Decide(ctx, st.Seq, client.Answer("d1", huge)); !errors.Is(err, client.ErrInvalidDecision) || !strings.Contains(err.Error(), "over the 524288 bytes") {
-		t.Fatalf("a huge answer: %v", err)
-	}
-	if err := turn.Decide(ctx, st.Seq, client.Reject("d1", huge[:600<<10])); !errors.Is(err, client.ErrInvalidDecision) {
-		t.Fatalf("a large rejection: %v", err)
-	}
-	if again, err := turn.Pending(ctx); err != nil || again == nil || again.Seq != st.Seq {
-		t.Fatalf("after refused decisions: %+v, %v", again, err)
-	}
-	if err := turn.Decide(ctx, st.Seq, client.Reject("d1", "not now")); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := turn.Result(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Text() != "Done: not now" || len(lines(t, runs)) != 0 {
-		t.Fatalf("response %q, runs %v", resp.Text(), lines(t, runs))
+	text, runs := decideAfterRefusals(t, "big-decision", []refusal{
+		{"a huge answer", client.Answer("d1", huge), "over the 524288 bytes"},
+		{"a large rejection", client.Reject("d1", huge[:600<<10]), ""},
+	}, client.Reject("d1", "not now"))
+	if text != "Done: not now" || len(runs) != 0 {
+		t.Fatalf("response %q, runs %v", text, runs)
 	}
 }
 

@@ -50,16 +50,23 @@ func (m *gatedModel) Stream(ctx context.Context, _ *chat.Prompt) iter.Seq2[*chat
 	}
 }
 
+// streamConfig is the config of a streaming test's agent on a queue named after name, its
+// streaming on or off.
+func streamConfig(name string, streaming bool) temporal.Config {
+	cfg := temporal.Config{TaskQueue: name + "-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond, StreamInterval: 50 * time.Millisecond}
+	if !streaming {
+		cfg.StreamInterval = -1
+	}
+	return cfg
+}
+
 // TestModelTextStreams: a durable turn's model text reaches Turn.Events while the model call
 // runs, in order and once: the pieces join to the answer. With streaming off, the answer comes
 // whole.
 func TestModelTextStreams(t *testing.T) {
 	tc := dial(t)
 	for _, streaming := range []bool{true, false} {
-		cfg := temporal.Config{TaskQueue: "stream-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond, StreamInterval: 50 * time.Millisecond}
-		if !streaming {
-			cfg.StreamInterval = -1
-		}
+		cfg := streamConfig("stream", streaming)
 		m := &gatedModel{first: "The first half of the answer, ", rest: "and the rest of it.", seen: make(chan struct{})}
 		if !streaming {
 			close(m.seen)
@@ -68,15 +75,7 @@ func TestModelTextStreams(t *testing.T) {
 		ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("answer")}})
 		var pieces []string
 		var early bool // a piece came while the model waited
-		var answer string
-		for ev, err := range turn.Events(ctx) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ev.Done != nil {
-				answer = ev.Done.Text()
-				continue
-			}
+		done := readEvents(t, ctx, turn, func(ev *client.Event) {
 			if text := ev.Text(); text != "" {
 				pieces = append(pieces, text)
 				if !m.released.Load() && streaming {
@@ -90,9 +89,9 @@ func TestModelTextStreams(t *testing.T) {
 					}
 				}
 			}
-		}
+		})
 		want := m.first + m.rest
-		if answer != want || strings.Join(pieces, "") != want {
+		if answer := done.Text(); answer != want || strings.Join(pieces, "") != want {
 			t.Fatalf("streaming %v: answer %q, pieces %q", streaming, answer, pieces)
 		}
 		if streaming && (!early || len(pieces) < 2) {
@@ -111,10 +110,7 @@ func TestModelTextStreams(t *testing.T) {
 func TestAgentEventsStream(t *testing.T) {
 	tc := dial(t)
 	for _, streaming := range []bool{true, false} {
-		cfg := temporal.Config{TaskQueue: "agents-" + rand.Text()[:8], EventPoll: 20 * time.Millisecond, StreamInterval: 50 * time.Millisecond}
-		if !streaming {
-			cfg.StreamInterval = -1
-		}
+		cfg := streamConfig("agents", streaming)
 		first, rest := "The researcher's first half, ", "and its second."
 		seen := make(chan struct{})
 		var released atomic.Bool
@@ -148,17 +144,9 @@ func TestAgentEventsStream(t *testing.T) {
 		ctx, turn := startTurn(t, tc, cfg, 2*time.Minute, temporal.Request{Messages: []chat.Message{chat.User("go")}})
 		var agentText strings.Builder
 		var early bool // the agent's text came while it waited
-		var answer string
-		for ev, err := range turn.Events(ctx) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ev.Done != nil {
-				answer = ev.Done.Text()
-				continue
-			}
+		done := readEvents(t, ctx, turn, func(ev *client.Event) {
 			if ev.Agent() == "" {
-				continue
+				return
 			}
 			if ev.Agent() != "researcher" {
 				t.Fatalf("an event of agent %q", ev.Agent())
@@ -172,9 +160,9 @@ func TestAgentEventsStream(t *testing.T) {
 					close(seen)
 				}
 			}
-		}
+		})
 		want := first + rest
-		if answer != "Done: "+want {
+		if answer := done.Text(); answer != "Done: "+want {
 			t.Fatalf("streaming %v: answer %q", streaming, answer)
 		}
 		if streaming && (!early || !strings.HasPrefix(want, agentText.String())) {

@@ -221,27 +221,25 @@ func workers(tc sdkclient.Client, agent *client.Client, cfg temporal.Config, tur
 			w.Stop()
 		}
 	}
-	if turns {
-		w, err := temporal.NewWorker(tc, agent, cfg)
-		if err == nil {
-			err = w.Start()
+	start := func(on bool, newWorker func(sdkclient.Client, *client.Client, temporal.Config) (*temporal.Worker, error)) error {
+		if !on {
+			return nil
 		}
+		w, err := newWorker(tc, agent, cfg)
 		if err != nil {
-			return stop, err
+			return err
+		}
+		if err := w.Start(); err != nil {
+			return err
 		}
 		started = append(started, w)
+		return nil
 	}
-	if tools {
-		w, err := temporal.NewToolWorker(tc, agent, cfg)
-		if err == nil {
-			err = w.Start()
-		}
-		if err != nil {
-			return stop, err
-		}
-		started = append(started, w)
+	err = start(turns, temporal.NewWorker)
+	if err == nil {
+		err = start(tools, temporal.NewToolWorker)
 	}
-	return stop, nil
+	return stop, err
 }
 
 func approveAll(p client.PendingCall) client.Decision { return p.Approve() }
