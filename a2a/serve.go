@@ -455,24 +455,25 @@ func (g *guarded) own(ctx context.Context, id sdk.TaskID) error {
 	return nil
 }
 
+// owned answers a request about one task: missing params are invalid, a task of another caller
+// is not found, and the caller's own task goes on to next.
+func owned[P, R any](g *guarded, ctx context.Context, p *P, task func(*P) sdk.TaskID, next func(context.Context, *P) (R, error)) (R, error) {
+	var none R
+	if p == nil {
+		return none, sdk.ErrInvalidParams
+	}
+	if err := g.own(ctx, task(p)); err != nil {
+		return none, err
+	}
+	return next(ctx, p)
+}
+
 func (g *guarded) OnGetTask(ctx context.Context, q *sdk.TaskQueryParams) (*sdk.Task, error) {
-	if q == nil {
-		return nil, sdk.ErrInvalidParams
-	}
-	if err := g.own(ctx, q.ID); err != nil {
-		return nil, err
-	}
-	return g.RequestHandler.OnGetTask(ctx, q)
+	return owned(g, ctx, q, func(q *sdk.TaskQueryParams) sdk.TaskID { return q.ID }, g.RequestHandler.OnGetTask)
 }
 
 func (g *guarded) OnCancelTask(ctx context.Context, p *sdk.TaskIDParams) (*sdk.Task, error) {
-	if p == nil {
-		return nil, sdk.ErrInvalidParams
-	}
-	if err := g.own(ctx, p.ID); err != nil {
-		return nil, err
-	}
-	return g.RequestHandler.OnCancelTask(ctx, p)
+	return owned(g, ctx, p, func(p *sdk.TaskIDParams) sdk.TaskID { return p.ID }, g.RequestHandler.OnCancelTask)
 }
 
 func (g *guarded) checkSend(ctx context.Context, p *sdk.MessageSendParams) error {
