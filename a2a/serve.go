@@ -324,17 +324,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "POST a JSON-RPC request", http.StatusMethodNotAllowed)
 		return
 	}
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
-	_ = rc.SetReadDeadline(time.Time{})
+	body, err := httpguard.ReadBody(w, r, s.cfg.MaxRequestBytes, s.cfg.ReadTimeout)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, fmt.Sprintf("the request is over %d bytes", s.cfg.MaxRequestBytes), http.StatusRequestEntityTooLarge)
+		var be *httpguard.BodyError
+		errors.As(err, &be)
+		if be.Status == http.StatusRequestEntityTooLarge {
+			http.Error(w, fmt.Sprintf("the request is over %d bytes", s.cfg.MaxRequestBytes), be.Status)
 			return
 		}
-		http.Error(w, "cannot read the request", http.StatusRequestTimeout)
+		http.Error(w, "cannot read the request", be.Status)
 		return
 	}
 	ctx := context.WithValue(r.Context(), principalKey{}, who)
@@ -344,7 +342,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	w.Header().Set("Content-Type", "application/json")
-	s.rpc.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: rc, timeout: s.cfg.WriteTimeout}, r)
+	s.rpc.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: s.cfg.WriteTimeout}, r)
 }
 
 func (s *Server) serveCard(w http.ResponseWriter, r *http.Request) {
