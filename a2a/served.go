@@ -558,18 +558,9 @@ func byID(pending []client.PendingCall, ds []CallDecision, auto map[string]clien
 }
 
 func callDecision(pc client.PendingCall, d CallDecision) (client.Decision, error) {
-	args := ""
-	if len(d.Arguments) > 0 && string(d.Arguments) != "null" {
-		raw := d.Arguments
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			raw = json.RawMessage(s)
-		}
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil {
-			return client.Decision{}, errors.New(`"arguments" is not a JSON object`)
-		}
-		args = string(raw)
+	args, err := answers.Arguments(d.Arguments)
+	if err != nil {
+		return client.Decision{}, err
 	}
 	switch {
 	case d.Approved != nil && pc.Status == client.CallApproval:

@@ -143,7 +143,7 @@ func decision(pc client.PendingCall, e resumeEntry) (client.Decision, error) {
 			return client.Decision{}, errors.New("the payload is not an answer object")
 		}
 	}
-	args, err := arguments(a.Arguments)
+	args, err := answers.Arguments(a.Arguments)
 	if err != nil {
 		return client.Decision{}, err
 	}
@@ -165,22 +165,6 @@ func decision(pc client.PendingCall, e resumeEntry) (client.Decision, error) {
 		return pc.Restart(args, a.Data), nil
 	}
 	return client.Decision{}, errors.New(`the payload needs "answer" or "restart"`)
-}
-
-// arguments reads edited arguments: a JSON object, or a string holding one.
-func arguments(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		raw = json.RawMessage(s)
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return "", errors.New(`"arguments" is not a JSON object`)
-	}
-	return string(raw), nil
 }
 
 // pendingView is a pending call as the run's state shows it and its interrupt describes it.

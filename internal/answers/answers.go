@@ -3,7 +3,11 @@
 // ids).
 package answers
 
-import "fmt"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
 
 // Match decides each of pending, in order, with the answer of the same id. Every pending call
 // needs exactly one answer, and every answer a pending call; the errors name the id, calling it
@@ -35,4 +39,21 @@ func Match[P, A, D any](noun string, pending []P, pendingID func(P) string, answ
 		return nil, fmt.Errorf("no pending %s %q", noun, id)
 	}
 	return out, nil
+}
+
+// Arguments reads the edited arguments of an answer: a JSON object, or a string holding one (as
+// clients that send arguments as the model wrote them do); none ("") when raw is empty or null.
+func Arguments(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		raw = json.RawMessage(s)
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return "", errors.New(`"arguments" is not a JSON object`)
+	}
+	return string(raw), nil
 }

@@ -41,3 +41,17 @@ func TestMatch(t *testing.T) {
 		}
 	}
 }
+
+// Edited arguments come as a JSON object or a string holding one; anything else is refused.
+func TestArguments(t *testing.T) {
+	for raw, want := range map[string]string{``: ``, `null`: ``, `{"a":1}`: `{"a":1}`, `"{\"a\":1}"`: `{"a":1}`} {
+		if got, err := Arguments([]byte(raw)); err != nil || got != want {
+			t.Errorf("%s: %q %v, want %q", raw, got, err, want)
+		}
+	}
+	for _, raw := range []string{`[1]`, `"not json"`, `3`} {
+		if _, err := Arguments([]byte(raw)); err == nil || err.Error() != `"arguments" is not a JSON object` {
+			t.Errorf("%s: %v", raw, err)
+		}
+	}
+}
