@@ -109,24 +109,13 @@ func TestRemoteAgentAuthRequired(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := chattest.New(chattest.Calls(chat.ToolCall{ID: "p1", Name: "repos", Arguments: `{"input":"list my repositories"}`}), chattest.Text("ok"))
-		c := clienttest.New(t, m, client.WithTools(tl))
-		resp, _, err := runTurn(t, context.Background(), c.Prompt("what repositories do I have?"))
-		if err != nil || resp.Pending == nil {
-			t.Fatalf("turn: %v %+v", err, resp)
-		}
-		pc := resp.Pending.Pending()[0]
+		r := stopAtRemote(t, context.Background(), tl, "list my repositories")
 		var p Pending
-		if err := json.Unmarshal(pc.Interrupt.Data, &p); err != nil || p.State != "auth-required" || len(p.Calls) != 1 || p.Calls[0].Credential != "github" {
-			t.Fatalf("interrupt data %s: %v", pc.Interrupt.Data, err)
+		if err := json.Unmarshal(r.pc.Interrupt.Data, &p); err != nil || p.State != "auth-required" || len(p.Calls) != 1 || p.Calls[0].Credential != "github" {
+			t.Fatalf("interrupt data %s: %v", r.pc.Interrupt.Data, err)
 		}
-		data, _ := json.Marshal(Answer{Credentials: map[string]string{"github": "tok"}})
-		resp, _, err = runTurn(t, context.Background(), c.Resume(resp.Pending, pc.Restart("", data)))
-		if err != nil || resp.Text() != "ok" {
-			t.Fatalf("resume: %v %+v", err, resp)
-		}
-		if res := m.ToolResults(t, 1); len(res) != 1 || res[0].Content != "Three repositories." {
-			t.Fatalf("the caller's model read %+v", res)
+		if got := r.answer(t, context.Background(), Answer{Credentials: map[string]string{"github": "tok"}}); got != "Three repositories." {
+			t.Fatalf("the caller's model read %q", got)
 		}
 		// The callee's script starts over for the second run.
 		callee, _ = reposAgent(t, &runs, chattest.Calls(chat.ToolCall{ID: "c1", Name: "repos", Arguments: `{}`}), chattest.Text("Three repositories."))

@@ -147,29 +147,19 @@ func TestRemoteAgentAgainstJavaScriptServer(t *testing.T) {
 		t.Fatalf("progress %q", progress.String())
 	}
 
-	m = chattest.New(chattest.Calls(chat.ToolCall{ID: "p1", Name: "js_agent", Arguments: `{"input":"approve: a.txt"}`}), chattest.Text("done"))
-	c = clienttest.New(t, m, client.WithTools(tl))
-	resp, _, err = runTurn(t, ctx, c.Prompt("delete a.txt"))
-	if err != nil || resp.Pending == nil {
-		t.Fatalf("turn: %v %+v", err, resp)
-	}
-	pc := resp.Pending.Pending()[0]
-	if pc.Interrupt.Message != "Delete a.txt?" {
-		t.Fatalf("interrupt %q", pc.Interrupt.Message)
+	r := stopAtRemote(t, ctx, tl, "approve: a.txt")
+	if r.pc.Interrupt.Message != "Delete a.txt?" {
+		t.Fatalf("interrupt %q", r.pc.Interrupt.Message)
 	}
 	if d, _ := jsRuns(t, base); d != 0 {
 		t.Fatalf("deleted %d before the answer", d)
 	}
-	data, _ := json.Marshal(Answer{Text: "yes"})
-	resp2, _, err := runTurn(t, ctx, c.Resume(resp.Pending, pc.Restart("", data)))
-	if err != nil || resp2.Text() != "done" {
-		t.Fatalf("resume: %v %+v", err, resp2)
-	}
-	if res := m.ToolResults(t, 1); len(res) != 1 || res[0].Content != "deleted a.txt" {
-		t.Fatalf("the model read %+v", res)
+	if got := r.answer(t, ctx, Answer{Text: "yes"}); got != "deleted a.txt" {
+		t.Fatalf("the model read %q", got)
 	}
 	// The same stop resumed again reaches a task that is over: nothing is deleted twice.
-	_, _, _ = runTurn(t, ctx, c.Resume(resp.Pending, pc.Restart("", data)))
+	again, _ := json.Marshal(Answer{Text: "yes"})
+	_, _, _ = runTurn(t, ctx, r.c.Resume(r.resp.Pending, r.pc.Restart("", again)))
 	if d, _ := jsRuns(t, base); d != 1 {
 		t.Fatalf("deleted %d times", d)
 	}

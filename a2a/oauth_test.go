@@ -98,6 +98,19 @@ func oauthRemote(t *testing.T, te *tokenEndpoint, creds *Auth) tool.Tool {
 	return tl
 }
 
+// revokedRemote is an OAuth remote agent whose first call went through on a token the agent has
+// since revoked.
+func revokedRemote(t *testing.T, creds *Auth) (*tokenEndpoint, tool.Tool) {
+	t.Helper()
+	te := newTokenEndpoint(t, 3600)
+	tl := oauthRemote(t, te, creds)
+	if out, err := tl.Call(context.Background(), `{"input":"hi"}`); err != nil || out != "guarded answer" {
+		t.Fatalf("first call: %q %v", out, err)
+	}
+	te.revoke()
+	return te, tl
+}
+
 func oauthAgent(t *testing.T, te *tokenEndpoint, tokenURL string) *served {
 	m := chattest.New(chattest.Text("guarded answer")).Repeat()
 	return serve(t, clienttest.New(t, m), ServerConfig{
@@ -168,12 +181,7 @@ func TestRemoteAgentOAuthRefusedToken(t *testing.T) {
 	ctx := context.Background()
 	creds := &Auth{ClientID: "wield", ClientSecret: "client-s3cret"}
 	t.Run("revoked", func(t *testing.T) {
-		te := newTokenEndpoint(t, 3600)
-		tl := oauthRemote(t, te, creds)
-		if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
-			t.Fatalf("first call: %q %v", out, err)
-		}
-		te.revoke()
+		te, tl := revokedRemote(t, creds)
 		if out, err := tl.Call(ctx, `{"input":"hi"}`); err != nil || out != "guarded answer" {
 			t.Fatalf("call with a revoked token: %q %v", out, err)
 		}
@@ -185,12 +193,7 @@ func TestRemoteAgentOAuthRefusedToken(t *testing.T) {
 		}
 	})
 	t.Run("concurrent", func(t *testing.T) {
-		te := newTokenEndpoint(t, 3600)
-		tl := oauthRemote(t, te, creds)
-		if _, err := tl.Call(ctx, `{"input":"hi"}`); err != nil {
-			t.Fatal(err)
-		}
-		te.revoke()
+		te, tl := revokedRemote(t, creds)
 		var wg sync.WaitGroup
 		errs := make(chan error, 8)
 		for range 8 {
@@ -224,12 +227,7 @@ func TestRemoteAgentOAuthRefusedToken(t *testing.T) {
 		}
 	})
 	t.Run("refetch fails", func(t *testing.T) {
-		te := newTokenEndpoint(t, 3600)
-		tl := oauthRemote(t, te, creds)
-		if _, err := tl.Call(ctx, `{"input":"hi"}`); err != nil {
-			t.Fatal(err)
-		}
-		te.revoke()
+		te, tl := revokedRemote(t, creds)
 		te.Close() // the token endpoint is gone
 		_, err := tl.Call(ctx, `{"input":"hi"}`)
 		if err == nil || !strings.Contains(err.Error(), "refused the OAuth 2 token (401)") || !strings.Contains(err.Error(), te.URL) {

@@ -60,41 +60,21 @@ func (a *allowedPush) Save(ctx context.Context, id sdk.TaskID, c *sdk.PushConfig
 }
 
 func (g *guarded) OnGetTaskPushConfig(ctx context.Context, p *sdk.GetTaskPushConfigParams) (*sdk.TaskPushConfig, error) {
-	if p == nil {
-		return nil, sdk.ErrInvalidParams
-	}
-	if err := g.own(ctx, p.TaskID); err != nil {
-		return nil, err
-	}
-	return g.RequestHandler.OnGetTaskPushConfig(ctx, p)
+	return owned(g, ctx, p, func(p *sdk.GetTaskPushConfigParams) sdk.TaskID { return p.TaskID }, g.RequestHandler.OnGetTaskPushConfig)
 }
 
 func (g *guarded) OnListTaskPushConfig(ctx context.Context, p *sdk.ListTaskPushConfigParams) ([]*sdk.TaskPushConfig, error) {
-	if p == nil {
-		return nil, sdk.ErrInvalidParams
-	}
-	if err := g.own(ctx, p.TaskID); err != nil {
-		return nil, err
-	}
-	return g.RequestHandler.OnListTaskPushConfig(ctx, p)
+	return owned(g, ctx, p, func(p *sdk.ListTaskPushConfigParams) sdk.TaskID { return p.TaskID }, g.RequestHandler.OnListTaskPushConfig)
 }
 
 func (g *guarded) OnSetTaskPushConfig(ctx context.Context, p *sdk.TaskPushConfig) (*sdk.TaskPushConfig, error) {
-	if p == nil {
-		return nil, sdk.ErrInvalidParams
-	}
-	if err := g.own(ctx, p.TaskID); err != nil {
-		return nil, err
-	}
-	return g.RequestHandler.OnSetTaskPushConfig(ctx, p)
+	return owned(g, ctx, p, func(p *sdk.TaskPushConfig) sdk.TaskID { return p.TaskID }, g.RequestHandler.OnSetTaskPushConfig)
 }
 
 func (g *guarded) OnDeleteTaskPushConfig(ctx context.Context, p *sdk.DeleteTaskPushConfigParams) error {
-	if p == nil {
-		return sdk.ErrInvalidParams
-	}
-	if err := g.own(ctx, p.TaskID); err != nil {
-		return err
-	}
-	return g.RequestHandler.OnDeleteTaskPushConfig(ctx, p)
+	_, err := owned(g, ctx, p, func(p *sdk.DeleteTaskPushConfigParams) sdk.TaskID { return p.TaskID },
+		func(ctx context.Context, p *sdk.DeleteTaskPushConfigParams) (struct{}, error) {
+			return struct{}{}, g.RequestHandler.OnDeleteTaskPushConfig(ctx, p)
+		})
+	return err
 }

@@ -50,6 +50,44 @@ func (a *approvingAgent) Cancel(ctx context.Context, rc *a2asrv.RequestContext, 
 	return q.Write(ctx, ev)
 }
 
+// remoteTurn is a caller's turn stopped at a remote agent's question: the caller's model calls
+// the remote agent's tool once, then says "ok".
+type remoteTurn struct {
+	m    *chattest.Model
+	c    *client.Client
+	resp *client.Response
+	pc   client.PendingCall
+}
+
+// stopAtRemote runs the caller's turn with tl until it stops, with one pending call.
+func stopAtRemote(t *testing.T, ctx context.Context, tl tool.Tool, input string) *remoteTurn {
+	t.Helper()
+	args, _ := json.Marshal(map[string]string{"input": input})
+	m := chattest.New(chattest.Calls(chat.ToolCall{ID: "p1", Name: tl.Definition().Name, Arguments: string(args)}), chattest.Text("ok"))
+	c := clienttest.New(t, m, client.WithTools(tl))
+	resp, _, err := runTurn(t, ctx, c.Prompt("go"))
+	if err != nil || resp.Pending == nil || len(resp.Pending.Pending()) != 1 {
+		t.Fatalf("turn: %v %+v", err, resp)
+	}
+	return &remoteTurn{m: m, c: c, resp: resp, pc: resp.Pending.Pending()[0]}
+}
+
+// answer resumes the turn with a and returns the remote agent's result as the caller's model
+// read it.
+func (r *remoteTurn) answer(t *testing.T, ctx context.Context, a Answer) string {
+	t.Helper()
+	data, _ := json.Marshal(a)
+	resp, _, err := runTurn(t, ctx, r.c.Resume(r.resp.Pending, r.pc.Restart("", data)))
+	if err != nil || resp.Text() != "ok" {
+		t.Fatalf("resume: %v %+v", err, resp)
+	}
+	res := r.m.ToolResults(t, 1)
+	if len(res) != 1 {
+		t.Fatalf("the caller's model read %+v", res)
+	}
+	return res[0].Content
+}
+
 // runTurn streams a turn of c, returning its response and the events attributed to agents.
 func runTurn(t *testing.T, ctx context.Context, spec *client.Spec) (*client.Response, []*client.Event, error) {
 	t.Helper()
@@ -84,30 +122,19 @@ func TestRemoteAgentInputRequiredThenResume(t *testing.T) {
 			if got := tl.Definition().Name; got != "deleter" {
 				t.Fatalf("name %q, want deleter", got)
 			}
-			m := chattest.New(chattest.Calls(chat.ToolCall{ID: "p1", Name: "deleter", Arguments: `{"input":"notes.txt"}`}), chattest.Text("ok"))
-			c := clienttest.New(t, m, client.WithTools(tl))
-			resp, _, err := runTurn(t, context.Background(), c.Prompt("clean up"))
-			if err != nil || resp.Pending == nil {
-				t.Fatalf("turn: %v %+v", err, resp)
-			}
-			pc := resp.Pending.Pending()[0]
-			if !strings.Contains(pc.Interrupt.Message, "approve deleting notes.txt?") {
-				t.Fatalf("interrupt %q", pc.Interrupt.Message)
+			r := stopAtRemote(t, context.Background(), tl, "notes.txt")
+			if !strings.Contains(r.pc.Interrupt.Message, "approve deleting notes.txt?") {
+				t.Fatalf("interrupt %q", r.pc.Interrupt.Message)
 			}
 			var p Pending
-			if err := json.Unmarshal(pc.Interrupt.Data, &p); err != nil || p.TaskID == "" || p.State != "input-required" {
-				t.Fatalf("interrupt data %s: %v", pc.Interrupt.Data, err)
+			if err := json.Unmarshal(r.pc.Interrupt.Data, &p); err != nil || p.TaskID == "" || p.State != "input-required" {
+				t.Fatalf("interrupt data %s: %v", r.pc.Interrupt.Data, err)
 			}
 			if n := ag.runs.Load(); n != 0 {
 				t.Fatalf("agent ran %d times before the answer", n)
 			}
-			data, _ := json.Marshal(Answer{Text: "yes"})
-			resp, _, err = runTurn(t, context.Background(), c.Resume(resp.Pending, pc.Restart("", data)))
-			if err != nil || resp.Text() != "ok" {
-				t.Fatalf("resume: %v %+v", err, resp)
-			}
-			if res := m.ToolResults(t, 1); len(res) != 1 || res[0].Content != "done: yes" {
-				t.Fatalf("the model read %+v", res)
+			if got := r.answer(t, context.Background(), Answer{Text: "yes"}); got != "done: yes" {
+				t.Fatalf("the model read %q", got)
 			}
 			if n := ag.runs.Load(); n != 1 {
 				t.Fatalf("agent ran %d times, want 1", n)
@@ -430,24 +457,13 @@ func TestRemoteAgentPollsAWieldAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pm := chattest.New(chattest.Calls(chat.ToolCall{ID: "p1", Name: "wield", Arguments: `{"input":"delete notes"}`}), chattest.Text("ok"))
-	caller := clienttest.New(t, pm, client.WithTools(tl))
-	resp, _, err := runTurn(t, context.Background(), caller.Prompt("go"))
-	if err != nil || resp.Pending == nil {
-		t.Fatalf("turn: %v %+v", err, resp)
-	}
-	pc := resp.Pending.Pending()[0]
+	r := stopAtRemote(t, context.Background(), tl, "delete notes")
 	var p Pending
-	if err := json.Unmarshal(pc.Interrupt.Data, &p); err != nil || len(p.Calls) != 1 || p.Calls[0].ID != "c1" {
-		t.Fatalf("pending %s: %v", pc.Interrupt.Data, err)
+	if err := json.Unmarshal(r.pc.Interrupt.Data, &p); err != nil || len(p.Calls) != 1 || p.Calls[0].ID != "c1" {
+		t.Fatalf("pending %s: %v", r.pc.Interrupt.Data, err)
 	}
-	data, _ := json.Marshal(Answer{Text: "yes"})
-	resp, _, err = runTurn(t, context.Background(), caller.Resume(resp.Pending, pc.Restart("", data)))
-	if err != nil || resp.Text() != "ok" || runs.Load() != 1 {
-		t.Fatalf("resume: %v %+v, runs %d", err, resp, runs.Load())
-	}
-	if res := pm.ToolResults(t, 1); len(res) != 1 || res[0].Content != "Done." {
-		t.Fatalf("the model read %+v", res)
+	if got := r.answer(t, context.Background(), Answer{Text: "yes"}); got != "Done." || runs.Load() != 1 {
+		t.Fatalf("the model read %q, runs %d", got, runs.Load())
 	}
 }
 

@@ -324,17 +324,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "POST a JSON-RPC request", http.StatusMethodNotAllowed)
 		return
 	}
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
-	_ = rc.SetReadDeadline(time.Time{})
+	body, err := httpguard.ReadBody(w, r, s.cfg.MaxRequestBytes, s.cfg.ReadTimeout)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, fmt.Sprintf("the request is over %d bytes", s.cfg.MaxRequestBytes), http.StatusRequestEntityTooLarge)
+		var be *httpguard.BodyError
+		errors.As(err, &be)
+		if be.Status == http.StatusRequestEntityTooLarge {
+			http.Error(w, fmt.Sprintf("the request is over %d bytes", s.cfg.MaxRequestBytes), be.Status)
 			return
 		}
-		http.Error(w, "cannot read the request", http.StatusRequestTimeout)
+		http.Error(w, "cannot read the request", be.Status)
 		return
 	}
 	ctx := context.WithValue(r.Context(), principalKey{}, who)
@@ -344,7 +342,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	w.Header().Set("Content-Type", "application/json")
-	s.rpc.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: rc, timeout: s.cfg.WriteTimeout}, r)
+	s.rpc.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: s.cfg.WriteTimeout}, r)
 }
 
 func (s *Server) serveCard(w http.ResponseWriter, r *http.Request) {
@@ -455,24 +453,25 @@ func (g *guarded) own(ctx context.Context, id sdk.TaskID) error {
 	return nil
 }
 
+// owned answers a request about one task: missing params are invalid, a task of another caller
+// is not found, and the caller's own task goes on to next.
+func owned[P, R any](g *guarded, ctx context.Context, p *P, task func(*P) sdk.TaskID, next func(context.Context, *P) (R, error)) (R, error) {
+	var none R
+	if p == nil {
+		return none, sdk.ErrInvalidParams
+	}
+	if err := g.own(ctx, task(p)); err != nil {
+		return none, err
+	}
+	return next(ctx, p)
+}
+
 func (g *guarded) OnGetTask(ctx context.Context, q *sdk.TaskQueryParams) (*sdk.Task, error) {
-	if q == nil {
-		return nil, sdk.ErrInvalidParams
-	}
-	if err := g.own(ctx, q.ID); err != nil {
-		return nil, err
-	}
-	return g.RequestHandler.OnGetTask(ctx, q)
+	return owned(g, ctx, q, func(q *sdk.TaskQueryParams) sdk.TaskID { return q.ID }, g.RequestHandler.OnGetTask)
 }
 
 func (g *guarded) OnCancelTask(ctx context.Context, p *sdk.TaskIDParams) (*sdk.Task, error) {
-	if p == nil {
-		return nil, sdk.ErrInvalidParams
-	}
-	if err := g.own(ctx, p.ID); err != nil {
-		return nil, err
-	}
-	return g.RequestHandler.OnCancelTask(ctx, p)
+	return owned(g, ctx, p, func(p *sdk.TaskIDParams) sdk.TaskID { return p.ID }, g.RequestHandler.OnCancelTask)
 }
 
 func (g *guarded) checkSend(ctx context.Context, p *sdk.MessageSendParams) error {

@@ -15,6 +15,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
 
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/answers"
 	"github.com/wield-ai/wield/memory"
 )
 
@@ -548,49 +549,18 @@ func decide(st *client.TurnState, m *sdk.Message, creds map[string]string) ([]cl
 // byID decides the pending calls by the decisions of a data part; a call in auto (given its
 // credential, so run again) may not be decided there too.
 func byID(pending []client.PendingCall, ds []CallDecision, auto map[string]client.Decision) ([]client.Decision, error) {
-	given := map[string]CallDecision{}
 	for _, d := range ds {
-		if _, dup := given[d.ID]; dup {
-			return nil, fmt.Errorf("call %q is decided twice", d.ID)
-		}
 		if _, ok := auto[d.ID]; ok {
 			return nil, fmt.Errorf("call %q is given its credential and a decision: give one of them", d.ID)
 		}
-		given[d.ID] = d
 	}
-	var out []client.Decision
-	for _, pc := range pending {
-		id := pendingID(pc)
-		d, ok := given[id]
-		if !ok {
-			return nil, fmt.Errorf("call %q has no decision", id)
-		}
-		delete(given, id)
-		cd, err := callDecision(pc, d)
-		if err != nil {
-			return nil, fmt.Errorf("call %q: %w", id, err)
-		}
-		out = append(out, cd)
-	}
-	for id := range given {
-		return nil, fmt.Errorf("no pending call %q", id)
-	}
-	return out, nil
+	return answers.Match("call", pending, pendingID, ds, func(d CallDecision) string { return d.ID }, callDecision)
 }
 
 func callDecision(pc client.PendingCall, d CallDecision) (client.Decision, error) {
-	args := ""
-	if len(d.Arguments) > 0 && string(d.Arguments) != "null" {
-		raw := d.Arguments
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			raw = json.RawMessage(s)
-		}
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil {
-			return client.Decision{}, errors.New(`"arguments" is not a JSON object`)
-		}
-		args = string(raw)
+	args, err := answers.Arguments(d.Arguments)
+	if err != nil {
+		return client.Decision{}, err
 	}
 	switch {
 	case d.Approved != nil && pc.Status == client.CallApproval:

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/answers"
 )
 
 // Interrupt reasons, in an interrupt's reason field.
@@ -113,31 +114,7 @@ func interruptID(c client.PendingCall) string {
 // decide turns the run's resume entries into decisions for the stopped turn's calls; every
 // pending call needs an answer.
 func decide(st *client.TurnState, entries []resumeEntry) ([]client.Decision, error) {
-	byID := map[string]resumeEntry{}
-	for _, e := range entries {
-		if _, dup := byID[e.InterruptID]; dup {
-			return nil, fmt.Errorf("interrupt %q is answered twice", e.InterruptID)
-		}
-		byID[e.InterruptID] = e
-	}
-	var out []client.Decision
-	for _, pc := range st.Pending() {
-		id := interruptID(pc)
-		e, ok := byID[id]
-		if !ok {
-			return nil, fmt.Errorf("interrupt %q has no answer", id)
-		}
-		delete(byID, id)
-		d, err := decision(pc, e)
-		if err != nil {
-			return nil, fmt.Errorf("interrupt %q: %w", id, err)
-		}
-		out = append(out, d)
-	}
-	for id := range byID {
-		return nil, fmt.Errorf("no pending interrupt %q", id)
-	}
-	return out, nil
+	return answers.Match("interrupt", st.Pending(), interruptID, entries, func(e resumeEntry) string { return e.InterruptID }, decision)
 }
 
 type answer struct {
@@ -166,7 +143,7 @@ func decision(pc client.PendingCall, e resumeEntry) (client.Decision, error) {
 			return client.Decision{}, errors.New("the payload is not an answer object")
 		}
 	}
-	args, err := arguments(a.Arguments)
+	args, err := answers.Arguments(a.Arguments)
 	if err != nil {
 		return client.Decision{}, err
 	}
@@ -188,22 +165,6 @@ func decision(pc client.PendingCall, e resumeEntry) (client.Decision, error) {
 		return pc.Restart(args, a.Data), nil
 	}
 	return client.Decision{}, errors.New(`the payload needs "answer" or "restart"`)
-}
-
-// arguments reads edited arguments: a JSON object, or a string holding one.
-func arguments(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		raw = json.RawMessage(s)
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return "", errors.New(`"arguments" is not a JSON object`)
-	}
-	return string(raw), nil
 }
 
 // pendingView is a pending call as the run's state shows it and its interrupt describes it.

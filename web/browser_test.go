@@ -249,14 +249,20 @@ func TestPageArgumentsInPieces(t *testing.T) {
 	}
 }
 
+// askToDelete opens a page that asks to delete path, which the model does by calling the
+// destructive delete_file with args; after the call it says final.
+func askToDelete(t *testing.T, path, args, final string) (*fixture, context.Context) {
+	t.Helper()
+	f := newFixture(t, nil, chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete_file", Arguments: args}), chattest.Text(final))
+	ctx := browser(t, 1280, 800)
+	must(t, ctx, chromedp.Navigate(f.url()), ask("Delete "+path))
+	return f, ctx
+}
+
 // A destructive tool waits for the button; Enter on the focused Approve runs it once.
 func TestPageApprove(t *testing.T) {
-	f := newFixture(t, nil,
-		chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete_file", Arguments: `{"path":"/tmp/x"}`}),
-		chattest.Text("Deleted it."))
-	ctx := browser(t, 1280, 800)
-	must(t, ctx, chromedp.Navigate(f.url()), ask("Delete /tmp/x"),
-		waitText(".approval", "Run delete_file?"), waitText(`.call[data-tool="delete_file"] .state`, "waiting for approval"))
+	f, ctx := askToDelete(t, "/tmp/x", `{"path":"/tmp/x"}`, "Deleted it.")
+	must(t, ctx, waitText(".approval", "Run delete_file?"), waitText(`.call[data-tool="delete_file"] .state`, "waiting for approval"))
 	if n := len(f.tools["delete_file"].Args()); n != 0 {
 		t.Fatalf("ran %d times before approval", n)
 	}
@@ -283,12 +289,8 @@ func TestPageApprove(t *testing.T) {
 
 // Rejecting with a reason tells the model why, and the tool does not run.
 func TestPageRejectWithReason(t *testing.T) {
-	f := newFixture(t, nil,
-		chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete_file", Arguments: `{"path":"/etc"}`}),
-		chattest.Text("I will not delete it."))
-	ctx := browser(t, 1280, 800)
-	must(t, ctx, chromedp.Navigate(f.url()), ask("Delete /etc"),
-		chromedp.WaitVisible(".approval .reason", chromedp.ByQuery),
+	f, ctx := askToDelete(t, "/etc", `{"path":"/etc"}`, "I will not delete it.")
+	must(t, ctx, chromedp.WaitVisible(".approval .reason", chromedp.ByQuery),
 		chromedp.SendKeys(".approval .reason", "that is the system's configuration", chromedp.ByQuery),
 		chromedp.Click(".approval .reject", chromedp.ByQuery),
 		waitText(".msg.assistant", "I will not delete it."))
@@ -304,12 +306,8 @@ func TestPageRejectWithReason(t *testing.T) {
 // The arguments are edited in a form made from the tool's schema; a value the schema refuses is
 // refused in the page, and nothing is sent until it is right.
 func TestPageEditArguments(t *testing.T) {
-	f := newFixture(t, nil,
-		chattest.Calls(chat.ToolCall{ID: "c1", Name: "delete_file", Arguments: `{"path":"/tmp/a","copies":2}`}),
-		chattest.Text("Done as edited."))
-	ctx := browser(t, 1280, 800)
-	must(t, ctx, chromedp.Navigate(f.url()), ask("Delete /tmp/a"),
-		chromedp.WaitVisible(".approval .edit", chromedp.ByQuery),
+	f, ctx := askToDelete(t, "/tmp/a", `{"path":"/tmp/a","copies":2}`, "Done as edited.")
+	must(t, ctx, chromedp.WaitVisible(".approval .edit", chromedp.ByQuery),
 		chromedp.Click(".approval .edit", chromedp.ByQuery),
 		chromedp.WaitVisible(`.schema-form [name="copies"]`, chromedp.ByQuery),
 		setValue(`.schema-form [name="copies"]`, "99"),

@@ -40,18 +40,27 @@ func bookingTool(t *testing.T, runs *atomic.Int32) tool.Tool {
 	return tools[0]
 }
 
+// bookingAsks opens a page of width×height on a turn whose model calls bookingTool's book, and
+// then says final; the page approves the call, after which the server asks its question. runs
+// counts the tool's calls.
+func bookingAsks(t *testing.T, final string, width, height int) (*fixture, context.Context, *atomic.Int32) {
+	t.Helper()
+	runs := new(atomic.Int32)
+	f := newFixture(t, []tool.Tool{bookingTool(t, runs)},
+		chattest.Calls(chat.ToolCall{ID: "b1", Name: "book", Arguments: `{}`}), chattest.Text(final))
+	c := browser(t, width, height)
+	// The server's tool is destructive, as MCP's defaults make it: approved first, it asks.
+	must(t, c, chromedp.Navigate(f.url()), ask("Book me seats"), waitText(".approval", "Run book?"),
+		chromedp.Click(".approval .approve", chromedp.ByQuery))
+	return f, c, runs
+}
+
 // An MCP server's question during a tool call shows as a form made from the schema it requested;
 // values the schema refuses are refused in the page, and the answer resumes the turn: the server
 // gets it when the call is made again.
 func TestPageElicitation(t *testing.T) {
-	var runs atomic.Int32
-	f := newFixture(t, []tool.Tool{bookingTool(t, &runs)},
-		chattest.Calls(chat.ToolCall{ID: "b1", Name: "book", Arguments: `{}`}), chattest.Text("Booked."))
-	c := browser(t, 1280, 800)
-	// The server's tool is destructive, as MCP's defaults make it: approved first, it asks.
-	must(t, c, chromedp.Navigate(f.url()), ask("Book me seats"), waitText(".approval", "Run book?"),
-		chromedp.Click(".approval .approve", chromedp.ByQuery),
-		waitText(".approval", "booking asks (during book): Which seats?"),
+	f, c, runs := bookingAsks(t, "Booked.", 1280, 800)
+	must(t, c, waitText(".approval", "booking asks (during book): Which seats?"),
 		waitText(`.call[data-tool="book"] .state`, "asks a question"),
 		waitText(".approval .schema-form", "Seats *"), waitText(".approval .schema-form", "How many people"))
 	var focused bool
@@ -88,13 +97,8 @@ func TestPageElicitation(t *testing.T) {
 
 // Declining answers the server so; the turn goes on.
 func TestPageElicitationDecline(t *testing.T) {
-	var runs atomic.Int32
-	f := newFixture(t, []tool.Tool{bookingTool(t, &runs)},
-		chattest.Calls(chat.ToolCall{ID: "b1", Name: "book", Arguments: `{}`}), chattest.Text("Not booked."))
-	c := browser(t, 390, 844)
-	must(t, c, chromedp.Navigate(f.url()), ask("Book me seats"), waitText(".approval", "Run book?"),
-		chromedp.Click(".approval .approve", chromedp.ByQuery),
-		chromedp.WaitVisible(".approval .decline", chromedp.ByQuery), chromedp.Click(".approval .decline", chromedp.ByQuery),
+	f, c, _ := bookingAsks(t, "Not booked.", 390, 844)
+	must(t, c, chromedp.WaitVisible(".approval .decline", chromedp.ByQuery), chromedp.Click(".approval .decline", chromedp.ByQuery),
 		waitText(".msg.assistant", "Not booked."), waitText(`.call[data-tool="book"] .result`, "decline"))
 	if res := f.script.ToolResults(t, 1); len(res) != 1 || res[0].Content != "decline null" {
 		t.Fatalf("the model read %v", res)

@@ -1,30 +1,12 @@
 // Drives a wield agent served over A2A with the A2A JavaScript SDK's client (@a2a-js/sdk, through
 // its v0.3 compatibility layer): a streamed task that stops for approval, a reply that resumes it,
 // tasks/get, and a task cancelled while it waits. Prints what it saw as JSON.
-const { ClientFactory, JsonRpcTransportFactory, DefaultAgentCardResolver } = require('@a2a-js/sdk/client');
-const { Role, TaskState } = require('@a2a-js/sdk');
+const { connect, message, send, text, data, partText, state, main } = require('./a2a_js.cjs');
 
 const base = process.argv[2];
-let n = 0;
-function message(parts, task) {
-  return {
-    messageId: `js-${++n}`, role: Role.ROLE_USER, parts,
-    taskId: task ? task.id : '', contextId: task ? task.contextId : '',
-    metadata: undefined, extensions: [], referenceTaskIds: [],
-  };
-}
-const text = (t) => ({ content: { $case: 'text', value: t } });
-const data = (v) => ({ content: { $case: 'data', value: v } });
-const partText = (ps) => (ps || []).filter((p) => p.content && p.content.$case === 'text').map((p) => p.content.value).join('');
-const state = (s) => TaskState[s];
 
-async function main() {
-  const compat = { legacyCompat: { enabled: true } };
-  const factory = new ClientFactory({
-    transports: [new JsonRpcTransportFactory(compat)],
-    cardResolver: new DefaultAgentCardResolver(compat),
-  });
-  const client = await factory.createFromUrl(base);
+main(async () => {
+  const client = await connect(base);
   const out = { events: [] };
   let task = null;
   let pending = null;
@@ -50,15 +32,13 @@ async function main() {
   const got = await client.getTask({ tenant: '', id: task.id, historyLength: undefined });
   out.waiting = state(got.status.state);
   // Resume: approve the pending call by id.
-  const res = await client.sendMessage({ tenant: '', message: message([data({ decisions: [{ id: pending[0].id, approved: true }] })], task), configuration: undefined, metadata: undefined });
-  const done = res.id !== undefined && res.status ? res : (res.payload && res.payload.value) || res;
+  const done = await send(client, [data({ decisions: [{ id: pending[0].id, approved: true }] })], task);
   out.final = state(done.status.state);
   out.answer = (done.artifacts || []).map((a) => partText(a.parts)).join('');
   const after = await client.getTask({ tenant: '', id: task.id, historyLength: undefined });
   out.after = state(after.status.state);
   // A second task waits; cancel it.
-  const second = await client.sendMessage({ tenant: '', message: message([text('delete more')]), configuration: undefined, metadata: undefined });
-  const t2 = second.id !== undefined ? second : second.payload.value;
+  const t2 = await send(client, [text('delete more')]);
   out.secondState = state(t2.status.state);
   const canceled = await client.cancelTask({ tenant: '', id: t2.id, metadata: undefined });
   out.canceled = state(canceled.status.state);
@@ -69,6 +49,5 @@ async function main() {
   } catch (e) {
     out.unknown = e.constructor.name + ': ' + e.message;
   }
-  process.stdout.write(JSON.stringify(out));
-}
-main().catch((e) => { console.error(e && e.stack || e); process.exit(1); });
+  return out;
+});

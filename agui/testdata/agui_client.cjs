@@ -1,17 +1,12 @@
 // Runs a turn against a wield AG-UI endpoint with the AG-UI JavaScript client: a run that stops
 // for an approval, then a run that approves it. Every event must parse with @ag-ui/core's
 // schemas, and the client's own checks of the event sequence must pass. Prints a summary as JSON.
-const { HttpAgent } = require("@ag-ui/client");
-const { run, main } = require("./agui_run.cjs");
+const { userAgent, run, main } = require("./agui_run.cjs");
 
 const url = process.argv[2];
 
 main(async () => {
-  const agent = new HttpAgent({
-    url,
-    threadId: "node-thread",
-    initialMessages: [{ id: "u1", role: "user", content: "write the notes" }],
-  });
+  const agent = userAgent(url, "node-thread", "write the notes");
   const first = await run(agent, { runId: "run-1" });
   const interrupts = agent.pendingInterrupts.map((i) => ({ id: i.id, reason: i.reason, toolCallId: i.toolCallId }));
   const second = await run(agent, {

@@ -2,17 +2,12 @@
 // client: a run that stops at the question (an interrupt whose responseSchema is the answer's),
 // then a run that accepts it with content. Every event must parse with @ag-ui/core's schemas.
 // Prints a summary as JSON.
-const { HttpAgent } = require("@ag-ui/client");
-const { run, main } = require("./agui_run.cjs");
+const { userAgent, run, main } = require("./agui_run.cjs");
 
 const url = process.argv[2];
 
 main(async () => {
-  const agent = new HttpAgent({
-    url,
-    threadId: "node-elicit",
-    initialMessages: [{ id: "u1", role: "user", content: "book me seats" }],
-  });
+  const agent = userAgent(url, "node-elicit", "book me seats");
   const first = await run(agent, { runId: "run-1" });
   const interrupts = agent.pendingInterrupts.map((i) => ({ ...i }));
   const i = interrupts[0];

@@ -1,6 +1,14 @@
-// What the AG-UI Node clients share: a run whose every event must parse with @ag-ui/core's
-// schemas, and a main that prints a failure's stack and exits 1.
+// What the AG-UI Node clients share: an agent on a thread that starts with one user message, a
+// run whose every event must parse with @ag-ui/core's schemas, and a main that prints a
+// failure's stack and exits 1.
+const { HttpAgent } = require("@ag-ui/client");
 const { EventSchemas } = require("@ag-ui/core/schemas");
+
+// userAgent is an AG-UI client for the endpoint at url, on threadId, whose thread starts with
+// the user saying content.
+function userAgent(url, threadId, content) {
+  return new HttpAgent({ url, threadId, initialMessages: [{ id: "u1", role: "user", content }] });
+}
 
 // run runs the agent once and returns its events and the RUN_FINISHED event's outcome,
 // interrupts and result; a failed run or an event that does not parse throws.
@@ -35,4 +43,4 @@ function main(body) {
   });
 }
 
-module.exports = { run, main };
+module.exports = { userAgent, run, main };

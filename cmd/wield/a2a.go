@@ -9,13 +9,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wield-ai/wield/a2a"
 	"github.com/wield-ai/wield/client"
-	"github.com/wield-ai/wield/cmd/wield/internal/builtin"
 	"github.com/wield-ai/wield/memory"
 	"github.com/wield-ai/wield/toolcall"
 )
@@ -95,9 +93,7 @@ func (a *app) a2aServe(ctx context.Context, f a2aServeFlags) error {
 	if err != nil {
 		return err
 	}
-	cat, err := a.loadCatalog(ctx, f.tools, func(al builtin.Alarm) {
-		fmt.Fprintf(a.stderr, "wield: alarm %q rings (%s)\n", al.Label, al.At.Format(time.RFC3339))
-	})
+	cat, err := a.loadCatalog(ctx, f.tools, a.serverAlarm)
 	if err != nil {
 		return err
 	}

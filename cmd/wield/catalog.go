@@ -48,6 +48,12 @@ type catalog struct {
 // sourceBuiltin names the built-in tools' source.
 const sourceBuiltin = "built-in"
 
+// serverAlarm rings a built-in alarm of a server, which runs on: on standard error, for whoever
+// runs it.
+func (a *app) serverAlarm(al builtin.Alarm) {
+	fmt.Fprintf(a.stderr, "wield: alarm %q rings (%s)\n", al.Label, al.At.Format(time.RFC3339))
+}
+
 // loadCatalog gathers the tools that f selects. onAlarm, when set, rings the built-in alarms.
 func (a *app) loadCatalog(ctx context.Context, f toolFlags, onAlarm func(builtin.Alarm)) (*catalog, error) {
 	if err := checkToolPatterns(f.choose); err != nil {

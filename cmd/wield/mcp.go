@@ -15,7 +15,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/wield-ai/wield/cmd/wield/internal/builtin"
 	"github.com/wield-ai/wield/internal/version"
 	"github.com/wield-ai/wield/mcp"
 	"github.com/wield-ai/wield/tool"
@@ -89,10 +88,7 @@ TOKEN". An address other than loopback (such as 0.0.0.0:8080) needs a token, unl
 			if f.maxCalls < 0 {
 				return usagef("--max-calls must not be negative")
 			}
-			// The server runs on, so its alarms ring: on standard error, for whoever runs it.
-			c, err := a.loadCatalog(ctx, f.tools, func(al builtin.Alarm) {
-				fmt.Fprintf(a.stderr, "wield: alarm %q rings (%s)\n", al.Label, al.At.Format(time.RFC3339))
-			})
+			c, err := a.loadCatalog(ctx, f.tools, a.serverAlarm)
 			if err != nil {
 				return err
 			}

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -364,8 +363,8 @@ func TestOAuthConfigRefused(t *testing.T) {
 // the same held port.
 func TestOAuthCallback(t *testing.T) {
 	t.Parallel()
-	var stderr strings.Builder
-	a := newApp(nil, io.Discard, &syncWriter{w: &stderr}, func(string) string { return "" })
+	var stderr testenv.Buffer
+	a := newApp(nil, io.Discard, &stderr, func(string) string { return "" })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -411,7 +410,7 @@ func TestOAuthCallback(t *testing.T) {
 	if err := wait(); err == nil || !strings.Contains(err.Error(), "refused: access_denied: no") || strings.Contains(err.Error(), "\x1b") {
 		t.Errorf("a refusal: %v", err)
 	}
-	if !strings.Contains(a.stderr.(*syncWriter).String(), "https://as.example/authorize?x=1") {
+	if !strings.Contains(stderr.String(), "https://as.example/authorize?x=1") {
 		t.Errorf("the URL was not printed: %q", stderr.String())
 	}
 
@@ -449,21 +448,4 @@ func TestOAuthCallback(t *testing.T) {
 	if r == nil || r.Code != "c0de" || r.State != "s1" {
 		t.Errorf("the third flow got %+v", r)
 	}
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.(*strings.Builder).String()
 }

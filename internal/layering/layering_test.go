@@ -70,6 +70,8 @@ var allowed = map[string][]string{
 	// The guards of wield's HTTP servers (mcp, agui, a2a): loopback, origins, bodies, per-client
 	// limits and a connection cap.
 	"internal/httpguard": {},
+	// How a2a and agui match a resume's answers to the calls a turn waits on.
+	"internal/answers": {},
 	// Test kits and test-only packages. What the kits reach (client, toolsearch) sits above most
 	// packages, so a package's own code importing one breaks that package's rule; tests may.
 	"internal/testenv":              {},
