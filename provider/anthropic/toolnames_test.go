@@ -17,8 +17,8 @@ var nameAPI = providertest.NameAPI{
 	Rule: regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`),
 	Parse: func(_ *http.Request, body []byte) (providertest.NameRequest, error) {
 		var req struct {
-			Stream   bool `json:"stream"`
-			Tools    []struct{ Name, Description string }
+			Stream   bool                    `json:"stream"`
+			Tools    []providertest.NameTool `json:"tools"`
 			Messages []struct {
 				Content []struct {
 					Type      string `json:"type"`
@@ -35,10 +35,7 @@ var nameAPI = providertest.NameAPI{
 		if err := json.Unmarshal(body, &req); err != nil {
 			return out, err
 		}
-		out.Stream = req.Stream
-		for _, t := range req.Tools {
-			out.Tools = append(out.Tools, providertest.NameTool{Name: t.Name, Description: t.Description})
-		}
+		out.Stream, out.Tools = req.Stream, req.Tools
 		for _, m := range req.Messages {
 			for _, b := range m.Content {
 				switch b.Type {

@@ -153,7 +153,7 @@ func nameAPI(t testing.TB) providertest.NameAPI {
 				} `json:"messages"`
 				ToolConfig struct {
 					Tools []struct {
-						ToolSpec struct{ Name, Description string } `json:"toolSpec"`
+						ToolSpec providertest.NameTool `json:"toolSpec"`
 					} `json:"tools"`
 				} `json:"toolConfig"`
 			}
@@ -162,7 +162,7 @@ func nameAPI(t testing.TB) providertest.NameAPI {
 				return out, err
 			}
 			for _, tl := range req.ToolConfig.Tools {
-				out.Tools = append(out.Tools, providertest.NameTool{Name: tl.ToolSpec.Name, Description: tl.ToolSpec.Description})
+				out.Tools = append(out.Tools, tl.ToolSpec)
 			}
 			for _, m := range req.Messages {
 				for _, b := range m.Content {

@@ -32,7 +32,7 @@ var nameAPI = providertest.NameAPI{
 				} `json:"parts"`
 			} `json:"contents"`
 			Tools []struct {
-				FunctionDeclarations []struct{ Name, Description string } `json:"functionDeclarations"`
+				FunctionDeclarations []providertest.NameTool `json:"functionDeclarations"`
 			} `json:"tools"`
 		}
 		out := providertest.NameRequest{Stream: strings.Contains(r.URL.Path, ":streamGenerateContent")}
@@ -40,9 +40,7 @@ var nameAPI = providertest.NameAPI{
 			return out, err
 		}
 		for _, t := range req.Tools {
-			for _, fd := range t.FunctionDeclarations {
-				out.Tools = append(out.Tools, providertest.NameTool{Name: fd.Name, Description: fd.Description})
-			}
+			out.Tools = append(out.Tools, t.FunctionDeclarations...)
 		}
 		for _, c := range req.Contents {
 			for _, p := range c.Parts {

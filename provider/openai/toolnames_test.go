@@ -29,38 +29,7 @@ var openAIName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 var chatNameAPI = providertest.NameAPI{
 	Rule: openAIName,
 	Parse: func(_ *http.Request, body []byte) (providertest.NameRequest, error) {
-		var req struct {
-			Stream bool `json:"stream"`
-			Tools  []struct {
-				Function struct{ Name, Description string } `json:"function"`
-			} `json:"tools"`
-			Messages []struct {
-				Role       string `json:"role"`
-				Content    any    `json:"content"`
-				ToolCallID string `json:"tool_call_id"`
-				ToolCalls  []struct {
-					ID       string                `json:"id"`
-					Function struct{ Name string } `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"messages"`
-		}
-		var out providertest.NameRequest
-		if err := json.Unmarshal(body, &req); err != nil {
-			return out, err
-		}
-		out.Stream = req.Stream
-		for _, t := range req.Tools {
-			out.Tools = append(out.Tools, providertest.NameTool{Name: t.Function.Name, Description: t.Function.Description})
-		}
-		for _, m := range req.Messages {
-			for _, c := range m.ToolCalls {
-				out.Calls = append(out.Calls, providertest.NameCall{ID: c.ID, Name: c.Function.Name})
-			}
-			if m.Role == "tool" {
-				out.Results = append(out.Results, providertest.NameCall{ID: m.ToolCallID, Content: fmt.Sprint(m.Content)})
-			}
-		}
-		return out, nil
+		return providertest.ChatNames(body, false)
 	},
 	Call: func(w http.ResponseWriter, stream bool, id, wire, args string) {
 		call := fmt.Sprintf(`{"index":0,"id":%q,"type":"function","function":{"name":%q,"arguments":%q}}`, id, wire, args)
@@ -86,8 +55,8 @@ var responsesNameAPI = providertest.NameAPI{
 	Rule: openAIName,
 	Parse: func(_ *http.Request, body []byte) (providertest.NameRequest, error) {
 		var req struct {
-			Stream bool `json:"stream"`
-			Tools  []struct{ Name, Description string }
+			Stream bool                    `json:"stream"`
+			Tools  []providertest.NameTool `json:"tools"`
 			Input  []struct {
 				Type   string `json:"type"`
 				CallID string `json:"call_id"`
@@ -99,10 +68,7 @@ var responsesNameAPI = providertest.NameAPI{
 		if err := json.Unmarshal(body, &req); err != nil {
 			return out, err
 		}
-		out.Stream = req.Stream
-		for _, t := range req.Tools {
-			out.Tools = append(out.Tools, providertest.NameTool{Name: t.Name, Description: t.Description})
-		}
+		out.Stream, out.Tools = req.Stream, req.Tools
 		for _, in := range req.Input {
 			switch in.Type {
 			case "function_call":
