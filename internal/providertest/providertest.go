@@ -3,6 +3,7 @@ package providertest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log"
 	"net/http"
 	"net/http/httptest"
@@ -270,6 +271,20 @@ func RunVariant(t testing.TB, file string, newModel func(url string) (chat.Model
 		t.Fatal(err)
 	}
 	return Run(context.Background(), m, &chat.Prompt{Messages: []chat.Message{chat.User("Weather in Oslo?")}}, stream)
+}
+
+// VariantError checks the answer to a variant that sends the text "Hel" and then ends in an
+// error (an error event or line mid-stream): err must be an E that ok accepts (want says which,
+// for the failure), and got must hold the text that came before it.
+func VariantError[E error](t testing.TB, got *chat.Response, err error, want string, ok func(E) bool) {
+	t.Helper()
+	var e E
+	if !errors.As(err, &e) || !ok(e) {
+		t.Fatalf("error %v (%+v), want %s", err, e, want)
+	}
+	if got.Text() != "Hel" {
+		t.Errorf("text before the error %q, want %q", got.Text(), "Hel")
+	}
 }
 
 // VariantAnswer is the answer [Variant] serves, and whether it is a stream.

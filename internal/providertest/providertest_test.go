@@ -52,6 +52,30 @@ func TestSameRequests(t *testing.T) {
 	}
 }
 
+// TestVariantError: the check passes an error of the wanted type that ok accepts after the text
+// "Hel", and fails any other error, none, or other text before it.
+func TestVariantError(t *testing.T) {
+	hel := &chat.Response{Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant, Content: "Hel"}}}}
+	overloaded := fmt.Errorf("stream: %w", &chat.ProviderError{Type: "overloaded_error"})
+	isOverloaded := func(pe *chat.ProviderError) bool { return pe.Type == "overloaded_error" }
+	for _, tc := range []struct {
+		name  string
+		got   *chat.Response
+		err   error
+		fails bool
+	}{
+		{name: "wanted", got: hel, err: overloaded},
+		{name: "no error", got: hel, fails: true},
+		{name: "another type", got: hel, err: fmt.Errorf("overloaded_error"), fails: true},
+		{name: "refused by ok", got: hel, err: &chat.ProviderError{Type: "api_error"}, fails: true},
+		{name: "other text", got: &chat.Response{}, err: overloaded, fails: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			expectCaught(t, tc.fails, func(t testing.TB) { VariantError(t, tc.got, tc.err, "an overloaded_error", isOverloaded) })
+		})
+	}
+}
+
 func post(t *testing.T, url, body string) {
 	t.Helper()
 	res, err := http.Post(url, "text/plain", strings.NewReader(body))
