@@ -14,10 +14,8 @@ import (
 // one wield keeps to (OpenAI's, see provider/internal/toolname) is enforced here, so the test shows that
 // every name sent obeys it.
 var nameAPI = providertest.NameAPI{
-	Rule: regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`),
-	Parse: func(_ *http.Request, body []byte) (providertest.NameRequest, error) {
-		return providertest.ChatNames(body, true)
-	},
+	Rule:  regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`),
+	Parse: providertest.ChatNames(true),
 	Call: func(w http.ResponseWriter, stream bool, id, wire, args string) {
 		msg := fmt.Sprintf(`{"role":"assistant","content":"","tool_calls":[{"id":%q,"function":{"index":0,"name":%q,"arguments":%s}}]}`, id, wire, args)
 		write(w, stream, msg)

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,10 +26,8 @@ var openAIName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // chatNameAPI fakes the Chat Completions API for the tool-name loops.
 var chatNameAPI = providertest.NameAPI{
-	Rule: openAIName,
-	Parse: func(_ *http.Request, body []byte) (providertest.NameRequest, error) {
-		return providertest.ChatNames(body, false)
-	},
+	Rule:  openAIName,
+	Parse: providertest.ChatNames(false),
 	Call: func(w http.ResponseWriter, stream bool, id, wire, args string) {
 		call := fmt.Sprintf(`{"index":0,"id":%q,"type":"function","function":{"name":%q,"arguments":%q}}`, id, wire, args)
 		if stream {
@@ -53,22 +50,17 @@ var chatNameAPI = providertest.NameAPI{
 // responsesNameAPI fakes the Responses API for the tool-name loops.
 var responsesNameAPI = providertest.NameAPI{
 	Rule: openAIName,
-	Parse: func(_ *http.Request, body []byte) (providertest.NameRequest, error) {
-		var req struct {
-			Stream bool                    `json:"stream"`
-			Tools  []providertest.NameTool `json:"tools"`
-			Input  []struct {
-				Type   string `json:"type"`
-				CallID string `json:"call_id"`
-				Name   string `json:"name"`
-				Output string `json:"output"`
-			} `json:"input"`
-		}
-		var out providertest.NameRequest
-		if err := json.Unmarshal(body, &req); err != nil {
-			return out, err
-		}
-		out.Stream, out.Tools = req.Stream, req.Tools
+	Parse: providertest.DecodeNames(func(_ *http.Request, req *struct {
+		Stream bool                    `json:"stream"`
+		Tools  []providertest.NameTool `json:"tools"`
+		Input  []struct {
+			Type   string `json:"type"`
+			CallID string `json:"call_id"`
+			Name   string `json:"name"`
+			Output string `json:"output"`
+		} `json:"input"`
+	}) providertest.NameRequest {
+		out := providertest.NameRequest{Stream: req.Stream, Tools: req.Tools}
 		for _, in := range req.Input {
 			switch in.Type {
 			case "function_call":
@@ -77,8 +69,8 @@ var responsesNameAPI = providertest.NameAPI{
 				out.Results = append(out.Results, providertest.NameCall{ID: in.CallID, Content: in.Output})
 			}
 		}
-		return out, nil
-	},
+		return out
+	}),
 	Call: func(w http.ResponseWriter, stream bool, id, wire, args string) {
 		item := fmt.Sprintf(`{"type":"function_call","id":"fc_1","call_id":%q,"name":%q,"arguments":%q,"status":"completed"}`, id, wire, args)
 		done := `{"id":"resp_1","object":"response","model":"m","status":"completed","output":[` + item + `]}`
