@@ -84,6 +84,16 @@ func Run(ctx context.Context, m chat.Model, p *chat.Prompt, stream bool) (*chat.
 	return m.Call(ctx, p)
 }
 
+// Answer is [Run] in a test: m's answer to p, called or streamed, failing t at once on an error.
+func Answer(t testing.TB, m chat.Model, p *chat.Prompt, stream bool) *chat.Response {
+	t.Helper()
+	resp, err := Run(context.Background(), m, p, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
 // CallAndStream checks m's answer to p twice, in the subtests "call" and "stream": called, and
 // streamed and aggregated. An error fails the subtest before check runs.
 func CallAndStream(t *testing.T, m chat.Model, p *chat.Prompt, check func(t *testing.T, resp *chat.Response)) {
@@ -92,13 +102,7 @@ func CallAndStream(t *testing.T, m chat.Model, p *chat.Prompt, check func(t *tes
 		if stream {
 			name = "stream"
 		}
-		t.Run(name, func(t *testing.T) {
-			resp, err := Run(context.Background(), m, p, stream)
-			if err != nil {
-				t.Fatal(err)
-			}
-			check(t, resp)
-		})
+		t.Run(name, func(t *testing.T) { check(t, Answer(t, m, p, stream)) })
 	}
 }
 
