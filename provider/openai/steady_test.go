@@ -77,12 +77,7 @@ func TestSteadyValidation(t *testing.T) {
 	audio := []chat.Message{chat.User("Transcribe this:", content.Audio([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), "audio/wav"), content.Audio([]byte("ID3\x04"), "audio/mpeg"))}
 	// An answer with media: images the Responses API generated (their item id kept), an image
 	// of another provider's, audio Chat Completions generated, signed text parts.
-	generated := content.Image(png, "image/png")
-	generated.Signature = "ig_123"
-	ownAudio := content.Audio([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), "audio/wav")
-	ownAudio.Signature = "audio_abc"
-	signed := content.Text(" and a chart")
-	signed.Signature = "sig"
+	generated, ownAudio, signed := answerMedia(png, " and a chart")
 	answers := []chat.Message{
 		chat.User("Draw the weather."),
 		{Role: chat.RoleAssistant, Content: "A drawing", Parts: []content.Part{signed, generated, content.Image(png, "image/png"), ownAudio},
