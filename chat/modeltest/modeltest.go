@@ -160,27 +160,21 @@ func (cfg Config) prompt(c Case) *chat.Prompt {
 func DefaultPrompt(c Case) *chat.Prompt {
 	switch c {
 	case ToolCall:
-		return &chat.Prompt{Messages: []chat.Message{chat.User("What is the weather in Paris?")}, Options: &chat.Options{Tools: []tool.Tool{weatherTool{}}}}
+		return &chat.Prompt{Messages: []chat.Message{chat.User("What is the weather in Paris?")}, Options: &chat.Options{Tools: []tool.Tool{weatherTool}}}
 	case ParallelCalls:
-		return &chat.Prompt{Messages: []chat.Message{chat.User("What is the weather in Paris and in Rome?")}, Options: &chat.Options{Tools: []tool.Tool{weatherTool{}}}}
+		return &chat.Prompt{Messages: []chat.Message{chat.User("What is the weather in Paris and in Rome?")}, Options: &chat.Options{Tools: []tool.Tool{weatherTool}}}
 	}
 	return &chat.Prompt{Messages: []chat.Message{chat.User("Say hello.")}}
 }
 
 // weatherTool is the tool of the default prompts; models only see its definition.
-type weatherTool struct{}
-
-func (weatherTool) Definition() tool.Definition {
-	return tool.Definition{
-		Name:        "weather",
-		Description: "Returns the current weather in a city.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
-	}
-}
-func (weatherTool) Metadata() tool.Metadata { return tool.Metadata{} }
-func (weatherTool) Call(context.Context, string) (string, error) {
-	return "", errors.New("modeltest: the weather tool only has a definition")
-}
+var weatherTool = tool.Must(tool.New(tool.Definition{
+	Name:        "weather",
+	Description: "Returns the current weather in a city.",
+	InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
+}, func(context.Context, map[string]any) (any, error) {
+	return nil, errors.New("modeltest: the weather tool only has a definition")
+}))
 
 // Check sends p to m, called or streamed, and returns an error saying how the answer breaks the
 // contract for c, or nil. usage asks for token usage to be reported.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,47 +36,36 @@ func TestEmbedTargetChecks(t *testing.T) {
 		"CancelWhileWaiting": EmbedTarget.CancelWhileWaiting,
 	}
 	var rejects []string
-	for _, a := range toyTarget(toyFlaws{}, true).BadAnswers() {
+	for _, a := range toyTarget(toyFlaws{}).BadAnswers() {
 		checks["Reject/"+a.Name] = func(tg EmbedTarget, t testing.TB) { tg.Reject(t, a) }
 		rejects = append(rejects, "Reject/"+a.Name)
 	}
-	tests := []struct {
-		name   string
-		flaws  toyFlaws
-		unseen bool     // the target does not record waits
-		fails  []string // the checks that must catch the flaw; all others must pass
-	}{
+	toys := []toy[toyFlaws]{
 		{name: "sound"},
-		{name: "never retries", flaws: toyFlaws{noRetry: true}, fails: []string{"Retried after 429", "Retried after 500", "RetriesRunOut"}},
-		{name: "retries client errors", flaws: toyFlaws{retryAll: true}, fails: []string{"NotRetried", "LaterBatchFails"}},
-		{name: "ignores Retry-After", flaws: toyFlaws{ignoreRetryAfter: true}, fails: []string{"Retried after 429"}},
-		{name: "ignores Retry-After, waits unseen", flaws: toyFlaws{ignoreRetryAfter: true}, unseen: true},
-		{name: "changes a retried request", flaws: toyFlaws{changeRetry: true}, fails: []string{"Retried after 429", "Retried after 500"}},
-		{name: "error answers are not ProviderErrors", flaws: toyFlaws{untyped: true}, fails: []string{"RetriesRunOut", "NotRetried", "LaterBatchFails"}},
-		{name: "loses the error type", flaws: toyFlaws{noType: true}, fails: []string{"RetriesRunOut", "NotRetried", "LaterBatchFails"}},
-		{name: "returns the vectors of earlier batches", flaws: toyFlaws{partial: true}, fails: []string{"LaterBatchFails"}},
-		{name: "loses the cancellation", flaws: toyFlaws{hideCause: true}, fails: []string{"CancelBeforeSend", "CancelWhileWaiting"}},
-		{name: "ignores the context", flaws: toyFlaws{ignoreCtx: true}, fails: []string{"CancelBeforeSend", "CancelWhileWaiting"}},
-		{name: "retries a cancelled request", flaws: toyFlaws{retryCancelled: true}, fails: []string{"CancelWhileWaiting"}},
-		{name: "nothing for an unreadable answer", flaws: toyFlaws{lenient: true}, fails: []string{"BodyCut", "Reject/not JSON", "Reject/empty body"}},
-		{name: "any number of vectors", flaws: toyFlaws{noCount: true}, fails: []string{"Reject/too few", "Reject/too many"}},
-		{name: "empty vectors", flaws: toyFlaws{emptyOK: true}, fails: []string{"Reject/empty vector", "Reject/null vector"}},
-		{name: "vectors of two lengths", flaws: toyFlaws{mixedOK: true}, fails: []string{"Reject/mixed dimensions"}},
-		{name: "any dimensions", flaws: toyFlaws{anyDims: true}, fails: []string{"Reject/dimensions not honoured"}},
-		{name: "errors without the provider's name", flaws: toyFlaws{noPrefix: true}, fails: rejects},
+		{name: "never retries", flaw: toyFlaws{noRetry: true}, fails: []string{"Retried after 429", "Retried after 500", "RetriesRunOut"}},
+		{name: "retries client errors", flaw: toyFlaws{retryAll: true}, fails: []string{"NotRetried", "LaterBatchFails"}},
+		{name: "ignores Retry-After", flaw: toyFlaws{ignoreRetryAfter: true}, fails: []string{"Retried after 429"}},
+		{name: "ignores Retry-After, waits unseen", flaw: toyFlaws{ignoreRetryAfter: true, unseenWaits: true}},
+		{name: "changes a retried request", flaw: toyFlaws{changeRetry: true}, fails: []string{"Retried after 429", "Retried after 500"}},
+		{name: "error answers are not ProviderErrors", flaw: toyFlaws{untyped: true}, fails: []string{"RetriesRunOut", "NotRetried", "LaterBatchFails"}},
+		{name: "loses the error type", flaw: toyFlaws{noType: true}, fails: []string{"RetriesRunOut", "NotRetried", "LaterBatchFails"}},
+		{name: "returns the vectors of earlier batches", flaw: toyFlaws{partial: true}, fails: []string{"LaterBatchFails"}},
+		{name: "loses the cancellation", flaw: toyFlaws{hideCause: true}, fails: []string{"CancelBeforeSend", "CancelWhileWaiting"}},
+		{name: "ignores the context", flaw: toyFlaws{ignoreCtx: true}, fails: []string{"CancelBeforeSend", "CancelWhileWaiting"}},
+		{name: "retries a cancelled request", flaw: toyFlaws{retryCancelled: true}, fails: []string{"CancelWhileWaiting"}},
+		{name: "nothing for an unreadable answer", flaw: toyFlaws{lenient: true}, fails: []string{"BodyCut", "Reject/not JSON", "Reject/empty body"}},
+		{name: "any number of vectors", flaw: toyFlaws{noCount: true}, fails: []string{"Reject/too few", "Reject/too many"}},
+		{name: "empty vectors", flaw: toyFlaws{emptyOK: true}, fails: []string{"Reject/empty vector", "Reject/null vector"}},
+		{name: "vectors of two lengths", flaw: toyFlaws{mixedOK: true}, fails: []string{"Reject/mixed dimensions"}},
+		{name: "any dimensions", flaw: toyFlaws{anyDims: true}, fails: []string{"Reject/dimensions not honoured"}},
+		{name: "errors without the provider's name", flaw: toyFlaws{noPrefix: true}, fails: rejects},
 	}
-	for _, tt := range tests {
-		for name, run := range checks {
-			t.Run(tt.name+"/"+name, func(t *testing.T) {
-				expectCaught(t, slices.Contains(tt.fails, name), func(t testing.TB) { run(toyTarget(tt.flaws, !tt.unseen), t) })
-			})
-		}
-	}
+	catchFlaws(t, toys, toyTarget, checks)
 }
 
 // toyTarget is the toy embedding API: requests {"input": [...], "dimensions": n}, answers
 // {"vectors": [...]} and errors {"error": {"message": ..., "type": ...}}, and its embedder.
-func toyTarget(f toyFlaws, recordsWaits bool) EmbedTarget {
+func toyTarget(f toyFlaws) EmbedTarget {
 	return EmbedTarget{
 		Provider: "toy",
 		New: func(_ testing.TB, url string, o EmbedOptions) toolsearch.Embedder {
@@ -98,7 +86,7 @@ func toyTarget(f toyFlaws, recordsWaits bool) EmbedTarget {
 			return JSONError(status, fmt.Sprintf(`{"error":{"message":%q,"type":"e%d"}}`, message, status))
 		},
 		ErrorType:    func(status int) string { return "e" + strconv.Itoa(status) },
-		RecordsWaits: recordsWaits,
+		RecordsWaits: !f.unseenWaits,
 	}
 }
 
@@ -120,6 +108,7 @@ type toyFlaws struct {
 	mixedOK          bool // accept vectors of different lengths
 	anyDims          bool // accept vectors of another length than asked for
 	noPrefix         bool // errors without the provider's name
+	unseenWaits      bool // its target does not record the embedder's waits
 }
 
 // errUnreadable is how post tells a lenient toyClient's Embed that it could not read an answer.

@@ -3,6 +3,7 @@ package providertest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log"
 	"net/http"
 	"net/http/httptest"
@@ -83,6 +84,16 @@ func Run(ctx context.Context, m chat.Model, p *chat.Prompt, stream bool) (*chat.
 	return m.Call(ctx, p)
 }
 
+// Answer is [Run] in a test: m's answer to p, called or streamed, failing t at once on an error.
+func Answer(t testing.TB, m chat.Model, p *chat.Prompt, stream bool) *chat.Response {
+	t.Helper()
+	resp, err := Run(context.Background(), m, p, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
 // CallAndStream checks m's answer to p twice, in the subtests "call" and "stream": called, and
 // streamed and aggregated. An error fails the subtest before check runs.
 func CallAndStream(t *testing.T, m chat.Model, p *chat.Prompt, check func(t *testing.T, resp *chat.Response)) {
@@ -91,13 +102,7 @@ func CallAndStream(t *testing.T, m chat.Model, p *chat.Prompt, check func(t *tes
 		if stream {
 			name = "stream"
 		}
-		t.Run(name, func(t *testing.T) {
-			resp, err := Run(context.Background(), m, p, stream)
-			if err != nil {
-				t.Fatal(err)
-			}
-			check(t, resp)
-		})
+		t.Run(name, func(t *testing.T) { check(t, Answer(t, m, p, stream)) })
 	}
 }
 
@@ -270,6 +275,20 @@ func RunVariant(t testing.TB, file string, newModel func(url string) (chat.Model
 		t.Fatal(err)
 	}
 	return Run(context.Background(), m, &chat.Prompt{Messages: []chat.Message{chat.User("Weather in Oslo?")}}, stream)
+}
+
+// VariantError checks the answer to a variant that sends the text "Hel" and then ends in an
+// error (an error event or line mid-stream): err must be an E that ok accepts (want says which,
+// for the failure), and got must hold the text that came before it.
+func VariantError[E error](t testing.TB, got *chat.Response, err error, want string, ok func(E) bool) {
+	t.Helper()
+	var e E
+	if !errors.As(err, &e) || !ok(e) {
+		t.Fatalf("error %v (%+v), want %s", err, e, want)
+	}
+	if got.Text() != "Hel" {
+		t.Errorf("text before the error %q, want %q", got.Text(), "Hel")
+	}
 }
 
 // VariantAnswer is the answer [Variant] serves, and whether it is a stream.

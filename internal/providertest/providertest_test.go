@@ -52,6 +52,30 @@ func TestSameRequests(t *testing.T) {
 	}
 }
 
+// TestVariantError: the check passes an error of the wanted type that ok accepts after the text
+// "Hel", and fails any other error, none, or other text before it.
+func TestVariantError(t *testing.T) {
+	hel := &chat.Response{Generations: []chat.Generation{{Message: chat.Message{Role: chat.RoleAssistant, Content: "Hel"}}}}
+	overloaded := fmt.Errorf("stream: %w", &chat.ProviderError{Type: "overloaded_error"})
+	isOverloaded := func(pe *chat.ProviderError) bool { return pe.Type == "overloaded_error" }
+	for _, tc := range []struct {
+		name  string
+		got   *chat.Response
+		err   error
+		fails bool
+	}{
+		{name: "wanted", got: hel, err: overloaded},
+		{name: "no error", got: hel, fails: true},
+		{name: "another type", got: hel, err: fmt.Errorf("overloaded_error"), fails: true},
+		{name: "refused by ok", got: hel, err: &chat.ProviderError{Type: "api_error"}, fails: true},
+		{name: "other text", got: &chat.Response{}, err: overloaded, fails: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			expectCaught(t, tc.fails, func(t testing.TB) { VariantError(t, tc.got, tc.err, "an overloaded_error", isOverloaded) })
+		})
+	}
+}
+
 func post(t *testing.T, url, body string) {
 	t.Helper()
 	res, err := http.Post(url, "text/plain", strings.NewReader(body))
@@ -77,32 +101,43 @@ func TestTargetChecks(t *testing.T) {
 			ConsumerPanic(t, tg.New(t, srv.URL), tg.Prompt)
 		},
 	}
-	tests := []struct {
-		name  string
-		model lineModel
-		fails []string // the checks that must catch the flaw; all others must pass
-	}{
+	toys := []toy[lineModel]{
 		{name: "sound"},
-		{name: "loses the cancellation", model: lineModel{hideCause: true}, fails: []string{"CancelCall", "CancelStream", "CancelBeforeSend", "StreamCut"}},
-		{name: "ends silently when cut", model: lineModel{ignoreReadErrors: true}, fails: []string{"StreamCut"}},
-		{name: "reports a stream error twice", model: lineModel{errorTwice: true}, fails: []string{"CancelStream"}},
-		{name: "swallows the consumer's panic", model: lineModel{swallowPanics: true}, fails: []string{"ConsumerPanic"}},
-		{name: "yields nothing for the head", model: lineModel{skipFirst: true}, fails: []string{"CancelStream", "StopEarly"}},
+		{name: "loses the cancellation", flaw: lineModel{hideCause: true}, fails: []string{"CancelCall", "CancelStream", "CancelBeforeSend", "StreamCut"}},
+		{name: "ends silently when cut", flaw: lineModel{ignoreReadErrors: true}, fails: []string{"StreamCut"}},
+		{name: "reports a stream error twice", flaw: lineModel{errorTwice: true}, fails: []string{"CancelStream"}},
+		{name: "swallows the consumer's panic", flaw: lineModel{swallowPanics: true}, fails: []string{"ConsumerPanic"}},
+		{name: "yields nothing for the head", flaw: lineModel{skipFirst: true}, fails: []string{"CancelStream", "StopEarly"}},
 	}
-	for _, tt := range tests {
+	target := func(model lineModel) Target {
+		return Target{
+			New: func(_ testing.TB, url string) chat.Model {
+				m := model
+				m.url = url
+				return &m
+			},
+			Prompt:      &chat.Prompt{Messages: []chat.Message{chat.User("hi")}},
+			ContentType: "text/plain",
+			Head:        "Hel\n",
+		}
+	}
+	catchFlaws(t, toys, target, checks)
+}
+
+// toy is a toy implementation with one flaw (the zero F: none), and the checks there to catch it.
+type toy[F any] struct {
+	name  string
+	flaw  F
+	fails []string // the checks that must catch the flaw; all others must pass
+}
+
+// catchFlaws runs every check on the target of every toy, in subtests toy/check, and fails t
+// unless each check fails exactly on the toys whose flaw it is there to catch.
+func catchFlaws[F, T any](t *testing.T, toys []toy[F], target func(F) T, checks map[string]func(T, testing.TB)) {
+	for _, tt := range toys {
 		for name, run := range checks {
 			t.Run(tt.name+"/"+name, func(t *testing.T) {
-				tg := Target{
-					New: func(_ testing.TB, url string) chat.Model {
-						m := tt.model
-						m.url = url
-						return &m
-					},
-					Prompt:      &chat.Prompt{Messages: []chat.Message{chat.User("hi")}},
-					ContentType: "text/plain",
-					Head:        "Hel\n",
-				}
-				expectCaught(t, slices.Contains(tt.fails, name), func(t testing.TB) { run(tg, t) })
+				expectCaught(t, slices.Contains(tt.fails, name), func(t testing.TB) { run(target(tt.flaw), t) })
 			})
 		}
 	}

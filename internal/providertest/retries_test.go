@@ -5,7 +5,6 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,45 +31,41 @@ func TestFaultChecks(t *testing.T) {
 			Err: &chat.ProviderError{StatusCode: 429, Message: "slow down"}},
 		"not retried": {Answers: []replay.Exchange{fail(400, "bad")}, Err: &chat.ProviderError{StatusCode: 400, Message: "bad"}},
 	}
-	tests := []struct {
-		name  string
-		model retryModel
-		fails []string // the rows that must catch the flaw; all others must pass
-	}{
-		{name: "sound"},
-		{name: "never retries", model: retryModel{noRetry: true}, fails: []string{"retried", "streamed", "retries spent"}},
-		{name: "retries a 400", model: retryModel{retryAll: true}, fails: []string{"not retried"}},
-		{name: "changes the request", model: retryModel{numbered: true}, fails: []string{"retried", "streamed", "retries spent"}},
-		{name: "loses the message", model: retryModel{noMessage: true}, fails: []string{"retries spent", "no retries", "not retried"}},
-		{name: "wraps nothing", model: retryModel{noCause: true}, fails: []string{"retries spent", "no retries", "not retried"}},
-		{name: "waits unseen", model: retryModel{hideWaits: true}, fails: []string{"retried"}},
-		{name: "loses the answer", model: retryModel{noAnswer: true}, fails: []string{"retried", "streamed"}},
+	checks := map[string]func(FaultTarget, testing.TB){}
+	for name, row := range rows {
+		checks[name] = func(ft FaultTarget, t testing.TB) { ft.Check(t, row) }
 	}
-	for _, tt := range tests {
-		for name, row := range rows {
-			t.Run(tt.name+"/"+name, func(t *testing.T) {
-				ft := FaultTarget{
-					Provider: "toy",
-					New: func(_ testing.TB, url string, retries *int) (chat.Model, *Waits) {
-						m := tt.model
-						m.url, m.retries, m.waits = url, 2, &Waits{}
-						if retries != nil {
-							m.retries = *retries
-						}
-						return &m, m.waits
-					},
-					Prompt: &chat.Prompt{Messages: []chat.Message{chat.User("hi")}},
-					Wraps:  true,
-					Answer: func(t testing.TB, resp *chat.Response, last replay.Exchange) {
-						if resp.Text() != string(last.Body) {
-							t.Errorf("answer %q, want %q", resp.Text(), last.Body)
-						}
-					},
+	toys := []toy[retryModel]{
+		{name: "sound"},
+		{name: "never retries", flaw: retryModel{noRetry: true}, fails: []string{"retried", "streamed", "retries spent"}},
+		{name: "retries a 400", flaw: retryModel{retryAll: true}, fails: []string{"not retried"}},
+		{name: "changes the request", flaw: retryModel{numbered: true}, fails: []string{"retried", "streamed", "retries spent"}},
+		{name: "loses the message", flaw: retryModel{noMessage: true}, fails: []string{"retries spent", "no retries", "not retried"}},
+		{name: "wraps nothing", flaw: retryModel{noCause: true}, fails: []string{"retries spent", "no retries", "not retried"}},
+		{name: "waits unseen", flaw: retryModel{hideWaits: true}, fails: []string{"retried"}},
+		{name: "loses the answer", flaw: retryModel{noAnswer: true}, fails: []string{"retried", "streamed"}},
+	}
+	target := func(model retryModel) FaultTarget {
+		return FaultTarget{
+			Provider: "toy",
+			New: func(_ testing.TB, url string, retries *int) (chat.Model, *Waits) {
+				m := model
+				m.url, m.retries, m.waits = url, 2, &Waits{}
+				if retries != nil {
+					m.retries = *retries
 				}
-				expectCaught(t, slices.Contains(tt.fails, name), func(t testing.TB) { ft.Check(t, row) })
-			})
+				return &m, m.waits
+			},
+			Prompt: &chat.Prompt{Messages: []chat.Message{chat.User("hi")}},
+			Wraps:  true,
+			Answer: func(t testing.TB, resp *chat.Response, last replay.Exchange) {
+				if resp.Text() != string(last.Body) {
+					t.Errorf("answer %q, want %q", resp.Text(), last.Body)
+				}
+			},
 		}
 	}
+	catchFlaws(t, toys, target, checks)
 }
 
 // retryModel is a minimal chat.Model over HTTP that retries 429 and 5xx answers, streaming the

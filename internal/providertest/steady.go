@@ -4,12 +4,15 @@ package providertest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,12 +26,16 @@ import (
 )
 
 // StartSteady runs steady, the OpenAPI mock server scripts/test installs, on the OpenAPI
-// description at spec (a file path) and returns its base URL on 127.0.0.1. steady answers a
+// description at spec (a file path; one ending in .gz is decompressed first, large descriptions
+// being kept compressed in testdata) and returns its base URL on 127.0.0.1. steady answers a
 // request the description forbids with 400 naming the broken rules, and any other with
 // made-up data and X-Steady-Request-Valid: true; see [Verdicts]. The server stops with t. The
 // test is skipped (failed in CI) when steady is not installed.
 func StartSteady(t testing.TB, spec string) string {
 	t.Helper()
+	if strings.HasSuffix(spec, ".gz") {
+		spec = gunzip(t, spec)
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +77,29 @@ func StartSteady(t testing.TB, spec string) string {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// gunzip writes the gzip-compressed file at path decompressed into t's temporary directory,
+// named as path without .gz, and returns the copy's path.
+func gunzip(t testing.TB, path string) string {
+	t.Helper()
+	gz, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(path), ".gz"))
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // Verdict is steady's answer to one request.

@@ -3,9 +3,13 @@
 package providertest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -83,4 +87,34 @@ func TestVerdictChecks(t *testing.T) {
 		expectCaught(t, false, func(t testing.TB) { SteadyRejects(t, fake.URL, "bad") })
 		expectCaught(t, true, func(t testing.TB) { SteadyRejects(t, fake.URL, "valid") })
 	})
+}
+
+// TestGunzip: a compressed description is written out whole under its name without .gz; a file
+// that is not gzip fails, naming it.
+func TestGunzip(t *testing.T) {
+	dir := t.TempDir()
+	want := strings.Repeat("openapi: 3.1.0\n", 1000)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(want))
+	zw.Close()
+	path := filepath.Join(dir, "spec.yaml.gz")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := gunzip(t, path)
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(out) != "spec.yaml" || string(got) != want {
+		t.Errorf("gunzip wrote %d bytes to %s, want %d to spec.yaml", len(got), out, len(want))
+	}
+	plain := filepath.Join(dir, "plain.yaml.gz")
+	if err := os.WriteFile(plain, []byte(want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if failed, msg := check(t, func(t testing.TB) { gunzip(t, plain) }); !failed || !strings.Contains(msg, plain) {
+		t.Errorf("a file that is not gzip: failed %v, %q", failed, msg)
+	}
 }

@@ -58,11 +58,74 @@ type NameRequest struct {
 	Results []NameCall
 }
 
-// NameTool is a tool as offered on the wire.
-type NameTool struct{ Name, Description string }
+// NameTool is a tool as offered on the wire. It decodes from the name and description of the
+// tool objects of Anthropic, OpenAI (under "function" in Chat Completions), Gemini's function
+// declarations and Bedrock's tool specs.
+type NameTool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
 
 // NameCall is a tool call or result as sent on the wire.
 type NameCall struct{ ID, Name, Content string }
+
+// DecodeNames makes a [NameAPI] Parse of read: the request's JSON body is decoded into a Req,
+// from which read takes the names.
+func DecodeNames[Req any](read func(r *http.Request, req *Req) NameRequest) func(*http.Request, []byte) (NameRequest, error) {
+	return func(r *http.Request, body []byte) (NameRequest, error) {
+		req := new(Req)
+		if err := json.Unmarshal(body, req); err != nil {
+			return NameRequest{}, err
+		}
+		return read(r, req), nil
+	}
+}
+
+// ChatNames makes the [NameAPI] Parse of the Chat Completions shape that OpenAI's API and
+// Ollama's /api/chat share: the tools under "function", the calls in the tool_calls of assistant
+// messages, the results in messages of role "tool" (with the tool_name Ollama adds, empty for
+// OpenAI). A request that does not say whether to stream streams when streamByDefault is set,
+// as Ollama's do.
+func ChatNames(streamByDefault bool) func(*http.Request, []byte) (NameRequest, error) {
+	return DecodeNames(func(_ *http.Request, req *chatNames) NameRequest {
+		out := NameRequest{Stream: streamByDefault}
+		if req.Stream != nil {
+			out.Stream = *req.Stream
+		}
+		for _, t := range req.Tools {
+			out.Tools = append(out.Tools, t.Function)
+		}
+		for _, m := range req.Messages {
+			for _, c := range m.ToolCalls {
+				out.Calls = append(out.Calls, NameCall{ID: c.ID, Name: c.Function.Name})
+			}
+			if m.Role == "tool" {
+				out.Results = append(out.Results, NameCall{ID: m.ToolCallID, Name: m.ToolName, Content: fmt.Sprint(m.Content)})
+			}
+		}
+		return out
+	})
+}
+
+// chatNames is what [ChatNames] reads of a request.
+type chatNames struct {
+	Stream *bool `json:"stream"`
+	Tools  []struct {
+		Function NameTool `json:"function"`
+	} `json:"tools"`
+	Messages []struct {
+		Role       string `json:"role"`
+		Content    any    `json:"content"`
+		ToolName   string `json:"tool_name"`
+		ToolCallID string `json:"tool_call_id"`
+		ToolCalls  []struct {
+			ID       string `json:"id"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"messages"`
+}
 
 // NameAPI is a fake of one provider's API for [ToolNameLoop], in that API's wire format.
 type NameAPI struct {

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/providertest"
 )
 
 // The traffic of these tests is written from Anthropic's documentation of compaction (the
@@ -87,13 +88,6 @@ func TestCompaction(t *testing.T) {
 
 	check := func(t *testing.T, resp *chat.Response) {
 		t.Helper()
-		if got := resp.Text(); got != "Done." {
-			t.Fatalf("text %q", got)
-		}
-		steps := resp.Generations[0].Message.ServerTools
-		if len(steps) != 1 || steps[0].Name != "compaction" || steps[0].Provider != ProviderName || !steps[0].Result {
-			t.Fatalf("steps %+v, want the compaction block", steps)
-		}
 		var b struct {
 			Type             string          `json:"type"`
 			Content          string          `json:"content"`
@@ -101,27 +95,12 @@ func TestCompaction(t *testing.T) {
 			Signature        string          `json:"signature"`
 			ToolChanges      json.RawMessage `json:"tool_changes"`
 		}
-		if err := json.Unmarshal(steps[0].Data, &b); err != nil {
-			t.Fatal(err)
-		}
+		step := doneAfterStep(t, resp, "compaction", &b)
 		if b.Type != "compaction" || b.Content != compactionSummary || b.EncryptedContent != "enc-1" || b.Signature != "sig-1" || string(b.ToolChanges) != "[]" {
-			t.Fatalf("the block kept: %s", steps[0].Data)
+			t.Fatalf("the block kept: %s", step.Data)
 		}
 	}
-	t.Run("call", func(t *testing.T) {
-		resp, err := m.Call(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		check(t, resp)
-	})
-	t.Run("stream", func(t *testing.T) {
-		resp, err := chat.Aggregate(m.Stream(context.Background(), p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		check(t, resp)
-	})
+	providertest.CallAndStream(t, m, p, check)
 	t.Run("call over the stream", func(t *testing.T) {
 		// A max_tokens the SDK will not wait for whole: Call reads the stream.
 		q := &chat.Prompt{Messages: p.Messages, Options: &chat.Options{MaxTokens: 128000, Extra: p.Options.Extra}}

@@ -72,6 +72,23 @@ func editingServer(t *testing.T) *httptest.Server {
 	}))
 }
 
+// doneAfterStep checks that resp answers "Done." after exactly one server step, a result of this
+// provider named name, and decodes the step's data into data; it returns the step.
+func doneAfterStep(t *testing.T, resp *chat.Response, name string, data any) chat.ServerTool {
+	t.Helper()
+	if got := resp.Text(); got != "Done." {
+		t.Fatalf("text %q", got)
+	}
+	steps := resp.Generations[0].Message.ServerTools
+	if len(steps) != 1 || steps[0].Name != name || steps[0].Provider != ProviderName || !steps[0].Result {
+		t.Fatalf("steps %+v, want one %s result", steps, name)
+	}
+	if err := json.Unmarshal(steps[0].Data, data); err != nil {
+		t.Fatal(err)
+	}
+	return steps[0]
+}
+
 // sameJSON reports whether two JSON texts hold the same value.
 func sameJSON(a, b []byte) bool {
 	var va, vb any
@@ -87,24 +104,15 @@ func TestContextEditing(t *testing.T) {
 
 	check := func(t *testing.T, resp *chat.Response) {
 		t.Helper()
-		if got := resp.Text(); got != "Done." {
-			t.Fatalf("text %q", got)
-		}
-		steps := resp.Generations[0].Message.ServerTools
-		if len(steps) != 1 || steps[0].Name != "context_management" || steps[0].Provider != ProviderName || !steps[0].Result {
-			t.Fatalf("steps %+v, want one context_management report", steps)
-		}
 		var data struct {
 			Cleared      []string        `json:"cleared"`
 			ClearedInput int             `json:"cleared_input_tokens"`
 			Report       json.RawMessage `json:"context_management"`
 		}
-		if err := json.Unmarshal(steps[0].Data, &data); err != nil {
-			t.Fatal(err)
-		}
+		step := doneAfterStep(t, resp, "context_management", &data)
 		// The API clears the oldest results it may: the memo tool's is excluded.
 		if !slices.Equal(data.Cleared, []string{"toolu_1", "toolu_3"}) || data.ClearedInput != 4096 {
-			t.Fatalf("report %s", steps[0].Data)
+			t.Fatalf("report %s", step.Data)
 		}
 		if !sameJSON(data.Report, []byte(appliedEditsJSON)) {
 			t.Fatalf("the API's own report %s, want %s", data.Report, appliedEditsJSON)

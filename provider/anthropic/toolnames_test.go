@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -15,30 +14,22 @@ import (
 // names.
 var nameAPI = providertest.NameAPI{
 	Rule: regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`),
-	Parse: func(_ *http.Request, body []byte) (providertest.NameRequest, error) {
-		var req struct {
-			Stream   bool `json:"stream"`
-			Tools    []struct{ Name, Description string }
-			Messages []struct {
-				Content []struct {
-					Type      string `json:"type"`
-					ID        string `json:"id"`
-					Name      string `json:"name"`
-					ToolUseID string `json:"tool_use_id"`
-					Content   []struct {
-						Text string `json:"text"`
-					} `json:"content"`
+	Parse: providertest.DecodeNames(func(_ *http.Request, req *struct {
+		Stream   bool                    `json:"stream"`
+		Tools    []providertest.NameTool `json:"tools"`
+		Messages []struct {
+			Content []struct {
+				Type      string `json:"type"`
+				ID        string `json:"id"`
+				Name      string `json:"name"`
+				ToolUseID string `json:"tool_use_id"`
+				Content   []struct {
+					Text string `json:"text"`
 				} `json:"content"`
-			} `json:"messages"`
-		}
-		var out providertest.NameRequest
-		if err := json.Unmarshal(body, &req); err != nil {
-			return out, err
-		}
-		out.Stream = req.Stream
-		for _, t := range req.Tools {
-			out.Tools = append(out.Tools, providertest.NameTool{Name: t.Name, Description: t.Description})
-		}
+			} `json:"content"`
+		} `json:"messages"`
+	}) providertest.NameRequest {
+		out := providertest.NameRequest{Stream: req.Stream, Tools: req.Tools}
 		for _, m := range req.Messages {
 			for _, b := range m.Content {
 				switch b.Type {
@@ -53,8 +44,8 @@ var nameAPI = providertest.NameAPI{
 				}
 			}
 		}
-		return out, nil
-	},
+		return out
+	}),
 	Call: func(w http.ResponseWriter, stream bool, id, wire, args string) {
 		if stream {
 			writeSSE(w,

@@ -135,34 +135,30 @@ func TestStreamToolLoop(t *testing.T) {
 func nameAPI(t testing.TB) providertest.NameAPI {
 	return providertest.NameAPI{
 		Rule: regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`),
-		Parse: func(r *http.Request, body []byte) (providertest.NameRequest, error) {
-			var req struct {
-				Messages []struct {
-					Content []struct {
-						ToolUse *struct {
-							ToolUseID string `json:"toolUseId"`
-							Name      string `json:"name"`
-						} `json:"toolUse"`
-						ToolResult *struct {
-							ToolUseID string `json:"toolUseId"`
-							Content   []struct {
-								Text string `json:"text"`
-							} `json:"content"`
-						} `json:"toolResult"`
-					} `json:"content"`
-				} `json:"messages"`
-				ToolConfig struct {
-					Tools []struct {
-						ToolSpec struct{ Name, Description string } `json:"toolSpec"`
-					} `json:"tools"`
-				} `json:"toolConfig"`
-			}
+		Parse: providertest.DecodeNames(func(r *http.Request, req *struct {
+			Messages []struct {
+				Content []struct {
+					ToolUse *struct {
+						ToolUseID string `json:"toolUseId"`
+						Name      string `json:"name"`
+					} `json:"toolUse"`
+					ToolResult *struct {
+						ToolUseID string `json:"toolUseId"`
+						Content   []struct {
+							Text string `json:"text"`
+						} `json:"content"`
+					} `json:"toolResult"`
+				} `json:"content"`
+			} `json:"messages"`
+			ToolConfig struct {
+				Tools []struct {
+					ToolSpec providertest.NameTool `json:"toolSpec"`
+				} `json:"tools"`
+			} `json:"toolConfig"`
+		}) providertest.NameRequest {
 			out := providertest.NameRequest{Stream: strings.HasSuffix(r.URL.Path, "/converse-stream")}
-			if err := json.Unmarshal(body, &req); err != nil {
-				return out, err
-			}
 			for _, tl := range req.ToolConfig.Tools {
-				out.Tools = append(out.Tools, providertest.NameTool{Name: tl.ToolSpec.Name, Description: tl.ToolSpec.Description})
+				out.Tools = append(out.Tools, tl.ToolSpec)
 			}
 			for _, m := range req.Messages {
 				for _, b := range m.Content {
@@ -175,8 +171,8 @@ func nameAPI(t testing.TB) providertest.NameAPI {
 					}
 				}
 			}
-			return out, nil
-		},
+			return out
+		}),
 		Call: func(w http.ResponseWriter, stream bool, id, wire, args string) {
 			if stream {
 				serve(w, streamExchange(frames(t, evStart(), evToolStart(0, id, wire), evToolInput(0, args), evStop(0),

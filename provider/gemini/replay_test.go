@@ -93,38 +93,11 @@ type loopCase struct {
 }
 
 var loopCases = []loopCase{
-	{
-		dir: "fantasy-tool-loop-gemini-2.5-flash", mode: SchemaSubset,
-		system: fantasySystem, turns: []string{fantasyUser},
-		tools:       func(t testing.TB) []tool.Tool { return []tool.Tool{fantasyWeather(t)} },
-		opts:        chat.Options{MaxTokens: 4000, ToolChoice: "auto"},
-		inventedIDs: true,
-		final:       func(s string) bool { return s == "The weather in Florence, Italy is 40 C." },
-	},
-	{
-		dir: "fantasy-tool-loop-streaming-gemini-2.5-flash", stream: true, mode: SchemaSubset,
-		system: fantasySystem, turns: []string{fantasyUser},
-		tools:       func(t testing.TB) []tool.Tool { return []tool.Tool{fantasyWeather(t)} },
-		opts:        chat.Options{MaxTokens: 4000, ToolChoice: "auto"},
-		inventedIDs: true,
-		final:       func(s string) bool { return s == "The weather in Florence,Italy is 40 C." },
-	},
-	{
-		dir: "fantasy-vertex-gemini-tool-loop-gemini-2.5-flash", vertex: true, mode: SchemaSubset,
-		system: fantasySystem, turns: []string{fantasyUser},
-		tools:       func(t testing.TB) []tool.Tool { return []tool.Tool{fantasyWeather(t)} },
-		opts:        chat.Options{MaxTokens: 4000, ToolChoice: "auto"},
-		inventedIDs: true,
-		final:       func(s string) bool { return s == "The weather in Florence,Italy is 40 C." },
-	},
-	{
-		dir: "fantasy-vertex-gemini-tool-loop-streaming-gemini-2.5-flash", vertex: true, stream: true, mode: SchemaSubset,
-		system: fantasySystem, turns: []string{fantasyUser},
-		tools:       func(t testing.TB) []tool.Tool { return []tool.Tool{fantasyWeather(t)} },
-		opts:        chat.Options{MaxTokens: 4000, ToolChoice: "auto"},
-		inventedIDs: true,
-		final:       func(s string) bool { return s == "The weather in Florence, Italy is 40 C." },
-	},
+	// The fantasy tool loop, recorded called and streamed, on the Gemini API and on Vertex AI.
+	fantasyLoop("fantasy-tool-loop-gemini-2.5-flash", false, false, "The weather in Florence, Italy is 40 C."),
+	fantasyLoop("fantasy-tool-loop-streaming-gemini-2.5-flash", true, false, "The weather in Florence,Italy is 40 C."),
+	fantasyLoop("fantasy-vertex-gemini-tool-loop-gemini-2.5-flash", false, true, "The weather in Florence,Italy is 40 C."),
+	fantasyLoop("fantasy-vertex-gemini-tool-loop-streaming-gemini-2.5-flash", true, true, "The weather in Florence, Italy is 40 C."),
 	{
 		dir:    "adk-function-tool-gemini-2.5-flash",
 		system: adkSumSystem, turns: []string{"what is the sum of 1 + 2?"},
@@ -161,6 +134,19 @@ var loopCases = []loopCase{
 		opts:  chat.Options{Temperature: chat.Ptr(0.0)},
 		final: func(s string) bool { return s == "Paris" },
 	},
+}
+
+// fantasyLoop is a recording of the fantasy tool loop: the weather of Florence, called or
+// streamed, on the Gemini API or on Vertex AI, whose final answer is final.
+func fantasyLoop(dir string, stream, vertex bool, final string) loopCase {
+	return loopCase{
+		dir: dir, stream: stream, vertex: vertex, mode: SchemaSubset,
+		system: fantasySystem, turns: []string{fantasyUser},
+		tools:       func(t testing.TB) []tool.Tool { return []tool.Tool{fantasyWeather(t)} },
+		opts:        chat.Options{MaxTokens: 4000, ToolChoice: "auto"},
+		inventedIDs: true,
+		final:       func(s string) bool { return s == final },
+	}
 }
 
 // serve loads the case's exchanges and returns a Model talking to a server that replays them.

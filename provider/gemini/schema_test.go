@@ -10,6 +10,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/wield-ai/wield/internal/providertest"
+	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -46,11 +47,7 @@ func inferred[T any](t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return testenv.JSON(t, s)
 }
 
 // TestConvertSchema converts schemas to Gemini's subset and compares with golden files

@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -18,31 +17,25 @@ import (
 // 0-9, or contain underscores, dots and dashes, with a maximum length of 64").
 var nameAPI = providertest.NameAPI{
 	Rule: regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$`),
-	Parse: func(r *http.Request, body []byte) (providertest.NameRequest, error) {
-		var req struct {
-			Contents []struct {
-				Parts []struct {
-					FunctionCall *struct {
-						ID, Name string
-					} `json:"functionCall"`
-					FunctionResponse *struct {
-						ID, Name string
-						Response map[string]any
-					} `json:"functionResponse"`
-				} `json:"parts"`
-			} `json:"contents"`
-			Tools []struct {
-				FunctionDeclarations []struct{ Name, Description string } `json:"functionDeclarations"`
-			} `json:"tools"`
-		}
+	Parse: providertest.DecodeNames(func(r *http.Request, req *struct {
+		Contents []struct {
+			Parts []struct {
+				FunctionCall *struct {
+					ID, Name string
+				} `json:"functionCall"`
+				FunctionResponse *struct {
+					ID, Name string
+					Response map[string]any
+				} `json:"functionResponse"`
+			} `json:"parts"`
+		} `json:"contents"`
+		Tools []struct {
+			FunctionDeclarations []providertest.NameTool `json:"functionDeclarations"`
+		} `json:"tools"`
+	}) providertest.NameRequest {
 		out := providertest.NameRequest{Stream: strings.Contains(r.URL.Path, ":streamGenerateContent")}
-		if err := json.Unmarshal(body, &req); err != nil {
-			return out, err
-		}
 		for _, t := range req.Tools {
-			for _, fd := range t.FunctionDeclarations {
-				out.Tools = append(out.Tools, providertest.NameTool{Name: fd.Name, Description: fd.Description})
-			}
+			out.Tools = append(out.Tools, t.FunctionDeclarations...)
 		}
 		for _, c := range req.Contents {
 			for _, p := range c.Parts {
@@ -54,8 +47,8 @@ var nameAPI = providertest.NameAPI{
 				}
 			}
 		}
-		return out, nil
-	},
+		return out
+	}),
 	Call: func(w http.ResponseWriter, stream bool, id, wire, args string) {
 		write(w, stream, fmt.Sprintf(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"id":%q,"name":%q,"args":%s}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":15},"modelVersion":"m","responseId":"r1"}`, id, wire, args))
 	},

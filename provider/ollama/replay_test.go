@@ -51,34 +51,36 @@ func checkRequest(t testing.TB, got replay.Request, ex replay.Exchange, ignoreSt
 // TestReplay sends the request of each recorded case and checks it equals the recorded one, and
 // that the answer is read as recorded (text, calls with arguments, finish, usage).
 func TestReplay(t *testing.T) {
+	// The recordings asked llama3.2 with the weather tool, or gemma3:1b for text.
+	llamaWeather := func(t testing.TB) *chat.Options {
+		return &chat.Options{Model: "llama3.2", Tools: []tool.Tool{weatherTool(t)}}
+	}
+	gemmaText := func(testing.TB) *chat.Options {
+		return &chat.Options{Model: "gemma3:1b", MaxTokens: 50, Temperature: chat.Ptr(0.0)}
+	}
 	tests := []struct {
 		dir          string
 		stream       bool
 		ignoreStream bool
-		history      func(t testing.TB) []chat.Message
-		opts         func(t testing.TB) *chat.Options
-		check        func(t *testing.T, resp *chat.Response)
+		// user is the one message sent; history, when set, the messages sent instead.
+		user    string
+		history []chat.Message
+		opts    func(t testing.TB) *chat.Options
+		finish  chat.FinishReason
+		// text, when set, checks the answer's text; check, more of the answer.
+		text  func(string) bool
+		check func(t *testing.T, resp *chat.Response)
 	}{
 		{
-			dir:     "docs-tool-call-llama3.2",
-			history: func(testing.TB) []chat.Message { return []chat.Message{chat.User("what is the weather in tokyo?")} },
-			opts: func(t testing.TB) *chat.Options {
-				return &chat.Options{Model: "llama3.2", Tools: []tool.Tool{weatherTool(t)}}
-			},
+			dir: "docs-tool-call-llama3.2", user: "what is the weather in tokyo?", opts: llamaWeather, finish: chat.FinishToolCalls,
 			check: func(t *testing.T, resp *chat.Response) {
-				c := resp.ToolCalls()
-				if len(c) != 1 || c[0].Arguments != `{"city":"Tokyo"}` || !strings.HasPrefix(c[0].ID, syntheticIDPrefix) ||
-					resp.Generations[0].FinishReason != chat.FinishToolCalls {
+				if c := resp.ToolCalls(); len(c) != 1 || c[0].Arguments != `{"city":"Tokyo"}` || !strings.HasPrefix(c[0].ID, syntheticIDPrefix) {
 					t.Fatalf("calls %+v", c)
 				}
 			},
 		},
 		{
-			dir: "docs-tool-call-stream-llama3.2", stream: true,
-			history: func(testing.TB) []chat.Message { return []chat.Message{chat.User("what is the weather in tokyo?")} },
-			opts: func(t testing.TB) *chat.Options {
-				return &chat.Options{Model: "llama3.2", Tools: []tool.Tool{weatherTool(t)}}
-			},
+			dir: "docs-tool-call-stream-llama3.2", stream: true, user: "what is the weather in tokyo?", opts: llamaWeather,
 			check: func(t *testing.T, resp *chat.Response) {
 				if c := resp.ToolCalls(); len(c) != 1 || c[0].Name != "get_weather" || c[0].Arguments != `{"city":"Tokyo"}` {
 					t.Fatalf("calls %+v", c)
@@ -86,46 +88,21 @@ func TestReplay(t *testing.T) {
 			},
 		},
 		{
-			dir: "docs-tool-result-followup-llama3.2",
-			history: func(testing.TB) []chat.Message {
-				return []chat.Message{
-					chat.User("what is the weather in Toronto?"),
-					chat.Assistant("", chat.ToolCall{ID: syntheticIDPrefix + "abc-0", Name: "get_weather", Arguments: `{"city":"Toronto"}`}),
-					chat.ToolMessage(chat.ToolResult{ID: syntheticIDPrefix + "abc-0", Name: "get_weather", Content: "11 degrees celsius"}),
-				}
+			dir: "docs-tool-result-followup-llama3.2", opts: llamaWeather, finish: chat.FinishStop,
+			history: []chat.Message{
+				chat.User("what is the weather in Toronto?"),
+				chat.Assistant("", chat.ToolCall{ID: syntheticIDPrefix + "abc-0", Name: "get_weather", Arguments: `{"city":"Toronto"}`}),
+				chat.ToolMessage(chat.ToolResult{ID: syntheticIDPrefix + "abc-0", Name: "get_weather", Content: "11 degrees celsius"}),
 			},
-			opts: func(t testing.TB) *chat.Options {
-				return &chat.Options{Model: "llama3.2", Tools: []tool.Tool{weatherTool(t)}}
-			},
-			check: func(t *testing.T, resp *chat.Response) {
-				if resp.Text() != "The current temperature in Toronto is 11°C." || resp.Generations[0].FinishReason != chat.FinishStop {
-					t.Fatalf("answer %q", resp.Text())
-				}
-			},
+			text: func(s string) bool { return s == "The current temperature in Toronto is 11°C." },
 		},
 		{
-			dir: "lcgo-text-stream-gemma3-1b", stream: true,
-			history: func(testing.TB) []chat.Message { return []chat.Message{chat.User("Count from 1 to 5")} },
-			opts: func(testing.TB) *chat.Options {
-				return &chat.Options{Model: "gemma3:1b", MaxTokens: 50, Temperature: chat.Ptr(0.0)}
-			},
-			check: func(t *testing.T, resp *chat.Response) {
-				if !strings.Contains(resp.Text(), "1, 2, 3, 4, 5") || resp.Generations[0].FinishReason != chat.FinishStop {
-					t.Fatalf("answer %q %q", resp.Text(), resp.Generations[0].FinishReason)
-				}
-			},
+			dir: "lcgo-text-stream-gemma3-1b", stream: true, user: "Count from 1 to 5", opts: gemmaText, finish: chat.FinishStop,
+			text: func(s string) bool { return strings.Contains(s, "1, 2, 3, 4, 5") },
 		},
 		{
-			dir: "lcgo-text-stream-default-gemma3-1b", stream: true, ignoreStream: true,
-			history: func(testing.TB) []chat.Message { return []chat.Message{chat.User("Hello, how are you?")} },
-			opts: func(testing.TB) *chat.Options {
-				return &chat.Options{Model: "gemma3:1b", MaxTokens: 50, Temperature: chat.Ptr(0.0)}
-			},
-			check: func(t *testing.T, resp *chat.Response) {
-				if !strings.HasPrefix(resp.Text(), "Hello there! I’m doing well") || resp.Generations[0].FinishReason != chat.FinishLength {
-					t.Fatalf("answer %q %q", resp.Text(), resp.Generations[0].FinishReason)
-				}
-			},
+			dir: "lcgo-text-stream-default-gemma3-1b", stream: true, ignoreStream: true, user: "Hello, how are you?", opts: gemmaText,
+			finish: chat.FinishLength, text: func(s string) bool { return strings.HasPrefix(s, "Hello there! I’m doing well") },
 		},
 	}
 	for _, tt := range tests {
@@ -133,14 +110,22 @@ func TestReplay(t *testing.T) {
 			exs := load(t, tt.dir)
 			srv := replay.NewServer(t, exs...)
 			m, _ := newTestModel(t, srv.URL, Config{})
-			p := &chat.Prompt{Messages: tt.history(t), Options: tt.opts(t)}
-			resp, err := providertest.Run(context.Background(), m, p, tt.stream)
-			if err != nil {
-				t.Fatal(err)
+			history := tt.history
+			if tt.user != "" {
+				history = []chat.Message{chat.User(tt.user)}
 			}
+			resp := providertest.Answer(t, m, &chat.Prompt{Messages: history, Options: tt.opts(t)}, tt.stream)
 			checkRequest(t, srv.Requests()[0], exs[0], tt.ignoreStream, nil)
 			parseRecorded(t, exs[0]).check(t, resp)
-			tt.check(t, resp)
+			if tt.finish != "" && resp.Generations[0].FinishReason != tt.finish {
+				t.Errorf("finish %q, want %q", resp.Generations[0].FinishReason, tt.finish)
+			}
+			if tt.text != nil && !tt.text(resp.Text()) {
+				t.Errorf("answer %q", resp.Text())
+			}
+			if tt.check != nil {
+				tt.check(t, resp)
+			}
 		})
 	}
 }

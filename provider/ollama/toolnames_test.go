@@ -1,7 +1,6 @@
 package ollama
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -15,42 +14,8 @@ import (
 // one wield keeps to (OpenAI's, see provider/internal/toolname) is enforced here, so the test shows that
 // every name sent obeys it.
 var nameAPI = providertest.NameAPI{
-	Rule: regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`),
-	Parse: func(_ *http.Request, body []byte) (providertest.NameRequest, error) {
-		var req struct {
-			Stream *bool `json:"stream"`
-			Tools  []struct {
-				Function struct{ Name, Description string } `json:"function"`
-			} `json:"tools"`
-			Messages []struct {
-				Role       string `json:"role"`
-				Content    string `json:"content"`
-				ToolName   string `json:"tool_name"`
-				ToolCallID string `json:"tool_call_id"`
-				ToolCalls  []struct {
-					ID       string                `json:"id"`
-					Function struct{ Name string } `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"messages"`
-		}
-		var out providertest.NameRequest
-		if err := json.Unmarshal(body, &req); err != nil {
-			return out, err
-		}
-		out.Stream = req.Stream == nil || *req.Stream
-		for _, t := range req.Tools {
-			out.Tools = append(out.Tools, providertest.NameTool{Name: t.Function.Name, Description: t.Function.Description})
-		}
-		for _, m := range req.Messages {
-			for _, c := range m.ToolCalls {
-				out.Calls = append(out.Calls, providertest.NameCall{ID: c.ID, Name: c.Function.Name})
-			}
-			if m.Role == "tool" {
-				out.Results = append(out.Results, providertest.NameCall{ID: m.ToolCallID, Name: m.ToolName, Content: m.Content})
-			}
-		}
-		return out, nil
-	},
+	Rule:  regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`),
+	Parse: providertest.ChatNames(true),
 	Call: func(w http.ResponseWriter, stream bool, id, wire, args string) {
 		msg := fmt.Sprintf(`{"role":"assistant","content":"","tool_calls":[{"id":%q,"function":{"index":0,"name":%q,"arguments":%s}}]}`, id, wire, args)
 		write(w, stream, msg)

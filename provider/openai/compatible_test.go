@@ -221,14 +221,7 @@ func runCompatLoops(t *testing.T, loops []compatLoop) {
 			if !lc.noChoice {
 				opts.ToolChoice = "auto"
 			}
-			call := func() *chat.Response {
-				r, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, lc.stream)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return r
-			}
-			first := call()
+			first := providertest.Answer(t, m, &chat.Prompt{Messages: history, Options: opts}, lc.stream)
 			want := readRecorded(t, exs[0])
 			if got := first.ToolCalls(); !reflect.DeepEqual(got, want.calls) {
 				t.Fatalf("tool calls %+v, want %+v", got, want.calls)
@@ -238,7 +231,7 @@ func runCompatLoops(t *testing.T, loops []compatLoop) {
 				t.Fatalf("usage %+v finish %q, want %+v", first.Usage, first.Result().FinishReason, want.usage)
 			}
 			history = runTools(t, history, first, tl)
-			final := call()
+			final := providertest.Answer(t, m, &chat.Prompt{Messages: history, Options: opts}, lc.stream)
 			want = readRecorded(t, exs[1])
 			if final.Text() != want.text || final.Usage != want.usage || final.Result().FinishReason != chat.FinishStop {
 				t.Fatalf("final answer %q usage %+v finish %q, want %q %+v", final.Text(), final.Usage, final.Result().FinishReason, want.text, want.usage)

@@ -188,14 +188,7 @@ func runToolLoops(t *testing.T, api apiCase, cases []toolLoopCase) {
 			weather := weatherTool()
 			opts := &chat.Options{Tools: []tool.Tool{weather}, ToolChoice: "auto"}
 			history := fantasyPrompt("What's the weather in Florence,Italy?", nil).Messages
-			call := func() *chat.Response {
-				r, err := providertest.Run(context.Background(), m, &chat.Prompt{Messages: history, Options: opts}, tc.stream)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return r
-			}
-			first := call()
+			first := providertest.Answer(t, m, &chat.Prompt{Messages: history, Options: opts}, tc.stream)
 			calls := first.ToolCalls()
 			if len(calls) != 1 || calls[0].ID != tc.callID || calls[0].Name != "weather" || calls[0].Arguments != `{"location":"Florence, Italy"}` {
 				t.Fatalf("tool calls = %+v", calls)
@@ -207,7 +200,7 @@ func runToolLoops(t *testing.T, api apiCase, cases []toolLoopCase) {
 				tc.checkFirst(t, first)
 			}
 			history = runTools(t, history, first, weather)
-			final := call()
+			final := providertest.Answer(t, m, &chat.Prompt{Messages: history, Options: opts}, tc.stream)
 			if final.Text() != tc.finalText || final.Usage != tc.finalUsage || final.Result().FinishReason != chat.FinishStop {
 				t.Fatalf("final answer %q usage %+v finish %q", final.Text(), final.Usage, final.Result().FinishReason)
 			}

@@ -21,7 +21,7 @@ import (
 // ids and reasoning, sampling settings, structured output, streaming. An OpenAI-shaped request
 // (stream_options, seed) is refused, which shows the check can fail.
 func TestMistralSteady(t *testing.T) {
-	url := startSteadySpec(t, "mistral-openapi.yaml.gz") + "/v1"
+	url := providertest.StartSteady(t, "testdata/mistral-openapi.yaml.gz") + "/v1"
 	rec := &providertest.Verdicts{}
 	client := &http.Client{Transport: rec}
 	weather, lcgo := weatherTool(), lcgoWeatherTool()

@@ -239,12 +239,7 @@ func TestMistralParts(t *testing.T) {
 // are joined in order.
 func TestAssistantMedia(t *testing.T) {
 	png := []byte("\x89PNG\r\n\x1a\n")
-	generated := content.Image(png, "image/png")
-	generated.Signature = "ig_123"
-	ownAudio := content.Audio([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), "audio/wav")
-	ownAudio.Signature = "audio_abc"
-	signed := content.Text("second")
-	signed.Signature = "gemini-signature"
+	generated, ownAudio, signed := answerMedia(png, "second")
 	msgs := []chat.Message{
 		chat.User("Draw and check."),
 		{Role: chat.RoleAssistant, Content: "first ", Parts: []content.Part{signed, content.Image(png, "image/png"), ownAudio, generated},
@@ -276,6 +271,20 @@ func TestAssistantMedia(t *testing.T) {
 	if !providertest.JSONEqual(t, string(got), want) {
 		t.Errorf("responses input:\n%s", got)
 	}
+}
+
+// answerMedia are the parts of an answer with media, one of each kind these APIs treat apart: an
+// image the Responses API generated (its item id kept as the signature), audio Chat Completions
+// generated (sent back as its transcript, the text), and a text part saying text that another
+// provider signed.
+func answerMedia(png []byte, text string) (generated, ownAudio, signed content.Part) {
+	generated = content.Image(png, "image/png")
+	generated.Signature = "ig_123"
+	ownAudio = content.Audio([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), "audio/wav")
+	ownAudio.Signature = "audio_abc"
+	signed = content.Text(text)
+	signed.Signature = "gemini-signature"
+	return generated, ownAudio, signed
 }
 
 // A tool result whose only part beside its text is a text document is all text: nothing follows

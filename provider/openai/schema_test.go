@@ -11,6 +11,7 @@ import (
 	"github.com/wield-ai/wield/internal/orderedjson"
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/internal/replay"
+	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/tool"
 )
 
@@ -163,11 +164,7 @@ func compactString(t *testing.T, s string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return testenv.JSON(t, v)
 }
 
 // forecastTool has an optional property, which strict mode makes nullable.

@@ -3,14 +3,10 @@
 package openai
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,38 +17,11 @@ import (
 	"github.com/wield-ai/wield/tool"
 )
 
-// startSteady runs steady on OpenAI's official spec (testdata/openai-openapi.yaml.gz,
-// decompressed for the test) and returns its URL. Paths have no /v1 there, which also shows the
-// base URL is used as given.
+// startSteady runs steady on OpenAI's official spec (testdata/openai-openapi.yaml.gz) and
+// returns its URL. Paths have no /v1 there, which also shows the base URL is used as given.
 func startSteady(t *testing.T) string {
 	t.Helper()
-	return startSteadySpec(t, "openai-openapi.yaml.gz")
-}
-
-// startSteadySpec runs steady on the gzip-compressed spec testdata/name.
-func startSteadySpec(t *testing.T, name string) string {
-	t.Helper()
-	gz, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gz.Close()
-	zr, err := gzip.NewReader(gz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := filepath.Join(t.TempDir(), strings.TrimSuffix(name, ".gz"))
-	f, err := os.Create(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(f, zr); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return providertest.StartSteady(t, spec)
+	return providertest.StartSteady(t, "testdata/openai-openapi.yaml.gz")
 }
 
 // TestSteadyValidation sends Chat Completions and Responses requests of every shape wield
@@ -108,12 +77,7 @@ func TestSteadyValidation(t *testing.T) {
 	audio := []chat.Message{chat.User("Transcribe this:", content.Audio([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), "audio/wav"), content.Audio([]byte("ID3\x04"), "audio/mpeg"))}
 	// An answer with media: images the Responses API generated (their item id kept), an image
 	// of another provider's, audio Chat Completions generated, signed text parts.
-	generated := content.Image(png, "image/png")
-	generated.Signature = "ig_123"
-	ownAudio := content.Audio([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), "audio/wav")
-	ownAudio.Signature = "audio_abc"
-	signed := content.Text(" and a chart")
-	signed.Signature = "sig"
+	generated, ownAudio, signed := answerMedia(png, " and a chart")
 	answers := []chat.Message{
 		chat.User("Draw the weather."),
 		{Role: chat.RoleAssistant, Content: "A drawing", Parts: []content.Part{signed, generated, content.Image(png, "image/png"), ownAudio},

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,41 +26,8 @@ var openAIName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // chatNameAPI fakes the Chat Completions API for the tool-name loops.
 var chatNameAPI = providertest.NameAPI{
-	Rule: openAIName,
-	Parse: func(_ *http.Request, body []byte) (providertest.NameRequest, error) {
-		var req struct {
-			Stream bool `json:"stream"`
-			Tools  []struct {
-				Function struct{ Name, Description string } `json:"function"`
-			} `json:"tools"`
-			Messages []struct {
-				Role       string `json:"role"`
-				Content    any    `json:"content"`
-				ToolCallID string `json:"tool_call_id"`
-				ToolCalls  []struct {
-					ID       string                `json:"id"`
-					Function struct{ Name string } `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"messages"`
-		}
-		var out providertest.NameRequest
-		if err := json.Unmarshal(body, &req); err != nil {
-			return out, err
-		}
-		out.Stream = req.Stream
-		for _, t := range req.Tools {
-			out.Tools = append(out.Tools, providertest.NameTool{Name: t.Function.Name, Description: t.Function.Description})
-		}
-		for _, m := range req.Messages {
-			for _, c := range m.ToolCalls {
-				out.Calls = append(out.Calls, providertest.NameCall{ID: c.ID, Name: c.Function.Name})
-			}
-			if m.Role == "tool" {
-				out.Results = append(out.Results, providertest.NameCall{ID: m.ToolCallID, Content: fmt.Sprint(m.Content)})
-			}
-		}
-		return out, nil
-	},
+	Rule:  openAIName,
+	Parse: providertest.ChatNames(false),
 	Call: func(w http.ResponseWriter, stream bool, id, wire, args string) {
 		call := fmt.Sprintf(`{"index":0,"id":%q,"type":"function","function":{"name":%q,"arguments":%q}}`, id, wire, args)
 		if stream {
@@ -84,25 +50,17 @@ var chatNameAPI = providertest.NameAPI{
 // responsesNameAPI fakes the Responses API for the tool-name loops.
 var responsesNameAPI = providertest.NameAPI{
 	Rule: openAIName,
-	Parse: func(_ *http.Request, body []byte) (providertest.NameRequest, error) {
-		var req struct {
-			Stream bool `json:"stream"`
-			Tools  []struct{ Name, Description string }
-			Input  []struct {
-				Type   string `json:"type"`
-				CallID string `json:"call_id"`
-				Name   string `json:"name"`
-				Output string `json:"output"`
-			} `json:"input"`
-		}
-		var out providertest.NameRequest
-		if err := json.Unmarshal(body, &req); err != nil {
-			return out, err
-		}
-		out.Stream = req.Stream
-		for _, t := range req.Tools {
-			out.Tools = append(out.Tools, providertest.NameTool{Name: t.Name, Description: t.Description})
-		}
+	Parse: providertest.DecodeNames(func(_ *http.Request, req *struct {
+		Stream bool                    `json:"stream"`
+		Tools  []providertest.NameTool `json:"tools"`
+		Input  []struct {
+			Type   string `json:"type"`
+			CallID string `json:"call_id"`
+			Name   string `json:"name"`
+			Output string `json:"output"`
+		} `json:"input"`
+	}) providertest.NameRequest {
+		out := providertest.NameRequest{Stream: req.Stream, Tools: req.Tools}
 		for _, in := range req.Input {
 			switch in.Type {
 			case "function_call":
@@ -111,8 +69,8 @@ var responsesNameAPI = providertest.NameAPI{
 				out.Results = append(out.Results, providertest.NameCall{ID: in.CallID, Content: in.Output})
 			}
 		}
-		return out, nil
-	},
+		return out
+	}),
 	Call: func(w http.ResponseWriter, stream bool, id, wire, args string) {
 		item := fmt.Sprintf(`{"type":"function_call","id":"fc_1","call_id":%q,"name":%q,"arguments":%q,"status":"completed"}`, id, wire, args)
 		done := `{"id":"resp_1","object":"response","model":"m","status":"completed","output":[` + item + `]}`
