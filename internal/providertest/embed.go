@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -99,29 +98,6 @@ func EmbedderSearch(t testing.TB, docs, queries toolsearch.Embedder) {
 			t.Errorf("%q found %v, want %s first", query, hits, want)
 		}
 	}
-}
-
-// FindTool is the search of the embedders' examples: it indexes tools for the weather, email and
-// stock prices in ix, for one session, and returns the name of the tool query finds first. An
-// error stops the program, as in an example.
-func FindTool(ix toolsearch.Index, query string) string {
-	ctx := context.Background()
-	tools := []tool.Definition{
-		{Name: "get_weather", Description: "Get the current weather for a city."},
-		{Name: "send_email", Description: "Send an email message to a recipient."},
-		{Name: "get_stock_price", Description: "Current price of a stock."},
-	}
-	if err := ix.IndexTools(ctx, "conversation-1", tools); err != nil {
-		log.Fatal(err)
-	}
-	hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: "conversation-1", Query: query, MaxResults: 1})
-	if err != nil {
-		log.Fatal(err)
-	}
-	if len(hits) == 0 {
-		log.Fatalf("%q found no tool", query)
-	}
-	return hits[0].Name
 }
 
 // HashingAPI starts a fake embeddings API on 127.0.0.1, the API an example talks to. It decodes

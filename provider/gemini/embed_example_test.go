@@ -8,6 +8,7 @@ import (
 
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/provider/gemini"
+	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
 )
 
@@ -57,7 +58,18 @@ func ExampleNewEmbedder() {
 		log.Fatal(err)
 	}
 	ix := toolsearch.NewVectorIndex(docs, &toolsearch.VectorOptions{QueryEmbedder: queries})
-	// Of tools for the weather, email and stock prices, the index finds the one a request is about.
-	fmt.Println(providertest.FindTool(ix, "stock price of ACME"))
+	tools := []tool.Definition{
+		{Name: "get_weather", Description: "Get the current weather for a city."},
+		{Name: "send_email", Description: "Send an email message to a recipient."},
+		{Name: "get_stock_price", Description: "Current price of a stock."},
+	}
+	if err := ix.IndexTools(ctx, "conversation-1", tools); err != nil {
+		log.Fatal(err)
+	}
+	hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: "conversation-1", Query: "stock price of ACME", MaxResults: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(hits[0].Name)
 	// Output: get_stock_price
 }

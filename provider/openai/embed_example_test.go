@@ -1,12 +1,14 @@
 package openai_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"net/http/httptest"
 
 	"github.com/wield-ai/wield/internal/providertest"
 	"github.com/wield-ai/wield/provider/openai"
+	"github.com/wield-ai/wield/tool"
 	"github.com/wield-ai/wield/toolsearch"
 )
 
@@ -41,7 +43,19 @@ func ExampleNewEmbedder() {
 		log.Fatal(err)
 	}
 	ix := toolsearch.NewVectorIndex(e, nil)
-	// Of tools for the weather, email and stock prices, the index finds the one a request is about.
-	fmt.Println(providertest.FindTool(ix, "what's the weather in Paris?"))
+	ctx := context.Background()
+	tools := []tool.Definition{
+		{Name: "get_weather", Description: "Get the current weather for a city."},
+		{Name: "send_email", Description: "Send an email message to a recipient."},
+		{Name: "get_stock_price", Description: "Current price of a stock."},
+	}
+	if err := ix.IndexTools(ctx, "conversation-1", tools); err != nil {
+		log.Fatal(err)
+	}
+	hits, err := ix.Search(ctx, toolsearch.SearchRequest{Session: "conversation-1", Query: "what's the weather in Paris?", MaxResults: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(hits[0].Name)
 	// Output: get_weather
 }
