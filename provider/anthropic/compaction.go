@@ -61,15 +61,9 @@ func (c *Compaction) check() error {
 // compactor's request is answered by it, so that it does not also turn context editing on.
 func compactionOf(extra map[string]any, configured *Compaction, platform string, model sdk.Model) (c *Compaction, native bool, err error) {
 	_, asked := extra[extraNative]
-	if v, ok := extra[ExtraCompaction]; ok {
-		switch v := v.(type) {
-		case nil:
-		case Compaction:
-			c = &v
-		case *Compaction:
-			c = v
-		default:
-			return nil, false, fmt.Errorf("anthropic: %s is a %T, want anthropic.Compaction", ExtraCompaction, v)
+	if c, set, err := extraSetting[Compaction](extra, ExtraCompaction); set {
+		if err != nil {
+			return nil, false, err
 		}
 		return c, asked && c != nil, c.check()
 	}
@@ -79,9 +73,9 @@ func compactionOf(extra map[string]any, configured *Compaction, platform string,
 	if !asked || platform != ProviderName || !documentedCompaction(string(model)) {
 		return nil, false, nil
 	}
-	m, ok := extra[extraNative].(map[string]int)
-	if !ok {
-		return nil, false, fmt.Errorf("anthropic: %s is a %T, want map[string]int", extraNative, extra[extraNative])
+	m, _, err := nativeRequest(extra)
+	if err != nil {
+		return nil, false, err
 	}
 	return &Compaction{Trigger: max(m["trigger"], minCompactionTrigger)}, true, nil
 }

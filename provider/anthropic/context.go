@@ -60,28 +60,52 @@ func (ce *ContextEditing) check() error {
 // contextEditing returns the call's context editing: the call's own, else a compactor's request
 // for it (unless compaction answers it: compacted), else the configured one; nil when none.
 func contextEditing(extra map[string]any, configured *ContextEditing, compacted bool) (*ContextEditing, error) {
-	if v, ok := extra[ExtraContextEditing]; ok {
-		var ce *ContextEditing
-		switch v := v.(type) {
-		case nil:
-		case ContextEditing:
-			ce = &v
-		case *ContextEditing:
-			ce = v
-		default:
-			return nil, fmt.Errorf("anthropic: %s is a %T, want anthropic.ContextEditing", ExtraContextEditing, v)
+	if ce, set, err := extraSetting[ContextEditing](extra, ExtraContextEditing); set {
+		if err != nil {
+			return nil, err
 		}
 		return ce, ce.check()
 	}
-	if v, ok := extra[extraNative]; ok && configured == nil && !compacted {
-		m, ok := v.(map[string]int)
-		if !ok {
-			return nil, fmt.Errorf("anthropic: %s is a %T, want map[string]int", extraNative, v)
+	if configured == nil && !compacted {
+		m, asked, err := nativeRequest(extra)
+		if err != nil {
+			return nil, err
 		}
-		ce := &ContextEditing{Trigger: m["trigger"], Keep: m["keep"]}
-		return ce, ce.check()
+		if asked {
+			ce := &ContextEditing{Trigger: m["trigger"], Keep: m["keep"]}
+			return ce, ce.check()
+		}
 	}
 	return configured, configured.check()
+}
+
+// extraSetting reads the call's setting of type T from extra[key]: a T or a *T, nil turning it
+// off. set reports whether the call has the key.
+func extraSetting[T any](extra map[string]any, key string) (s *T, set bool, err error) {
+	v, set := extra[key]
+	switch v := v.(type) {
+	case nil:
+		return nil, set, nil
+	case T:
+		return &v, true, nil
+	case *T:
+		return v, true, nil
+	}
+	var want T
+	return nil, true, fmt.Errorf("anthropic: %s is a %T, want %T", key, v, want)
+}
+
+// nativeRequest returns a compactor's request for the provider's own context management, its
+// numbers by name; asked reports whether the call has one.
+func nativeRequest(extra map[string]any) (m map[string]int, asked bool, err error) {
+	v, asked := extra[extraNative]
+	if !asked {
+		return nil, false, nil
+	}
+	if m, ok := v.(map[string]int); ok {
+		return m, true, nil
+	}
+	return nil, true, fmt.Errorf("anthropic: %s is a %T, want map[string]int", extraNative, v)
 }
 
 // contextEditing asks the API to clear old tool results from the request, as ce says, and

@@ -334,10 +334,7 @@ func assistantBlocks(msg *chat.Message, serverTools bool) ([]sdk.ContentBlockPar
 		return nil, err
 	}
 	for _, c := range msg.ToolCalls {
-		if c.ID == "" {
-			return nil, fmt.Errorf("call of tool %q has no id", c.Name)
-		}
-		input, err := toolInput(c)
+		input, err := wire.CallInput(c, validJSON)
 		if err != nil {
 			return nil, err
 		}
@@ -346,30 +343,21 @@ func assistantBlocks(msg *chat.Message, serverTools bool) ([]sdk.ContentBlockPar
 	return blocks, nil
 }
 
-// toolInput returns a call's arguments as the JSON object tool_use.input must be.
-func toolInput(c chat.ToolCall) (json.RawMessage, error) {
-	args := bytes.TrimSpace([]byte(c.Arguments))
-	if len(args) == 0 {
-		return json.RawMessage("{}"), nil
+// validJSON passes JSON text on as tool_use.input, checked only: the SDK sends it as it is.
+func validJSON(data []byte) (json.RawMessage, error) {
+	if !json.Valid(data) {
+		return nil, errors.New("invalid JSON")
 	}
-	if args[0] != '{' || !json.Valid(args) {
-		return nil, fmt.Errorf("call %s of tool %q: arguments are not a JSON object: %.100q", c.ID, c.Name, c.Arguments)
-	}
-	return args, nil
+	return data, nil
 }
 
 // toolResultBlock maps a tool result onto a tool_result block: its text, images and documents as
 // blocks of its content, in order.
 func toolResultBlock(res chat.ToolResult) (sdk.ContentBlockParamUnion, error) {
 	b := &sdk.ToolResultBlockParam{ToolUseID: res.ID}
-	for p := range res.AllParts() {
-		c, ok, err := toolResultPart(p)
-		if err != nil {
-			return sdk.ContentBlockParamUnion{}, err
-		}
-		if ok {
-			b.Content = append(b.Content, c)
-		}
+	var err error
+	if b.Content, err = wire.AppendParts(b.Content, res.AllParts(), toolResultPart); err != nil {
+		return sdk.ContentBlockParamUnion{}, err
 	}
 	if res.IsError {
 		b.IsError = sdk.Bool(true)
@@ -379,16 +367,7 @@ func toolResultBlock(res chat.ToolResult) (sdk.ContentBlockParamUnion, error) {
 
 // partBlocks appends a message's content, Content then Parts, as blocks.
 func partBlocks(blocks []sdk.ContentBlockParamUnion, msg *chat.Message) ([]sdk.ContentBlockParamUnion, error) {
-	for p := range msg.AllParts() {
-		b, ok, err := partBlock(p)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			blocks = append(blocks, b)
-		}
-	}
-	return blocks, nil
+	return wire.AppendParts(blocks, msg.AllParts(), partBlock)
 }
 
 // tools maps tool definitions onto custom tools.

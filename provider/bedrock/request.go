@@ -241,10 +241,7 @@ func (r *request) assistantBlocks(msg *chat.Message, docs *int) ([]types.Content
 		return nil, err
 	}
 	for _, c := range msg.ToolCalls {
-		if c.ID == "" {
-			return nil, fmt.Errorf("call of tool %q has no id", c.Name)
-		}
-		input, err := argumentsDocument(c)
+		input, err := wire.CallInput(c, jsonDocument)
 		if err != nil {
 			return nil, err
 		}
@@ -253,22 +250,6 @@ func (r *request) assistantBlocks(msg *chat.Message, docs *int) ([]types.Content
 		}})
 	}
 	return blocks, nil
-}
-
-// argumentsDocument returns a call's arguments as the JSON object toolUse.input must be.
-func argumentsDocument(c chat.ToolCall) (document.Interface, error) {
-	args := bytes.TrimSpace([]byte(c.Arguments))
-	if len(args) == 0 {
-		args = []byte("{}")
-	}
-	if args[0] != '{' {
-		return nil, fmt.Errorf("call %s of tool %q: arguments are not a JSON object: %.100q", c.ID, c.Name, c.Arguments)
-	}
-	doc, err := jsonDocument(args)
-	if err != nil {
-		return nil, fmt.Errorf("call %s of tool %q: arguments are not a JSON object: %w", c.ID, c.Name, err)
-	}
-	return doc, nil
 }
 
 // toolResultBlock maps a tool result onto a toolResult block: its text, images and documents in

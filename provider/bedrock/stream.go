@@ -88,8 +88,7 @@ func (s *streamState) event(ev types.ConverseStreamOutput) (*chat.Response, erro
 }
 
 func (s *streamState) blockStart(v types.ContentBlockStartEvent) (*chat.Response, error) {
-	i := aws.ToInt32(v.ContentBlockIndex)
-	b, err := s.block("contentBlockStart", i, true)
+	b, i, err := s.block("contentBlockStart", v.ContentBlockIndex, true)
 	if err != nil {
 		return nil, err
 	}
@@ -112,8 +111,7 @@ func (s *streamState) blockStart(v types.ContentBlockStartEvent) (*chat.Response
 }
 
 func (s *streamState) blockDelta(v types.ContentBlockDeltaEvent) (*chat.Response, error) {
-	i := aws.ToInt32(v.ContentBlockIndex)
-	b, err := s.block("contentBlockDelta", i, false)
+	b, i, err := s.block("contentBlockDelta", v.ContentBlockIndex, false)
 	if err != nil {
 		return nil, err
 	}
@@ -165,8 +163,7 @@ func (s *streamState) blockDelta(v types.ContentBlockDeltaEvent) (*chat.Response
 // blockStop ends a block, returning what it holds whole: the arguments of a call sent without
 // fragments, reasoning, an image.
 func (s *streamState) blockStop(v types.ContentBlockStopEvent) (*chat.Response, error) {
-	i := aws.ToInt32(v.ContentBlockIndex)
-	b, err := s.block("contentBlockStop", i, false)
+	b, i, err := s.block("contentBlockStop", v.ContentBlockIndex, false)
 	if err != nil {
 		return nil, err
 	}
@@ -192,30 +189,34 @@ func (s *streamState) blockStop(v types.ContentBlockStopEvent) (*chat.Response, 
 	return nil, nil
 }
 
-// block returns the block at index i that event (after messageStart, as every block event must
-// be) is about: a new one for a contentBlockStart, else the open one, started by this event if it
-// is a text or reasoning delta.
-func (s *streamState) block(event string, i int32, start bool) (*block, error) {
+// block returns the block at index that event (after messageStart, as every block event must
+// be) is about, and the index: a new one for a contentBlockStart, else the open one, started by
+// this event if it is a text or reasoning delta.
+func (s *streamState) block(event string, index *int32, start bool) (b *block, i int32, err error) {
 	if !s.started {
-		return nil, malformed("%s before messageStart", event)
+		return nil, 0, malformed("%s before messageStart", event)
 	}
-	if i < 0 || i >= maxBlocks {
-		return nil, malformed("content block index %d out of range", i)
+	// Converse requires the index: without it the event would land on block 0 unseen.
+	if index == nil {
+		return nil, 0, malformed("%s without a content block index", event)
+	}
+	if i = *index; i < 0 || i >= maxBlocks {
+		return nil, i, malformed("content block index %d out of range", i)
 	}
 	for int32(len(s.blocks)) <= i {
 		s.blocks = append(s.blocks, nil)
 	}
-	b := s.blocks[i]
+	b = s.blocks[i]
 	switch {
 	case start && b != nil:
-		return nil, malformed("content block %d started twice", i)
+		return nil, i, malformed("content block %d started twice", i)
 	case b == nil:
 		b = &block{}
 		s.blocks[i] = b
 	case b.stopped:
-		return nil, malformed("event for content block %d after its contentBlockStop", i)
+		return nil, i, malformed("event for content block %d after its contentBlockStop", i)
 	}
-	return b, nil
+	return b, i, nil
 }
 
 // is gives a block started by a delta its kind, and refuses a delta of another kind.

@@ -149,6 +149,7 @@ func mistralDocument(p content.Part) (out oai.ChatCompletionContentPartUnionPara
 
 // chatParts maps a message's content onto content parts.
 func (w chatWire) chatParts(parts iter.Seq[content.Part]) ([]oai.ChatCompletionContentPartUnionParam, error) {
+	// Not wire.AppendParts: the method value it would take costs an allocation a call.
 	var out []oai.ChatCompletionContentPartUnionParam
 	for p := range parts {
 		cp, ok, err := w.chatPart(p)
@@ -265,17 +266,7 @@ func responsesPart(p content.Part) (out responses.ResponseInputContentUnionParam
 
 // responsesContent maps a message's content onto Responses input content.
 func responsesContent(parts iter.Seq[content.Part]) (responses.ResponseInputMessageContentListParam, error) {
-	var out responses.ResponseInputMessageContentListParam
-	for p := range parts {
-		rp, ok, err := responsesPart(p)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out = append(out, rp)
-		}
-	}
-	return out, nil
+	return wire.AppendParts(responses.ResponseInputMessageContentListParam(nil), parts, responsesPart)
 }
 
 // functionOutput maps a tool result onto function_call_output's output: its text alone, or,

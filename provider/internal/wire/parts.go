@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/wield-ai/wield/content"
@@ -23,4 +24,19 @@ func MessageError(provider string, i int, err error) error {
 // IsHTTP reports whether u is an http or https URL, the only URLs a provider can fetch itself.
 func IsHTTP(u string) bool {
 	return strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")
+}
+
+// AppendParts appends to out what part makes of each of parts, in order, passing over the parts
+// it makes nothing of (ok false); the first error stops it.
+func AppendParts[S ~[]T, T any](out S, parts iter.Seq[content.Part], part func(content.Part) (v T, ok bool, err error)) (S, error) {
+	for p := range parts {
+		v, ok, err := part(p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }

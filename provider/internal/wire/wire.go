@@ -1,7 +1,7 @@
 // Package wire holds what the providers do alike on their APIs' wire, whatever SDK carries the
 // request: reading a prompt's options, the hooks that adjust a request, the life of a request,
-// called or streamed, the tool-call input an answer holds, and how a content part or a message's
-// error is written.
+// called or streamed, the tool-call input an answer holds and a request sends back, and how a
+// message's content parts or its error are written.
 package wire
 
 import (
@@ -123,4 +123,27 @@ func CompactObject(data []byte) (string, error) {
 		return "", fmt.Errorf("input is not valid JSON: %w", err)
 	}
 	return buf.String(), nil
+}
+
+// CallInput returns the arguments of a call the model made, sent back in a tool-use block that
+// must hold them as a JSON object: trimmed, "{}" when there are none, then parsed by parse into
+// what the SDK takes. It refuses a call without an id, which the tool's result could not answer,
+// and arguments that are not an object or that parse refuses.
+func CallInput[T any](c chat.ToolCall, parse func([]byte) (T, error)) (T, error) {
+	var input T
+	if c.ID == "" {
+		return input, fmt.Errorf("call of tool %q has no id", c.Name)
+	}
+	args := bytes.TrimSpace([]byte(c.Arguments))
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	if args[0] != '{' {
+		return input, fmt.Errorf("call %s of tool %q: arguments %.100q are not a JSON object", c.ID, c.Name, c.Arguments)
+	}
+	input, err := parse(args)
+	if err != nil {
+		return input, fmt.Errorf("call %s of tool %q: arguments %.100q are not a JSON object: %w", c.ID, c.Name, c.Arguments, err)
+	}
+	return input, nil
 }
