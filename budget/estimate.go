@@ -65,18 +65,21 @@ type profile struct {
 	audioBytesPerTok  int // compressed audio bytes per token
 }
 
+// claude is the profile of Claude's tokenizer, which yields more tokens for the same text than
+// o200k, and of its image and PDF accounting.
+var claude = profile{asciiPerToken1000: 3400, otherRuneMilli: 1000, message: 5, toolCall: 10, toolDef: 16,
+	image: 1600, imageMax: 1600, pdfPage: 2300, mediaURL: 2300, audioBytesPerTok: 400}
+
 var profiles = map[Family]profile{
 	// o200k: English prose runs close to 4 bytes a token; code and JSON a little less.
 	FamilyOpenAI: {asciiPerToken1000: 3900, otherRuneMilli: 800, message: 4, toolCall: 8, toolDef: 12,
 		image: 765, imageMax: 1105, pdfPage: 1000, mediaURL: 1000, audioBytesPerTok: 400},
-	// Claude's tokenizer yields more tokens for the same text than o200k.
-	FamilyAnthropic: {asciiPerToken1000: 3400, otherRuneMilli: 1000, message: 5, toolCall: 10, toolDef: 16,
-		image: 1600, imageMax: 1600, pdfPage: 2300, mediaURL: 2300, audioBytesPerTok: 400},
+	FamilyAnthropic: claude,
 	// Gemini counts images as 258 per 768x768 tile and PDF pages as 258.
 	FamilyGemini: {asciiPerToken1000: 4000, otherRuneMilli: 700, message: 4, toolCall: 8, toolDef: 12,
 		image: 1032, imageMax: 1032, pdfPage: 258, mediaURL: 258, audioBytesPerTok: 500},
-	FamilyBedrock: {asciiPerToken1000: 3400, otherRuneMilli: 1000, message: 5, toolCall: 10, toolDef: 16,
-		image: 1600, imageMax: 1600, pdfPage: 2300, mediaURL: 2300, audioBytesPerTok: 400},
+	// Bedrock is estimated as the Claude models it serves.
+	FamilyBedrock: claude,
 	FamilyOllama: {asciiPerToken1000: 3700, otherRuneMilli: 1000, message: 4, toolCall: 8, toolDef: 12,
 		image: 768, imageMax: 1024, pdfPage: 1000, mediaURL: 1000, audioBytesPerTok: 400},
 	FamilyGeneric: {asciiPerToken1000: 3500, otherRuneMilli: 1000, message: 5, toolCall: 10, toolDef: 16,

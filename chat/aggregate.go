@@ -165,21 +165,16 @@ func (a *Aggregator) Add(chunk *Response) {
 	}
 }
 
+// mergeUsage keeps each count of v that is set, as a later chunk's counts supersede an earlier's.
 func mergeUsage(u, v Usage) Usage {
-	last := func(a, b int) int {
-		if b != 0 {
-			return b
-		}
-		return a
-	}
 	return Usage{
-		InputTokens:           last(u.InputTokens, v.InputTokens),
-		OutputTokens:          last(u.OutputTokens, v.OutputTokens),
-		TotalTokens:           last(u.TotalTokens, v.TotalTokens),
-		CachedInputTokens:     last(u.CachedInputTokens, v.CachedInputTokens),
-		CacheWriteInputTokens: last(u.CacheWriteInputTokens, v.CacheWriteInputTokens),
-		ReasoningTokens:       last(u.ReasoningTokens, v.ReasoningTokens),
-		ServerToolCalls:       last(u.ServerToolCalls, v.ServerToolCalls),
+		InputTokens:           cmp.Or(v.InputTokens, u.InputTokens),
+		OutputTokens:          cmp.Or(v.OutputTokens, u.OutputTokens),
+		TotalTokens:           cmp.Or(v.TotalTokens, u.TotalTokens),
+		CachedInputTokens:     cmp.Or(v.CachedInputTokens, u.CachedInputTokens),
+		CacheWriteInputTokens: cmp.Or(v.CacheWriteInputTokens, u.CacheWriteInputTokens),
+		ReasoningTokens:       cmp.Or(v.ReasoningTokens, u.ReasoningTokens),
+		ServerToolCalls:       cmp.Or(v.ServerToolCalls, u.ServerToolCalls),
 	}
 }
 

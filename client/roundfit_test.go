@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/chattest"
@@ -18,21 +17,12 @@ import (
 // fitter is a runtime that fits each round by replacing results longer than max, as a
 // durable engine with a payload bound does; err, when set, ends the turn instead.
 type fitter struct {
+	clienttest.Serial
 	max    int
 	err    error
 	rounds int
 }
 
-func (f *fitter) Go(ctx context.Context, tasks []func(context.Context)) {
-	for _, task := range tasks {
-		task(ctx)
-	}
-}
-func (f *fitter) Do(ctx context.Context, _ string, fn func(context.Context) ([]byte, error)) ([]byte, error) {
-	return fn(ctx)
-}
-func (f *fitter) Now(context.Context) time.Time  { return time.Now() }
-func (f *fitter) Replaying(context.Context) bool { return false }
 func (f *fitter) FitRound(_ context.Context, sent []chat.Message, calls, results chat.Message) (chat.Message, bool, error) {
 	f.rounds++
 	if f.err != nil {

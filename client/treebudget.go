@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,16 +36,10 @@ var DefaultTreeBudget = TreeBudget{ModelCalls: 2_000, ToolCalls: 10_000, Tokens:
 func WithTreeBudget(b TreeBudget) Option { return func(c *config) { c.tree = b.withDefaults() } }
 
 func (b TreeBudget) withDefaults() TreeBudget {
-	fill := func(v, d int64) int64 {
-		if v == 0 {
-			return d
-		}
-		return v
-	}
 	return TreeBudget{
-		ModelCalls: fill(b.ModelCalls, DefaultTreeBudget.ModelCalls),
-		ToolCalls:  fill(b.ToolCalls, DefaultTreeBudget.ToolCalls),
-		Tokens:     fill(b.Tokens, DefaultTreeBudget.Tokens),
+		ModelCalls: cmp.Or(b.ModelCalls, DefaultTreeBudget.ModelCalls),
+		ToolCalls:  cmp.Or(b.ToolCalls, DefaultTreeBudget.ToolCalls),
+		Tokens:     cmp.Or(b.Tokens, DefaultTreeBudget.Tokens),
 	}
 }
 

@@ -10,21 +10,17 @@ import (
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/compact"
 	"github.com/wield-ai/wield/engine"
+	"github.com/wield-ai/wield/internal/clienttest"
 )
 
 // recorder is a durable engine in miniature: it records each effect's result and, replaying,
 // returns the recorded results in order without running the effects.
 type recorder struct {
+	clienttest.Serial
 	names   []string
 	results [][]byte
 	replay  bool
 	next    int
-}
-
-func (r *recorder) Go(ctx context.Context, tasks []func(context.Context)) {
-	for _, t := range tasks {
-		t(ctx)
-	}
 }
 
 func (r *recorder) Do(ctx context.Context, name string, fn func(context.Context) ([]byte, error)) ([]byte, error) {

@@ -51,14 +51,16 @@ func respond(t *testing.T, s *client.Spec, stream bool) *client.Response {
 	return st.Response()
 }
 
+// weatherTurns is the model of two turns: the first calls weather and answers "Sunny.", the second
+// answers next.
+func weatherTurns(next string) *chattest.Model {
+	return chattest.New(chattest.Calls(chattest.Call("weather", `{}`)), chattest.Text("Sunny."), chattest.Text(next))
+}
+
 func TestAdvisorOutsideLoop(t *testing.T) {
 	bothPaths(t, func(t *testing.T, stream bool) {
 		repo := memory.NewInMemory()
-		m := chattest.New(
-			chattest.Calls(chattest.Call("weather", `{}`)),
-			chattest.Text("Sunny."),
-			chattest.Text("You asked about the weather."),
-		)
+		m := weatherTurns("You asked about the weather.")
 		c := clienttest.New(t, m, client.WithSystem("sys"),
 			client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{})))
 		if got := run(t, c.Prompt("Weather?").Tools(constTool("weather", "sunny")).Param(client.ParamConversationID, "c1"), stream); got != "Sunny." {
@@ -88,11 +90,7 @@ func TestAdvisorOutsideLoop(t *testing.T) {
 func TestAdvisorInsideLoop(t *testing.T) {
 	bothPaths(t, func(t *testing.T, stream bool) {
 		repo := memory.NewInMemory()
-		m := chattest.New(
-			chattest.Calls(chattest.Call("weather", `{}`)),
-			chattest.Text("Sunny."),
-			chattest.Text("It was sunny."),
-		)
+		m := weatherTurns("It was sunny.")
 		adv := memory.NewAdvisor(memory.NewWindow(repo, 10), memory.AdvisorConfig{Order: client.OrderToolCalling + 100})
 		if adv.Order() != client.OrderToolCalling+100 || !adv.KeepsHistory() {
 			t.Fatal("advisor config")

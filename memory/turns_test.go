@@ -114,21 +114,34 @@ func TestAdvisorStoresStoppedAndResumedTurns(t *testing.T) {
 	})
 }
 
-func TestAdvisorKeepsRoundsOfAFailedTurn(t *testing.T) {
-	repo := memory.NewInMemory()
-	charge := chattest.NewTool("charge", nil).WithMetadata(tool.Metadata{})
-	m := chattest.New(
+// failAfterCharge returns a charge tool and a model that calls it, fails at its next call, then
+// answers final: a turn that fails after one round ran.
+func failAfterCharge(final string) (*chattest.Tool, *chattest.Model) {
+	return chattest.NewTool("charge", nil).WithMetadata(tool.Metadata{}), chattest.New(
 		chattest.Calls(chattest.Call("charge", `{}`)),
 		chattest.Fail(errors.New("provider down")),
-		chattest.Text("You were charged already."),
+		chattest.Text(final),
 	)
-	c := clienttest.New(t, m, client.WithTools(charge),
-		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50), memory.AdvisorConfig{})))
-	err := c.Prompt("charge me").Param(client.ParamConversationID, "c").Call(context.Background()).Err()
+}
+
+// turnError runs prompt in conversation "c" and returns the turn's error, which must be a
+// *client.TurnError.
+func turnError(t *testing.T, c *client.Client, prompt string) *client.TurnError {
+	t.Helper()
+	err := c.Prompt(prompt).Param(client.ParamConversationID, "c").Call(context.Background()).Err()
 	var te *client.TurnError
 	if !errors.As(err, &te) {
-		t.Fatalf("err = %v", err)
+		t.Fatalf("%s: err = %v, want a *client.TurnError", prompt, err)
 	}
+	return te
+}
+
+func TestAdvisorKeepsRoundsOfAFailedTurn(t *testing.T) {
+	repo := memory.NewInMemory()
+	charge, m := failAfterCharge("You were charged already.")
+	c := clienttest.New(t, m, client.WithTools(charge),
+		client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50), memory.AdvisorConfig{})))
+	turnError(t, c, "charge me")
 	stored, _ := repo.Messages(context.Background(), "c")
 	if got := summary(stored); got != "[user charge me][call charge][result charge done]" {
 		t.Fatalf("stored: %s", got)
@@ -149,19 +162,10 @@ func TestAdvisorInsideLoopRetriedTurn(t *testing.T) {
 	// Memory inside the loop stores the round's results before the model call that fails; the
 	// retry sends them again, and they are stored once.
 	repo := memory.NewInMemory()
-	charge := chattest.NewTool("charge", nil).WithMetadata(tool.Metadata{})
-	m := chattest.New(
-		chattest.Calls(chattest.Call("charge", `{}`)),
-		chattest.Fail(errors.New("provider down")),
-		chattest.Text("Charged."),
-	)
+	charge, m := failAfterCharge("Charged.")
 	c := clienttest.New(t, m, client.WithTools(charge), client.WithAdvisors(memory.NewAdvisor(memory.NewWindow(repo, 50),
 		memory.AdvisorConfig{Order: client.OrderToolCalling + 1})))
-	err := c.Prompt("charge me").Param(client.ParamConversationID, "c").Call(context.Background()).Err()
-	var te *client.TurnError
-	if !errors.As(err, &te) {
-		t.Fatalf("err = %v", err)
-	}
+	te := turnError(t, c, "charge me")
 	text, err := c.Resume(te.State).Call(context.Background()).Content()
 	if err != nil || text != "Charged." {
 		t.Fatalf("retry: %q, %v", text, err)
@@ -213,11 +217,7 @@ func TestAdvisorInsideLoopResumeStoresResultsOfAReusedCallID(t *testing.T) {
 	if got := run(t, c.Prompt("charge me").Param(client.ParamConversationID, "c"), false); got != "Charged once." {
 		t.Fatalf("first turn: %q", got)
 	}
-	err := c.Prompt("again").Param(client.ParamConversationID, "c").Call(context.Background()).Err()
-	var te *client.TurnError
-	if !errors.As(err, &te) {
-		t.Fatalf("second turn: err = %v", err)
-	}
+	te := turnError(t, c, "again")
 	repo.fail = false
 	if text, err := c.Resume(te.State).Call(context.Background()).Content(); err != nil || text != "Charged twice." {
 		t.Fatalf("resumed: %q, %v", text, err)

@@ -44,7 +44,7 @@ func New(def Definition, handler Handler, opts ...NewOption) (Tool, error) {
 	}
 	def.InputSchema = bytes.Clone(def.InputSchema)
 	def.OutputSchema = bytes.Clone(def.OutputSchema)
-	return &dynamicTool{def: def, meta: cfg.metadata(), handler: handler, in: in, out: newResult(anyType, cfg.converter)}, nil
+	return &dynamicTool{described: described{def, cfg.metadata()}, handler: handler, in: in, out: newResult(anyType, cfg.converter)}, nil
 }
 
 var (
@@ -53,15 +53,11 @@ var (
 )
 
 type dynamicTool struct {
-	def     Definition
-	meta    Metadata
+	described
 	handler Handler
 	in      *schema.Codec
 	out     *result
 }
-
-func (t *dynamicTool) Definition() Definition { return t.def }
-func (t *dynamicTool) Metadata() Metadata     { return t.meta }
 
 func (t *dynamicTool) Call(ctx context.Context, args string) (string, error) {
 	r, err := t.CallParts(ctx, args)

@@ -55,11 +55,10 @@ func Func[In, Out any](name, description string, fn func(context.Context, In) (O
 		def.OutputSchema = outputSchema(outType)
 	}
 	return &funcTool[In, Out]{
-		def:  def,
-		meta: cfg.metadata(),
-		fn:   fn,
-		in:   in,
-		out:  newResult(outType, cfg.converter),
+		described: described{def, cfg.metadata()},
+		fn:        fn,
+		in:        in,
+		out:       newResult(outType, cfg.converter),
 	}, nil
 }
 
@@ -112,19 +111,24 @@ func outputSchema(t reflect.Type) json.RawMessage {
 	return bytes.Clone(c.Schema())
 }
 
-type funcTool[In, Out any] struct {
+// described is what each kind of tool this package builds says of itself.
+type described struct {
 	def  Definition
 	meta Metadata
-	fn   func(context.Context, In) (Out, error)
-	in   *schema.Codec
-	out  *result
+}
+
+func (d *described) Definition() Definition { return d.def }
+func (d *described) Metadata() Metadata     { return d.meta }
+
+type funcTool[In, Out any] struct {
+	described
+	fn  func(context.Context, In) (Out, error)
+	in  *schema.Codec
+	out *result
 	// The values arguments are decoded into and results encoded from, reused: through the
 	// codec's reflection they would escape, and a call would allocate both.
 	ins, outs sync.Pool
 }
-
-func (t *funcTool[In, Out]) Definition() Definition { return t.def }
-func (t *funcTool[In, Out]) Metadata() Metadata     { return t.meta }
 
 func (t *funcTool[In, Out]) Call(ctx context.Context, args string) (string, error) {
 	r, err := t.CallParts(ctx, args)

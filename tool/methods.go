@@ -243,12 +243,11 @@ func DefaultName(method string) string {
 }
 
 type methodTool struct {
-	def  Definition
-	meta Metadata
-	fn   reflect.Value
-	sig  signature
-	in   *schema.Codec
-	out  *result
+	described
+	fn  reflect.Value
+	sig signature
+	in  *schema.Codec
+	out *result
 }
 
 var emptyStruct = reflect.TypeFor[struct{}]()
@@ -272,11 +271,8 @@ func newMethodTool(fn reflect.Value, sig signature, name string, doc MethodDoc, 
 	if sig.out != nil && cfg.converter == nil {
 		def.OutputSchema = outputSchema(sig.out)
 	}
-	return &methodTool{def: def, meta: meta, fn: fn, sig: sig, in: in, out: newResult(sig.out, cfg.converter)}, nil
+	return &methodTool{described: described{def, meta}, fn: fn, sig: sig, in: in, out: newResult(sig.out, cfg.converter)}, nil
 }
-
-func (t *methodTool) Definition() Definition { return t.def }
-func (t *methodTool) Metadata() Metadata     { return t.meta }
 
 func (t *methodTool) Call(ctx context.Context, args string) (string, error) {
 	r, err := t.CallParts(ctx, args)

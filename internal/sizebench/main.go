@@ -362,38 +362,32 @@ func moduleSizes(dir, bin string) (map[string]int64, error) {
 	return sizes, nil
 }
 
-// packageSizes returns the symbol bytes of a binary per package.
-func packageSizes(bin string) (map[string]int64, error) {
-	syms, err := nmSymbols(bin)
-	if err != nil {
-		return nil, err
-	}
+// packageSizes returns the bytes of a binary's symbols per package.
+func packageSizes(syms []sym) map[string]int64 {
 	pkgs := map[string]int64{}
 	for _, s := range syms {
 		pkgs[cmp.Or(symbolPackage(s.name), "(unattributed)")] += s.size
 	}
-	return pkgs, nil
+	return pkgs
 }
 
 // packageDiff prints the packages whose symbols differ most in size between two binaries.
 func packageDiff(bin, base string, n int) error {
-	a, err := packageSizes(bin)
+	a, err := nmSymbols(bin)
 	if err != nil {
 		return err
 	}
-	b, err := packageSizes(base)
+	b, err := nmSymbols(base)
 	if err != nil {
 		return err
 	}
-	d := map[string]int64{}
-	var total int64
-	for k, v := range a {
-		d[k] += v
-		total += v
-	}
-	for k, v := range b {
+	d := packageSizes(a)
+	for k, v := range packageSizes(b) {
 		d[k] -= v
-		total -= v
+	}
+	var total int64
+	for _, v := range d {
+		total += v
 	}
 	keys := slices.Collect(maps.Keys(d))
 	slices.SortFunc(keys, func(x, y string) int { return cmp.Or(cmp.Compare(abs(d[y]), abs(d[x])), cmp.Compare(x, y)) })
@@ -412,12 +406,8 @@ func largestSymbols(bin string, n int) error {
 	if err != nil {
 		return err
 	}
-	pkgs, err := packageSizes(bin)
-	if err != nil {
-		return err
-	}
 	fmt.Printf("\nwield minimal: the %d largest packages\n", n)
-	printTable(pkgs, n, func(v int64) string { return fmt.Sprintf("%.3f MB", mb(v)) })
+	printTable(packageSizes(syms), n, func(v int64) string { return fmt.Sprintf("%.3f MB", mb(v)) })
 	fmt.Printf("\nwield minimal: the %d largest symbols\n", n)
 	for i, s := range syms {
 		if i == n {

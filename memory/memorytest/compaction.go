@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wield-ai/wield/chat"
@@ -185,25 +184,22 @@ func testReplacedInvalid(t *testing.T, r memory.CompactionRepository) {
 // a shared one holds one writer's pair, never a mix.
 func testReplacedConcurrent(t *testing.T, r memory.CompactionRepository) {
 	const writers, each = 6, 10
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
+	var fns []func() error
 	for w := range writers {
-		wg.Go(func() {
+		fns = append(fns, func() error {
 			for i := range each {
 				m := chat.ToolMessage(chat.ToolResult{ID: "x", Name: "read", Content: fmt.Sprintf("w%d-%d", w, i)})
 				for _, id := range []string{fmt.Sprintf("w%d-%d", w, i), "shared"} {
 					if err := r.KeepReplaced(context.Background(), "c", id, excerpt(m), []chat.Message{m}); err != nil {
-						errs <- err
-						return
+						return err
 					}
 				}
 			}
+			return nil
 		})
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
+	if !concurrently(t, fns...) {
+		t.FailNow()
 	}
 	for w := range writers {
 		for i := range each {

@@ -446,46 +446,64 @@ func testConcurrentAppend(t *testing.T, r memory.Repository) {
 	}
 }
 
-// writeWhileReading has writers each append batches to conversation "shared" ([Batch] of writer
-// "w<n>") while readers call read until the writers are done; it reports every error to t.
-func writeWhileReading(t *testing.T, r memory.Repository, writers, batches, readers int, read func(context.Context) error) {
-	ctx := t.Context()
+// concurrently runs each of fns in a goroutine of its own and, once all are done, reports every
+// error they returned to t; it returns whether none did.
+func concurrently(t *testing.T, fns ...func() error) bool {
 	var wg sync.WaitGroup
-	errs := make(chan error, writers+readers)
-	done := make(chan struct{})
-	for w := range writers {
+	errs := make(chan error, len(fns))
+	for _, fn := range fns {
 		wg.Go(func() {
-			for b := range batches {
-				if err := r.Append(ctx, "shared", Batch("w"+strconv.Itoa(w), b, 1+(w+b)%4)...); err != nil {
-					errs <- fmt.Errorf("writer %d batch %d: %w", w, b, err)
-					return
-				}
-			}
-		})
-	}
-	var rg sync.WaitGroup
-	for range readers {
-		rg.Go(func() {
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				if err := read(ctx); err != nil {
-					errs <- fmt.Errorf("reader: %w", err)
-					return
-				}
+			if err := fn(); err != nil {
+				errs <- err
 			}
 		})
 	}
 	wg.Wait()
-	close(done)
-	rg.Wait()
 	close(errs)
+	ok := true
 	for err := range errs {
 		t.Error(err)
+		ok = false
 	}
+	return ok
+}
+
+// writeWhileReading has writers each append batches to conversation "shared" ([Batch] of writer
+// "w<n>") while readers call read until the writers are done; it reports every error to t.
+func writeWhileReading(t *testing.T, r memory.Repository, writers, batches, readers int, read func(context.Context) error) {
+	ctx := t.Context()
+	done := make(chan struct{})
+	var writes []func() error
+	for w := range writers {
+		writes = append(writes, func() error {
+			for b := range batches {
+				if err := r.Append(ctx, "shared", Batch("w"+strconv.Itoa(w), b, 1+(w+b)%4)...); err != nil {
+					return fmt.Errorf("writer %d batch %d: %w", w, b, err)
+				}
+			}
+			return nil
+		})
+	}
+	fns := []func() error{func() error {
+		defer close(done)
+		concurrently(t, writes...)
+		return nil
+	}}
+	for range readers {
+		fns = append(fns, func() error {
+			for {
+				select {
+				case <-done:
+					return nil
+				default:
+				}
+				if err := read(ctx); err != nil {
+					return fmt.Errorf("reader: %w", err)
+				}
+			}
+		})
+	}
+	concurrently(t, fns...)
 }
 
 // testConcurrentConversations has each writer own a conversation while others are replaced and
@@ -493,40 +511,32 @@ func writeWhileReading(t *testing.T, r memory.Repository, writers, batches, read
 func testConcurrentConversations(t *testing.T, r memory.Repository) {
 	const writers, batches = 5, 12
 	ctx := t.Context()
-	var wg sync.WaitGroup
-	errs := make(chan error, writers+2)
+	fns := []func() error{func() error {
+		for i := range batches {
+			if err := r.Replace(ctx, "replaced", Batch("r", 0, 1+i%3)); err != nil {
+				return err
+			}
+			if err := r.Append(ctx, "deleted", chat.User("x")); err != nil {
+				return err
+			}
+			if err := r.Delete(ctx, "deleted"); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
 	for w := range writers {
-		wg.Go(func() {
+		fns = append(fns, func() error {
 			id := "conv-" + strconv.Itoa(w)
 			for b := range batches {
 				if err := r.Append(ctx, id, Batch(id, b, 2)...); err != nil {
-					errs <- err
-					return
+					return err
 				}
 			}
+			return nil
 		})
 	}
-	wg.Go(func() {
-		for i := range batches {
-			if err := r.Replace(ctx, "replaced", Batch("r", 0, 1+i%3)); err != nil {
-				errs <- err
-				return
-			}
-			if err := r.Append(ctx, "deleted", chat.User("x")); err != nil {
-				errs <- err
-				return
-			}
-			if err := r.Delete(ctx, "deleted"); err != nil {
-				errs <- err
-				return
-			}
-		}
-	})
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+	concurrently(t, fns...)
 	for w := range writers {
 		id := "conv-" + strconv.Itoa(w)
 		counts, err := CheckBatches(mustMessages(t, r, id))
@@ -546,18 +556,15 @@ func testConcurrentReplace(t *testing.T, r memory.Repository) {
 	ctx := context.WithoutCancel(t.Context())
 	mustAppend(t, r, "c", Batch("v0", 0, 6)...)
 	done := make(chan struct{})
-	errs := make(chan error, 8)
-	var wg sync.WaitGroup
-	wg.Go(func() {
+	concurrently(t, func() error {
 		defer close(done)
 		for v := 1; v <= 15; v++ {
 			if err := r.Replace(ctx, "c", Batch("v"+strconv.Itoa(v), 0, 3+v%5)); err != nil {
-				errs <- err
-				return
+				return err
 			}
 		}
-	})
-	wg.Go(func() {
+		return nil
+	}, func() error {
 		for {
 			msgs, err := r.Messages(ctx, "c")
 			if err == nil {
@@ -568,21 +575,15 @@ func testConcurrentReplace(t *testing.T, r memory.Repository) {
 				}
 			}
 			if err != nil {
-				errs <- fmt.Errorf("reader: %w", err)
-				return
+				return fmt.Errorf("reader: %w", err)
 			}
 			select {
 			case <-done:
-				return
+				return nil
 			default:
 			}
 		}
 	})
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 	wantMessages(t, r, "c", Batch("v15", 0, 3))
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -191,10 +190,9 @@ func testTurnConcurrentSteps(t *testing.T, r memory.TurnRepository) {
 	mustSave(t, r, "shared", rec("t", 1))
 	for seq := int64(2); seq <= steps; seq++ {
 		var wins, conflicts atomic.Int32
-		var wg sync.WaitGroup
-		errs := make(chan error, writers)
+		var fns []func() error
 		for w := range writers {
-			wg.Go(func() {
+			fns = append(fns, func() error {
 				x := memory.TurnRecord{ID: "t", Seq: seq, State: fmt.Appendf(nil, `{"writer":%d}`, w)}
 				switch err := r.SaveTurn(t.Context(), "shared", x); {
 				case err == nil:
@@ -202,14 +200,13 @@ func testTurnConcurrentSteps(t *testing.T, r memory.TurnRepository) {
 				case errors.Is(err, memory.ErrTurnConflict):
 					conflicts.Add(1)
 				default:
-					errs <- err
+					return err
 				}
+				return nil
 			})
 		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
+		if !concurrently(t, fns...) {
+			t.FailNow()
 		}
 		if wins.Load() != 1 || conflicts.Load() != writers-1 {
 			t.Fatalf("step %d: %d saves won, %d conflicted; want 1 and %d", seq, wins.Load(), conflicts.Load(), writers-1)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -109,13 +108,7 @@ func compactClient(s *Store) (*client.Client, error) {
 
 // compactChild is the child side: compact-stop runs the turn of conversation c3 to its stop;
 // compact-resume approves and continues it, printing the answer.
-func compactChild(mode string) error {
-	ctx := context.Background()
-	s, err := Open(ctx, os.Getenv("WIELD_SQLSTORE_DSN"))
-	if err != nil {
-		return err
-	}
-	defer s.Close()
+func compactChild(ctx context.Context, s *Store, mode string) error {
 	c, err := compactClient(s)
 	if err != nil {
 		return err

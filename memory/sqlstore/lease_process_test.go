@@ -131,14 +131,9 @@ func raceTake(ctx context.Context, s *Store, r int, refused *atomic.Int64) (bool
 //   - turn-race: worker $WIELD_TURN_WORKER of $WIELD_TURN_WORKERS: owns the rounds r with
 //     r % workers == worker that no killed process owns, and takes up any round it can; prints
 //     "refused N took R1,R2,..." at the end.
-func raceChild(mode string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+func raceChild(ctx context.Context, s *Store, mode string) error {
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
-	s, err := Open(ctx, os.Getenv("WIELD_SQLSTORE_DSN"))
-	if err != nil {
-		return err
-	}
-	defer s.Close()
 	if mode == "turn-race-hold" {
 		r, _ := strconv.Atoi(os.Getenv("WIELD_TURN_ROUND"))
 		return raceOwn(ctx, s, r, true)

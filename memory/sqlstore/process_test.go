@@ -28,8 +28,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// child writes batches (memorytest.Batch) to conversation "c" of the store at $WIELD_SQLSTORE_DSN
-// as writer $WIELD_SQLSTORE_WRITER:
+// child opens the store at $WIELD_SQLSTORE_DSN once and runs mode on it: those of raceChild,
+// turnChild and compactChild, and these, which write batches (memorytest.Batch) to conversation
+// "c" as writer $WIELD_SQLSTORE_WRITER or read them:
 //   - append: $WIELD_SQLSTORE_BATCHES batches, then exit;
 //   - loop: batches until killed, printing a line after each one is stored;
 //   - hang: $WIELD_SQLSTORE_BATCHES batches, then one more whose transaction stops before its
@@ -37,23 +38,35 @@ func TestMain(m *testing.M) {
 //   - list, list-ro: open the store (read-only for list-ro), print its conversations and the
 //     last message of each.
 func child(mode string) error {
-	if strings.HasPrefix(mode, "turn-race") {
-		return raceChild(mode)
-	}
-	if strings.HasPrefix(mode, "turn-") {
-		return turnChild(mode)
-	}
-	if strings.HasPrefix(mode, "compact-") {
-		return compactChild(mode)
-	}
 	ctx := context.Background()
-	if mode == "list" || mode == "list-ro" {
-		return list(ctx, os.Getenv("WIELD_SQLSTORE_DSN"), mode == "list-ro")
+	var opts []Option
+	if mode == "list-ro" {
+		opts = append(opts, ReadOnly())
 	}
-	s, err := Open(ctx, os.Getenv("WIELD_SQLSTORE_DSN"))
+	s, err := Open(ctx, os.Getenv("WIELD_SQLSTORE_DSN"), opts...)
 	if err != nil {
 		return err
 	}
+	switch {
+	case strings.HasPrefix(mode, "turn-race"):
+		err = raceChild(ctx, s, mode)
+	case strings.HasPrefix(mode, "turn-"):
+		err = turnChild(ctx, s, mode)
+	case strings.HasPrefix(mode, "compact-"):
+		err = compactChild(ctx, s, mode)
+	case mode == "list" || mode == "list-ro":
+		err = list(ctx, s)
+	default:
+		err = writeBatches(ctx, s, mode)
+	}
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeBatches is the batch writers' side of child.
+func writeBatches(ctx context.Context, s *Store, mode string) error {
 	writer := os.Getenv("WIELD_SQLSTORE_WRITER")
 	batches, _ := strconv.Atoi(os.Getenv("WIELD_SQLSTORE_BATCHES"))
 	out := bufio.NewWriter(os.Stdout)
@@ -73,19 +86,10 @@ func child(mode string) error {
 		}
 		return s.Append(ctx, "c", memorytest.Batch(writer, batches, 300)...)
 	}
-	return s.Close()
+	return nil
 }
 
-func list(ctx context.Context, dsn string, readOnly bool) error {
-	var opts []Option
-	if readOnly {
-		opts = append(opts, ReadOnly())
-	}
-	s, err := Open(ctx, dsn, opts...)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
+func list(ctx context.Context, s *Store) error {
 	ids, err := s.Conversations(ctx)
 	if err != nil {
 		return err

@@ -21,10 +21,7 @@ func TestReadOnly(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		dsn := b.dsn(t)
 		rw := open(t, dsn)
-		rich := memorytest.Rich()
-		if err := rw.Append(t.Context(), "c", rich...); err != nil {
-			t.Fatal(err)
-		}
+		rich := appendRich(t, rw)
 		ro := open(t, dsn, ReadOnly())
 		if !ro.ReadOnly() || rw.ReadOnly() {
 			t.Fatal("ReadOnly reports the wrong mode")

@@ -55,6 +55,16 @@ func open(t *testing.T, dsn string, opts ...Option) *Store {
 	return s
 }
 
+// appendRich appends memorytest.Rich to conversation "c" of s and returns it.
+func appendRich(t *testing.T, s *Store) []chat.Message {
+	t.Helper()
+	rich := memorytest.Rich()
+	if err := s.Append(t.Context(), "c", rich...); err != nil {
+		t.Fatal(err)
+	}
+	return rich
+}
+
 // TestConformance runs the memory kits (messages, turns, compaction) on each backend.
 func TestConformance(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
@@ -76,10 +86,7 @@ func TestReopen(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		dsn := b.dsn(t)
 		s := open(t, dsn)
-		rich := memorytest.Rich()
-		if err := s.Append(t.Context(), "c", rich...); err != nil {
-			t.Fatal(err)
-		}
+		rich := appendRich(t, s)
 		s.Close()
 		s2 := open(t, dsn)
 		got, err := s2.Messages(t.Context(), "c")

@@ -59,13 +59,7 @@ func turnClient(s *Store, m chat.Model, toolName string, approval bool) (*client
 //   - turn-crash: a turn whose model asks for charge, then, at the next model call, prints
 //     "between" and waits to be killed;
 //   - turn-recover: the turn of conversation c2 is loaded and continued; the answer is printed.
-func turnChild(mode string) error {
-	ctx := context.Background()
-	s, err := Open(ctx, os.Getenv("WIELD_SQLSTORE_DSN"))
-	if err != nil {
-		return err
-	}
-	defer s.Close()
+func turnChild(ctx context.Context, s *Store, mode string) error {
 	store := memory.Turns(s)
 	switch mode {
 	case "turn-stop":

@@ -113,24 +113,19 @@ func BenchmarkDots(b *testing.B) {
 		codes[i] = int8(i%7) - 3
 	}
 	out := make([]float32, n)
-	b.Run("float32", func(b *testing.B) {
-		for b.Loop() {
-			Dots(q, rows, out)
-		}
-	})
-	b.Run("int8", func(b *testing.B) {
-		for b.Loop() {
-			DotsInt8(q, codes, out)
-		}
-	})
-	b.Run("baseline-go-float32", func(b *testing.B) {
-		for b.Loop() {
-			dotsGeneric(q, rows, out)
-		}
-	})
-	b.Run("go-int8", func(b *testing.B) {
-		for b.Loop() {
-			dotsInt8Generic(q, codes, out)
-		}
-	})
+	for _, k := range []struct {
+		name string
+		scan func()
+	}{
+		{"float32", func() { Dots(q, rows, out) }},
+		{"int8", func() { DotsInt8(q, codes, out) }},
+		{"baseline-go-float32", func() { dotsGeneric(q, rows, out) }},
+		{"go-int8", func() { dotsInt8Generic(q, codes, out) }},
+	} {
+		b.Run(k.name, func(b *testing.B) {
+			for b.Loop() {
+				k.scan()
+			}
+		})
+	}
 }
