@@ -13,6 +13,7 @@ import (
 
 	"github.com/wield-ai/wield/chat"
 	"github.com/wield-ai/wield/client"
+	"github.com/wield-ai/wield/internal/testenv"
 	"github.com/wield-ai/wield/temporal"
 	"github.com/wield-ai/wield/tool"
 )
@@ -97,18 +98,13 @@ func TestParallelCallsOfALargeTurn(t *testing.T) {
 func TestParallelCallsOverTheMessageLimitStartInBatches(t *testing.T) {
 	tc := dial(t)
 	cfg := temporal.Config{TaskQueue: "batches-" + rand.Text()[:8]}
-	var runs, running, most atomic.Int32
+	var runs atomic.Int32
+	var peak testenv.Peak
 	blob := strings.Repeat("k", 300<<10)
 	slow := tool.Must(tool.Func("size", "Measures a path", func(ctx context.Context, in pathIn) (string, error) {
 		runs.Add(1)
-		n := running.Add(1)
-		defer running.Add(-1)
-		for {
-			m := most.Load()
-			if n <= m || most.CompareAndSwap(m, n) {
-				break
-			}
-		}
+		peak.Enter()
+		defer peak.Leave()
 		time.Sleep(300 * time.Millisecond)
 		if tool.ContextFrom(ctx)["blob"] != blob {
 			return "", errors.New("the tool context did not arrive")
@@ -130,8 +126,8 @@ func TestParallelCallsOverTheMessageLimitStartInBatches(t *testing.T) {
 		t.Fatalf("runs %d, answer %.200q", runs.Load(), resp.Text())
 	}
 	// 300 KB each: six fit a batch under the bound.
-	if most.Load() > 6 || most.Load() < 2 {
-		t.Fatalf("%d calls ran at once", most.Load())
+	if peak.Most() > 6 || peak.Most() < 2 {
+		t.Fatalf("%d calls ran at once", peak.Most())
 	}
 	checkReplay(t, tc, agent, cfg, turn.ID(), "batches")
 }

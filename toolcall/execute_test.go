@@ -71,19 +71,13 @@ func TestExecuteParallelOrderedOneMessage(t *testing.T) {
 func TestExecuteConcurrencyBound(t *testing.T) {
 	for _, limit := range []int{1, 2, 3} {
 		t.Run(fmt.Sprint(limit), func(t *testing.T) {
-			var running, peak atomic.Int32
+			var peak testenv.Peak
 			reached := make(chan struct{})
 			var once sync.Once
 			busy := newTool("busy", func(context.Context, string) (string, error) {
-				r := running.Add(1)
-				defer running.Add(-1)
-				for {
-					p := peak.Load()
-					if r <= p || peak.CompareAndSwap(p, r) {
-						break
-					}
-				}
-				if r == int32(limit) {
+				r := peak.Enter()
+				defer peak.Leave()
+				if r == int64(limit) {
 					once.Do(func() { close(reached) })
 				}
 				// Hold the first calls until the bound is reached, so the peak is exactly the bound
@@ -103,7 +97,7 @@ func TestExecuteConcurrencyBound(t *testing.T) {
 			if got := len(toolResults(t, p, res)); got != 7 {
 				t.Errorf("%d results, want 7", got)
 			}
-			if got := peak.Load(); got != int32(limit) {
+			if got := peak.Most(); got != int64(limit) {
 				t.Errorf("peak concurrency %d, want %d", got, limit)
 			}
 		})

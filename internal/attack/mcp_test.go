@@ -290,16 +290,10 @@ func TestAttackOversizedStdioAnswer(t *testing.T) {
 // the tool holds until it ends.
 func TestAttackConcurrentCallFlood(t *testing.T) {
 	release := make(chan struct{})
-	var running, most atomic.Int64
+	var peak testenv.Peak
 	slow := tool.Must(tool.Func("slow", "Waits.", func(ctx context.Context, _ struct{}) (string, error) {
-		n := running.Add(1)
-		defer running.Add(-1)
-		for {
-			m := most.Load()
-			if n <= m || most.CompareAndSwap(m, n) {
-				break
-			}
-		}
+		peak.Enter()
+		defer peak.Leave()
 		select {
 		case <-release:
 		case <-ctx.Done():
@@ -333,12 +327,12 @@ func TestAttackConcurrentCallFlood(t *testing.T) {
 		})
 	}
 	// Wait until every call runs or was refused.
-	for running.Load()+busy.Load() < calls && ctx.Err() == nil && most.Load() <= mcp.DefaultMaxConcurrentCalls {
+	for peak.Running()+busy.Load() < calls && ctx.Err() == nil && peak.Most() <= mcp.DefaultMaxConcurrentCalls {
 		time.Sleep(10 * time.Millisecond)
 	}
 	close(release)
 	wg.Wait()
-	if m := most.Load(); m > mcp.DefaultMaxConcurrentCalls {
+	if m := peak.Most(); m > mcp.DefaultMaxConcurrentCalls {
 		t.Fatalf("%d calls ran at once; want at most %d", m, mcp.DefaultMaxConcurrentCalls)
 	}
 	if b := busy.Load(); b < calls-mcp.DefaultMaxConcurrentCalls {

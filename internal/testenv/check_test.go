@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 )
 
@@ -65,5 +66,32 @@ func TestJSON(t *testing.T) {
 	<-done
 	if !r.failed {
 		t.Fatal("JSON of a func did not fail its test")
+	}
+}
+
+func TestPeak(t *testing.T) {
+	var p Peak
+	start, hold := make(chan struct{}), make(chan struct{})
+	var entered sync.WaitGroup
+	var done sync.WaitGroup
+	entered.Add(5)
+	for range 5 {
+		done.Go(func() {
+			<-start
+			p.Enter()
+			entered.Done()
+			<-hold
+			p.Leave()
+		})
+	}
+	close(start)
+	entered.Wait()
+	close(hold)
+	done.Wait()
+	if p.Most() != 5 {
+		t.Fatalf("Most = %d, want 5", p.Most())
+	}
+	if n := p.Enter(); n != 1 || p.Running() != 1 || p.Most() != 5 {
+		t.Fatalf("after all left, Enter = %d and Most = %d, want 1 and 5", n, p.Most())
 	}
 }
