@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/content"
+	"github.com/wield-ai/wield/internal/testenv"
 )
 
 // TestReadFileSpecialFiles checks that ReadFile never waits on a file that is not a regular one:
@@ -25,7 +26,11 @@ func TestReadFileSpecialFiles(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	if err := within(t, func() error { _, err := content.ReadFile(fifo, 0); return err }); !errors.Is(err, content.ErrEmpty) {
+	err := testenv.Within(t, 30*time.Second, "a read of a FIFO no one writes to", func() error {
+		_, err := content.ReadFile(fifo, 0)
+		return err
+	})
+	if !errors.Is(err, content.ErrEmpty) {
 		t.Errorf("a named pipe without a writer: %v, want ErrEmpty", err)
 	}
 
@@ -62,7 +67,10 @@ func TestReadRegularFile(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	err := within(t, func() error { _, err := content.ReadRegularFile(fifo, 0); return err })
+	err := testenv.Within(t, 30*time.Second, "a read of a FIFO no one writes to", func() error {
+		_, err := content.ReadRegularFile(fifo, 0)
+		return err
+	})
 	if !errors.Is(err, content.ErrNotRegular) || !strings.Contains(err.Error(), fifo+" is a named pipe") {
 		t.Errorf("a named pipe: %v", err)
 	}
@@ -83,19 +91,5 @@ func TestReadRegularFile(t *testing.T) {
 	}
 	if _, err := content.ReadRegularFile(file, 6); !errors.Is(err, content.ErrTooLarge) || !strings.Contains(err.Error(), "the limit is 6 B") {
 		t.Errorf("a file over the limit: %v", err)
-	}
-}
-
-// within returns read's error, failing the test if read has not returned after 30 seconds.
-func within(t *testing.T, read func() error) error {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- read() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(30 * time.Second):
-		t.Fatal("the read has not returned after 30 s: it waits for a writer")
-		return nil
 	}
 }

@@ -398,16 +398,8 @@ func TestOAuthCallback(t *testing.T) {
 	}
 	get("/callback?error=access_denied&error_description=no%1b[31m")
 	// A flow that missed its answer would wait oauthWait: fail within a bound instead.
-	wait := func() error {
-		select {
-		case err := <-done:
-			return err
-		case <-time.After(30 * time.Second):
-			t.Fatal("the flow did not end after its answer")
-			return nil
-		}
-	}
-	if err := wait(); err == nil || !strings.Contains(err.Error(), "refused: access_denied: no") || strings.Contains(err.Error(), "\x1b") {
+	err = testenv.Within(t, 30*time.Second, "the flow after its answer", func() error { return <-done })
+	if err == nil || !strings.Contains(err.Error(), "refused: access_denied: no") || strings.Contains(err.Error(), "\x1b") {
 		t.Errorf("a refusal: %v", err)
 	}
 	if !strings.Contains(stderr.String(), "https://as.example/authorize?x=1") {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wield-ai/wield/internal/testenv"
 )
 
 // patience bounds the waits of these tests for what must happen, so that a broken timeout fails
@@ -78,20 +80,6 @@ func stallingServer(t *testing.T, head string) (url string, gone <-chan struct{}
 	return srv.URL, ch
 }
 
-// within runs f and fails t unless it returns within patience.
-func within[T any](t *testing.T, what string, f func() T) T {
-	t.Helper()
-	done := make(chan T, 1)
-	go func() { done <- f() }()
-	select {
-	case v := <-done:
-		return v
-	case <-time.After(patience):
-		t.Fatalf("%s never returned", what)
-		panic("unreachable")
-	}
-}
-
 func wantTimeout(t *testing.T, err error, kind Kind, after time.Duration) {
 	t.Helper()
 	var te *Error
@@ -111,7 +99,7 @@ func wantTimeout(t *testing.T, err error, kind Kind, after time.Duration) {
 func TestFirstByteSilentServer(t *testing.T) {
 	url, accepted := silentListener(t)
 	c := &http.Client{Transport: &Transport{FirstByte: 50 * time.Millisecond, Idle: -1}}
-	err := within(t, "a request to a silent server", func() error {
+	err := testenv.Within(t, patience, "a request to a silent server", func() error {
 		resp, err := c.Post(url+"/v1/chat", "application/json", strings.NewReader(`{"q":1}`))
 		if err == nil {
 			resp.Body.Close()
@@ -141,7 +129,7 @@ func TestIdleStalledStream(t *testing.T) {
 		body string
 		err  error
 	}
-	got := within(t, "reading a stalled stream", func() result {
+	got := testenv.Within(t, patience, "reading a stalled stream", func() result {
 		b, err := io.ReadAll(resp.Body)
 		return result{string(b), err}
 	})
@@ -197,7 +185,7 @@ func TestHeadersInTimeThenBody(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		resp.Body.Close()
 	}()
-	err = within(t, "a read ended by Close", func() error { _, err := resp.Body.Read(make([]byte, 8)); return err })
+	err = testenv.Within(t, patience, "a read ended by Close", func() error { _, err := resp.Body.Read(make([]byte, 8)); return err })
 	var te *Error
 	if errors.As(err, &te) {
 		t.Fatalf("the first-byte timeout cut the body: %v", err)
@@ -213,7 +201,7 @@ func TestCallerCancelIsNotATimeout(t *testing.T) {
 		cancel()
 	}()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	err := within(t, "a cancelled request", func() error {
+	err := testenv.Within(t, patience, "a cancelled request", func() error {
 		resp, err := c.Do(req)
 		if err == nil {
 			resp.Body.Close()
@@ -264,7 +252,7 @@ func TestDoAsMiddleware(t *testing.T) {
 	stalling, _ := stallingServer(t, "data: 1\n\n")
 	tr := &Transport{FirstByte: 40 * time.Millisecond, Idle: 40 * time.Millisecond}
 	req, _ := http.NewRequest(http.MethodPost, silent+"/v1/messages", strings.NewReader("{}"))
-	err := within(t, "a request to a silent server", func() error {
+	err := testenv.Within(t, patience, "a request to a silent server", func() error {
 		resp, err := tr.Do(req, http.DefaultClient.Do)
 		if err == nil {
 			resp.Body.Close()
@@ -283,7 +271,7 @@ func TestDoAsMiddleware(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	err = within(t, "reading a stalled stream", func() error { _, err := io.ReadAll(resp.Body); return err })
+	err = testenv.Within(t, patience, "reading a stalled stream", func() error { _, err := io.ReadAll(resp.Body); return err })
 	wantTimeout(t, err, Idle, 40*time.Millisecond)
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wield-ai/wield/chat"
+	"github.com/wield-ai/wield/internal/testenv"
 )
 
 // TestTimeouts checks the provider's default-on timeouts against servers on 127.0.0.1 that go
@@ -58,18 +59,11 @@ func (tg Target) TestTimeouts(t *testing.T, withTimeouts func(t testing.TB, url 
 // ended runs f and returns its error, failing t unless f ends within patience with one.
 func ended(t *testing.T, f func() error) error {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Fatal("no error from a server that went silent")
-		}
-		return err
-	case <-time.After(patience):
-		t.Fatal("still waiting on a silent server: no timeout")
-		return nil
+	err := testenv.Within(t, patience, "a call to a silent server", f)
+	if err == nil {
+		t.Fatal("no error from a server that went silent")
 	}
+	return err
 }
 
 // collect streams p from m, counting chunks and keeping errors, failing t unless the stream ends
@@ -80,8 +74,7 @@ func collect(t *testing.T, m chat.Model, p *chat.Prompt) (chunks int, errs []err
 		chunks int
 		errs   []error
 	}
-	done := make(chan result, 1)
-	go func() {
+	r := testenv.Within(t, patience, "a stream from a silent server", func() result {
 		var r result
 		for _, err := range m.Stream(context.Background(), p) {
 			if err != nil {
@@ -90,15 +83,9 @@ func collect(t *testing.T, m chat.Model, p *chat.Prompt) (chunks int, errs []err
 			}
 			r.chunks++
 		}
-		done <- r
-	}()
-	select {
-	case r := <-done:
-		return r.chunks, r.errs
-	case <-time.After(patience):
-		t.Fatal("the stream did not end: no timeout")
-		return 0, nil
-	}
+		return r
+	})
+	return r.chunks, r.errs
 }
 
 func wantTimeout(t *testing.T, err error, name string, after time.Duration) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // JSON returns v marshalled, failing t when it cannot be.
@@ -31,4 +32,19 @@ func WantError(t testing.TB, err error, want string) bool {
 		t.Fatal(err)
 	}
 	return false
+}
+
+// Within returns what f returns, failing t when f has not returned after d: what a test waits
+// for must not hang where it should return. f's goroutine is left to end on its own.
+func Within[T any](t testing.TB, d time.Duration, what string, f func() T) T {
+	t.Helper()
+	done := make(chan T, 1)
+	go func() { done <- f() }()
+	select {
+	case v := <-done:
+		return v
+	case <-time.After(d):
+		t.Fatalf("%s has not returned after %s", what, d)
+		panic("unreachable")
+	}
 }

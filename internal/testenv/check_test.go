@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fatalRecorder notes whether a check failed its test; like testing.T, Fatal ends the goroutine.
@@ -93,5 +94,23 @@ func TestPeak(t *testing.T) {
 	}
 	if n := p.Enter(); n != 1 || p.Running() != 1 || p.Most() != 5 {
 		t.Fatalf("after all left, Enter = %d and Most = %d, want 1 and 5", n, p.Most())
+	}
+}
+
+func TestWithin(t *testing.T) {
+	if got := Within(t, time.Minute, "a quick call", func() int { return 7 }); got != 7 {
+		t.Fatalf("Within = %d", got)
+	}
+	r := &fatalRecorder{}
+	hang := make(chan struct{})
+	defer close(hang)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Within(r, 10*time.Millisecond, "a hung call", func() int { <-hang; return 0 })
+	}()
+	<-done
+	if !r.failed {
+		t.Fatal("a hung call did not fail its test")
 	}
 }
