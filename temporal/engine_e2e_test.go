@@ -79,16 +79,23 @@ func TestWorkerKilledMidClientLoopTurn(t *testing.T) {
 	killWorkerMidLookup(t, "engine-worker", engineCrashClient, "crash", []string{"assistant", "tool", "assistant", "tool", "assistant"}, "reason_the-order-is-due")
 }
 
+// replayed names the histories of the client's loop kept in testdata, each with the client that
+// replays it. -record rewrites only these, so a recording run leaves the replay test whole.
+var replayed = map[string]func(runs string) *client.Client{
+	"crash":    func(runs string) *client.Client { return engineCrashClient(runs, false) },
+	"parallel": func(string) *client.Client { return parallelClient(false) },
+	"approval": approvalClient,
+}
+
 // TestReplayRecordedClientLoopHistories replays the recorded histories of turns that ran the
 // client's loop (testdata/client-loop-history-*.json, recorded with -record) with this build's
 // workflow and a client like the one that ran each, and the histories of the workflow's own loop
 // (testdata/history-*.json), which need none of the client's code.
 func TestReplayRecordedClientLoopHistories(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
-	clients := map[string]*client.Client{
-		"client-loop-history-crash.json":    engineCrashClient(runs, false),
-		"client-loop-history-parallel.json": parallelClient(false),
-		"client-loop-history-approval.json": approvalClient(runs),
+	clients := map[string]*client.Client{}
+	for name, c := range replayed {
+		clients["client-loop-history-"+name+".json"] = c(runs)
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "*history-*.json"))
 	if err != nil {
